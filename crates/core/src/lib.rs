@@ -1,0 +1,26 @@
+//! postmortem's core: the ICFG model, the failure-report model, and the
+//! solvers that recover what a crashed program did. Pure Rust, no I/O.
+//!
+//! * [`icfg`]: the interprocedural control-flow graph, frozen into flat
+//!   arrays with typed dense ids ([`ids`]).
+//! * [`report`]: what a failure report says, independent of file formats.
+//! * [`solver`]: the [`solver::Solver`] trait every solver implements.
+//! * [`utl`]: the unreliable-trace-language solver of Ohmann et al.
+//!   (PLDI 2017, section 4.2), with one-pass bulk recovery.
+//! * [`oracle`]: brute-force reference solvers for tests.
+//! * [`algo`], [`graph`]: graph algorithms and storage they share.
+#![deny(missing_docs)]
+
+pub mod algo;
+pub mod graph;
+pub mod icfg;
+pub mod ids;
+pub mod oracle;
+pub mod report;
+pub mod solver;
+pub mod utl;
+
+pub use icfg::{EdgeKind, Icfg, IcfgBuilder, NodeKind, NodeSpec};
+pub use ids::{FileId, FuncId, NodeId};
+pub use report::{Frame, NodeSet, Origin, Report, Trace};
+pub use solver::{Answer, Label, Query, Recovery, SolveError, Solver, Weakening};

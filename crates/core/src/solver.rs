@@ -1,0 +1,160 @@
+//! The interface every solver implements, so that solvers can be swapped
+//! and cross-checked.
+
+use crate::icfg::Icfg;
+use crate::ids::NodeId;
+use crate::report::{NodeSet, Origin, Report};
+
+/// What bulk recovery says about one node.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Label {
+    /// It ran on every path consistent with the report.
+    Yes,
+    /// It ran on no path consistent with the report.
+    No,
+    /// It ran on some consistent paths and not on others (or the solver
+    /// could not tell).
+    Maybe,
+}
+
+impl Label {
+    /// Lower-case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Label::Yes => "yes",
+            Label::No => "no",
+            Label::Maybe => "maybe",
+        }
+    }
+}
+
+/// A question about the failing run, added as one more constraint.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Query {
+    /// May this node have run?
+    MayRun(NodeId),
+    /// May this node not have run?
+    MaySkip(NodeId),
+    /// May these have run in this order (an unreliable trace)?
+    Trace(Vec<NodeSet>),
+}
+
+/// The answer to a query.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// Some path consistent with the program, the report and the query exists.
+    Possible,
+    /// No such path exists.
+    Impossible,
+}
+
+impl Answer {
+    /// Lower-case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Answer::Possible => "possible",
+            Answer::Impossible => "impossible",
+        }
+    }
+}
+
+/// A constraint the solver could not express exactly and replaced by a
+/// weaker one (a superset of executions), so answers stay sound.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Weakening {
+    /// Where the constraint came from.
+    pub origin: Origin,
+    /// What was done, for humans.
+    pub how: String,
+}
+
+/// The result of a single query.
+#[derive(Clone, Debug)]
+pub struct Checked {
+    /// The answer.
+    pub answer: Answer,
+    /// Constraints that were weakened to answer it.
+    pub weakened: Vec<Weakening>,
+}
+
+/// The result of bulk recovery.
+#[derive(Clone, Debug)]
+pub struct Recovery {
+    /// One label per node, indexed by [`NodeId`].
+    pub labels: Vec<Label>,
+    /// Constraints that were weakened.
+    pub weakened: Vec<Weakening>,
+    /// Nodes left Maybe only because a work limit was reached (not because
+    /// the answer is really "maybe"). Empty when the result is exact.
+    pub undecided: Vec<NodeId>,
+}
+
+/// Why a solver produced no answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SolveError {
+    /// No execution satisfies the report: it is not a crash this program
+    /// can have. `culprit` is the first constraint, in report order, whose
+    /// addition made the report impossible.
+    Infeasible {
+        /// The first constraint that made the report impossible.
+        culprit: Origin,
+    },
+    /// The report has no crash location and the solver needs one.
+    NoCrash,
+}
+
+impl std::fmt::Display for SolveError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SolveError::Infeasible { culprit } => write!(
+                f,
+                "no execution of this program satisfies the report: it became impossible with constraint {culprit}"
+            ),
+            SolveError::NoCrash => write!(f, "the report has no crash location"),
+        }
+    }
+}
+
+impl std::error::Error for SolveError {}
+
+/// A control-flow recovery solver.
+pub trait Solver {
+    /// A short name (`utl`, `fsa`, ...).
+    fn name(&self) -> &'static str;
+
+    /// Is some execution consistent with the graph, the report and the
+    /// query (if any)? Does not look for a culprit.
+    fn check(&self, g: &Icfg, report: &Report, query: Option<&Query>) -> Checked;
+
+    /// Labels every node. Fails with [`SolveError::Infeasible`] when the
+    /// report itself is impossible.
+    fn recover(&self, g: &Icfg, report: &Report) -> Result<Recovery, SolveError>;
+
+    /// The first constraint, in report order, whose addition makes the
+    /// report impossible; `None` if the whole report is possible. Uses a
+    /// binary search over prefixes (adding constraints only removes
+    /// executions, so feasibility is monotone).
+    fn culprit(&self, g: &Icfg, report: &Report) -> Option<Origin> {
+        let origins = report.origins();
+        let feasible = |k: usize| self.check(g, &report.restrict(&origins[..k]), None).answer == Answer::Possible;
+        if feasible(origins.len()) {
+            return None;
+        }
+        if !feasible(0) {
+            // Even with no constraint at all nothing reaches anywhere: blame the first.
+            return origins.first().copied().or(Some(Origin::Crash));
+        }
+        // Invariant: feasible(lo), !feasible(hi).
+        let (mut lo, mut hi) = (0, origins.len());
+        while hi - lo > 1 {
+            let mid = (lo + hi) / 2;
+            if feasible(mid) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        Some(origins[hi - 1])
+    }
+}
