@@ -250,6 +250,11 @@ impl IcfgBuilder {
         self.ext_lookup.get(ext_id).copied()
     }
 
+    /// The kind of a node added so far.
+    pub fn kind_of(&self, n: NodeId) -> NodeKind {
+        self.kinds[n.index()]
+    }
+
     /// Number of nodes added so far.
     pub fn num_nodes(&self) -> usize {
         self.kinds.len()

@@ -18,6 +18,7 @@ pub mod ids;
 pub mod oracle;
 pub mod report;
 pub mod solver;
+pub mod testgen;
 pub mod utl;
 
 pub use icfg::{EdgeKind, Icfg, IcfgBuilder, NodeKind, NodeSpec};

@@ -100,8 +100,6 @@ pub enum SolveError {
         /// The first constraint that made the report impossible.
         culprit: Origin,
     },
-    /// The report has no crash location and the solver needs one.
-    NoCrash,
 }
 
 impl std::fmt::Display for SolveError {
@@ -111,7 +109,6 @@ impl std::fmt::Display for SolveError {
                 f,
                 "no execution of this program satisfies the report: it became impossible with constraint {culprit}"
             ),
-            SolveError::NoCrash => write!(f, "the report has no crash location"),
         }
     }
 }

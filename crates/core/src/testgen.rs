@@ -1,0 +1,218 @@
+//! Random small ICFGs and failure reports for differential tests (used by
+//! this crate's tests and by the other crates' test suites). Deterministic
+//! in a seed, so a failing case is reproduced by its seed.
+
+use crate::icfg::{Icfg, IcfgBuilder, NodeKind, NodeSpec};
+use crate::ids::NodeId;
+use crate::report::{Frame, NodeSet, Report, Trace};
+
+/// A small deterministic PRNG (SplitMix64).
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// Seeded generator.
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+    /// Next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+    /// True with probability `p` percent.
+    pub fn chance(&mut self, p: u32) -> bool {
+        self.below(100) < p as usize
+    }
+}
+
+/// Shape of the random graphs.
+#[derive(Clone, Debug)]
+pub struct GraphShape {
+    /// Maximum number of functions (at least 1: `main`).
+    pub max_functions: usize,
+    /// Maximum body nodes per function (besides entry and exit).
+    pub max_body: usize,
+}
+
+impl Default for GraphShape {
+    fn default() -> Self {
+        GraphShape { max_functions: 3, max_body: 4 }
+    }
+}
+
+/// A random ICFG with calls, recursion, loops and library calls. Node `i`
+/// gets input id `"v<i>"`.
+pub fn random_icfg(rng: &mut Rng, shape: &GraphShape) -> Icfg {
+    let nf = 1 + rng.below(shape.max_functions.max(1));
+    let mut b = IcfgBuilder::new();
+    let mut funcs = Vec::new();
+    let mut count = 0usize;
+    let mut next_id = |b: &mut IcfgBuilder, kind, f| {
+        let id = format!("v{count}");
+        count += 1;
+        b.add_node(NodeSpec { ext_id: &id, kind, func: f, label: &id, lines: &[count as u32] }).expect("fresh id")
+    };
+    // (entry, exit, body)
+    let mut parts: Vec<(NodeId, NodeId, Vec<NodeId>)> = Vec::new();
+    for fi in 0..nf {
+        let name = if fi == 0 { "main".to_string() } else { format!("f{fi}") };
+        let f = b.function(&name);
+        b.set_function_file(f, if fi % 2 == 0 { "a.c" } else { "b.c" });
+        funcs.push(f);
+        let entry = next_id(&mut b, NodeKind::Entry, f);
+        let nb = 1 + rng.below(shape.max_body.max(1));
+        let body: Vec<NodeId> = (0..nb)
+            .map(|_| {
+                let kind = if nf > 1 && rng.chance(35) { NodeKind::CallSite } else { NodeKind::Statement };
+                next_id(&mut b, kind, f)
+            })
+            .collect();
+        let exit = next_id(&mut b, NodeKind::Exit, f);
+        parts.push((entry, exit, body));
+    }
+    for (entry, exit, body) in parts.iter() {
+        // A spine entry -> body... -> exit, plus random extra edges.
+        b.add_flow_edge(*entry, body[0]);
+        for w in body.windows(2) {
+            b.add_flow_edge(w[0], w[1]);
+        }
+        b.add_flow_edge(*body.last().expect("body"), *exit);
+        let all: Vec<NodeId> = body.clone();
+        for _ in 0..rng.below(body.len() + 2) {
+            let from = all[rng.below(all.len())];
+            let to = if rng.chance(20) { *exit } else { all[rng.below(all.len())] };
+            b.add_flow_edge(from, to);
+        }
+        if rng.chance(30) {
+            b.add_flow_edge(*entry, *exit);
+        }
+        for &n in body {
+            if b.kind_of(n) == NodeKind::CallSite {
+                // Callee: any function but main (main may recurse rarely).
+                let callee = if nf > 1 && !rng.chance(10) { 1 + rng.below(nf - 1) } else { rng.below(nf) };
+                b.add_call_edge(n, parts[callee].0);
+                if rng.chance(15) {
+                    let other = rng.below(nf);
+                    b.add_call_edge(n, parts[other].0);
+                }
+                if rng.chance(10) {
+                    b.add_external_callee(n);
+                }
+            }
+        }
+    }
+    b.build().expect("random graph builds")
+}
+
+/// A random report. Most are derived from a real random walk (so they are
+/// usually feasible); some are arbitrary. `expressible` restricts to what
+/// UTL expresses exactly: single-node sets, unreliable traces, single-node
+/// `obsNo`.
+pub fn random_report(rng: &mut Rng, g: &Icfg, expressible: bool) -> Report {
+    let n = g.num_nodes();
+    let any = |rng: &mut Rng| NodeId::new(rng.below(n));
+    // A random walk from the start.
+    let mut walk = vec![g.start()];
+    let len = 1 + rng.below(12);
+    while walk.len() < len {
+        let v = *walk.last().expect("walk");
+        let s: Vec<NodeId> = g.succs(v).map(|x| x.0).collect();
+        if s.is_empty() {
+            break;
+        }
+        walk.push(s[rng.below(s.len())]);
+    }
+    let truthful = rng.chance(75);
+    let set = |rng: &mut Rng, first: NodeId| {
+        let mut v = vec![first];
+        if !expressible && rng.chance(25) {
+            v.push(any(rng));
+        }
+        NodeSet::new(v).expect("non-empty")
+    };
+    let mut r = Report::default();
+    let crash = if truthful { *walk.last().expect("walk") } else { any(rng) };
+    let crash_set = {
+        let mut v = vec![crash];
+        if rng.chance(25) {
+            v.push(any(rng));
+        }
+        NodeSet::new(v).expect("non-empty")
+    };
+    r.crash = Some(crash_set);
+    // Stack: pairs (call site, callee entry) taken in walk order when truthful.
+    if rng.chance(40) {
+        let mut frames = Vec::new();
+        for w in walk.windows(2) {
+            let is_call = g.succs(w[0]).any(|(t, k)| t == w[1] && k == crate::icfg::EdgeKind::Call);
+            if is_call && rng.chance(60) {
+                frames.push(Frame { call: set(rng, w[0]), entry: set(rng, w[1]) });
+            }
+        }
+        if !truthful && rng.chance(50) {
+            frames.push(Frame { call: NodeSet::one(any(rng)), entry: NodeSet::one(any(rng)) });
+        }
+        r.stack = frames;
+    }
+    for _ in 0..rng.below(3) {
+        let k = 1 + rng.below(3);
+        let mut idx: Vec<usize> = (0..k).map(|_| rng.below(walk.len())).collect();
+        idx.sort_unstable();
+        let entries = idx
+            .iter()
+            .map(|&i| {
+                let x = if truthful { walk[i] } else { any(rng) };
+                set(rng, x)
+            })
+            .collect();
+        let reliable = !expressible && rng.chance(20);
+        r.obs_yes.push(Trace { reliable, entries });
+    }
+    for _ in 0..rng.below(3) {
+        let mut x = any(rng);
+        if truthful {
+            for _ in 0..4 {
+                if !walk.contains(&x) {
+                    break;
+                }
+                x = any(rng);
+            }
+        }
+        r.obs_no.push(set(rng, x));
+    }
+    r
+}
+
+/// The report with every constraint UTL cannot express weakened the way
+/// the UTL solver does (for exactness tests against an oracle).
+pub fn utl_weakened(r: &Report) -> Report {
+    let mut stack_vec: Vec<NodeSet> = Vec::new();
+    for f in &r.stack {
+        for s in [&f.call, &f.entry] {
+            if s.single().is_some() {
+                stack_vec.push(s.clone());
+            }
+        }
+    }
+    // The stack as a vector is the same constraint as an unreliable trace.
+    let mut out = Report { crash: r.crash.clone(), ..Report::default() };
+    if !stack_vec.is_empty() {
+        out.obs_yes.push(Trace { reliable: false, entries: stack_vec });
+    }
+    for t in &r.obs_yes {
+        let entries: Vec<NodeSet> = t.entries.iter().filter(|e| e.single().is_some()).cloned().collect();
+        if !entries.is_empty() {
+            out.obs_yes.push(Trace { reliable: false, entries });
+        }
+    }
+    out.obs_no = r.obs_no.iter().filter(|s| s.single().is_some()).cloned().collect();
+    out
+}
