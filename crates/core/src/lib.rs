@@ -18,6 +18,7 @@ pub mod ids;
 pub mod oracle;
 pub mod report;
 pub mod solver;
+pub mod summary;
 pub mod testgen;
 pub mod utl;
 

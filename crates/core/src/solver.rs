@@ -88,6 +88,8 @@ pub struct Recovery {
     /// Nodes left Maybe only because a work limit was reached (not because
     /// the answer is really "maybe"). Empty when the result is exact.
     pub undecided: Vec<NodeId>,
+    /// Solver-specific counters (what the solver did), for diagnostics.
+    pub stats: Vec<(&'static str, u64)>,
 }
 
 /// Why a solver produced no answer.

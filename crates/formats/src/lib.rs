@@ -1,1 +1,23 @@
-pub fn x(){}
+//! postmortem's input formats.
+//!
+//! * [`graphml`]: the csi-cc GraphML control-flow graphs, read into a
+//!   [`postmortem_core::Icfg`] (streamed, gzip-aware, entity-safe).
+//! * [`report_json`]: the csi-grissom JSON failure reports, read into a
+//!   [`postmortem_core::Report`] against a graph.
+//! * [`output`]: analysis results as text and JSON.
+//! * [`error`]: [`FormatError`], the one error type, whose messages are
+//!   one line naming the input and the place in it (an XML line and byte,
+//!   or a JSON path like `$.obsYes[3].entries[0][1]`).
+//!
+//! The semantics follow `shared/data/README.md`.
+#![deny(missing_docs)]
+
+pub mod error;
+pub mod graphml;
+pub mod output;
+pub mod report_json;
+pub mod synth;
+
+pub use error::{FormatError, XmlPosition};
+pub use graphml::{read_graphml, read_graphml_path};
+pub use report_json::{read_report_path, read_report_str};

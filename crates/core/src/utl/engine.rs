@@ -167,6 +167,19 @@ pub(crate) enum Verdict {
     Undecided,
 }
 
+/// What bulk recovery did (for benchmarks and diagnostics).
+#[derive(Copy, Clone, Debug, Default)]
+pub struct BulkStats {
+    /// Unavoidable non-trivial components whose crossing was analysed.
+    pub crossings: u64,
+    /// Size of the largest of them.
+    pub largest_crossing: u64,
+    /// Vertices left for exact checks after dominators and star witnesses.
+    pub candidates: u64,
+    /// Exact checks run.
+    pub exact_checks: u64,
+}
+
 /// Limits for bulk recovery.
 #[derive(Copy, Clone, Debug)]
 pub struct BulkLimits {
@@ -178,128 +191,188 @@ pub struct BulkLimits {
 
 impl Default for BulkLimits {
     fn default() -> Self {
-        BulkLimits { exact_work: 2_000_000_000, witnesses: 4 }
+        BulkLimits { exact_work: 2_000_000_000, witnesses: 6 }
+    }
+}
+
+/// Where each component lies with respect to the chain of required
+/// components, and which components every consistent path crosses.
+pub(crate) struct Segments {
+    /// Segment interval of each component (a required one, at chain
+    /// position i, lies in segments i - 1 and i).
+    lo: Vec<u32>,
+    hi: Vec<u32>,
+    /// On some consistent path.
+    pub alive: Vec<bool>,
+    /// On every consistent path.
+    pub forced: Vec<bool>,
+}
+
+impl Segments {
+    /// May a path go from component `c` straight to component `d`?
+    pub fn usable(&self, c: u32, d: u32) -> bool {
+        let (c, d) = (c as usize, d as usize);
+        self.alive[c] && self.alive[d] && self.lo[d].max(self.lo[c]) <= self.hi[c].min(self.hi[d])
+    }
+    /// Does a path start in component `c` (when it holds a source)?
+    pub fn starts(&self, c: u32) -> bool {
+        self.lo[c as usize] == 0
+    }
+    /// Does a path end in component `c` (when it holds a target)?
+    pub fn ends(&self, c: u32, m: u32) -> bool {
+        self.hi[c as usize] == m
+    }
+}
+
+/// Vertex membership for sources and targets.
+pub(crate) struct Ends {
+    sources: BitSet,
+    targets: Option<BitSet>,
+}
+
+impl Ends {
+    pub fn new(inst: &Instance<'_>) -> Ends {
+        let n = inst.g.num_vertices();
+        let set = |vs: &[u32]| {
+            let mut s = BitSet::new(n);
+            vs.iter().for_each(|&v| {
+                s.insert(v as usize);
+            });
+            s
+        };
+        Ends { sources: set(inst.sources), targets: inst.targets.map(set) }
+    }
+    pub fn is_source(&self, v: u32) -> bool {
+        self.sources.contains(v as usize)
+    }
+    pub fn is_target(&self, v: u32) -> bool {
+        self.targets.as_ref().is_none_or(|s| s.contains(v as usize))
+    }
+}
+
+impl Core {
+    /// Segments, usable edges and forced components of a feasible
+    /// instance: the forward/backward passes and the DAG dominator pass
+    /// described in the module docs. O(V + E) plus the dominator walks.
+    pub fn segments(&self, inst: &Instance<'_>, ends: &Ends) -> Segments {
+        let g = inst.g;
+        let rg = inst.rg;
+        let sccs = &self.sccs;
+        let count = sccs.count as usize;
+        let m = self.m;
+        let core = self;
+        // Backward: the first chain position each component reaches (m + 1 = sink).
+        let mut first = vec![u32::MAX; count];
+        for c in (0..count as u32).rev() {
+            let mut f = if core.chain_pos[c as usize] > 0 { core.chain_pos[c as usize] } else { u32::MAX };
+            for &v in sccs.members_of(c) {
+                if ends.is_target(v) {
+                    f = f.min(m + 1);
+                }
+                for &w in g.succs(v) {
+                    let d = sccs.comp[w as usize];
+                    if d != NONE && d != c {
+                        f = f.min(first[d as usize]);
+                    }
+                }
+            }
+            first[c as usize] = f;
+        }
+        // Segment interval of each component; alive = on some consistent path.
+        let mut lo = vec![0u32; count];
+        let mut hi = vec![0u32; count];
+        let mut alive = vec![false; count];
+        for c in 0..count {
+            let pos = core.chain_pos[c];
+            if pos > 0 {
+                lo[c] = pos - 1;
+                hi[c] = pos;
+                alive[c] = true;
+            } else if first[c] != u32::MAX && first[c] == core.last[c] + 1 {
+                lo[c] = core.last[c];
+                hi[c] = core.last[c];
+                alive[c] = true;
+            }
+        }
+        let usable = |c: u32, d: u32| {
+            alive[c as usize] && alive[d as usize] && lo[d as usize].max(lo[c as usize]) <= hi[c as usize].min(hi[d as usize])
+        };
+
+        // Dominators of the DAG of usable components; index `count` is the
+        // virtual source (the virtual sink only needs its idom, `sink_idom`).
+        let root = count as u32;
+        let mut idom = vec![NONE; count + 2];
+        let mut depth = vec![0u32; count + 2];
+        idom[root as usize] = root;
+        let lca = |idom: &[u32], depth: &[u32], mut a: u32, mut b: u32| {
+            while a != b {
+                if depth[a as usize] >= depth[b as usize] {
+                    a = idom[a as usize];
+                } else {
+                    b = idom[b as usize];
+                }
+            }
+            a
+        };
+        let mut sink_idom = NONE;
+        for c in 0..count as u32 {
+            if !alive[c as usize] {
+                continue;
+            }
+            let mut d = NONE;
+            let mut from_source = false;
+            let mut to_sink = false;
+            for &v in sccs.members_of(c) {
+                if ends.is_source(v) && lo[c as usize] == 0 {
+                    from_source = true;
+                }
+                if ends.is_target(v) && hi[c as usize] == m {
+                    to_sink = true;
+                }
+                for &p in rg.succs(v) {
+                    let pc = sccs.comp[p as usize];
+                    if pc != NONE && pc != c && usable(pc, c) {
+                        d = if d == NONE { pc } else { lca(&idom, &depth, d, pc) };
+                    }
+                }
+            }
+            if from_source {
+                d = root;
+            }
+            debug_assert!(d != NONE, "alive component without usable predecessor");
+            if d == NONE {
+                continue;
+            }
+            idom[c as usize] = d;
+            depth[c as usize] = depth[d as usize] + 1;
+            if to_sink {
+                sink_idom = if sink_idom == NONE { c } else { lca(&idom, &depth, sink_idom, c) };
+            }
+        }
+        let mut forced = vec![false; count];
+        if sink_idom != NONE {
+            let mut x = sink_idom;
+            while x != root {
+                forced[x as usize] = true;
+                x = idom[x as usize];
+            }
+        }
+
+        Segments { lo, hi, alive, forced }
     }
 }
 
 /// Bulk recovery of a feasible instance: one verdict per vertex.
-pub(crate) fn bulk(inst: &Instance<'_>, core: &Core, limits: BulkLimits) -> Vec<Verdict> {
+pub(crate) fn bulk(inst: &Instance<'_>, core: &Core, limits: BulkLimits) -> (Vec<Verdict>, BulkStats) {
     let g = inst.g;
     let rg = inst.rg;
     let n = g.num_vertices();
     let sccs = &core.sccs;
     let count = sccs.count as usize;
     let m = core.m;
-    let is_source = {
-        let mut s = BitSet::new(n);
-        inst.sources.iter().for_each(|&v| {
-            s.insert(v as usize);
-        });
-        s
-    };
-    let target_set = inst.targets.map(|t| {
-        let mut s = BitSet::new(n);
-        t.iter().for_each(|&v| {
-            s.insert(v as usize);
-        });
-        s
-    });
-    let is_target = |v: u32| target_set.as_ref().is_none_or(|s| s.contains(v as usize));
-
-    // Backward: the first chain position each component reaches (m + 1 = sink).
-    let mut first = vec![u32::MAX; count];
-    for c in (0..count as u32).rev() {
-        let mut f = if core.chain_pos[c as usize] > 0 { core.chain_pos[c as usize] } else { u32::MAX };
-        for &v in sccs.members_of(c) {
-            if is_target(v) {
-                f = f.min(m + 1);
-            }
-            for &w in g.succs(v) {
-                let d = sccs.comp[w as usize];
-                if d != NONE && d != c {
-                    f = f.min(first[d as usize]);
-                }
-            }
-        }
-        first[c as usize] = f;
-    }
-    // Segment interval of each component; alive = on some consistent path.
-    let mut lo = vec![0u32; count];
-    let mut hi = vec![0u32; count];
-    let mut alive = vec![false; count];
-    for c in 0..count {
-        let pos = core.chain_pos[c];
-        if pos > 0 {
-            lo[c] = pos - 1;
-            hi[c] = pos;
-            alive[c] = true;
-        } else if first[c] != u32::MAX && first[c] == core.last[c] + 1 {
-            lo[c] = core.last[c];
-            hi[c] = core.last[c];
-            alive[c] = true;
-        }
-    }
-    let usable = |c: u32, d: u32| alive[c as usize] && alive[d as usize] && lo[d as usize].max(lo[c as usize]) <= hi[c as usize].min(hi[d as usize]);
-
-    // Dominators of the DAG of usable components; index `count` is the
-    // virtual source (the virtual sink only needs its idom, `sink_idom`).
-    let root = count as u32;
-    let mut idom = vec![NONE; count + 2];
-    let mut depth = vec![0u32; count + 2];
-    idom[root as usize] = root;
-    let lca = |idom: &[u32], depth: &[u32], mut a: u32, mut b: u32| {
-        while a != b {
-            if depth[a as usize] >= depth[b as usize] {
-                a = idom[a as usize];
-            } else {
-                b = idom[b as usize];
-            }
-        }
-        a
-    };
-    let mut sink_idom = NONE;
-    for c in 0..count as u32 {
-        if !alive[c as usize] {
-            continue;
-        }
-        let mut d = NONE;
-        let mut from_source = false;
-        let mut to_sink = false;
-        for &v in sccs.members_of(c) {
-            if is_source.contains(v as usize) && lo[c as usize] == 0 {
-                from_source = true;
-            }
-            if is_target(v) && hi[c as usize] == m {
-                to_sink = true;
-            }
-            for &p in rg.succs(v) {
-                let pc = sccs.comp[p as usize];
-                if pc != NONE && pc != c && usable(pc, c) {
-                    d = if d == NONE { pc } else { lca(&idom, &depth, d, pc) };
-                }
-            }
-        }
-        if from_source {
-            d = root;
-        }
-        debug_assert!(d != NONE, "alive component without usable predecessor");
-        if d == NONE {
-            continue;
-        }
-        idom[c as usize] = d;
-        depth[c as usize] = depth[d as usize] + 1;
-        if to_sink {
-            sink_idom = if sink_idom == NONE { c } else { lca(&idom, &depth, sink_idom, c) };
-        }
-    }
-    let mut forced = vec![false; count];
-    if sink_idom != NONE {
-        let mut x = sink_idom;
-        while x != root {
-            forced[x as usize] = true;
-            x = idom[x as usize];
-        }
-    }
+    let ends = Ends::new(inst);
+    let seg = core.segments(inst, &ends);
+    let (alive, forced) = (&seg.alive, &seg.forced);
 
     // Vertices that are themselves vector elements, or the only source or target.
     let mut required_vertex = BitSet::new(n);
@@ -317,6 +390,7 @@ pub(crate) fn bulk(inst: &Instance<'_>, core: &Core, limits: BulkLimits) -> Vec<
 
     let mut out = vec![Verdict::Never; n];
     let mut budget = limits.exact_work;
+    let mut stats = BulkStats::default();
     for c in 0..count as u32 {
         if !alive[c as usize] {
             continue;
@@ -334,26 +408,26 @@ pub(crate) fn bulk(inst: &Instance<'_>, core: &Core, limits: BulkLimits) -> Vec<
         }
         // An unavoidable non-trivial component: analyse its crossing.
         let is_entry = |v: u32| {
-            (is_source.contains(v as usize) && lo[c as usize] == 0)
+            (ends.is_source(v) && seg.starts(c))
                 || rg.succs(v).iter().any(|&p| {
                     let pc = sccs.comp[p as usize];
-                    pc != NONE && pc != c && usable(pc, c)
+                    pc != NONE && pc != c && seg.usable(pc, c)
                 })
         };
         let is_exit = |v: u32| {
-            (is_target(v) && hi[c as usize] == m)
+            (ends.is_target(v) && seg.ends(c, m))
                 || g.succs(v).iter().any(|&w| {
                     let wc = sccs.comp[w as usize];
-                    wc != NONE && wc != c && usable(c, wc)
+                    wc != NONE && wc != c && seg.usable(c, wc)
                 })
         };
         let crossing = Crossing::new(g, members, &sccs.comp, c, is_entry, is_exit, inst.vectors);
-        let verdicts = crossing.classify(&required_vertex, limits.witnesses, &mut budget);
+        let verdicts = crossing.classify(&required_vertex, limits.witnesses, &mut budget, &mut stats);
         for (i, &v) in members.iter().enumerate() {
             out[v as usize] = verdicts[i];
         }
     }
-    out
+    (out, stats)
 }
 
 /// The crossing of one unavoidable non-trivial component, as a local graph:
@@ -404,7 +478,7 @@ impl<'a> Crossing<'a> {
         Crossing { members, g: lg, rg: lrg, vectors }
     }
 
-    fn classify(&self, required_vertex: &BitSet, witnesses: usize, budget: &mut u64) -> Vec<Verdict> {
+    fn classify(&self, required_vertex: &BitSet, witnesses: usize, budget: &mut u64, stats: &mut BulkStats) -> Vec<Verdict> {
         let k = self.members.len();
         let (src, snk) = (k as u32, k as u32 + 1);
         let mut verdict = vec![Verdict::Sometimes; k];
@@ -455,7 +529,7 @@ impl<'a> Crossing<'a> {
             if candidates.count() == 0 {
                 break;
             }
-            if let Some(w) = self.star_witness(root, &order) {
+            if let Some(w) = self.star_witness(root, &order, &candidates) {
                 let mut next = BitSet::new(k);
                 for i in candidates.iter() {
                     if w.contains(i) {
@@ -474,20 +548,46 @@ impl<'a> Crossing<'a> {
             rng ^= rng << 17;
             root = non[(rng as usize).wrapping_add(round) % non.len()] as u32;
         }
-        // Exact checks for what is left.
+        stats.crossings += 1;
+        stats.largest_crossing = stats.largest_crossing.max(k as u64);
+        stats.candidates += candidates.count() as u64;
+        // Exact checks for what is left. A feasible check on C minus i also
+        // tells, in the same pass, every vertex that some crossing avoiding
+        // i misses (all but those of its forced components): they are
+        // avoidable too, and leave the candidates.
         let inst = Instance { g: &self.g, rg: &self.rg, sources: &[src], targets: Some(&[snk]), vectors: &self.vectors };
+        let ends = Ends::new(&inst);
+        let cost = 2 * (self.g.num_vertices() + self.g.num_edges()) as u64;
+        let todo: Vec<usize> = candidates.iter().collect();
+        for i in todo {
+            if !candidates.contains(i) {
+                continue;
+            }
+            candidates.remove(i);
+            if *budget < cost {
+                verdict[i] = Verdict::Undecided;
+                continue;
+            }
+            *budget -= cost;
+            let skip = i as u32;
+            stats.exact_checks += 1;
+            match inst.solve(|v| v == skip) {
+                None => verdict[i] = Verdict::Always,
+                Some(inner) => {
+                    let seg = inner.segments(&inst, &ends);
+                    let left: Vec<usize> = candidates.iter().collect();
+                    for j in left {
+                        let c = inner.sccs.comp[j];
+                        if c == NONE || !seg.forced[c as usize] {
+                            candidates.remove(j);
+                        }
+                    }
+                }
+            }
+        }
         for i in 0..k {
             if must.contains(i) {
                 verdict[i] = Verdict::Always;
-            } else if candidates.contains(i) {
-                let cost = (self.g.num_vertices() + self.g.num_edges()) as u64;
-                if *budget < cost {
-                    verdict[i] = Verdict::Undecided;
-                    continue;
-                }
-                *budget -= cost;
-                let skip = i as u32;
-                verdict[i] = if inst.solve(|v| v == skip).is_some() { Verdict::Sometimes } else { Verdict::Always };
             }
         }
         verdict
@@ -497,11 +597,12 @@ impl<'a> Crossing<'a> {
     /// root → sink, built from BFS trees into and out of `root`; `None` if
     /// some leg does not exist (cannot happen in a strongly connected
     /// component with an entry and an exit, but stay safe).
-    fn star_witness(&self, root: u32, order: &[u32]) -> Option<BitSet> {
+    fn star_witness(&self, root: u32, order: &[u32], avoid: &BitSet) -> Option<BitSet> {
         let k = self.members.len();
         let n = k + 2;
-        let out_parent = bfs_tree(&self.g, root, n);
-        let in_parent = bfs_tree(&self.rg, root, n);
+        let costly = |v: u32| (v as usize) < k && avoid.contains(v as usize);
+        let out_parent = tree_01(&self.g, root, n, costly);
+        let in_parent = tree_01(&self.rg, root, n, costly);
         // Marks per tree: a vertex on an out-tree path says nothing about
         // its in-tree path.
         let mut w_out = BitSet::new(n);
@@ -554,21 +655,32 @@ impl<'a> Crossing<'a> {
     }
 }
 
-/// BFS tree parents from `root` in `g` (`NONE` for unreached vertices and
-/// for the root).
-fn bfs_tree(g: &Csr, root: u32, n: usize) -> Vec<u32> {
+/// Shortest-path tree parents from `root` in `g` where entering a `costly`
+/// vertex costs 1 and any other vertex 0 (0-1 BFS with a deque), so that
+/// tree paths use as few costly vertices as possible. `NONE` for unreached
+/// vertices and for the root.
+fn tree_01(g: &Csr, root: u32, n: usize, costly: impl Fn(u32) -> bool) -> Vec<u32> {
     let mut parent = vec![NONE; n];
-    let mut seen = BitSet::new(n);
-    seen.insert(root as usize);
-    let mut queue = vec![root];
-    let mut head = 0;
-    while head < queue.len() {
-        let v = queue[head];
-        head += 1;
+    let mut dist = vec![u32::MAX; n];
+    let mut done = BitSet::new(n);
+    let mut deque = std::collections::VecDeque::new();
+    dist[root as usize] = 0;
+    deque.push_back(root);
+    while let Some(v) = deque.pop_front() {
+        if !done.insert(v as usize) {
+            continue;
+        }
+        let d = dist[v as usize];
         for &w in g.succs(v) {
-            if seen.insert(w as usize) {
+            let c = u32::from(costly(w));
+            if d + c < dist[w as usize] {
+                dist[w as usize] = d + c;
                 parent[w as usize] = v;
-                queue.push(w);
+                if c == 0 {
+                    deque.push_front(w);
+                } else {
+                    deque.push_back(w);
+                }
             }
         }
     }

@@ -22,7 +22,7 @@
 
 mod engine;
 
-pub use engine::BulkLimits;
+pub use engine::{BulkLimits, BulkStats};
 use engine::{Instance, Verdict};
 
 use crate::graph::BitSet;
@@ -166,7 +166,7 @@ impl Solver for Utl {
         let Some(core) = inst.solve(|v| low.absent.contains(v as usize)) else {
             return Err(SolveError::Infeasible { culprit: self.culprit(g, report).unwrap_or(Origin::Crash) });
         };
-        let verdicts = engine::bulk(&inst, &core, self.limits);
+        let (verdicts, stats) = engine::bulk(&inst, &core, self.limits);
         let mut undecided = Vec::new();
         let labels = verdicts
             .iter()
@@ -181,6 +181,16 @@ impl Solver for Utl {
                 }
             })
             .collect();
-        Ok(Recovery { labels, weakened: low.weakened, undecided })
+        Ok(Recovery {
+            labels,
+            weakened: low.weakened,
+            undecided,
+            stats: vec![
+                ("crossings", stats.crossings),
+                ("largest_crossing", stats.largest_crossing),
+                ("candidates", stats.candidates),
+                ("exact_checks", stats.exact_checks),
+            ],
+        })
     }
 }

@@ -1,0 +1,250 @@
+//! `postmortem bench` and `postmortem synth`: timing tables on the shared
+//! failure data and on a synthetic gcc-sized program.
+
+use crate::{load_graph, load_report, Failure};
+use clap::{Args, ValueEnum};
+use postmortem_core::summary::Counts;
+use postmortem_core::utl::Utl;
+use postmortem_core::Solver;
+use postmortem_formats::synth::{self, SynthConfig};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+#[derive(Args)]
+pub struct BenchArgs {
+    /// Directory of the PLDI 2017 data (`<app>/<version>/<fault>/...`).
+    #[arg(long, value_name = "DIR", default_value = "../shared/data/pldi2017")]
+    data: PathBuf,
+    /// Skip the shared data.
+    #[arg(long)]
+    no_shared: bool,
+    /// Also generate, parse and analyse a synthetic program of this size.
+    #[arg(long, value_enum)]
+    synthetic: Option<Scale>,
+    /// Runs per measurement; the minimum is reported.
+    #[arg(long, default_value_t = 5)]
+    repeat: usize,
+}
+
+#[derive(Args)]
+pub struct SynthArgs {
+    /// Output directory (created): program.graphml and report.json.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Size of the program.
+    #[arg(long, value_enum, default_value_t = Scale::Gcc)]
+    scale: Scale,
+    /// Random seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+#[derive(Copy, Clone, ValueEnum)]
+pub enum Scale {
+    /// About 2,300 functions, 140k blocks, 700k statement nodes, a
+    /// 30-deep crash stack and 11k coverage observations.
+    Gcc,
+    /// A few hundred nodes.
+    Small,
+}
+
+fn config(scale: Scale, seed: u64) -> SynthConfig {
+    match scale {
+        Scale::Gcc => SynthConfig { seed, ..SynthConfig::gcc_like() },
+        Scale::Small => SynthConfig::small(seed),
+    }
+}
+
+fn ms(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
+}
+
+fn min_time<T>(repeat: usize, mut f: impl FnMut() -> T) -> (f64, T) {
+    let mut best = f64::INFINITY;
+    let mut last = None;
+    for _ in 0..repeat.max(1) {
+        let t = Instant::now();
+        let v = f();
+        best = best.min(ms(t));
+        last = Some(v);
+    }
+    (best, last.expect("at least one run"))
+}
+
+/// Peak resident memory of this process, in MiB (Linux only).
+fn peak_rss_mib() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+pub fn synth(a: SynthArgs) -> Result<(), Failure> {
+    std::fs::create_dir_all(&a.out).map_err(|e| Failure::input(format!("{}: {e}", a.out.display())))?;
+    let (g, r) = write_synth(&a.out, config(a.scale, a.seed))?;
+    println!("wrote {} and {}", g.display(), r.display());
+    Ok(())
+}
+
+fn write_synth(dir: &Path, cfg: SynthConfig) -> Result<(PathBuf, PathBuf), Failure> {
+    let gp = dir.join("program.graphml");
+    let rp = dir.join("report.json");
+    let open = |p: &Path| {
+        std::fs::File::create(p).map(std::io::BufWriter::new).map_err(|e| Failure::input(format!("{}: {e}", p.display())))
+    };
+    let (mut gw, mut rw) = (open(&gp)?, open(&rp)?);
+    eprintln!("postmortem: generating a synthetic program in {} ...", dir.display());
+    let t = Instant::now();
+    let stats = synth::generate(&cfg, &mut gw, &mut rw).map_err(|e| Failure::internal(format!("writing: {e}")))?;
+    use std::io::Write;
+    gw.flush()?;
+    rw.flush()?;
+    eprintln!(
+        "postmortem: {} nodes, {} blocks, {} functions, {} call sites, stack {} deep, {} obsYes, {} obsNo ({:.0} ms)",
+        stats.nodes, stats.blocks, stats.functions, stats.call_sites, stats.stack_depth, stats.obs_yes, stats.obs_no, ms(t)
+    );
+    Ok((gp, rp))
+}
+
+/// One failure: its report and graph.
+struct Failing {
+    graph: PathBuf,
+    report: PathBuf,
+}
+
+/// Finds `<app>/<version>/<fault>/<app>.graphml` with `<test>/data.json`.
+fn failures(app_dir: &Path) -> Vec<Failing> {
+    let mut out = Vec::new();
+    let mut stack = vec![app_dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else { continue };
+        let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        entries.sort();
+        let graph = entries.iter().find(|p| p.extension().is_some_and(|x| x == "graphml")).cloned();
+        for p in entries {
+            if p.is_dir() {
+                let report = p.join("data.json");
+                match (&graph, report.is_file()) {
+                    (Some(g), true) => out.push(Failing { graph: g.clone(), report }),
+                    _ => stack.push(p),
+                }
+            }
+        }
+    }
+    out.sort_by(|a, b| a.report.cmp(&b.report));
+    out
+}
+
+struct Row {
+    name: String,
+    failures: usize,
+    nodes: usize,
+    parse_ms: f64,
+    recover_med: f64,
+    recover_max: f64,
+    stack_only_max: f64,
+    maybe_pct: f64,
+    peak_mib: Option<f64>,
+    exact_checks: u64,
+}
+
+fn print_rows(rows: &[Row]) {
+    println!(
+        "{:<14} {:>8} {:>9} {:>10} {:>12} {:>12} {:>14} {:>8} {:>9} {:>7}",
+        "program", "failures", "nodes", "parse ms", "recover med", "recover max", "stack-only max", "maybe %", "peak MiB", "exact"
+    );
+    for r in rows {
+        println!(
+            "{:<14} {:>8} {:>9} {:>10.2} {:>12.3} {:>12.3} {:>14.3} {:>8.1} {:>9} {:>7}",
+            r.name,
+            r.failures,
+            r.nodes,
+            r.parse_ms,
+            r.recover_med,
+            r.recover_max,
+            r.stack_only_max,
+            r.maybe_pct,
+            r.peak_mib.map(|m| format!("{m:.0}")).unwrap_or_else(|| "-".into()),
+            r.exact_checks
+        );
+    }
+}
+
+fn measure(name: &str, fails: &[Failing], repeat: usize, peak: bool) -> Result<Row, Failure> {
+    let utl = Utl::default();
+    let mut parse_ms = f64::INFINITY;
+    let mut times = Vec::new();
+    let mut so_max: f64 = 0.0;
+    let mut nodes = 0;
+    let mut maybe = 0usize;
+    let mut exact = 0u64;
+    let mut total = 0usize;
+    let mut last_graph: Option<(PathBuf, postmortem_core::Icfg)> = None;
+    for f in fails {
+        if last_graph.as_ref().is_none_or(|(p, _)| *p != f.graph) {
+            let (t, g) = min_time(repeat, || load_graph(&f.graph));
+            parse_ms = parse_ms.min(t);
+            last_graph = Some((f.graph.clone(), g?));
+        }
+        let g = &last_graph.as_ref().expect("graph").1;
+        nodes = g.num_nodes();
+        let report = load_report(&f.report, g)?;
+        let (t, rec) = min_time(repeat, || utl.recover(g, &report));
+        let rec = rec.map_err(|e| Failure::internal(format!("{}: {e}", f.report.display())))?;
+        let c = Counts::of(&rec.labels);
+        exact += rec.stats.iter().find(|s| s.0 == "exact_checks").map_or(0, |s| s.1);
+        maybe += c.maybe;
+        total += c.total();
+        times.push(t);
+        let so = report.stack_only();
+        let (t, _) = min_time(repeat, || utl.recover(g, &so));
+        so_max = so_max.max(t);
+    }
+    times.sort_by(f64::total_cmp);
+    Ok(Row {
+        name: name.to_string(),
+        failures: fails.len(),
+        nodes,
+        parse_ms,
+        recover_med: times.get(times.len() / 2).copied().unwrap_or(0.0),
+        recover_max: times.last().copied().unwrap_or(0.0),
+        stack_only_max: so_max,
+        maybe_pct: if total == 0 { 0.0 } else { 100.0 * maybe as f64 / total as f64 },
+        peak_mib: if peak { peak_rss_mib() } else { None },
+        exact_checks: exact,
+    })
+}
+
+pub fn run(a: BenchArgs) -> Result<(), Failure> {
+    let mut rows = Vec::new();
+    // The synthetic program first, so that the peak memory is its own.
+    if let Some(scale) = a.synthetic {
+        let dir = std::env::temp_dir().join(format!("postmortem-bench-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).map_err(|e| Failure::internal(format!("{}: {e}", dir.display())))?;
+        let (graph, report) = write_synth(&dir, config(scale, 1))?;
+        eprintln!("postmortem: parsing and analysing it ...");
+        let row = measure("synthetic", &[Failing { graph, report }], a.repeat.min(3), true);
+        let _ = std::fs::remove_dir_all(&dir);
+        rows.push(row?);
+    }
+    if !a.no_shared {
+        let mut apps: Vec<PathBuf> = std::fs::read_dir(&a.data)
+            .map_err(|e| Failure::input(format!("{}: {e} (pass --data DIR or --no-shared)", a.data.display())))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_dir())
+            .collect();
+        apps.sort();
+        for app in apps {
+            let name = app.file_name().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+            eprintln!("postmortem: {name} ...");
+            let fails = failures(&app);
+            if !fails.is_empty() {
+                rows.push(measure(&name, &fails, a.repeat, false)?);
+            }
+        }
+    }
+    println!("UTL bulk recovery (times are the minimum of {} runs; recover = all nodes at once;", a.repeat);
+    println!("exact = exact per-node checks left after dominators and witnesses, summed over failures)");
+    print_rows(&rows);
+    Ok(())
+}

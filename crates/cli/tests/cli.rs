@@ -1,0 +1,260 @@
+//! End-to-end tests of the `postmortem` binary: every shared failure, exit
+//! codes, queries, impossible reports, bad input.
+
+use serde_json::Value;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_postmortem"))
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn example_cfg() -> PathBuf {
+    repo().join("examples/replace-v1/replace.graphml")
+}
+
+fn example_report() -> PathBuf {
+    repo().join("examples/replace-v1/204-trace/data.json")
+}
+
+fn shared_data() -> PathBuf {
+    let p = repo().join("../shared/data/pldi2017");
+    assert!(p.is_dir(), "the shared failure data is missing at {} (CI always has it)", p.display());
+    p
+}
+
+fn run(cmd: &mut Command) -> Output {
+    cmd.output().expect("run postmortem")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).to_string()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+/// Every `(graph, report)` pair of the shared data.
+fn shared_failures() -> Vec<(PathBuf, PathBuf)> {
+    let mut out = Vec::new();
+    let mut stack = vec![shared_data()];
+    while let Some(d) = stack.pop() {
+        let entries: Vec<PathBuf> = std::fs::read_dir(&d).unwrap().map(|e| e.unwrap().path()).collect();
+        let graph = entries.iter().find(|p| p.extension().is_some_and(|x| x == "graphml")).cloned();
+        for p in entries {
+            if p.is_dir() {
+                match &graph {
+                    Some(g) if p.join("data.json").is_file() => out.push((g.clone(), p.join("data.json"))),
+                    _ => stack.push(p),
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn ids(v: &Value) -> Vec<String> {
+    v.as_array().unwrap().iter().map(|x| x.as_str().unwrap().to_string()).collect()
+}
+
+fn singles(v: Option<&Value>) -> Vec<String> {
+    // A list of node-id lists: the members of one-node lists.
+    v.and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(|s| s.as_array()).filter(|s| s.len() == 1).map(|s| s[0].as_str().unwrap().to_string()).collect())
+        .unwrap_or_default()
+}
+
+#[test]
+fn every_shared_failure_satisfies_the_invariants() {
+    let fails = shared_failures();
+    assert_eq!(fails.len(), 98, "expected the 98 failures of the PLDI 2017 data");
+    let mut graphs: std::collections::HashMap<PathBuf, (HashSet<String>, String)> = Default::default();
+    let mut maybe_total = 0;
+    for (g, r) in &fails {
+        let (nodes, start) = graphs
+            .entry(g.clone())
+            .or_insert_with(|| {
+                let icfg = postmortem_formats::graphml::read_graphml_path(g).unwrap();
+                (icfg.nodes().map(|n| icfg.ext_id(n).to_string()).collect(), icfg.ext_id(icfg.start()).to_string())
+            })
+            .clone();
+        let report: Value = serde_json::from_str(&std::fs::read_to_string(r).unwrap()).unwrap();
+        let mut per_mode = Vec::new();
+        for stack_only in [false, true] {
+            let mut cmd = bin();
+            cmd.args(["analyze", "--format", "json", "--cfg"]).arg(g).arg("--report").arg(r);
+            if stack_only {
+                cmd.arg("--stack-only");
+            }
+            let o = run(&mut cmd);
+            assert!(o.status.success(), "{} stack_only={stack_only}: {}", r.display(), stderr(&o));
+            let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+            let yes: HashSet<String> = ids(&v["nodes"]["yes"]).into_iter().collect();
+            let no: HashSet<String> = ids(&v["nodes"]["no"]).into_iter().collect();
+            let maybe: HashSet<String> = ids(&v["nodes"]["maybe"]).into_iter().collect();
+            maybe_total += maybe.len();
+            // Every CFG node in exactly one set.
+            assert_eq!(yes.len() + no.len() + maybe.len(), nodes.len(), "{}", r.display());
+            let all: HashSet<String> = yes.iter().chain(&no).chain(&maybe).cloned().collect();
+            assert_eq!(all, nodes, "{}", r.display());
+            assert!(yes.contains(&start), "{}: start not Yes", r.display());
+            let crash = ids(&report["crash"]);
+            if crash.len() == 1 {
+                assert!(yes.contains(&crash[0]), "{}: crash not Yes", r.display());
+            } else {
+                assert!(crash.iter().any(|c| !no.contains(c)), "{}: every crash candidate No", r.display());
+            }
+            for f in report["stack"].as_array().into_iter().flatten() {
+                for part in ["call", "entry"] {
+                    let s = ids(&f[part]);
+                    if s.len() == 1 {
+                        assert!(yes.contains(&s[0]), "{}: stack node {} not Yes", r.display(), s[0]);
+                    }
+                }
+            }
+            if !stack_only {
+                for n in singles(report.get("obsNo")) {
+                    assert!(no.contains(&n), "{}: obsNo node {n} not No", r.display());
+                }
+                for t in report["obsYes"].as_array().into_iter().flatten() {
+                    for n in singles(t.get("entries")) {
+                        assert!(yes.contains(&n), "{}: obsYes node {n} not Yes", r.display());
+                    }
+                }
+            }
+            // Lines: every file's lists are disjoint.
+            for (file, l) in v["lines"].as_object().unwrap() {
+                let mut seen = HashSet::new();
+                for k in ["yes", "no", "maybe"] {
+                    for x in l[k].as_array().unwrap() {
+                        assert!(seen.insert(x.as_u64().unwrap()), "{file}: line {x} in two lists");
+                    }
+                }
+            }
+            per_mode.push((yes, no));
+        }
+        // More constraints never make the answer less precise.
+        let (full, so) = (&per_mode[0], &per_mode[1]);
+        assert!(so.0.is_subset(&full.0), "{}: stack-only Yes not within full Yes", r.display());
+        assert!(so.1.is_subset(&full.1), "{}: stack-only No not within full No", r.display());
+    }
+    assert!(maybe_total > 0, "no Maybe at all: suspicious");
+}
+
+#[test]
+fn the_readme_example_runs_and_prints_a_summary() {
+    let o = run(bin().arg("analyze").arg("--cfg").arg(example_cfg()).arg("--report").arg(example_report()));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    for needle in ["nodes", "yes", "no", "maybe", "replace.c", "recovery"] {
+        assert!(out.contains(needle), "missing {needle:?} in\n{out}");
+    }
+}
+
+#[test]
+fn queries_agree_with_bulk_recovery() {
+    let o = run(bin().args(["analyze", "--format", "json", "--cfg"]).arg(example_cfg()).arg("--report").arg(example_report()));
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    for (list, run_answer, skip_answer) in [("yes", "possible", "impossible"), ("no", "impossible", "possible"), ("maybe", "possible", "possible")] {
+        // A few nodes from each list.
+        for id in ids(&v["nodes"][list]).into_iter().step_by(97).take(4) {
+            for (flag, want) in [("--may-run", run_answer), ("--may-skip", skip_answer)] {
+                let o = run(bin().arg("query").arg("--cfg").arg(example_cfg()).arg("--report").arg(example_report()).args([flag, &id]));
+                assert!(o.status.success(), "{}", stderr(&o));
+                assert_eq!(stdout(&o).lines().next(), Some(want), "{flag} {id} ({list})");
+            }
+        }
+    }
+}
+
+#[test]
+fn query_json_has_the_answer() {
+    let o = run(bin()
+        .arg("query")
+        .arg("--cfg")
+        .arg(example_cfg())
+        .arg("--report")
+        .arg(example_report())
+        .args(["--may-run", "n:-21:81", "--format", "json"]));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["answer"], "possible");
+}
+
+fn temp(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("postmortem-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+#[test]
+fn an_impossible_report_exits_3_and_names_the_culprit() {
+    let mut report: Value = serde_json::from_str(&std::fs::read_to_string(example_report()).unwrap()).unwrap();
+    // Claim the crash node never ran: impossible, and the culprit is that obsNo entry.
+    let crash = report["crash"][0].clone();
+    let obs_no = report["obsNo"].as_array_mut().unwrap();
+    obs_no.push(Value::Array(vec![crash]));
+    let k = obs_no.len() - 1;
+    let p = temp("impossible.json", &report.to_string());
+    let o = run(bin().arg("analyze").arg("--cfg").arg(example_cfg()).arg("--report").arg(&p));
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains(&format!("obsNo[{k}]")), "{err}");
+    assert!(err.contains("not a crash"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    // The query command says impossible and exits 3 too.
+    let o = run(bin().arg("query").arg("--cfg").arg(example_cfg()).arg("--report").arg(&p).args(["--may-run", "n:-21:81"]));
+    assert_eq!(o.status.code(), Some(3));
+    assert_eq!(stdout(&o).lines().next(), Some("impossible"));
+}
+
+#[test]
+fn bad_inputs_exit_2_with_one_clear_line() {
+    let bad_graph = temp("bad.graphml", "<graphml><graph><node id=\"a\"");
+    let bad_report = temp("bad.json", "{\"crash\": 5}");
+    let empty = temp("empty.json", "");
+    let cases: Vec<Vec<std::ffi::OsString>> = vec![
+        vec!["analyze".into(), "--cfg".into(), bad_graph.clone().into(), "--report".into(), example_report().into()],
+        vec!["analyze".into(), "--cfg".into(), example_cfg().into(), "--report".into(), bad_report.clone().into()],
+        vec!["analyze".into(), "--cfg".into(), example_cfg().into(), "--report".into(), empty.clone().into()],
+        vec!["analyze".into(), "--cfg".into(), "/nonexistent/x.graphml".into(), "--report".into(), example_report().into()],
+        vec![
+            "query".into(),
+            "--cfg".into(),
+            example_cfg().into(),
+            "--report".into(),
+            example_report().into(),
+            "--may-run".into(),
+            "n:nope".into(),
+        ],
+        vec!["cfg".into(), "stats".into(), "--cfg".into(), bad_graph.clone().into()],
+    ];
+    for args in cases {
+        let o = run(bin().args(&args));
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("postmortem: "), "{err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
+
+#[test]
+fn cfg_stats_counts_the_graph() {
+    let o = run(bin().args(["cfg", "stats", "--format", "json", "--cfg"]).arg(example_cfg()));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let g = postmortem_formats::graphml::read_graphml_path(&example_cfg()).unwrap();
+    assert_eq!(v["nodes"].as_u64().unwrap() as usize, g.num_nodes());
+    assert_eq!(v["functions"].as_u64().unwrap() as usize, g.functions().len());
+    assert!(v["call_sites"].as_u64().unwrap() > 0);
+}

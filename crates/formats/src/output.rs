@@ -1,0 +1,175 @@
+//! Writers for analysis results: a human-readable text summary and a JSON
+//! document for tools.
+
+use postmortem_core::summary::{by_line, Counts};
+use postmortem_core::{Icfg, Label, NodeId, Weakening};
+use serde_json::{json, Value};
+use std::io::{self, Write};
+
+/// Wall-clock timings of one analysis, in milliseconds.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct Timings {
+    /// Reading the graph.
+    pub parse_graph_ms: f64,
+    /// Reading the report.
+    pub parse_report_ms: f64,
+    /// Bulk recovery.
+    pub recover_ms: f64,
+}
+
+/// Everything an analysis output shows.
+pub struct Analysis<'a> {
+    /// The graph.
+    pub graph: &'a Icfg,
+    /// One label per node.
+    pub labels: &'a [Label],
+    /// Constraints the solver weakened.
+    pub weakened: &'a [Weakening],
+    /// Nodes left Maybe because a work limit was hit.
+    pub undecided: &'a [NodeId],
+    /// The solver's name.
+    pub solver: &'a str,
+    /// The solver's counters.
+    pub solver_stats: &'a [(&'static str, u64)],
+    /// Where the graph came from.
+    pub cfg_path: &'a str,
+    /// Where the report came from.
+    pub report_path: &'a str,
+    /// Whether obsYes/obsNo were ignored.
+    pub stack_only: bool,
+    /// Timings.
+    pub timings: Timings,
+}
+
+/// Formats sorted line numbers as compact ranges: `3-5, 9, 12-13`.
+pub fn ranges(lines: impl IntoIterator<Item = u32>) -> String {
+    let mut out = String::new();
+    let mut run: Option<(u32, u32)> = None;
+    let flush = |out: &mut String, (a, b): (u32, u32)| {
+        if !out.is_empty() {
+            out.push_str(", ");
+        }
+        if a == b {
+            out.push_str(&a.to_string());
+        } else {
+            out.push_str(&format!("{a}-{b}"));
+        }
+    };
+    for l in lines {
+        run = match run {
+            Some((a, b)) if l == b + 1 => Some((a, l)),
+            Some(r) => {
+                flush(&mut out, r);
+                Some((l, l))
+            }
+            None => Some((l, l)),
+        };
+    }
+    if let Some(r) = run {
+        flush(&mut out, r);
+    }
+    out
+}
+
+fn pct(part: usize, total: usize) -> f64 {
+    if total == 0 {
+        0.0
+    } else {
+        100.0 * part as f64 / total as f64
+    }
+}
+
+/// Writes the text summary: counts and percentages, then each file's Yes,
+/// No and Maybe lines.
+pub fn write_text(out: &mut dyn Write, a: &Analysis<'_>) -> io::Result<()> {
+    let c = Counts::of(a.labels);
+    let t = c.total();
+    writeln!(out, "postmortem: {} solver{}", a.solver, if a.stack_only { ", stack only" } else { "" })?;
+    writeln!(out, "  graph:  {}", a.cfg_path)?;
+    writeln!(out, "  report: {}", a.report_path)?;
+    writeln!(out)?;
+    writeln!(out, "{t} nodes")?;
+    writeln!(out, "  yes   {:>8}  {:5.1}%  ran on every execution consistent with the report", c.yes, pct(c.yes, t))?;
+    writeln!(out, "  no    {:>8}  {:5.1}%  ran on none", c.no, pct(c.no, t))?;
+    writeln!(out, "  maybe {:>8}  {:5.1}%  ran on some", c.maybe, pct(c.maybe, t))?;
+    if !a.undecided.is_empty() {
+        writeln!(
+            out,
+            "  ({} of the maybe nodes were left undecided when a work limit was reached)",
+            a.undecided.len()
+        )?;
+    }
+    if !a.weakened.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "weakened constraints ({}), answers stay sound but may be less precise:", a.weakened.len())?;
+        for w in a.weakened {
+            writeln!(out, "  {}: {}", w.origin, w.how)?;
+        }
+    }
+    for f in by_line(a.graph, a.labels) {
+        writeln!(out)?;
+        writeln!(out, "{}", a.graph.file_path(f.file))?;
+        for (name, l) in [("yes", Label::Yes), ("no", Label::No), ("maybe", Label::Maybe)] {
+            let r = ranges(f.with(l));
+            if !r.is_empty() {
+                writeln!(out, "  {name:<5} {r}")?;
+            }
+        }
+    }
+    writeln!(out)?;
+    writeln!(
+        out,
+        "time: graph {:.1} ms, report {:.1} ms, recovery {:.1} ms",
+        a.timings.parse_graph_ms, a.timings.parse_report_ms, a.timings.recover_ms
+    )?;
+    Ok(())
+}
+
+/// The JSON document: `nodes` (input ids per label; every node in exactly
+/// one list), `lines` per file, `counts`, `weakened`, `undecided` and
+/// `timings_ms`.
+pub fn to_json(a: &Analysis<'_>) -> Value {
+    let g = a.graph;
+    let ids = |l: Label| -> Vec<&str> { g.nodes().filter(|n| a.labels[n.index()] == l).map(|n| g.ext_id(n)).collect() };
+    let c = Counts::of(a.labels);
+    let mut lines = serde_json::Map::new();
+    for f in by_line(g, a.labels) {
+        lines.insert(
+            g.file_path(f.file).to_string(),
+            json!({
+                "yes": f.with(Label::Yes).collect::<Vec<_>>(),
+                "no": f.with(Label::No).collect::<Vec<_>>(),
+                "maybe": f.with(Label::Maybe).collect::<Vec<_>>(),
+            }),
+        );
+    }
+    json!({
+        "solver": a.solver,
+        "cfg": a.cfg_path,
+        "report": a.report_path,
+        "stack_only": a.stack_only,
+        "counts": { "nodes": c.total(), "yes": c.yes, "no": c.no, "maybe": c.maybe },
+        "nodes": { "yes": ids(Label::Yes), "no": ids(Label::No), "maybe": ids(Label::Maybe) },
+        "lines": lines,
+        "weakened": a.weakened.iter().map(|w| json!({ "constraint": w.origin.to_string(), "how": w.how })).collect::<Vec<_>>(),
+        "solver_stats": a.solver_stats.iter().map(|(k, v)| (k.to_string(), json!(v))).collect::<serde_json::Map<_, _>>(),
+        "undecided": a.undecided.iter().map(|&n| g.ext_id(n)).collect::<Vec<_>>(),
+        "timings_ms": {
+            "parse_graph": a.timings.parse_graph_ms,
+            "parse_report": a.timings.parse_report_ms,
+            "recover": a.timings.recover_ms,
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_ranges_are_compact() {
+        assert_eq!(ranges([1, 2, 3, 5, 7, 8]), "1-3, 5, 7-8");
+        assert_eq!(ranges([4]), "4");
+        assert_eq!(ranges(std::iter::empty()), "");
+    }
+}
