@@ -107,27 +107,48 @@ impl FormatError {
     }
 
     pub(crate) fn io(file: &str, source: std::io::Error) -> FormatError {
-        FormatError::Io { file: one_line(file), message: one_line(&source.to_string()), source }
+        FormatError::Io {
+            file: one_line(file),
+            message: one_line(&source.to_string()),
+            source,
+        }
     }
 
     pub(crate) fn empty(file: &str) -> FormatError {
-        FormatError::Empty { file: one_line(file) }
+        FormatError::Empty {
+            file: one_line(file),
+        }
     }
 
     pub(crate) fn xml(file: &str, pos: XmlPosition, message: &str) -> FormatError {
-        FormatError::Xml { file: one_line(file), pos, message: one_line(message) }
+        FormatError::Xml {
+            file: one_line(file),
+            pos,
+            message: one_line(message),
+        }
     }
 
     pub(crate) fn graph(file: &str, pos: Option<XmlPosition>, message: &str) -> FormatError {
-        FormatError::Graph { file: one_line(file), pos, message: one_line(message) }
+        FormatError::Graph {
+            file: one_line(file),
+            pos,
+            message: one_line(message),
+        }
     }
 
     pub(crate) fn json_syntax(file: &str, message: &str) -> FormatError {
-        FormatError::JsonSyntax { file: one_line(file), message: one_line(message) }
+        FormatError::JsonSyntax {
+            file: one_line(file),
+            message: one_line(message),
+        }
     }
 
     pub(crate) fn json(file: &str, path: &str, message: &str) -> FormatError {
-        FormatError::Json { file: one_line(file), path: one_line(path), message: one_line(message) }
+        FormatError::Json {
+            file: one_line(file),
+            path: one_line(path),
+            message: one_line(message),
+        }
     }
 }
 

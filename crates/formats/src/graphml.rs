@@ -30,12 +30,19 @@
 //! The reader streams the document with `quick_xml` (no DOM, the XML text
 //! is not kept) and decompresses gzip input transparently. Entity
 //! declarations are refused, and references to unknown entities are
-//! errors, so entity bombs cannot expand.
+//! errors, so entity bombs cannot expand. Error positions (line, byte) are
+//! those of the decompressed text.
+//!
+//! Memory stays modest: node ids are interned once into one string pool,
+//! labels and lines go to flat pools, and edges are pairs of `u32`; a
+//! 700k-node, 200 MB file peaks at about 160 MB of resident memory.
 
 use crate::error::{quote, FormatError, XmlPosition};
 use postmortem_core::{FuncId, Icfg, IcfgBuilder, NodeId, NodeKind, NodeSpec};
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
+use std::borrow::Cow;
+use std::cell::Cell;
 use std::collections::hash_map::RandomState;
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
@@ -74,63 +81,129 @@ pub fn read_graphml<R: BufRead>(mut reader: R, source_name: &str) -> Result<Icfg
     }
     let input = io::Cursor::new(head[..n].to_vec()).chain(reader);
     if head[..n] == [0x1f, 0x8b] {
-        let decoder = flate2::bufread::MultiGzDecoder::new(input);
-        Parser::new(BufReader::with_capacity(1 << 16, decoder), source_name).run()
+        Parser::new(flate2::bufread::MultiGzDecoder::new(input), source_name).run()
     } else {
         Parser::new(input, source_name).run()
     }
 }
 
 // ---------------------------------------------------------------------------
-// Input plumbing: a BufRead that counts the lines it has handed out.
+// Input plumbing: our own buffer, so that lines are counted in bulk (per
+// buffer) rather than per token, and only up to where they are asked for.
 
 struct Counting<R> {
     inner: R,
-    lines: u64,
-    bytes: u64,
+    buf: Box<[u8]>,
+    pos: usize,
+    filled: usize,
+    /// Bytes before `buf`.
+    base: u64,
+    /// Newlines before offset `counted` of `buf`.
+    lines: Cell<u64>,
+    counted: Cell<usize>,
 }
 
-impl<R: BufRead> Read for Counting<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.lines += count_newlines(&buf[..n]);
-        self.bytes += n as u64;
+impl<R: Read> Counting<R> {
+    fn new(inner: R) -> Self {
+        Counting {
+            inner,
+            buf: vec![0; 1 << 16].into_boxed_slice(),
+            pos: 0,
+            filled: 0,
+            base: 0,
+            lines: Cell::new(0),
+            counted: Cell::new(0),
+        }
+    }
+
+    /// Bytes handed out so far.
+    fn offset(&self) -> u64 {
+        self.base + self.pos as u64
+    }
+
+    /// The 1-based line of the current position.
+    fn line(&self) -> u64 {
+        let c = self.counted.get();
+        if self.pos > c {
+            self.lines
+                .set(self.lines.get() + count_newlines(&self.buf[c..self.pos]));
+            self.counted.set(self.pos);
+        }
+        self.lines.get() + 1
+    }
+}
+
+impl<R: Read> Counting<R> {
+    /// Counts the lines of the spent buffer and reads the next one.
+    #[inline(never)]
+    fn refill(&mut self) -> io::Result<()> {
+        let c = self.counted.get();
+        if self.filled > c {
+            self.lines
+                .set(self.lines.get() + count_newlines(&self.buf[c..self.filled]));
+        }
+        self.base += self.filled as u64;
+        self.pos = 0;
+        self.filled = 0;
+        self.counted.set(0);
+        self.filled = loop {
+            match self.inner.read(&mut self.buf) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        };
+        Ok(())
+    }
+}
+
+impl<R: Read> BufRead for Counting<R> {
+    #[inline]
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.pos >= self.filled {
+            self.refill()?;
+        }
+        Ok(&self.buf[self.pos..self.filled])
+    }
+
+    #[inline]
+    fn consume(&mut self, amt: usize) {
+        self.pos = (self.pos + amt).min(self.filled);
+    }
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let avail = self.fill_buf()?;
+        let n = avail.len().min(out.len());
+        out[..n].copy_from_slice(&avail[..n]);
+        self.consume(n);
         Ok(n)
     }
 }
 
-impl<R: BufRead> BufRead for Counting<R> {
-    fn fill_buf(&mut self) -> io::Result<&[u8]> {
-        self.inner.fill_buf()
-    }
-    fn consume(&mut self, amt: usize) {
-        if amt == 0 {
-            return;
-        }
-        // The data being consumed is what the last `fill_buf` returned, so
-        // this does no I/O.
-        if let Ok(buf) = self.inner.fill_buf() {
-            let k = amt.min(buf.len());
-            self.lines += count_newlines(&buf[..k]);
-        }
-        self.bytes += amt as u64;
-        self.inner.consume(amt)
-    }
-}
-
 fn count_newlines(b: &[u8]) -> u64 {
-    // Byte counters summed per 128-byte chunk: this vectorizes well.
-    let mut chunks = b.chunks_exact(128);
+    // Byte counters summed per 32-byte block: this vectorizes well.
+    let mut blocks = b.chunks_exact(32);
     let mut n = 0u64;
-    for chunk in &mut chunks {
-        let k: u8 = chunk.iter().fold(0u8, |k, &c| k + u8::from(c == b'\n'));
+    for block in &mut blocks {
+        let block: &[u8; 32] = block.try_into().expect("32-byte block");
+        let mut k = 0u8;
+        for &c in block {
+            k += u8::from(c == b'\n');
+        }
         n += u64::from(k);
     }
-    n + chunks.remainder().iter().filter(|&&c| c == b'\n').count() as u64
+    n + blocks.remainder().iter().filter(|&&c| c == b'\n').count() as u64
 }
 
 // ---------------------------------------------------------------------------
 // Node-id interner: one string pool, an open-addressing table of indices.
+
+enum InternError {
+    Utf8(std::str::Utf8Error),
+    Full,
+}
 
 struct Interner {
     bytes: String,
@@ -168,13 +241,13 @@ impl Interner {
         &self.bytes[start..self.ends[i] as usize]
     }
 
-    fn hash(&self, s: &str) -> u32 {
+    fn hash(&self, s: &[u8]) -> u32 {
         let h = self.state.hash_one(s);
         (h ^ (h >> 32)) as u32
     }
 
     /// `Ok(index)` if present, else `Err(free slot)`.
-    fn find(&self, s: &str, h: u32) -> Result<u32, usize> {
+    fn find(&self, s: &[u8], h: u32) -> Result<u32, usize> {
         let mask = self.table.len() - 1;
         let mut slot = h as usize & mask;
         loop {
@@ -182,7 +255,7 @@ impl Interner {
                 0 => return Err(slot),
                 v => {
                     let i = v - 1;
-                    if self.hashes[i as usize] == h && self.get_str(i) == s {
+                    if self.hashes[i as usize] == h && self.get_str(i).as_bytes() == s {
                         return Ok(i);
                     }
                 }
@@ -192,28 +265,36 @@ impl Interner {
     }
 
     fn get(&self, s: &str) -> Option<u32> {
-        self.find(s, self.hash(s)).ok()
+        self.find(s.as_bytes(), self.hash(s.as_bytes())).ok()
     }
 
-    /// The index of `s`, and whether it is new. `None` if the pool is full.
-    fn intern(&mut self, s: &str) -> Option<(u32, bool)> {
-        for &r in &self.recent {
-            if r != NONE && self.get_str(r) == s {
-                return Some((r, false));
+    /// The index of `s`, and whether it is new.
+    fn intern(&mut self, s: &[u8]) -> Result<(u32, bool), InternError> {
+        // Most recent first; ids mostly differ in their last bytes.
+        let n = self.recent.len();
+        for k in 1..=n {
+            let r = self.recent[(self.next_recent + n - k) % n];
+            if r != NONE {
+                let t = self.get_str(r).as_bytes();
+                if t.len() == s.len() && t.iter().rev().zip(s.iter().rev()).all(|(x, y)| x == y) {
+                    return Ok((r, false));
+                }
             }
         }
         let h = self.hash(s);
         match self.find(s, h) {
             Ok(i) => {
                 self.remember(i);
-                Some((i, false))
+                Ok((i, false))
             }
             Err(mut slot) => {
+                // Only new ids are checked, once.
+                let text = std::str::from_utf8(s).map_err(InternError::Utf8)?;
                 let i = self.ends.len();
                 if i >= (NONE - 1) as usize || self.bytes.len() + s.len() > u32::MAX as usize {
-                    return None;
+                    return Err(InternError::Full);
                 }
-                self.bytes.push_str(s);
+                self.bytes.push_str(text);
                 self.ends.push(self.bytes.len() as u32);
                 self.hashes.push(h);
                 if (i + 1) * 2 > self.table.len() {
@@ -222,7 +303,7 @@ impl Interner {
                 }
                 self.table[slot] = i as u32 + 1;
                 self.remember(i as u32);
-                Some((i as u32, true))
+                Ok((i as u32, true))
             }
         }
     }
@@ -454,9 +535,9 @@ struct Parser<'n, R> {
 
 type PResult<T> = Result<T, FormatError>;
 
-impl<'n, R: BufRead> Parser<'n, R> {
+impl<'n, R: Read> Parser<'n, R> {
     fn new(input: R, name: &'n str) -> Self {
-        let mut reader = Reader::from_reader(Counting { inner: input, lines: 0, bytes: 0 });
+        let mut reader = Reader::from_reader(Counting::new(input));
         let config = reader.config_mut();
         config.trim_text(false);
         config.check_end_names = true;
@@ -503,7 +584,10 @@ impl<'n, R: BufRead> Parser<'n, R> {
     // --- positions and errors -------------------------------------------
 
     fn pos(&self) -> XmlPosition {
-        XmlPosition { line: self.reader.get_ref().lines + 1, byte: self.reader.buffer_position() }
+        XmlPosition {
+            line: self.reader.get_ref().line(),
+            byte: self.reader.buffer_position(),
+        }
     }
 
     fn graph_err(&self, message: &str) -> FormatError {
@@ -520,14 +604,19 @@ impl<'n, R: BufRead> Parser<'n, R> {
         match e {
             quick_xml::Error::Io(io) => {
                 let what = match io.kind() {
-                    io::ErrorKind::InvalidInput | io::ErrorKind::InvalidData => format!("corrupt input: {io}"),
+                    io::ErrorKind::InvalidInput | io::ErrorKind::InvalidData => {
+                        format!("corrupt input: {io}")
+                    }
                     io::ErrorKind::UnexpectedEof => format!("unexpected end of input: {io}"),
                     _ => io.to_string(),
                 };
                 FormatError::io(self.name, io::Error::new(io.kind(), what))
             }
             other => {
-                let pos = XmlPosition { line: self.reader.get_ref().lines + 1, byte: self.reader.error_position() };
+                let pos = XmlPosition {
+                    line: self.reader.get_ref().line(),
+                    byte: self.reader.error_position(),
+                };
                 FormatError::xml(self.name, pos, &describe_xml_error(&other))
             }
         }
@@ -545,7 +634,6 @@ impl<'n, R: BufRead> Parser<'n, R> {
     // --- main loop --------------------------------------------------------
 
     fn run(mut self) -> PResult<Icfg> {
-        let t0 = std::time::Instant::now();
         let mut buf = Vec::with_capacity(4096);
         loop {
             buf.clear();
@@ -573,7 +661,7 @@ impl<'n, R: BufRead> Parser<'n, R> {
                     if self.collecting_text() {
                         let text = t.unescape().map_err(|e| self.content_err(e))?;
                         self.text.push_str(&text);
-                    } else if self.stack.is_empty() && !t.iter().all(u8::is_ascii_whitespace) {
+                    } else if self.stack.is_empty() && !is_blank(&t) {
                         return Err(self.xml_err("text outside the root element"));
                     }
                     // Other text (indentation, text in ignored elements) is
@@ -581,13 +669,16 @@ impl<'n, R: BufRead> Parser<'n, R> {
                 }
                 Event::CData(t) => {
                     if self.collecting_text() {
-                        let text = std::str::from_utf8(&t).map_err(|e| self.xml_err(&format!("invalid UTF-8: {e}")))?;
+                        let text = std::str::from_utf8(&t)
+                            .map_err(|e| self.xml_err(&format!("invalid UTF-8: {e}")))?;
                         self.text.push_str(text);
                     }
                 }
                 Event::DocType(t) => {
                     if t.windows(6).any(|w| w == b"ENTITY") {
-                        return Err(self.xml_err("the DOCTYPE declares entities, which are refused"));
+                        return Err(
+                            self.xml_err("the DOCTYPE declares entities, which are refused")
+                        );
                     }
                 }
                 Event::Decl(_) | Event::PI(_) | Event::Comment(_) => {}
@@ -595,9 +686,12 @@ impl<'n, R: BufRead> Parser<'n, R> {
             }
         }
         if let Some(&open) = self.stack.last() {
-            return Err(self.xml_err(&format!("unexpected end of file inside {} (truncated?)", open.describe())));
+            return Err(self.xml_err(&format!(
+                "unexpected end of file inside {} (truncated?)",
+                open.describe()
+            )));
         }
-        if self.reader.get_ref().bytes == 0 {
+        if self.reader.get_ref().offset() == 0 {
             return Err(FormatError::empty(self.name));
         }
         if !self.seen_root {
@@ -606,12 +700,14 @@ impl<'n, R: BufRead> Parser<'n, R> {
         if !self.seen_graph {
             return Err(self.graph_err("no <graph> element"));
         }
-        eprintln!("xml loop {:?}", t0.elapsed());
         self.finish()
     }
 
     fn collecting_text(&self) -> bool {
-        matches!(self.stack.last(), Some(Elem::Data(_)) | Some(Elem::KeyDefault(_)))
+        matches!(
+            self.stack.last(),
+            Some(Elem::Data(_)) | Some(Elem::KeyDefault(_))
+        )
     }
 
     /// Handles a start (or empty) tag; returns what it opens.
@@ -627,7 +723,9 @@ impl<'n, R: BufRead> Parser<'n, R> {
                 self.seen_root = true;
                 if name != b"graphml" {
                     let shown = String::from_utf8_lossy(name);
-                    return Err(self.graph_err(&format!("the root element is <{shown}>, not <graphml>")));
+                    return Err(
+                        self.graph_err(&format!("the root element is <{shown}>, not <graphml>"))
+                    );
                 }
                 Elem::Graphml
             }
@@ -655,7 +753,9 @@ impl<'n, R: BufRead> Parser<'n, R> {
                 self.open_edge(e)?;
                 Elem::Edge
             }
-            (Some(Elem::Graph), b"data") | (Some(Elem::Node), b"data") | (Some(Elem::Edge), b"data") => {
+            (Some(Elem::Graph), b"data")
+            | (Some(Elem::Node), b"data")
+            | (Some(Elem::Edge), b"data") => {
                 self.text.clear();
                 Elem::Data(self.data_attr(e)?)
             }
@@ -664,10 +764,55 @@ impl<'n, R: BufRead> Parser<'n, R> {
         Ok(elem)
     }
 
+    /// The (unescaped) values of attributes `names` of `e`, as bytes (not
+    /// yet checked to be UTF-8).
+    fn attrs<'e, const N: usize>(
+        &self,
+        e: &'e BytesStart<'e>,
+        names: [&str; N],
+    ) -> PResult<[Option<Cow<'e, [u8]>>; N]> {
+        let mut out = [const { None }; N];
+        // Fast path for the plain `name="value"` attributes of csi-cc files.
+        if let Some(found) = scan_attrs(e.attributes_raw(), names.map(str::as_bytes)) {
+            for (slot, raw) in out.iter_mut().zip(found) {
+                *slot = raw.map(Cow::Borrowed);
+            }
+            return Ok(out);
+        }
+        for (slot, name) in out.iter_mut().zip(names) {
+            if let Some(a) = e
+                .try_get_attribute(name)
+                .map_err(|err| self.attr_err(err))?
+            {
+                *slot = Some(
+                    match a.unescape_value().map_err(|err| self.content_err(err))? {
+                        Cow::Borrowed(v) => Cow::Borrowed(v.as_bytes()),
+                        Cow::Owned(v) => Cow::Owned(v.into_bytes()),
+                    },
+                );
+            }
+        }
+        Ok(out)
+    }
+
+    fn utf8_err(&self, err: std::str::Utf8Error) -> FormatError {
+        self.xml_err(&format!("cannot decode input using UTF-8: {err}"))
+    }
+
+    fn intern_err(&self, err: InternError) -> FormatError {
+        match err {
+            InternError::Utf8(err) => self.utf8_err(err),
+            InternError::Full => self.graph_err("too many nodes"),
+        }
+    }
+
     fn attr_value(&self, e: &BytesStart<'_>, name: &str) -> PResult<Option<String>> {
-        match e.try_get_attribute(name).map_err(|err| self.attr_err(err))? {
+        let [v] = self.attrs(e, [name])?;
+        match v {
             None => Ok(None),
-            Some(a) => Ok(Some(a.unescape_value().map_err(|err| self.content_err(err))?.into_owned())),
+            Some(v) => String::from_utf8(v.into_owned())
+                .map(Some)
+                .map_err(|err| self.utf8_err(err.utf8_error())),
         }
     }
 
@@ -684,27 +829,32 @@ impl<'n, R: BufRead> Parser<'n, R> {
             Some(_) => Domain::Other,
         };
         let index = self.key_list.len();
-        if self.keys.insert(id.clone().into_bytes().into_boxed_slice(), index).is_some() {
+        if self
+            .keys
+            .insert(id.clone().into_bytes().into_boxed_slice(), index)
+            .is_some()
+        {
             return Err(self.graph_err(&format!("key id {} is declared twice", quote(&id))));
         }
-        self.key_list.push(Key { id: id.into_bytes().into_boxed_slice(), attr: Attr::from_name(&attr_name), domain });
+        self.key_list.push(Key {
+            id: id.into_bytes().into_boxed_slice(),
+            attr: Attr::from_name(&attr_name),
+            domain,
+        });
         Ok(Elem::Key(index))
     }
 
     fn data_attr(&self, e: &BytesStart<'_>) -> PResult<Attr> {
-        let attr = e.try_get_attribute("key").map_err(|err| self.attr_err(err))?;
-        let Some(attr) = attr else {
+        let [key] = self.attrs(e, ["key"])?;
+        let Some(key) = key else {
             return Err(self.graph_err("<data> without a key"));
         };
-        if !attr.value.contains(&b'&') {
-            if let Some(a) = self.find_key(&attr.value) {
-                return Ok(a);
-            }
-        }
-        let key = attr.unescape_value().map_err(|err| self.content_err(err))?;
-        match self.find_key(key.as_bytes()) {
+        match self.find_key(&key) {
             Some(a) => Ok(a),
-            None => Err(self.graph_err(&format!("<data> refers to undeclared key {}", quote(&key)))),
+            None => {
+                let key = String::from_utf8_lossy(&key);
+                Err(self.graph_err(&format!("<data> refers to undeclared key {}", quote(&key))))
+            }
         }
     }
 
@@ -712,45 +862,54 @@ impl<'n, R: BufRead> Parser<'n, R> {
     /// practice, and a linear scan beats hashing them.
     fn find_key(&self, id: &[u8]) -> Option<Attr> {
         if self.key_list.len() <= 32 {
-            self.key_list.iter().find(|k| &*k.id == id).map(|k| k.attr)
+            self.key_list
+                .iter()
+                .find(|k| k.id.len() == id.len() && k.id.last() == id.last() && *k.id == *id)
+                .map(|k| k.attr)
         } else {
             self.keys.get(id).map(|&k| self.key_list[k].attr)
         }
     }
 
     fn open_node(&mut self, e: &BytesStart<'_>) -> PResult<()> {
-        let attr = e.try_get_attribute("id").map_err(|err| self.attr_err(err))?;
-        let Some(attr) = attr else {
+        let [id] = self.attrs(e, ["id"])?;
+        let Some(id) = id else {
             return Err(self.graph_err("<node> without an id"));
         };
-        let id = attr.unescape_value().map_err(|err| self.content_err(err))?;
-        let Some((index, _)) = self.ids.intern(&id) else {
-            return Err(self.graph_err("too many nodes"));
+        let index = match self.ids.intern(&id) {
+            Ok((index, _)) => index,
+            Err(err) => return Err(self.intern_err(err)),
         };
+        let id = self.ids.get_str(index);
         if index as usize == self.def_of.len() {
             self.def_of.push(NONE);
         }
         if self.def_of[index as usize] != NONE {
-            return Err(self.graph_err(&format!("node id {} is defined twice", quote(&id))));
+            return Err(self.graph_err(&format!("node id {} is defined twice", quote(id))));
         }
         // n:<function-id>:<index>
-        let func_text =
-            id.split_once(':').and_then(|(_, rest)| rest.rsplit_once(':')).map_or("", |(mid, _)| mid);
+        let func_text = id
+            .split_once(':')
+            .and_then(|(_, rest)| rest.rsplit_once(':'))
+            .map_or("", |(mid, _)| mid);
         if func_text.is_empty() {
             return Err(self.graph_err(&format!(
                 "node id {} is not of the form n:<function-id>:<index>",
-                quote(&id)
+                quote(id)
             )));
         }
-        self.cur_func = match self.funcs.get(func_text) {
-            Some(&f) => f,
-            None => {
-                let f = self.func_names.len() as u32;
-                self.funcs.insert(func_text.into(), f);
-                self.func_names.push(func_text.into());
-                f
-            }
-        };
+        let same = self.cur_func != NONE && *self.func_names[self.cur_func as usize] == *func_text;
+        if !same {
+            self.cur_func = match self.funcs.get(func_text) {
+                Some(&f) => f,
+                None => {
+                    let f = self.func_names.len() as u32;
+                    self.funcs.insert(func_text.into(), f);
+                    self.func_names.push(func_text.into());
+                    f
+                }
+            };
+        }
         self.cur_id = index;
         self.cur_kind = self.defaults.kind;
         self.cur_label.clear();
@@ -764,14 +923,13 @@ impl<'n, R: BufRead> Parser<'n, R> {
         Ok(())
     }
 
-    fn endpoint(&mut self, e: &BytesStart<'_>, which: &str) -> PResult<u32> {
-        let attr = e.try_get_attribute(which).map_err(|err| self.attr_err(err))?;
-        let Some(attr) = attr else {
+    fn endpoint(&mut self, id: Option<&[u8]>, which: &str) -> PResult<u32> {
+        let Some(id) = id else {
             return Err(self.graph_err(&format!("<edge> without a {which}")));
         };
-        let id = attr.unescape_value().map_err(|err| self.content_err(err))?;
-        let Some((index, new)) = self.ids.intern(&id) else {
-            return Err(self.graph_err("too many nodes"));
+        let (index, new) = match self.ids.intern(id) {
+            Ok(found) => found,
+            Err(err) => return Err(self.intern_err(err)),
         };
         if new {
             self.def_of.push(NONE);
@@ -784,8 +942,9 @@ impl<'n, R: BufRead> Parser<'n, R> {
     }
 
     fn open_edge(&mut self, e: &BytesStart<'_>) -> PResult<()> {
-        let s = self.endpoint(e, "source")?;
-        let t = self.endpoint(e, "target")?;
+        let [source, target] = self.attrs(e, ["source", "target"])?;
+        let s = self.endpoint(source.as_deref(), "source")?;
+        let t = self.endpoint(target.as_deref(), "target")?;
         self.cur_edge = (s, t);
         self.cur_edge_type = self.defaults.edge_type;
         self.cur_interprocedural = self.defaults.interprocedural;
@@ -823,7 +982,9 @@ impl<'n, R: BufRead> Parser<'n, R> {
             Attr::Lines if node => {
                 let mut lines = Vec::new();
                 if parse_lines(&text, &mut lines).is_err() {
-                    return Err(self.graph_err(&format!("bad default lines value {}", quote(&text))));
+                    return Err(
+                        self.graph_err(&format!("bad default lines value {}", quote(&text)))
+                    );
                 }
                 self.defaults.lines = lines;
             }
@@ -855,7 +1016,11 @@ impl<'n, R: BufRead> Parser<'n, R> {
                     self.cur_lines = lines;
                     if ok.is_err() {
                         let id = self.ids.get_str(self.cur_id);
-                        return Err(self.graph_err(&format!("node {}: bad lines value {}", quote(id), quote(value))));
+                        return Err(self.graph_err(&format!(
+                            "node {}: bad lines value {}",
+                            quote(id),
+                            quote(value)
+                        )));
                     }
                 }
                 Attr::Procedure => self.cur_proc = Some(value.to_string()),
@@ -867,10 +1032,8 @@ impl<'n, R: BufRead> Parser<'n, R> {
                 Attr::Scope => self.cur_interprocedural = value == "interprocedural",
                 _ => {}
             },
-            Some(Elem::Graph) => {
-                if attr == Attr::ProgramStart {
-                    self.program_start = Some((value.to_string(), self.pos()));
-                }
+            Some(Elem::Graph) if attr == Attr::ProgramStart => {
+                self.program_start = Some((value.to_string(), self.pos()));
             }
             _ => {}
         }
@@ -880,9 +1043,11 @@ impl<'n, R: BufRead> Parser<'n, R> {
     fn close_node(&mut self) -> PResult<()> {
         let too_large = || FormatError::graph(self.name, None, "the graph is too large");
         self.labels.push_str(&self.cur_label);
-        self.label_ends.push(u32::try_from(self.labels.len()).map_err(|_| too_large())?);
+        self.label_ends
+            .push(u32::try_from(self.labels.len()).map_err(|_| too_large())?);
         self.lines.extend_from_slice(&self.cur_lines);
-        self.line_ends.push(u32::try_from(self.lines.len()).map_err(|_| too_large())?);
+        self.line_ends
+            .push(u32::try_from(self.lines.len()).map_err(|_| too_large())?);
         self.rec_id.push(self.cur_id);
         self.rec_kind.push(self.cur_kind);
         self.rec_func.push(self.cur_func);
@@ -949,7 +1114,11 @@ impl<'n, R: BufRead> Parser<'n, R> {
                     let mut fname = base.to_string();
                     let mut k = 1;
                     while used.contains(&fname) {
-                        fname = if k == 1 { format!("{base} [{key}]") } else { format!("{base} [{key}#{k}]") };
+                        fname = if k == 1 {
+                            format!("{base} [{key}]")
+                        } else {
+                            format!("{base} [{key}#{k}]")
+                        };
                         k += 1;
                     }
                     let id = b.function(&fname);
@@ -961,8 +1130,16 @@ impl<'n, R: BufRead> Parser<'n, R> {
                     id
                 }
             };
-            let label_start = if rec == 0 { 0 } else { self.label_ends[rec - 1] as usize };
-            let lines_start = if rec == 0 { 0 } else { self.line_ends[rec - 1] as usize };
+            let label_start = if rec == 0 {
+                0
+            } else {
+                self.label_ends[rec - 1] as usize
+            };
+            let lines_start = if rec == 0 {
+                0
+            } else {
+                self.line_ends[rec - 1] as usize
+            };
             let spec = NodeSpec {
                 ext_id: self.ids.get_str(self.rec_id[rec]),
                 kind: self.rec_kind[rec].to_kind(),
@@ -970,7 +1147,9 @@ impl<'n, R: BufRead> Parser<'n, R> {
                 label: &self.labels[label_start..self.label_ends[rec] as usize],
                 lines: &self.lines[lines_start..self.line_ends[rec] as usize],
             };
-            let id = b.add_node(spec).map_err(|e| FormatError::graph(name, None, &e.to_string()))?;
+            let id = b
+                .add_node(spec)
+                .map_err(|e| FormatError::graph(name, None, &e.to_string()))?;
             node_of[rec] = id.as_u32();
         }
         let node = |interned: u32| NodeId::new(node_of[rec_of(interned)] as usize);
@@ -989,7 +1168,11 @@ impl<'n, R: BufRead> Parser<'n, R> {
             }
         }
         if let Some((start, pos)) = &self.program_start {
-            let rec = self.ids.get(start).map(rec_of).filter(|&r| r != NONE as usize);
+            let rec = self
+                .ids
+                .get(start)
+                .map(rec_of)
+                .filter(|&r| r != NONE as usize);
             match rec {
                 None => {
                     return Err(FormatError::graph(
@@ -1002,7 +1185,10 @@ impl<'n, R: BufRead> Parser<'n, R> {
                     return Err(FormatError::graph(
                         name,
                         Some(*pos),
-                        &format!("program-start names {}, which is not a control-flow node", quote(start)),
+                        &format!(
+                            "program-start names {}, which is not a control-flow node",
+                            quote(start)
+                        ),
                     ))
                 }
                 Some(r) => b.set_start(NodeId::new(node_of[r] as usize)),
@@ -1010,11 +1196,71 @@ impl<'n, R: BufRead> Parser<'n, R> {
         }
         // Free the parse-time tables before the builder's peak.
         drop(self);
-        let t1 = std::time::Instant::now();
-        let r = b.build().map_err(|e| FormatError::graph(name, None, &e.to_string()));
-        eprintln!("build {:?}", t1.elapsed());
-        return r;
-        b.build().map_err(|e| FormatError::graph(name, None, &e.to_string()))
+        b.build()
+            .map_err(|e| FormatError::graph(name, None, &e.to_string()))
+    }
+}
+
+/// Whitespace, or a UTF-8 byte-order mark followed by whitespace.
+fn is_blank(text: &[u8]) -> bool {
+    let text = text.strip_prefix(b"\xef\xbb\xbf").unwrap_or(text);
+    text.iter().all(u8::is_ascii_whitespace)
+}
+
+/// Finds attributes `names` in the raw attribute text of a start tag, when
+/// that text is plain `name="value"` pairs without entity references: the
+/// raw value of each (the first, if repeated), or `None` where absent.
+/// Returns `None` for anything else (spaces around `=`, references,
+/// malformed text), which is left to quick_xml's attribute parser.
+fn scan_attrs<'a, const N: usize>(
+    raw: &'a [u8],
+    names: [&[u8]; N],
+) -> Option<[Option<&'a [u8]>; N]> {
+    let mut out = [None; N];
+    let n = raw.len();
+    let mut i = 0;
+    loop {
+        while i < n && raw[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if i == n {
+            return Some(out);
+        }
+        let key_start = i;
+        while i < n && raw[i] != b'=' {
+            if raw[i].is_ascii_whitespace() {
+                return None;
+            }
+            i += 1;
+        }
+        if i == key_start || i + 1 >= n {
+            return None;
+        }
+        let key = &raw[key_start..i];
+        let quote = raw[i + 1];
+        if quote != b'"' && quote != b'\'' {
+            return None;
+        }
+        i += 2;
+        let value_start = i;
+        while i < n && raw[i] != quote {
+            if raw[i] == b'&' {
+                return None;
+            }
+            i += 1;
+        }
+        if i == n {
+            return None;
+        }
+        for (slot, name) in out.iter_mut().zip(names) {
+            if slot.is_none() && key == name {
+                *slot = Some(&raw[value_start..i]);
+            }
+        }
+        i += 1;
+        if i < n && !raw[i].is_ascii_whitespace() {
+            return None;
+        }
     }
 }
 
@@ -1025,8 +1271,12 @@ fn describe_xml_error(e: &quick_xml::Error) -> String {
         quick_xml::Error::Escape(EscapeError::UnrecognizedEntity(_, name)) => {
             format!("reference to an unknown entity &{name}; (entities are not expanded)")
         }
-        quick_xml::Error::Escape(EscapeError::UnterminatedEntity(_)) => "`&` without a closing `;`".to_string(),
-        quick_xml::Error::Escape(EscapeError::InvalidCharRef(err)) => format!("invalid character reference: {err}"),
+        quick_xml::Error::Escape(EscapeError::UnterminatedEntity(_)) => {
+            "`&` without a closing `;`".to_string()
+        }
+        quick_xml::Error::Escape(EscapeError::InvalidCharRef(err)) => {
+            format!("invalid character reference: {err}")
+        }
         other => other.to_string(),
     }
 }
@@ -1037,7 +1287,10 @@ fn parse_lines(text: &str, out: &mut Vec<u32>) -> Result<(), ()> {
     let t = text.trim();
     let t = t.strip_prefix('(').unwrap_or(t);
     let t = t.strip_suffix(')').unwrap_or(t);
-    for tok in t.split(|c: char| c.is_whitespace() || c == ',').filter(|s| !s.is_empty()) {
+    for tok in t
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|s| !s.is_empty())
+    {
         let v: u32 = tok.parse().map_err(|_| ())?;
         if v != 0 {
             out.push(v);
@@ -1049,6 +1302,37 @@ fn parse_lines(text: &str, out: &mut Vec<u32>) -> Result<(), ()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn attribute_scan() {
+        fn one<'a>(raw: &'a [u8], name: &[u8]) -> Option<Option<&'a [u8]>> {
+            scan_attrs(raw, [name]).map(|[v]| v)
+        }
+        assert_eq!(one(b" id=\"n:-1:1\"", b"id"), Some(Some(&b"n:-1:1"[..])));
+        assert_eq!(
+            one(b" source='a' target=\"b\"", b"target"),
+            Some(Some(&b"b"[..]))
+        );
+        assert_eq!(one(b" source='a' target=\"b\" ", b"id"), Some(None));
+        assert_eq!(one(b"", b"id"), Some(None));
+        assert_eq!(one(b" id=\"\"", b"id"), Some(Some(&b""[..])));
+        assert_eq!(one(b" id=\"a\" id=\"b\"", b"id"), Some(Some(&b"a"[..])));
+        assert_eq!(one(b" id=\"a&amp;b\"", b"id"), None);
+        assert_eq!(one(b" id = \"x\"", b"id"), None);
+        assert_eq!(one(b" id=x", b"id"), None);
+        assert_eq!(one(b" id=\"x", b"id"), None);
+        assert_eq!(one(b" a=\"x\"b=\"y\"", b"b"), None);
+        assert_eq!(one(b" id", b"id"), None);
+        assert_eq!(one(b" =\"x\"", b"id"), None);
+        assert_eq!(one(b" id=", b"id"), None);
+        assert_eq!(
+            scan_attrs(
+                b" source=\"s\"\n\ttarget='t' directed=\"true\"",
+                [&b"source"[..], b"target"]
+            ),
+            Some([Some(&b"s"[..]), Some(&b"t"[..])])
+        );
+    }
 
     #[test]
     fn lines_parse() {
@@ -1069,28 +1353,32 @@ mod tests {
     fn interner_grows_and_finds() {
         let mut i = Interner::new();
         for k in 0..5000 {
-            let (idx, new) = i.intern(&format!("n:-{}:{}", k % 7, k)).unwrap();
-            assert_eq!((idx as usize, new), (k, true));
+            let found = i.intern(format!("n:-{}:{}", k % 7, k).as_bytes());
+            assert!(matches!(found, Ok((idx, true)) if idx as usize == k));
         }
-        for k in 0..5000 {
+        for k in (0..5000).rev() {
             let s = format!("n:-{}:{}", k % 7, k);
-            assert_eq!(i.intern(&s), Some((k as u32, false)));
+            assert!(matches!(i.intern(s.as_bytes()), Ok((idx, false)) if idx == k as u32));
             assert_eq!(i.get(&s), Some(k as u32));
             assert_eq!(i.get_str(k as u32), s);
         }
         assert_eq!(i.get("nope"), None);
+        assert!(matches!(i.intern(b"\xff\xfe"), Err(InternError::Utf8(_))));
         assert_eq!(i.len(), 5000);
     }
 
     #[test]
     fn counting_reader_counts_lines() {
-        let mut c = Counting { inner: io::Cursor::new(b"a\nb\nc".to_vec()), lines: 0, bytes: 0 };
-        let buf = c.fill_buf().unwrap().to_vec();
+        let text = "a\nb\nc".repeat(50_000);
+        let mut c = Counting::new(text.as_bytes());
+        assert_eq!(c.fill_buf().unwrap().len(), 1 << 16);
         c.consume(3);
-        assert_eq!((c.lines, c.bytes), (1, 3));
-        assert_eq!(buf.len(), 5);
+        assert_eq!((c.line(), c.offset()), (2, 3));
+        assert_eq!(c.line(), 2);
         let mut rest = String::new();
         c.read_to_string(&mut rest).unwrap();
-        assert_eq!((c.lines, c.bytes, rest.as_str()), (2, 5, "\nc"));
+        assert_eq!(rest.len(), text.len() - 3);
+        assert_eq!((c.line(), c.offset()), (100_001, text.len() as u64));
+        assert_eq!(count_newlines(text.as_bytes()), 100_000);
     }
 }

@@ -35,7 +35,12 @@ pub fn read_report_path(path: &Path, g: &Icfg) -> Result<Report, FormatError> {
         let mut out = Vec::new();
         flate2::read::MultiGzDecoder::new(&bytes[..])
             .read_to_end(&mut out)
-            .map_err(|e| FormatError::io(&name, std::io::Error::new(e.kind(), format!("corrupt gzip data: {e}"))))?;
+            .map_err(|e| {
+                FormatError::io(
+                    &name,
+                    std::io::Error::new(e.kind(), format!("corrupt gzip data: {e}")),
+                )
+            })?;
         bytes = out;
     }
     let text = String::from_utf8(bytes)
@@ -50,9 +55,13 @@ pub fn read_report_str(text: &str, source_name: &str, g: &Icfg) -> Result<Report
     if text.trim().is_empty() {
         return Err(FormatError::empty(source_name));
     }
-    let value: Value =
-        serde_json::from_str(text).map_err(|e| FormatError::json_syntax(source_name, &e.to_string()))?;
-    Walker { file: source_name, g }.report(&value)
+    let value: Value = serde_json::from_str(text)
+        .map_err(|e| FormatError::json_syntax(source_name, &e.to_string()))?;
+    Walker {
+        file: source_name,
+        g,
+    }
+    .report(&value)
 }
 
 /// A JSON path, built on the stack as the walk descends.
@@ -68,7 +77,10 @@ impl fmt::Display for JPath<'_> {
         match self {
             JPath::Root => write!(f, "$"),
             JPath::Key(parent, key) => {
-                let plain = key.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                let plain = key
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
                     && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
                 if plain {
                     write!(f, "{parent}.{key}")
@@ -109,16 +121,28 @@ impl Walker<'_> {
         self.err(path, &format!("expected {what}, found {}", show(found)))
     }
 
-    fn object<'v>(&self, path: &JPath<'_>, v: &'v Value, allowed: &[&str]) -> WResult<&'v Map<String, Value>> {
+    fn object<'v>(
+        &self,
+        path: &JPath<'_>,
+        v: &'v Value,
+        allowed: &[&str],
+    ) -> WResult<&'v Map<String, Value>> {
         let Value::Object(map) = v else {
             return Err(self.expected(path, "an object", v));
         };
         for key in map.keys() {
             if !allowed.contains(&key.as_str()) {
-                let list = allowed.iter().map(|k| format!("\"{k}\"")).collect::<Vec<_>>().join(", ");
+                let list = allowed
+                    .iter()
+                    .map(|k| format!("\"{k}\""))
+                    .collect::<Vec<_>>()
+                    .join(", ");
                 return Err(self.err(
                     &JPath::Key(path, key),
-                    &format!("unknown field {} (expected one of {list})", Value::String(key.clone())),
+                    &format!(
+                        "unknown field {} (expected one of {list})",
+                        Value::String(key.clone())
+                    ),
                 ));
             }
         }
@@ -132,8 +156,14 @@ impl Walker<'_> {
         }
     }
 
-    fn required<'v>(&self, path: &JPath<'_>, map: &'v Map<String, Value>, key: &str) -> WResult<&'v Value> {
-        map.get(key).ok_or_else(|| self.err(path, &format!("missing field \"{key}\"")))
+    fn required<'v>(
+        &self,
+        path: &JPath<'_>,
+        map: &'v Map<String, Value>,
+        key: &str,
+    ) -> WResult<&'v Value> {
+        map.get(key)
+            .ok_or_else(|| self.err(path, &format!("missing field \"{key}\"")))
     }
 
     fn node_set(&self, path: &JPath<'_>, v: &Value) -> WResult<NodeSet> {
@@ -149,8 +179,12 @@ impl Walker<'_> {
                 None => return Err(self.err(&p, &format!("unknown node id {}", show(item)))),
             }
         }
-        NodeSet::new(nodes)
-            .ok_or_else(|| self.err(path, "empty node set (a set must hold at least one node id)"))
+        NodeSet::new(nodes).ok_or_else(|| {
+            self.err(
+                path,
+                "empty node set (a set must hold at least one node id)",
+            )
+        })
     }
 
     fn frame(&self, path: &JPath<'_>, v: &Value) -> WResult<Frame> {
@@ -164,7 +198,11 @@ impl Walker<'_> {
     }
 
     fn frames(&self, path: &JPath<'_>, items: &[Value]) -> WResult<Vec<Frame>> {
-        items.iter().enumerate().map(|(i, v)| self.frame(&JPath::Index(path, i), v)).collect()
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| self.frame(&JPath::Index(path, i), v))
+            .collect()
     }
 
     fn trace(&self, path: &JPath<'_>, v: &Value) -> WResult<Trace> {
@@ -172,7 +210,9 @@ impl Walker<'_> {
         let reliable = match map.get("reliable") {
             None => false,
             Some(Value::Bool(b)) => *b,
-            Some(other) => return Err(self.expected(&JPath::Key(path, "reliable"), "a boolean", other)),
+            Some(other) => {
+                return Err(self.expected(&JPath::Key(path, "reliable"), "a boolean", other))
+            }
         };
         let entries_path = JPath::Key(path, "entries");
         let items = self.array(&entries_path, self.required(path, map, "entries")?)?;
@@ -193,12 +233,18 @@ impl Walker<'_> {
             let path = JPath::Key(&root, "crashstack");
             for other in ["crash", "stack"] {
                 if map.contains_key(other) {
-                    return Err(self.err(&path, &format!("both \"{other}\" and \"crashstack\" are present")));
+                    return Err(self.err(
+                        &path,
+                        &format!("both \"{other}\" and \"crashstack\" are present"),
+                    ));
                 }
             }
             let items = self.array(&path, &map["crashstack"])?;
             let Some((last, frames)) = items.split_last() else {
-                return Err(self.err(&path, "empty crashstack (its last element must be {\"crash\": [...]})"));
+                return Err(self.err(
+                    &path,
+                    "empty crashstack (its last element must be {\"crash\": [...]})",
+                ));
             };
             report.stack = self.frames(&path, frames)?;
             let last_path = JPath::Index(&path, frames.len());
@@ -247,8 +293,15 @@ mod tests {
         let mut b = IcfgBuilder::new();
         let main = b.function("main");
         let f = b.function("f");
-        let mut add = |b: &mut IcfgBuilder, id: &str, kind, func| {
-            b.add_node(NodeSpec { ext_id: id, kind, func, label: id, lines: &[] }).unwrap()
+        let add = |b: &mut IcfgBuilder, id: &str, kind, func| {
+            b.add_node(NodeSpec {
+                ext_id: id,
+                kind,
+                func,
+                label: id,
+                lines: &[],
+            })
+            .unwrap()
         };
         let me = add(&mut b, "n:-1:1", NodeKind::Entry, main);
         let c = add(&mut b, "n:-1:3", NodeKind::CallSite, main);
@@ -267,7 +320,9 @@ mod tests {
     }
 
     fn err(text: &str) -> String {
-        let e = read_report_str(text, "data.json", &graph()).unwrap_err().to_string();
+        let e = read_report_str(text, "data.json", &graph())
+            .unwrap_err()
+            .to_string();
         assert!(!e.contains('\n'), "{e}");
         e
     }
@@ -281,11 +336,20 @@ mod tests {
             "obsNo": [["n:-1:4"]]}"#;
         let r = read_report_str(text, "data.json", &g).unwrap();
         let id = |s| g.lookup(s).unwrap();
-        assert_eq!(r.stack, vec![Frame { call: NodeSet::one(id("n:-1:3")), entry: NodeSet::one(id("n:-2:1")) }]);
+        assert_eq!(
+            r.stack,
+            vec![Frame {
+                call: NodeSet::one(id("n:-1:3")),
+                entry: NodeSet::one(id("n:-2:1"))
+            }]
+        );
         assert_eq!(r.crash, NodeSet::new(vec![id("n:-2:3"), id("n:-2:2")]));
         assert_eq!(r.obs_yes.len(), 2);
         assert!(r.obs_yes[0].reliable);
-        assert_eq!(r.obs_yes[0].entries[1], NodeSet::new(vec![id("n:-1:4"), id("n:-1:3")]).unwrap());
+        assert_eq!(
+            r.obs_yes[0].entries[1],
+            NodeSet::new(vec![id("n:-1:4"), id("n:-1:3")]).unwrap()
+        );
         assert!(!r.obs_yes[1].reliable && r.obs_yes[1].entries.is_empty());
         assert_eq!(r.obs_no, vec![NodeSet::one(id("n:-1:4"))]);
     }
@@ -299,8 +363,12 @@ mod tests {
             &g,
         )
         .unwrap();
-        let b = read_report_str(r#"{"stack": [{"call": ["n:-1:3"], "entry": ["n:-2:1"]}], "crash": ["n:-2:3"]}"#, "x", &g)
-            .unwrap();
+        let b = read_report_str(
+            r#"{"stack": [{"call": ["n:-1:3"], "entry": ["n:-2:1"]}], "crash": ["n:-2:3"]}"#,
+            "x",
+            &g,
+        )
+        .unwrap();
         assert_eq!(a, b);
         let only = read_report_str(r#"{"crashstack": [{"crash": ["n:-1:1"]}]}"#, "x", &g).unwrap();
         assert!(only.stack.is_empty());
@@ -309,29 +377,48 @@ mod tests {
 
     #[test]
     fn errors_give_path_and_value() {
-        assert_eq!(err(r#"{"crash": ["n:-9:999"]}"#), r#"data.json: $.crash[0]: unknown node id "n:-9:999""#);
+        assert_eq!(
+            err(r#"{"crash": ["n:-9:999"]}"#),
+            r#"data.json: $.crash[0]: unknown node id "n:-9:999""#
+        );
         assert_eq!(
             err(r#"{"crash": ["n:-1:1"], "obsYes": [{"reliable": "yes", "entries": []}]}"#),
             r#"data.json: $.obsYes[0].reliable: expected a boolean, found "yes""#
         );
-        assert_eq!(err(r#"{"obsNo": []}"#), r#"data.json: $: missing field "crash""#);
+        assert_eq!(
+            err(r#"{"obsNo": []}"#),
+            r#"data.json: $: missing field "crash""#
+        );
         assert_eq!(
             err(r#"{"crash": ["n:-1:1"], "obsYes": [{"entries": [["n:-1:1"], []]}]}"#),
             "data.json: $.obsYes[0].entries[1]: empty node set (a set must hold at least one node id)"
         );
         assert_eq!(
-            err(r#"{"crash": ["n:-1:1"], "obsYes": [{"entries": [["n:-1:1"]]}, {"entries": [["n:-1:1", "n:-9:999"]]}]}"#),
+            err(
+                r#"{"crash": ["n:-1:1"], "obsYes": [{"entries": [["n:-1:1"]]}, {"entries": [["n:-1:1", "n:-9:999"]]}]}"#
+            ),
             r#"data.json: $.obsYes[1].entries[0][1]: unknown node id "n:-9:999""#
         );
-        assert!(err(r#"{"crash": ["n:-1:1"], "stak": []}"#).starts_with(r#"data.json: $.stak: unknown field "stak""#));
-        assert!(err(r#"{"crash": ["n:-1:1"], "a b": []}"#).starts_with(r#"data.json: $["a b"]: unknown field"#));
+        assert!(err(r#"{"crash": ["n:-1:1"], "stak": []}"#)
+            .starts_with(r#"data.json: $.stak: unknown field "stak""#));
+        assert!(err(r#"{"crash": ["n:-1:1"], "a b": []}"#)
+            .starts_with(r#"data.json: $["a b"]: unknown field"#));
         assert_eq!(
             err(r#"{"crash": ["n:-1:1"], "crashstack": [{"crash": ["n:-1:1"]}]}"#),
             r#"data.json: $.crashstack: both "crash" and "crashstack" are present"#
         );
-        assert_eq!(err(r#"[1, 2]"#), "data.json: $: expected an object, found [1,2]");
-        assert_eq!(err(r#"{"crash": [12]}"#), "data.json: $.crash[0]: expected a node id string, found 12");
-        assert_eq!(err(r#"{"crash": "n:-1:1"}"#), r#"data.json: $.crash: expected an array, found "n:-1:1""#);
+        assert_eq!(
+            err(r#"[1, 2]"#),
+            "data.json: $: expected an object, found [1,2]"
+        );
+        assert_eq!(
+            err(r#"{"crash": [12]}"#),
+            "data.json: $.crash[0]: expected a node id string, found 12"
+        );
+        assert_eq!(
+            err(r#"{"crash": "n:-1:1"}"#),
+            r#"data.json: $.crash: expected an array, found "n:-1:1""#
+        );
         assert_eq!(
             err(r#"{"crash": ["n:-1:1"], "stack": [{"call": ["n:-1:3"]}]}"#),
             r#"data.json: $.stack[0]: missing field "entry""#
@@ -340,7 +427,9 @@ mod tests {
             err(r#"{"crashstack": [{"call": ["n:-1:3"], "entry": ["n:-2:1"]}, {"crash": []}]}"#),
             "data.json: $.crashstack[1].crash: empty node set (a set must hold at least one node id)"
         );
-        assert!(err(r#"{"crashstack": []}"#).starts_with("data.json: $.crashstack: empty crashstack"));
+        assert!(
+            err(r#"{"crashstack": []}"#).starts_with("data.json: $.crashstack: empty crashstack")
+        );
         assert!(err("").starts_with("data.json: empty file"));
         assert!(err("  \n ").starts_with("data.json: empty file"));
         assert!(err("{\"crash\": [").starts_with("data.json: invalid JSON: "));

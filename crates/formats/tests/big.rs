@@ -30,7 +30,11 @@ fn synth(funcs: usize, per: usize) -> String {
 "#,
     );
     for f in 1..=funcs {
-        let name = if f == 1 { "main".to_string() } else { format!("func_{f}") };
+        let name = if f == 1 {
+            "main".to_string()
+        } else {
+            format!("func_{f}")
+        };
         let _ = write!(
             s,
             r#"    <!-- cfg -{f} {name} -->
@@ -68,7 +72,11 @@ fn synth(funcs: usize, per: usize) -> String {
                 b = i / 8,
                 l = 10 + i,
             );
-            let next = if i + 1 < per { format!("n:-{f}:{}", i + 1) } else { format!("n:-{f}:2") };
+            let next = if i + 1 < per {
+                format!("n:-{f}:{}", i + 1)
+            } else {
+                format!("n:-{f}:2")
+            };
             let _ = writeln!(s, r#"    <edge source="n:-{f}:{i}" target="{next}"/>"#);
             if call {
                 let callee = 2 + (f * 7 + i) % (funcs - 1);
@@ -118,7 +126,9 @@ fn seven_hundred_thousand_nodes() {
     let cpu0 = thread_cpu_ns();
     let g = read_graphml(doc.as_bytes(), "big.graphml").unwrap();
     let dt = t.elapsed();
-    let cpu = cpu0.zip(thread_cpu_ns()).map(|(a, b)| std::time::Duration::from_nanos(b - a));
+    let cpu = cpu0
+        .zip(thread_cpu_ns())
+        .map(|(a, b)| std::time::Duration::from_nanos(b - a));
     let peak = peak_rss_kb();
     eprintln!(
         "{mb:.1} MB, {} nodes, {} edges: parsed in {dt:.2?} (on CPU {cpu:.2?}, {:.0} MB/s); graph heap {:.1} MB; RSS before {:?} kB, peak {:?} kB",
@@ -131,7 +141,11 @@ fn seven_hundred_thousand_nodes() {
     );
     assert_eq!(g.num_nodes(), 7000 * 99);
     if let (Some(before), Some(peak)) = (before, peak) {
-        assert!(peak.saturating_sub(before) < 1_000_000, "parse peak {} kB above the input", peak - before);
+        assert!(
+            peak.saturating_sub(before) < 1_000_000,
+            "parse peak {} kB above the input",
+            peak - before
+        );
     }
     if !cfg!(debug_assertions) {
         assert!(dt.as_secs_f64() < 5.0, "far too slow: {dt:?}");
@@ -145,29 +159,10 @@ fn seven_hundred_thousand_nodes() {
 #[ignore = "writes a 200 MB file"]
 fn write_big_graphml() {
     if let Some(path) = std::env::var_os("POSTMORTEM_BIG_GRAPHML") {
-        let funcs = std::env::var("POSTMORTEM_BIG_FUNCS").ok().and_then(|s| s.parse().ok()).unwrap_or(7000);
+        let funcs = std::env::var("POSTMORTEM_BIG_FUNCS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(7000);
         std::fs::write(path, synth(funcs, 100)).unwrap();
     }
-}
-
-#[test]
-#[ignore]
-fn zz_raw_quick_xml() {
-    let doc = synth(7000, 100);
-    let t = Instant::now();
-    let mut r = quick_xml::Reader::from_reader(doc.as_bytes());
-    let mut buf = Vec::new();
-    let mut n = 0;
-    loop {
-        buf.clear();
-        match r.read_event_into(&mut buf).unwrap() {
-            quick_xml::events::Event::Eof => break,
-            quick_xml::events::Event::Text(t) => { n += t.unescape().unwrap().len(); }
-            _ => n += 1,
-        }
-    }
-    eprintln!("raw quick-xml: {n} in {:?}", t.elapsed());
-    let t = Instant::now();
-    let c = doc.bytes().filter(|&b| b == b'\n').count();
-    eprintln!("newlines: {c} in {:?}", t.elapsed());
 }

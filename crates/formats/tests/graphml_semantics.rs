@@ -62,11 +62,15 @@ fn parse(doc: &str) -> Icfg {
 }
 
 fn id(g: &Icfg, s: &str) -> NodeId {
-    g.lookup(s).unwrap_or_else(|| panic!("{s} is not in the model"))
+    g.lookup(s)
+        .unwrap_or_else(|| panic!("{s} is not in the model"))
 }
 
 fn succs(g: &Icfg, s: &str) -> Vec<(String, EdgeKind)> {
-    let mut v: Vec<_> = g.succs(id(g, s)).map(|(t, k)| (g.ext_id(t).to_string(), k)).collect();
+    let mut v: Vec<_> = g
+        .succs(id(g, s))
+        .map(|(t, k)| (g.ext_id(t).to_string(), k))
+        .collect();
     v.sort_by(|a, b| a.0.cmp(&b.0));
     v
 }
@@ -82,8 +86,14 @@ fn check_doc(g: &Icfg) {
     assert_eq!(names, ["main", "f"]);
     let main = g.func_of(id(g, "n:-1:5"));
     assert_eq!(&*g.function(main).name, "main");
-    assert_eq!(g.file_of(id(g, "n:-1:3")).map(|f| g.file_path(f)), Some("src/main.c"));
-    assert_eq!(g.file_of(id(g, "n:-2:3")).map(|f| g.file_path(f)), Some("src/f.c"));
+    assert_eq!(
+        g.file_of(id(g, "n:-1:3")).map(|f| g.file_path(f)),
+        Some("src/main.c")
+    );
+    assert_eq!(
+        g.file_of(id(g, "n:-2:3")).map(|f| g.file_path(f)),
+        Some("src/f.c")
+    );
     assert_eq!(g.function(main).entry, Some(id(g, "n:-1:1")));
     assert_eq!(g.function(main).exit, Some(id(g, "n:-1:2")));
     // Kinds: entry/exit/call-site, anything else (incl. the default
@@ -105,13 +115,30 @@ fn check_doc(g: &Icfg) {
     assert_eq!(g.label(id(g, "n:-2:2")), "");
     // A call into the program goes through the callee and returns.
     assert_eq!(succs(g, "n:-1:3"), [("n:-2:1".to_string(), EdgeKind::Call)]);
-    assert_eq!(g.return_sites(id(g, "n:-1:3")).map(|r| g.ext_id(r)).collect::<Vec<_>>(), ["n:-1:4"]);
-    assert_eq!(succs(g, "n:-2:2"), [("n:-1:4".to_string(), EdgeKind::Return)]);
+    assert_eq!(
+        g.return_sites(id(g, "n:-1:3"))
+            .map(|r| g.ext_id(r))
+            .collect::<Vec<_>>(),
+        ["n:-1:4"]
+    );
+    assert_eq!(
+        succs(g, "n:-2:2"),
+        [("n:-1:4".to_string(), EdgeKind::Return)]
+    );
     // A call to a declaration (library code) just flows on.
-    assert_eq!(succs(g, "n:-1:4"), [("n:-1:5".to_string(), EdgeKind::Local)]);
+    assert_eq!(
+        succs(g, "n:-1:4"),
+        [("n:-1:5".to_string(), EdgeKind::Local)]
+    );
     // Data and intraprocedural control edges are ignored.
-    assert_eq!(succs(g, "n:-1:1"), [("n:-1:3".to_string(), EdgeKind::Local)]);
-    assert_eq!(succs(g, "n:-1:5"), [("n:-1:2".to_string(), EdgeKind::Local)]);
+    assert_eq!(
+        succs(g, "n:-1:1"),
+        [("n:-1:3".to_string(), EdgeKind::Local)]
+    );
+    assert_eq!(
+        succs(g, "n:-1:5"),
+        [("n:-1:2".to_string(), EdgeKind::Local)]
+    );
     assert_eq!(g.num_edges(), 7);
 }
 
@@ -143,8 +170,13 @@ fn program_start_default_is_honoured() {
 fn program_start_must_name_a_cfg_node() {
     for bad in ["n:-3:1", "n:-7:7"] {
         let doc = DOC.replace("<!--START-->", &format!(r#"<data key="ps">{bad}</data>"#));
-        let e = read_graphml(doc.as_bytes(), "test.graphml").unwrap_err().to_string();
-        assert!(e.starts_with("test.graphml: line ") && e.contains(bad) && e.contains("program-start"), "{e}");
+        let e = read_graphml(doc.as_bytes(), "test.graphml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("test.graphml: line ") && e.contains(bad) && e.contains("program-start"),
+            "{e}"
+        );
     }
 }
 
@@ -157,7 +189,10 @@ fn gzip_input_is_decompressed() {
     let g = read_graphml(&gz[..], "test.graphml.gz").unwrap();
     check_doc(&g);
     // And from a `.graphml.gz` file.
-    let path = std::env::temp_dir().join(format!("postmortem-formats-test-{}.graphml.gz", std::process::id()));
+    let path = std::env::temp_dir().join(format!(
+        "postmortem-formats-test-{}.graphml.gz",
+        std::process::id()
+    ));
     std::fs::write(&path, &gz).unwrap();
     let g = read_graphml_path(&path);
     std::fs::remove_file(&path).unwrap();
@@ -192,7 +227,10 @@ fn key_ids_are_indirections_and_defaults_apply() {
     let g = parse(doc);
     assert_eq!(g.num_nodes(), 3);
     let (e, c, x) = (id(&g, "n:-5:1"), id(&g, "n:-5:2"), id(&g, "n:-5:3"));
-    assert_eq!((g.kind(e), g.kind(c), g.kind(x)), (NodeKind::Entry, NodeKind::CallSite, NodeKind::Exit));
+    assert_eq!(
+        (g.kind(e), g.kind(c), g.kind(x)),
+        (NodeKind::Entry, NodeKind::CallSite, NodeKind::Exit)
+    );
     assert_eq!(g.label(e), "the entry");
     assert_eq!(g.label(c), "a call");
     assert_eq!(&*g.function(g.func_of(e)).name, "go");
@@ -247,6 +285,59 @@ fn huge_numbers_in_ids_are_text() {
 /// A DOCTYPE without entity declarations is harmless.
 #[test]
 fn plain_doctype_is_accepted() {
-    let doc = DOC.replacen("<graphml", "<!DOCTYPE graphml SYSTEM \"graphml.dtd\">\n<graphml", 1);
+    let doc = DOC.replacen(
+        "<graphml",
+        "<!DOCTYPE graphml SYSTEM \"graphml.dtd\">\n<graphml",
+        1,
+    );
     check_doc(&parse(&doc));
+}
+
+/// A UTF-8 byte-order mark is fine.
+#[test]
+fn byte_order_mark_is_accepted() {
+    let doc = format!("\u{feff}{DOC}");
+    check_doc(&parse(&doc));
+}
+
+/// Many key declarations (past the linear-scan fast path) still resolve.
+#[test]
+fn many_keys_resolve() {
+    let extra: String = (0..100)
+        .map(|i| format!("<key id=\"x{i}\" for=\"node\" attr.name=\"x{i}\"/>\n"))
+        .collect();
+    let doc = DOC.replacen("<key id=\"k0\"", &format!("{extra}<key id=\"k0\""), 1);
+    check_doc(&parse(&doc));
+}
+
+/// Attributes the fast path leaves to quick_xml: entity references,
+/// spaces around `=`, single quotes.
+#[test]
+fn unusual_attribute_syntax() {
+    let doc = DOC
+        .replace(r#"<node id="n:-1:5">"#, r#"<node id = 'n:-1:5' >"#)
+        .replace(
+            r#"source="n:-1:5" target="n:-1:2""#,
+            r#"source="n:-1&#x3a;5" target='n:-1:2'"#,
+        )
+        .replace(r#"<data key="k1">x = 1"#, r#"<data key = "k1">x = 1"#);
+    check_doc(&parse(&doc));
+}
+
+/// The fuzzers' seed inputs (fuzz/seeds) are valid.
+#[test]
+fn fuzz_seeds_are_valid() {
+    let seeds = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/seeds");
+    let mut graphs = 0;
+    for entry in std::fs::read_dir(seeds.join("graphml")).unwrap() {
+        let path = entry.unwrap().path();
+        read_graphml_path(&path).unwrap_or_else(|e| panic!("{e}"));
+        graphs += 1;
+    }
+    assert!(graphs >= 2);
+    let g = read_graphml_path(&seeds.join("graphml/small.graphml")).unwrap();
+    for entry in std::fs::read_dir(seeds.join("report_json")).unwrap() {
+        let path = entry.unwrap().path();
+        postmortem_formats::read_report_path(&path, &g).unwrap_or_else(|e| panic!("{e}"));
+    }
 }

@@ -69,11 +69,46 @@ enum Edit {
 
 /// Fragments that make mutations likelier to hit interesting paths.
 const TOKENS: &[&str] = &[
-    "<", ">", "/>", "</", "\"", "&", ";", "&amp;", "&lol;", "<![CDATA[", "]]>", "<!DOCTYPE x [<!ENTITY a \"b\">]>",
-    "<node id=\"n:-1:9\"/>", "<edge source=\"n:-1:1\" target=\"n:-2:9\"/>", "<data key=\"kind\">entry</data>",
-    "<data key=\"ps\">n:-3:1</data>", "<graph>", "</graph>", "n:-1:1", "n:-2:1", ":", "(", ")", "0",
-    "99999999999999999999", "\"n:-9:999\"", "[", "]", "{", "}", ",", "null", "true", "\"crash\"", "\"crashstack\"",
-    "1e999", "-", "\u{0}", "\u{feff}", "\u{fffd}",
+    "<",
+    ">",
+    "/>",
+    "</",
+    "\"",
+    "&",
+    ";",
+    "&amp;",
+    "&lol;",
+    "<![CDATA[",
+    "]]>",
+    "<!DOCTYPE x [<!ENTITY a \"b\">]>",
+    "<node id=\"n:-1:9\"/>",
+    "<edge source=\"n:-1:1\" target=\"n:-2:9\"/>",
+    "<data key=\"kind\">entry</data>",
+    "<data key=\"ps\">n:-3:1</data>",
+    "<graph>",
+    "</graph>",
+    "n:-1:1",
+    "n:-2:1",
+    ":",
+    "(",
+    ")",
+    "0",
+    "99999999999999999999",
+    "\"n:-9:999\"",
+    "[",
+    "]",
+    "{",
+    "}",
+    ",",
+    "null",
+    "true",
+    "\"crash\"",
+    "\"crashstack\"",
+    "1e999",
+    "-",
+    "\u{0}",
+    "\u{feff}",
+    "\u{fffd}",
 ];
 
 fn edit() -> impl Strategy<Value = Edit> {
@@ -85,7 +120,11 @@ fn edit() -> impl Strategy<Value = Edit> {
         (any::<usize>(), 1..64usize).prop_map(|(at, len)| Edit::Delete { at, len }),
         (any::<usize>(), bytes).prop_map(|(at, bytes)| Edit::Insert { at, bytes }),
         (any::<usize>(), any::<u8>()).prop_map(|(at, byte)| Edit::Replace { at, byte }),
-        (any::<usize>(), 1..200usize, any::<usize>()).prop_map(|(at, len, to)| Edit::Duplicate { at, len, to }),
+        (any::<usize>(), 1..200usize, any::<usize>()).prop_map(|(at, len, to)| Edit::Duplicate {
+            at,
+            len,
+            to
+        }),
         any::<usize>().prop_map(|at| Edit::Truncate { at }),
     ]
 }
@@ -120,7 +159,10 @@ fn apply(mut v: Vec<u8>, edits: &[Edit]) -> Vec<u8> {
 fn try_graph(bytes: &[u8]) {
     if let Err(e) = read_graphml(bytes, "fuzz.graphml") {
         let msg = e.to_string();
-        assert!(!msg.contains('\n') && msg.starts_with("fuzz.graphml: "), "{msg}");
+        assert!(
+            !msg.contains('\n') && msg.starts_with("fuzz.graphml: "),
+            "{msg}"
+        );
     }
 }
 
@@ -128,7 +170,10 @@ fn try_report(bytes: &[u8]) {
     let text = String::from_utf8_lossy(bytes);
     if let Err(e) = read_report_str(&text, "fuzz.json", graph()) {
         let msg = e.to_string();
-        assert!(!msg.contains('\n') && msg.starts_with("fuzz.json: "), "{msg}");
+        assert!(
+            !msg.contains('\n') && msg.starts_with("fuzz.json: "),
+            "{msg}"
+        );
     }
 }
 
@@ -172,14 +217,28 @@ proptest! {
 /// Random JSON built from the report's vocabulary.
 fn json_value() -> impl Strategy<Value = serde_json::Value> {
     use serde_json::Value;
-    let key = prop::sample::select(vec!["crash", "crashstack", "stack", "obsYes", "obsNo", "call", "entry", "reliable", "entries", "x"]);
+    let key = prop::sample::select(vec![
+        "crash",
+        "crashstack",
+        "stack",
+        "obsYes",
+        "obsNo",
+        "call",
+        "entry",
+        "reliable",
+        "entries",
+        "x",
+    ]);
     let leaf = prop_oneof![
         Just(Value::Null),
         any::<bool>().prop_map(Value::Bool),
-        any::<f64>().prop_map(|f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)),
+        any::<f64>()
+            .prop_map(|f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)),
         any::<i64>().prop_map(|i| Value::Number(i.into())),
-        prop::sample::select(vec!["n:-1:1", "n:-1:3", "n:-2:1", "n:-2:3", "n:-9:999", "", "n:-3:1"])
-            .prop_map(|s| Value::String(s.to_string())),
+        prop::sample::select(vec![
+            "n:-1:1", "n:-1:3", "n:-2:1", "n:-2:3", "n:-9:999", "", "n:-3:1"
+        ])
+        .prop_map(|s| Value::String(s.to_string())),
     ];
     leaf.prop_recursive(4, 48, 6, move |inner| {
         prop_oneof![

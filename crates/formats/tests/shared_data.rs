@@ -37,8 +37,11 @@ fn failures() -> Vec<(PathBuf, Vec<PathBuf>)> {
             for fault in subdirs(&version) {
                 let graph = fault.join(format!("{name}.graphml"));
                 assert!(graph.is_file(), "{} is missing", graph.display());
-                let reports: Vec<PathBuf> =
-                    subdirs(&fault).into_iter().map(|t| t.join("data.json")).filter(|p| p.is_file()).collect();
+                let reports: Vec<PathBuf> = subdirs(&fault)
+                    .into_iter()
+                    .map(|t| t.join("data.json"))
+                    .filter(|p| p.is_file())
+                    .collect();
                 out.push((graph, reports));
             }
         }
@@ -56,21 +59,31 @@ struct Scan {
 
 fn attr<'a>(line: &'a str, name: &str) -> &'a str {
     let pat = format!("{name}=\"");
-    let start = line.find(&pat).unwrap_or_else(|| panic!("no {name} in {line}")) + pat.len();
+    let start = line
+        .find(&pat)
+        .unwrap_or_else(|| panic!("no {name} in {line}"))
+        + pat.len();
     let len = line[start..].find('"').unwrap();
     &line[start..start + len]
 }
 
 fn scan(path: &Path) -> Scan {
     let text = std::fs::read_to_string(path).unwrap();
-    let mut s = Scan { nodes: vec![], flow: vec![], calls: vec![] };
+    let mut s = Scan {
+        nodes: vec![],
+        flow: vec![],
+        calls: vec![],
+    };
     let mut open_edge: Option<(String, String, String, String)> = None;
     for line in text.lines() {
         let line = line.trim();
         if line.starts_with("<node ") {
             s.nodes.push(attr(line, "id").to_string());
         } else if line.starts_with("<edge ") {
-            let e = (attr(line, "source").to_string(), attr(line, "target").to_string());
+            let e = (
+                attr(line, "source").to_string(),
+                attr(line, "target").to_string(),
+            );
             if line.ends_with("/>") {
                 s.flow.push(e);
             } else {
@@ -97,13 +110,21 @@ fn scan(path: &Path) -> Scan {
 fn check_graph(path: &Path, g: &Icfg) {
     let ctx = path.display();
     let s = scan(path);
-    let cfg: BTreeSet<&str> = s.flow.iter().flat_map(|(a, b)| [a.as_str(), b.as_str()]).collect();
+    let cfg: BTreeSet<&str> = s
+        .flow
+        .iter()
+        .flat_map(|(a, b)| [a.as_str(), b.as_str()])
+        .collect();
     // Node count = GraphML nodes having a flow edge.
     assert_eq!(g.num_nodes(), cfg.len(), "{ctx}: node count");
     assert!(s.nodes.len() >= g.num_nodes());
     for id in &s.nodes {
         let n = g.lookup(id);
-        assert_eq!(n.is_some(), cfg.contains(id.as_str()), "{ctx}: {id} in the model iff it has a flow edge");
+        assert_eq!(
+            n.is_some(),
+            cfg.contains(id.as_str()),
+            "{ctx}: {id} in the model iff it has a flow edge"
+        );
         if let Some(n) = n {
             assert_eq!(g.ext_id(n), id);
         }
@@ -111,20 +132,37 @@ fn check_graph(path: &Path, g: &Icfg) {
     // Start: main's entry.
     let start = g.start();
     assert_eq!(g.kind(start), NodeKind::Entry, "{ctx}: start kind");
-    assert_eq!(&*g.function(g.func_of(start)).name, "main", "{ctx}: start function");
+    assert_eq!(
+        &*g.function(g.func_of(start)).name,
+        "main",
+        "{ctx}: start function"
+    );
     // Every function has one entry and one exit, and its nodes share the
     // function id of their ids.
     let mut func_key: HashMap<usize, String> = HashMap::new();
     for n in g.nodes() {
         let key = g.ext_id(n).split(':').nth(1).unwrap().to_string();
         let f = g.func_of(n).index();
-        assert_eq!(func_key.entry(f).or_insert_with(|| key.clone()), &key, "{ctx}: {} function", g.ext_id(n));
+        assert_eq!(
+            func_key.entry(f).or_insert_with(|| key.clone()),
+            &key,
+            "{ctx}: {} function",
+            g.ext_id(n)
+        );
     }
     for f in g.functions() {
-        assert!(f.entry.is_some() && f.exit.is_some(), "{ctx}: function {} lacks entry/exit", f.name);
+        assert!(
+            f.entry.is_some() && f.exit.is_some(),
+            "{ctx}: function {} lacks entry/exit",
+            f.name
+        );
     }
     let names: HashSet<&str> = g.functions().iter().map(|f| &*f.name).collect();
-    assert_eq!(names.len(), g.functions().len(), "{ctx}: function names are distinct");
+    assert_eq!(
+        names.len(),
+        g.functions().len(),
+        "{ctx}: function names are distinct"
+    );
     // Calls: the call edges are exactly the interprocedural control edges;
     // a call site with a callee does not flow on locally (no external
     // callee in this data), and its return sites are its flow successors.
@@ -143,7 +181,12 @@ fn check_graph(path: &Path, g: &Icfg) {
             }
         }
         if has_call {
-            assert_eq!(g.kind(n), NodeKind::CallSite, "{ctx}: {} calls but is no call site", g.ext_id(n));
+            assert_eq!(
+                g.kind(n),
+                NodeKind::CallSite,
+                "{ctx}: {} calls but is no call site",
+                g.ext_id(n)
+            );
             assert!(
                 succs.iter().all(|&(_, k)| k != EdgeKind::Local),
                 "{ctx}: call site {} with a callee also flows on",
@@ -172,7 +215,11 @@ fn every_shared_failure_parses() {
         let g = read_graphml_path(graph_path).unwrap_or_else(|e| panic!("{e}"));
         let dt = t.elapsed();
         if graph_path.ends_with("ccrypt.graphml") {
-            eprintln!("ccrypt: {} nodes, {} edges, parsed in {dt:?}", g.num_nodes(), g.num_edges());
+            eprintln!(
+                "ccrypt: {} nodes, {} edges, parsed in {dt:?}",
+                g.num_nodes(),
+                g.num_edges()
+            );
         }
         total_nodes += g.num_nodes();
         check_graph(graph_path, &g);
@@ -194,17 +241,31 @@ fn check_report(path: &Path, g: &Icfg, r: &postmortem_core::Report) {
     for (i, frame) in r.stack.iter().enumerate() {
         for &c in frame.call.nodes() {
             assert_eq!(g.kind(c), NodeKind::CallSite, "{ctx}: stack[{i}].call");
-            assert_eq!(g.func_of(c), func, "{ctx}: stack[{i}].call is not in the caller");
+            assert_eq!(
+                g.func_of(c),
+                func,
+                "{ctx}: stack[{i}].call is not in the caller"
+            );
             for &e in frame.entry.nodes() {
-                assert!(g.succs(c).any(|(t, k)| t == e && k == EdgeKind::Call), "{ctx}: stack[{i}] is no call edge");
+                assert!(
+                    g.succs(c).any(|(t, k)| t == e && k == EdgeKind::Call),
+                    "{ctx}: stack[{i}] is no call edge"
+                );
             }
         }
-        let entry = frame.entry.single().expect("one entry per frame in this data");
+        let entry = frame
+            .entry
+            .single()
+            .expect("one entry per frame in this data");
         assert_eq!(g.kind(entry), NodeKind::Entry, "{ctx}: stack[{i}].entry");
         func = g.func_of(entry);
     }
     for &c in crash.nodes() {
-        assert_eq!(g.func_of(c), func, "{ctx}: the crash is not in the innermost frame's function");
+        assert_eq!(
+            g.func_of(c),
+            func,
+            "{ctx}: the crash is not in the innermost frame's function"
+        );
     }
     for t in &r.obs_yes {
         assert!(!t.reliable);
