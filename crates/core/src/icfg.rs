@@ -15,7 +15,7 @@
 //!
 //! The graph is built once with [`IcfgBuilder`] and then frozen: forward and
 //! backward adjacency are CSR arrays, strings live in pools, and lookup of an
-//! input id goes through a sorted permutation, so a million-node program
+//! input id goes through an open-addressing hash index (4 bytes per slot), so a million-node program
 //! stays far below 1 GB.
 
 use crate::graph::Csr;
@@ -89,6 +89,92 @@ impl StrPool {
     }
     fn heap_bytes(&self) -> usize {
         self.bytes.capacity() + self.ends.capacity() * 4
+    }
+}
+
+/// Open-addressing hash index from input ids (strings in a [`StrPool`])
+/// to node indices: 4 bytes per slot, no per-node allocation.
+#[derive(Clone, Debug, Default)]
+struct ExtIndex {
+    slots: Vec<u32>,
+    len: usize,
+}
+
+const EMPTY: u32 = u32::MAX;
+
+/// A fast non-cryptographic string hash (word-at-a-time multiply-rotate,
+/// in the spirit of FxHash). Input ids are not adversarial keys: a
+/// collision only costs time.
+fn hash_str(s: &str) -> u64 {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let mut h: u64 = s.len() as u64;
+    let b = s.as_bytes();
+    let mut chunks = b.chunks_exact(8);
+    for c in &mut chunks {
+        let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+        h = (h.rotate_left(5) ^ w).wrapping_mul(K);
+    }
+    let mut tail = [0u8; 8];
+    let r = chunks.remainder();
+    tail[..r.len()].copy_from_slice(r);
+    h = (h.rotate_left(5) ^ u64::from_le_bytes(tail)).wrapping_mul(K);
+    h ^ (h >> 29)
+}
+
+impl ExtIndex {
+    fn find(&self, pool: &StrPool, key: &str) -> Option<u32> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = hash_str(key) as usize & mask;
+        loop {
+            let v = self.slots[i];
+            if v == EMPTY {
+                return None;
+            }
+            if pool.get(v as usize) == key {
+                return Some(v);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+    /// Inserts node `v` (whose id is `pool.get(v)`); returns false if the
+    /// id is already present.
+    fn insert(&mut self, pool: &StrPool, v: u32) -> bool {
+        if (self.len + 1) * 2 > self.slots.len() {
+            self.grow(pool);
+        }
+        let key = pool.get(v as usize);
+        let mask = self.slots.len() - 1;
+        let mut i = hash_str(key) as usize & mask;
+        loop {
+            let w = self.slots[i];
+            if w == EMPTY {
+                self.slots[i] = v;
+                self.len += 1;
+                return true;
+            }
+            if pool.get(w as usize) == key {
+                return false;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+    fn grow(&mut self, pool: &StrPool) {
+        let cap = (self.slots.len() * 2).max(64);
+        let old = std::mem::replace(&mut self.slots, vec![EMPTY; cap]);
+        let mask = cap - 1;
+        for v in old.into_iter().filter(|&v| v != EMPTY) {
+            let mut i = hash_str(pool.get(v as usize)) as usize & mask;
+            while self.slots[i] != EMPTY {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = v;
+        }
+    }
+    fn heap_bytes(&self) -> usize {
+        self.slots.capacity() * 4
     }
 }
 
@@ -169,7 +255,7 @@ pub struct IcfgBuilder {
     labels: StrPool,
     line_ends: Vec<u32>,
     lines: Vec<u32>,
-    ext_lookup: HashMap<Box<str>, NodeId>,
+    ext_index: ExtIndex,
     functions: Vec<Function>,
     func_lookup: HashMap<Box<str>, FuncId>,
     files: Vec<Box<str>>,
@@ -213,7 +299,7 @@ impl IcfgBuilder {
 
     /// Adds a node. Its input id must be new.
     pub fn add_node(&mut self, spec: NodeSpec<'_>) -> Result<NodeId, BuildError> {
-        if self.ext_lookup.contains_key(spec.ext_id) {
+        if self.ext_index.find(&self.ext, spec.ext_id).is_some() {
             return Err(BuildError::DuplicateNode(spec.ext_id.to_string()));
         }
         if self.kinds.len() >= u32::MAX as usize - 2 {
@@ -241,13 +327,13 @@ impl IcfgBuilder {
         self.labels.push(spec.label);
         self.lines.extend_from_slice(spec.lines);
         self.line_ends.push(self.lines.len() as u32);
-        self.ext_lookup.insert(spec.ext_id.into(), id);
+        self.ext_index.insert(&self.ext, id.0);
         Ok(id)
     }
 
     /// The node added with input id `ext_id`, if any.
     pub fn lookup(&self, ext_id: &str) -> Option<NodeId> {
-        self.ext_lookup.get(ext_id).copied()
+        self.ext_index.find(&self.ext, ext_id).map(NodeId)
     }
 
     /// The kind of a node added so far.
@@ -360,14 +446,11 @@ impl IcfgBuilder {
                 }
             }
         };
-        let mut by_ext: Vec<u32> = (0..n as u32).collect();
-        by_ext.sort_unstable_by(|&a, &b| self.ext.get(a as usize).cmp(self.ext.get(b as usize)));
-        drop(self.ext_lookup);
         Ok(Icfg {
             kinds: self.kinds,
             funcs_of: self.funcs_of,
             ext: self.ext,
-            by_ext,
+            ext_index: self.ext_index,
             labels: self.labels,
             line_ends: self.line_ends,
             lines: self.lines,
@@ -389,7 +472,7 @@ pub struct Icfg {
     kinds: Vec<NodeKind>,
     funcs_of: Vec<FuncId>,
     ext: StrPool,
-    by_ext: Vec<u32>,
+    ext_index: ExtIndex,
     labels: StrPool,
     line_ends: Vec<u32>,
     lines: Vec<u32>,
@@ -448,10 +531,7 @@ impl Icfg {
     }
     /// Looks a node up by its input id.
     pub fn lookup(&self, ext_id: &str) -> Option<NodeId> {
-        self.by_ext
-            .binary_search_by(|&i| self.ext.get(i as usize).cmp(ext_id))
-            .ok()
-            .map(|pos| NodeId(self.by_ext[pos]))
+        self.ext_index.find(&self.ext, ext_id).map(NodeId)
     }
     /// All functions, indexed by [`FuncId`].
     pub fn functions(&self) -> &[Function] {
@@ -500,7 +580,7 @@ impl Icfg {
         self.kinds.capacity()
             + self.funcs_of.capacity() * 4
             + self.ext.heap_bytes()
-            + self.by_ext.capacity() * 4
+            + self.ext_index.heap_bytes()
             + self.labels.heap_bytes()
             + (self.line_ends.capacity() + self.lines.capacity()) * 4
             + self.succ.heap_bytes()
