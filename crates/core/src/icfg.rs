@@ -264,6 +264,19 @@ pub struct IcfgBuilder {
     calls: Vec<(u32, u32)>,
     external_callee: Vec<u32>,
     start: Option<NodeId>,
+    columns: Vec<(u32, u32)>,
+    call_notes: Vec<(u32, CallNote)>,
+}
+
+/// What a front-end knows about a call site beyond its call edges: the
+/// names of callees outside the program and constant string arguments
+/// (format strings, for matching log lines).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CallNote {
+    /// Names of callees that are not in the graph (library functions).
+    pub external_callees: Vec<Box<str>>,
+    /// Constant string arguments, in argument order.
+    pub string_args: Vec<Box<str>>,
 }
 
 impl IcfgBuilder {
@@ -362,6 +375,29 @@ impl IcfgBuilder {
         self.external_callee.push(site.0);
     }
 
+    /// Sets the source column of a node (debug info; 0 = unknown).
+    pub fn set_column(&mut self, n: NodeId, col: u32) {
+        self.columns.push((n.0, col));
+    }
+
+    /// Records that call site `site` calls `name`, a function outside the
+    /// program (this does not add an edge: see [`IcfgBuilder::add_external_callee`]).
+    pub fn add_external_callee_name(&mut self, site: NodeId, name: &str) {
+        self.note(site).external_callees.push(name.into());
+    }
+
+    /// Records a constant string argument of call site `site`.
+    pub fn add_string_arg(&mut self, site: NodeId, s: &str) {
+        self.note(site).string_args.push(s.into());
+    }
+
+    fn note(&mut self, site: NodeId) -> &mut CallNote {
+        if self.call_notes.last().is_none_or(|(n, _)| *n != site.0) {
+            self.call_notes.push((site.0, CallNote::default()));
+        }
+        &mut self.call_notes.last_mut().expect("just pushed").1
+    }
+
     /// Sets the program's start node explicitly.
     pub fn set_start(&mut self, start: NodeId) {
         self.start = Some(start);
@@ -446,7 +482,32 @@ impl IcfgBuilder {
                 }
             }
         };
+        let columns = if self.columns.is_empty() {
+            Vec::new()
+        } else {
+            let mut c = vec![0u32; n];
+            for &(v, col) in &self.columns {
+                c[v as usize] = col;
+            }
+            c
+        };
+        // Merge notes of the same site (added at different times).
+        self.call_notes.sort_by_key(|x| x.0);
+        let mut call_notes: Vec<(u32, CallNote)> = Vec::with_capacity(self.call_notes.len());
+        for (site, note) in self.call_notes {
+            match call_notes.last_mut() {
+                Some((s, acc)) if *s == site => {
+                    acc.external_callees.extend(note.external_callees);
+                    acc.string_args.extend(note.string_args);
+                }
+                _ => call_notes.push((site, note)),
+            }
+        }
+        let func_lookup = self.func_lookup;
         Ok(Icfg {
+            columns,
+            call_notes,
+            func_lookup,
             kinds: self.kinds,
             funcs_of: self.funcs_of,
             ext: self.ext,
@@ -484,9 +545,32 @@ pub struct Icfg {
     pred_kind: Vec<EdgeKind>,
     return_sites: Csr,
     start: NodeId,
+    columns: Vec<u32>,
+    call_notes: Vec<(u32, CallNote)>,
+    func_lookup: HashMap<Box<str>, FuncId>,
 }
 
 impl Icfg {
+    /// A node's source column, when the front-end knew it.
+    pub fn column(&self, n: NodeId) -> Option<u32> {
+        self.columns.get(n.index()).copied().filter(|&c| c != 0)
+    }
+    /// What the front-end recorded about a call site, if anything.
+    pub fn call_note(&self, site: NodeId) -> Option<&CallNote> {
+        self.call_notes.binary_search_by_key(&site.0, |x| x.0).ok().map(|i| &self.call_notes[i].1)
+    }
+    /// All call sites with a [`CallNote`].
+    pub fn call_notes(&self) -> impl Iterator<Item = (NodeId, &CallNote)> + '_ {
+        self.call_notes.iter().map(|(n, c)| (NodeId(*n), c))
+    }
+    /// The function called `name`.
+    pub fn function_by_name(&self, name: &str) -> Option<FuncId> {
+        self.func_lookup.get(name).copied()
+    }
+    /// The in-program callees of a call site (targets of its call edges).
+    pub fn callees(&self, site: NodeId) -> impl Iterator<Item = FuncId> + '_ {
+        self.succs(site).filter(|e| e.1 == EdgeKind::Call).map(|(e, _)| self.func_of(e))
+    }
     /// Number of nodes.
     pub fn num_nodes(&self) -> usize {
         self.kinds.len()
@@ -649,6 +733,30 @@ mod tests {
         let f = b.function("f");
         let fe = node(&mut b, "fe", NodeKind::Entry, f);
         assert_eq!(b.build().unwrap().start(), fe);
+    }
+
+    #[test]
+    fn columns_and_call_notes_survive_the_build() {
+        let mut b = IcfgBuilder::new();
+        let main = b.function("main");
+        let me = node(&mut b, "me", NodeKind::Entry, main);
+        let c = node(&mut b, "c", NodeKind::CallSite, main);
+        let mx = node(&mut b, "mx", NodeKind::Exit, main);
+        b.add_flow_edge(me, c);
+        b.add_flow_edge(c, mx);
+        b.add_external_callee(c);
+        b.add_external_callee_name(c, "printf");
+        b.set_column(c, 7);
+        b.add_string_arg(c, "Processed %d\n");
+        let g = b.build().unwrap();
+        assert_eq!(g.column(c), Some(7));
+        assert_eq!(g.column(me), None);
+        let note = g.call_note(c).unwrap();
+        assert_eq!(&*note.external_callees[0], "printf");
+        assert_eq!(&*note.string_args[0], "Processed %d\n");
+        assert!(g.call_note(me).is_none());
+        assert_eq!(g.function_by_name("main"), Some(main));
+        assert_eq!(g.callees(c).count(), 0);
     }
 
     #[test]

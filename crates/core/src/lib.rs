@@ -22,7 +22,7 @@ pub mod summary;
 pub mod testgen;
 pub mod utl;
 
-pub use icfg::{EdgeKind, Icfg, IcfgBuilder, NodeKind, NodeSpec};
+pub use icfg::{CallNote, EdgeKind, Icfg, IcfgBuilder, NodeKind, NodeSpec};
 pub use ids::{FileId, FuncId, NodeId};
 pub use report::{Frame, NodeSet, Origin, Report, Trace};
 pub use solver::{Answer, Label, Query, Recovery, SolveError, Solver, Weakening};
