@@ -1,7 +1,9 @@
 //! `postmortem bench` and `postmortem synth`: timing tables on the shared
 //! failure data and on a synthetic gcc-sized program.
 
-use crate::{load_graph, load_report, Failure};
+use crate::graph::load_graph;
+use crate::inputs::load_report;
+use crate::Failure;
 use clap::{Args, ValueEnum};
 use postmortem_core::summary::Counts;
 use postmortem_core::utl::Utl;

@@ -6,11 +6,17 @@
 //! solver comparison failed.
 
 mod bench;
+mod graph;
+mod inputs;
+mod render;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand};
+use graph::load_graph;
+use inputs::{load, Inputs, SolverName};
+use render::Format;
 use postmortem_core::utl::Utl;
-use postmortem_core::{Answer, Icfg, NodeId, Query, Report, SolveError, Solver};
-use postmortem_formats::output::{self, Analysis, Timings};
+use postmortem_core::{Answer, Icfg, NodeId, Query, SolveError, Solver};
+use postmortem_formats::output::Analysis;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -48,39 +54,6 @@ enum Command {
     /// Write a synthetic program (GraphML) and a failure report from a
     /// simulated run of it.
     Synth(bench::SynthArgs),
-}
-
-#[derive(Args)]
-struct Inputs {
-    /// The control-flow graph: csi-cc GraphML (optionally gzip-compressed).
-    #[arg(long, value_name = "GRAPH")]
-    cfg: PathBuf,
-    /// The failure report: csi-grissom JSON (`stack`+`crash` or
-    /// `crashstack`, `obsYes`, `obsNo`).
-    #[arg(long, value_name = "REPORT")]
-    report: PathBuf,
-    /// Use only the crash and the stack; ignore obsYes and obsNo
-    /// (grissom's -stackonly).
-    #[arg(long)]
-    stack_only: bool,
-    /// The solver. `utl`: unreliable trace languages over the
-    /// context-insensitive ICFG (PLDI 2017, section 4.2).
-    #[arg(long, value_enum, default_value_t = SolverName::Utl)]
-    solver: SolverName,
-}
-
-#[derive(Copy, Clone, ValueEnum)]
-enum SolverName {
-    /// Unreliable trace languages (polynomial, one pass for all nodes).
-    Utl,
-}
-
-#[derive(Copy, Clone, ValueEnum, PartialEq, Eq)]
-enum Format {
-    /// Human-readable summary.
-    Text,
-    /// One JSON object.
-    Json,
 }
 
 #[derive(Args)]
@@ -164,43 +137,16 @@ fn main() -> ExitCode {
     }
 }
 
-fn ms(since: Instant) -> f64 {
+/// Milliseconds since `since`.
+pub fn ms(since: Instant) -> f64 {
     since.elapsed().as_secs_f64() * 1e3
 }
 
-/// Reads a control-flow graph.
-pub fn load_graph(path: &Path) -> Result<Icfg, Failure> {
-    postmortem_formats::graphml::read_graphml_path(path).map_err(Failure::input)
-}
-
-/// Reads a failure report against a graph.
-pub fn load_report(path: &Path, g: &Icfg) -> Result<Report, Failure> {
-    postmortem_formats::report_json::read_report_path(path, g).map_err(Failure::input)
-}
 
 fn solver(name: SolverName) -> Box<dyn Solver> {
     match name {
         SolverName::Utl => Box::new(Utl::default()),
     }
-}
-
-struct Loaded {
-    graph: Icfg,
-    report: Report,
-    timings: Timings,
-}
-
-fn load(inputs: &Inputs) -> Result<Loaded, Failure> {
-    let t = Instant::now();
-    let graph = load_graph(&inputs.cfg)?;
-    let parse_graph_ms = ms(t);
-    let t = Instant::now();
-    let mut report = load_report(&inputs.report, &graph)?;
-    if inputs.stack_only {
-        report = report.stack_only();
-    }
-    let parse_report_ms = ms(t);
-    Ok(Loaded { graph, report, timings: Timings { parse_graph_ms, parse_report_ms, recover_ms: 0.0 } })
 }
 
 fn infeasible(culprit: postmortem_core::Origin, report_path: &Path) -> Failure {
@@ -247,13 +193,7 @@ fn analyze(a: AnalyzeArgs) -> Result<(), Failure> {
         stack_only: a.inputs.stack_only,
         timings: loaded.timings,
     };
-    write_out(|out| match a.format {
-        Format::Text => output::write_text(out, &view),
-        Format::Json => {
-            serde_json::to_writer_pretty(&mut *out, &output::to_json(&view))?;
-            writeln!(out)
-        }
-    })
+    write_out(|out| render::write_analysis(out, a.format, &view))
 }
 
 fn node_arg(g: &Icfg, id: &str) -> Result<NodeId, Failure> {
