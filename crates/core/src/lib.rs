@@ -7,14 +7,18 @@
 //! * [`solver`]: the [`solver::Solver`] trait every solver implements.
 //! * [`utl`]: the unreliable-trace-language solver of Ohmann et al.
 //!   (PLDI 2017, section 4.2), with one-pass bulk recovery.
+//! * [`fsa`]: the FSA solver: any regular constraint or query, explored on
+//!   the fly in the product with the ICFG, with witnesses.
 //! * [`oracle`]: brute-force reference solvers for tests.
 //! * [`algo`], [`graph`]: graph algorithms and storage they share.
 #![deny(missing_docs)]
 
 pub mod algo;
+pub mod fsa;
 pub mod graph;
 pub mod icfg;
 pub mod ids;
+pub mod locate;
 pub mod oracle;
 pub mod report;
 pub mod solver;

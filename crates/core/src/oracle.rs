@@ -81,12 +81,64 @@ pub fn path_consistent(report: &Report, query: Option<&Query>, path: &[NodeId]) 
             return false;
         }
     }
+    for b in &report.bursty {
+        if !bursty_ok(path, &b.bursts) {
+            return false;
+        }
+    }
     match query {
         None => true,
         Some(Query::MayRun(n)) => path.contains(n),
         Some(Query::MaySkip(n)) => !path.contains(n),
         Some(Query::Trace(t)) => subsequence(path, t),
+        Some(Query::Language(d)) => d.initial.iter().any(|&q0| {
+            let mut q = q0;
+            for x in path {
+                q = d.step(q, x.as_u32());
+                if q == crate::fsa::automaton::DEAD {
+                    return false;
+                }
+            }
+            d.accepting[q as usize]
+        }),
     }
+}
+
+/// Bursty-trace semantics, directly: the occurrences of the traced nodes
+/// split as `u₀ B₁ u₁ … Bₖ uₖ` with burst `Bᵢ` matched element by element
+/// and the `uᵢ` unobserved. Dynamic programme over (occurrence, element).
+fn bursty_ok(path: &[NodeId], bursts: &[Vec<NodeSet>]) -> bool {
+    let elems: Vec<&NodeSet> = bursts.iter().flatten().collect();
+    let traced = |x: NodeId| elems.iter().any(|e| e.contains(x));
+    let occ: Vec<NodeId> = path.iter().copied().filter(|&x| traced(x)).collect();
+    let mut starts = Vec::new();
+    let mut acc = 0;
+    for b in bursts {
+        starts.push(acc);
+        acc += b.len();
+    }
+    let is_start = |j: usize| starts.contains(&j) || j == elems.len();
+    // ok[j]: after some prefix of occ, exactly j elements matched and we are
+    // outside a burst (j is a burst boundary) or inside (otherwise).
+    let mut ok = vec![false; elems.len() + 1];
+    ok[0] = true;
+    for &x in &occ {
+        let mut next = vec![false; elems.len() + 1];
+        for j in 0..=elems.len() {
+            if !ok[j] {
+                continue;
+            }
+            let outside = is_start(j);
+            if outside {
+                next[j] = true; // unobserved occurrence
+            }
+            if j < elems.len() && elems[j].contains(x) {
+                next[j + 1] = true;
+            }
+        }
+        ok = next;
+    }
+    ok[elems.len()]
 }
 
 /// Labels from all consistent paths of at most `max_len` nodes; `None` if
@@ -135,6 +187,10 @@ enum Auto {
     NotAll(NodeSet),
     /// Must see this node; state = 0/1.
     Must(NodeId),
+    /// A bursty trace; state = bit set of possible matched counts.
+    Bursty(Vec<NodeSet>, Vec<bool>),
+    /// A query automaton (one initial state); state = its state.
+    Lang(crate::fsa::automaton::Dfa),
 }
 
 const DEAD: u16 = u16::MAX;
@@ -170,6 +226,36 @@ impl Auto {
                 None => s,
             },
             Auto::Must(n) => u16::from(s == 1 || *n == x),
+            Auto::Lang(d) => {
+                let t = d.step(u32::from(s), x.as_u32());
+                if t == crate::fsa::automaton::DEAD {
+                    DEAD
+                } else {
+                    t as u16
+                }
+            }
+            Auto::Bursty(e, boundary) => {
+                if !e.iter().any(|s| s.contains(x)) {
+                    return s;
+                }
+                let mut t = 0u16;
+                for j in 0..=e.len() {
+                    if s & (1 << j) == 0 {
+                        continue;
+                    }
+                    if boundary[j] {
+                        t |= 1 << j;
+                    }
+                    if j < e.len() && e[j].contains(x) {
+                        t |= 1 << (j + 1);
+                    }
+                }
+                if t == 0 {
+                    DEAD
+                } else {
+                    t
+                }
+            }
         }
     }
     fn accepts(&self, s: u16) -> bool {
@@ -177,6 +263,8 @@ impl Auto {
             Auto::Subseq(e) | Auto::Reliable(e, _) => s as usize == e.len(),
             Auto::NotAll(_) => true,
             Auto::Must(_) => s == 1,
+            Auto::Bursty(e, _) => s & (1 << e.len()) != 0,
+            Auto::Lang(d) => d.accepting[s as usize],
         }
     }
 }
@@ -216,12 +304,28 @@ impl<'a> Product<'a> {
             assert!(s.nodes().len() <= 15, "oracle supports obsNo sets of at most 15 nodes");
             autos.push(Auto::NotAll(s.clone()));
         }
+        for b in &report.bursty {
+            let e: Vec<NodeSet> = b.bursts.iter().flatten().cloned().collect();
+            assert!(e.len() < 15, "oracle supports bursty traces of at most 14 elements");
+            let mut boundary = vec![false; e.len() + 1];
+            let mut acc = 0;
+            for burst in &b.bursts {
+                boundary[acc] = true;
+                acc += burst.len();
+            }
+            boundary[e.len()] = true;
+            autos.push(Auto::Bursty(e, boundary));
+        }
         let mut forbidden = None;
         match query {
             None => {}
             Some(Query::MayRun(n)) => autos.push(Auto::Must(*n)),
             Some(Query::MaySkip(n)) => forbidden = Some(*n),
             Some(Query::Trace(t)) => autos.push(Auto::Subseq(t.clone())),
+            Some(Query::Language(d)) => {
+                assert_eq!(d.initial.len(), 1, "oracle supports query automata with one initial state");
+                autos.push(Auto::Lang(d.clone()));
+            }
         }
         Product { g, crash: report.crash.clone(), autos, forbidden }
     }
@@ -248,7 +352,13 @@ impl<'a> Product<'a> {
     /// On graphs of 65,535 nodes or more (the oracle is for small tests).
     pub fn answer(&self) -> Answer {
         assert!(self.g.num_nodes() < u16::MAX as usize, "oracle is for small graphs");
-        let init: Vec<u16> = std::iter::once(0).chain(self.autos.iter().map(|_| 0)).collect();
+        let init: Vec<u16> = std::iter::once(0)
+            .chain(self.autos.iter().map(|a| match a {
+                Auto::Bursty(..) => 1,
+                Auto::Lang(d) => d.initial[0] as u16,
+                _ => 0,
+            }))
+            .collect();
         let Some(first) = self.step_all(&init, self.g.start()) else { return Answer::Impossible };
         let mut seen: HashSet<Vec<u16>> = HashSet::new();
         let mut queue = VecDeque::new();

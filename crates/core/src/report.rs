@@ -8,7 +8,8 @@
 //! 1. the crash (where the run stopped);
 //! 2. the stack frames, outermost first;
 //! 3. the `obsYes` traces, in input order;
-//! 4. the `obsNo` sets, in input order.
+//! 4. the `obsNo` sets, in input order;
+//! 5. bursty traces, in input order.
 
 use crate::ids::NodeId;
 
@@ -66,6 +67,15 @@ pub struct Trace {
     pub entries: Vec<NodeSet>,
 }
 
+/// A bursty call trace: bursts of complete tracing (each burst holds every
+/// occurrence of the traced nodes while it lasted, in order) separated by
+/// untraced execution. The traced nodes are those the bursts mention.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Bursty {
+    /// The bursts, in order; each a sequence of "one of these" elements.
+    pub bursts: Vec<Vec<NodeSet>>,
+}
+
 /// A failure report.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Report {
@@ -77,6 +87,8 @@ pub struct Report {
     pub obs_yes: Vec<Trace>,
     /// Each set: at least one of these nodes never executed.
     pub obs_no: Vec<NodeSet>,
+    /// Bursty traces.
+    pub bursty: Vec<Bursty>,
 }
 
 /// Where a constraint came from in the report.
@@ -90,6 +102,8 @@ pub enum Origin {
     ObsYes(usize),
     /// `obsNo[i]`.
     ObsNo(usize),
+    /// `bursty[i]`.
+    Bursty(usize),
     /// The query being asked.
     Query,
 }
@@ -101,6 +115,7 @@ impl std::fmt::Display for Origin {
             Origin::Frame(i) => write!(f, "stack[{i}]"),
             Origin::ObsYes(i) => write!(f, "obsYes[{i}]"),
             Origin::ObsNo(i) => write!(f, "obsNo[{i}]"),
+            Origin::Bursty(i) => write!(f, "bursty[{i}]"),
             Origin::Query => write!(f, "query"),
         }
     }
@@ -109,7 +124,7 @@ impl std::fmt::Display for Origin {
 impl Report {
     /// The report without `obsYes` and `obsNo` (grissom's `-stackonly`).
     pub fn stack_only(&self) -> Report {
-        Report { stack: self.stack.clone(), crash: self.crash.clone(), obs_yes: vec![], obs_no: vec![] }
+        Report { stack: self.stack.clone(), crash: self.crash.clone(), ..Report::default() }
     }
 
     /// Every constraint origin, in report order.
@@ -121,26 +136,24 @@ impl Report {
         v.extend((0..self.stack.len()).map(Origin::Frame));
         v.extend((0..self.obs_yes.len()).map(Origin::ObsYes));
         v.extend((0..self.obs_no.len()).map(Origin::ObsNo));
+        v.extend((0..self.bursty.len()).map(Origin::Bursty));
         v
     }
 
     /// The sub-report holding only the constraints in `keep`.
     ///
-    /// Frames are kept as a prefix of the stack (a stack without its
-    /// outer frames is a weaker stack), so `keep` must name frames `0..k`
-    /// for some `k`; other frames are ignored.
+    /// Frames keep their order; dropping a frame drops its two elements
+    /// from the stack vector, a weaker constraint for the context-insensitive
+    /// solvers.
     pub fn restrict(&self, keep: &[Origin]) -> Report {
         let mut r = Report::default();
         for o in keep {
             match *o {
                 Origin::Crash => r.crash = self.crash.clone(),
-                Origin::Frame(i) => {
-                    if i == r.stack.len() {
-                        r.stack.push(self.stack[i].clone())
-                    }
-                }
+                Origin::Frame(i) => r.stack.push(self.stack[i].clone()),
                 Origin::ObsYes(i) => r.obs_yes.push(self.obs_yes[i].clone()),
                 Origin::ObsNo(i) => r.obs_no.push(self.obs_no[i].clone()),
+                Origin::Bursty(i) => r.bursty.push(self.bursty[i].clone()),
                 Origin::Query => {}
             }
         }
@@ -153,6 +166,7 @@ impl Report {
         let crash = self.crash.iter().flat_map(|c| c.nodes());
         let yes = self.obs_yes.iter().flat_map(|t| t.entries.iter().flat_map(|e| e.nodes()));
         let no = self.obs_no.iter().flat_map(|s| s.nodes());
-        frames.chain(crash).chain(yes).chain(no).copied()
+        let bursty = self.bursty.iter().flat_map(|b| b.bursts.iter().flatten().flat_map(|e| e.nodes()));
+        frames.chain(crash).chain(yes).chain(no).chain(bursty).copied()
     }
 }

@@ -38,6 +38,8 @@ pub enum Query {
     MaySkip(NodeId),
     /// May these have run in this order (an unreliable trace)?
     Trace(Vec<NodeSet>),
+    /// Is some path in this regular language (over nodes)?
+    Language(crate::fsa::automaton::Dfa),
 }
 
 /// The answer to a query.
@@ -76,6 +78,9 @@ pub struct Checked {
     pub answer: Answer,
     /// Constraints that were weakened to answer it.
     pub weakened: Vec<Weakening>,
+    /// When possible, one complete path from the start to the crash that
+    /// satisfies everything (if the solver builds witnesses).
+    pub witness: Option<Vec<NodeId>>,
 }
 
 /// The result of bulk recovery.
@@ -102,6 +107,10 @@ pub enum SolveError {
         /// The first constraint that made the report impossible.
         culprit: Origin,
     },
+    /// The solver cannot answer this kind of question.
+    Unsupported(String),
+    /// A work limit was reached before an answer was found.
+    Limit(String),
 }
 
 impl std::fmt::Display for SolveError {
@@ -111,6 +120,8 @@ impl std::fmt::Display for SolveError {
                 f,
                 "no execution of this program satisfies the report: it became impossible with constraint {culprit}"
             ),
+            SolveError::Unsupported(what) => write!(f, "unsupported: {what}"),
+            SolveError::Limit(what) => write!(f, "gave up: {what}"),
         }
     }
 }
@@ -124,7 +135,7 @@ pub trait Solver {
 
     /// Is some execution consistent with the graph, the report and the
     /// query (if any)? Does not look for a culprit.
-    fn check(&self, g: &Icfg, report: &Report, query: Option<&Query>) -> Checked;
+    fn check(&self, g: &Icfg, report: &Report, query: Option<&Query>) -> Result<Checked, SolveError>;
 
     /// Labels every node. Fails with [`SolveError::Infeasible`] when the
     /// report itself is impossible.
@@ -136,7 +147,10 @@ pub trait Solver {
     /// executions, so feasibility is monotone).
     fn culprit(&self, g: &Icfg, report: &Report) -> Option<Origin> {
         let origins = report.origins();
-        let feasible = |k: usize| self.check(g, &report.restrict(&origins[..k]), None).answer == Answer::Possible;
+        // A limit counts as "possible": the culprit is then a sound upper bound.
+        let feasible = |k: usize| {
+            self.check(g, &report.restrict(&origins[..k]), None).map_or(true, |c| c.answer == Answer::Possible)
+        };
         if feasible(origins.len()) {
             return None;
         }

@@ -176,6 +176,17 @@ pub fn random_report(rng: &mut Rng, g: &Icfg, expressible: bool) -> Report {
         let reliable = !expressible && rng.chance(20);
         r.obs_yes.push(Trace { reliable, entries });
     }
+    if !expressible && rng.chance(15) {
+        let mut bursts = Vec::new();
+        for _ in 0..1 + rng.below(2) {
+            let k = 1 + rng.below(2);
+            let start = rng.below(walk.len());
+            let burst: Vec<NodeSet> =
+                (0..k).map(|i| NodeSet::one(if truthful { walk[(start + i).min(walk.len() - 1)] } else { any(rng) })).collect();
+            bursts.push(burst);
+        }
+        r.bursty.push(crate::report::Bursty { bursts });
+    }
     for _ in 0..rng.below(3) {
         let mut x = any(rng);
         if truthful {
@@ -214,5 +225,11 @@ pub fn utl_weakened(r: &Report) -> Report {
         }
     }
     out.obs_no = r.obs_no.iter().filter(|s| s.single().is_some()).cloned().collect();
+    for b in &r.bursty {
+        let entries: Vec<NodeSet> = b.bursts.iter().flatten().filter(|e| e.single().is_some()).cloned().collect();
+        if !entries.is_empty() {
+            out.obs_yes.push(Trace { reliable: false, entries });
+        }
+    }
     out
 }

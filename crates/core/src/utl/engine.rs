@@ -433,7 +433,7 @@ pub(crate) fn bulk(inst: &Instance<'_>, core: &Core, limits: BulkLimits) -> (Vec
 /// The crossing of one unavoidable non-trivial component, as a local graph:
 /// members `0..k`, virtual source `k` (edges to the entries) and virtual
 /// sink `k + 1` (edges from the exits).
-struct Crossing<'a> {
+pub(crate) struct Crossing<'a> {
     members: &'a [u32],
     g: Csr,
     rg: Csr,
@@ -441,7 +441,7 @@ struct Crossing<'a> {
 }
 
 impl<'a> Crossing<'a> {
-    fn new(
+    pub(crate) fn new(
         g: &Csr,
         members: &'a [u32],
         comp: &[u32],
@@ -478,7 +478,7 @@ impl<'a> Crossing<'a> {
         Crossing { members, g: lg, rg: lrg, vectors }
     }
 
-    fn classify(&self, required_vertex: &BitSet, witnesses: usize, budget: &mut u64, stats: &mut BulkStats) -> Vec<Verdict> {
+    pub(crate) fn classify(&self, required_vertex: &BitSet, witnesses: usize, budget: &mut u64, stats: &mut BulkStats) -> Vec<Verdict> {
         let k = self.members.len();
         let (src, snk) = (k as u32, k as u32 + 1);
         let mut verdict = vec![Verdict::Sometimes; k];

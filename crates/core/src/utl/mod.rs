@@ -15,12 +15,13 @@
 //!
 //! * an element that is a set of several nodes is dropped from its vector;
 //! * a `reliable` trace is treated as unreliable;
-//! * an `obsNo` set of several nodes is dropped.
+//! * an `obsNo` set of several nodes is dropped;
+//! * a bursty trace becomes one unreliable trace of all its elements.
 //!
 //! The algorithms are in [`engine`]; see its docs for the one-pass bulk
 //! recovery and its complexity.
 
-mod engine;
+pub(crate) mod engine;
 
 pub use engine::{BulkLimits, BulkStats};
 use engine::{Instance, Verdict};
@@ -123,6 +124,15 @@ pub(crate) fn lower(g: &Icfg, report: &Report, query: Option<&Query>) -> Lowered
             }),
         }
     }
+    for (i, b) in report.bursty.iter().enumerate() {
+        let origin = Origin::Bursty(i);
+        weakened.push(Weakening {
+            origin,
+            how: "bursty trace treated as one unreliable trace: the bursts' completeness is no longer enforced".into(),
+        });
+        let all: Vec<NodeSet> = b.bursts.iter().flatten().cloned().collect();
+        push_trace(origin, false, &all, &mut vectors, &mut weakened);
+    }
     match query {
         None => {}
         Some(Query::MayRun(n)) => vectors.push(vec![n.as_u32()]),
@@ -130,6 +140,7 @@ pub(crate) fn lower(g: &Icfg, report: &Report, query: Option<&Query>) -> Lowered
             absent.insert(n.index());
         }
         Some(Query::Trace(sets)) => push_trace(Origin::Query, false, sets, &mut vectors, &mut weakened),
+        Some(Query::Language(_)) => {}
     }
     Lowered { absent, vectors, targets, weakened }
 }
@@ -151,12 +162,19 @@ impl Solver for Utl {
         "utl"
     }
 
-    fn check(&self, g: &Icfg, report: &Report, query: Option<&Query>) -> Checked {
+    fn check(&self, g: &Icfg, report: &Report, query: Option<&Query>) -> Result<Checked, SolveError> {
+        if let Some(Query::Language(_)) = query {
+            return Err(SolveError::Unsupported("a regular-language query needs the fsa solver (--solver fsa)".into()));
+        }
         let low = lower(g, report, query);
         let start = [g.start().as_u32()];
         let inst = Self::instance(g, &low, &start);
         let possible = inst.solve(|v| low.absent.contains(v as usize)).is_some();
-        Checked { answer: if possible { Answer::Possible } else { Answer::Impossible }, weakened: low.weakened }
+        Ok(Checked {
+            answer: if possible { Answer::Possible } else { Answer::Impossible },
+            weakened: low.weakened,
+            witness: None,
+        })
     }
 
     fn recover(&self, g: &Icfg, report: &Report) -> Result<Recovery, SolveError> {

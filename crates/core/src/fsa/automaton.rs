@@ -1,0 +1,300 @@
+//! Constraint automata over the node alphabet.
+//!
+//! The alphabet (ICFG nodes) is huge, so transitions are labelled by node
+//! *classes*: each automaton maps the few nodes it mentions to classes
+//! `1..`, every other node to class 0. An automaton is deterministic but may
+//! have several initial states (a nondeterministic first choice, as for
+//! "at least one of these did not run").
+
+use crate::report::{NodeSet, Origin};
+use std::collections::HashMap;
+
+/// "No state": the run is rejected.
+pub const DEAD: u32 = u32::MAX;
+
+/// A deterministic automaton over node classes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dfa {
+    /// Where the constraint came from.
+    pub origin: Origin,
+    /// Initial states (one path per choice).
+    pub initial: Vec<u32>,
+    /// Accepting states.
+    pub accepting: Vec<bool>,
+    n_classes: u32,
+    /// `delta[q * n_classes + c]`.
+    delta: Vec<u32>,
+    class: HashMap<u32, u32>,
+    /// Whether class `c` leaves every state unchanged.
+    identity: Vec<bool>,
+}
+
+impl Dfa {
+    /// Builds an automaton from its class map and transition function.
+    pub fn new(
+        origin: Origin,
+        n_states: u32,
+        initial: Vec<u32>,
+        accepting: Vec<bool>,
+        class: HashMap<u32, u32>,
+        n_classes: u32,
+        step: impl Fn(u32, u32) -> u32,
+    ) -> Dfa {
+        let mut delta = Vec::with_capacity((n_states * n_classes) as usize);
+        for q in 0..n_states {
+            for c in 0..n_classes {
+                delta.push(step(q, c));
+            }
+        }
+        let identity = (0..n_classes).map(|c| (0..n_states).all(|q| delta[(q * n_classes + c) as usize] == q)).collect();
+        Dfa { origin, initial, accepting, n_classes, delta, class, identity }
+    }
+
+    /// Number of states.
+    pub fn num_states(&self) -> u32 {
+        self.accepting.len() as u32
+    }
+
+    /// The class of node `v`.
+    #[inline]
+    pub fn class_of(&self, v: u32) -> u32 {
+        if self.class.is_empty() {
+            0
+        } else {
+            self.class.get(&v).copied().unwrap_or(0)
+        }
+    }
+
+    /// The state after reading node `v` in state `q`.
+    #[inline]
+    pub fn step(&self, q: u32, v: u32) -> u32 {
+        self.delta[(q * self.n_classes + self.class_of(v)) as usize]
+    }
+
+    /// Reading `v` never changes the state.
+    pub fn silent_on(&self, v: u32) -> bool {
+        self.identity[self.class_of(v) as usize]
+    }
+
+    /// The nodes this automaton gives a class other than 0.
+    pub fn mentioned(&self) -> impl Iterator<Item = u32> + '_ {
+        self.class.keys().copied()
+    }
+
+    /// Whether class 0 (nodes not mentioned) leaves every state unchanged.
+    pub fn silent_elsewhere(&self) -> bool {
+        self.identity[0]
+    }
+
+    /// Classes: one per distinct membership signature of the nodes in
+    /// `sets` (class 0 = in none). Returns the class map and, per class,
+    /// the indices of the sets holding it.
+    fn classes_of(sets: &[&NodeSet]) -> (HashMap<u32, u32>, Vec<Vec<usize>>) {
+        let mut member: HashMap<u32, Vec<usize>> = HashMap::new();
+        for (i, s) in sets.iter().enumerate() {
+            for n in s.nodes() {
+                member.entry(n.as_u32()).or_default().push(i);
+            }
+        }
+        let mut sig_class: HashMap<Vec<usize>, u32> = HashMap::new();
+        let mut sigs: Vec<Vec<usize>> = vec![vec![]];
+        let mut class = HashMap::new();
+        let mut nodes: Vec<_> = member.into_iter().collect();
+        nodes.sort();
+        for (n, sig) in nodes {
+            let c = *sig_class.entry(sig.clone()).or_insert_with(|| {
+                sigs.push(sig);
+                sigs.len() as u32 - 1
+            });
+            class.insert(n, c);
+        }
+        (class, sigs)
+    }
+
+    /// `Σ* e₀ Σ* e₁ … Σ*`: the elements occur in order (an unreliable
+    /// trace). State = number matched; matching greedily is optimal.
+    pub fn subsequence(origin: Origin, elems: &[NodeSet]) -> Dfa {
+        let refs: Vec<&NodeSet> = elems.iter().collect();
+        let (class, sigs) = Self::classes_of(&refs);
+        let len = elems.len() as u32;
+        let mut accepting = vec![false; len as usize + 1];
+        accepting[len as usize] = true;
+        Dfa::new(origin, len + 1, vec![0], accepting, class, sigs.len() as u32, |q, c| {
+            if q < len && sigs[c as usize].contains(&(q as usize)) {
+                q + 1
+            } else {
+                q
+            }
+        })
+    }
+
+    /// A reliable trace: the occurrences of the nodes it mentions are
+    /// exactly the elements, in order (PLDI 2017, section 5.3).
+    pub fn reliable(origin: Origin, elems: &[NodeSet]) -> Dfa {
+        let refs: Vec<&NodeSet> = elems.iter().collect();
+        let (class, sigs) = Self::classes_of(&refs);
+        let len = elems.len() as u32;
+        let mut accepting = vec![false; len as usize + 1];
+        accepting[len as usize] = true;
+        Dfa::new(origin, len + 1, vec![0], accepting, class, sigs.len() as u32, |q, c| {
+            if c == 0 {
+                q
+            } else if q < len && sigs[c as usize].contains(&(q as usize)) {
+                q + 1
+            } else {
+                DEAD
+            }
+        })
+    }
+
+    /// A bursty trace: bursts (each a reliable trace of the nodes the whole
+    /// trace mentions) separated by unconstrained execution (PLDI 2017,
+    /// section 5.3). Built as an NFA (an occurrence of a burst's first
+    /// element may be unobserved, so the burst may start later) and
+    /// determinised.
+    pub fn bursty(origin: Origin, bursts: &[Vec<NodeSet>]) -> Dfa {
+        let elems: Vec<NodeSet> = bursts.iter().flatten().cloned().collect();
+        let refs: Vec<&NodeSet> = elems.iter().collect();
+        let (class, sigs) = Self::classes_of(&refs);
+        let len = elems.len() as u32;
+        let mut burst_end = vec![false; elems.len()];
+        let mut acc = 0;
+        for b in bursts {
+            acc += b.len();
+            if acc > 0 {
+                burst_end[acc - 1] = true;
+            }
+        }
+        // NFA state q = elements matched so far; inside a burst iff the
+        // last matched element does not end its burst.
+        let step = |q: u32, c: u32| -> Vec<u32> {
+            if c == 0 {
+                return vec![q];
+            }
+            let matches = q < len && sigs[c as usize].contains(&(q as usize));
+            let inside = q > 0 && !burst_end[q as usize - 1];
+            match (inside, matches) {
+                (true, true) => vec![q + 1],
+                (true, false) => vec![],
+                (false, true) => vec![q, q + 1],
+                (false, false) => vec![q],
+            }
+        };
+        determinize(origin, vec![0], |q| q == len, class, sigs.len() as u32, step)
+    }
+
+    /// "At least one of these did not run": guess which one, then forbid it.
+    pub fn not_all(origin: Origin, set: &NodeSet) -> Dfa {
+        let k = set.nodes().len() as u32;
+        let class: HashMap<u32, u32> = set.nodes().iter().enumerate().map(|(i, n)| (n.as_u32(), i as u32 + 1)).collect();
+        Dfa::new(origin, k, (0..k).collect(), vec![true; k as usize], class, k + 1, |q, c| if c == q + 1 { DEAD } else { q })
+    }
+
+    /// A general automaton over caller-defined classes (used by queries).
+    pub fn from_table(origin: Origin, initial: u32, accepting: Vec<bool>, class: HashMap<u32, u32>, n_classes: u32, delta: Vec<u32>) -> Dfa {
+        let n_states = accepting.len() as u32;
+        Dfa::new(origin, n_states, vec![initial], accepting, class, n_classes, |q, c| delta[(q * n_classes + c) as usize])
+    }
+}
+
+/// Subset construction: the DFA of an NFA given by `step` over `n_classes`
+/// classes, from the initial set `init`.
+pub fn determinize(
+    origin: Origin,
+    init: Vec<u32>,
+    accepting: impl Fn(u32) -> bool,
+    class: HashMap<u32, u32>,
+    n_classes: u32,
+    step: impl Fn(u32, u32) -> Vec<u32>,
+) -> Dfa {
+    let mut init = init;
+    init.sort_unstable();
+    init.dedup();
+    let mut ids: HashMap<Vec<u32>, u32> = HashMap::new();
+    let mut sets: Vec<Vec<u32>> = Vec::new();
+    let mut delta: Vec<u32> = Vec::new();
+    ids.insert(init.clone(), 0);
+    sets.push(init);
+    let mut i = 0;
+    while i < sets.len() {
+        for c in 0..n_classes {
+            let mut next: Vec<u32> = sets[i].iter().flat_map(|&q| step(q, c)).collect();
+            next.sort_unstable();
+            next.dedup();
+            let t = if next.is_empty() {
+                DEAD
+            } else {
+                let len = sets.len() as u32;
+                *ids.entry(next.clone()).or_insert_with(|| {
+                    sets.push(next);
+                    len
+                })
+            };
+            delta.push(t);
+        }
+        i += 1;
+    }
+    let acc: Vec<bool> = sets.iter().map(|s| s.iter().any(|&q| accepting(q))).collect();
+    Dfa::from_table(origin, 0, acc, class, n_classes, delta)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::NodeId;
+
+    fn set(v: &[usize]) -> NodeSet {
+        NodeSet::new(v.iter().map(|&i| NodeId::new(i)).collect()).unwrap()
+    }
+
+    fn run(d: &Dfa, word: &[u32]) -> bool {
+        d.initial.iter().any(|&q0| {
+            let mut q = q0;
+            for &v in word {
+                q = d.step(q, v);
+                if q == DEAD {
+                    return false;
+                }
+            }
+            d.accepting[q as usize]
+        })
+    }
+
+    #[test]
+    fn subsequence_with_sets() {
+        let d = Dfa::subsequence(Origin::Query, &[set(&[1, 2]), set(&[3])]);
+        assert!(run(&d, &[9, 2, 9, 3]));
+        assert!(run(&d, &[1, 1, 3, 3]));
+        assert!(!run(&d, &[3, 1]));
+        assert!(d.silent_on(9) && !d.silent_on(1));
+    }
+
+    #[test]
+    fn reliable_forbids_extra_occurrences() {
+        let d = Dfa::reliable(Origin::Query, &[set(&[1]), set(&[2]), set(&[1])]);
+        assert!(run(&d, &[1, 5, 2, 1]));
+        assert!(!run(&d, &[1, 2, 2, 1]));
+        assert!(!run(&d, &[1, 2]));
+        assert!(!run(&d, &[1, 2, 1, 1]));
+    }
+
+    #[test]
+    fn bursty_allows_unobserved_occurrences_between_bursts() {
+        // Bursts [1, 2] and [1]: traced nodes {1, 2}.
+        let d = Dfa::bursty(Origin::Query, &[vec![set(&[1]), set(&[2])], vec![set(&[1])]]);
+        assert!(run(&d, &[2, 1, 2, 2, 1]));
+        assert!(run(&d, &[1, 1, 2, 1]), "the first 1 may be unobserved, before the burst");
+        assert!(!run(&d, &[1, 2]), "the second burst is missing");
+        assert!(!run(&d, &[2, 1, 1]), "no 2 follows a burst-starting 1");
+        assert!(run(&d, &[1, 2, 9, 1]));
+        assert!(!run(&d, &[2, 2]));
+    }
+
+    #[test]
+    fn not_all_guesses() {
+        let d = Dfa::not_all(Origin::Query, &set(&[1, 2]));
+        assert!(run(&d, &[1, 1]));
+        assert!(run(&d, &[]));
+        assert!(!run(&d, &[2, 1]));
+    }
+}

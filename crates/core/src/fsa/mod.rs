@@ -1,0 +1,484 @@
+//! The FSA solver: any regular failure constraint and any regular query,
+//! intersected with the context-insensitive ICFG language (PLDI 2017,
+//! sections 3 and 5), explored on the fly.
+//!
+//! # Design
+//!
+//! The product of a real program with hundreds of coverage constraints is
+//! far too large to build (the paper's FSA solver ran out of memory on most
+//! real failures). We split the report:
+//!
+//! * constraints UTL expresses *exactly* (single-node unreliable traces,
+//!   single-node `obsNo`, the crash set) are enforced **structurally**: the
+//!   UTL condensation pass ([`crate::utl`]) computes the chain of required
+//!   components and the usable edges, and the product only moves along
+//!   those. Every such path visits the required components in order, which
+//!   satisfies every UTL element in a trivial component;
+//! * everything else (ambiguous sets, reliable and bursty traces, ambiguous
+//!   `obsNo`, the query) becomes a deterministic automaton over node classes
+//!   ([`automaton`]), one per constraint;
+//! * inside a non-trivial component where no automaton changes state (a
+//!   *silent* component), the product keeps one vertex per automaton state
+//!   for the whole component: a crossing can visit any of its nodes in any
+//!   order, so the UTL elements inside are satisfied by detours; in a
+//!   component where some automaton acts, the UTL elements inside get
+//!   subsequence automata of their own.
+//!
+//! # Bulk recovery
+//!
+//! One forward exploration and one backward pass over the explored product
+//! give the trimmed product graph; a node may run iff one of its vertices
+//! survives. A node must run iff its vertices form a cut of the trimmed
+//! graph: a dominator tree answers for nodes with one vertex (and proves the
+//! cut for the others when one vertex dominates the sink); the rest are
+//! checked by one search each. Inside a silent component, whether the
+//! crossing can avoid a node is the UTL crossing analysis again, once per
+//! automaton state, with the entries and exits the trimmed product uses.
+
+pub mod automaton;
+mod product;
+
+use crate::algo::{self, NONE};
+use crate::graph::{BitSet, Csr};
+use crate::icfg::Icfg;
+use crate::ids::NodeId;
+use crate::report::{NodeSet, Origin, Report};
+use crate::solver::{Answer, Checked, Label, Query, Recovery, SolveError, Solver};
+use crate::utl::engine::{BulkLimits, BulkStats, Core, Crossing, Ends, Instance, Segments, Verdict};
+use automaton::Dfa;
+use product::{Product, Stop};
+use std::collections::{HashMap, HashSet};
+use std::time::{Duration, Instant};
+
+/// Limits of the FSA solver. Reaching one degrades answers soundly.
+#[derive(Copy, Clone, Debug)]
+pub struct FsaLimits {
+    /// Maximum number of product vertices.
+    pub max_states: usize,
+    /// Maximum wall-clock time per exploration.
+    pub timeout: Option<Duration>,
+    /// Limits of the crossing analysis inside silent components.
+    pub bulk: BulkLimits,
+    /// Work budget (vertex visits) for exact cut checks.
+    pub exact_work: u64,
+}
+
+impl Default for FsaLimits {
+    fn default() -> Self {
+        FsaLimits { max_states: 4_000_000, timeout: None, bulk: BulkLimits::default(), exact_work: 2_000_000_000 }
+    }
+}
+
+/// The FSA solver.
+#[derive(Clone, Debug, Default)]
+pub struct Fsa {
+    /// Its limits.
+    pub limits: FsaLimits,
+}
+
+/// A report split into structural UTL constraints and automata.
+pub(crate) struct Split {
+    pub absent: BitSet,
+    pub vectors: Vec<Vec<u32>>,
+    pub targets: Option<Vec<u32>>,
+    pub autos: Vec<Dfa>,
+}
+
+fn singles(elems: &[NodeSet]) -> Option<Vec<u32>> {
+    elems.iter().map(|e| e.single().map(|n| n.as_u32())).collect()
+}
+
+pub(crate) fn split(g: &Icfg, report: &Report, query: Option<&Query>) -> Split {
+    let mut absent = BitSet::new(g.num_nodes());
+    let mut vectors = Vec::new();
+    let mut autos = Vec::new();
+    let targets = report.crash.as_ref().map(|c| c.nodes().iter().map(|n| n.as_u32()).collect());
+    let trace = |origin: Origin, elems: &[NodeSet], vectors: &mut Vec<Vec<u32>>, autos: &mut Vec<Dfa>| {
+        if elems.is_empty() {
+            return;
+        }
+        match singles(elems) {
+            Some(v) => vectors.push(v),
+            None => autos.push(Dfa::subsequence(origin, elems)),
+        }
+    };
+    let stack: Vec<NodeSet> = report.stack.iter().flat_map(|f| [f.call.clone(), f.entry.clone()]).collect();
+    trace(Origin::Frame(0), &stack, &mut vectors, &mut autos);
+    for (i, t) in report.obs_yes.iter().enumerate() {
+        if t.reliable {
+            autos.push(Dfa::reliable(Origin::ObsYes(i), &t.entries));
+        } else {
+            trace(Origin::ObsYes(i), &t.entries, &mut vectors, &mut autos);
+        }
+    }
+    for (i, s) in report.obs_no.iter().enumerate() {
+        match s.single() {
+            Some(n) => {
+                absent.insert(n.index());
+            }
+            None => autos.push(Dfa::not_all(Origin::ObsNo(i), s)),
+        }
+    }
+    for (i, b) in report.bursty.iter().enumerate() {
+        autos.push(Dfa::bursty(Origin::Bursty(i), &b.bursts));
+    }
+    match query {
+        None => {}
+        Some(Query::MayRun(n)) => vectors.push(vec![n.as_u32()]),
+        Some(Query::MaySkip(n)) => {
+            absent.insert(n.index());
+        }
+        Some(Query::Trace(t)) => trace(Origin::Query, t, &mut vectors, &mut autos),
+        Some(Query::Language(d)) => autos.push(d.clone()),
+    }
+    Split { absent, vectors, targets, autos }
+}
+
+/// The UTL structure plus the automata (with trackers for UTL elements in
+/// components where automata act).
+struct Prepared {
+    core: Core,
+    seg: Segments,
+    ends: Ends,
+    autos: Vec<Dfa>,
+}
+
+impl Fsa {
+    fn prepare(&self, g: &Icfg, sp: &Split, start: &[u32]) -> Option<Prepared> {
+        let inst = Instance {
+            g: g.succ_csr(),
+            rg: g.pred_csr(),
+            sources: start,
+            targets: sp.targets.as_deref(),
+            vectors: &sp.vectors,
+        };
+        let core = inst.solve(|v| sp.absent.contains(v as usize))?;
+        let ends = Ends::new(&inst);
+        let seg = core.segments(&inst, &ends);
+        // Components where some automaton acts get trackers for the UTL
+        // elements they hold.
+        let sccs = &core.sccs;
+        let mut autos = sp.autos.clone();
+        let mut loud = BitSet::new(g.num_nodes());
+        let all_loud = autos.iter().any(|a| !a.silent_elsewhere());
+        for a in &autos {
+            for v in a.mentioned() {
+                if !a.silent_on(v) {
+                    loud.insert(v as usize);
+                }
+            }
+        }
+        let mut active = vec![false; sccs.count as usize];
+        for c in 0..sccs.count {
+            active[c as usize] =
+                !sccs.trivial[c as usize] && (all_loud || sccs.members_of(c).iter().any(|&v| loud.contains(v as usize)));
+        }
+        for (i, vec) in sp.vectors.iter().enumerate() {
+            let inside: Vec<NodeSet> = vec
+                .iter()
+                .filter(|&&e| active[sccs.comp[e as usize] as usize])
+                .map(|&e| NodeSet::one(NodeId::new(e as usize)))
+                .collect();
+            if !inside.is_empty() {
+                autos.push(Dfa::subsequence(Origin::ObsYes(i), &inside));
+            }
+        }
+        Some(Prepared { core, seg, ends, autos })
+    }
+
+    fn deadline(&self) -> Option<Instant> {
+        self.limits.timeout.map(|t| Instant::now() + t)
+    }
+
+    /// Expands a product path into consecutive ICFG nodes.
+    fn witness(g: &Icfg, p: &Product<'_>, vectors: &[Vec<u32>], last: u32) -> Vec<NodeId> {
+        let sccs = &p.core.sccs;
+        let csr = g.succ_csr();
+        let edges = p.tree_path(last);
+        let mut path: Vec<u32> = vec![p.start];
+        // Inside a silent component: from `entry`, visit the UTL elements it
+        // holds (vector by vector, in order), then reach `exit`.
+        let cross = |path: &mut Vec<u32>, c: u32, entry: u32, exit: Option<u32>| {
+            let mut cur = entry;
+            let mut goals: Vec<u32> =
+                vectors.iter().flat_map(|v| v.iter().copied().filter(|&e| sccs.comp[e as usize] == c)).collect();
+            let in_c = |v: u32| sccs.comp[v as usize] == c;
+            match exit {
+                Some(x) => goals.push(x),
+                None => {
+                    // End at a target inside the component.
+                    let t = sccs.members_of(c).iter().copied().find(|&v| p.ends.is_target(v)).expect("target");
+                    goals.push(t);
+                }
+            }
+            let last_goal = goals.len() - 1;
+            for (i, goal) in goals.into_iter().enumerate() {
+                // The entry visit matches a first goal equal to it, and the
+                // exit needs no new visit; any other repeated visit of the
+                // current node needs a real cycle through a successor.
+                let leg = if cur == goal && i > 0 && i < last_goal {
+                    let s = csr.succs(cur).iter().copied().find(|&s| in_c(s)).expect("non-trivial component");
+                    let mut l = vec![cur];
+                    l.extend(bfs_path(csr, s, goal, in_c).expect("strongly connected"));
+                    l
+                } else {
+                    bfs_path(csr, cur, goal, in_c).expect("strongly connected")
+                };
+                path.extend_from_slice(&leg[1..]);
+                cur = goal;
+            }
+        };
+        let mut entry = p.start;
+        for e in &edges {
+            if let Err(c) = p.loc(e.from) {
+                cross(&mut path, c, entry, Some(e.from_node));
+            }
+            path.push(e.to_node);
+            entry = e.to_node;
+        }
+        if let Err(c) = p.loc(last) {
+            cross(&mut path, c, entry, None);
+        }
+        path.into_iter().map(|v| NodeId::new(v as usize)).collect()
+    }
+}
+
+/// Shortest path from `a` to `b` through vertices with `inside`.
+fn bfs_path(g: &Csr, a: u32, b: u32, inside: impl Fn(u32) -> bool) -> Option<Vec<u32>> {
+    if a == b {
+        return Some(vec![a]);
+    }
+    let mut parent: HashMap<u32, u32> = HashMap::new();
+    let mut queue = std::collections::VecDeque::from([a]);
+    parent.insert(a, a);
+    while let Some(v) = queue.pop_front() {
+        for &w in g.succs(v) {
+            if inside(w) && !parent.contains_key(&w) {
+                parent.insert(w, v);
+                if w == b {
+                    let mut out = vec![b];
+                    let mut x = b;
+                    while x != a {
+                        x = parent[&x];
+                        out.push(x);
+                    }
+                    out.reverse();
+                    return Some(out);
+                }
+                queue.push_back(w);
+            }
+        }
+    }
+    None
+}
+
+fn stop_message(s: Stop) -> String {
+    match s {
+        Stop::States(n) => format!("the product exceeded {n} states (--max-states)"),
+        Stop::Time => "the exploration exceeded its time limit (--timeout)".into(),
+    }
+}
+
+impl Solver for Fsa {
+    fn name(&self) -> &'static str {
+        "fsa"
+    }
+
+    fn check(&self, g: &Icfg, report: &Report, query: Option<&Query>) -> Result<Checked, SolveError> {
+        let sp = split(g, report, query);
+        let start = [g.start().as_u32()];
+        let impossible = Checked { answer: Answer::Impossible, weakened: vec![], witness: None };
+        let Some(prep) = self.prepare(g, &sp, &start) else { return Ok(impossible) };
+        let mut p = Product::new(g.succ_csr(), &prep.core, &prep.seg, &prep.ends, &prep.autos, start[0]);
+        match p.explore(true, self.limits.max_states, self.deadline()) {
+            Ok(false) => Ok(impossible),
+            Ok(true) => {
+                let last = p.first_accepting().expect("accepting vertex");
+                let witness = Self::witness(g, &p, &sp.vectors, last);
+                Ok(Checked { answer: Answer::Possible, weakened: vec![], witness: Some(witness) })
+            }
+            Err(s) => Err(SolveError::Limit(stop_message(s))),
+        }
+    }
+
+    fn recover(&self, g: &Icfg, report: &Report) -> Result<Recovery, SolveError> {
+        let sp = split(g, report, None);
+        let start = [g.start().as_u32()];
+        let infeasible = || SolveError::Infeasible { culprit: self.culprit(g, report).unwrap_or(Origin::Crash) };
+        let Some(prep) = self.prepare(g, &sp, &start) else { return Err(infeasible()) };
+        let mut p = Product::new(g.succ_csr(), &prep.core, &prep.seg, &prep.ends, &prep.autos, start[0]);
+        match p.explore(false, self.limits.max_states, self.deadline()) {
+            Ok(false) => return Err(infeasible()),
+            Ok(true) => {}
+            Err(s) => return degrade(g, report, stop_message(s)),
+        }
+        Ok(classify(g, &p, &sp, self.limits))
+    }
+}
+
+/// When the product is too large: UTL's labels, which are sound for the
+/// full report, with every Maybe marked undecided.
+fn degrade(g: &Icfg, report: &Report, why: String) -> Result<Recovery, SolveError> {
+    let mut rec = crate::utl::Utl::default().recover(g, report)?;
+    rec.undecided = (0..rec.labels.len()).filter(|&i| rec.labels[i] == Label::Maybe).map(NodeId::new).collect();
+    rec.weakened.push(crate::solver::Weakening {
+        origin: Origin::Query,
+        how: format!("fsa gave up ({why}); labels are the UTL solver's, sound but less precise"),
+    });
+    Ok(rec)
+}
+
+/// Bulk classification from the explored product.
+fn classify(g: &Icfg, p: &Product<'_>, sp: &Split, limits: FsaLimits) -> Recovery {
+    let n = g.num_nodes();
+    let sccs = &p.core.sccs;
+    let nv = p.num_vertices();
+    let co = p.co_reachable();
+    let live = |v: u32| co.contains(v as usize);
+    // Trimmed graph with virtual root (nv) and sink (nv + 1).
+    let (root, sink) = (nv as u32, nv as u32 + 1);
+    let mut hedges: Vec<(u32, u32)> = Vec::new();
+    for &i in &p.initial {
+        if live(i) {
+            hedges.push((root, i));
+        }
+    }
+    for v in 0..nv as u32 {
+        if live(v) && p.accepting[v as usize] {
+            hedges.push((v, sink));
+        }
+    }
+    for e in &p.edges {
+        if live(e.from) && live(e.to) {
+            hedges.push((e.from, e.to));
+        }
+    }
+    let h = Csr::from_edges(nv + 2, &hedges);
+    let hr = h.reversed();
+    let idom = algo::dominators(&h, &hr, root, |_| true);
+    let mut dom_sink = BitSet::new(nv + 2);
+    let mut x = idom[sink as usize];
+    while x != NONE && x != root {
+        dom_sink.insert(x as usize);
+        x = idom[x as usize];
+    }
+    // Vertices per location.
+    let mut node_states: HashMap<u32, Vec<u32>> = HashMap::new();
+    let mut comp_states: HashMap<u32, Vec<u32>> = HashMap::new();
+    for v in 0..nv as u32 {
+        if !live(v) {
+            continue;
+        }
+        match p.loc(v) {
+            Ok(node) => node_states.entry(node).or_default().push(v),
+            Err(c) => comp_states.entry(c).or_default().push(v),
+        }
+    }
+    let mut budget = limits.exact_work;
+    let mut undecided: Vec<NodeId> = Vec::new();
+    // Is every root-to-sink path of the trimmed graph through `set`?
+    let cut = |set: &[u32], budget: &mut u64| -> Option<bool> {
+        if set.iter().any(|&v| dom_sink.contains(v as usize)) {
+            return Some(true);
+        }
+        if set.len() == 1 {
+            return Some(false);
+        }
+        let cost = (h.num_vertices() + h.num_edges()) as u64;
+        if *budget < cost {
+            return None;
+        }
+        *budget -= cost;
+        let blocked: HashSet<u32> = set.iter().copied().collect();
+        let mut seen = BitSet::new(nv + 2);
+        algo::reach(&h, [root], |v| !blocked.contains(&v), &mut seen);
+        Some(!seen.contains(sink as usize))
+    };
+    let mut labels = vec![Label::No; n];
+    let mut required_vertex = BitSet::new(n);
+    for v in sp.vectors.iter().flatten() {
+        required_vertex.insert(*v as usize);
+    }
+    required_vertex.insert(p.start as usize);
+    if let Some([t]) = sp.targets.as_deref() {
+        required_vertex.insert(*t as usize);
+    }
+    for (&node, states) in &node_states {
+        labels[node as usize] = match cut(states, &mut budget) {
+            Some(true) => Label::Yes,
+            Some(false) => Label::Maybe,
+            None => {
+                undecided.push(NodeId::new(node as usize));
+                Label::Maybe
+            }
+        };
+    }
+    let mut stats = BulkStats::default();
+    let mut crossing_budget = limits.bulk.exact_work;
+    for (&c, states) in &comp_states {
+        let members = sccs.members_of(c);
+        let always_crossed = if p.core.chain_pos[c as usize] > 0 { Some(true) } else { cut(states, &mut budget) };
+        // Per state: can the crossing avoid each member?
+        let mut verdict = vec![Verdict::Always; members.len()];
+        if always_crossed == Some(true) {
+            for &sv in states {
+                let mut entries: HashSet<u32> = HashSet::new();
+                let mut exits: HashSet<u32> = HashSet::new();
+                if p.initial.contains(&sv) {
+                    entries.insert(p.start);
+                }
+                if p.accepting[sv as usize] {
+                    exits.extend(members.iter().copied().filter(|&v| p.ends.is_target(v)));
+                }
+                for e in &p.edges {
+                    if e.to == sv && live(e.from) {
+                        entries.insert(e.to_node);
+                    }
+                    if e.from == sv && live(e.to) {
+                        exits.insert(e.from_node);
+                    }
+                }
+                let crossing = Crossing::new(
+                    g.succ_csr(),
+                    members,
+                    &sccs.comp,
+                    c,
+                    |v| entries.contains(&v),
+                    |v| exits.contains(&v),
+                    &sp.vectors,
+                );
+                let vs = crossing.classify(&required_vertex, limits.bulk.witnesses, &mut crossing_budget, &mut stats);
+                for (acc, v) in verdict.iter_mut().zip(vs) {
+                    *acc = match (*acc, v) {
+                        (Verdict::Sometimes, _) | (_, Verdict::Sometimes) => Verdict::Sometimes,
+                        (Verdict::Undecided, _) | (_, Verdict::Undecided) => Verdict::Undecided,
+                        _ => Verdict::Always,
+                    };
+                }
+            }
+        }
+        for (i, &v) in members.iter().enumerate() {
+            labels[v as usize] = match (always_crossed, verdict[i]) {
+                (Some(true), Verdict::Always) => Label::Yes,
+                (Some(true), Verdict::Undecided) | (None, _) => {
+                    undecided.push(NodeId::new(v as usize));
+                    Label::Maybe
+                }
+                _ => Label::Maybe,
+            };
+        }
+    }
+    undecided.sort();
+    undecided.dedup();
+    Recovery {
+        labels,
+        weakened: vec![],
+        undecided,
+        stats: vec![
+            ("product_vertices", nv as u64),
+            ("product_edges", p.edges.len() as u64),
+            ("automata", p.autos.len() as u64),
+            ("silent_crossings", stats.crossings),
+        ],
+    }
+}

@@ -1,0 +1,293 @@
+//! On-the-fly exploration of the product of the ICFG with the constraint
+//! automata, restricted to the UTL structure (see the module docs of
+//! [`crate::fsa`]).
+//!
+//! A product vertex is a *location* plus one state per automaton. A
+//! location is a node, or a whole *silent* strongly connected component
+//! (non-trivial, and no automaton changes state on any of its nodes): inside
+//! such a component every node is reachable from every other with the
+//! automata unchanged, so one vertex stands for all of it.
+
+use super::automaton::{Dfa, DEAD};
+use crate::algo::NONE;
+use crate::graph::{BitSet, Csr};
+use crate::utl::engine::{Core, Ends, Segments};
+use std::collections::{HashMap, VecDeque};
+use std::time::Instant;
+
+/// One product edge, with the concrete ICFG edge it follows.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Edge {
+    pub from: u32,
+    pub to: u32,
+    pub from_node: u32,
+    pub to_node: u32,
+}
+
+/// Why exploration stopped early.
+#[derive(Clone, Debug)]
+pub(crate) enum Stop {
+    States(usize),
+    Time,
+}
+
+pub(crate) struct Product<'a> {
+    pub g: &'a Csr,
+    pub core: &'a Core,
+    pub seg: &'a Segments,
+    pub ends: &'a Ends,
+    pub autos: &'a [Dfa],
+    pub silent_comp: Vec<bool>,
+    pub start: u32,
+    n: u32,
+    width: usize,
+    keys: Vec<u32>,
+    index: HashMap<Box<[u32]>, u32>,
+    pub edges: Vec<Edge>,
+    pub initial: Vec<u32>,
+    pub accepting: Vec<bool>,
+    /// BFS tree: the edge that discovered each vertex (NONE for initial ones).
+    pub parent_edge: Vec<u32>,
+    /// Per silent component: its edges leaving the component.
+    out_edges: HashMap<u32, Vec<(u32, u32)>>,
+    has_target: Vec<bool>,
+}
+
+impl<'a> Product<'a> {
+    pub fn new(g: &'a Csr, core: &'a Core, seg: &'a Segments, ends: &'a Ends, autos: &'a [Dfa], start: u32) -> Self {
+        let n = g.num_vertices() as u32;
+        let sccs = &core.sccs;
+        let count = sccs.count as usize;
+        // Silent components.
+        let mut loud = BitSet::new(n as usize);
+        let mut all_loud = false;
+        for a in autos {
+            if !a.silent_elsewhere() {
+                all_loud = true;
+            }
+            for v in a.mentioned() {
+                if !a.silent_on(v) {
+                    loud.insert(v as usize);
+                }
+            }
+        }
+        let mut silent_comp = vec![false; count];
+        let mut has_target = vec![false; count];
+        for c in 0..count as u32 {
+            let members = sccs.members_of(c);
+            has_target[c as usize] = members.iter().any(|&v| ends.is_target(v));
+            silent_comp[c as usize] = !all_loud
+                && seg.alive[c as usize]
+                && !sccs.trivial[c as usize]
+                && members.iter().all(|&v| !loud.contains(v as usize));
+        }
+        Product {
+            g,
+            core,
+            seg,
+            ends,
+            autos,
+            silent_comp,
+            start,
+            n,
+            width: 1 + autos.len(),
+            keys: Vec::new(),
+            index: HashMap::new(),
+            edges: Vec::new(),
+            initial: Vec::new(),
+            accepting: Vec::new(),
+            parent_edge: Vec::new(),
+            out_edges: HashMap::new(),
+            has_target,
+        }
+    }
+
+    pub fn num_vertices(&self) -> usize {
+        self.accepting.len()
+    }
+
+    /// The location of a vertex: `Ok(node)` or `Err(component)`.
+    pub fn loc(&self, v: u32) -> Result<u32, u32> {
+        let l = self.keys[v as usize * self.width];
+        if l < self.n {
+            Ok(l)
+        } else {
+            Err(l - self.n)
+        }
+    }
+
+    fn states(&self, v: u32) -> &[u32] {
+        let i = v as usize * self.width;
+        &self.keys[i + 1..i + self.width]
+    }
+
+    fn loc_of_node(&self, w: u32) -> u32 {
+        let c = self.core.sccs.comp[w as usize];
+        if self.silent_comp[c as usize] {
+            self.n + c
+        } else {
+            w
+        }
+    }
+
+    fn is_accepting(&self, loc: u32, qs: &[u32]) -> bool {
+        if !self.autos.iter().zip(qs).all(|(a, &q)| a.accepting[q as usize]) {
+            return false;
+        }
+        let m = self.core.m;
+        if loc < self.n {
+            self.ends.is_target(loc) && self.seg.ends(self.core.sccs.comp[loc as usize], m)
+        } else {
+            let c = loc - self.n;
+            self.has_target[c as usize] && self.seg.ends(c, m)
+        }
+    }
+
+    fn intern(&mut self, loc: u32, qs: &[u32], queue: &mut VecDeque<u32>, parent: u32) -> u32 {
+        let mut key = Vec::with_capacity(self.width);
+        key.push(loc);
+        key.extend_from_slice(qs);
+        let key = key.into_boxed_slice();
+        if let Some(&id) = self.index.get(&key) {
+            return id;
+        }
+        let id = self.accepting.len() as u32;
+        self.keys.extend_from_slice(&key);
+        self.index.insert(key, id);
+        let acc = self.is_accepting(loc, qs);
+        self.accepting.push(acc);
+        self.parent_edge.push(parent);
+        queue.push_back(id);
+        id
+    }
+
+    fn step_all(&self, qs: &[u32], w: u32, out: &mut Vec<u32>) -> bool {
+        out.clear();
+        for (a, &q) in self.autos.iter().zip(qs) {
+            let t = a.step(q, w);
+            if t == DEAD {
+                return false;
+            }
+            out.push(t);
+        }
+        true
+    }
+
+    fn comp_out_edges(&mut self, c: u32) -> Vec<(u32, u32)> {
+        if let Some(e) = self.out_edges.get(&c) {
+            return e.clone();
+        }
+        let sccs = &self.core.sccs;
+        let mut e = Vec::new();
+        for &v in sccs.members_of(c) {
+            for &w in self.g.succs(v) {
+                if sccs.comp[w as usize] != c {
+                    e.push((v, w));
+                }
+            }
+        }
+        self.out_edges.insert(c, e.clone());
+        e
+    }
+
+    /// Breadth-first exploration from the initial vertices. With
+    /// `stop_at_accept`, returns as soon as an accepting vertex exists.
+    /// Returns whether some vertex accepts.
+    pub fn explore(&mut self, stop_at_accept: bool, max_states: usize, deadline: Option<Instant>) -> Result<bool, Stop> {
+        let sccs = &self.core.sccs;
+        let s = self.start;
+        let cs = sccs.comp[s as usize];
+        let mut queue = VecDeque::new();
+        let mut found = false;
+        if cs == NONE || !self.seg.alive[cs as usize] || !self.ends.is_source(s) {
+            return Ok(false);
+        }
+        // Every combination of initial states, then read the start node.
+        let mut combos: Vec<Vec<u32>> = vec![vec![]];
+        for a in self.autos {
+            combos = combos.into_iter().flat_map(|c| a.initial.iter().map(move |&q| [c.clone(), vec![q]].concat())).collect();
+        }
+        let mut buf = Vec::new();
+        let loc = self.loc_of_node(s);
+        for c in combos {
+            if self.step_all(&c, s, &mut buf) {
+                let qs = buf.clone();
+                let id = self.intern(loc, &qs, &mut queue, NONE);
+                if !self.initial.contains(&id) {
+                    self.initial.push(id);
+                }
+            }
+        }
+        let mut head_count = 0usize;
+        while let Some(v) = queue.pop_front() {
+            if self.accepting[v as usize] {
+                found = true;
+                if stop_at_accept {
+                    return Ok(true);
+                }
+            }
+            head_count += 1;
+            if head_count % 1024 == 0 {
+                if let Some(d) = deadline {
+                    if Instant::now() > d {
+                        return Err(Stop::Time);
+                    }
+                }
+            }
+            if self.num_vertices() > max_states {
+                return Err(Stop::States(max_states));
+            }
+            let qs: Vec<u32> = self.states(v).to_vec();
+            let moves: Vec<(u32, u32)> = match self.loc(v) {
+                Ok(node) => self.g.succs(node).iter().map(|&w| (node, w)).collect(),
+                Err(c) => self.comp_out_edges(c),
+            };
+            for (from, w) in moves {
+                let sccs = &self.core.sccs;
+                let cw = sccs.comp[w as usize];
+                if cw == NONE || !self.seg.alive[cw as usize] {
+                    continue;
+                }
+                let cf = sccs.comp[from as usize];
+                if cf != cw && !self.seg.usable(cf, cw) {
+                    continue;
+                }
+                if !self.step_all(&qs, w, &mut buf) {
+                    continue;
+                }
+                let qs2 = buf.clone();
+                let loc = self.loc_of_node(w);
+                let to = self.intern(loc, &qs2, &mut queue, self.edges.len() as u32);
+                self.edges.push(Edge { from: v, to, from_node: from, to_node: w });
+            }
+        }
+        Ok(found)
+    }
+
+    /// Vertices from which an accepting vertex is reachable.
+    pub fn co_reachable(&self) -> BitSet {
+        let nv = self.num_vertices();
+        let rev = Csr::from_edges(nv, &self.edges.iter().map(|e| (e.to, e.from)).collect::<Vec<_>>());
+        let mut seen = BitSet::new(nv);
+        crate::algo::reach(&rev, (0..nv as u32).filter(|&v| self.accepting[v as usize]), |_| true, &mut seen);
+        seen
+    }
+
+    /// The first accepting vertex found (in BFS order).
+    pub fn first_accepting(&self) -> Option<u32> {
+        (0..self.num_vertices() as u32).find(|&v| self.accepting[v as usize])
+    }
+
+    /// The product edges from an initial vertex to `v` along the BFS tree.
+    pub fn tree_path(&self, v: u32) -> Vec<Edge> {
+        let mut out = Vec::new();
+        let mut x = v;
+        while self.parent_edge[x as usize] != NONE {
+            let e = self.edges[self.parent_edge[x as usize] as usize];
+            out.push(e);
+            x = e.from;
+        }
+        out.reverse();
+        out
+    }
+}

@@ -1,0 +1,173 @@
+//! The FSA solver against the brute-force oracle and the UTL solver.
+
+use postmortem_core::fsa::automaton::{Dfa, DEAD};
+use postmortem_core::fsa::Fsa;
+use postmortem_core::testgen::{random_icfg, random_report, GraphShape, Rng};
+use postmortem_core::utl::Utl;
+use postmortem_core::{oracle, Answer, EdgeKind, Icfg, Label, NodeId, Origin, Query, Report, SolveError, Solver};
+use proptest::prelude::*;
+use std::collections::HashMap;
+
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(2000)
+}
+
+/// An independent witness checker: a path of the ICFG from the start to a
+/// crash node that satisfies the report and the query.
+pub fn check_witness(g: &Icfg, r: &Report, q: Option<&Query>, w: &[NodeId]) -> Result<(), String> {
+    if w.first() != Some(&g.start()) {
+        return Err("does not start at the start node".into());
+    }
+    for p in w.windows(2) {
+        if !g.succs(p[0]).any(|(x, _)| x == p[1]) {
+            return Err(format!("{} -> {} is not an edge", g.ext_id(p[0]), g.ext_id(p[1])));
+        }
+    }
+    if !oracle::path_consistent(r, q, w) {
+        return Err("violates the report or the query".into());
+    }
+    Ok(())
+}
+
+/// A random query automaton over a few random node classes.
+fn random_query(rng: &mut Rng, g: &Icfg) -> Query {
+    let n = g.num_nodes();
+    let k = 1 + rng.below(3) as u32; // classes 1..=k
+    let mut class = HashMap::new();
+    for c in 1..=k {
+        for _ in 0..1 + rng.below(2) {
+            class.insert(rng.below(n) as u32, c);
+        }
+    }
+    let states = 2 + rng.below(3) as u32;
+    let delta: Vec<u32> = (0..states * (k + 1))
+        .map(|i| {
+            let c = i % (k + 1);
+            if c == 0 && rng.chance(70) {
+                i / (k + 1) // mostly silent on other nodes
+            } else if rng.chance(10) {
+                DEAD
+            } else {
+                rng.below(states as usize) as u32
+            }
+        })
+        .collect();
+    let accepting: Vec<bool> = (0..states).map(|_| rng.chance(50)).collect();
+    Query::Language(Dfa::from_table(Origin::Query, 0, accepting, class, k + 1, delta))
+}
+
+fn describe(g: &Icfg, r: &Report) -> String {
+    let mut s = String::new();
+    for n in g.nodes() {
+        let succ: Vec<String> = g.succs(n).map(|(w, k)| format!("{}{}", g.ext_id(w), if k == EdgeKind::Local { "" } else { "*" })).collect();
+        s += &format!("{} -> {}\n", g.ext_id(n), succ.join(" "));
+    }
+    s + &format!("report {r:?}\n")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
+
+    /// Exact bulk recovery on any report: sets, reliable, bursty, ambiguous obsNo.
+    #[test]
+    fn fsa_bulk_is_exact(seed in any::<u64>()) {
+        let mut rng = Rng::new(seed);
+        let g = random_icfg(&mut rng, &GraphShape::default());
+        let r = random_report(&mut rng, &g, seed % 3 == 0);
+        let truth = oracle::recover(&g, &r);
+        match Fsa::default().recover(&g, &r) {
+            Ok(rec) => {
+                prop_assert!(rec.undecided.is_empty());
+                prop_assert_eq!(Some(rec.labels), truth, "{}", describe(&g, &r));
+            }
+            Err(SolveError::Infeasible { .. }) => prop_assert_eq!(truth, None, "{}", describe(&g, &r)),
+            Err(e) => prop_assert!(false, "{e}"),
+        }
+    }
+
+    /// Single queries, node and regular, with checked witnesses.
+    #[test]
+    fn fsa_queries_are_exact_with_valid_witnesses(seed in any::<u64>()) {
+        let mut rng = Rng::new(seed);
+        let g = random_icfg(&mut rng, &GraphShape::default());
+        let r = random_report(&mut rng, &g, false);
+        let mut queries = vec![
+            Query::MayRun(NodeId::new(rng.below(g.num_nodes()))),
+            Query::MaySkip(NodeId::new(rng.below(g.num_nodes()))),
+            random_query(&mut rng, &g),
+        ];
+        if let Some(t) = random_report(&mut rng, &g, false).obs_yes.into_iter().next() {
+            queries.push(Query::Trace(t.entries));
+        }
+        for q in queries.iter().map(Some).chain([None]) {
+            let got = Fsa::default().check(&g, &r, q).unwrap();
+            prop_assert_eq!(got.answer, oracle::check(&g, &r, q), "{:?}\n{}", q, describe(&g, &r));
+            if got.answer == Answer::Possible {
+                let w = got.witness.expect("a witness");
+                if let Err(e) = check_witness(&g, &r, q, &w) {
+                    prop_assert!(false, "bad witness {:?}: {e}\n{}", w.iter().map(|&n| g.ext_id(n)).collect::<Vec<_>>(), describe(&g, &r));
+                }
+            }
+        }
+    }
+
+    /// FSA equals UTL on UTL-expressible inputs.
+    #[test]
+    fn fsa_equals_utl_on_expressible_reports(seed in any::<u64>()) {
+        let mut rng = Rng::new(seed);
+        let g = random_icfg(&mut rng, &GraphShape { max_functions: 4, max_body: 5 });
+        let r = random_report(&mut rng, &g, true);
+        let a = Utl::default().recover(&g, &r).map(|x| x.labels);
+        let b = Fsa::default().recover(&g, &r).map(|x| x.labels);
+        prop_assert_eq!(a.is_ok(), b.is_ok());
+        if let (Ok(a), Ok(b)) = (a, b) { prop_assert_eq!(a, b); }
+    }
+
+    /// FSA is never less precise than UTL, and both are sound.
+    #[test]
+    fn fsa_is_at_least_as_precise_as_utl(seed in any::<u64>()) {
+        let mut rng = Rng::new(seed);
+        let g = random_icfg(&mut rng, &GraphShape::default());
+        let r = random_report(&mut rng, &g, false);
+        if let (Ok(u), Ok(f)) = (Utl::default().recover(&g, &r), Fsa::default().recover(&g, &r)) {
+            for i in 0..g.num_nodes() {
+                prop_assert!(u.labels[i] == Label::Maybe || u.labels[i] == f.labels[i]);
+            }
+        }
+    }
+}
+
+/// Larger graphs (big strongly connected components, silent crossings).
+#[test]
+fn fsa_bulk_is_exact_on_larger_graphs() {
+    let shape = GraphShape { max_functions: 5, max_body: 6 };
+    for seed in 0..600u64 {
+        let mut rng = Rng::new(seed ^ 0xF5A);
+        let g = random_icfg(&mut rng, &shape);
+        let r = random_report(&mut rng, &g, seed % 2 == 0);
+        let truth = oracle::recover(&g, &r);
+        let got = Fsa::default().recover(&g, &r).ok().map(|x| x.labels);
+        assert_eq!(got, truth, "seed {seed}\n{}", describe(&g, &r));
+    }
+}
+
+/// A limit degrades soundly: labels are UTL's, and the output says so.
+#[test]
+fn state_limit_degrades_to_sound_labels() {
+    use postmortem_core::fsa::FsaLimits;
+    let tiny = Fsa { limits: FsaLimits { max_states: 1, ..FsaLimits::default() } };
+    let mut degraded = 0;
+    for seed in 0..300u64 {
+        let mut rng = Rng::new(seed);
+        let g = random_icfg(&mut rng, &GraphShape::default());
+        let r = random_report(&mut rng, &g, false);
+        let (Some(truth), Ok(rec)) = (oracle::recover(&g, &r), tiny.recover(&g, &r)) else { continue };
+        for i in 0..g.num_nodes() {
+            assert!(rec.labels[i] == Label::Maybe || rec.labels[i] == truth[i], "seed {seed}");
+        }
+        if rec.weakened.iter().any(|w| w.how.contains("gave up")) {
+            degraded += 1;
+        }
+    }
+    assert!(degraded > 20, "the limit was hardly ever reached: {degraded}");
+}
