@@ -1,10 +1,87 @@
-//! Loading a control-flow graph from any supported file.
+//! Loading a control-flow graph from any supported file, and writing the
+//! binary graph cache (`cfg build`).
+//!
+//! The format is told by content first, then by extension:
+//!
+//! * a graph cache (`.pmcfg`, written by `cfg build`): magic `PMCFG\0`;
+//! * LLVM IR from clang-14: bitcode by its magic, textual IR by the `.ll`
+//!   extension or a leading `; ModuleID` line (and `.bc` by extension),
+//!   through the `postmortem-llvm` front-end, whose diagnostics summary
+//!   goes to stderr as one `postmortem: note: ...` line;
+//! * otherwise csi-cc GraphML, optionally gzip-compressed.
 
 use crate::Failure;
+use postmortem_core::icfg::CACHE_MAGIC;
 use postmortem_core::Icfg;
+use postmortem_llvm::IrFormat;
+use std::io::{Read, Write};
 use std::path::Path;
 
-/// Reads a control-flow graph: csi-cc GraphML (optionally gzip-compressed).
+/// The kinds of graph file.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum GraphFormat {
+    Cache,
+    Llvm,
+    GraphMl,
+}
+
+fn sniff(path: &Path) -> GraphFormat {
+    let mut head = [0u8; 16];
+    let n = std::fs::File::open(path).and_then(|mut f| read_head(&mut f, &mut head)).unwrap_or(0);
+    let head = &head[..n];
+    let ext = path.extension().and_then(|e| e.to_str());
+    if head.starts_with(&CACHE_MAGIC) || ext == Some("pmcfg") {
+        GraphFormat::Cache
+    } else if IrFormat::sniff(path, head).is_some() || ext == Some("bc") {
+        GraphFormat::Llvm
+    } else {
+        // Also for unreadable files: the GraphML reader names the problem.
+        GraphFormat::GraphMl
+    }
+}
+
+fn read_head(f: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match f.read(&mut buf[n..])? {
+            0 => break,
+            k => n += k,
+        }
+    }
+    Ok(n)
+}
+
+/// Reads a control-flow graph: a graph cache, LLVM IR (`.ll`/`.bc`) or
+/// csi-cc GraphML (optionally gzip-compressed).
 pub fn load_graph(path: &Path) -> Result<Icfg, Failure> {
-    postmortem_formats::graphml::read_graphml_path(path).map_err(Failure::input)
+    match sniff(path) {
+        GraphFormat::Cache => {
+            let bytes = std::fs::read(path).map_err(|e| Failure::input(format!("{}: cannot read: {e}", path.display())))?;
+            Icfg::decode(&bytes).map_err(|e| Failure::input(format!("{}: {e}", path.display())))
+        }
+        GraphFormat::Llvm => {
+            let loaded = postmortem_llvm::load_path(path).map_err(Failure::input)?;
+            eprintln!("postmortem: note: {}", loaded.report.summary());
+            Ok(loaded.icfg)
+        }
+        GraphFormat::GraphMl => postmortem_formats::graphml::read_graphml_path(path).map_err(Failure::input),
+    }
+}
+
+/// `cfg build`: reads any graph and writes its binary cache to `output`.
+pub fn build_cache(input: &Path, output: &Path) -> Result<(), Failure> {
+    let g = load_graph(input)?;
+    let bytes = g.encode();
+    std::fs::write(output, &bytes).map_err(|e| Failure::input(format!("{}: cannot write: {e}", output.display())))?;
+    crate::write_out(|out| {
+        writeln!(
+            out,
+            "wrote {}: {} nodes, {} edges, {} functions, {} bytes",
+            output.display(),
+            g.num_nodes(),
+            g.num_edges(),
+            g.functions().len(),
+            bytes.len()
+        )
+    })
 }

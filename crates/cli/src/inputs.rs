@@ -1,48 +1,184 @@
-//! The inputs every analysis command takes: a graph, a report, and how to
-//! read them.
+//! The inputs every analysis command takes: a graph, the failure data
+//! (a report, a backtrace, a log), and how to read them.
+//!
+//! The failure data combine: `--backtrace` gives the crash and the stack,
+//! `--log` gives one ordered trace, `--report` (csi-grissom JSON or
+//! postmortem's own JSON, told apart by their keys) gives the rest.
+//! Frames, selectors and log lines that match nothing are warnings on
+//! stderr (`postmortem: warning: ...`), never errors: their constraints are
+//! left out or widened, so answers stay sound.
 
 use crate::graph::load_graph;
 use crate::Failure;
-use clap::{Args, ValueEnum};
+use clap::{ArgMatches, Args, Command, FromArgMatches};
+use postmortem_core::locate::PathMap;
 use postmortem_core::{Icfg, Report};
+use postmortem_formats::backtrace::{locator, read_backtrace_path};
+use postmortem_formats::logs::{write_explain, LogConfig, LogMatch, LogMatcher, Logger};
 use postmortem_formats::output::Timings;
+use postmortem_formats::pmreport::read_any_report;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// Reads a failure report against a graph.
+/// Reads a csi-grissom failure report against a graph.
 pub fn load_report(path: &Path, g: &Icfg) -> Result<Report, Failure> {
     postmortem_formats::report_json::read_report_path(path, g).map_err(Failure::input)
 }
 
+fn path_map_rule(s: &str) -> Result<(String, String), String> {
+    let mut m = PathMap::new();
+    m.push_spec(s)?;
+    Ok(m.rules()[0].clone())
+}
+
+/// The arguments as clap sees them.
 #[derive(Args)]
-pub struct Inputs {
+#[command(group(clap::ArgGroup::new("failure").required(true).multiple(true).args(["report", "backtrace"])))]
+struct RawInputs {
     /// The control-flow graph: csi-cc GraphML (optionally gzip-compressed).
     #[arg(long, value_name = "GRAPH")]
-    pub cfg: PathBuf,
+    cfg: PathBuf,
     /// The failure report: csi-grissom JSON (`stack`+`crash` or
-    /// `crashstack`, `obsYes`, `obsNo`).
-    #[arg(long, value_name = "REPORT")]
-    pub report: PathBuf,
+    /// `crashstack`, `obsYes`, `obsNo`) or postmortem's own JSON
+    /// (`stack`, `ran`, `not_ran`, `log`, by function, file and line);
+    /// the format is told by its keys.
+    #[arg(long = "report", id = "report", value_name = "REPORT")]
+    report_file: Option<PathBuf>,
+    /// A backtrace of the crash, for the crash location and the stack:
+    /// gdb or lldb `bt`, an AddressSanitizer / UBSan report, or a Rust
+    /// panic backtrace (the format is detected).
+    #[arg(long, value_name = "FILE")]
+    backtrace: Option<PathBuf>,
+    /// The program's log (one printed line per line): each line is matched
+    /// to the calls of printf-like functions whose constant format string
+    /// can print it, and the lines form one ordered trace.
+    #[arg(long, value_name = "FILE")]
+    log: Option<PathBuf>,
+    /// Rewrite path prefix FROM into TO before comparing paths of the
+    /// backtrace or report with the graph's, and before reading sources
+    /// (repeatable; the longest matching FROM wins).
+    #[arg(long, value_name = "FROM=TO", value_parser = path_map_rule)]
+    path_map: Vec<(String, String)>,
+    /// Also treat NAME as a printf-like logging function whose format
+    /// string is argument ARG (counting from 1), for --log (repeatable).
+    #[arg(long, value_name = "NAME:ARG", value_parser = Logger::parse_spec)]
+    log_function: Vec<Logger>,
+    /// Print which log line matched which call sites to stderr.
+    #[arg(long)]
+    explain_log: bool,
     /// Use only the crash and the stack; ignore obsYes and obsNo
     /// (grissom's -stackonly).
     #[arg(long)]
-    pub stack_only: bool,
-    /// The solver. `utl`: unreliable trace languages over the
-    /// context-insensitive ICFG (PLDI 2017, section 4.2).
-    #[arg(long, value_enum, default_value_t = SolverName::Utl)]
-    pub solver: SolverName,
+    stack_only: bool,
 }
 
-#[derive(Copy, Clone, ValueEnum)]
-pub enum SolverName {
-    /// Unreliable trace languages (polynomial, one pass for all nodes).
-    Utl,
+/// The inputs of an analysis.
+pub struct Inputs {
+    /// The control-flow graph.
+    pub cfg: PathBuf,
+    /// How messages name the failure data: the report, backtrace and log
+    /// files given, joined with ` + `.
+    pub report: PathBuf,
+    /// `--report`.
+    pub report_file: Option<PathBuf>,
+    /// `--backtrace`.
+    pub backtrace: Option<PathBuf>,
+    /// `--log`.
+    pub log: Option<PathBuf>,
+    /// `--path-map` rules.
+    pub path_map: PathMap,
+    /// Logging functions (the C library's plus `--log-function`).
+    pub log_config: LogConfig,
+    /// `--explain-log`.
+    pub explain_log: bool,
+    /// `--stack-only`.
+    pub stack_only: bool,
+}
+
+impl From<RawInputs> for Inputs {
+    fn from(r: RawInputs) -> Inputs {
+        let names: Vec<String> =
+            [&r.report_file, &r.backtrace, &r.log].into_iter().flatten().map(|p| p.display().to_string()).collect();
+        let mut path_map = PathMap::new();
+        for (from, to) in &r.path_map {
+            path_map.push(from, to);
+        }
+        let mut log_config = LogConfig::default();
+        for l in r.log_function {
+            log_config.add(l);
+        }
+        Inputs {
+            cfg: r.cfg,
+            report: PathBuf::from(names.join(" + ")),
+            report_file: r.report_file,
+            backtrace: r.backtrace,
+            log: r.log,
+            path_map,
+            log_config,
+            explain_log: r.explain_log,
+            stack_only: r.stack_only,
+        }
+    }
+}
+
+impl FromArgMatches for Inputs {
+    fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
+        RawInputs::from_arg_matches(m).map(Inputs::from)
+    }
+    fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Inputs::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl Args for Inputs {
+    fn augment_args(cmd: Command) -> Command {
+        RawInputs::augment_args(cmd)
+    }
+    fn augment_args_for_update(cmd: Command) -> Command {
+        RawInputs::augment_args_for_update(cmd)
+    }
 }
 
 pub struct Loaded {
     pub graph: Icfg,
     pub report: Report,
     pub timings: Timings,
+    /// The warnings printed while loading (already on stderr).
+    #[allow(dead_code)]
+    pub warnings: Vec<String>,
+}
+
+/// Prints a warning and keeps it.
+fn warn(warnings: &mut Vec<String>, w: String) {
+    eprintln!("postmortem: warning: {w}");
+    warnings.push(w);
+}
+
+/// How many warnings of one kind (unmatched log lines) are printed.
+const MAX_SIMILAR: usize = 20;
+
+fn log_warnings(warnings: &mut Vec<String>, source: &str, m: &LogMatch) {
+    let mut unmatched = 0;
+    for w in &m.warnings {
+        if matches!(w, postmortem_formats::logs::LogWarning::Unmatched { .. }) {
+            unmatched += 1;
+            if unmatched > MAX_SIMILAR {
+                continue;
+            }
+        }
+        warn(warnings, format!("{source}: {w}"));
+    }
+    if unmatched > MAX_SIMILAR {
+        warn(warnings, format!("{source}: {} more log lines match no format string (see --explain-log)", unmatched - MAX_SIMILAR));
+    }
+}
+
+fn explain(g: &Icfg, source: &str, m: &LogMatch) {
+    eprintln!("postmortem: log matches for {source}:");
+    let mut err = std::io::stderr().lock();
+    // Explaining is best effort: a closed stderr is not an error.
+    let _ = write_explain(&mut err, g, m);
 }
 
 pub fn load(inputs: &Inputs) -> Result<Loaded, Failure> {
@@ -50,11 +186,61 @@ pub fn load(inputs: &Inputs) -> Result<Loaded, Failure> {
     let graph = load_graph(&inputs.cfg)?;
     let parse_graph_ms = crate::ms(t);
     let t = Instant::now();
-    let mut report = load_report(&inputs.report, &graph)?;
+    let mut warnings = Vec::new();
+    let loc = locator(&graph, inputs.path_map.clone());
+    let mut report = Report::default();
+    if let Some(path) = &inputs.report_file {
+        let (_, mapped) = read_any_report(path, &loc, &inputs.log_config).map_err(Failure::input)?;
+        let name = path.display().to_string();
+        for w in &mapped.warnings {
+            warn(&mut warnings, format!("{name}: {w}"));
+        }
+        if let Some(m) = &mapped.log {
+            log_warnings(&mut warnings, &name, m);
+            if inputs.explain_log {
+                explain(&graph, &name, m);
+            }
+        }
+        report = mapped.report;
+    }
+    if let Some(path) = &inputs.backtrace {
+        let bt = read_backtrace_path(path).map_err(Failure::input)?;
+        let name = path.display().to_string();
+        for n in &bt.notes {
+            warn(&mut warnings, format!("{name}: {n}"));
+        }
+        let located = loc.locate_stack(&bt.source_frames());
+        for w in &located.warnings {
+            warn(&mut warnings, format!("{name}: {w}"));
+        }
+        let replaced = (!located.report.stack.is_empty() && !report.stack.is_empty())
+            || (located.report.crash.is_some() && report.crash.is_some());
+        if replaced {
+            warn(&mut warnings, format!("the crash and stack of the report are replaced by those of the backtrace {name}"));
+        }
+        if !located.report.stack.is_empty() {
+            report.stack = located.report.stack;
+        }
+        if located.report.crash.is_some() {
+            report.crash = located.report.crash;
+        }
+    }
+    if let Some(path) = &inputs.log {
+        let name = path.display().to_string();
+        let bytes = std::fs::read(path).map_err(|e| Failure::input(format!("{name}: {e}")))?;
+        let text = String::from_utf8_lossy(&bytes);
+        let m = LogMatcher::new(&graph, &inputs.log_config).match_text(&text);
+        log_warnings(&mut warnings, &name, &m);
+        if inputs.explain_log {
+            explain(&graph, &name, &m);
+        }
+        if let Some(t) = m.trace {
+            report.obs_yes.push(t);
+        }
+    }
     if inputs.stack_only {
         report = report.stack_only();
     }
     let parse_report_ms = crate::ms(t);
-    Ok(Loaded { graph, report, timings: Timings { parse_graph_ms, parse_report_ms, recover_ms: 0.0 } })
+    Ok(Loaded { graph, report, timings: Timings { parse_graph_ms, parse_report_ms, recover_ms: 0.0 }, warnings })
 }
-

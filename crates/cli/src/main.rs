@@ -5,18 +5,17 @@
 //! malformed input; 3 the report is impossible for this program; 4 a
 //! solver comparison failed.
 
+mod analyze;
 mod bench;
 mod graph;
 mod inputs;
+mod query;
 mod render;
+mod solvers;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Parser, Subcommand};
 use graph::load_graph;
-use inputs::{load, Inputs, SolverName};
 use render::Format;
-use postmortem_core::utl::Utl;
-use postmortem_core::{Answer, Icfg, NodeId, Query, SolveError, Solver};
-use postmortem_formats::output::Analysis;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -42,9 +41,9 @@ const EXIT_CODES: &str = "Exit codes: 0 success, 1 internal error, 2 bad usage o
 #[derive(Subcommand)]
 enum Command {
     /// Label every node and source line Yes / No / Maybe (bulk recovery).
-    Analyze(AnalyzeArgs),
+    Analyze(analyze::AnalyzeArgs),
     /// Ask one question: may a node have run, or may it have been skipped?
-    Query(QueryArgs),
+    Query(query::QueryArgs),
     /// Inspect a control-flow graph.
     #[command(subcommand)]
     Cfg(CfgCommand),
@@ -56,56 +55,48 @@ enum Command {
     Synth(bench::SynthArgs),
 }
 
-#[derive(Args)]
-struct AnalyzeArgs {
-    #[command(flatten)]
-    inputs: Inputs,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    format: Format,
-}
-
-#[derive(Args)]
-#[command(group(clap::ArgGroup::new("question").required(true).args(["may_run", "may_skip"])))]
-struct QueryArgs {
-    #[command(flatten)]
-    inputs: Inputs,
-    /// May this node (id as in the input graph) have run?
-    #[arg(long, value_name = "NODE")]
-    may_run: Option<String>,
-    /// May this node (id as in the input graph) not have run?
-    #[arg(long, value_name = "NODE")]
-    may_skip: Option<String>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    format: Format,
-}
-
 #[derive(Subcommand)]
 enum CfgCommand {
     /// Parse the graph only and print its node, edge, function and
     /// call-site counts (the baseline for the cost of parsing).
     Stats {
-        /// The control-flow graph.
+        /// The control-flow graph: csi-cc GraphML, LLVM IR from clang-14
+        /// (.ll or .bc) or a graph cache (.pmcfg).
         #[arg(long, value_name = "GRAPH")]
         cfg: PathBuf,
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
+    /// Build the graph of a program (LLVM IR .ll/.bc, or any graph file)
+    /// once and write it as a binary graph cache (.pmcfg) that every
+    /// --cfg option loads fast.
+    Build {
+        /// The program: LLVM IR from `clang-14 -g -O0 -emit-llvm` (.ll or
+        /// .bc; link several files first with llvm-link-14), or GraphML.
+        #[arg(value_name = "INPUT")]
+        input: PathBuf,
+        /// Where to write the cache.
+        #[arg(short, long, value_name = "FILE.pmcfg")]
+        output: PathBuf,
+    },
 }
 
 /// A failure with its exit code and a message for stderr.
 pub struct Failure {
-    code: u8,
-    message: String,
+    /// The exit code.
+    pub code: u8,
+    /// The message (one line).
+    pub message: String,
 }
 
 impl Failure {
-    fn input(message: impl std::fmt::Display) -> Failure {
+    /// Bad usage or input: exit code 2.
+    pub fn input(message: impl std::fmt::Display) -> Failure {
         Failure { code: 2, message: message.to_string() }
     }
-    fn internal(message: impl std::fmt::Display) -> Failure {
+    /// An internal error: exit code 1.
+    pub fn internal(message: impl std::fmt::Display) -> Failure {
         Failure { code: 1, message: message.to_string() }
     }
 }
@@ -119,9 +110,10 @@ impl From<std::io::Error> for Failure {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Analyze(a) => analyze(a),
-        Command::Query(q) => query(q),
+        Command::Analyze(a) => analyze::run(a),
+        Command::Query(q) => query::run(q),
         Command::Cfg(CfgCommand::Stats { cfg, format }) => cfg_stats(&cfg, format),
+        Command::Cfg(CfgCommand::Build { input, output }) => graph::build_cache(&input, &output),
         Command::Bench(b) => bench::run(b),
         Command::Synth(s) => bench::synth(s),
     };
@@ -143,110 +135,15 @@ pub fn ms(since: Instant) -> f64 {
 }
 
 
-fn solver(name: SolverName) -> Box<dyn Solver> {
-    match name {
-        SolverName::Utl => Box::new(Utl::default()),
-    }
-}
 
-fn infeasible(culprit: postmortem_core::Origin, report_path: &Path) -> Failure {
-    Failure {
-        code: 3,
-        message: format!(
-            "{}: no execution of this program satisfies this report, so it is not a crash this program can have; \
-             it became impossible with constraint {culprit} (constraints taken in order: crash, stack frames, obsYes, obsNo)",
-            report_path.display()
-        ),
-    }
-}
-
-fn write_out(f: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<(), Failure> {
+/// Writes to stdout through a buffer; a closed pipe ends quietly.
+pub fn write_out(f: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<(), Failure> {
     let stdout = std::io::stdout();
     let mut lock = std::io::BufWriter::new(stdout.lock());
     match f(&mut lock).and_then(|_| lock.flush()) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(Failure { code: 0, message: String::new() }),
         Err(e) => Err(e.into()),
-    }
-}
-
-fn analyze(a: AnalyzeArgs) -> Result<(), Failure> {
-    let mut loaded = load(&a.inputs)?;
-    let s = solver(a.inputs.solver);
-    let t = Instant::now();
-    let rec = match s.recover(&loaded.graph, &loaded.report) {
-        Ok(r) => r,
-        Err(SolveError::Infeasible { culprit }) => return Err(infeasible(culprit, &a.inputs.report)),
-    };
-    loaded.timings.recover_ms = ms(t);
-    let cfg_path = a.inputs.cfg.display().to_string();
-    let report_path = a.inputs.report.display().to_string();
-    let view = Analysis {
-        graph: &loaded.graph,
-        labels: &rec.labels,
-        weakened: &rec.weakened,
-        undecided: &rec.undecided,
-        solver: s.name(),
-        solver_stats: &rec.stats,
-        cfg_path: &cfg_path,
-        report_path: &report_path,
-        stack_only: a.inputs.stack_only,
-        timings: loaded.timings,
-    };
-    write_out(|out| render::write_analysis(out, a.format, &view))
-}
-
-fn node_arg(g: &Icfg, id: &str) -> Result<NodeId, Failure> {
-    g.lookup(id).ok_or_else(|| Failure::input(format!("unknown node id `{id}`: no such node in the control-flow graph")))
-}
-
-fn query(q: QueryArgs) -> Result<(), Failure> {
-    let loaded = load(&q.inputs)?;
-    let g = &loaded.graph;
-    let (question, what) = match (&q.may_run, &q.may_skip) {
-        (Some(n), _) => (Query::MayRun(node_arg(g, n)?), format!("may {n} have run?")),
-        (None, Some(n)) => (Query::MaySkip(node_arg(g, n)?), format!("may {n} have been skipped?")),
-        (None, None) => unreachable!("clap requires one question"),
-    };
-    let s = solver(q.inputs.solver);
-    let t = Instant::now();
-    let base = s.check(g, &loaded.report, None);
-    let checked = s.check(g, &loaded.report, Some(&question));
-    let elapsed = ms(t);
-    let report_possible = base.answer == Answer::Possible;
-    let culprit = if report_possible { None } else { s.culprit(g, &loaded.report) };
-    write_out(|out| {
-        match q.format {
-            Format::Text => {
-                writeln!(out, "{}", checked.answer.as_str())?;
-                writeln!(out, "question: {what}")?;
-                if let Some(c) = culprit {
-                    writeln!(out, "note: the report itself is impossible (from constraint {c} on)")?;
-                }
-                for w in &checked.weakened {
-                    writeln!(out, "weakened {}: {}", w.origin, w.how)?;
-                }
-                writeln!(out, "time: {elapsed:.1} ms")?;
-            }
-            Format::Json => {
-                let v = serde_json::json!({
-                    "answer": checked.answer.as_str(),
-                    "question": what,
-                    "solver": s.name(),
-                    "report_possible": report_possible,
-                    "culprit": culprit.map(|c| c.to_string()),
-                    "weakened": checked.weakened.iter().map(|w| serde_json::json!({"constraint": w.origin.to_string(), "how": w.how})).collect::<Vec<_>>(),
-                    "time_ms": elapsed,
-                });
-                serde_json::to_writer_pretty(&mut *out, &v)?;
-                writeln!(out)?;
-            }
-        }
-        Ok(())
-    })?;
-    match culprit {
-        Some(c) => Err(Failure { code: 3, ..infeasible(c, &q.inputs.report) }),
-        None => Ok(()),
     }
 }
 

@@ -9,6 +9,8 @@
 //!   (PLDI 2017, section 4.2), with one-pass bulk recovery.
 //! * [`fsa`]: the FSA solver: any regular constraint or query, explored on
 //!   the fly in the product with the ICFG, with witnesses.
+//! * [`query`]: the query language (selectors, formulas, regexes) compiled
+//!   to automata.
 //! * [`oracle`]: brute-force reference solvers for tests.
 //! * [`algo`], [`graph`]: graph algorithms and storage they share.
 #![deny(missing_docs)]
@@ -20,6 +22,7 @@ pub mod icfg;
 pub mod ids;
 pub mod locate;
 pub mod oracle;
+pub mod query;
 pub mod report;
 pub mod solver;
 pub mod summary;

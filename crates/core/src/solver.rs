@@ -141,6 +141,37 @@ pub trait Solver {
     /// report itself is impossible.
     fn recover(&self, g: &Icfg, report: &Report) -> Result<Recovery, SolveError>;
 
+    /// A minimal impossible subset of the report's constraints plus the
+    /// query (named [`Origin::Query`]), found by deletion: drop each member
+    /// in turn and keep it out while the rest stays impossible. Every member
+    /// of the result is needed: removing any one makes it possible. `None`
+    /// if the report and the query are possible together.
+    fn explain(&self, g: &Icfg, report: &Report, query: Option<&Query>) -> Option<Vec<Origin>> {
+        let mut keep = report.origins();
+        if query.is_some() {
+            keep.push(Origin::Query);
+        }
+        let impossible = |set: &[Origin]| {
+            let q = if set.contains(&Origin::Query) { query } else { None };
+            // A limit counts as "possible": the member is kept.
+            self.check(g, &report.restrict(set), q).is_ok_and(|c| c.answer == Answer::Impossible)
+        };
+        if !impossible(&keep) {
+            return None;
+        }
+        let mut i = 0;
+        while i < keep.len() {
+            let mut trial = keep.clone();
+            trial.remove(i);
+            if impossible(&trial) {
+                keep = trial;
+            } else {
+                i += 1;
+            }
+        }
+        Some(keep)
+    }
+
     /// The first constraint, in report order, whose addition makes the
     /// report impossible; `None` if the whole report is possible. Uses a
     /// binary search over prefixes (adding constraints only removes

@@ -54,6 +54,7 @@ proptest! {
                 prop_assert_eq!(oracle::check(&g, &r.restrict(&origins[..=k]), None), Answer::Impossible);
                 prop_assert_eq!(oracle::check(&g, &r.restrict(&origins[..k]), None), Answer::Possible);
             }
+            Err(e) => prop_assert!(false, "{e}"),
         }
     }
 

@@ -171,3 +171,32 @@ fn state_limit_degrades_to_sound_labels() {
     }
     assert!(degraded > 20, "the limit was hardly ever reached: {degraded}");
 }
+
+/// Explanations are impossible, and each member is needed (checked with the
+/// oracle, not with the solver that produced them).
+#[test]
+fn explanations_are_minimal_impossible_subsets() {
+    let mut explained = 0;
+    for seed in 0..1500u64 {
+        let mut rng = Rng::new(seed ^ 0xE4);
+        let g = random_icfg(&mut rng, &GraphShape::default());
+        let r = random_report(&mut rng, &g, false);
+        let q = if seed % 2 == 0 { Some(random_query(&mut rng, &g)) } else { None };
+        let Some(ex) = Fsa::default().explain(&g, &r, q.as_ref()) else {
+            assert_eq!(oracle::check(&g, &r, q.as_ref()), Answer::Possible, "seed {seed}");
+            continue;
+        };
+        explained += 1;
+        let check = |set: &[Origin]| {
+            let qq = if set.contains(&Origin::Query) { q.as_ref() } else { None };
+            oracle::check(&g, &r.restrict(set), qq)
+        };
+        assert_eq!(check(&ex), Answer::Impossible, "seed {seed}: {ex:?}");
+        for i in 0..ex.len() {
+            let mut fewer = ex.clone();
+            fewer.remove(i);
+            assert_eq!(check(&fewer), Answer::Possible, "seed {seed}: {ex:?} without {:?}", ex[i]);
+        }
+    }
+    assert!(explained > 200, "only {explained} impossible cases");
+}

@@ -84,6 +84,14 @@ pub enum FormatError {
         /// What is wrong, quoting the offending value.
         message: String,
     },
+    /// Text that is not a valid input of its kind (a backtrace).
+    #[error("{file}: {message}")]
+    Text {
+        /// The input's name.
+        file: String,
+        /// What is wrong.
+        message: String,
+    },
 }
 
 fn fmt_opt_pos(pos: &Option<XmlPosition>) -> String {
@@ -102,7 +110,8 @@ impl FormatError {
             | FormatError::Xml { file, .. }
             | FormatError::Graph { file, .. }
             | FormatError::JsonSyntax { file, .. }
-            | FormatError::Json { file, .. } => file,
+            | FormatError::Json { file, .. }
+            | FormatError::Text { file, .. } => file,
         }
     }
 
@@ -141,6 +150,10 @@ impl FormatError {
             file: one_line(file),
             message: one_line(message),
         }
+    }
+
+    pub(crate) fn text(file: &str, message: &str) -> FormatError {
+        FormatError::Text { file: one_line(file), message: one_line(message) }
     }
 
     pub(crate) fn json(file: &str, path: &str, message: &str) -> FormatError {

@@ -12,9 +12,15 @@
 //! The semantics follow `shared/data/README.md`.
 #![deny(missing_docs)]
 
+pub mod annotate;
+pub mod backtrace;
 pub mod error;
 pub mod graphml;
+pub mod html;
+pub mod lcov;
+pub mod logs;
 pub mod output;
+pub mod pmreport;
 pub mod report_json;
 pub mod synth;
 

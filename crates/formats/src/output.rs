@@ -173,3 +173,74 @@ mod tests {
         assert_eq!(ranges(std::iter::empty()), "");
     }
 }
+
+/// A witness path for humans: one event per function entry, return and
+/// source line (consecutive nodes on the same line are one event), with
+/// repeated runs of events (loop iterations) folded as `[...] x N`.
+pub fn witness_lines(g: &Icfg, path: &[NodeId]) -> Vec<String> {
+    use postmortem_core::{EdgeKind, NodeKind};
+    let mut events: Vec<String> = Vec::new();
+    let mut prev: Option<NodeId> = None;
+    for &n in path {
+        let f = g.function(g.func_of(n));
+        let kind_in = prev.and_then(|p| g.succs(p).find(|&(w, _)| w == n).map(|(_, k)| k));
+        let ev = match (g.kind(n), kind_in) {
+            (NodeKind::Entry, _) => Some(format!("enter {}", f.name)),
+            (_, Some(EdgeKind::Return)) => Some(format!("return to {}", f.name)),
+            _ => None,
+        };
+        if let Some(e) = ev {
+            events.push(e);
+        }
+        if let (Some(line), Some(file)) = (g.lines(n).first(), g.file_of(n)) {
+            let file = g.file_path(file);
+            let short = file.rsplit('/').next().unwrap_or(file);
+            let e = format!("  {short}:{line}");
+            if events.last() != Some(&e) {
+                events.push(e);
+            }
+        }
+        prev = Some(n);
+    }
+    fold_repeats(events)
+}
+
+/// Folds immediately repeated runs (length 1 to 12) of events.
+fn fold_repeats(events: Vec<String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < events.len() {
+        let mut best: Option<(usize, usize)> = None; // (run length, repeats)
+        for len in 1..=12.min(events.len() - i) {
+            let mut reps = 1;
+            while i + (reps + 1) * len <= events.len() && events[i..i + len] == events[i + reps * len..i + (reps + 1) * len] {
+                reps += 1;
+            }
+            if reps > 1 && best.is_none_or(|(l, r)| len * reps > l * r) {
+                best = Some((len, reps));
+            }
+        }
+        match best {
+            Some((len, reps)) => {
+                out.push(format!("[ {} ] x {reps}", events[i..i + len].iter().map(|s| s.trim()).collect::<Vec<_>>().join(", ")));
+                i += len * reps;
+            }
+            None => {
+                out.push(events[i].clone());
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod witness_tests {
+    use super::fold_repeats;
+
+    #[test]
+    fn loop_iterations_fold() {
+        let ev: Vec<String> = ["a", "b", "c", "b", "c", "b", "c", "d"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(fold_repeats(ev), vec!["a", "[ b, c ] x 3", "d"]);
+    }
+}

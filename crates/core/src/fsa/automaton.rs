@@ -27,6 +27,10 @@ pub struct Dfa {
     class: HashMap<u32, u32>,
     /// Whether class `c` leaves every state unchanged.
     identity: Vec<bool>,
+    /// Higher states accept more continuations (`L(q) ⊆ L(q')` for
+    /// `q <= q'`): a product state that made more progress subsumes one
+    /// that made less.
+    monotone: bool,
 }
 
 impl Dfa {
@@ -47,7 +51,12 @@ impl Dfa {
             }
         }
         let identity = (0..n_classes).map(|c| (0..n_states).all(|q| delta[(q * n_classes + c) as usize] == q)).collect();
-        Dfa { origin, initial, accepting, n_classes, delta, class, identity }
+        Dfa { origin, initial, accepting, n_classes, delta, class, identity, monotone: false }
+    }
+
+    /// See the `monotone` field.
+    pub fn is_monotone(&self) -> bool {
+        self.monotone
     }
 
     /// Number of states.
@@ -119,13 +128,15 @@ impl Dfa {
         let len = elems.len() as u32;
         let mut accepting = vec![false; len as usize + 1];
         accepting[len as usize] = true;
-        Dfa::new(origin, len + 1, vec![0], accepting, class, sigs.len() as u32, |q, c| {
+        let mut d = Dfa::new(origin, len + 1, vec![0], accepting, class, sigs.len() as u32, |q, c| {
             if q < len && sigs[c as usize].contains(&(q as usize)) {
                 q + 1
             } else {
                 q
             }
-        })
+        });
+        d.monotone = true;
+        d
     }
 
     /// A reliable trace: the occurrences of the nodes it mentions are

@@ -24,6 +24,34 @@ pub(crate) struct Edge {
     pub to_node: u32,
 }
 
+/// The exploration frontier: FIFO (breadth first) or most progress first.
+pub(crate) enum Frontier {
+    Fifo(VecDeque<u32>),
+    Best(std::collections::BinaryHeap<(u64, std::cmp::Reverse<u32>)>),
+}
+
+impl Frontier {
+    fn new(best_first: bool) -> Frontier {
+        if best_first {
+            Frontier::Best(Default::default())
+        } else {
+            Frontier::Fifo(Default::default())
+        }
+    }
+    fn push(&mut self, v: u32, progress: u64) {
+        match self {
+            Frontier::Fifo(q) => q.push_back(v),
+            Frontier::Best(h) => h.push((progress, std::cmp::Reverse(v))),
+        }
+    }
+    fn pop(&mut self) -> Option<u32> {
+        match self {
+            Frontier::Fifo(q) => q.pop_front(),
+            Frontier::Best(h) => h.pop().map(|(_, std::cmp::Reverse(v))| v),
+        }
+    }
+}
+
 /// Why exploration stopped early.
 #[derive(Clone, Debug)]
 pub(crate) enum Stop {
@@ -51,6 +79,8 @@ pub(crate) struct Product<'a> {
     /// Per silent component: its edges leaving the component.
     out_edges: HashMap<u32, Vec<(u32, u32)>>,
     has_target: Vec<bool>,
+    /// With subsumption: the explored vertices of each location.
+    antichain: Option<HashMap<u32, Vec<u32>>>,
 }
 
 impl<'a> Product<'a> {
@@ -99,6 +129,7 @@ impl<'a> Product<'a> {
             parent_edge: Vec::new(),
             out_edges: HashMap::new(),
             has_target,
+            antichain: None,
         }
     }
 
@@ -143,7 +174,17 @@ impl<'a> Product<'a> {
         }
     }
 
-    fn intern(&mut self, loc: u32, qs: &[u32], queue: &mut VecDeque<u32>, parent: u32) -> u32 {
+    /// Does `a` make at least the progress of `b` (monotone automata: `>=`,
+    /// others: equal)?
+    fn covers(&self, a: &[u32], b: &[u32]) -> bool {
+        self.autos.iter().zip(a.iter().zip(b)).all(|(d, (&x, &y))| if d.is_monotone() { x >= y } else { x == y })
+    }
+
+    fn progress(&self, qs: &[u32]) -> u64 {
+        self.autos.iter().zip(qs).filter(|(d, _)| d.is_monotone()).map(|(_, &q)| u64::from(q)).sum()
+    }
+
+    fn intern(&mut self, loc: u32, qs: &[u32], queue: &mut Frontier, parent: u32) -> u32 {
         let mut key = Vec::with_capacity(self.width);
         key.push(loc);
         key.extend_from_slice(qs);
@@ -151,13 +192,22 @@ impl<'a> Product<'a> {
         if let Some(&id) = self.index.get(&key) {
             return id;
         }
+        if let Some(chain) = &self.antichain {
+            if let Some(v) = chain.get(&loc).and_then(|vs| vs.iter().copied().find(|&v| self.covers(self.states(v), qs))) {
+                return v;
+            }
+        }
         let id = self.accepting.len() as u32;
         self.keys.extend_from_slice(&key);
         self.index.insert(key, id);
         let acc = self.is_accepting(loc, qs);
         self.accepting.push(acc);
         self.parent_edge.push(parent);
-        queue.push_back(id);
+        let prio = self.progress(qs);
+        queue.push(id, prio);
+        if let Some(chain) = &mut self.antichain {
+            chain.entry(loc).or_default().push(id);
+        }
         id
     }
 
@@ -190,14 +240,22 @@ impl<'a> Product<'a> {
         e
     }
 
-    /// Breadth-first exploration from the initial vertices. With
-    /// `stop_at_accept`, returns as soon as an accepting vertex exists.
+    /// Explores from the initial vertices. With `stop_at_accept` (a single
+    /// question), returns as soon as an accepting vertex exists, explores
+    /// vertices with the most progress first, and skips vertices subsumed
+    /// by an explored one at the same location (an antichain per location;
+    /// exact for emptiness, since a subsuming vertex accepts every
+    /// continuation the subsumed one does). Otherwise it is a plain
+    /// breadth-first exploration of the whole product.
     /// Returns whether some vertex accepts.
     pub fn explore(&mut self, stop_at_accept: bool, max_states: usize, deadline: Option<Instant>) -> Result<bool, Stop> {
         let sccs = &self.core.sccs;
         let s = self.start;
         let cs = sccs.comp[s as usize];
-        let mut queue = VecDeque::new();
+        let mut queue = Frontier::new(stop_at_accept);
+        if stop_at_accept && self.autos.iter().any(|a| a.is_monotone()) {
+            self.antichain = Some(HashMap::new());
+        }
         let mut found = false;
         if cs == NONE || !self.seg.alive[cs as usize] || !self.ends.is_source(s) {
             return Ok(false);
@@ -219,7 +277,7 @@ impl<'a> Product<'a> {
             }
         }
         let mut head_count = 0usize;
-        while let Some(v) = queue.pop_front() {
+        while let Some(v) = queue.pop() {
             if self.accepting[v as usize] {
                 found = true;
                 if stop_at_accept {

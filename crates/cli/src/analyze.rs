@@ -1,0 +1,160 @@
+//! `postmortem analyze`: label every node, with one solver or comparing two.
+
+use crate::inputs::{load, Inputs};
+use crate::render::{self, Format};
+use crate::solvers::{SolverArgs, SolverName};
+use crate::{ms, write_out, Failure};
+use clap::{Args, ValueEnum};
+use postmortem_core::{Label, Origin, Recovery, SolveError};
+use postmortem_formats::output::Analysis;
+use std::path::Path;
+use std::time::Instant;
+
+#[derive(Args)]
+pub struct AnalyzeArgs {
+    #[command(flatten)]
+    inputs: Inputs,
+    #[command(flatten)]
+    solver: SolverArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Run two solvers, A,B (e.g. `utl,fsa`), and check how their answers
+    /// relate (see --expect) instead of printing labels.
+    #[arg(long, value_name = "A,B", value_delimiter = ',')]
+    compare: Vec<SolverName>,
+    /// With --compare: `eq` the same labels; `gt` A is at least as precise
+    /// as B (A's Maybe nodes are Maybe for B, A's Yes and No include B's);
+    /// `lt` the reverse. A violation exits with code 4 and names the first
+    /// differing node.
+    #[arg(long, value_enum, default_value_t = Expect::Eq, requires = "compare")]
+    expect: Expect,
+}
+
+#[derive(Copy, Clone, ValueEnum, PartialEq, Eq)]
+enum Expect {
+    Eq,
+    Gt,
+    Lt,
+}
+
+/// The exit for an impossible report.
+pub fn infeasible(culprit: Origin, report_path: &Path) -> Failure {
+    Failure {
+        code: 3,
+        message: format!(
+            "{}: no execution of this program satisfies this report, so it is not a crash this program can have; \
+             it became impossible with constraint {culprit} (constraints taken in order: crash, stack frames, obsYes, obsNo, bursty)",
+            report_path.display()
+        ),
+    }
+}
+
+/// The exit for a solver error.
+pub fn solve_failure(e: SolveError, report_path: &Path) -> Failure {
+    match e {
+        SolveError::Infeasible { culprit } => infeasible(culprit, report_path),
+        SolveError::Unsupported(_) => Failure::input(e),
+        SolveError::Limit(_) => Failure::internal(e),
+    }
+}
+
+pub fn run(a: AnalyzeArgs) -> Result<(), Failure> {
+    if !a.compare.is_empty() && a.compare.len() != 2 {
+        return Err(Failure::input("--compare takes exactly two solvers, e.g. --compare utl,fsa"));
+    }
+    let mut loaded = load(&a.inputs)?;
+    if !a.compare.is_empty() {
+        return compare(&a, &loaded.graph, &loaded.report);
+    }
+    let s = a.solver.build(a.solver.solver);
+    let t = Instant::now();
+    let rec = s.recover(&loaded.graph, &loaded.report).map_err(|e| solve_failure(e, &a.inputs.report))?;
+    loaded.timings.recover_ms = ms(t);
+    let cfg_path = a.inputs.cfg.display().to_string();
+    let report_path = a.inputs.report.display().to_string();
+    let view = Analysis {
+        graph: &loaded.graph,
+        labels: &rec.labels,
+        weakened: &rec.weakened,
+        undecided: &rec.undecided,
+        solver: s.name(),
+        solver_stats: &rec.stats,
+        cfg_path: &cfg_path,
+        report_path: &report_path,
+        stack_only: a.inputs.stack_only,
+        timings: loaded.timings,
+    };
+    write_out(|out| render::write_analysis(out, a.format, &view))
+}
+
+/// Checks `expect` between two label vectors; the first violating node.
+fn violation(expect: Expect, a: &[Label], b: &[Label]) -> Option<usize> {
+    let at_least = |x: Label, y: Label| x == y || y == Label::Maybe; // x at least as precise as y
+    (0..a.len()).find(|&i| match expect {
+        Expect::Eq => a[i] != b[i],
+        Expect::Gt => !at_least(a[i], b[i]),
+        Expect::Lt => !at_least(b[i], a[i]),
+    })
+}
+
+fn compare(a: &AnalyzeArgs, g: &postmortem_core::Icfg, report: &postmortem_core::Report) -> Result<(), Failure> {
+    let (na, nb) = (a.compare[0], a.compare[1]);
+    let run = |name: SolverName| -> Result<(Recovery, f64), Failure> {
+        let s = a.solver.build(name);
+        let t = Instant::now();
+        let r = s.recover(g, report).map_err(|e| solve_failure(e, &a.inputs.report))?;
+        Ok((r, ms(t)))
+    };
+    let ((ra, ta), (rb, tb)) = (run(na)?, run(nb)?);
+    let bad = violation(a.expect, &ra.labels, &rb.labels);
+    let name = |n: SolverName| format!("{n:?}").to_lowercase();
+    let expect = match a.expect {
+        Expect::Eq => "eq",
+        Expect::Gt => "gt",
+        Expect::Lt => "lt",
+    };
+    write_out(|out| {
+        for (n, r, t) in [(na, &ra, ta), (nb, &rb, tb)] {
+            let c = postmortem_core::summary::Counts::of(&r.labels);
+            writeln!(out, "{:<4} yes {:>7}  no {:>7}  maybe {:>7}  ({t:.1} ms)", name(n), c.yes, c.no, c.maybe)?;
+        }
+        match bad {
+            None => writeln!(out, "ok: {} {expect} {}", name(na), name(nb)),
+            Some(_) => writeln!(out, "violated: {} {expect} {}", name(na), name(nb)),
+        }?;
+        Ok(())
+    })?;
+    match bad {
+        None => Ok(()),
+        Some(i) => Err(Failure {
+            code: 4,
+            message: format!(
+                "{} {expect} {} does not hold: first differing node {} is {} for {} and {} for {}",
+                name(na),
+                name(nb),
+                g.ext_id(postmortem_core::NodeId::new(i)),
+                ra.labels[i].as_str(),
+                name(na),
+                rb.labels[i].as_str(),
+                name(nb)
+            ),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Label::*;
+
+    #[test]
+    fn precision_relations() {
+        assert_eq!(violation(Expect::Eq, &[Yes, No], &[Yes, No]), None);
+        assert_eq!(violation(Expect::Eq, &[Yes, No], &[Yes, Maybe]), Some(1));
+        assert_eq!(violation(Expect::Gt, &[Yes, No, Maybe], &[Maybe, No, Maybe]), None);
+        assert_eq!(violation(Expect::Gt, &[Maybe, No], &[Yes, No]), Some(0));
+        assert_eq!(violation(Expect::Lt, &[Maybe, No], &[Yes, No]), None);
+        assert_eq!(violation(Expect::Gt, &[Yes], &[No]), Some(0));
+    }
+}

@@ -1,0 +1,1177 @@
+//! Crash backtraces: gdb, lldb, sanitizer reports and Rust panics.
+//!
+//! [`parse_backtrace`] detects the format from the text and returns the
+//! frames of the crashing thread, innermost first, as [`RawFrame`]s:
+//! function (demangled), file, line, column, module, address.
+//!
+//! | format | what a frame looks like |
+//! | --- | --- |
+//! | gdb `bt` | `#0  0x000055555555513d in foo (x=1) at src/a.c:12`, `#1  main () at a.c:30`, `#2  0x00007ffff7829d90 in __libc_start_call_main () from /lib/x86_64-linux-gnu/libc.so.6` |
+//! | lldb `bt` | `* frame #0: 0x0000555555555131 prog`foo(p=0x0) at a.c:12:5`, `frame #3: 0x00007ffff7c29e40 libc.so.6`__libc_start_main + 128` |
+//! | AddressSanitizer, UBSan, TSan, MSan | `#0 0x4f2b3c in foo /path/a.c:12:5`, `#2 0x7f1e2c5c0b96 in __libc_start_main (/lib/x86_64-linux-gnu/libc.so.6+0x21b96)`, `#3 0x41b2e9 (/path/bin+0x41b2e9)` |
+//! | Rust panic (`RUST_BACKTRACE=1` or `full`) | `   6: myapp::compute` then `             at ./src/main.rs:10:5` |
+//!
+//! Detection, in order: lldb (`frame #N:` lines), sanitizers (`ERROR: ...Sanitizer`,
+//! `runtime error:`), Rust (`panicked at`, `stack backtrace:`), then gdb or
+//! a bare sanitizer stack by the shape of the `#N` lines. Text around the
+//! frames (prompts, messages, register dumps) is ignored.
+//!
+//! Which stack:
+//!
+//! * **gdb** `thread apply all bt`: the thread named by `Thread N "..."
+//!   received signal` or `[Current thread is N ...]`; several threads and
+//!   no such line is an error (a guess could be wrong).
+//! * **lldb** `bt all`: the selected thread (`* thread #N`).
+//! * **sanitizers**: the first stack (the faulting access; later stacks
+//!   say where memory was allocated or freed). A UBSan report without a
+//!   stack gives one frame from its `FILE:LINE:COL: runtime error:` line.
+//!   UBSan and TSan go on after a report unless told to halt
+//!   (`-fno-sanitize-recover`, `halt_on_error=1`): the report is taken as
+//!   the failure. LeakSanitizer reports are refused: their stacks say
+//!   where memory was allocated, not where the program was.
+//! * **Rust**: the panicking thread's backtrace; without one
+//!   (`RUST_BACKTRACE` unset), one frame at the panic location.
+//!
+//! Names starting with `_Z`, `__Z` (C++, legacy Rust) or `_R` (Rust v0)
+//! are demangled ([`demangle`]); the raw symbol is kept too. Frames of
+//! runtime code (sanitizer runtime, libc start-up and abort, C++ and Rust
+//! unwinding and panic machinery, signal trampolines, see
+//! [`is_runtime_function`]) are kept but flagged [`RawFrame::runtime`]:
+//! they are outside the program and never produce a warning. Frames that
+//! ran inside a signal handler (inner of gdb's `<signal handler called>`,
+//! lldb's `_sigtramp`) are dropped with a note: the control-flow graph
+//! cannot model signal delivery, so the stack is taken from where the
+//! signal arrived.
+
+use crate::error::FormatError;
+use postmortem_core::locate::{Locator, PathMap, SourceFrame};
+use postmortem_core::{FuncId, Icfg};
+use std::path::Path;
+
+/// The format a backtrace was written in.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum BacktraceFormat {
+    /// gdb's `bt` (or `thread apply all bt`).
+    Gdb,
+    /// lldb's `bt` (or `bt all`).
+    Lldb,
+    /// An AddressSanitizer, UndefinedBehaviorSanitizer, ThreadSanitizer
+    /// or MemorySanitizer report.
+    Sanitizer,
+    /// A Rust panic message with its backtrace.
+    RustPanic,
+}
+
+impl BacktraceFormat {
+    /// Lower-case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BacktraceFormat::Gdb => "gdb",
+            BacktraceFormat::Lldb => "lldb",
+            BacktraceFormat::Sanitizer => "sanitizer",
+            BacktraceFormat::RustPanic => "rust-panic",
+        }
+    }
+}
+
+/// One frame as the backtrace printed it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RawFrame {
+    /// The frame number as printed (`#3`, `frame #3`, `3:`).
+    pub index: Option<u32>,
+    /// The function, demangled, without the argument values a debugger
+    /// prints (C++ parameter types stay).
+    pub function: Option<String>,
+    /// The raw symbol, when the printed name was mangled.
+    pub symbol: Option<String>,
+    /// The source file.
+    pub file: Option<String>,
+    /// The 1-based source line.
+    pub line: Option<u32>,
+    /// The 1-based source column.
+    pub column: Option<u32>,
+    /// The binary or library (`prog`, `/lib/x86_64-linux-gnu/libc.so.6`).
+    pub module: Option<String>,
+    /// The program counter.
+    pub address: Option<u64>,
+    /// Runtime code (see [`is_runtime_function`]): outside the program.
+    pub runtime: bool,
+}
+
+impl RawFrame {
+    /// How messages name the frame: ``frame #2 `foo` (a.c:12:5)``.
+    pub fn label(&self) -> String {
+        let prefix = match self.index {
+            Some(i) => format!("frame #{i}"),
+            None => "frame".to_string(),
+        };
+        let mut s = SourceFrame::describe(
+            &prefix,
+            Some(self.function.as_deref().unwrap_or("??")),
+            self.file.as_deref(),
+            self.line,
+            self.column,
+        );
+        if self.file.is_none() {
+            if let Some(m) = &self.module {
+                s.push_str(&format!(" in {m}"));
+            }
+        }
+        s
+    }
+
+    /// The frame as [`postmortem_core::locate`] takes it.
+    pub fn to_source_frame(&self) -> SourceFrame {
+        SourceFrame {
+            function: self.function.clone(),
+            symbol: self.symbol.clone(),
+            file: self.file.clone(),
+            line: self.line,
+            column: self.column,
+            runtime: self.runtime,
+            library: self.module.as_deref().is_some_and(is_shared_library),
+            label: self.label(),
+        }
+    }
+}
+
+/// A parsed backtrace: the crashing thread's frames, innermost first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Backtrace {
+    /// The detected format.
+    pub format: BacktraceFormat,
+    /// Every frame of the crashing stack, innermost first, runtime frames
+    /// included (flagged).
+    pub frames: Vec<RawFrame>,
+    /// What the parser left out and why (other threads, other stacks,
+    /// frames inside a signal handler), one line each.
+    pub notes: Vec<String>,
+}
+
+impl Backtrace {
+    /// The frames that are not runtime code, innermost first.
+    pub fn program_frames(&self) -> impl Iterator<Item = &RawFrame> + '_ {
+        self.frames.iter().filter(|f| !f.runtime)
+    }
+
+    /// All frames as [`postmortem_core::locate::Locator::locate_stack`]
+    /// takes them.
+    pub fn source_frames(&self) -> Vec<SourceFrame> {
+        self.frames.iter().map(RawFrame::to_source_frame).collect()
+    }
+}
+
+/// A [`Locator`] for `g` that also knows the demangled names of the
+/// graph's mangled functions (see [`graph_aliases`]).
+pub fn locator(g: &Icfg, paths: PathMap) -> Locator<'_> {
+    let mut loc = Locator::new(g, paths);
+    for (f, name) in graph_aliases(g) {
+        loc.add_alias(f, &name);
+    }
+    loc
+}
+
+/// The demangled names of the graph's functions whose names are mangled
+/// (C++ or Rust symbols), so that frames printed demangled find them.
+pub fn graph_aliases(g: &Icfg) -> Vec<(FuncId, String)> {
+    g.functions()
+        .iter()
+        .enumerate()
+        .filter_map(|(i, f)| demangle(&f.name).map(|d| (FuncId::new(i), d)))
+        .collect()
+}
+
+/// Demangles a C++ (Itanium) or Rust (legacy or v0) symbol; `None` if
+/// `name` is not a mangled symbol. Rust names come without their hash.
+pub fn demangle(name: &str) -> Option<String> {
+    if !(name.starts_with("_Z") || name.starts_with("__Z") || name.starts_with("_R")) || name.len() > 4096 {
+        return None;
+    }
+    if let Ok(d) = rustc_demangle::try_demangle(name) {
+        let s = format!("{d:#}");
+        if !s.is_empty() && s != name {
+            return Some(s);
+        }
+    }
+    let raw = name.strip_prefix('_').filter(|r| r.starts_with("_Z")).unwrap_or(name);
+    let parse = cpp_demangle::ParseOptions::default().recursion_limit(256);
+    let sym = cpp_demangle::Symbol::new_with_options(raw.as_bytes(), &parse).ok()?;
+    let opts = cpp_demangle::DemangleOptions::new().recursion_limit(256);
+    sym.demangle_with_options(&opts).ok().filter(|s| !s.is_empty() && s != name)
+}
+
+/// Is `name` a function of the runtime rather than of the program:
+/// sanitizer runtimes and interceptors, libc start-up, `abort` and
+/// assertion machinery, thread start, C++ exception and termination
+/// machinery, Rust panic and start-up machinery, signal trampolines?
+pub fn is_runtime_function(name: &str) -> bool {
+    const EXACT: &[&str] = &[
+        "_start",
+        "__libc_start_main",
+        "__libc_start_call_main",
+        "__libc_start_main_impl",
+        "__libc_start_main_alias_2",
+        "raise",
+        "__GI_raise",
+        "abort",
+        "__GI_abort",
+        "__pthread_kill_implementation",
+        "__pthread_kill_internal",
+        "__pthread_kill",
+        "pthread_kill",
+        "__GI___pthread_kill",
+        "__assert_fail",
+        "__assert_fail_base",
+        "__GI___assert_fail",
+        "__assert_rtn",
+        "__assert",
+        "__stack_chk_fail",
+        "__fortify_fail",
+        "__chk_fail",
+        "__libc_message",
+        "__libc_message_impl",
+        "__libc_fatal",
+        "malloc_printerr",
+        "__restore_rt",
+        "__kernel_rt_sigreturn",
+        "_sigtramp",
+        "__sigtramp",
+        "start_thread",
+        "clone",
+        "clone3",
+        "__clone",
+        "__clone3",
+        "__clone_internal",
+        "thread_start",
+        "_pthread_start",
+        "__cxa_throw",
+        "__cxa_rethrow",
+        "__cxa_call_unexpected",
+        "__cxa_pure_virtual",
+        "__gxx_personality_v0",
+        "rust_begin_unwind",
+        "rust_panic",
+        "main_thread_start",
+    ];
+    const PREFIXES: &[&str] = &[
+        "__asan_",
+        "__asan::",
+        "__sanitizer_",
+        "__sanitizer::",
+        "__ubsan_",
+        "__ubsan::",
+        "__msan_",
+        "__msan::",
+        "__tsan_",
+        "__tsan::",
+        "__lsan_",
+        "__lsan::",
+        "__hwasan_",
+        "__hwasan::",
+        "__interceptor_",
+        "___interceptor_",
+        "__interception::",
+        "_Unwind_",
+        "__cxxabiv1::",
+        "__gnu_cxx::__verbose_terminate_handler",
+        "std::terminate",
+        "std::__terminate",
+        "std::panicking::",
+        "core::panicking::",
+        "std::panic::",
+        "core::panic::",
+        "std::rt::",
+        "std::sys_common::backtrace::",
+        "std::sys::backtrace::",
+        "std::backtrace_rs::",
+        "std::backtrace::",
+        "__rustc::",
+        "__rust_",
+        "core::result::unwrap_failed",
+        "core::option::unwrap_failed",
+        "core::option::expect_failed",
+        "core::cell::panic_already",
+    ];
+    let name = name.trim();
+    EXACT.contains(&name) || PREFIXES.iter().any(|p| name.starts_with(p))
+}
+
+/// Is this module a shared library (rather than the program's binary)?
+fn is_shared_library(module: &str) -> bool {
+    let base = module.rsplit(['/', '\\']).next().unwrap_or(module);
+    base.ends_with(".so")
+        || base.contains(".so.")
+        || base.ends_with(".dylib")
+        || base.ends_with(".dll")
+        || base == "dyld"
+        || base.starts_with("libsystem_")
+        || base.starts_with("linux-vdso")
+}
+
+/// Reads and parses a backtrace file (see [`parse_backtrace`]).
+pub fn read_backtrace_path(path: &Path) -> Result<Backtrace, FormatError> {
+    let name = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| FormatError::io(&name, e))?;
+    let text = String::from_utf8_lossy(&bytes);
+    parse_backtrace(&text, &name)
+}
+
+/// Parses a backtrace, detecting its format (see the module docs).
+/// `source_name` names the input in errors.
+pub fn parse_backtrace(text: &str, source_name: &str) -> Result<Backtrace, FormatError> {
+    if text.trim().is_empty() {
+        return Err(FormatError::empty(source_name));
+    }
+    let format = detect(text).ok_or_else(|| {
+        FormatError::text(
+            source_name,
+            "no stack frame found: not a gdb or lldb backtrace, a sanitizer report or a Rust panic backtrace",
+        )
+    })?;
+    let mut bt = match format {
+        BacktraceFormat::Gdb => parse_gdb(text),
+        BacktraceFormat::Lldb => parse_lldb(text),
+        BacktraceFormat::Sanitizer => parse_sanitizer(text),
+        BacktraceFormat::RustPanic => parse_rust(text),
+    }
+    .map_err(|m| FormatError::text(source_name, &m))?;
+    for f in &mut bt.frames {
+        finish_frame(f);
+    }
+    cut_signal_handler(&mut bt);
+    if bt.frames.is_empty() {
+        return Err(FormatError::text(source_name, &format!("{} backtrace without any stack frame", format.as_str())));
+    }
+    Ok(bt)
+}
+
+/// Demangles, and flags runtime frames.
+fn finish_frame(f: &mut RawFrame) {
+    if let Some(name) = &f.function {
+        if let Some(d) = demangle(name) {
+            f.symbol = Some(name.clone());
+            f.function = Some(d);
+        }
+    }
+    let runtime_module = f.module.as_deref().is_some_and(|m| {
+        let base = m.rsplit(['/', '\\']).next().unwrap_or(m);
+        base == "dyld" || base.starts_with("libclang_rt.") || base.contains("san.so") || base.contains("san_")
+    });
+    f.runtime |= f.function.as_deref().is_some_and(is_runtime_function) || f.symbol.as_deref().is_some_and(is_runtime_function);
+    // A frame of the sanitizer runtime library without a name.
+    f.runtime |= runtime_module && f.file.is_none();
+}
+
+fn is_trampoline(f: &RawFrame) -> bool {
+    matches!(f.function.as_deref(), Some("<signal handler called>" | "_sigtramp" | "__sigtramp" | "__restore_rt"))
+}
+
+/// Drops the frames that ran inside a signal handler.
+fn cut_signal_handler(bt: &mut Backtrace) {
+    let Some(t) = bt.frames.iter().rposition(is_trampoline) else { return };
+    let handler = &bt.frames[..t];
+    if handler.iter().any(|f| !f.runtime) || t + 1 < bt.frames.len() {
+        let names: Vec<String> = handler.iter().map(RawFrame::label).collect();
+        bt.notes.push(format!(
+            "{} frame{} ran in a signal handler, which a control-flow graph cannot model; the stack is taken from where the signal arrived{}{}",
+            handler.len(),
+            if handler.len() == 1 { "" } else { "s" },
+            if names.is_empty() { "" } else { ": left out " },
+            names.join(", ")
+        ));
+    }
+    bt.frames.drain(..=t);
+}
+
+// ---------------------------------------------------------------- detection
+
+fn frame_number(line: &str) -> Option<(u32, &str)> {
+    let rest = line.strip_prefix('#')?;
+    let end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+    if end == 0 {
+        return None;
+    }
+    let n: u32 = rest[..end].parse().ok()?;
+    let after = &rest[end..];
+    if !after.is_empty() && !after.starts_with([' ', '\t']) {
+        return None;
+    }
+    Some((n, after.trim_start()))
+}
+
+fn detect(text: &str) -> Option<BacktraceFormat> {
+    let lines = || text.lines().map(str::trim);
+    if lines().any(|l| lldb_frame_start(l).is_some()) {
+        return Some(BacktraceFormat::Lldb);
+    }
+    let sanitizer_marker = lines().any(|l| {
+        (l.contains("ERROR: ") && l.contains("Sanitizer"))
+            || (l.contains("WARNING: ") && l.contains("Sanitizer"))
+            || l.contains(": runtime error: ")
+    });
+    if sanitizer_marker {
+        return Some(BacktraceFormat::Sanitizer);
+    }
+    if lines().any(|l| l == "stack backtrace:" || (l.starts_with("thread '") && l.contains("' panicked at"))) {
+        return Some(BacktraceFormat::RustPanic);
+    }
+    let (mut gdb, mut san) = (0usize, 0usize);
+    for l in lines() {
+        let Some((_, rest)) = frame_number(l) else { continue };
+        if rest.starts_with("<signal handler called>") || rest.contains(") at ") || rest.contains(") from ") {
+            gdb += 1;
+        } else if rest.starts_with("0x") && (rest.contains("+0x") || sanitizer_location(last_token(rest)).is_some()) {
+            san += 1;
+        } else if rest.ends_with(')') {
+            gdb += 1;
+        }
+    }
+    if gdb == 0 && san == 0 {
+        None
+    } else if san > gdb {
+        Some(BacktraceFormat::Sanitizer)
+    } else {
+        Some(BacktraceFormat::Gdb)
+    }
+}
+
+// ------------------------------------------------------------------ helpers
+
+fn digits(s: &str) -> Option<u32> {
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+fn hex(s: &str) -> Option<u64> {
+    let h = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X"))?;
+    if h.is_empty() || h.len() > 16 {
+        return None;
+    }
+    u64::from_str_radix(h, 16).ok()
+}
+
+/// `path:line` or `path:line:col`.
+fn parse_location(s: &str) -> Option<(String, u32, Option<u32>)> {
+    let s = s.trim();
+    let (head, last) = s.rsplit_once(':')?;
+    let last = digits(last)?;
+    if let Some((path, mid)) = head.rsplit_once(':') {
+        if let Some(line) = digits(mid) {
+            if !path.is_empty() {
+                return Some((path.to_string(), line, Some(last)));
+            }
+        }
+    }
+    if head.is_empty() {
+        return None;
+    }
+    Some((head.to_string(), last, None))
+}
+
+fn last_token(s: &str) -> &str {
+    s.rsplit([' ', '\t']).next().unwrap_or(s)
+}
+
+/// A sanitizer frame's location token: `path:line[:col]`, or a bare
+/// absolute path.
+fn sanitizer_location(tok: &str) -> Option<(String, Option<u32>, Option<u32>)> {
+    if let Some((p, l, c)) = parse_location(tok) {
+        return Some((p, Some(l), c));
+    }
+    if tok.starts_with('/') && tok.len() > 1 && !tok.ends_with(')') {
+        return Some((tok.to_string(), None, None));
+    }
+    None
+}
+
+/// Splits `name (args)` or `name(args)` at the last top-level
+/// parenthesised group when it ends the text. Quotes (`"..."`, `'...'`)
+/// are skipped.
+fn split_trailing_group(s: &str) -> (&str, Option<&str>) {
+    let s = s.trim_end();
+    if !s.ends_with(')') {
+        return (s, None);
+    }
+    let mut depth = 0usize;
+    let mut start = None;
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for (i, c) in s.char_indices() {
+        if let Some(q) = quote {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        match c {
+            '"' if depth > 0 => quote = Some('"'),
+            '\'' if depth > 0 && s[i + 1..].chars().nth(1) == Some('\'') => quote = Some('\''),
+            '(' => {
+                if depth == 0 {
+                    start = Some(i);
+                }
+                depth += 1;
+            }
+            ')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    match start {
+        Some(i) if depth == 0 && i > 0 => (s[..i].trim_end(), Some(&s[i..])),
+        _ => (s, None),
+    }
+}
+
+/// Are the parentheses of a gdb frame line still open (a wrapped line)?
+fn parens_open(s: &str) -> bool {
+    let mut depth = 0i64;
+    let mut quote = false;
+    let mut escaped = false;
+    for c in s.chars() {
+        if quote {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                quote = false;
+            }
+            continue;
+        }
+        match c {
+            '"' => quote = true,
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            _ => {}
+        }
+    }
+    depth > 0
+}
+
+fn clean_name(name: &str) -> Option<String> {
+    let name = name.trim();
+    if name.is_empty() || name == "??" || name == "<unknown>" {
+        None
+    } else {
+        Some(name.to_string())
+    }
+}
+
+/// A stack of frames with the thread it belongs to.
+struct Stack {
+    thread: Option<u32>,
+    frames: Vec<RawFrame>,
+}
+
+/// Chooses the crashing stack among several.
+fn choose(stacks: Vec<Stack>, crashing: Option<u32>, what: &str, notes: &mut Vec<String>) -> Result<Vec<RawFrame>, String> {
+    let mut stacks: Vec<Stack> = stacks.into_iter().filter(|s| !s.frames.is_empty()).collect();
+    match stacks.len() {
+        0 => Ok(Vec::new()),
+        1 => Ok(stacks.pop().expect("one").frames),
+        n => {
+            let pick = crashing.and_then(|t| stacks.iter().position(|s| s.thread == Some(t)));
+            match pick {
+                Some(i) => {
+                    notes.push(format!(
+                        "{} other thread stack{} left out: thread {} crashed",
+                        n - 1,
+                        if n == 2 { "" } else { "s" },
+                        crashing.unwrap_or(0)
+                    ));
+                    Ok(stacks.swap_remove(i).frames)
+                }
+                None => Err(format!(
+                    "{n} {what} stacks and nothing says which thread crashed: keep only the crashing thread's backtrace"
+                )),
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------- gdb
+
+/// `Thread 2 (Thread 0x7f.. (LWP 12)):` -> 2.
+fn gdb_thread_header(l: &str) -> Option<u32> {
+    let rest = l.strip_prefix("Thread ")?;
+    if !l.ends_with(':') {
+        return None;
+    }
+    let end = rest.find(|c: char| !c.is_ascii_digit())?;
+    digits(&rest[..end])
+}
+
+/// `Thread 3 "prog" received signal SIGSEGV` / `[Current thread is 3 (...)]`.
+fn gdb_crashing_thread(l: &str) -> Option<u32> {
+    if let Some(rest) = l.strip_prefix("[Current thread is ") {
+        let end = rest.find(|c: char| !c.is_ascii_digit())?;
+        return digits(&rest[..end]);
+    }
+    let rest = l.strip_prefix("Thread ")?;
+    if !l.contains(" received signal ") {
+        return None;
+    }
+    let end = rest.find(|c: char| !c.is_ascii_digit())?;
+    digits(&rest[..end])
+}
+
+fn parse_gdb(text: &str) -> Result<Backtrace, String> {
+    let mut stacks: Vec<Stack> = Vec::new();
+    let mut thread: Option<u32> = None;
+    let mut crashing: Option<u32> = None;
+    let mut pending: Option<(u32, String)> = None;
+    let mut notes = Vec::new();
+    let flush = |pending: &mut Option<(u32, String)>, stacks: &mut Vec<Stack>, thread: Option<u32>| {
+        if let Some((n, body)) = pending.take() {
+            let frame = parse_gdb_frame(n, &body);
+            match stacks.last_mut() {
+                Some(s) if n != 0 && s.thread == thread => s.frames.push(frame),
+                _ => stacks.push(Stack { thread, frames: vec![frame] }),
+            }
+        }
+    };
+    for raw in text.lines() {
+        let l = raw.trim();
+        if let Some((_, body)) = &mut pending {
+            if parens_open(body) && !l.is_empty() && frame_number(l).is_none() {
+                body.push(' ');
+                body.push_str(l);
+                continue;
+            }
+        }
+        flush(&mut pending, &mut stacks, thread);
+        if let Some(t) = gdb_crashing_thread(l) {
+            crashing = Some(t);
+        }
+        if let Some(t) = gdb_thread_header(l) {
+            thread = Some(t);
+            continue;
+        }
+        let l = l.strip_prefix("(gdb) ").unwrap_or(l);
+        if let Some((n, rest)) = frame_number(l) {
+            pending = Some((n, rest.to_string()));
+        }
+    }
+    flush(&mut pending, &mut stacks, thread);
+    if stacks.len() > 1 && stacks.iter().all(|s| s.thread.is_none()) {
+        // Several `bt` outputs of one session: the last is the latest.
+        let n = stacks.len();
+        notes.push(format!("{} earlier backtrace{} left out: the last one is used", n - 1, if n == 2 { "" } else { "s" }));
+        let last = stacks.pop().expect("non-empty");
+        return Ok(Backtrace { format: BacktraceFormat::Gdb, frames: last.frames, notes });
+    }
+    let frames = choose(stacks, crashing, "gdb thread", &mut notes)?;
+    Ok(Backtrace { format: BacktraceFormat::Gdb, frames, notes })
+}
+
+/// The body of a gdb frame line, after `#N`.
+fn parse_gdb_frame(n: u32, body: &str) -> RawFrame {
+    let mut f = RawFrame { index: Some(n), ..RawFrame::default() };
+    let mut rest = body.trim();
+    if let Some(r) = rest.strip_prefix("0x") {
+        let end = r.find(|c: char| !c.is_ascii_hexdigit()).unwrap_or(r.len());
+        f.address = hex(&rest[..end + 2]);
+        rest = r[end..].trim_start();
+        rest = rest.strip_prefix("in ").unwrap_or(rest);
+    }
+    if rest.starts_with("<signal handler called>") {
+        f.function = Some("<signal handler called>".into());
+        f.runtime = true;
+        return f;
+    }
+    if let Some(i) = rest.rfind(" at ") {
+        if let Some((file, line, col)) = parse_location(&rest[i + 4..]) {
+            f.file = Some(file);
+            f.line = Some(line);
+            f.column = col;
+            rest = &rest[..i];
+        }
+    }
+    if f.file.is_none() {
+        if let Some(i) = rest.rfind(" from ") {
+            let module = rest[i + 6..].trim();
+            if !module.is_empty() && !module.contains(['(', ')']) {
+                f.module = Some(module.to_string());
+                rest = &rest[..i];
+            }
+        }
+    }
+    let (name, _args) = split_trailing_group(rest);
+    f.function = clean_name(name);
+    f
+}
+
+// --------------------------------------------------------------------- lldb
+
+/// `frame #3: ...` (after an optional `* `) -> (3, rest).
+fn lldb_frame_start(l: &str) -> Option<(u32, &str)> {
+    let l = l.strip_prefix('*').map(str::trim_start).unwrap_or(l);
+    let rest = l.strip_prefix("frame #")?;
+    let end = rest.find(|c: char| !c.is_ascii_digit())?;
+    let n = digits(&rest[..end])?;
+    let after = rest[end..].strip_prefix(':')?;
+    Some((n, after.trim()))
+}
+
+/// `* thread #2, ...` -> (2, selected).
+fn lldb_thread_header(l: &str) -> Option<(u32, bool)> {
+    let (selected, l) = match l.strip_prefix('*') {
+        Some(r) => (true, r.trim_start()),
+        None => (false, l),
+    };
+    let rest = l.strip_prefix("thread #")?;
+    let end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+    Some((digits(&rest[..end])?, selected))
+}
+
+fn parse_lldb(text: &str) -> Result<Backtrace, String> {
+    let mut stacks: Vec<Stack> = Vec::new();
+    let mut thread = None;
+    let mut selected = None;
+    let mut notes = Vec::new();
+    for raw in text.lines() {
+        let l = raw.trim();
+        if let Some((t, sel)) = lldb_thread_header(l) {
+            thread = Some(t);
+            if sel {
+                selected = Some(t);
+            }
+            stacks.push(Stack { thread, frames: Vec::new() });
+            continue;
+        }
+        if let Some((n, rest)) = lldb_frame_start(l) {
+            let frame = parse_lldb_frame(n, rest);
+            match stacks.last_mut() {
+                Some(s) if n != 0 || s.frames.is_empty() => s.frames.push(frame),
+                _ => stacks.push(Stack { thread, frames: vec![frame] }),
+            }
+        }
+    }
+    if selected.is_none() && stacks.len() > 1 && stacks.iter().all(|s| s.thread.is_none() || s.thread == thread) {
+        let n = stacks.len();
+        notes.push(format!("{} earlier backtrace{} left out: the last one is used", n - 1, if n == 2 { "" } else { "s" }));
+        let last = stacks.pop().expect("non-empty");
+        return Ok(Backtrace { format: BacktraceFormat::Lldb, frames: last.frames, notes });
+    }
+    let frames = choose(stacks, selected, "lldb thread", &mut notes)?;
+    Ok(Backtrace { format: BacktraceFormat::Lldb, frames, notes })
+}
+
+/// `0x0000555555555131 prog`foo(p=0x0) at a.c:12:5` and friends.
+fn parse_lldb_frame(n: u32, body: &str) -> RawFrame {
+    let mut f = RawFrame { index: Some(n), ..RawFrame::default() };
+    let mut rest = body.trim();
+    if let Some(tok) = rest.split_whitespace().next() {
+        if let Some(a) = hex(tok) {
+            f.address = Some(a);
+            rest = rest[tok.len()..].trim_start();
+        }
+    }
+    let Some((module, mut rest)) = rest.split_once('`') else {
+        if !rest.is_empty() {
+            f.module = Some(rest.to_string());
+        }
+        return f;
+    };
+    if !module.trim().is_empty() {
+        f.module = Some(module.trim().to_string());
+    }
+    if let Some(i) = rest.rfind(" at ") {
+        if let Some((file, line, col)) = parse_location(&rest[i + 4..]) {
+            f.file = Some(file);
+            f.line = Some(line);
+            f.column = col.filter(|&c| c != 0);
+            rest = &rest[..i];
+        }
+    }
+    // `foo + 128`: an offset into a function without line information.
+    if let Some(i) = rest.rfind(" + ") {
+        if digits(rest[i + 3..].trim()).is_some() {
+            rest = &rest[..i];
+        }
+    }
+    // `outer [inlined] inner(...)`: the frame is the inlined function.
+    if let Some(i) = rest.rfind(" [inlined] ") {
+        rest = &rest[i + 11..];
+    }
+    let (name, group) = split_trailing_group(rest);
+    // Argument values (`p=0x0`) go; C++ parameter types (`(int)`) stay.
+    let name = match group {
+        Some(g) if g == "()" || g.contains('=') => name,
+        _ => rest.trim(),
+    };
+    f.function = clean_name(name);
+    f
+}
+
+// --------------------------------------------------------------- sanitizers
+
+fn parse_sanitizer(text: &str) -> Result<Backtrace, String> {
+    let mut notes = Vec::new();
+    let mut stacks: Vec<Vec<RawFrame>> = Vec::new();
+    let mut runtime_error: Option<RawFrame> = None;
+    let mut in_stack = false;
+    for raw in text.lines() {
+        let l = raw.trim();
+        if l.contains("ERROR: LeakSanitizer") {
+            return Err("a LeakSanitizer report: its stacks say where leaked memory was allocated, not where the program failed"
+                .into());
+        }
+        if runtime_error.is_none() {
+            if let Some(i) = l.find(": runtime error: ") {
+                if let Some((file, line, col)) = parse_location(&l[..i]) {
+                    runtime_error = Some(RawFrame { file: Some(file), line: Some(line), column: col, ..RawFrame::default() });
+                }
+            }
+        }
+        match frame_number(l) {
+            Some((n, rest)) => {
+                let frame = parse_sanitizer_frame(n, rest);
+                if n == 0 || !in_stack {
+                    stacks.push(Vec::new());
+                }
+                stacks.last_mut().expect("pushed").push(frame);
+                in_stack = true;
+            }
+            None => in_stack = false,
+        }
+    }
+    let frames = match stacks.len() {
+        0 => match runtime_error {
+            Some(f) => {
+                notes.push("no stack trace in the report (UBSAN_OPTIONS=print_stacktrace=1 adds one): only the error location is known".into());
+                vec![f]
+            }
+            None => Vec::new(),
+        },
+        n => {
+            if n > 1 {
+                notes.push(format!(
+                    "{} later stack{} (allocation, deallocation, other threads) left out: the first stack is the failure",
+                    n - 1,
+                    if n == 2 { "" } else { "s" }
+                ));
+            }
+            stacks.swap_remove(0)
+        }
+    };
+    Ok(Backtrace { format: BacktraceFormat::Sanitizer, frames, notes })
+}
+
+/// `0x4f2b3c in foo /path/a.c:12:5`, `0x7f.. in f (/lib/libc.so.6+0x21b96)`,
+/// `0x41b2e9 (/path/bin+0x41b2e9)`, with an optional `(BuildId: ...)`.
+fn parse_sanitizer_frame(n: u32, body: &str) -> RawFrame {
+    let mut f = RawFrame { index: Some(n), ..RawFrame::default() };
+    let mut rest = body.trim();
+    if let Some(tok) = rest.split_whitespace().next() {
+        if let Some(a) = hex(tok) {
+            f.address = Some(a);
+            rest = rest[tok.len()..].trim_start();
+        }
+    }
+    if let Some(i) = rest.rfind(" (BuildId: ") {
+        if rest.ends_with(')') {
+            rest = rest[..i].trim_end();
+        }
+    } else if rest.starts_with("(BuildId: ") {
+        rest = "";
+    }
+    // `(module+0xoffset)` at the end.
+    if rest.ends_with(')') {
+        if let Some(i) = rest.rfind('(') {
+            let inner = &rest[i + 1..rest.len() - 1];
+            if let Some((module, off)) = inner.rsplit_once('+') {
+                if hex(off).is_some() {
+                    f.module = Some(module.to_string());
+                    rest = rest[..i].trim_end();
+                }
+            }
+        }
+    }
+    let rest = rest.strip_prefix("in ").unwrap_or(rest);
+    if f.module.is_none() {
+        let tok = last_token(rest);
+        if tok.len() < rest.len() || rest.starts_with('/') {
+            if let Some((file, line, col)) = sanitizer_location(tok) {
+                f.file = Some(file);
+                f.line = line;
+                f.column = col;
+                f.function = clean_name(&rest[..rest.len() - tok.len()]);
+                return f;
+            }
+        }
+    }
+    f.function = clean_name(rest);
+    f
+}
+
+// --------------------------------------------------------------------- Rust
+
+/// `   6: myapp::compute` or `   6:     0x55d6c2d8a0a1 - myapp::compute::h0123...`.
+fn rust_frame_start(l: &str) -> Option<(u32, &str)> {
+    let end = l.find(|c: char| !c.is_ascii_digit())?;
+    let n = digits(&l[..end])?;
+    let rest = l[end..].strip_prefix(':')?;
+    if !rest.starts_with([' ', '\t']) {
+        return None;
+    }
+    let mut rest = rest.trim();
+    if let Some((addr, name)) = rest.split_once(" - ") {
+        if hex(addr.trim()).is_some() {
+            rest = name.trim();
+        }
+    } else if hex(rest).is_some() {
+        rest = "";
+    }
+    Some((n, rest))
+}
+
+/// `thread 'main' panicked at src/main.rs:10:5:` (Rust >= 1.73) or
+/// `thread 'main' panicked at 'msg', src/main.rs:10:5`.
+fn rust_panic_location(l: &str) -> Option<RawFrame> {
+    let i = l.find("' panicked at ")?;
+    let rest = l[i + 14..].trim_end().trim_end_matches(':');
+    let loc = if rest.starts_with(['\'', '"']) { rest.rsplit(", ").next()? } else { rest };
+    let (file, line, col) = parse_location(loc)?;
+    Some(RawFrame { file: Some(file), line: Some(line), column: col, ..RawFrame::default() })
+}
+
+fn parse_rust(text: &str) -> Result<Backtrace, String> {
+    let mut notes = Vec::new();
+    let mut frames: Vec<RawFrame> = Vec::new();
+    let mut panic_at: Option<RawFrame> = None;
+    let mut in_bt = false;
+    let mut panics = 0usize;
+    for raw in text.lines() {
+        let l = raw.trim();
+        if l.contains("' panicked at ") {
+            panics += 1;
+            if panics > 1 {
+                // A second panic (e.g. in a destructor while unwinding): the
+                // first backtrace is the failure.
+                notes.push("a later panic and its backtrace left out".into());
+                break;
+            }
+            panic_at = rust_panic_location(l);
+            continue;
+        }
+        if l == "stack backtrace:" {
+            in_bt = true;
+            continue;
+        }
+        if !in_bt {
+            continue;
+        }
+        if let Some(loc) = l.strip_prefix("at ") {
+            if let (Some(last), Some((file, line, col))) = (frames.last_mut(), parse_location(loc)) {
+                if last.file.is_none() {
+                    last.file = Some(file);
+                    last.line = Some(line);
+                    last.column = col;
+                }
+            }
+            continue;
+        }
+        if let Some((n, name)) = rust_frame_start(l) {
+            frames.push(RawFrame { index: Some(n), function: clean_name(name), ..RawFrame::default() });
+            continue;
+        }
+        if l.starts_with("note:") {
+            in_bt = false;
+            continue;
+        }
+        // An inlined frame (`full` mode): a name line without a number,
+        // sharing the previous frame's number.
+        if !l.is_empty() && raw.starts_with([' ', '\t']) {
+            if let Some(prev) = frames.last() {
+                let index = prev.index;
+                frames.push(RawFrame { index, function: clean_name(l), ..RawFrame::default() });
+            }
+        }
+    }
+    // Frames outer of the start-up code are runtime; so is the C `main`
+    // that calls `std::rt::lang_start`.
+    if let Some(i) = frames.iter().position(|f| {
+        f.function.as_deref().is_some_and(|n| n.starts_with("std::rt::lang_start") || n.contains("__rust_begin_short_backtrace"))
+    }) {
+        for f in &mut frames[i..] {
+            f.runtime = true;
+        }
+    }
+    if frames.is_empty() {
+        if let Some(f) = panic_at {
+            notes.push("no stack backtrace (RUST_BACKTRACE=1 adds one): only the panic location is known".into());
+            frames.push(f);
+        }
+    }
+    Ok(Backtrace { format: BacktraceFormat::RustPanic, frames, notes })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Backtrace {
+        parse_backtrace(text, "bt.txt").unwrap()
+    }
+
+    fn names(bt: &Backtrace) -> Vec<&str> {
+        bt.frames.iter().map(|f| f.function.as_deref().unwrap_or("??")).collect()
+    }
+
+    #[test]
+    fn gdb_frames_with_and_without_addresses_and_sources() {
+        let bt = parse(
+            "#0  0x0000555555555149 in foo (x=1, s=0x5555 \"a (b\") at src/a.c:12\n\
+             #1  main () at a.c:30\n\
+             #2  0x00007ffff7829d90 in __libc_start_call_main () from /lib/x86_64-linux-gnu/libc.so.6\n",
+        );
+        assert_eq!(bt.format, BacktraceFormat::Gdb);
+        assert_eq!(names(&bt), vec!["foo", "main", "__libc_start_call_main"]);
+        assert_eq!(bt.frames[0].file.as_deref(), Some("src/a.c"));
+        assert_eq!(bt.frames[0].line, Some(12));
+        assert_eq!(bt.frames[0].address, Some(0x5555_5555_5149));
+        assert_eq!(bt.frames[1].address, None);
+        assert_eq!(bt.frames[2].module.as_deref(), Some("/lib/x86_64-linux-gnu/libc.so.6"));
+        assert!(bt.frames[2].runtime);
+        assert!(bt.frames[2].to_source_frame().library);
+    }
+
+    #[test]
+    fn gdb_cpp_names_keep_their_parentheses() {
+        let bt = parse(
+            "#0  0x0000555555555200 in std::function<void ()>::operator()() const (this=0x7fffffffe0b0) at /usr/include/c++/11/bits/std_function.h:590\n\
+             #1  0x0000555555555300 in (anonymous namespace)::run (n=3) at x.cc:7\n",
+        );
+        assert_eq!(names(&bt), vec!["std::function<void ()>::operator()() const", "(anonymous namespace)::run"]);
+    }
+
+    #[test]
+    fn gdb_wrapped_lines_are_joined() {
+        let bt = parse("#0  0x0000000000401136 in process (ctx=0x4052a0,\n    data=0x7fffffffe010) at main.c:42\n#1  0x00000000004011a2 in main () at main.c:50\n");
+        assert_eq!(names(&bt), vec!["process", "main"]);
+        assert_eq!(bt.frames[0].line, Some(42));
+    }
+
+    #[test]
+    fn gdb_threads_need_to_know_which_one_crashed() {
+        let two = "Thread 2 (Thread 0x7ffff7d8a640 (LWP 11)):\n#0  worker () at w.c:5\n\nThread 1 (Thread 0x7ffff7d8b740 (LWP 10)):\n#0  main () at m.c:9\n";
+        let e = parse_backtrace(two, "bt.txt").unwrap_err().to_string();
+        assert!(e.starts_with("bt.txt: 2 gdb thread stacks"), "{e}");
+        let bt = parse(&format!("Thread 2 \"prog\" received signal SIGSEGV, Segmentation fault.\n{two}"));
+        assert_eq!(names(&bt), vec!["worker"]);
+        assert_eq!(bt.notes.len(), 1);
+    }
+
+    #[test]
+    fn signal_handler_frames_are_dropped() {
+        let bt = parse("#0  handler (sig=11) at h.c:3\n#1  <signal handler called>\n#2  0x0000555555555150 in foo () at a.c:8\n#3  main () at a.c:20\n");
+        assert_eq!(names(&bt), vec!["foo", "main"]);
+        assert!(bt.notes[0].contains("signal handler"), "{:?}", bt.notes);
+    }
+
+    #[test]
+    fn mangled_names_are_demangled() {
+        assert_eq!(demangle("_Z3fooi").as_deref(), Some("foo(int)"));
+        assert_eq!(demangle("_ZN2ns3BarC2Ev").as_deref(), Some("ns::Bar::Bar()"));
+        assert_eq!(demangle("_ZN5myapp7compute17h0123456789abcdefE").as_deref(), Some("myapp::compute"));
+        assert_eq!(demangle("_RNvCs1234_5myapp7compute").as_deref(), Some("myapp::compute"));
+        assert_eq!(demangle("main"), None);
+        assert_eq!(demangle("_Zgarbage!"), None);
+        let bt = parse("#0  0x0000000000401136 in _Z3fooi () at a.cc:3\n");
+        assert_eq!(bt.frames[0].function.as_deref(), Some("foo(int)"));
+        assert_eq!(bt.frames[0].symbol.as_deref(), Some("_Z3fooi"));
+    }
+
+    #[test]
+    fn runtime_names() {
+        for n in ["__asan_report_load4", "__interceptor_strlen", "__libc_start_main", "_start", "__GI_raise", "abort", "std::panicking::begin_panic", "core::panicking::panic_fmt", "rust_begin_unwind", "__sanitizer::Die()"] {
+            assert!(is_runtime_function(n), "{n}");
+        }
+        for n in ["main", "foo", "strlen", "myapp::main", "abort_handler"] {
+            assert!(!is_runtime_function(n), "{n}");
+        }
+    }
+
+    #[test]
+    fn lldb_frames() {
+        let bt = parse(
+            "* thread #1, name = 'prog', stop reason = signal SIGSEGV: invalid address (fault address: 0x0)\n  \
+             * frame #0: 0x0000555555555131 prog`foo(p=0x0000000000000000) at a.c:3:6\n    \
+             frame #1: 0x0000555555555153 prog`main at a.c:8:3\n    \
+             frame #2: 0x00007ffff7c29d90 libc.so.6`__libc_start_call_main(main=(prog`main at a.c:6), argc=1, argv=0x00007fffffffe0b8) at libc_start_call_main.h:58:16\n    \
+             frame #3: 0x00007ffff7c29e40 libc.so.6`__libc_start_main_impl + 128\n",
+        );
+        assert_eq!(bt.format, BacktraceFormat::Lldb);
+        assert_eq!(names(&bt), vec!["foo", "main", "__libc_start_call_main", "__libc_start_main_impl"]);
+        assert_eq!((bt.frames[0].line, bt.frames[0].column), (Some(3), Some(6)));
+        assert_eq!(bt.frames[1].module.as_deref(), Some("prog"));
+        assert!(bt.frames[3].runtime);
+    }
+
+    #[test]
+    fn sanitizer_frames() {
+        let bt = parse(
+            "==1==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x602000000014\n\
+             READ of size 4 at 0x602000000014 thread T0\n    \
+             #0 0x4f2b3c in foo /path/a.c:12:5\n    \
+             #1 0x4f2c7d in main /path/a.c:30\n    \
+             #2 0x7f1e2c5c0b96 in __libc_start_main (/lib/x86_64-linux-gnu/libc.so.6+0x21b96) (BuildId: 69389d485a9793dbe873f0ea2c93e02efaa9aa3d)\n    \
+             #3 0x41b2e9 (/path/bin+0x41b2e9)\n\n\
+             allocated by thread T0 here:\n    #0 0x4bd0b3 in malloc (/path/bin+0x4bd0b3)\n",
+        );
+        assert_eq!(bt.format, BacktraceFormat::Sanitizer);
+        assert_eq!(names(&bt), vec!["foo", "main", "__libc_start_main", "??"]);
+        assert_eq!(bt.frames[0].column, Some(5));
+        assert_eq!(bt.frames[1].column, None);
+        assert_eq!(bt.frames[2].module.as_deref(), Some("/lib/x86_64-linux-gnu/libc.so.6"));
+        assert_eq!(bt.frames[3].module.as_deref(), Some("/path/bin"));
+        assert_eq!(bt.notes.len(), 1);
+    }
+
+    #[test]
+    fn ubsan_without_a_stack_gives_the_error_location() {
+        let bt = parse("a.c:12:5: runtime error: signed integer overflow: 2147483647 + 1 cannot be represented in type 'int'\n");
+        assert_eq!(bt.frames.len(), 1);
+        assert_eq!((bt.frames[0].file.as_deref(), bt.frames[0].line, bt.frames[0].column), (Some("a.c"), Some(12), Some(5)));
+    }
+
+    #[test]
+    fn leak_reports_are_refused() {
+        let e = parse_backtrace("==1==ERROR: LeakSanitizer: detected memory leaks\n    #0 0x1 in malloc (/x+0x1)\n", "l.txt");
+        assert!(e.unwrap_err().to_string().contains("LeakSanitizer"));
+    }
+
+    #[test]
+    fn rust_panics() {
+        let bt = parse(
+            "thread 'main' panicked at src/main.rs:10:5:\nindex out of bounds: the len is 3 but the index is 5\nstack backtrace:\n   \
+             0: rust_begin_unwind\n             at /rustc/abc/library/std/src/panicking.rs:578:5\n   \
+             1: core::panicking::panic_bounds_check\n             at /rustc/abc/library/core/src/panicking.rs:162:5\n   \
+             2: myapp::compute\n             at ./src/main.rs:10:5\n   \
+             3: myapp::main\n             at ./src/main.rs:4:5\n   \
+             4: core::ops::function::FnOnce::call_once\n             at /rustc/abc/library/core/src/ops/function.rs:250:5\n\
+             note: Some details are omitted, run with `RUST_BACKTRACE=full` for a verbose backtrace.\n",
+        );
+        assert_eq!(bt.format, BacktraceFormat::RustPanic);
+        assert_eq!(names(&bt), vec!["rust_begin_unwind", "core::panicking::panic_bounds_check", "myapp::compute", "myapp::main", "core::ops::function::FnOnce::call_once"]);
+        assert!(bt.frames[0].runtime && bt.frames[1].runtime && !bt.frames[2].runtime);
+        assert_eq!(bt.frames[2].file.as_deref(), Some("./src/main.rs"));
+        assert_eq!(bt.frames[2].column, Some(5));
+        let short = parse("thread 'main' panicked at 'boom', src/lib.rs:7:9\nnote: run with `RUST_BACKTRACE=1`\n");
+        assert_eq!(short.frames[0].line, Some(7));
+    }
+
+    #[test]
+    fn unknown_text_is_an_error() {
+        let e = parse_backtrace("hello\nworld\n", "x.txt").unwrap_err();
+        assert!(e.to_string().starts_with("x.txt: no stack frame found"), "{e}");
+        assert!(matches!(parse_backtrace("  \n", "x.txt"), Err(FormatError::Empty { .. })));
+    }
+}

@@ -1,0 +1,762 @@
+//! Log lines to the call sites that may have printed them.
+//!
+//! A front-end records, for every call site, the names of library callees
+//! and the constant string arguments ([`postmortem_core::CallNote`]). A
+//! call of a *logging function* with a constant format string can print
+//! only lines of a certain shape; [`LogMatcher`] turns each format string
+//! into regular expressions and finds, for every line of a log, the call
+//! sites that may have printed it.
+//!
+//! **Logging functions** ([`LogConfig`]): the printf family (`printf`,
+//! `fprintf`, `dprintf`, `sprintf`, `snprintf`, `syslog`, `err`, `warn`,
+//! their `v` forms and glibc's fortified `__*_chk` forms), `puts` (which
+//! adds a newline), `fputs`, `perror`, plus any configured function with
+//! the index of its format argument ([`Logger::custom`]). Call notes hold
+//! the *constant* string arguments in order but not their positions: for
+//! the built-in functions every argument before the format is a stream,
+//! descriptor, buffer, size or flag, so the format is the first constant
+//! string; for a configured function whose format is argument `k`, any of
+//! the first `k + 1` constant strings may be it, and all are tried.
+//!
+//! **Format strings to regexes** ([`format_regex`]): text is literal;
+//! `%d`/`%i` -> `-?[0-9]+` (`[-+ ]?` with the `+` or space flag), `%u`
+//! -> `[0-9]+`, `%o` -> octal, `%x`/`%X` -> hex digits (`0x` allowed with
+//! `#`), `%f %F %e %E %g %G` -> a decimal or exponent number, `inf` or
+//! `nan`, `%a %A` -> a hex float, `%c` -> one character, `%s`/`%m` ->
+//! anything (`.*`), `%p` -> `0x...` or `(nil)`, `%n` -> nothing, `%%` ->
+//! `%`. Flags, widths (`*` too), precisions and length modifiers
+//! (`hh h l ll L q j z Z t`) are understood; a width allows padding
+//! spaces. An unknown conversion matches anything.
+//!
+//! **Lines** ([`line_patterns`]): a format is split at its newlines. Its
+//! first line may end a line that other output began, so it is not
+//! anchored at the start; it is anchored at the end when a newline
+//! follows it (`puts` adds one). Later lines of a multi-line format are
+//! anchored at the start. A log line that fits a format's *first* line
+//! gets that call site as a candidate. A log line that fits a *later*
+//! line of some format may be the continuation of an earlier line printed
+//! by the same call: it is left out of the trace (one call cannot account
+//! for two trace elements).
+//!
+//! **The trace** ([`LogMatch::trace`]): every log line with candidates
+//! becomes one element, "one of these call sites ran", and the elements in
+//! log order form *one unreliable trace* (a subsequence of the run). A
+//! line with no candidate is a [`LogWarning`] and is left out (a weaker
+//! constraint). Blank lines are skipped.
+//!
+//! Assumptions (stated, since soundness rests on them): every log line
+//! was printed by a call with a constant format string found in the
+//! graph, and no argument printed with `%s` holds a newline (otherwise
+//! one call could print two lines that become two trace elements).
+
+use postmortem_core::{Icfg, NodeId, NodeSet, Trace};
+use regex::{RegexSet, RegexSetBuilder};
+use std::collections::HashMap;
+use std::fmt;
+use std::io::{self, Write};
+
+/// How a logging function prints its format argument.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum LoggerKind {
+    /// A printf-style format; the format is the first constant string.
+    Printf,
+    /// `puts`: the string, then a newline.
+    Puts,
+    /// `fputs`: the string as is.
+    Fputs,
+    /// `perror`: the string, `": "`, an error message, a newline.
+    Perror,
+    /// A configured printf-style function whose format is argument
+    /// `format_arg` (0-based): any of the first `format_arg + 1` constant
+    /// strings may be the format.
+    Custom,
+}
+
+/// A logging function.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Logger {
+    /// Its name, as call notes or the graph name it.
+    pub name: String,
+    /// How it prints.
+    pub kind: LoggerKind,
+    /// The 0-based index of its format argument.
+    pub format_arg: usize,
+}
+
+impl Logger {
+    /// A configured printf-style logging function whose format is
+    /// argument `format_arg` (0-based).
+    pub fn custom(name: &str, format_arg: usize) -> Logger {
+        Logger { name: name.to_string(), kind: LoggerKind::Custom, format_arg }
+    }
+
+    /// Parses `NAME:ARG` (ARG 1-based, as on the command line:
+    /// `log_msg:2` is `log_msg(level, fmt, ...)`).
+    pub fn parse_spec(spec: &str) -> Result<Logger, String> {
+        let bad = || format!("logging function `{spec}` is not of the form NAME:ARG (ARG = the format argument, counting from 1)");
+        let (name, arg) = spec.rsplit_once(':').ok_or_else(bad)?;
+        let arg: usize = arg.trim().parse().map_err(|_| bad())?;
+        if name.trim().is_empty() || arg == 0 {
+            return Err(bad());
+        }
+        Ok(Logger::custom(name.trim(), arg - 1))
+    }
+}
+
+/// Which functions log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LogConfig {
+    /// The logging functions.
+    pub loggers: Vec<Logger>,
+}
+
+impl Default for LogConfig {
+    /// The C library's printing functions.
+    fn default() -> Self {
+        let printf = [
+            ("printf", 0),
+            ("vprintf", 0),
+            ("fprintf", 1),
+            ("vfprintf", 1),
+            ("dprintf", 1),
+            ("vdprintf", 1),
+            ("sprintf", 1),
+            ("vsprintf", 1),
+            ("snprintf", 2),
+            ("vsnprintf", 2),
+            ("asprintf", 1),
+            ("vasprintf", 1),
+            ("syslog", 1),
+            ("vsyslog", 1),
+            ("err", 1),
+            ("errx", 1),
+            ("verr", 1),
+            ("verrx", 1),
+            ("warn", 0),
+            ("warnx", 0),
+            ("vwarn", 0),
+            ("vwarnx", 0),
+            ("error", 2),
+            ("__printf_chk", 1),
+            ("__vprintf_chk", 1),
+            ("__fprintf_chk", 2),
+            ("__vfprintf_chk", 2),
+            ("__dprintf_chk", 2),
+            ("__vdprintf_chk", 2),
+            ("__sprintf_chk", 3),
+            ("__vsprintf_chk", 3),
+            ("__snprintf_chk", 4),
+            ("__vsnprintf_chk", 4),
+            ("__asprintf_chk", 2),
+            ("__vasprintf_chk", 2),
+            ("__syslog_chk", 2),
+            ("__vsyslog_chk", 2),
+        ];
+        let mut loggers: Vec<Logger> =
+            printf.iter().map(|&(n, a)| Logger { name: n.into(), kind: LoggerKind::Printf, format_arg: a }).collect();
+        loggers.push(Logger { name: "puts".into(), kind: LoggerKind::Puts, format_arg: 0 });
+        loggers.push(Logger { name: "fputs".into(), kind: LoggerKind::Fputs, format_arg: 0 });
+        loggers.push(Logger { name: "fputs_unlocked".into(), kind: LoggerKind::Fputs, format_arg: 0 });
+        loggers.push(Logger { name: "perror".into(), kind: LoggerKind::Perror, format_arg: 0 });
+        LogConfig { loggers }
+    }
+}
+
+impl LogConfig {
+    /// Adds a logging function (a later one of the same name replaces an
+    /// earlier one).
+    pub fn add(&mut self, logger: Logger) {
+        self.loggers.retain(|l| l.name != logger.name);
+        self.loggers.push(logger);
+    }
+}
+
+/// The regex (without anchors) of the text a printf format prints, for
+/// a format without newlines (a newline in it is matched literally).
+pub fn format_regex(format: &str) -> String {
+    let mut out = String::with_capacity(format.len() * 2);
+    let mut lit = String::new();
+    let b = format.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'%' {
+            let start = i;
+            while i < b.len() && b[i] != b'%' {
+                i += 1;
+            }
+            lit.push_str(&format[start..i]);
+            continue;
+        }
+        // A conversion: %[pos$][flags][width][.prec][length]conv
+        let mut j = i + 1;
+        if j < b.len() && b[j] == b'%' {
+            lit.push('%');
+            i = j + 1;
+            continue;
+        }
+        out.push_str(&regex::escape(&lit));
+        lit.clear();
+        let skip_digits = |j: &mut usize| {
+            while *j < b.len() && b[*j].is_ascii_digit() {
+                *j += 1;
+            }
+        };
+        // Positional argument `2$`.
+        let mut k = j;
+        skip_digits(&mut k);
+        if k > j && k < b.len() && b[k] == b'$' {
+            j = k + 1;
+        }
+        let mut flags = String::new();
+        while j < b.len() && matches!(b[j], b'-' | b'+' | b' ' | b'#' | b'0' | b'\'' | b'I') {
+            flags.push(b[j] as char);
+            j += 1;
+        }
+        let width;
+        if j < b.len() && b[j] == b'*' {
+            width = true;
+            j += 1;
+            let mut k = j;
+            skip_digits(&mut k);
+            if k > j && k < b.len() && b[k] == b'$' {
+                j = k + 1;
+            }
+        } else {
+            let w = j;
+            skip_digits(&mut j);
+            width = j > w;
+        }
+        if j < b.len() && b[j] == b'.' {
+            j += 1;
+            if j < b.len() && b[j] == b'*' {
+                j += 1;
+                let mut k = j;
+                skip_digits(&mut k);
+                if k > j && k < b.len() && b[k] == b'$' {
+                    j = k + 1;
+                }
+            } else {
+                skip_digits(&mut j);
+            }
+        }
+        while j < b.len() && matches!(b[j], b'h' | b'l' | b'L' | b'q' | b'j' | b'z' | b'Z' | b't') {
+            j += 1;
+        }
+        // Microsoft's I64 / I32 length.
+        if format[j..].starts_with("I64") || format[j..].starts_with("I32") {
+            j += 3;
+        }
+        let Some(&conv) = b.get(j) else {
+            // A format ending in the middle of a conversion: anything.
+            out.push_str(".*");
+            break;
+        };
+        let sign = if flags.contains(['+', ' ']) { "[-+ ]?" } else { "-?" };
+        let grouped = flags.contains('\'');
+        let alt = flags.contains('#');
+        let pat: String = match conv {
+            b'd' | b'i' => format!("{sign}{}", if grouped { "[0-9][0-9,.' ]*" } else { "[0-9]+" }),
+            b'u' => (if grouped { "[0-9][0-9,.' ]*" } else { "[0-9]+" }).into(),
+            b'o' => "[0-7]+".into(),
+            b'x' | b'X' => (if alt { "(?:0[xX])?[0-9a-fA-F]+" } else { "[0-9a-fA-F]+" }).into(),
+            b'f' | b'F' | b'e' | b'E' | b'g' | b'G' => {
+                "[-+ ]?(?:[0-9][0-9,.']*(?:[eE][-+]?[0-9]+)?|\\.[0-9]+(?:[eE][-+]?[0-9]+)?|(?i:inf(?:inity)?|nan))".into()
+            }
+            b'a' | b'A' => "[-+ ]?(?i:0x[0-9a-f]*\\.?[0-9a-f]*p[-+]?[0-9]+|inf(?:inity)?|nan)".into(),
+            b'c' | b'C' => ".".into(),
+            b's' | b'S' | b'm' => ".*".into(),
+            b'p' => "(?:0[xX][0-9a-fA-F]+|\\(nil\\)|\\(null\\)|0)".into(),
+            b'n' => String::new(),
+            _ => ".*".into(),
+        };
+        let conv_len = format[j..].chars().next().map_or(1, char::len_utf8);
+        if width && !pat.is_empty() && pat != ".*" {
+            out.push_str(&format!(" *(?:{pat}) *"));
+        } else if !pat.is_empty() {
+            out.push_str(&format!("(?:{pat})"));
+        }
+        i = j + conv_len;
+    }
+    out.push_str(&regex::escape(&lit));
+    out
+}
+
+/// The regex of one line of a format's output (see the module docs).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LinePattern {
+    /// The anchored regex.
+    pub regex: String,
+    /// `true` for the format's first line (which yields a candidate);
+    /// `false` for later lines (continuations).
+    pub first: bool,
+}
+
+/// The line patterns of a printf format (`newline`: the function prints
+/// a newline after it, as `puts` does). Empty lines yield no pattern.
+pub fn line_patterns(format: &str, newline: bool) -> Vec<LinePattern> {
+    let text = if newline { format!("{format}\n") } else { format.to_string() };
+    let parts: Vec<&str> = text.split('\n').collect();
+    let last = parts.len() - 1;
+    parts
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| !p.is_empty())
+        .map(|(i, p)| {
+            let start = if i > 0 { "^" } else { "" };
+            let end = if i < last { "$" } else { "" };
+            LinePattern { regex: format!("{start}{}{end}", format_regex(p)), first: i == 0 }
+        })
+        .collect()
+}
+
+/// One call site that logs, with the format it was matched by.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LogSite {
+    /// The call site.
+    pub site: NodeId,
+    /// The logging function.
+    pub logger: String,
+    /// The format string (one of several for a custom logger).
+    pub format: String,
+}
+
+/// What became of one log line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// It is element `i` of the trace.
+    Element(usize),
+    /// It fits a later line of a multi-line format: left out.
+    Continuation,
+    /// No format fits it: left out, with a warning.
+    Unmatched,
+    /// A blank line: skipped.
+    Blank,
+}
+
+/// One log line and the call sites that may have printed it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LineMatch {
+    /// 1-based line number in the log.
+    pub number: usize,
+    /// The line.
+    pub text: String,
+    /// Indices into [`LogMatch::sites`] whose first line fits.
+    pub sites: Vec<usize>,
+    /// Indices into [`LogMatch::sites`] of which a later line fits.
+    pub continues: Vec<usize>,
+    /// What became of it.
+    pub outcome: Outcome,
+}
+
+/// A diagnostic of log matching.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LogWarning {
+    /// A line no format fits.
+    Unmatched {
+        /// 1-based line number.
+        line: usize,
+        /// The line.
+        text: String,
+    },
+    /// Lines left out as possible continuations of multi-line messages.
+    Continuations {
+        /// How many.
+        count: usize,
+    },
+    /// The graph has no call of a logging function with a constant
+    /// string (no call notes): the log says nothing.
+    NoLoggingCalls,
+}
+
+impl fmt::Display for LogWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LogWarning::Unmatched { line, text } => write!(
+                f,
+                "log line {line} {} matches no format string of the program; left out of the trace",
+                crate::error::quote(text)
+            ),
+            LogWarning::Continuations { count } => write!(
+                f,
+                "{count} log line{} may continue a multi-line message printed by one call; left out of the trace (see --explain-log)",
+                if *count == 1 { "" } else { "s" }
+            ),
+            LogWarning::NoLoggingCalls => write!(
+                f,
+                "the graph records no call of a logging function with a constant format string; the log is ignored"
+            ),
+        }
+    }
+}
+
+/// The log mapped to the graph.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LogMatch {
+    /// Every line, in order.
+    pub lines: Vec<LineMatch>,
+    /// The unreliable trace of the matched lines (`None` if none matched).
+    pub trace: Option<Trace>,
+    /// Diagnostics.
+    pub warnings: Vec<LogWarning>,
+    /// The logging call sites that were tried ([`LineMatch::sites`] and
+    /// [`LineMatch::continues`] index into it).
+    pub sites: Vec<LogSite>,
+}
+
+/// Patterns compiled into regex sets (in chunks, to stay within the
+/// regex size limits).
+struct Sets {
+    sets: Vec<RegexSet>,
+    /// For each pattern (in set order): the sites it stands for.
+    owners: Vec<Vec<usize>>,
+}
+
+impl Sets {
+    fn build(patterns: Vec<(String, Vec<usize>)>) -> Sets {
+        const CHUNK: usize = 256;
+        let mut sets = Vec::new();
+        let mut owners = Vec::new();
+        for chunk in patterns.chunks(CHUNK) {
+            let mut regexes: Vec<String> = chunk.iter().map(|p| p.0.clone()).collect();
+            let build = |rs: &[String]| RegexSetBuilder::new(rs).size_limit(64 << 20).dfa_size_limit(16 << 20).build();
+            let set = match build(&regexes) {
+                Ok(s) => s,
+                Err(_) => {
+                    // One pattern too large or broken: it matches anything
+                    // (more candidates, never fewer).
+                    for r in &mut regexes {
+                        if build(std::slice::from_ref(r)).is_err() {
+                            *r = String::new();
+                        }
+                    }
+                    build(&regexes).unwrap_or_else(|_| {
+                        regexes.iter_mut().for_each(|r| r.clear());
+                        build(&regexes).expect("empty patterns compile")
+                    })
+                }
+            };
+            sets.push(set);
+            owners.extend(chunk.iter().map(|p| p.1.clone()));
+        }
+        Sets { sets, owners }
+    }
+
+    fn matching(&self, line: &str, out: &mut Vec<usize>) {
+        let mut base = 0;
+        for s in &self.sets {
+            for i in s.matches(line).iter() {
+                out.extend(&self.owners[base + i]);
+            }
+            base += s.len();
+        }
+        out.sort_unstable();
+        out.dedup();
+    }
+}
+
+/// The logging call sites of a graph and their compiled patterns.
+pub struct LogMatcher {
+    sites: Vec<LogSite>,
+    first: Sets,
+    later: Sets,
+}
+
+impl LogMatcher {
+    /// Finds the logging call sites of `g` (see the module docs) and
+    /// compiles their patterns.
+    pub fn new(g: &Icfg, cfg: &LogConfig) -> LogMatcher {
+        let by_name: HashMap<&str, &Logger> = cfg.loggers.iter().map(|l| (l.name.as_str(), l)).collect();
+        let mut sites = Vec::new();
+        for (site, note) in g.call_notes() {
+            if note.string_args.is_empty() {
+                continue;
+            }
+            let internal = g.callees(site).map(|f| g.function(f).name.to_string());
+            let names: Vec<String> = note.external_callees.iter().map(|s| s.to_string()).chain(internal).collect();
+            for name in &names {
+                let Some(logger) = by_name.get(name.as_str()) else { continue };
+                let formats: &[Box<str>] = match logger.kind {
+                    LoggerKind::Custom => &note.string_args[..(logger.format_arg + 1).min(note.string_args.len())],
+                    _ => &note.string_args[..1],
+                };
+                for f in formats {
+                    sites.push(LogSite { site, logger: name.clone(), format: f.to_string() });
+                }
+            }
+        }
+        let mut first: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut later: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, s) in sites.iter().enumerate() {
+            let kind = by_name.get(s.logger.as_str()).map_or(LoggerKind::Printf, |l| l.kind);
+            let pats = match kind {
+                LoggerKind::Puts => line_patterns(&escape_percent(&s.format), true),
+                LoggerKind::Fputs => line_patterns(&escape_percent(&s.format), false),
+                LoggerKind::Perror => line_patterns(&format!("{}: %s\n", escape_percent(&s.format)), false),
+                LoggerKind::Printf | LoggerKind::Custom => line_patterns(&s.format, false),
+            };
+            for p in pats {
+                let map = if p.first { &mut first } else { &mut later };
+                map.entry(p.regex).or_default().push(i);
+            }
+        }
+        let sorted = |m: HashMap<String, Vec<usize>>| {
+            let mut v: Vec<(String, Vec<usize>)> = m.into_iter().collect();
+            v.sort();
+            v
+        };
+        LogMatcher { sites, first: Sets::build(sorted(first)), later: Sets::build(sorted(later)) }
+    }
+
+    /// The logging call sites found (one entry per candidate format).
+    pub fn sites(&self) -> &[LogSite] {
+        &self.sites
+    }
+
+    /// Matches log lines (in log order) and builds the trace.
+    pub fn match_lines<'a>(&self, lines: impl IntoIterator<Item = &'a str>) -> LogMatch {
+        let mut out = LogMatch { lines: Vec::new(), trace: None, warnings: Vec::new(), sites: self.sites.clone() };
+        let mut entries: Vec<NodeSet> = Vec::new();
+        let mut continuations = 0;
+        let mut unmatched = Vec::new();
+        for (i, raw) in lines.into_iter().enumerate() {
+            let text = raw.strip_suffix('\r').unwrap_or(raw);
+            let mut m = LineMatch { number: i + 1, text: text.to_string(), sites: vec![], continues: vec![], outcome: Outcome::Blank };
+            if !text.trim().is_empty() {
+                self.first.matching(text, &mut m.sites);
+                self.later.matching(text, &mut m.continues);
+                m.outcome = if !m.continues.is_empty() {
+                    continuations += 1;
+                    Outcome::Continuation
+                } else if let Some(set) = NodeSet::new(m.sites.iter().map(|&s| self.sites[s].site).collect()) {
+                    entries.push(set);
+                    Outcome::Element(entries.len() - 1)
+                } else {
+                    unmatched.push(LogWarning::Unmatched { line: m.number, text: m.text.clone() });
+                    Outcome::Unmatched
+                };
+            }
+            out.lines.push(m);
+        }
+        if self.sites.is_empty() && !unmatched.is_empty() {
+            out.warnings.push(LogWarning::NoLoggingCalls);
+        } else {
+            out.warnings.extend(unmatched);
+        }
+        if continuations > 0 {
+            out.warnings.push(LogWarning::Continuations { count: continuations });
+        }
+        if !entries.is_empty() {
+            out.trace = Some(Trace { reliable: false, entries });
+        }
+        out
+    }
+
+    /// Matches the lines of a log text.
+    pub fn match_text(&self, text: &str) -> LogMatch {
+        self.match_lines(text.lines())
+    }
+}
+
+/// Writes which log line matched which call sites (`--explain-log`):
+/// one line per log line, then one indented line per candidate with
+/// its location, input id, function and format.
+pub fn write_explain(out: &mut dyn Write, g: &Icfg, m: &LogMatch) -> io::Result<()> {
+    let site = |out: &mut dyn Write, i: usize| -> io::Result<()> {
+        let s = &m.sites[i];
+        let f = g.function(g.func_of(s.site));
+        let file = f.file.map_or("?", |x| g.file_path(x));
+        let line = g.lines(s.site).first().map_or(String::new(), |l| format!(":{l}"));
+        writeln!(out, "    {file}{line} [{}] in {}: {}({})", g.ext_id(s.site), f.name, s.logger, c_quote(&s.format))
+    };
+    for l in &m.lines {
+        let what = match &l.outcome {
+            Outcome::Element(i) => format!("trace element {i}, one of {} call site(s)", l.sites.len()),
+            Outcome::Continuation => "left out: may continue a multi-line message".into(),
+            Outcome::Unmatched => "left out: no format string fits".into(),
+            Outcome::Blank => continue,
+        };
+        writeln!(out, "log line {} {}: {what}", l.number, crate::error::quote(&l.text))?;
+        for &i in &l.sites {
+            site(out, i)?;
+        }
+        if !l.continues.is_empty() {
+            writeln!(out, "  continues a message of:")?;
+            for &i in &l.continues {
+                site(out, i)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `puts`/`fputs` print their string verbatim: `%` is literal.
+fn escape_percent(s: &str) -> String {
+    s.replace('%', "%%")
+}
+
+/// A string as a C literal, for display.
+fn c_quote(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars().take(120) {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    if s.chars().count() > 120 {
+        out.push_str("...");
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use postmortem_core::{IcfgBuilder, NodeKind, NodeSpec};
+    use regex::Regex;
+
+    fn full(format: &str) -> Regex {
+        Regex::new(&format!("^{}$", format_regex(format))).unwrap()
+    }
+
+    #[test]
+    fn conversions() {
+        let r = full("Processed %d items (%5.2f%%) in %s");
+        assert!(r.is_match("Processed -12 items ( 3.14%) in main"));
+        assert!(r.is_match("Processed 3 items (100.00%) in "));
+        assert!(!r.is_match("Processed x items (1%) in a"));
+        assert!(full("%x/%#X/%o").is_match("ff/0XAB/17"));
+        assert!(!full("%o").is_match("9"));
+        assert!(full("%u").is_match("42") && !full("%u").is_match("-42"));
+        assert!(full("%+d").is_match("+5"));
+        assert!(full("%ld %lld %zu %hhx %jd").is_match("1 -2 3 ff 4"));
+        assert!(full("%e|%g|%G").is_match("1.500000e+00|0.0001|INF"));
+        assert!(full("%f").is_match("-nan"));
+        assert!(full("%c%c").is_match("ab") && !full("%c").is_match("ab"));
+        assert!(full("%p %p").is_match("0x7ffd5e8 (nil)"));
+        assert!(full("%*d|%-*s|%.*s").is_match("   7|ab   |xyz"));
+        assert!(full("%2$s %1$d").is_match("x 3"));
+        assert!(full("100%%").is_match("100%") && !full("100%%").is_match("100%%"));
+        assert!(full("a.b*c").is_match("a.b*c") && !full("a.b*c").is_match("axb*c"));
+        assert!(full("%n%d").is_match("1"));
+        assert!(full("%a").is_match("0x1.8p+1"));
+        // Unknown or cut conversions match anything.
+        assert!(full("x%y").is_match("x whatever"));
+        assert!(full("x%").is_match("x whatever"));
+        assert!(full("x%5").is_match("x whatever"));
+    }
+
+    #[test]
+    fn lines_and_anchors() {
+        let p = line_patterns("Value %d\n", false);
+        assert_eq!(p, vec![LinePattern { regex: "Value (?:-?[0-9]+)$".into(), first: true }]);
+        let re = Regex::new(&p[0].regex).unwrap();
+        assert!(re.is_match("Value 5") && re.is_match("prefix: Value 5") && !re.is_match("Value 5 more"));
+        let p = line_patterns("Start\nnext %s\nend", false);
+        assert_eq!(p.iter().map(|p| (p.regex.as_str(), p.first)).collect::<Vec<_>>(), vec![("Start$", true), ("^next (?:.*)$", false), ("^end", false)]);
+        assert_eq!(line_patterns("done", true)[0].regex, "done$");
+        assert!(line_patterns("\n", false).is_empty());
+    }
+
+    /// main: printf("Processed %d items\n") [p1], fprintf(stderr, "error: %s\n") [p2],
+    /// puts("done") [p3], log_msg(level=?, "x=%d") custom [p4], printf("a\nb %d\n") [p5],
+    /// and a printf with no constant format [p6].
+    fn graph() -> (Icfg, Vec<NodeId>) {
+        let mut b = IcfgBuilder::new();
+        let main = b.function("main");
+        let log_fn = b.function("log_msg");
+        b.set_function_file(main, "m.c");
+        let me = b.add_node(NodeSpec { ext_id: "me", kind: NodeKind::Entry, func: main, label: "", lines: &[1] }).unwrap();
+        let le = b.add_node(NodeSpec { ext_id: "le", kind: NodeKind::Entry, func: log_fn, label: "", lines: &[50] }).unwrap();
+        let mut sites = Vec::new();
+        let calls: [(&str, &[&str]); 6] = [
+            ("printf", &["Processed %d items\n"]),
+            ("fprintf", &["error: %s\n"]),
+            ("puts", &["done"]),
+            ("log_msg", &["net", "x=%d"]),
+            ("printf", &["a\nb %d\n"]),
+            ("printf", &[]),
+        ];
+        let mut prev = me;
+        for (i, (callee, args)) in calls.iter().enumerate() {
+            let id = format!("p{}", i + 1);
+            let line = [10 + i as u32];
+            let s = b.add_node(NodeSpec { ext_id: &id, kind: NodeKind::CallSite, func: main, label: "", lines: &line }).unwrap();
+            b.add_flow_edge(prev, s);
+            if *callee == "log_msg" {
+                b.add_call_edge(s, le);
+            } else {
+                b.add_external_callee(s);
+                b.add_external_callee_name(s, callee);
+            }
+            for a in *args {
+                b.add_string_arg(s, a);
+            }
+            sites.push(s);
+            prev = s;
+        }
+        (b.build().unwrap(), sites)
+    }
+
+    #[test]
+    fn log_lines_become_one_ordered_trace_of_candidate_sets() {
+        let (g, s) = graph();
+        let mut cfg = LogConfig::default();
+        cfg.add(Logger::parse_spec("log_msg:2").unwrap());
+        let m = LogMatcher::new(&g, &cfg);
+        let got = m.match_text("Processed 3 items\nerror: disk full\n\ndone\nx=5\nnet\nunknown line\na\nb 7\r\n");
+        let t = got.trace.as_ref().unwrap();
+        assert!(!t.reliable);
+        let sets: Vec<Vec<NodeId>> = t.entries.iter().map(|e| e.nodes().to_vec()).collect();
+        // "net" fits log_msg's first string taken as the format (either of
+        // its first two constant strings may be the format).
+        assert_eq!(sets, vec![vec![s[0]], vec![s[1]], vec![s[2]], vec![s[3]], vec![s[3]], vec![s[4]]]);
+        assert_eq!(got.lines[2].outcome, Outcome::Blank);
+        assert_eq!(got.lines[6].outcome, Outcome::Unmatched);
+        assert_eq!(got.lines[8].outcome, Outcome::Continuation);
+        assert_eq!(
+            got.warnings,
+            vec![LogWarning::Unmatched { line: 7, text: "unknown line".into() }, LogWarning::Continuations { count: 1 }]
+        );
+        let mut buf = Vec::new();
+        write_explain(&mut buf, &g, &got).unwrap();
+        let text = String::from_utf8(buf).unwrap();
+        assert!(text.contains("log line 1 \"Processed 3 items\": trace element 0"), "{text}");
+        assert!(text.contains("m.c:10 [p1] in main: printf(\"Processed %d items\\n\")"), "{text}");
+        assert!(text.contains("log line 7 \"unknown line\": left out"), "{text}");
+    }
+
+    #[test]
+    fn an_ambiguous_line_lists_every_candidate() {
+        let (g, s) = graph();
+        let m = LogMatcher::new(&g, &LogConfig::default());
+        // "error: Processed 1 items" fits both the fprintf (%s) and the printf
+        // (unanchored start).
+        let got = m.match_text("error: Processed 1 items");
+        assert_eq!(got.trace.unwrap().entries[0].nodes(), &[s[0], s[1]]);
+    }
+
+    #[test]
+    fn without_logging_calls_one_warning() {
+        let mut b = IcfgBuilder::new();
+        let f = b.function("main");
+        b.add_node(NodeSpec { ext_id: "e", kind: NodeKind::Entry, func: f, label: "", lines: &[] }).unwrap();
+        let g = b.build().unwrap();
+        let got = LogMatcher::new(&g, &LogConfig::default()).match_text("a\nb\n");
+        assert_eq!(got.warnings, vec![LogWarning::NoLoggingCalls]);
+        assert!(got.trace.is_none());
+    }
+
+    #[test]
+    fn logger_specs() {
+        assert_eq!(Logger::parse_spec("log_msg:2").unwrap(), Logger::custom("log_msg", 1));
+        assert!(Logger::parse_spec("log_msg").is_err());
+        assert!(Logger::parse_spec("log_msg:0").is_err());
+        assert!(Logger::parse_spec(":1").is_err());
+    }
+}

@@ -1,0 +1,198 @@
+//! Which declared (body-less) functions carry the `noreturn` attribute.
+//!
+//! `llvm-ir` 0.11 keeps function attributes for definitions and call sites
+//! but not for declarations, so this module reads them on its own:
+//!
+//! * bitcode: a *lazy* LLVM module (`LLVMGetBitcodeModuleInContext2`) reads
+//!   the module-level records only, never the function bodies, so it costs
+//!   a few milliseconds even for sqlite;
+//! * textual IR: a line scan of `declare` lines (inline `noreturn`, or an
+//!   attribute group `#N`) and of `attributes #N = { ... }` lines, the form
+//!   in which LLVM prints both.
+//!
+//! clang copies `noreturn` onto every direct call site anyway; this covers
+//! IR from other producers and hand-written IR.
+
+use std::collections::HashSet;
+
+/// Names of declarations with `noreturn` in textual IR.
+pub(crate) fn from_text(text: &str) -> HashSet<String> {
+    let mut groups_with_noreturn: HashSet<&str> = HashSet::new();
+    let mut decls: Vec<(String, Vec<&str>)> = Vec::new();
+    for line in text.lines() {
+        let t = line.trim_start();
+        if let Some(rest) = t.strip_prefix("attributes ") {
+            // attributes #3 = { noreturn nounwind "frame-pointer"="all" }
+            let Some((group, body)) = rest.split_once('=') else { continue };
+            if has_word(body, "noreturn") {
+                groups_with_noreturn.insert(group.trim());
+            }
+        } else if t.starts_with("declare ") {
+            if let Some(d) = parse_declare(t) {
+                decls.push(d);
+            }
+        }
+    }
+    decls
+        .into_iter()
+        .filter(|(_, attrs)| attrs.iter().any(|a| *a == "noreturn" || groups_with_noreturn.contains(a)))
+        .map(|(name, _)| name)
+        .collect()
+}
+
+/// `noreturn` as a whole word outside string attributes (`"noreturn"="x"`
+/// would be a different, string attribute).
+fn has_word(s: &str, word: &str) -> bool {
+    let mut in_str = false;
+    let mut tok_start = None;
+    let bytes = s.as_bytes();
+    for (i, &b) in bytes.iter().enumerate().chain(std::iter::once((bytes.len(), &b' '))) {
+        if b == b'"' {
+            in_str = !in_str;
+            tok_start = None;
+            continue;
+        }
+        if in_str {
+            continue;
+        }
+        let word_char = b.is_ascii_alphanumeric() || b == b'_';
+        match (word_char, tok_start) {
+            (true, None) => tok_start = Some(i),
+            (false, Some(st)) => {
+                if &s[st..i] == word {
+                    return true;
+                }
+                tok_start = None;
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// `declare <ret> @name(<params>) <attrs...>` -> (name, attribute tokens
+/// after the parameter list).
+fn parse_declare(line: &str) -> Option<(String, Vec<&str>)> {
+    let at = line.find('@')?;
+    let rest = &line[at + 1..];
+    let (name, after) = if let Some(q) = rest.strip_prefix('"') {
+        let end = q.find('"')?;
+        (unescape(&q[..end]), &q[end + 1..])
+    } else {
+        let end = rest.find('(')?;
+        (rest[..end].to_string(), &rest[end..])
+    };
+    // Skip the parameter list (types may nest parentheses).
+    let mut depth = 0usize;
+    let mut close = None;
+    for (i, c) in after.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    close = Some(i);
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let tail = &after[close? + 1..];
+    let tail = tail.split(';').next().unwrap_or("");
+    Some((name, tail.split_whitespace().collect()))
+}
+
+/// LLVM's `\XX` escapes in quoted names.
+fn unescape(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\' {
+            if let Some(v) = s.get(i + 1..i + 3).and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                out.push(v);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Names of declarations with `noreturn` in a bitcode file's bytes, read
+/// from a lazily loaded LLVM module. `None` if LLVM cannot read the bytes
+/// (the main parse then reports the error).
+pub(crate) fn from_bitcode(bytes: &[u8]) -> Option<HashSet<String>> {
+    use llvm_sys::bit_reader::LLVMGetBitcodeModuleInContext2;
+    use llvm_sys::core::*;
+    use llvm_sys::LLVMAttributeFunctionIndex;
+    let mut out = HashSet::new();
+    // SAFETY: plain LLVM C API use. The context outlives the module; the
+    // lazy module takes ownership of the memory buffer (on success and on
+    // failure), so the buffer is never disposed here; the module and the
+    // context are disposed exactly once; every string LLVM returns is
+    // copied before the module goes away.
+    unsafe {
+        let ctx = LLVMContextCreate();
+        let buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(bytes.as_ptr().cast(), bytes.len(), c"bitcode".as_ptr());
+        let mut module = std::ptr::null_mut();
+        if LLVMGetBitcodeModuleInContext2(ctx, buf, &mut module) != 0 {
+            LLVMContextDispose(ctx);
+            return None;
+        }
+        let kind = LLVMGetEnumAttributeKindForName(c"noreturn".as_ptr(), "noreturn".len());
+        let mut f = LLVMGetFirstFunction(module);
+        while !f.is_null() {
+            if LLVMIsDeclaration(f) != 0 && !LLVMGetEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, kind).is_null() {
+                let mut len = 0usize;
+                let p = LLVMGetValueName2(f, &mut len);
+                if !p.is_null() {
+                    let name = std::slice::from_raw_parts(p.cast::<u8>(), len);
+                    out.insert(String::from_utf8_lossy(name).into_owned());
+                }
+            }
+            f = LLVMGetNextFunction(f);
+        }
+        LLVMDisposeModule(module);
+        LLVMContextDispose(ctx);
+    }
+    Some(out)
+}
+
+/// Attribute groups referenced by name (for tests).
+#[cfg(test)]
+fn groups(text: &str) -> std::collections::HashMap<String, bool> {
+    text.lines()
+        .filter_map(|l| l.trim_start().strip_prefix("attributes "))
+        .filter_map(|r| r.split_once('='))
+        .map(|(g, b)| (g.trim().to_string(), has_word(b, "noreturn")))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_scan_finds_inline_and_grouped_noreturn() {
+        let ll = r#"
+declare void @exit(i32 noundef) #3
+declare void (i32)* @signal(i32 noundef, void (i32)* noundef) #1
+declare void @fatal(i8*) noreturn nounwind
+declare void @"weird\22name"() #3 ; comment noreturn
+declare i32 @printf(i8* noundef, ...) #1
+declare void @s() "noreturn"="no"
+attributes #1 = { "frame-pointer"="all" }
+attributes #3 = { noreturn nounwind "frame-pointer"="all" }
+"#;
+        let got = from_text(ll);
+        let mut got: Vec<_> = got.into_iter().collect();
+        got.sort();
+        assert_eq!(got, vec!["exit", "fatal", "weird\"name"]);
+        assert_eq!(groups(ll).get("#3"), Some(&true));
+        assert_eq!(groups(ll).get("#1"), Some(&false));
+    }
+}

@@ -1,0 +1,379 @@
+//! LLVM IR front-end: reads a C/C++ program compiled by clang-14
+//! (`clang-14 -g -O0 -emit-llvm`, textual `.ll` or bitcode `.bc`) into
+//! postmortem's interprocedural control-flow graph ([`Icfg`]).
+//!
+//! ```no_run
+//! let loaded = postmortem_llvm::load_path(std::path::Path::new("prog.bc"))?;
+//! eprintln!("postmortem: note: {}", loaded.report.summary());
+//! let graph = loaded.icfg;
+//! # Ok::<(), postmortem_llvm::LlvmError>(())
+//! ```
+//!
+//! # Design
+//!
+//! The module is parsed by LLVM 14 itself, through the `llvm-ir` crate
+//! (which links `libLLVM-14.so` via `llvm-sys`), so `.ll` and `.bc` give the
+//! same in-memory module and therefore the same graph. One pass over the
+//! module then builds the graph with [`IcfgBuilder`](postmortem_core::IcfgBuilder). *Front-ends report,
+//! they do not fail*: whatever the lowering has to approximate is counted
+//! in a [`FrontendReport`] that travels with the graph; only an unreadable
+//! file or a module without a start function is an error ([`LlvmError`]).
+//!
+//! # Mapping from LLVM IR to the ICFG
+//!
+//! * **Functions.** Every defined function gets an `Entry` node (its lines:
+//!   the `DISubprogram` line) and an `Exit` node (its lines: those of its
+//!   `ret` instructions). The function's file is its `DISubprogram`'s
+//!   `DIFile`, directory + `/` + filename as clang wrote them (the
+//!   filename alone when absolute). The entry flows to the first node of
+//!   the entry block; every `ret` (and `resume`, and unwinding to the
+//!   caller) flows to the exit. The program starts at `main`'s entry.
+//! * **Call sites.** Every call instruction (`call`, `invoke`, `callbr`) to
+//!   a function is its own node of kind `CallSite`, followed by its return
+//!   site: the next node of its block (for `invoke`, the first nodes of
+//!   both its normal and its unwind destination). A call to a function
+//!   defined in the module gets a call edge to its entry; the builder then
+//!   routes control through the callee and back to the return sites.
+//! * **Statements.** The other instructions of a block are grouped by
+//!   source line: consecutive instructions of one block on the same
+//!   `!DILocation` line form one `Statement` node (never coarser than one
+//!   node per line per block). Instructions without a location (or at line
+//!   0, or located in another file than their function, e.g. an
+//!   `#include` inside a body) join the neighbouring group. A node's lines
+//!   are its line, its column ([`IcfgBuilder::set_column`](postmortem_core::IcfgBuilder::set_column)) that of its
+//!   first located instruction. The label lists the opcodes (`load icmp
+//!   br`), or `call NAME` / `invoke NAME` / `call (indirect)` for sites.
+//! * **Intrinsics** (`llvm.*`) are not call sites: `llvm.dbg.*` calls are
+//!   dropped, the others (`llvm.memcpy`, `llvm.lifetime.*`, ...) are
+//!   ordinary instructions. Inline assembly is an ordinary instruction too.
+//! * **Declarations** (functions without a body) are outside the program:
+//!   a call to one flows straight on ([`IcfgBuilder::add_external_callee`](postmortem_core::IcfgBuilder::add_external_callee))
+//!   and records the callee's name
+//!   ([`IcfgBuilder::add_external_callee_name`](postmortem_core::IcfgBuilder::add_external_callee_name)).
+//! * **Callbacks.** A call to a declaration that receives a function
+//!   pointer (`qsort`, `signal`, `pthread_create`, `atexit`, ...) may call
+//!   it: the site also gets call edges to the function passed (or, for a
+//!   pointer variable, to every compatible address-taken function) and
+//!   keeps its fall-through. Counted in [`FrontendReport::callback_sites`].
+//! * **Indirect calls** go to every *address-taken* function (referenced
+//!   anywhere other than as the callee of a direct call, including global
+//!   initializers) with a compatible type: the same number of parameters
+//!   (at least the fixed ones for a variadic callee), pairwise compatible
+//!   parameter types and a compatible return type, where every pointer is
+//!   compatible with every pointer, integers by width, floats by kind, and
+//!   `void` returns with anything (sound for C, which casts function
+//!   pointers freely). An address-taken *declaration* that fits makes the
+//!   site fall through as well (e.g. a pointer to `free`). A call with no
+//!   candidate at all is treated as a call outside the program. Counted in
+//!   [`FrontendReport::indirect_calls`], `indirect_resolved`,
+//!   `indirect_unresolved` and `indirect_edges`.
+//! * **String arguments.** Every call site (in-program or external)
+//!   records its constant C-string arguments with
+//!   [`IcfgBuilder::add_string_arg`](postmortem_core::IcfgBuilder::add_string_arg): a pointer (directly or through a
+//!   `getelementptr 0, k`) into a constant global `[N x i8] c"..."`, up to
+//!   the first NUL. This is how log lines are matched to `printf`,
+//!   `fprintf`, `syslog`, ... calls.
+//! * **Paths that end.** A call that never returns ends the path: no edge
+//!   from the site to its next node (for an `invoke`, only the unwind
+//!   edge stays). A call never returns when the call site or the callee
+//!   carries `noreturn` (for declarations read from the module, see
+//!   `decls.rs`), or when it calls a declaration named in
+//!   [`NORETURN_NAMES`] (`abort`, `exit`, `__assert_fail`, `longjmp`,
+//!   `__cxa_throw`, ...). `unreachable` has no successor.
+//!
+//! # Node ids
+//!
+//! Ids are stable (they depend only on the source positions and the order
+//! of code within each function, not on IR value numbers) and readable:
+//!
+//! * `FUNC:entry` and `FUNC:exit` for a function's entry and exit;
+//! * `FUNC:LINE:COL` for the first node of `FUNC` at source line `LINE`,
+//!   column `COL` (of its first located instruction), and
+//!   `FUNC:LINE:COL#2`, `#3`, ... for further nodes at the same position,
+//!   numbered in block order (several calls on one line and column, the
+//!   blocks of a loop header, ...);
+//! * `FUNC:0:0`, `FUNC:0:0#2`, ... for nodes without a source location.
+//!
+//! For example `main:12:3` is the first node of `main` at line 12, column
+//! 3, and `main:12:3#2` the next one there.
+//!
+//! # Multi-file programs
+//!
+//! The front-end reads one module. Compile every translation unit to
+//! bitcode and link them first with `llvm-link-14`:
+//!
+//! ```text
+//! clang-14 -g -O0 -emit-llvm -c a.c -o a.bc
+//! clang-14 -g -O0 -emit-llvm -c b.c -o b.bc
+//! llvm-link-14 a.bc b.bc -o prog.bc
+//! postmortem cfg build prog.bc -o prog.pmcfg
+//! ```
+//!
+//! Each function keeps its own source file from its debug info.
+//!
+//! # Limitations (all sound or counted)
+//!
+//! * Function pointers that come from outside the program (`dlsym`) or
+//!   callbacks registered through structures (`sigaction`) and called
+//!   later (signal handlers, `atexit` handlers at `exit`) are not modelled.
+//! * `longjmp` ends a path; the second return of `setjmp` is not modelled.
+//! * C++ exceptions that unwind through a plain `call` are modelled as
+//!   returns; `invoke` unwind edges are kept.
+//! * `llvm-ir` does not expose the indirect destinations of `callbr` (asm
+//!   goto): the site flows to every block of its function instead
+//!   ([`FrontendReport::callbr`]).
+#![deny(missing_docs)]
+
+mod decls;
+mod lower;
+mod operands;
+
+use postmortem_core::icfg::BuildError;
+use postmortem_core::Icfg;
+use std::collections::HashSet;
+use std::path::Path;
+
+/// Declarations whose calls never return even without a `noreturn`
+/// attribute: the C library's and the C++ runtime's functions that end
+/// the process or the thread, or leave the frame non-locally.
+pub const NORETURN_NAMES: &[&str] = &[
+    "abort",
+    "exit",
+    "_exit",
+    "_Exit",
+    "quick_exit",
+    "__assert_fail",
+    "__assert_perror_fail",
+    "__assert_rtn",
+    "__assert",
+    "__stack_chk_fail",
+    "__chk_fail",
+    "__fortify_fail",
+    "longjmp",
+    "_longjmp",
+    "siglongjmp",
+    "__longjmp_chk",
+    "pthread_exit",
+    "thrd_exit",
+    "err",
+    "errx",
+    "verr",
+    "verrx",
+    "__cxa_throw",
+    "__cxa_rethrow",
+    "__cxa_bad_cast",
+    "__cxa_bad_typeid",
+    "__cxa_throw_bad_array_new_length",
+    "__cxa_pure_virtual",
+    "__cxa_deleted_virtual",
+    "__cxa_call_unexpected",
+    "_Unwind_Resume",
+    "_ZSt9terminatev",
+];
+
+/// The error type of this crate: the input could not be read or gives no
+/// graph. Each renders as one line naming the file.
+#[derive(Debug, thiserror::Error)]
+pub enum LlvmError {
+    /// The file cannot be read.
+    #[error("{path}: cannot read: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// LLVM 14 cannot parse the file as textual IR or bitcode.
+    #[error("{path}: not LLVM 14 IR or bitcode: {message}")]
+    Parse {
+        /// The file.
+        path: String,
+        /// LLVM's message.
+        message: String,
+    },
+    /// The module gives no graph (no function body, or no `main` and not
+    /// exactly one function).
+    #[error("{path}: {source}")]
+    Graph {
+        /// The file.
+        path: String,
+        /// What the graph builder reported.
+        source: BuildError,
+    },
+}
+
+/// What the front-end had to approximate or wants the user to know, with
+/// the sizes of what it built. Returned alongside the graph.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FrontendReport {
+    /// Defined functions (each with an entry and an exit node).
+    pub functions: usize,
+    /// Declared functions (outside the program), intrinsics excluded.
+    pub declarations: usize,
+    /// Nodes of the graph.
+    pub nodes: usize,
+    /// Edges of the graph (all kinds).
+    pub edges: usize,
+    /// Call-site nodes.
+    pub call_sites: usize,
+    /// Call sites with a known callee.
+    pub direct_calls: usize,
+    /// Direct calls to declarations (they flow through).
+    pub external_calls: usize,
+    /// Indirect call sites (through a function pointer).
+    pub indirect_calls: usize,
+    /// Indirect calls with at least one compatible address-taken function.
+    pub indirect_resolved: usize,
+    /// Indirect calls with no candidate, treated as calls outside the
+    /// program.
+    pub indirect_unresolved: usize,
+    /// Call edges added for indirect calls.
+    pub indirect_edges: usize,
+    /// Defined functions whose address is taken.
+    pub address_taken: usize,
+    /// Calls to declarations that got call edges to callbacks passed to
+    /// them.
+    pub callback_sites: usize,
+    /// Calls that never return (their path ends there).
+    pub noreturn_calls: usize,
+    /// `invoke`/`callbr` of inline assembly or an intrinsic (call sites
+    /// with no callee in the program).
+    pub opaque_calls: usize,
+    /// Inline-assembly calls (ordinary instructions).
+    pub inline_asm: usize,
+    /// `callbr` instructions, whose site flows to every block of its
+    /// function.
+    pub callbr: usize,
+    /// Instructions located in another file than their function (their
+    /// line is not recorded).
+    pub foreign_locations: usize,
+    /// Defined functions without debug info (nodes without lines).
+    pub functions_without_debug_info: usize,
+    /// Branches to a block that does not exist (malformed input; dropped).
+    pub bad_branches: usize,
+}
+
+impl FrontendReport {
+    /// One line for the user, e.g. for `postmortem: note: ...`.
+    pub fn summary(&self) -> String {
+        let mut s = format!(
+            "llvm front-end: {} functions, {} nodes, {} call sites; {} of {} indirect calls resolved to address-taken functions of a compatible type ({} call edges, {} unresolved calls treated as external)",
+            self.functions,
+            self.nodes,
+            self.call_sites,
+            self.indirect_resolved,
+            self.indirect_calls,
+            self.indirect_edges,
+            self.indirect_unresolved
+        );
+        let extras = [
+            (self.callback_sites, "library calls given callback edges"),
+            (self.noreturn_calls, "noreturn calls"),
+            (self.callbr, "callbr sites over-approximated"),
+            (self.foreign_locations, "instructions located in another file"),
+            (self.functions_without_debug_info, "functions without debug info"),
+            (self.bad_branches, "branches to missing blocks dropped"),
+        ];
+        for (n, what) in extras {
+            if n > 0 {
+                s.push_str(&format!("; {n} {what}"));
+            }
+        }
+        s
+    }
+}
+
+/// A graph built from LLVM IR, with the front-end's report.
+#[derive(Clone, Debug)]
+pub struct Loaded {
+    /// The graph.
+    pub icfg: Icfg,
+    /// What the front-end approximated.
+    pub report: FrontendReport,
+}
+
+/// The two input forms of LLVM IR.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum IrFormat {
+    /// Textual IR (`.ll`).
+    Text,
+    /// Bitcode (`.bc`), raw or in the wrapper format.
+    Bitcode,
+}
+
+impl IrFormat {
+    /// The format of a file from its first bytes and its name: bitcode by
+    /// its magic number, textual IR by the `.ll` extension or a leading
+    /// `; ModuleID` / `source_filename` line. `None`: not LLVM IR.
+    pub fn sniff(path: &Path, head: &[u8]) -> Option<IrFormat> {
+        if is_bitcode(head) {
+            return Some(IrFormat::Bitcode);
+        }
+        let ext = path.extension().and_then(|e| e.to_str());
+        if ext == Some("ll") || head.starts_with(b"; ModuleID") || head.starts_with(b"source_filename") {
+            return Some(IrFormat::Text);
+        }
+        None
+    }
+}
+
+/// Whether `head` starts with LLVM's bitcode magic (raw `BC 0xC0DE` or the
+/// wrapper `0x0B17C0DE`).
+pub fn is_bitcode(head: &[u8]) -> bool {
+    head.starts_with(&[0x42, 0x43, 0xC0, 0xDE]) || head.starts_with(&[0xDE, 0xC0, 0x17, 0x0B])
+}
+
+/// Reads a `.ll` or `.bc` file (told apart by content, see
+/// [`IrFormat::sniff`]; anything that is not bitcode is read as text).
+pub fn load_path(path: &Path) -> Result<Loaded, LlvmError> {
+    let shown = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|source| LlvmError::Io { path: shown.clone(), source })?;
+    if is_bitcode(&bytes) {
+        let decls = decls::from_bitcode(&bytes).unwrap_or_default();
+        let module = parse(&shown, || {
+            let p = path.to_str().ok_or_else(|| "the path is not valid UTF-8".to_string())?;
+            llvm_ir::Module::from_bc_path(p)
+        })?;
+        lower_module(&module, &decls, &shown)
+    } else {
+        let text = String::from_utf8(bytes)
+            .map_err(|_| LlvmError::Parse { path: shown.clone(), message: "neither bitcode nor UTF-8 text".into() })?;
+        load_text(&text, &shown)
+    }
+}
+
+/// Reads textual IR from memory; `name` names it in errors.
+pub fn load_ir_str(text: &str, name: &str) -> Result<Loaded, LlvmError> {
+    load_text(text, name)
+}
+
+fn load_text(text: &str, name: &str) -> Result<Loaded, LlvmError> {
+    let decls = decls::from_text(text);
+    let module = parse(name, || llvm_ir::Module::from_ir_str(text))?;
+    lower_module(&module, &decls, name)
+}
+
+/// Runs an `llvm-ir` parse, turning its errors and its panics (it panics
+/// on constructs it does not support) into [`LlvmError::Parse`].
+fn parse(path: &str, f: impl FnOnce() -> Result<llvm_ir::Module, String> + std::panic::UnwindSafe) -> Result<llvm_ir::Module, LlvmError> {
+    match std::panic::catch_unwind(f) {
+        Ok(Ok(m)) => Ok(m),
+        Ok(Err(message)) => Err(LlvmError::Parse { path: path.to_string(), message: message.trim().replace('\n', " ") }),
+        Err(panic) => {
+            let message = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unsupported construct".into());
+            Err(LlvmError::Parse { path: path.to_string(), message: format!("llvm-ir cannot convert it: {message}") })
+        }
+    }
+}
+
+/// Lowers an already parsed module. `noreturn_declarations` names the
+/// declarations that carry the `noreturn` attribute (which `llvm-ir` does
+/// not keep for declarations); `name` names the module in errors.
+pub fn lower_module(module: &llvm_ir::Module, noreturn_declarations: &HashSet<String>, name: &str) -> Result<Loaded, LlvmError> {
+    let (icfg, report) = lower::Lowering::new(module, noreturn_declarations, name).run()?;
+    Ok(Loaded { icfg, report })
+}

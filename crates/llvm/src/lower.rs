@@ -1,0 +1,819 @@
+//! Lowering of one `llvm-ir` module into an [`Icfg`]. See the crate docs
+//! for the mapping; this file follows it in three passes:
+//!
+//! 1. index functions, declarations, aliases and constant globals, and find
+//!    the address-taken functions (every reference to a function other
+//!    than as the callee of a direct call, in instructions and in global
+//!    initializers);
+//! 2. give every defined function its entry and exit nodes (so that call
+//!    edges can be added in any order);
+//! 3. lower each function body block by block.
+
+use crate::operands::{callee, instruction_operands, opcode, strip_casts, term_opcode, terminator_operands, walk_constant};
+use crate::{FrontendReport, LlvmError, NORETURN_NAMES};
+use llvm_ir::function::{FunctionAttribute, FunctionDeclaration};
+use llvm_ir::instruction::Call;
+use llvm_ir::{Constant, DebugLoc, Function, Instruction, Module, Name, Operand, Terminator, Type, TypeRef};
+use postmortem_core::{FuncId, Icfg, IcfgBuilder, NodeId, NodeKind, NodeSpec};
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+/// One function of the module, defined or declared.
+struct FnInfo<'m> {
+    name: &'m str,
+    def: Option<&'m Function>,
+    ret: &'m TypeRef,
+    params: Vec<&'m TypeRef>,
+    var_arg: bool,
+    noreturn: bool,
+    intrinsic: bool,
+    entry: Option<NodeId>,
+    exit: Option<NodeId>,
+}
+
+/// What a call instruction is for the graph.
+enum CallClass {
+    /// `llvm.dbg.*`: dropped.
+    Skip,
+    /// Inline assembly or another intrinsic: an ordinary instruction.
+    Plain,
+    /// A call site with a known callee.
+    Direct(usize),
+    /// A call site through a pointer.
+    Indirect,
+    /// An `invoke` or `callbr` of inline assembly or an intrinsic: a call
+    /// site (it has two successors) whose callee is outside the program.
+    Opaque,
+}
+
+/// The signature of an indirect call, as the cache key of its targets.
+#[derive(PartialEq, Eq, Hash)]
+struct CallSig {
+    ret: TypeRef,
+    args: Vec<TypeRef>,
+    var_arg: bool,
+}
+
+/// A run of ordinary instructions of one block on one source line.
+struct Group {
+    line: u32,
+    col: u32,
+    label: String,
+    ops: usize,
+    last_op: &'static str,
+}
+
+/// Per-block lowering state: the block's first node and the node control
+/// falls through from (None after a `noreturn` call).
+struct BlockState {
+    first: Option<NodeId>,
+    prev: Option<NodeId>,
+}
+
+/// The source position of an instruction, if it has one in its function's
+/// file: (line, column).
+type Pos = Option<(u32, u32)>;
+
+pub(crate) struct Lowering<'m> {
+    m: &'m Module,
+    b: IcfgBuilder,
+    infos: Vec<FnInfo<'m>>,
+    by_name: HashMap<String, usize>,
+    aliases: HashMap<String, usize>,
+    globals: HashMap<String, &'m llvm_ir::module::GlobalVariable>,
+    strings: HashMap<String, Option<Rc<[u8]>>>,
+    address_taken: Vec<usize>,
+    indirect: HashMap<CallSig, Rc<[usize]>>,
+    noreturn_decls: &'m HashSet<String>,
+    report: FrontendReport,
+    path: String,
+}
+
+fn name_str(n: &Name) -> String {
+    match n {
+        Name::Name(s) => s.to_string(),
+        Name::Number(k) => k.to_string(),
+    }
+}
+
+/// A debug-info file as clang wrote it: directory + filename (or the
+/// filename alone when it is absolute).
+fn file_of(loc: &DebugLoc) -> String {
+    match &loc.directory {
+        Some(d) if !d.is_empty() && !loc.filename.starts_with('/') => format!("{d}/{}", loc.filename),
+        _ => loc.filename.clone(),
+    }
+}
+
+fn same_file(a: &DebugLoc, b: &DebugLoc) -> bool {
+    a.filename == b.filename && a.directory == b.directory
+}
+
+/// Loose, sound compatibility of two types for calls through pointers: C
+/// converts between pointer types freely and calls through mismatched
+/// pointer types in practice, so all pointers match; integers match by
+/// width, floats by kind, aggregates with aggregates.
+fn compatible(a: &Type, b: &Type) -> bool {
+    use Type as T;
+    let aggregate = |t: &Type| matches!(t, T::ArrayType { .. } | T::StructType { .. } | T::NamedStructType { .. });
+    match (a, b) {
+        (T::PointerType { .. }, T::PointerType { .. }) => true,
+        (T::IntegerType { bits: x }, T::IntegerType { bits: y }) => x == y,
+        (T::FPType(x), T::FPType(y)) => x == y,
+        (T::VectorType { .. }, T::VectorType { .. }) => true,
+        _ if aggregate(a) && aggregate(b) => true,
+        _ => a == b,
+    }
+}
+
+impl<'m> Lowering<'m> {
+    pub(crate) fn new(m: &'m Module, noreturn_decls: &'m HashSet<String>, path: &str) -> Self {
+        Lowering {
+            m,
+            b: IcfgBuilder::new(),
+            infos: Vec::new(),
+            by_name: HashMap::new(),
+            aliases: HashMap::new(),
+            globals: HashMap::new(),
+            strings: HashMap::new(),
+            address_taken: Vec::new(),
+            indirect: HashMap::new(),
+            noreturn_decls,
+            report: FrontendReport::default(),
+            path: path.to_string(),
+        }
+    }
+
+    pub(crate) fn run(mut self) -> Result<(Icfg, FrontendReport), LlvmError> {
+        self.index();
+        self.find_address_taken();
+        self.entries_and_exits()?;
+        let m = self.m;
+        for (i, f) in m.functions.iter().enumerate() {
+            self.lower_function(i, f)?;
+        }
+        let path = self.path.clone();
+        let g = self.b.build().map_err(|source| LlvmError::Graph { path, source })?;
+        let mut report = self.report;
+        report.nodes = g.num_nodes();
+        report.edges = g.num_edges();
+        report.call_sites = g.num_call_sites();
+        Ok((g, report))
+    }
+
+    // ---- pass 1: indexing ------------------------------------------------
+
+    fn index(&mut self) {
+        let m = self.m;
+        for f in &m.functions {
+            let noreturn = f.function_attributes.contains(&FunctionAttribute::NoReturn);
+            self.add_info(&f.name, Some(f), &f.return_type, f.parameters.iter().map(|p| &p.ty).collect(), f.is_var_arg, noreturn);
+        }
+        for d in &m.func_declarations {
+            let FunctionDeclaration { name, return_type, parameters, is_var_arg, .. } = d;
+            let noreturn = self.noreturn_decls.contains(name.as_str());
+            self.add_info(name, None, return_type, parameters.iter().map(|p| &p.ty).collect(), *is_var_arg, noreturn);
+        }
+        for a in &m.global_aliases {
+            if let Constant::GlobalReference { name, .. } = strip_casts(&a.aliasee) {
+                if let Some(&i) = self.by_name.get(&name_str(name)) {
+                    self.aliases.insert(name_str(&a.name), i);
+                }
+            }
+        }
+        for g in &m.global_vars {
+            self.globals.insert(name_str(&g.name), g);
+        }
+        self.report.functions = m.functions.len();
+        self.report.declarations = m.func_declarations.iter().filter(|d| !d.name.starts_with("llvm.")).count();
+    }
+
+    fn add_info(&mut self, name: &'m str, def: Option<&'m Function>, ret: &'m TypeRef, params: Vec<&'m TypeRef>, var_arg: bool, noreturn: bool) {
+        // The names list describes the C library: it applies to
+        // declarations only, never to a program's own function of that name.
+        let noreturn = noreturn || (def.is_none() && NORETURN_NAMES.contains(&name));
+        self.by_name.insert(name.to_string(), self.infos.len());
+        self.infos.push(FnInfo {
+            name,
+            def,
+            ret,
+            params,
+            var_arg,
+            noreturn,
+            intrinsic: name.starts_with("llvm."),
+            entry: None,
+            exit: None,
+        });
+    }
+
+    /// The function a global name denotes (through aliases).
+    fn function_named(&self, n: &Name) -> Option<usize> {
+        let s = name_str(n);
+        self.by_name.get(&s).or_else(|| self.aliases.get(&s)).copied()
+    }
+
+    /// The function a callee operand denotes, if the call is direct.
+    fn direct(&self, op: &Operand) -> Option<usize> {
+        match op {
+            Operand::ConstantOperand(c) => match strip_casts(c) {
+                Constant::GlobalReference { name, .. } => self.function_named(name),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    fn find_address_taken(&mut self) {
+        let m = self.m;
+        let mut taken = vec![false; self.infos.len()];
+        {
+            let mut mark = |op: &Operand| {
+                if let Operand::ConstantOperand(c) = op {
+                    walk_constant(c, &mut |k| {
+                        if let Constant::GlobalReference { name, .. } = k {
+                            if let Some(i) = self.function_named(name) {
+                                taken[i] = true;
+                            }
+                        }
+                    });
+                }
+            };
+            for f in &m.functions {
+                for bb in &f.basic_blocks {
+                    for inst in &bb.instrs {
+                        if let Instruction::Call(c) = inst {
+                            if let Some(op) = callee(&c.function).filter(|op| self.direct(op).is_none()) {
+                                mark(op);
+                            }
+                        }
+                        instruction_operands(inst, &mut mark);
+                    }
+                    let callee_op = match &bb.term {
+                        Terminator::Invoke(x) => callee(&x.function),
+                        Terminator::CallBr(x) => callee(&x.function),
+                        _ => None,
+                    };
+                    if let Some(op) = callee_op.filter(|op| self.direct(op).is_none()) {
+                        mark(op);
+                    }
+                    terminator_operands(&bb.term, &mut mark);
+                }
+            }
+            for g in &m.global_vars {
+                if let Some(init) = &g.initializer {
+                    mark(&Operand::ConstantOperand(init.clone()));
+                }
+            }
+        }
+        for (i, t) in taken.into_iter().enumerate() {
+            if t && !self.infos[i].intrinsic {
+                self.address_taken.push(i);
+                if self.infos[i].def.is_some() {
+                    self.report.address_taken += 1;
+                }
+            }
+        }
+    }
+
+    // ---- pass 2: entries and exits ---------------------------------------
+
+    fn entries_and_exits(&mut self) -> Result<(), LlvmError> {
+        for i in 0..self.infos.len() {
+            let Some(f) = self.infos[i].def else { continue };
+            let func = self.b.function(&f.name);
+            let mut lines = Vec::new();
+            match &f.debugloc {
+                Some(loc) => {
+                    self.b.set_function_file(func, &file_of(loc));
+                    if loc.line != 0 {
+                        lines.push(loc.line);
+                    }
+                }
+                None => self.report.functions_without_debug_info += 1,
+            }
+            let label = format!("entry: {}", f.name);
+            let entry = self.node(&format!("{}:entry", f.name), NodeKind::Entry, func, &label, &lines)?;
+            // The exit's lines: where the function returns.
+            let mut ret_lines = Vec::new();
+            let mut ret_col = 0;
+            for bb in &f.basic_blocks {
+                if let Terminator::Ret(r) = &bb.term {
+                    if let Some((line, col)) = self.position(f, r.debugloc.as_ref(), false) {
+                        ret_lines.push(line);
+                        if ret_col == 0 {
+                            ret_col = col;
+                        }
+                    }
+                }
+            }
+            ret_lines.sort_unstable();
+            ret_lines.dedup();
+            let label = format!("exit: {}", f.name);
+            let exit = self.node(&format!("{}:exit", f.name), NodeKind::Exit, func, &label, &ret_lines)?;
+            if ret_col != 0 {
+                self.b.set_column(exit, ret_col);
+            }
+            self.infos[i].entry = Some(entry);
+            self.infos[i].exit = Some(exit);
+        }
+        Ok(())
+    }
+
+    fn node(&mut self, id: &str, kind: NodeKind, func: FuncId, label: &str, lines: &[u32]) -> Result<NodeId, LlvmError> {
+        self.b
+            .add_node(NodeSpec { ext_id: id, kind, func, label, lines })
+            .map_err(|source| LlvmError::Graph { path: self.path.clone(), source })
+    }
+
+    // ---- pass 3: bodies --------------------------------------------------
+
+    fn lower_function(&mut self, fi: usize, f: &'m Function) -> Result<(), LlvmError> {
+        let func = self.b.function(&f.name);
+        let info = &self.infos[self.by_name[&f.name]];
+        let (entry, exit) = (info.entry.expect("made in pass 2"), info.exit.expect("made in pass 2"));
+        let _ = fi;
+        let block_index: HashMap<&Name, usize> = f.basic_blocks.iter().enumerate().map(|(i, bb)| (&bb.name, i)).collect();
+        let mut block_first: Vec<Option<NodeId>> = vec![None; f.basic_blocks.len()];
+        let mut pending: Vec<(NodeId, &Name)> = Vec::new();
+        let mut all_blocks_from: Vec<NodeId> = Vec::new();
+        let mut ids: HashMap<(u32, u32), u32> = HashMap::new();
+        let mut lower = BodyCtx { f, func, ids: &mut ids };
+
+        for (bi, bb) in f.basic_blocks.iter().enumerate() {
+            let mut st = BlockState { first: None, prev: None };
+            let mut group: Option<Group> = None;
+            for inst in &bb.instrs {
+                let class = match inst {
+                    Instruction::Call(c) => self.classify(c.function.as_ref().right()),
+                    _ => CallClass::Plain,
+                };
+                let pos = match class {
+                    CallClass::Skip => None,
+                    _ => self.position(f, inst_loc(inst), true),
+                };
+                match class {
+                    CallClass::Skip => {}
+                    CallClass::Plain => {
+                        if let Instruction::Call(c) = inst {
+                            if c.function.is_left() {
+                                self.report.inline_asm += 1;
+                            }
+                        }
+                        self.add_to_group(&mut lower, &mut st, &mut group, pos, opcode(inst))?;
+                    }
+                    CallClass::Direct(_) | CallClass::Indirect | CallClass::Opaque => {
+                        self.flush(&mut lower, &mut st, &mut group)?;
+                        let Instruction::Call(c) = inst else { unreachable!("only calls are classified as sites") };
+                        let (site, noreturn) = self.call_site(&mut lower, class, c_parts(c), pos)?;
+                        link(&mut self.b, &mut st, site);
+                        st.prev = if noreturn { None } else { Some(site) };
+                    }
+                }
+            }
+            // The terminator.
+            let term = &bb.term;
+            let pos = self.position(f, term_loc(term), true);
+            let (last, succs): (NodeId, Vec<&Name>) = match term {
+                Terminator::Invoke(x) => {
+                    self.flush(&mut lower, &mut st, &mut group)?;
+                    let class = match self.classify(x.function.as_ref().right()) {
+                        CallClass::Skip | CallClass::Plain => CallClass::Opaque,
+                        c => c,
+                    };
+                    let parts = CallParts {
+                        callee: x.function.as_ref().right(),
+                        args: &x.arguments,
+                        attrs: &x.function_attributes,
+                        kw: "invoke",
+                    };
+                    let (site, noreturn) = self.call_site(&mut lower, class, parts, pos)?;
+                    link(&mut self.b, &mut st, site);
+                    let mut succs = vec![&x.exception_label];
+                    if !noreturn {
+                        succs.push(&x.return_label);
+                    }
+                    (site, succs)
+                }
+                Terminator::CallBr(x) => {
+                    self.flush(&mut lower, &mut st, &mut group)?;
+                    let class = match self.classify(x.function.as_ref().right()) {
+                        CallClass::Skip | CallClass::Plain => CallClass::Opaque,
+                        c => c,
+                    };
+                    self.report.callbr += 1;
+                    let parts = CallParts {
+                        callee: x.function.as_ref().right(),
+                        args: &x.arguments,
+                        attrs: &x.function_attributes,
+                        kw: "callbr",
+                    };
+                    let (site, _) = self.call_site(&mut lower, class, parts, pos)?;
+                    link(&mut self.b, &mut st, site);
+                    // llvm-ir does not expose the indirect destinations of
+                    // `callbr` (asm goto): any block of the function may be
+                    // one (sound over-approximation).
+                    all_blocks_from.push(site);
+                    (site, vec![&x.return_label])
+                }
+                _ => {
+                    self.add_to_group(&mut lower, &mut st, &mut group, pos, term_opcode(term))?;
+                    let last = self.flush(&mut lower, &mut st, &mut group)?.expect("group just filled");
+                    let succs: Vec<&Name> = match term {
+                        Terminator::Ret(_) | Terminator::Resume(_) => {
+                            self.b.add_flow_edge(last, exit);
+                            vec![]
+                        }
+                        Terminator::Br(x) => vec![&x.dest],
+                        Terminator::CondBr(x) => vec![&x.true_dest, &x.false_dest],
+                        Terminator::Switch(x) => {
+                            let mut v: Vec<&Name> = x.dests.iter().map(|(_, n)| n).collect();
+                            v.push(&x.default_dest);
+                            v
+                        }
+                        Terminator::IndirectBr(x) => x.possible_dests.iter().collect(),
+                        Terminator::Unreachable(_) => vec![],
+                        Terminator::CleanupRet(x) => match &x.unwind_dest {
+                            Some(d) => vec![d],
+                            None => {
+                                self.b.add_flow_edge(last, exit);
+                                vec![]
+                            }
+                        },
+                        Terminator::CatchRet(x) => vec![&x.successor],
+                        Terminator::CatchSwitch(x) => {
+                            let mut v: Vec<&Name> = x.catch_handlers.iter().collect();
+                            match &x.default_unwind_dest {
+                                Some(d) => v.push(d),
+                                None => self.b.add_flow_edge(last, exit),
+                            }
+                            v
+                        }
+                        Terminator::Invoke(_) | Terminator::CallBr(_) => unreachable!("handled above"),
+                    };
+                    (last, succs)
+                }
+            };
+            for s in succs {
+                pending.push((last, s));
+            }
+            block_first[bi] = st.first;
+        }
+        if let Some(Some(first)) = block_first.first() {
+            self.b.add_flow_edge(entry, *first);
+        }
+        for (from, to) in pending {
+            match block_index.get(to).and_then(|&i| block_first[i]) {
+                Some(t) => self.b.add_flow_edge(from, t),
+                None => self.report.bad_branches += 1,
+            }
+        }
+        for from in all_blocks_from {
+            for t in block_first.iter().skip(1).flatten() {
+                self.b.add_flow_edge(from, *t);
+            }
+        }
+        Ok(())
+    }
+
+    /// (line, column) of a location in `f`'s own file; None for no
+    /// location, line 0 (compiler-generated code) or another file (counted
+    /// when `count`).
+    fn position(&mut self, f: &Function, loc: Option<&DebugLoc>, count: bool) -> Pos {
+        let loc = loc?;
+        if loc.line == 0 {
+            return None;
+        }
+        match &f.debugloc {
+            Some(fl) if same_file(fl, loc) => Some((loc.line, loc.col.unwrap_or(0))),
+            _ => {
+                if count {
+                    self.report.foreign_locations += 1;
+                }
+                None
+            }
+        }
+    }
+
+    fn classify(&self, callee_op: Option<&Operand>) -> CallClass {
+        let Some(op) = callee_op else { return CallClass::Plain };
+        match self.direct(op) {
+            Some(i) if self.infos[i].intrinsic => {
+                if self.infos[i].name.starts_with("llvm.dbg.") {
+                    CallClass::Skip
+                } else {
+                    CallClass::Plain
+                }
+            }
+            Some(i) => CallClass::Direct(i),
+            None => CallClass::Indirect,
+        }
+    }
+
+    /// Adds an ordinary instruction to the current group, flushing the
+    /// group first if the instruction is on another line.
+    fn add_to_group(
+        &mut self,
+        cx: &mut BodyCtx<'_, 'm>,
+        st: &mut BlockState,
+        group: &mut Option<Group>,
+        pos: Pos,
+        op: &'static str,
+    ) -> Result<(), LlvmError> {
+        if let (Some(g), Some((line, _))) = (group.as_ref(), pos) {
+            if g.line != 0 && g.line != line {
+                self.flush(cx, st, group)?;
+            }
+        }
+        let g = group.get_or_insert_with(|| Group { line: 0, col: 0, label: String::new(), ops: 0, last_op: "" });
+        if g.line == 0 {
+            if let Some((line, col)) = pos {
+                g.line = line;
+                g.col = col;
+            }
+        }
+        if g.last_op != op {
+            g.ops += 1;
+            if g.ops <= 4 {
+                if !g.label.is_empty() {
+                    g.label.push(' ');
+                }
+                g.label.push_str(op);
+            } else if g.ops == 5 {
+                g.label.push_str(" …");
+            }
+            g.last_op = op;
+        }
+        Ok(())
+    }
+
+    /// Turns the current group into a statement node.
+    fn flush(&mut self, cx: &mut BodyCtx<'_, 'm>, st: &mut BlockState, group: &mut Option<Group>) -> Result<Option<NodeId>, LlvmError> {
+        let Some(g) = group.take() else { return Ok(None) };
+        let id = cx.next_id(&self.b, g.line, g.col);
+        let lines: &[u32] = if g.line != 0 { &[g.line] } else { &[] };
+        let n = self.node(&id, NodeKind::Statement, cx.func, &g.label, lines)?;
+        if g.col != 0 {
+            self.b.set_column(n, g.col);
+        }
+        link(&mut self.b, st, n);
+        st.prev = Some(n);
+        Ok(Some(n))
+    }
+
+    /// Makes the call-site node of a call or invoke, with its call edges,
+    /// external callee names and string arguments. Returns the node and
+    /// whether the call never returns.
+    fn call_site(&mut self, cx: &mut BodyCtx<'_, 'm>, class: CallClass, parts: CallParts<'m>, pos: Pos) -> Result<(NodeId, bool), LlvmError> {
+        let (line, col) = pos.unwrap_or((0, 0));
+        let id = cx.next_id(&self.b, line, col);
+        let label = match &class {
+            CallClass::Direct(i) => format!("{} {}", parts.kw, self.infos[*i].name),
+            _ => format!("{} (indirect)", parts.kw),
+        };
+        let lines: &[u32] = if line != 0 { &[line] } else { &[] };
+        let site = self.node(&id, NodeKind::CallSite, cx.func, &label, lines)?;
+        if col != 0 {
+            self.b.set_column(site, col);
+        }
+        for (arg, _) in parts.args {
+            if let Some(s) = self.string_arg(arg) {
+                self.b.add_string_arg(site, &String::from_utf8_lossy(&s));
+            }
+        }
+        let mut noreturn = parts.attrs.contains(&FunctionAttribute::NoReturn);
+        match class {
+            CallClass::Direct(i) => {
+                self.report.direct_calls += 1;
+                noreturn |= self.infos[i].noreturn;
+                match self.infos[i].entry {
+                    Some(e) => self.b.add_call_edge(site, e),
+                    None => {
+                        self.report.external_calls += 1;
+                        self.b.add_external_callee(site);
+                        let name = self.infos[i].name;
+                        self.b.add_external_callee_name(site, name);
+                        self.callbacks(site, parts.args);
+                    }
+                }
+            }
+            CallClass::Indirect => {
+                self.report.indirect_calls += 1;
+                let targets = self.indirect_targets(parts.callee, parts.args);
+                let mut external = false;
+                for &t in targets.iter() {
+                    match self.infos[t].entry {
+                        Some(e) => {
+                            self.b.add_call_edge(site, e);
+                            self.report.indirect_edges += 1;
+                        }
+                        None => {
+                            external = true;
+                            let name = self.infos[t].name;
+                            self.b.add_external_callee_name(site, name);
+                        }
+                    }
+                }
+                if targets.is_empty() {
+                    self.report.indirect_unresolved += 1;
+                    external = true;
+                } else {
+                    self.report.indirect_resolved += 1;
+                }
+                if external {
+                    self.b.add_external_callee(site);
+                    self.callbacks(site, parts.args);
+                }
+            }
+            CallClass::Opaque => {
+                self.report.opaque_calls += 1;
+                self.b.add_external_callee(site);
+            }
+            CallClass::Skip | CallClass::Plain => unreachable!("not a call site"),
+        }
+        if noreturn {
+            self.report.noreturn_calls += 1;
+        }
+        Ok((site, noreturn))
+    }
+
+    /// The address-taken functions an indirect call may reach: same number
+    /// of parameters (or enough for a variadic callee) and compatible
+    /// parameter and return types.
+    fn indirect_targets(&mut self, callee_op: Option<&Operand>, args: &[(Operand, Vec<llvm_ir::function::ParameterAttribute>)]) -> Rc<[usize]> {
+        let types = &self.m.types;
+        let ret = match callee_op.map(|op| types.type_of(op)) {
+            Some(t) => match t.as_ref() {
+                Type::PointerType { pointee_type, .. } => match pointee_type.as_ref() {
+                    Type::FuncType { result_type, .. } => Some(result_type.clone()),
+                    _ => None,
+                },
+                _ => None,
+            },
+            None => None,
+        };
+        let Some(ret) = ret else { return Rc::from(Vec::new()) };
+        let sig = CallSig { ret, args: args.iter().map(|(a, _)| types.type_of(a)).collect(), var_arg: false };
+        self.targets_for(sig)
+    }
+
+    fn targets_for(&mut self, sig: CallSig) -> Rc<[usize]> {
+        if let Some(t) = self.indirect.get(&sig) {
+            return t.clone();
+        }
+        let fits = |f: &FnInfo<'_>| {
+            let ret_ok = matches!(sig.ret.as_ref(), Type::VoidType) || matches!(f.ret.as_ref(), Type::VoidType) || compatible(&sig.ret, f.ret);
+            let count_ok = if sig.var_arg {
+                f.params.len() >= sig.args.len() || f.var_arg
+            } else if f.var_arg {
+                sig.args.len() >= f.params.len()
+            } else {
+                sig.args.len() == f.params.len()
+            };
+            ret_ok && count_ok && f.params.iter().zip(&sig.args).all(|(p, a)| compatible(p, a))
+        };
+        let t: Rc<[usize]> = self.address_taken.iter().copied().filter(|&i| fits(&self.infos[i])).collect();
+        self.indirect.insert(sig, t.clone());
+        t
+    }
+
+    /// Library calls that receive a function pointer may call it back:
+    /// give the call site call edges to the function passed (or, for a
+    /// pointer variable, to every compatible address-taken function). The
+    /// site keeps its fall-through edge (the library may also not call it).
+    fn callbacks(&mut self, site: NodeId, args: &[(Operand, Vec<llvm_ir::function::ParameterAttribute>)]) {
+        let mut any = false;
+        for (arg, _) in args {
+            let ty = self.m.types.type_of(arg);
+            let Type::PointerType { pointee_type, .. } = ty.as_ref() else { continue };
+            let Type::FuncType { result_type, param_types, is_var_arg } = pointee_type.as_ref() else { continue };
+            let targets: Rc<[usize]> = match self.direct(arg) {
+                Some(i) => Rc::from(vec![i]),
+                None => self.targets_for(CallSig { ret: result_type.clone(), args: param_types.clone(), var_arg: *is_var_arg }),
+            };
+            for &t in targets.iter() {
+                if let Some(e) = self.infos[t].entry {
+                    self.b.add_call_edge(site, e);
+                    any = true;
+                }
+            }
+        }
+        if any {
+            self.report.callback_sites += 1;
+        }
+    }
+
+    /// The constant C string an argument points to, if any: a constant
+    /// global `[N x i8]` (through `getelementptr 0, k` or directly).
+    fn string_arg(&mut self, op: &Operand) -> Option<Rc<[u8]>> {
+        let Operand::ConstantOperand(c) = op else { return None };
+        let (name, offset) = match strip_casts(c) {
+            Constant::GlobalReference { name, .. } => (name, 0usize),
+            Constant::GetElementPtr(gep) => {
+                let Constant::GlobalReference { name, .. } = strip_casts(&gep.address) else { return None };
+                let mut idx = gep.indices.iter().map(|i| match i.as_ref() {
+                    Constant::Int { value, .. } => Some(*value),
+                    _ => None,
+                });
+                let offset = match (idx.next(), idx.next(), idx.next()) {
+                    (Some(Some(0)), None, None) => 0,
+                    (Some(Some(0)), Some(Some(k)), None) => usize::try_from(k).ok()?,
+                    _ => return None,
+                };
+                (name, offset)
+            }
+            _ => return None,
+        };
+        let key = name_str(name);
+        let bytes = match self.strings.get(&key) {
+            Some(b) => b.clone(),
+            None => {
+                let b = self.globals.get(&key).and_then(|g| global_string(g));
+                self.strings.insert(key, b.clone());
+                b
+            }
+        }?;
+        if offset > bytes.len() {
+            return None;
+        }
+        Some(Rc::from(&bytes[offset..]))
+    }
+}
+
+/// The bytes of a constant global `[N x i8]` up to its first NUL.
+fn global_string(g: &llvm_ir::module::GlobalVariable) -> Option<Rc<[u8]>> {
+    if !g.is_constant {
+        return None;
+    }
+    match g.initializer.as_ref()?.as_ref() {
+        Constant::Array { element_type, elements } if matches!(element_type.as_ref(), Type::IntegerType { bits: 8 }) => {
+            let mut out = Vec::with_capacity(elements.len());
+            for e in elements {
+                match e.as_ref() {
+                    Constant::Int { value: 0, .. } => break,
+                    Constant::Int { value, .. } => out.push(*value as u8),
+                    _ => return None,
+                }
+            }
+            Some(Rc::from(out))
+        }
+        Constant::AggregateZero(t) => match t.as_ref() {
+            Type::ArrayType { element_type, .. } if matches!(element_type.as_ref(), Type::IntegerType { bits: 8 }) => Some(Rc::from(Vec::new())),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The parts of a call or invoke the call-site maker needs.
+struct CallParts<'m> {
+    callee: Option<&'m Operand>,
+    args: &'m [(Operand, Vec<llvm_ir::function::ParameterAttribute>)],
+    attrs: &'m [FunctionAttribute],
+    kw: &'static str,
+}
+
+fn c_parts(c: &Call) -> CallParts<'_> {
+    CallParts { callee: c.function.as_ref().right(), args: &c.arguments, attrs: &c.function_attributes, kw: "call" }
+}
+
+/// Node ids of one function: `FUNC:LINE:COL`, then `#2`, `#3`, ... for
+/// further nodes at the same position.
+struct BodyCtx<'a, 'm> {
+    f: &'m Function,
+    func: FuncId,
+    ids: &'a mut HashMap<(u32, u32), u32>,
+}
+
+impl BodyCtx<'_, '_> {
+    fn next_id(&mut self, b: &IcfgBuilder, line: u32, col: u32) -> String {
+        let k = self.ids.entry((line, col)).or_insert(0);
+        loop {
+            *k += 1;
+            let id = if *k == 1 { format!("{}:{line}:{col}", self.f.name) } else { format!("{}:{line}:{col}#{k}", self.f.name) };
+            // Another function's name could in theory spell this id.
+            if b.lookup(&id).is_none() {
+                return id;
+            }
+        }
+    }
+}
+
+/// Adds `n` after the block's previous node.
+fn link(b: &mut IcfgBuilder, st: &mut BlockState, n: NodeId) {
+    match (st.first, st.prev) {
+        (None, _) => st.first = Some(n),
+        (Some(_), Some(p)) if p != n => b.add_flow_edge(p, n),
+        _ => {}
+    }
+}
+
+fn inst_loc(inst: &Instruction) -> Option<&DebugLoc> {
+    use llvm_ir::HasDebugLoc;
+    inst.get_debug_loc().as_ref()
+}
+
+fn term_loc(t: &Terminator) -> Option<&DebugLoc> {
+    use llvm_ir::HasDebugLoc;
+    t.get_debug_loc().as_ref()
+}
+
