@@ -1,7 +1,7 @@
 //! `postmortem analyze`: label every node, with one solver or comparing two.
 
 use crate::inputs::{load, Inputs};
-use crate::render::{self, Format};
+use crate::render;
 use crate::solvers::{SolverArgs, SolverName};
 use crate::{ms, write_out, Failure};
 use clap::{Args, ValueEnum};
@@ -16,9 +16,8 @@ pub struct AnalyzeArgs {
     inputs: Inputs,
     #[command(flatten)]
     solver: SolverArgs,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    format: Format,
+    #[command(flatten)]
+    output: render::OutputArgs,
     /// Run two solvers, A,B (e.g. `utl,fsa`), and check how their answers
     /// relate (see --expect) instead of printing labels.
     #[arg(long, value_name = "A,B", value_delimiter = ',')]
@@ -85,7 +84,7 @@ pub fn run(a: AnalyzeArgs) -> Result<(), Failure> {
         stack_only: a.inputs.stack_only,
         timings: loaded.timings,
     };
-    write_out(|out| render::write_analysis(out, a.format, &view))
+    write_out(|out| render::write_analysis_as(out, &a.output, &a.inputs, &loaded.report, None, &view))
 }
 
 /// Checks `expect` between two label vectors; the first violating node.

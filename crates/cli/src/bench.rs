@@ -6,6 +6,7 @@ use crate::inputs::load_report;
 use crate::Failure;
 use clap::{Args, ValueEnum};
 use postmortem_core::summary::Counts;
+use postmortem_core::fsa::Fsa;
 use postmortem_core::utl::Utl;
 use postmortem_core::Solver;
 use postmortem_formats::synth::{self, SynthConfig};
@@ -23,6 +24,9 @@ pub struct BenchArgs {
     /// Also generate, parse and analyse a synthetic program of this size.
     #[arg(long, value_enum)]
     synthetic: Option<Scale>,
+    /// Also time FSA bulk recovery (column "fsa max ms").
+    #[arg(long)]
+    fsa: bool,
     /// Runs per measurement; the minimum is reported.
     #[arg(long, default_value_t = 5)]
     repeat: usize,
@@ -46,6 +50,9 @@ pub enum Scale {
     /// About 2,300 functions, 140k blocks, 700k statement nodes, a
     /// 30-deep crash stack and 11k coverage observations.
     Gcc,
+    /// The gcc-sized program with 100 ambiguous observations and a
+    /// reliable trace of 50 calls.
+    GccFsa,
     /// A few hundred nodes.
     Small,
 }
@@ -53,6 +60,7 @@ pub enum Scale {
 fn config(scale: Scale, seed: u64) -> SynthConfig {
     match scale {
         Scale::Gcc => SynthConfig { seed, ..SynthConfig::gcc_like() },
+        Scale::GccFsa => SynthConfig { seed, ..SynthConfig::gcc_fsa() },
         Scale::Small => SynthConfig::small(seed),
     }
 }
@@ -148,16 +156,18 @@ struct Row {
     maybe_pct: f64,
     peak_mib: Option<f64>,
     exact_checks: u64,
+    fsa_max: Option<f64>,
+    fsa_gave_up: bool,
 }
 
 fn print_rows(rows: &[Row]) {
     println!(
-        "{:<14} {:>8} {:>9} {:>10} {:>12} {:>12} {:>14} {:>8} {:>9} {:>7}",
-        "program", "failures", "nodes", "parse ms", "recover med", "recover max", "stack-only max", "maybe %", "peak MiB", "exact"
+        "{:<14} {:>8} {:>9} {:>10} {:>12} {:>12} {:>14} {:>8} {:>9} {:>7} {:>12}",
+        "program", "failures", "nodes", "parse ms", "recover med", "recover max", "stack-only max", "maybe %", "peak MiB", "exact", "fsa max ms"
     );
     for r in rows {
         println!(
-            "{:<14} {:>8} {:>9} {:>10.2} {:>12.3} {:>12.3} {:>14.3} {:>8.1} {:>9} {:>7}",
+            "{:<14} {:>8} {:>9} {:>10.2} {:>12.3} {:>12.3} {:>14.3} {:>8.1} {:>9} {:>7} {:>12}",
             r.name,
             r.failures,
             r.nodes,
@@ -167,13 +177,20 @@ fn print_rows(rows: &[Row]) {
             r.stack_only_max,
             r.maybe_pct,
             r.peak_mib.map(|m| format!("{m:.0}")).unwrap_or_else(|| "-".into()),
-            r.exact_checks
+            r.exact_checks,
+            match r.fsa_max {
+                Some(t) => format!("{t:.3}{}", if r.fsa_gave_up { " (gave up)" } else { "" }),
+                None => "-".into(),
+            }
         );
     }
 }
 
-fn measure(name: &str, fails: &[Failing], repeat: usize, peak: bool) -> Result<Row, Failure> {
+fn measure(name: &str, fails: &[Failing], repeat: usize, peak: bool, fsa_too: bool) -> Result<Row, Failure> {
     let utl = Utl::default();
+    let fsa = Fsa::default();
+    let mut fsa_max: f64 = 0.0;
+    let mut fsa_gave_up = false;
     let mut parse_ms = f64::INFINITY;
     let mut times = Vec::new();
     let mut so_max: f64 = 0.0;
@@ -201,6 +218,13 @@ fn measure(name: &str, fails: &[Failing], repeat: usize, peak: bool) -> Result<R
         let so = report.stack_only();
         let (t, _) = min_time(repeat, || utl.recover(g, &so));
         so_max = so_max.max(t);
+        if fsa_too {
+            let (t, r) = min_time(repeat.min(3), || fsa.recover(g, &report));
+            fsa_max = fsa_max.max(t);
+            if let Ok(r) = r {
+                fsa_gave_up |= r.weakened.iter().any(|w| w.how.contains("gave up"));
+            }
+        }
     }
     times.sort_by(f64::total_cmp);
     Ok(Row {
@@ -214,6 +238,8 @@ fn measure(name: &str, fails: &[Failing], repeat: usize, peak: bool) -> Result<R
         maybe_pct: if total == 0 { 0.0 } else { 100.0 * maybe as f64 / total as f64 },
         peak_mib: if peak { peak_rss_mib() } else { None },
         exact_checks: exact,
+        fsa_max: fsa_too.then_some(fsa_max),
+        fsa_gave_up,
     })
 }
 
@@ -225,7 +251,7 @@ pub fn run(a: BenchArgs) -> Result<(), Failure> {
         std::fs::create_dir_all(&dir).map_err(|e| Failure::internal(format!("{}: {e}", dir.display())))?;
         let (graph, report) = write_synth(&dir, config(scale, 1))?;
         eprintln!("postmortem: parsing and analysing it ...");
-        let row = measure("synthetic", &[Failing { graph, report }], a.repeat.min(3), true);
+        let row = measure("synthetic", &[Failing { graph, report }], a.repeat.min(3), true, a.fsa);
         let _ = std::fs::remove_dir_all(&dir);
         rows.push(row?);
     }
@@ -241,7 +267,7 @@ pub fn run(a: BenchArgs) -> Result<(), Failure> {
             eprintln!("postmortem: {name} ...");
             let fails = failures(&app);
             if !fails.is_empty() {
-                rows.push(measure(&name, &fails, a.repeat, false)?);
+                rows.push(measure(&name, &fails, a.repeat, false, a.fsa)?);
             }
         }
     }

@@ -14,7 +14,7 @@ use crate::Failure;
 use postmortem_core::icfg::CACHE_MAGIC;
 use postmortem_core::Icfg;
 use postmortem_llvm::IrFormat;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::Path;
 
 /// The kinds of graph file.

@@ -170,7 +170,10 @@ fn log_warnings(warnings: &mut Vec<String>, source: &str, m: &LogMatch) {
         warn(warnings, format!("{source}: {w}"));
     }
     if unmatched > MAX_SIMILAR {
-        warn(warnings, format!("{source}: {} more log lines match no format string (see --explain-log)", unmatched - MAX_SIMILAR));
+        warn(
+            warnings,
+            format!("{source}: {} more log lines match no format string (see --explain-log)", unmatched - MAX_SIMILAR),
+        );
     }
 }
 
@@ -216,7 +219,10 @@ pub fn load(inputs: &Inputs) -> Result<Loaded, Failure> {
         let replaced = (!located.report.stack.is_empty() && !report.stack.is_empty())
             || (located.report.crash.is_some() && report.crash.is_some());
         if replaced {
-            warn(&mut warnings, format!("the crash and stack of the report are replaced by those of the backtrace {name}"));
+            warn(
+                &mut warnings,
+                format!("the crash and stack of the report are replaced by those of the backtrace {name}"),
+            );
         }
         if !located.report.stack.is_empty() {
             report.stack = located.report.stack;

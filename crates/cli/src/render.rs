@@ -1,9 +1,16 @@
 //! Output formats of the analysis commands.
 
-use clap::ValueEnum;
+use crate::inputs::Inputs;
+use clap::{Args, ValueEnum};
+use postmortem_core::{NodeId, Report};
+use postmortem_formats::annotate::{write_annotate, Sources};
+use postmortem_formats::html::{write_html, HtmlReport};
+use postmortem_formats::lcov::write_lcov;
 use postmortem_formats::output::{self, Analysis};
 use std::io::Write;
+use std::path::PathBuf;
 
+/// Text or JSON (commands other than `analyze`).
 #[derive(Copy, Clone, ValueEnum, PartialEq, Eq)]
 pub enum Format {
     /// Human-readable summary.
@@ -12,13 +19,92 @@ pub enum Format {
     Json,
 }
 
-/// Writes an analysis in `format`.
+/// The output formats of `analyze`.
+#[derive(Copy, Clone, ValueEnum, PartialEq, Eq, Debug)]
+pub enum AnalyzeFormat {
+    /// Human-readable summary: counts, then each file's Yes, No and Maybe lines.
+    Text,
+    /// One JSON object (nodes and lines per label, counts, weakenings).
+    Json,
+    /// The source files, every line prefixed Yes / No / Maybe (gcov style).
+    Annotate,
+    /// A static HTML report in the directory given by -o.
+    Html,
+    /// An LCOV tracefile (Yes covered, No not covered, Maybe partial).
+    Lcov,
+}
+
+/// How `analyze` writes its result.
+#[derive(Args)]
+pub struct OutputArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = AnalyzeFormat::Text)]
+    pub format: AnalyzeFormat,
+    /// The directory `--format html` writes its pages to (created if
+    /// needed).
+    #[arg(short = 'o', long = "output", value_name = "DIR", required_if_eq("format", "html"))]
+    pub output: Option<PathBuf>,
+}
+
+/// Writes an analysis in `format` (text or JSON).
 pub fn write_analysis(out: &mut dyn Write, format: Format, view: &Analysis<'_>) -> std::io::Result<()> {
     match format {
         Format::Text => output::write_text(out, view),
         Format::Json => {
             serde_json::to_writer_pretty(&mut *out, &output::to_json(view))?;
             writeln!(out)
+        }
+    }
+}
+
+/// Writes an analysis as `opts` say: text, JSON, annotated sources and
+/// LCOV to `out`; HTML pages to the `-o` directory (and one line saying so
+/// to `out`). Sources are read through the inputs' path map; a source
+/// that cannot be read is a warning on stderr.
+pub fn write_analysis_as(
+    out: &mut dyn Write,
+    opts: &OutputArgs,
+    inputs: &Inputs,
+    report: &Report,
+    witness: Option<&[NodeId]>,
+    view: &Analysis<'_>,
+) -> std::io::Result<()> {
+    if opts.output.is_some() && opts.format != AnalyzeFormat::Html {
+        eprintln!("postmortem: warning: -o is only used by --format html; writing to standard output");
+    }
+    let sources = || {
+        let (s, missing) = Sources::load(view.graph, &inputs.path_map, view.labels);
+        for m in missing {
+            eprintln!("postmortem: warning: {m}");
+        }
+        s
+    };
+    match opts.format {
+        AnalyzeFormat::Text => write_analysis(out, Format::Text, view),
+        AnalyzeFormat::Json => write_analysis(out, Format::Json, view),
+        AnalyzeFormat::Annotate => write_annotate(out, view.graph, view.labels, &sources()),
+        AnalyzeFormat::Lcov => write_lcov(out, view.graph, view.labels, &inputs.path_map),
+        AnalyzeFormat::Html => {
+            let dir = opts.output.clone().unwrap_or_else(|| PathBuf::from("postmortem-html"));
+            let title = format!("postmortem: {} + {}", view.cfg_path, view.report_path);
+            let sources = sources();
+            let page = HtmlReport {
+                graph: view.graph,
+                labels: view.labels,
+                report,
+                witness,
+                sources: &sources,
+                weakened: view.weakened,
+                title: &title,
+            };
+            let written = write_html(&dir, &page)?;
+            writeln!(
+                out,
+                "wrote {} ({} file page{})",
+                dir.join("index.html").display(),
+                written.len() - 1,
+                if written.len() == 2 { "" } else { "s" }
+            )
         }
     }
 }

@@ -258,3 +258,63 @@ fn cfg_stats_counts_the_graph() {
     assert_eq!(v["functions"].as_u64().unwrap() as usize, g.functions().len());
     assert!(v["call_sites"].as_u64().unwrap() > 0);
 }
+
+#[test]
+fn fsa_equals_utl_on_every_shared_failure() {
+    for (g, r) in shared_failures() {
+        for stack_only in [false, true] {
+            let mut cmd = bin();
+            cmd.args(["analyze", "--compare", "utl,fsa", "--expect", "eq", "--cfg"]).arg(&g).arg("--report").arg(&r);
+            if stack_only {
+                cmd.arg("--stack-only");
+            }
+            let o = run(&mut cmd);
+            assert!(o.status.success(), "{} stack_only={stack_only}: {}{}", r.display(), stdout(&o), stderr(&o));
+            assert!(stdout(&o).contains("ok: utl eq fsa"), "{}", stdout(&o));
+        }
+    }
+}
+
+#[test]
+fn compare_reports_a_violation_with_exit_4() {
+    // "At least one of {x, start} did not run", with x a Maybe node: the
+    // start surely ran, so x did not. FSA knows it; UTL must drop the
+    // ambiguous set. So fsa is strictly more precise than utl here. (Pick
+    // an x whose product stays small: see the FSA limits in the README.)
+    let o = run(bin().args(["analyze", "--format", "json", "--cfg"]).arg(example_cfg()).arg("--report").arg(example_report()));
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let g = postmortem_formats::graphml::read_graphml_path(&example_cfg()).unwrap();
+    let start = g.ext_id(g.start()).to_string();
+    let base: Value = serde_json::from_str(&std::fs::read_to_string(example_report()).unwrap()).unwrap();
+    let mut chosen = None;
+    for x in ids(&v["nodes"]["maybe"]).into_iter().step_by(7) {
+        let mut report = base.clone();
+        report["obsNo"].as_array_mut().unwrap().push(serde_json::json!([x, start]));
+        let p = temp("ambiguous.json", &report.to_string());
+        let o = run(bin()
+            .args(["analyze", "--solver", "fsa", "--max-states", "200000", "--format", "json", "--cfg"])
+            .arg(example_cfg())
+            .arg("--report")
+            .arg(&p));
+        let f: Value = serde_json::from_str(&stdout(&o)).unwrap();
+        if ids(&f["nodes"]["no"]).contains(&x) {
+            chosen = Some((x, p));
+            break;
+        }
+    }
+    let (x, p) = chosen.expect("some Maybe node becomes No under fsa");
+    let o = run(bin().args(["analyze", "--compare", "fsa,utl", "--expect", "gt", "--cfg"]).arg(example_cfg()).arg("--report").arg(&p));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(bin().args(["analyze", "--compare", "utl,fsa", "--expect", "eq", "--cfg"]).arg(example_cfg()).arg("--report").arg(&p));
+    assert!(stderr(&o).contains(&x) || stderr(&o).contains("first differing node"), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(4), "{}", stdout(&o));
+    assert!(stderr(&o).contains("first differing node"), "{}", stderr(&o));
+    let o = run(bin().args(["analyze", "--compare", "utl,fsa", "--expect", "gt", "--cfg"]).arg(example_cfg()).arg("--report").arg(&p));
+    assert_eq!(o.status.code(), Some(4));
+    // And the fsa labels say x did not run.
+    let o = run(bin().args(["analyze", "--solver", "fsa", "--format", "json", "--cfg"]).arg(example_cfg()).arg("--report").arg(&p));
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert!(ids(&v["nodes"]["no"]).contains(&x));
+    let o = run(bin().args(["analyze", "--compare", "utl", "--cfg"]).arg(example_cfg()).arg("--report").arg(&p));
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -277,7 +277,13 @@ pub struct SourceFrame {
 
 impl SourceFrame {
     /// A label for messages: ``NAME `function` (file:line:column)``.
-    pub fn describe(prefix: &str, function: Option<&str>, file: Option<&str>, line: Option<u32>, column: Option<u32>) -> String {
+    pub fn describe(
+        prefix: &str,
+        function: Option<&str>,
+        file: Option<&str>,
+        line: Option<u32>,
+        column: Option<u32>,
+    ) -> String {
         let mut s = prefix.to_string();
         if let Some(f) = function {
             s.push_str(&format!(" `{f}`"));
@@ -482,7 +488,9 @@ impl<'g> Locator<'g> {
             fill[f] += 1;
         }
         let files = (0..g.num_files())
-            .map(|i| path_components(&paths.apply(g.file_path(FileId::new(i)))).into_iter().map(str::to_string).collect())
+            .map(|i| {
+                path_components(&paths.apply(g.file_path(FileId::new(i)))).into_iter().map(str::to_string).collect()
+            })
             .collect();
         let mut external_calls: HashMap<String, Vec<NodeId>> = HashMap::new();
         for (site, note) in g.call_notes() {
@@ -566,8 +574,12 @@ impl<'g> Locator<'g> {
 
     /// The nodes of `funcs` on `line`, sorted.
     pub fn nodes_on_line(&self, funcs: &[FuncId], line: u32) -> Vec<NodeId> {
-        let mut v: Vec<NodeId> =
-            funcs.iter().flat_map(|&f| self.nodes_of(f)).copied().filter(|&n| self.g.lines(n).contains(&line)).collect();
+        let mut v: Vec<NodeId> = funcs
+            .iter()
+            .flat_map(|&f| self.nodes_of(f))
+            .copied()
+            .filter(|&n| self.g.lines(n).contains(&line))
+            .collect();
         v.sort_unstable();
         v.dedup();
         v
@@ -591,12 +603,7 @@ impl<'g> Locator<'g> {
         let mut v: Vec<NodeId> = Vec::new();
         for &f in &funcs {
             if let Some(e) = self.g.function(f).entry {
-                v.extend(
-                    self.g
-                        .preds(e)
-                        .filter(|(_, k)| *k == crate::icfg::EdgeKind::Call)
-                        .map(|(n, _)| n),
-                );
+                v.extend(self.g.preds(e).filter(|(_, k)| *k == crate::icfg::EdgeKind::Call).map(|(n, _)| n));
             }
         }
         for k in name_keys(name) {
@@ -683,8 +690,8 @@ impl<'g> Locator<'g> {
                 .copied()
                 .filter(|&s| {
                     let mut known = self.g.callees(s).peekable();
-                    let unknown_callee = known.peek().is_none()
-                        && self.g.call_note(s).is_none_or(|n| n.external_callees.is_empty());
+                    let unknown_callee =
+                        known.peek().is_none() && self.g.call_note(s).is_none_or(|n| n.external_callees.is_empty());
                     unknown_callee || self.g.callees(s).any(|f| callees.contains(&f))
                 })
                 .collect();
@@ -766,7 +773,8 @@ impl<'g> Locator<'g> {
                 let calls = self.calling_external(nodes, &lib_names);
                 let calls = match crash_fr.column {
                     Some(col) if calls.len() > 1 => {
-                        let on: Vec<NodeId> = calls.iter().copied().filter(|&s| self.g.column(s) == Some(col)).collect();
+                        let on: Vec<NodeId> =
+                            calls.iter().copied().filter(|&s| self.g.column(s) == Some(col)).collect();
                         if on.is_empty() {
                             calls
                         } else {
@@ -976,7 +984,7 @@ mod tests {
         b.set_function_file(main, "/home/me/proj/src/m.c");
         b.set_function_file(f, "/home/me/proj/lib/f.c");
         b.set_function_file(g, "/home/me/proj/src/m.c");
-        let mut add = |b: &mut IcfgBuilder, id: &str, kind: NodeKind, func: FuncId, lines: &[u32]| {
+        let add = |b: &mut IcfgBuilder, id: &str, kind: NodeKind, func: FuncId, lines: &[u32]| {
             b.add_node(NodeSpec { ext_id: id, kind, func, label: id, lines }).unwrap()
         };
         let me = add(&mut b, "me", NodeKind::Entry, main, &[9]);
@@ -993,7 +1001,19 @@ mod tests {
         let ge = add(&mut b, "ge", NodeKind::Entry, g, &[29]);
         let g30 = add(&mut b, "g30", NodeKind::Statement, g, &[30]);
         let gx = add(&mut b, "gx", NodeKind::Exit, g, &[31]);
-        for (a, c) in [(me, c10a), (c10a, s10), (s10, c10b), (c10b, c11), (c11, mx), (fe, f20a), (f20a, f20b), (f20b, f21), (f21, fx), (ge, g30), (g30, gx)] {
+        for (a, c) in [
+            (me, c10a),
+            (c10a, s10),
+            (s10, c10b),
+            (c10b, c11),
+            (c11, mx),
+            (fe, f20a),
+            (f20a, f20b),
+            (f20b, f21),
+            (f21, fx),
+            (ge, g30),
+            (g30, gx),
+        ] {
             b.add_flow_edge(a, c);
         }
         b.add_call_edge(c10a, fe);
@@ -1068,7 +1088,8 @@ mod tests {
     fn a_simple_stack_maps_to_call_entry_frames_and_a_crash_line() {
         let t = graph();
         let loc = Locator::new(&t.g, PathMap::new());
-        let frames = [frame(Some("g"), Some("src/m.c"), Some(30), None), frame(Some("main"), Some("m.c"), Some(11), None)];
+        let frames =
+            [frame(Some("g"), Some("src/m.c"), Some(30), None), frame(Some("main"), Some("m.c"), Some(11), None)];
         let l = loc.locate_stack(&frames);
         assert!(l.warnings.is_empty(), "{:?}", l.warnings);
         assert_eq!(l.report.crash, Some(NodeSet::one(t.g30)));
@@ -1124,7 +1145,8 @@ mod tests {
         let loc = Locator::new(&t.g, PathMap::new());
         let mut strlen = frame(Some("__strlen_avx2"), None, None, None);
         strlen.library = true;
-        let frames = [strlen, frame(Some("f"), Some("lib/f.c"), Some(21), None), frame(Some("main"), None, Some(10), Some(12))];
+        let frames =
+            [strlen, frame(Some("f"), Some("lib/f.c"), Some(21), None), frame(Some("main"), None, Some(10), Some(12))];
         let l = loc.locate_stack(&frames);
         assert_eq!(l.report.crash, Some(NodeSet::one(t.f21)));
         assert_eq!(l.report.stack, vec![Frame { call: NodeSet::one(t.c10b), entry: NodeSet::one(t.fe) }]);

@@ -128,7 +128,11 @@ pub fn write_annotate(out: &mut dyn Write, g: &Icfg, labels: &[Label], sources: 
         let lines = sources.lines(fl.file);
         match &lines {
             Some(_) => writeln!(out, "{:>9}:{:>5}:Source:{path}", "-", 0)?,
-            None => writeln!(out, "{:>9}:{:>5}:Source:{path} (not found: labelled lines only, without source text)", "-", 0)?,
+            None => writeln!(
+                out,
+                "{:>9}:{:>5}:Source:{path} (not found: labelled lines only, without source text)",
+                "-", 0
+            )?,
         }
         writeln!(out, "{:>9}:{:>5}:Legend:{LEGEND}", "-", 0)?;
         let text = lines.unwrap_or_default();

@@ -41,7 +41,8 @@
 //! ran inside a signal handler (inner of gdb's `<signal handler called>`,
 //! lldb's `_sigtramp`) are dropped with a note: the control-flow graph
 //! cannot model signal delivery, so the stack is taken from where the
-//! signal arrived.
+//! signal arrived (the handler's own code is then labelled as if the
+//! handler had not run after the fault: the note says so).
 
 use crate::error::FormatError;
 use postmortem_core::locate::{Locator, PathMap, SourceFrame};
@@ -174,11 +175,7 @@ pub fn locator(g: &Icfg, paths: PathMap) -> Locator<'_> {
 /// The demangled names of the graph's functions whose names are mangled
 /// (C++ or Rust symbols), so that frames printed demangled find them.
 pub fn graph_aliases(g: &Icfg) -> Vec<(FuncId, String)> {
-    g.functions()
-        .iter()
-        .enumerate()
-        .filter_map(|(i, f)| demangle(&f.name).map(|d| (FuncId::new(i), d)))
-        .collect()
+    g.functions().iter().enumerate().filter_map(|(i, f)| demangle(&f.name).map(|d| (FuncId::new(i), d))).collect()
 }
 
 /// Demangles a C++ (Itanium) or Rust (legacy or v0) symbol; `None` if
@@ -345,19 +342,47 @@ pub fn parse_backtrace(text: &str, source_name: &str) -> Result<Backtrace, Forma
     Ok(bt)
 }
 
+/// Removes Rust crate disambiguators: `std[e28293b1aa0f68bd]::rt` ->
+/// `std::rt` (as `RUST_BACKTRACE=full` prints v0 names).
+pub fn strip_crate_hashes(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut rest = name;
+    while let Some(i) = rest.find('[') {
+        let after = &rest[i + 1..];
+        let hash_len =
+            after.find(']').filter(|&n| (1..=16).contains(&n) && after[..n].bytes().all(|b| b.is_ascii_hexdigit()));
+        let ident_before = rest[..i].chars().next_back().is_some_and(|c| c.is_alphanumeric() || c == '_');
+        match hash_len {
+            Some(n) if ident_before && after[n + 1..].starts_with("::") => {
+                out.push_str(&rest[..i]);
+                rest = &after[n + 1..];
+            }
+            _ => {
+                out.push_str(&rest[..=i]);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Demangles, and flags runtime frames.
 fn finish_frame(f: &mut RawFrame) {
     if let Some(name) = &f.function {
         if let Some(d) = demangle(name) {
             f.symbol = Some(name.clone());
             f.function = Some(d);
+        } else if name.contains('[') {
+            f.function = Some(strip_crate_hashes(name));
         }
     }
     let runtime_module = f.module.as_deref().is_some_and(|m| {
         let base = m.rsplit(['/', '\\']).next().unwrap_or(m);
         base == "dyld" || base.starts_with("libclang_rt.") || base.contains("san.so") || base.contains("san_")
     });
-    f.runtime |= f.function.as_deref().is_some_and(is_runtime_function) || f.symbol.as_deref().is_some_and(is_runtime_function);
+    f.runtime |=
+        f.function.as_deref().is_some_and(is_runtime_function) || f.symbol.as_deref().is_some_and(is_runtime_function);
     // A frame of the sanitizer runtime library without a name.
     f.runtime |= runtime_module && f.file.is_none();
 }
@@ -373,7 +398,7 @@ fn cut_signal_handler(bt: &mut Backtrace) {
     if handler.iter().any(|f| !f.runtime) || t + 1 < bt.frames.len() {
         let names: Vec<String> = handler.iter().map(RawFrame::label).collect();
         bt.notes.push(format!(
-            "{} frame{} ran in a signal handler, which a control-flow graph cannot model; the stack is taken from where the signal arrived{}{}",
+            "{} frame{} ran in a signal handler, which a control-flow graph cannot model: the stack is taken from where the signal arrived, and the labels of the handler's code do not account for its run{}{}",
             handler.len(),
             if handler.len() == 1 { "" } else { "s" },
             if names.is_empty() { "" } else { ": left out " },
@@ -412,7 +437,7 @@ fn detect(text: &str) -> Option<BacktraceFormat> {
     if sanitizer_marker {
         return Some(BacktraceFormat::Sanitizer);
     }
-    if lines().any(|l| l == "stack backtrace:" || (l.starts_with("thread '") && l.contains("' panicked at"))) {
+    if lines().any(|l| l == "stack backtrace:" || rust_panic_line(l).is_some()) {
         return Some(BacktraceFormat::RustPanic);
     }
     let (mut gdb, mut san) = (0usize, 0usize);
@@ -570,21 +595,30 @@ struct Stack {
 }
 
 /// Chooses the crashing stack among several.
-fn choose(stacks: Vec<Stack>, crashing: Option<u32>, what: &str, notes: &mut Vec<String>) -> Result<Vec<RawFrame>, String> {
+fn choose(
+    stacks: Vec<Stack>,
+    crashing: Option<u32>,
+    what: &str,
+    notes: &mut Vec<String>,
+) -> Result<Vec<RawFrame>, String> {
     let mut stacks: Vec<Stack> = stacks.into_iter().filter(|s| !s.frames.is_empty()).collect();
     match stacks.len() {
         0 => Ok(Vec::new()),
         1 => Ok(stacks.pop().expect("one").frames),
         n => {
-            let pick = crashing.and_then(|t| stacks.iter().position(|s| s.thread == Some(t)));
+            // The last stack of that thread: a debugger prints the stop
+            // location first and the full `bt` after it.
+            let pick = crashing.and_then(|t| stacks.iter().rposition(|s| s.thread == Some(t)));
             match pick {
                 Some(i) => {
-                    notes.push(format!(
-                        "{} other thread stack{} left out: thread {} crashed",
-                        n - 1,
-                        if n == 2 { "" } else { "s" },
-                        crashing.unwrap_or(0)
-                    ));
+                    let t = crashing.unwrap_or(0);
+                    let others = stacks.iter().filter(|s| s.thread != Some(t)).count();
+                    if others > 0 {
+                        notes.push(format!(
+                            "{others} other thread stack{} left out: thread {t} crashed",
+                            if others == 1 { "" } else { "s" },
+                        ));
+                    }
                     Ok(stacks.swap_remove(i).frames)
                 }
                 None => Err(format!(
@@ -662,7 +696,11 @@ fn parse_gdb(text: &str) -> Result<Backtrace, String> {
     if stacks.len() > 1 && stacks.iter().all(|s| s.thread.is_none()) {
         // Several `bt` outputs of one session: the last is the latest.
         let n = stacks.len();
-        notes.push(format!("{} earlier backtrace{} left out: the last one is used", n - 1, if n == 2 { "" } else { "s" }));
+        notes.push(format!(
+            "{} earlier backtrace{} left out: the last one is used",
+            n - 1,
+            if n == 2 { "" } else { "s" }
+        ));
         let last = stacks.pop().expect("non-empty");
         return Ok(Backtrace { format: BacktraceFormat::Gdb, frames: last.frames, notes });
     }
@@ -755,7 +793,11 @@ fn parse_lldb(text: &str) -> Result<Backtrace, String> {
     }
     if selected.is_none() && stacks.len() > 1 && stacks.iter().all(|s| s.thread.is_none() || s.thread == thread) {
         let n = stacks.len();
-        notes.push(format!("{} earlier backtrace{} left out: the last one is used", n - 1, if n == 2 { "" } else { "s" }));
+        notes.push(format!(
+            "{} earlier backtrace{} left out: the last one is used",
+            n - 1,
+            if n == 2 { "" } else { "s" }
+        ));
         let last = stacks.pop().expect("non-empty");
         return Ok(Backtrace { format: BacktraceFormat::Lldb, frames: last.frames, notes });
     }
@@ -800,7 +842,15 @@ fn parse_lldb_frame(n: u32, body: &str) -> RawFrame {
     if let Some(i) = rest.rfind(" [inlined] ") {
         rest = &rest[i + 11..];
     }
-    let (name, group) = split_trailing_group(rest);
+    // `Shape::area(this=0x0) const`: qualifiers after the arguments.
+    let mut core = rest.trim_end();
+    while let Some(c) = ["const", "volatile", "&&", "&"].iter().find_map(|q| core.strip_suffix(q)) {
+        if !c.ends_with([' ', ')']) {
+            break;
+        }
+        core = c.trim_end();
+    }
+    let (name, group) = split_trailing_group(core);
     // Argument values (`p=0x0`) go; C++ parameter types (`(int)`) stay.
     let name = match group {
         Some(g) if g == "()" || g.contains('=') => name,
@@ -826,7 +876,8 @@ fn parse_sanitizer(text: &str) -> Result<Backtrace, String> {
         if runtime_error.is_none() {
             if let Some(i) = l.find(": runtime error: ") {
                 if let Some((file, line, col)) = parse_location(&l[..i]) {
-                    runtime_error = Some(RawFrame { file: Some(file), line: Some(line), column: col, ..RawFrame::default() });
+                    runtime_error =
+                        Some(RawFrame { file: Some(file), line: Some(line), column: col, ..RawFrame::default() });
                 }
             }
         }
@@ -932,11 +983,23 @@ fn rust_frame_start(l: &str) -> Option<(u32, &str)> {
     Some((n, rest))
 }
 
+/// The text after `panicked at ` of `thread 'main' panicked at ...` or
+/// `thread 'main' (12345) panicked at ...`.
+fn rust_panic_line(l: &str) -> Option<&str> {
+    let rest = l.strip_prefix("thread '")?;
+    let (_, after_name) = rest.split_once('\'')?;
+    let after_name = after_name.trim_start();
+    let after_id = match after_name.strip_prefix('(') {
+        Some(r) => r.split_once(')')?.1.trim_start(),
+        None => after_name,
+    };
+    after_id.strip_prefix("panicked at ")
+}
+
 /// `thread 'main' panicked at src/main.rs:10:5:` (Rust >= 1.73) or
 /// `thread 'main' panicked at 'msg', src/main.rs:10:5`.
 fn rust_panic_location(l: &str) -> Option<RawFrame> {
-    let i = l.find("' panicked at ")?;
-    let rest = l[i + 14..].trim_end().trim_end_matches(':');
+    let rest = rust_panic_line(l)?.trim_end().trim_end_matches(':');
     let loc = if rest.starts_with(['\'', '"']) { rest.rsplit(", ").next()? } else { rest };
     let (file, line, col) = parse_location(loc)?;
     Some(RawFrame { file: Some(file), line: Some(line), column: col, ..RawFrame::default() })
@@ -950,7 +1013,7 @@ fn parse_rust(text: &str) -> Result<Backtrace, String> {
     let mut panics = 0usize;
     for raw in text.lines() {
         let l = raw.trim();
-        if l.contains("' panicked at ") {
+        if rust_panic_line(l).is_some() {
             panics += 1;
             if panics > 1 {
                 // A second panic (e.g. in a destructor while unwinding): the
@@ -995,10 +1058,24 @@ fn parse_rust(text: &str) -> Result<Backtrace, String> {
             }
         }
     }
+    // Frames inner of the panic entry (`rust_begin_unwind`, and in `full`
+    // mode the backtrace printing under `__rust_end_short_backtrace`) are
+    // the panic machinery.
+    if let Some(i) = frames.iter().rposition(|f| {
+        f.function
+            .as_deref()
+            .is_some_and(|n| n.ends_with("rust_begin_unwind") || n.contains("__rust_end_short_backtrace"))
+    }) {
+        for f in &mut frames[..=i] {
+            f.runtime = true;
+        }
+    }
     // Frames outer of the start-up code are runtime; so is the C `main`
     // that calls `std::rt::lang_start`.
     if let Some(i) = frames.iter().position(|f| {
-        f.function.as_deref().is_some_and(|n| n.starts_with("std::rt::lang_start") || n.contains("__rust_begin_short_backtrace"))
+        f.function
+            .as_deref()
+            .is_some_and(|n| n.starts_with("std::rt::lang_start") || n.contains("__rust_begin_short_backtrace"))
     }) {
         for f in &mut frames[i..] {
             f.runtime = true;
@@ -1091,7 +1168,18 @@ mod tests {
 
     #[test]
     fn runtime_names() {
-        for n in ["__asan_report_load4", "__interceptor_strlen", "__libc_start_main", "_start", "__GI_raise", "abort", "std::panicking::begin_panic", "core::panicking::panic_fmt", "rust_begin_unwind", "__sanitizer::Die()"] {
+        for n in [
+            "__asan_report_load4",
+            "__interceptor_strlen",
+            "__libc_start_main",
+            "_start",
+            "__GI_raise",
+            "abort",
+            "std::panicking::begin_panic",
+            "core::panicking::panic_fmt",
+            "rust_begin_unwind",
+            "__sanitizer::Die()",
+        ] {
             assert!(is_runtime_function(n), "{n}");
         }
         for n in ["main", "foo", "strlen", "myapp::main", "abort_handler"] {
@@ -1137,14 +1225,22 @@ mod tests {
 
     #[test]
     fn ubsan_without_a_stack_gives_the_error_location() {
-        let bt = parse("a.c:12:5: runtime error: signed integer overflow: 2147483647 + 1 cannot be represented in type 'int'\n");
+        let bt = parse(
+            "a.c:12:5: runtime error: signed integer overflow: 2147483647 + 1 cannot be represented in type 'int'\n",
+        );
         assert_eq!(bt.frames.len(), 1);
-        assert_eq!((bt.frames[0].file.as_deref(), bt.frames[0].line, bt.frames[0].column), (Some("a.c"), Some(12), Some(5)));
+        assert_eq!(
+            (bt.frames[0].file.as_deref(), bt.frames[0].line, bt.frames[0].column),
+            (Some("a.c"), Some(12), Some(5))
+        );
     }
 
     #[test]
     fn leak_reports_are_refused() {
-        let e = parse_backtrace("==1==ERROR: LeakSanitizer: detected memory leaks\n    #0 0x1 in malloc (/x+0x1)\n", "l.txt");
+        let e = parse_backtrace(
+            "==1==ERROR: LeakSanitizer: detected memory leaks\n    #0 0x1 in malloc (/x+0x1)\n",
+            "l.txt",
+        );
         assert!(e.unwrap_err().to_string().contains("LeakSanitizer"));
     }
 
@@ -1160,12 +1256,38 @@ mod tests {
              note: Some details are omitted, run with `RUST_BACKTRACE=full` for a verbose backtrace.\n",
         );
         assert_eq!(bt.format, BacktraceFormat::RustPanic);
-        assert_eq!(names(&bt), vec!["rust_begin_unwind", "core::panicking::panic_bounds_check", "myapp::compute", "myapp::main", "core::ops::function::FnOnce::call_once"]);
+        assert_eq!(
+            names(&bt),
+            vec![
+                "rust_begin_unwind",
+                "core::panicking::panic_bounds_check",
+                "myapp::compute",
+                "myapp::main",
+                "core::ops::function::FnOnce::call_once"
+            ]
+        );
         assert!(bt.frames[0].runtime && bt.frames[1].runtime && !bt.frames[2].runtime);
         assert_eq!(bt.frames[2].file.as_deref(), Some("./src/main.rs"));
         assert_eq!(bt.frames[2].column, Some(5));
         let short = parse("thread 'main' panicked at 'boom', src/lib.rs:7:9\nnote: run with `RUST_BACKTRACE=1`\n");
         assert_eq!(short.frames[0].line, Some(7));
+    }
+
+    #[test]
+    fn rust_crate_hashes_and_thread_ids() {
+        assert_eq!(
+            strip_crate_hashes("std[e28293b1aa0f68bd]::rt::lang_start_internal"),
+            "std::rt::lang_start_internal"
+        );
+        assert_eq!(strip_crate_hashes("<core[c1f1]::fmt::rt::Argument>::fmt"), "<core::fmt::rt::Argument>::fmt");
+        assert_eq!(
+            strip_crate_hashes("std::vector<int>::operator[](unsigned long)"),
+            "std::vector<int>::operator[](unsigned long)"
+        );
+        assert_eq!(strip_crate_hashes("a[b]c[12]::d"), "a[b]c::d");
+        assert_eq!(rust_panic_line("thread 'main' (19348) panicked at src/main.rs:2:5:"), Some("src/main.rs:2:5:"));
+        assert_eq!(rust_panic_line("thread '<unnamed>' panicked at x.rs:1:1:"), Some("x.rs:1:1:"));
+        assert_eq!(rust_panic_line("thread 'main' exited"), None);
     }
 
     #[test]

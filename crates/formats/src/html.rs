@@ -137,7 +137,8 @@ fn stack_section(r: &HtmlReport<'_>) -> String {
     }
     s.push_str("<ol start=\"0\">\n");
     for f in &r.report.stack {
-        let _ = writeln!(s, "<li>call in {} &rarr; enters {}</li>", set_links(g, &f.call, ""), entry_names(g, &f.entry));
+        let _ =
+            writeln!(s, "<li>call in {} &rarr; enters {}</li>", set_links(g, &f.call, ""), entry_names(g, &f.entry));
     }
     if let Some(c) = &r.report.crash {
         let _ = writeln!(s, "<li><span class=\"badge\">crash</span> {}</li>", set_links(g, c, ""));
@@ -148,7 +149,8 @@ fn stack_section(r: &HtmlReport<'_>) -> String {
 
 fn witness_section(r: &HtmlReport<'_>) -> String {
     let Some(w) = r.witness else { return String::new() };
-    let mut s = format!("<h2>Witness path</h2>\n<p>An execution consistent with the report ({} nodes).</p>\n<ol>\n", w.len());
+    let mut s =
+        format!("<h2>Witness path</h2>\n<p>An execution consistent with the report ({} nodes).</p>\n<ol>\n", w.len());
     for &n in w {
         let label = r.labels.get(n.index()).copied();
         let _ = writeln!(s, "<li class=\"{}\">{}</li>", class(label), node_link(r.graph, n, ""));
@@ -192,7 +194,9 @@ pub fn index_html(r: &HtmlReport<'_>, files: &[FileLines]) -> String {
     for fl in files {
         let (y, n, m) = line_counts(fl);
         let total = fl.lines.len();
-        let bar = |cls: &str, k: usize| format!("<span class=\"bar {cls}\" style=\"width:{:.1}px\"></span>", 1.5 * pct(k, total));
+        let bar = |cls: &str, k: usize| {
+            format!("<span class=\"bar {cls}\" style=\"width:{:.1}px\"></span>", 1.5 * pct(k, total))
+        };
         let _ = writeln!(
             s,
             "<tr><td><a href=\"{}\">{}</a></td><td class=\"num\">{total}</td><td class=\"num\">{:.1}%</td><td class=\"num\">{:.1}%</td><td class=\"num\">{:.1}%</td><td>{}{}{}</td></tr>",
@@ -381,7 +385,15 @@ mod tests {
         let report = Report::default();
         let sources = Sources::none();
         let dir = std::env::temp_dir().join(format!("pm-html-test-{}", std::process::id()));
-        let r = HtmlReport { graph: &g, labels: &labels, report: &report, witness: None, sources: &sources, weakened: &[], title: "t" };
+        let r = HtmlReport {
+            graph: &g,
+            labels: &labels,
+            report: &report,
+            witness: None,
+            sources: &sources,
+            weakened: &[],
+            title: "t",
+        };
         let written = write_html(&dir, &r).unwrap();
         assert_eq!(written.len(), 3);
         assert!(std::fs::read_to_string(dir.join("index.html")).unwrap().contains("no crash stack"));

@@ -93,7 +93,11 @@ impl Logger {
     /// Parses `NAME:ARG` (ARG 1-based, as on the command line:
     /// `log_msg:2` is `log_msg(level, fmt, ...)`).
     pub fn parse_spec(spec: &str) -> Result<Logger, String> {
-        let bad = || format!("logging function `{spec}` is not of the form NAME:ARG (ARG = the format argument, counting from 1)");
+        let bad = || {
+            format!(
+                "logging function `{spec}` is not of the form NAME:ARG (ARG = the format argument, counting from 1)"
+            )
+        };
         let (name, arg) = spec.rsplit_once(':').ok_or_else(bad)?;
         let arg: usize = arg.trim().parse().map_err(|_| bad())?;
         if name.trim().is_empty() || arg == 0 {
@@ -260,7 +264,8 @@ pub fn format_regex(format: &str) -> String {
             b'o' => "[0-7]+".into(),
             b'x' | b'X' => (if alt { "(?:0[xX])?[0-9a-fA-F]+" } else { "[0-9a-fA-F]+" }).into(),
             b'f' | b'F' | b'e' | b'E' | b'g' | b'G' => {
-                "[-+ ]?(?:[0-9][0-9,.']*(?:[eE][-+]?[0-9]+)?|\\.[0-9]+(?:[eE][-+]?[0-9]+)?|(?i:inf(?:inity)?|nan))".into()
+                "[-+ ]?(?:[0-9][0-9,.']*(?:[eE][-+]?[0-9]+)?|\\.[0-9]+(?:[eE][-+]?[0-9]+)?|(?i:inf(?:inity)?|nan))"
+                    .into()
             }
             b'a' | b'A' => "[-+ ]?(?i:0x[0-9a-f]*\\.?[0-9a-f]*p[-+]?[0-9]+|inf(?:inity)?|nan)".into(),
             b'c' | b'C' => ".".into(),
@@ -520,7 +525,13 @@ impl LogMatcher {
         let mut unmatched = Vec::new();
         for (i, raw) in lines.into_iter().enumerate() {
             let text = raw.strip_suffix('\r').unwrap_or(raw);
-            let mut m = LineMatch { number: i + 1, text: text.to_string(), sites: vec![], continues: vec![], outcome: Outcome::Blank };
+            let mut m = LineMatch {
+                number: i + 1,
+                text: text.to_string(),
+                sites: vec![],
+                continues: vec![],
+                outcome: Outcome::Blank,
+            };
             if !text.trim().is_empty() {
                 self.first.matching(text, &mut m.sites);
                 self.later.matching(text, &mut m.continues);
@@ -658,7 +669,10 @@ mod tests {
         let re = Regex::new(&p[0].regex).unwrap();
         assert!(re.is_match("Value 5") && re.is_match("prefix: Value 5") && !re.is_match("Value 5 more"));
         let p = line_patterns("Start\nnext %s\nend", false);
-        assert_eq!(p.iter().map(|p| (p.regex.as_str(), p.first)).collect::<Vec<_>>(), vec![("Start$", true), ("^next (?:.*)$", false), ("^end", false)]);
+        assert_eq!(
+            p.iter().map(|p| (p.regex.as_str(), p.first)).collect::<Vec<_>>(),
+            vec![("Start$", true), ("^next (?:.*)$", false), ("^end", false)]
+        );
         assert_eq!(line_patterns("done", true)[0].regex, "done$");
         assert!(line_patterns("\n", false).is_empty());
     }
@@ -671,8 +685,11 @@ mod tests {
         let main = b.function("main");
         let log_fn = b.function("log_msg");
         b.set_function_file(main, "m.c");
-        let me = b.add_node(NodeSpec { ext_id: "me", kind: NodeKind::Entry, func: main, label: "", lines: &[1] }).unwrap();
-        let le = b.add_node(NodeSpec { ext_id: "le", kind: NodeKind::Entry, func: log_fn, label: "", lines: &[50] }).unwrap();
+        let me =
+            b.add_node(NodeSpec { ext_id: "me", kind: NodeKind::Entry, func: main, label: "", lines: &[1] }).unwrap();
+        let le = b
+            .add_node(NodeSpec { ext_id: "le", kind: NodeKind::Entry, func: log_fn, label: "", lines: &[50] })
+            .unwrap();
         let mut sites = Vec::new();
         let calls: [(&str, &[&str]); 6] = [
             ("printf", &["Processed %d items\n"]),
@@ -686,7 +703,9 @@ mod tests {
         for (i, (callee, args)) in calls.iter().enumerate() {
             let id = format!("p{}", i + 1);
             let line = [10 + i as u32];
-            let s = b.add_node(NodeSpec { ext_id: &id, kind: NodeKind::CallSite, func: main, label: "", lines: &line }).unwrap();
+            let s = b
+                .add_node(NodeSpec { ext_id: &id, kind: NodeKind::CallSite, func: main, label: "", lines: &line })
+                .unwrap();
             b.add_flow_edge(prev, s);
             if *callee == "log_msg" {
                 b.add_call_edge(s, le);
@@ -721,7 +740,10 @@ mod tests {
         assert_eq!(got.lines[8].outcome, Outcome::Continuation);
         assert_eq!(
             got.warnings,
-            vec![LogWarning::Unmatched { line: 7, text: "unknown line".into() }, LogWarning::Continuations { count: 1 }]
+            vec![
+                LogWarning::Unmatched { line: 7, text: "unknown line".into() },
+                LogWarning::Continuations { count: 1 }
+            ]
         );
         let mut buf = Vec::new();
         write_explain(&mut buf, &g, &got).unwrap();

@@ -150,13 +150,23 @@ impl P<'_> {
         FormatError::json(self.file, path, msg)
     }
 
-    fn object<'v>(&self, v: &'v Value, path: &str, allowed: &[&str], what: &str) -> Result<&'v Map<String, Value>, FormatError> {
+    fn object<'v>(
+        &self,
+        v: &'v Value,
+        path: &str,
+        allowed: &[&str],
+        what: &str,
+    ) -> Result<&'v Map<String, Value>, FormatError> {
         let obj = v.as_object().ok_or_else(|| self.err(path, &format!("expected {what}, found {}", show(v))))?;
         for k in obj.keys() {
             if !allowed.contains(&k.as_str()) {
                 return Err(self.err(
                     &format!("{path}.{k}"),
-                    &format!("unknown field {} (expected one of: {})", show(&Value::String(k.clone())), allowed.join(", ")),
+                    &format!(
+                        "unknown field {} (expected one of: {})",
+                        show(&Value::String(k.clone())),
+                        allowed.join(", ")
+                    ),
                 ));
             }
         }
@@ -171,7 +181,9 @@ impl P<'_> {
         match obj.get(key) {
             None => Ok(None),
             Some(Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.clone())),
-            Some(v) => Err(self.err(&format!("{path}.{key}"), &format!("expected a non-empty string, found {}", show(v)))),
+            Some(v) => {
+                Err(self.err(&format!("{path}.{key}"), &format!("expected a non-empty string, found {}", show(v))))
+            }
         }
     }
 
@@ -180,7 +192,9 @@ impl P<'_> {
             None => Ok(None),
             Some(v) => match v.as_u64() {
                 Some(n) if n >= 1 && n <= u64::from(u32::MAX) => Ok(Some(n as u32)),
-                _ => Err(self.err(&format!("{path}.{key}"), &format!("expected a positive integer, found {}", show(v)))),
+                _ => {
+                    Err(self.err(&format!("{path}.{key}"), &format!("expected a positive integer, found {}", show(v))))
+                }
             },
         }
     }
@@ -209,7 +223,8 @@ impl P<'_> {
             column: self.number(obj, "column", path)?,
         };
         if f.function.is_none() && (f.file.is_none() || f.line.is_none()) {
-            return Err(self.err(path, &format!("a frame needs a \"function\", or a \"file\" and a \"line\"; found {}", show(v))));
+            return Err(self
+                .err(path, &format!("a frame needs a \"function\", or a \"file\" and a \"line\"; found {}", show(v))));
         }
         if f.column.is_some() && f.line.is_none() {
             return Err(self.err(&format!("{path}.column"), "a \"column\" needs a \"line\""));
@@ -321,12 +336,13 @@ pub fn read_any_report(path: &Path, loc: &Locator<'_>, logs: &LogConfig) -> Resu
     let mut bytes = std::fs::read(path).map_err(|e| FormatError::io(&name, e))?;
     if bytes.starts_with(&[0x1f, 0x8b]) {
         let mut out = Vec::new();
-        flate2::read::MultiGzDecoder::new(&bytes[..]).read_to_end(&mut out).map_err(|e| {
-            FormatError::io(&name, std::io::Error::new(e.kind(), format!("corrupt gzip data: {e}")))
-        })?;
+        flate2::read::MultiGzDecoder::new(&bytes[..])
+            .read_to_end(&mut out)
+            .map_err(|e| FormatError::io(&name, std::io::Error::new(e.kind(), format!("corrupt gzip data: {e}"))))?;
         bytes = out;
     }
-    let text = String::from_utf8(bytes).map_err(|e| FormatError::json_syntax(&name, &format!("not valid UTF-8 ({e})")))?;
+    let text =
+        String::from_utf8(bytes).map_err(|e| FormatError::json_syntax(&name, &format!("not valid UTF-8 ({e})")))?;
     read_any_report_str(&text, &name, loc, logs)
 }
 
@@ -422,7 +438,9 @@ mod tests {
         let (g, _) = graph();
         let loc = Locator::new(&g, PathMap::new());
         let logs = LogConfig::default();
-        let r = parse_pmreport(r#"{"ran": [{"function": "nope"}], "not_ran": [{"file": "a.c", "line": 99}]}"#, "r.json").unwrap();
+        let r =
+            parse_pmreport(r#"{"ran": [{"function": "nope"}], "not_ran": [{"file": "a.c", "line": 99}]}"#, "r.json")
+                .unwrap();
         let m = r.to_report(&loc, &logs);
         assert!(m.report.obs_yes.is_empty() && m.report.obs_no.is_empty());
         assert_eq!(m.warnings.len(), 2);
@@ -459,7 +477,13 @@ mod tests {
         let (g, n) = graph();
         let loc = Locator::new(&g, PathMap::new());
         let logs = LogConfig::default();
-        let (k, m) = read_any_report_str(r#"{"crash": ["s12a"], "stack": [{"call": ["c30"], "entry": ["fe"]}]}"#, "g.json", &loc, &logs).unwrap();
+        let (k, m) = read_any_report_str(
+            r#"{"crash": ["s12a"], "stack": [{"call": ["c30"], "entry": ["fe"]}]}"#,
+            "g.json",
+            &loc,
+            &logs,
+        )
+        .unwrap();
         assert_eq!(k, ReportKind::Grissom);
         assert_eq!(m.report.crash, Some(NodeSet::one(n[5])));
         let (k, _) = read_any_report_str(SAMPLE, "p.json", &loc, &logs).unwrap();

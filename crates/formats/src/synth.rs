@@ -64,7 +64,7 @@
 
 #![deny(missing_docs)]
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io::{self, BufWriter, Write};
 
 /// Parameters of a synthetic program and of its failing run.
@@ -115,6 +115,13 @@ pub struct SynthConfig {
     pub explore_depth: usize,
     /// Statement budget of the exploration phase.
     pub max_steps: u64,
+    /// Length of a reliable call trace to add to `obsYes` (0: none): every
+    /// occurrence, in order, of a set of call sites chosen so that they
+    /// occurred about this many times in the run.
+    pub reliable_trace: usize,
+    /// Number of `obsYes` entries made ambiguous: "this call site or that
+    /// other one ran" (the first one did).
+    pub ambiguous: usize,
 }
 
 impl SynthConfig {
@@ -141,7 +148,15 @@ impl SynthConfig {
             max_loop_iterations: 4,
             explore_depth: 20,
             max_steps: 100_000_000,
+            reliable_trace: 0,
+            ambiguous: 0,
         }
+    }
+
+    /// [`SynthConfig::gcc_like`] with 100 ambiguous observations and a
+    /// reliable trace of about 50 calls (the FSA solver's benchmark).
+    pub fn gcc_fsa() -> Self {
+        SynthConfig { reliable_trace: 50, ambiguous: 100, ..Self::gcc_like() }
     }
 
     /// A program of a few hundred nodes, for tests.
@@ -164,6 +179,8 @@ impl SynthConfig {
             max_loop_iterations: 3,
             explore_depth: 8,
             max_steps: 20_000,
+            reliable_trace: 0,
+            ambiguous: 0,
         }
     }
 
@@ -227,7 +244,7 @@ pub fn generate(
     report: &mut impl Write,
 ) -> io::Result<SynthStats> {
     let prog = build_program(cfg);
-    let run = simulate(&prog, cfg, false);
+    let run = simulate(&prog, cfg, cfg.reliable_trace > 0);
     {
         let mut w = BufWriter::with_capacity(1 << 17, &mut *graphml);
         write_graphml(&prog, &mut w)?;
@@ -1887,10 +1904,59 @@ fn write_report<W: Write>(
         (p.funcs[c.func as usize].num, p.call_local(c))
     };
     w.write_all(b"{\"obsYes\": [")?;
+    let ncalls = p.calls.len();
     for (i, &c) in yes.iter().enumerate() {
         let (n, l) = call_id(c);
         let sep = if i == 0 { "" } else { ", " };
-        write!(w, "{sep}{{\"reliable\": false, \"entries\": [[\"n:-{n}:{l}\"]]}}")?;
+        if i < cfg.ambiguous && ncalls > 1 {
+            // "c or some other call site ran" (c did).
+            let mut o = rng.index(ncalls) as u32;
+            if o == c {
+                o = (o + 1) % ncalls as u32;
+            }
+            let (on, ol) = call_id(o);
+            write!(w, "{sep}{{\"reliable\": false, \"entries\": [[\"n:-{n}:{l}\", \"n:-{on}:{ol}\"]]}}")?;
+        } else {
+            write!(w, "{sep}{{\"reliable\": false, \"entries\": [[\"n:-{n}:{l}\"]]}}")?;
+        }
+    }
+    if let (true, Some(trace)) = (cfg.reliable_trace > 0, &run.trace) {
+        // Occurrences of every call site in the run.
+        let by_loc: HashMap<(u32, u32), u32> =
+            (0..ncalls as u32).map(|c| ((p.calls[c as usize].func, p.call_local(&p.calls[c as usize])), c)).collect();
+        let mut count = vec![0usize; ncalls];
+        for loc in trace {
+            if let Some(&c) = by_loc.get(loc) {
+                count[c as usize] += 1;
+            }
+        }
+        // Pick rarely executed sites until they add up to the length.
+        let mut order: Vec<u32> = (0..ncalls as u32).filter(|&c| (1..=8).contains(&count[c as usize])).collect();
+        order = sample(&mut rng, order.clone(), order.len());
+        let mut traced = vec![false; ncalls];
+        let mut total = 0;
+        for c in order {
+            if total + count[c as usize] > cfg.reliable_trace {
+                continue;
+            }
+            traced[c as usize] = true;
+            total += count[c as usize];
+            if total == cfg.reliable_trace {
+                break;
+            }
+        }
+        let entries: Vec<String> = trace
+            .iter()
+            .filter_map(|loc| by_loc.get(loc).copied().filter(|&c| traced[c as usize]))
+            .map(|c| {
+                let (n, l) = call_id(c);
+                format!("[\"n:-{n}:{l}\"]")
+            })
+            .collect();
+        if !entries.is_empty() {
+            let sep = if yes.is_empty() { "" } else { ", " };
+            write!(w, "{sep}{{\"reliable\": true, \"entries\": [{}]}}", entries.join(", "))?;
+        }
     }
     let (cf, cl) = run.crash;
     write!(w, "], \"crash\": [\"n:-{}:{cl}\"], \"obsNo\": [", p.funcs[cf as usize].num)?;
@@ -1924,6 +1990,22 @@ mod tests {
         let (mut g, mut r) = (Vec::new(), Vec::new());
         let stats = generate(cfg, &mut g, &mut r).unwrap();
         (g, r, stats)
+    }
+
+    #[test]
+    fn fsa_report_has_a_true_reliable_trace_and_ambiguous_entries() {
+        let cfg = SynthConfig { reliable_trace: 12, ambiguous: 3, ..SynthConfig::small(5) };
+        let (g, r, _) = gen(&cfg);
+        let g = crate::graphml::read_graphml(&g[..], "synth.graphml").unwrap();
+        let rep = crate::report_json::read_report_str(std::str::from_utf8(&r).unwrap(), "synth.json", &g).unwrap();
+        let reliable: Vec<_> = rep.obs_yes.iter().filter(|t| t.reliable).collect();
+        assert_eq!(reliable.len(), 1);
+        assert!(!reliable[0].entries.is_empty() && reliable[0].entries.len() <= 12);
+        assert_eq!(rep.obs_yes.iter().filter(|t| t.entries[0].nodes().len() == 2).count(), 3);
+        // The report is true of the run, so the exact solver finds it possible.
+        use postmortem_core::Solver;
+        let f = postmortem_core::fsa::Fsa::default();
+        assert_eq!(f.check(&g, &rep, None).unwrap().answer, postmortem_core::Answer::Possible);
     }
 
     fn mid() -> SynthConfig {

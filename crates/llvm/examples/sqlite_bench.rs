@@ -118,7 +118,7 @@ fn main() {
     } else {
         input.clone()
     };
-    println!("bitcode           {:.1} MiB", std::fs::metadata(&bc).unwrap().len() as f64 / 1048576.0);
+    println!("input             {:.1} MiB", std::fs::metadata(&bc).unwrap().len() as f64 / 1048576.0);
 
     let t = Instant::now();
     let loaded = postmortem_llvm::load_path(&bc).unwrap_or_else(|e| panic!("{e}"));

@@ -256,16 +256,15 @@ pub struct FrontendReport {
 impl FrontendReport {
     /// One line for the user, e.g. for `postmortem: note: ...`.
     pub fn summary(&self) -> String {
-        let mut s = format!(
-            "llvm front-end: {} functions, {} nodes, {} call sites; {} of {} indirect calls resolved to address-taken functions of a compatible type ({} call edges, {} unresolved calls treated as external)",
-            self.functions,
-            self.nodes,
-            self.call_sites,
-            self.indirect_resolved,
-            self.indirect_calls,
-            self.indirect_edges,
-            self.indirect_unresolved
-        );
+        let mut s = format!("llvm front-end: {} functions, {} nodes, {} call sites; ", self.functions, self.nodes, self.call_sites);
+        if self.indirect_calls == 0 {
+            s.push_str("no indirect calls");
+        } else {
+            s.push_str(&format!(
+                "{} of {} indirect calls resolved to address-taken functions of a compatible type ({} call edges, {} unresolved calls treated as external)",
+                self.indirect_resolved, self.indirect_calls, self.indirect_edges, self.indirect_unresolved
+            ));
+        }
         let extras = [
             (self.callback_sites, "library calls given callback edges"),
             (self.noreturn_calls, "noreturn calls"),

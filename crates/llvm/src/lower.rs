@@ -149,8 +149,8 @@ impl<'m> Lowering<'m> {
         self.find_address_taken();
         self.entries_and_exits()?;
         let m = self.m;
-        for (i, f) in m.functions.iter().enumerate() {
-            self.lower_function(i, f)?;
+        for f in &m.functions {
+            self.lower_function(f)?;
         }
         let path = self.path.clone();
         let g = self.b.build().map_err(|source| LlvmError::Graph { path, source })?;
@@ -327,11 +327,10 @@ impl<'m> Lowering<'m> {
 
     // ---- pass 3: bodies --------------------------------------------------
 
-    fn lower_function(&mut self, fi: usize, f: &'m Function) -> Result<(), LlvmError> {
+    fn lower_function(&mut self, f: &'m Function) -> Result<(), LlvmError> {
         let func = self.b.function(&f.name);
         let info = &self.infos[self.by_name[&f.name]];
         let (entry, exit) = (info.entry.expect("made in pass 2"), info.exit.expect("made in pass 2"));
-        let _ = fi;
         let block_index: HashMap<&Name, usize> = f.basic_blocks.iter().enumerate().map(|(i, bb)| (&bb.name, i)).collect();
         let mut block_first: Vec<Option<NodeId>> = vec![None; f.basic_blocks.len()];
         let mut pending: Vec<(NodeId, &Name)> = Vec::new();
@@ -568,6 +567,10 @@ impl<'m> Lowering<'m> {
         let id = cx.next_id(&self.b, line, col);
         let label = match &class {
             CallClass::Direct(i) => format!("{} {}", parts.kw, self.infos[*i].name),
+            CallClass::Opaque => match parts.callee.and_then(|op| self.direct(op)) {
+                Some(i) => format!("{} {}", parts.kw, self.infos[i].name),
+                None => format!("{} asm", parts.kw),
+            },
             _ => format!("{} (indirect)", parts.kw),
         };
         let lines: &[u32] = if line != 0 { &[line] } else { &[] };

@@ -53,7 +53,8 @@ use std::time::{Duration, Instant};
 /// Limits of the FSA solver. Reaching one degrades answers soundly.
 #[derive(Copy, Clone, Debug)]
 pub struct FsaLimits {
-    /// Maximum number of product vertices.
+    /// Maximum number of product vertices (and, to bound memory, at most
+    /// 8 times this many automaton states stored over all vertices).
     pub max_states: usize,
     /// Maximum wall-clock time per exploration.
     pub timeout: Option<Duration>,

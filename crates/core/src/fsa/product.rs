@@ -292,7 +292,8 @@ impl<'a> Product<'a> {
                     }
                 }
             }
-            if self.num_vertices() > max_states {
+            // The limit bounds memory: a vertex costs one word per automaton.
+            if self.num_vertices() > max_states || self.keys.len() > max_states.saturating_mul(8) {
                 return Err(Stop::States(max_states));
             }
             let qs: Vec<u32> = self.states(v).to_vec();
