@@ -18,7 +18,7 @@ fn graph(format: &str) -> Icfg {
     let f = b.function("_Z1fi");
     b.set_function_file(main, "/src/a.c");
     b.set_function_file(f, "/src/a.c");
-    let mut add = |b: &mut IcfgBuilder, id: &str, kind, func, line: u32| {
+    let add = |b: &mut IcfgBuilder, id: &str, kind, func, line: u32| {
         b.add_node(NodeSpec { ext_id: id, kind, func, label: id, lines: &[line] }).expect("fresh id")
     };
     let me = add(&mut b, "me", NodeKind::Entry, main, 2);

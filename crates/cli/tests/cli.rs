@@ -318,3 +318,61 @@ fn compare_reports_a_violation_with_exit_4() {
     let o = run(bin().args(["analyze", "--compare", "utl", "--cfg"]).arg(example_cfg()).arg("--report").arg(&p));
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn fsa_limits_degrade_soundly_and_say_so() {
+    // An ambiguous obsNo next to the crash makes the giant component active:
+    // with a tiny state limit the FSA gives up and falls back to UTL labels.
+    let mut report: Value = serde_json::from_str(&std::fs::read_to_string(example_report()).unwrap()).unwrap();
+    let crash = report["crash"][0].clone();
+    let no = report["obsNo"][0][0].clone();
+    report["obsNo"].as_array_mut().unwrap().push(serde_json::json!([no, crash]));
+    let p = temp("limited.json", &report.to_string());
+    let o = run(bin().args(["analyze", "--solver", "fsa", "--max-states", "50", "--format", "json", "--cfg"]).arg(example_cfg()).arg("--report").arg(&p));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let weakened = v["weakened"].to_string();
+    assert!(weakened.contains("gave up"), "{weakened}");
+    assert!(!v["undecided"].as_array().unwrap().is_empty());
+    // Single queries report that they gave up instead of guessing.
+    let o = run(bin()
+        .args(["query", "--solver", "fsa", "--max-states", "5", "--regex", ".* call:getline .*", "--cfg"])
+        .arg(example_cfg())
+        .arg("--report")
+        .arg(&p));
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    assert!(stderr(&o).contains("gave up"), "{}", stderr(&o));
+}
+
+#[test]
+fn query_language_examples_work_with_witness_and_explanation() {
+    let e = |args: &[&str]| {
+        let o = run(bin().arg("query").arg("--cfg").arg(example_cfg()).arg("--report").arg(example_report()).args(args));
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        serde_json::from_str::<Value>(&stdout(&o)).unwrap()
+    };
+    // main surely ran: "not ran(fn:main)" is impossible, explained by the query alone.
+    let v = e(&["--solver", "fsa", "--format", "json", "not ran(fn:main)"]);
+    assert_eq!(v["answer"], "impossible");
+    let ex: Vec<String> = v["explanation"].as_array().unwrap().iter().map(|x| x["constraint"].as_str().unwrap().to_string()).collect();
+    assert_eq!(ex, vec!["query".to_string()]);
+    // A possible formula has a witness that starts at main's entry and ends at the crash.
+    let v = e(&["--solver", "fsa", "--format", "json", "ran(fn:getpat) then ran(fn:makepat)"]);
+    assert_eq!(v["answer"], "possible");
+    let w = ids(&v["witness"]);
+    let g = postmortem_formats::graphml::read_graphml_path(&example_cfg()).unwrap();
+    assert_eq!(w.first().map(String::as_str), Some(g.ext_id(g.start())));
+    assert_eq!(w.last().map(String::as_str), Some("n:-21:81"));
+    for p in w.windows(2) {
+        let (a, b) = (g.lookup(&p[0]).unwrap(), g.lookup(&p[1]).unwrap());
+        assert!(g.succs(a).any(|(x, _)| x == b), "{} -> {} is not an edge", p[0], p[1]);
+    }
+    // Regexes and bad queries.
+    let v = e(&["--solver", "fsa", "--format", "json", "--regex", ".* call:getline (!call:makepat)* call:getline .*"]);
+    assert!(v["answer"] == "possible" || v["answer"] == "impossible");
+    let o = run(bin().arg("query").arg("--cfg").arg(example_cfg()).arg("--report").arg(example_report()).arg("ran(fn:nosuch)"));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("nosuch"), "{}", stderr(&o));
+    let o = run(bin().arg("query").arg("--cfg").arg(example_cfg()).arg("--report").arg(example_report()).arg("not ran(fn:main)"));
+    assert_eq!(o.status.code(), Some(2), "utl refuses regular queries: {}", stderr(&o));
+}
