@@ -54,6 +54,12 @@ fn read_head(f: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
 /// Reads a control-flow graph: a graph cache, LLVM IR (`.ll`/`.bc`) or
 /// csi-cc GraphML (optionally gzip-compressed).
 pub fn load_graph(path: &Path) -> Result<Icfg, Failure> {
+    // Large inputs take a second or more: say what is happening, on a terminal.
+    let big = std::fs::metadata(path).map(|m| m.len() > 32 << 20).unwrap_or(false);
+    if big && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        let mib = std::fs::metadata(path).map(|m| m.len() >> 20).unwrap_or(0);
+        eprintln!("postmortem: reading {} ({mib} MiB) ...", path.display());
+    }
     match sniff(path) {
         GraphFormat::Cache => {
             let bytes = std::fs::read(path).map_err(|e| Failure::input(format!("{}: cannot read: {e}", path.display())))?;
