@@ -5,7 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use postmortem_core::locate::{Locator, PathMap};
+use postmortem_core::locate::PathMap;
 use postmortem_core::{Icfg, IcfgBuilder, NodeKind, NodeSpec};
 use postmortem_formats::logs::LogConfig;
 use postmortem_formats::pmreport::read_any_report_str;
@@ -48,8 +48,9 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let g = graph();
-    let loc = Locator::new(g, PathMap::new());
-    match read_any_report_str(text, "fuzz.json", &loc, &LogConfig::default()) {
+    let mut paths = PathMap::new();
+    paths.push("/build", "/src");
+    match read_any_report_str(text, "fuzz.json", g, &paths, &LogConfig::default()) {
         Err(e) => {
             let msg = e.to_string();
             assert!(!msg.contains('\n'), "{msg:?}");

@@ -35,7 +35,8 @@ fn path_map_rule(s: &str) -> Result<(String, String), String> {
 #[derive(Args)]
 #[command(group(clap::ArgGroup::new("failure").required(true).multiple(true).args(["report", "backtrace"])))]
 struct RawInputs {
-    /// The control-flow graph: csi-cc GraphML (optionally gzip-compressed).
+    /// The control-flow graph: LLVM IR from clang-14 -g (`.ll`, `.bc`), a
+    /// graph cache (`.pmcfg`), or csi-cc GraphML (optionally gzip-compressed).
     #[arg(long, value_name = "GRAPH")]
     cfg: PathBuf,
     /// The failure report: csi-grissom JSON (`stack`+`crash` or
@@ -190,10 +191,10 @@ pub fn load(inputs: &Inputs) -> Result<Loaded, Failure> {
     let parse_graph_ms = crate::ms(t);
     let t = Instant::now();
     let mut warnings = Vec::new();
-    let loc = locator(&graph, inputs.path_map.clone());
     let mut report = Report::default();
     if let Some(path) = &inputs.report_file {
-        let (_, mapped) = read_any_report(path, &loc, &inputs.log_config).map_err(Failure::input)?;
+        let (_, mapped) =
+            read_any_report(path, &graph, &inputs.path_map, &inputs.log_config).map_err(Failure::input)?;
         let name = path.display().to_string();
         for w in &mapped.warnings {
             warn(&mut warnings, format!("{name}: {w}"));
@@ -212,7 +213,7 @@ pub fn load(inputs: &Inputs) -> Result<Loaded, Failure> {
         for n in &bt.notes {
             warn(&mut warnings, format!("{name}: {n}"));
         }
-        let located = loc.locate_stack(&bt.source_frames());
+        let located = locator(&graph, inputs.path_map.clone()).locate_stack(&bt.source_frames());
         for w in &located.warnings {
             warn(&mut warnings, format!("{name}: {w}"));
         }

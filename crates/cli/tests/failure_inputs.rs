@@ -207,6 +207,18 @@ fn queries_take_backtraces_too() {
 }
 
 #[test]
+fn a_crash_in_runtime_code_is_the_call_into_it() {
+    // The crash sets are narrowed to the calls of `__assert_fail` and
+    // `strlen` (named in the IR's call notes): skipping them is impossible.
+    for (b, callee) in [("gdb-abort.txt", "__assert_fail"), ("gdb-strlen.txt", "strlen"), ("gdb-handler.txt", "strlen")]
+    {
+        let q = format!("not ran(call:{callee})");
+        let o = run(&["query", "--solver", "fsa", "--cfg", s(&demo("abrt.ll")), "--backtrace", s(&bt(b)), &q]);
+        assert!(stdout(&o).starts_with("impossible"), "{b}: {}{}", stdout(&o), stderr(&o));
+    }
+}
+
+#[test]
 fn annotate_reads_sources_through_the_path_map() {
     let map = format!("/build/demo={}", s(&demo("")).trim_end_matches('/'));
     let o = run(&[

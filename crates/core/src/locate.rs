@@ -712,19 +712,32 @@ impl<'g> Locator<'g> {
         nodes.iter().copied().filter(|&n| self.g.kind(n) == NodeKind::CallSite).collect()
     }
 
-    /// Call sites among `nodes` whose note names one of `names` as an
-    /// external callee.
+    /// Call sites among `nodes` whose note names one of `names` (or an
+    /// alias of it, see [`Locator::add_callee_alias`]) as an external
+    /// callee.
     fn calling_external(&self, nodes: &[NodeId], names: &[String]) -> Vec<NodeId> {
-        nodes
-            .iter()
-            .copied()
-            .filter(|&n| {
-                self.g.kind(n) == NodeKind::CallSite
-                    && self.g.call_note(n).is_some_and(|note| {
-                        note.external_callees.iter().any(|c| names.iter().any(|k| k.as_str() == &**c))
-                    })
-            })
-            .collect()
+        let sites: Vec<&Vec<NodeId>> = names.iter().filter_map(|k| self.external_calls.get(k)).collect();
+        nodes.iter().copied().filter(|n| sites.iter().any(|v| v.contains(n))).collect()
+    }
+
+    /// Lets the external callee `name` of call notes also be found by
+    /// `alias` (e.g. the demangled form of a mangled symbol), with all of
+    /// the alias's [`name_keys`].
+    pub fn add_callee_alias(&mut self, name: &str, alias: &str) {
+        let Some(sites) = self.external_calls.get(name).cloned() else { return };
+        for k in name_keys(alias) {
+            let v = self.external_calls.entry(k).or_default();
+            for &s in &sites {
+                if !v.contains(&s) {
+                    v.push(s);
+                }
+            }
+        }
+    }
+
+    /// The external callee names of the call notes.
+    pub fn external_callee_names(&self) -> impl Iterator<Item = &str> + '_ {
+        self.external_calls.keys().map(String::as_str)
     }
 
     /// Maps a crash stack, innermost frame first, to a report's `stack`
@@ -928,27 +941,31 @@ impl<'g> Locator<'g> {
 /// glibc / sanitizer prefixes (`__GI_raise` -> `raise`,
 /// `__interceptor_strlen` -> `strlen`, `__strlen_avx2` -> `strlen`).
 fn library_name_keys(name: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let base = strip_params(name.trim()).to_string();
+    let mut out: Vec<String> = Vec::new();
+    let base = strip_params(name.trim());
     if base.is_empty() {
         return out;
     }
-    out.push(base.clone());
-    let mut s = base.as_str();
-    for p in ["___interceptor_", "__interceptor_", "__GI___", "__GI_", "__libc_", "__"] {
-        if let Some(r) = s.strip_prefix(p) {
-            s = r;
-            break;
+    // Every prefix stripping, one after the other:
+    // `__GI___assert_fail` -> `__assert_fail` -> `assert_fail`.
+    let mut s = base;
+    loop {
+        let mut v = s;
+        // glibc's IFUNC variants: `strlen_avx2`, `memcpy_evex_unaligned_erms`.
+        for suffix in ["_avx2", "_avx", "_sse2", "_sse4", "_evex", "_erms", "_ssse3", "_unaligned"] {
+            if let Some(i) = v.find(suffix).filter(|&i| i > 0) {
+                v = &v[..i];
+            }
         }
-    }
-    // glibc's IFUNC variants: `strlen_avx2`, `memcpy_evex_unaligned_erms`.
-    for suffix in ["_avx2", "_avx", "_sse2", "_sse4", "_evex", "_erms", "_ssse3", "_unaligned"] {
-        if let Some(i) = s.find(suffix) {
-            s = &s[..i];
+        for k in [s, v] {
+            if !k.is_empty() && !out.iter().any(|o| o == k) {
+                out.push(k.to_string());
+            }
         }
-    }
-    if !s.is_empty() && s != base {
-        out.push(s.to_string());
+        match ["___interceptor_", "__interceptor_", "__GI_", "__libc_", "__"].iter().find_map(|p| s.strip_prefix(p)) {
+            Some(r) if !r.is_empty() => s = r,
+            _ => break,
+        }
     }
     out
 }
@@ -1080,8 +1097,9 @@ mod tests {
         assert_eq!(name_keys("app::main::h0123456789abcdef"), vec!["app::main::h0123456789abcdef", "app::main"]);
         assert!(name_keys("  ").is_empty());
         assert_eq!(library_name_keys("__GI_raise"), vec!["__GI_raise", "raise"]);
-        assert_eq!(library_name_keys("__strlen_avx2"), vec!["__strlen_avx2", "strlen"]);
+        assert_eq!(library_name_keys("__strlen_avx2"), vec!["__strlen_avx2", "__strlen", "strlen_avx2", "strlen"]);
         assert_eq!(library_name_keys("__interceptor_strlen"), vec!["__interceptor_strlen", "strlen"]);
+        assert_eq!(library_name_keys("__GI___assert_fail"), vec!["__GI___assert_fail", "__assert_fail", "assert_fail"]);
     }
 
     #[test]
@@ -1253,6 +1271,23 @@ mod tests {
         let w = loc.ran(&Selector::Function("nope".into())).unwrap_err();
         assert_eq!(w.problem, Problem::NoMatch);
         assert!(loc.not_ran(&Selector::Line { file: "m.c".into(), line: 500 }).is_err());
+    }
+
+    #[test]
+    fn callee_aliases_narrow_a_library_crash() {
+        let t = graph();
+        let mut loc = Locator::new(&t.g, PathMap::new());
+        let mut lib = frame(Some("core::panicking::panic_bounds_check"), None, None, None);
+        lib.runtime = true;
+        let frames = [lib, frame(Some("f"), None, Some(21), None)];
+        // Without an alias the note's `strlen` says nothing about this frame:
+        // the whole line.
+        assert_eq!(loc.locate_stack(&frames).report.crash, Some(NodeSet::one(t.f21)));
+        let frames2 = [frames[0].clone(), frame(Some("f"), None, Some(20), None)];
+        assert_eq!(loc.locate_stack(&frames2).report.crash, Some(set(&[t.f20a, t.f20b])));
+        loc.add_callee_alias("strlen", "core::panicking::panic_bounds_check::h0123456789abcdef");
+        assert_eq!(loc.call_sites_of("core::panicking::panic_bounds_check"), vec![t.f21]);
+        assert_eq!(loc.external_callee_names().count(), 3);
     }
 
     #[test]

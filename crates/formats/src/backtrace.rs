@@ -163,11 +163,17 @@ impl Backtrace {
 }
 
 /// A [`Locator`] for `g` that also knows the demangled names of the
-/// graph's mangled functions (see [`graph_aliases`]).
+/// graph's mangled functions (see [`graph_aliases`]) and of the mangled
+/// library callees named in call notes.
 pub fn locator(g: &Icfg, paths: PathMap) -> Locator<'_> {
     let mut loc = Locator::new(g, paths);
     for (f, name) in graph_aliases(g) {
         loc.add_alias(f, &name);
+    }
+    let callees: Vec<(String, String)> =
+        loc.external_callee_names().filter_map(|n| demangle(n).map(|d| (n.to_string(), d))).collect();
+    for (name, d) in callees {
+        loc.add_callee_alias(&name, &d);
     }
     loc
 }

@@ -45,8 +45,8 @@
 
 use crate::error::FormatError;
 use crate::logs::{LogConfig, LogMatch, LogMatcher};
-use postmortem_core::locate::{LocateWarning, Locator, Selector, SourceFrame};
-use postmortem_core::{Report, Trace};
+use postmortem_core::locate::{LocateWarning, Locator, PathMap, Selector, SourceFrame};
+use postmortem_core::{Icfg, Report, Trace};
 use serde_json::{Map, Value};
 use std::io::Read;
 use std::path::Path;
@@ -329,9 +329,15 @@ impl PmReport {
 }
 
 /// Reads a report file of either format (plain or gzip-compressed JSON):
-/// csi-grissom reports resolve node ids against the locator's graph,
-/// postmortem reports are mapped through it.
-pub fn read_any_report(path: &Path, loc: &Locator<'_>, logs: &LogConfig) -> Result<(ReportKind, Mapped), FormatError> {
+/// csi-grissom reports resolve node ids against `g`, postmortem reports
+/// are mapped through a [`crate::backtrace::locator`] of `g` with `paths`
+/// (built only for them).
+pub fn read_any_report(
+    path: &Path,
+    g: &Icfg,
+    paths: &PathMap,
+    logs: &LogConfig,
+) -> Result<(ReportKind, Mapped), FormatError> {
     let name = path.display().to_string();
     let mut bytes = std::fs::read(path).map_err(|e| FormatError::io(&name, e))?;
     if bytes.starts_with(&[0x1f, 0x8b]) {
@@ -343,23 +349,28 @@ pub fn read_any_report(path: &Path, loc: &Locator<'_>, logs: &LogConfig) -> Resu
     }
     let text =
         String::from_utf8(bytes).map_err(|e| FormatError::json_syntax(&name, &format!("not valid UTF-8 ({e})")))?;
-    read_any_report_str(&text, &name, loc, logs)
+    read_any_report_str(&text, &name, g, paths, logs)
 }
 
 /// [`read_any_report`] on text.
 pub fn read_any_report_str(
     text: &str,
     source_name: &str,
-    loc: &Locator<'_>,
+    g: &Icfg,
+    paths: &PathMap,
     logs: &LogConfig,
 ) -> Result<(ReportKind, Mapped), FormatError> {
     let kind = serde_json::from_str::<Value>(text).map_or(ReportKind::Grissom, |v| detect(&v));
     match kind {
         ReportKind::Grissom => {
-            let report = crate::report_json::read_report_str(text, source_name, loc.graph())?;
+            let report = crate::report_json::read_report_str(text, source_name, g)?;
             Ok((kind, Mapped { report, warnings: Vec::new(), log: None }))
         }
-        ReportKind::Postmortem => Ok((kind, parse_pmreport(text, source_name)?.to_report(loc, logs))),
+        ReportKind::Postmortem => {
+            let parsed = parse_pmreport(text, source_name)?;
+            let loc = crate::backtrace::locator(g, paths.clone());
+            Ok((kind, parsed.to_report(&loc, logs)))
+        }
     }
 }
 
@@ -475,24 +486,25 @@ mod tests {
     #[test]
     fn both_formats_are_read_and_told_apart() {
         let (g, n) = graph();
-        let loc = Locator::new(&g, PathMap::new());
         let logs = LogConfig::default();
         let (k, m) = read_any_report_str(
             r#"{"crash": ["s12a"], "stack": [{"call": ["c30"], "entry": ["fe"]}]}"#,
             "g.json",
-            &loc,
+            &g,
+            &PathMap::new(),
             &logs,
         )
         .unwrap();
         assert_eq!(k, ReportKind::Grissom);
         assert_eq!(m.report.crash, Some(NodeSet::one(n[5])));
-        let (k, _) = read_any_report_str(SAMPLE, "p.json", &loc, &logs).unwrap();
+        let (k, _) = read_any_report_str(SAMPLE, "p.json", &g, &PathMap::new(), &logs).unwrap();
         assert_eq!(k, ReportKind::Postmortem);
-        let (k, m) = read_any_report_str(r#"{"stack": [{"function": "f"}]}"#, "p.json", &loc, &logs).unwrap();
+        let (k, m) =
+            read_any_report_str(r#"{"stack": [{"function": "f"}]}"#, "p.json", &g, &PathMap::new(), &logs).unwrap();
         assert_eq!(k, ReportKind::Postmortem);
         assert_eq!(m.report.crash.unwrap().nodes().len(), 5);
         // Errors of the grissom reader come through.
-        let e = read_any_report_str(r#"{"crash": ["zz"]}"#, "g.json", &loc, &logs).unwrap_err();
+        let e = read_any_report_str(r#"{"crash": ["zz"]}"#, "g.json", &g, &PathMap::new(), &logs).unwrap_err();
         assert!(e.to_string().contains("unknown node id"), "{e}");
         assert_eq!(detect(&serde_json::json!({"stack": []})), ReportKind::Grissom);
     }

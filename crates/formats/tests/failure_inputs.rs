@@ -333,7 +333,6 @@ fn an_unknown_middle_frame_drops_two_frames_with_a_warning() {
 #[test]
 fn a_handwritten_report_and_a_log() {
     let d = demo();
-    let loc = locator(&d.g, PathMap::new());
     let text = r#"{
         "stack": [{"function": "main", "file": "crash.c", "line": 34},
                   {"function": "report", "line": 21, "column": 9},
@@ -343,7 +342,7 @@ fn a_handwritten_report_and_a_log() {
         "log": ["starting with 2 args", "parsed 7", "about to crash: big"]
     }"#;
     let cfg = LogConfig::default();
-    let (kind, m) = read_any_report_str(text, "r.json", &loc, &cfg).unwrap();
+    let (kind, m) = read_any_report_str(text, "r.json", &d.g, &PathMap::new(), &cfg).unwrap();
     assert_eq!(kind, ReportKind::Postmortem);
     assert!(m.warnings.is_empty(), "{:?}", m.warnings);
     assert_eq!(m.report.stack, expected_stack(&d));
@@ -517,8 +516,7 @@ proptest! {
             "not_ran": [{"call": "puts"}], "log": ["parsed 7", "about to crash: big"]}"#;
         let mutated = mutate(text, &cuts);
         let d = demo();
-        let loc = locator(&d.g, PathMap::new());
-        match read_any_report_str(&mutated, "m.json", &loc, &LogConfig::default()) {
+        match read_any_report_str(&mutated, "m.json", &d.g, &PathMap::new(), &LogConfig::default()) {
             Ok((_, m)) => prop_assert!(m.report.mentioned_nodes().all(|n| n.index() < d.g.num_nodes())),
             Err(e) => {
                 let s = e.to_string();
