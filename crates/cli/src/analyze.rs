@@ -84,7 +84,14 @@ pub fn run(a: AnalyzeArgs) -> Result<(), Failure> {
         stack_only: a.inputs.stack_only,
         timings: loaded.timings,
     };
-    write_out(|out| render::write_analysis_as(out, &a.output, &a.inputs, &loaded.report, None, &view))
+    // The HTML page shows one concrete execution when the solver builds
+    // witnesses (fsa); a failed or limited search just leaves it out.
+    let witness = if a.output.format == render::AnalyzeFormat::Html {
+        s.check(&loaded.graph, &loaded.report, None).ok().and_then(|c| c.witness)
+    } else {
+        None
+    };
+    write_out(|out| render::write_analysis_as(out, &a.output, &a.inputs, &loaded.report, witness.as_deref(), &view))
 }
 
 /// Checks `expect` between two label vectors; the first violating node.
