@@ -155,7 +155,7 @@ fn fsa_bulk_is_exact_on_larger_graphs() {
 #[test]
 fn state_limit_degrades_to_sound_labels() {
     use postmortem_core::fsa::FsaLimits;
-    let tiny = Fsa { limits: FsaLimits { max_states: 1, ..FsaLimits::default() } };
+    let tiny = Fsa { limits: FsaLimits { max_states: 1, coarse_states: 0, ..FsaLimits::default() } };
     let mut degraded = 0;
     for seed in 0..300u64 {
         let mut rng = Rng::new(seed);
@@ -199,4 +199,37 @@ fn explanations_are_minimal_impossible_subsets() {
         }
     }
     assert!(explained > 200, "only {explained} impossible cases");
+}
+
+/// The coarse tier (used when the exact product is too large) is sound:
+/// every No and Yes it gives is the truth, and "impossible" only when the
+/// report is. It also refines UTL: some No labels UTL does not have.
+#[test]
+fn coarse_tier_is_sound_and_refines_utl() {
+    use postmortem_core::fsa::FsaLimits;
+    let coarse = Fsa { limits: FsaLimits { max_states: 1, ..FsaLimits::default() } };
+    let (mut refined, mut used) = (0, 0);
+    for seed in 0..3000u64 {
+        let mut rng = Rng::new(seed ^ 0xC0A);
+        let g = random_icfg(&mut rng, &GraphShape { max_functions: 4, max_body: 5 });
+        let r = random_report(&mut rng, &g, false);
+        let truth = oracle::recover(&g, &r);
+        match (coarse.recover(&g, &r), &truth) {
+            (Ok(rec), Some(t)) => {
+                for i in 0..g.num_nodes() {
+                    assert!(rec.labels[i] == Label::Maybe || rec.labels[i] == t[i], "seed {seed} node {i}\n{}", describe(&g, &r));
+                }
+                if rec.weakened.iter().any(|w| w.how.contains("coarse tier")) {
+                    used += 1;
+                    let stat = rec.stats.iter().find(|s| s.0 == "coarse_no_refined").map_or(0, |s| s.1);
+                    refined += usize::from(stat > 0);
+                }
+            }
+            (Ok(_), None) => {}
+            (Err(SolveError::Infeasible { .. }), t) => assert_eq!(t, &None, "seed {seed}: coarse says impossible\n{}", describe(&g, &r)),
+            (Err(e), _) => panic!("{e}"),
+        }
+    }
+    assert!(used > 500, "coarse tier used {used} times");
+    assert!(refined > 20, "coarse tier refined UTL only {refined} times");
 }

@@ -36,6 +36,7 @@
 //! automaton state, with the entries and exits the trimmed product uses.
 
 pub mod automaton;
+mod coarse;
 mod product;
 
 use crate::algo::{self, NONE};
@@ -62,11 +63,20 @@ pub struct FsaLimits {
     pub bulk: BulkLimits,
     /// Work budget (vertex visits) for exact cut checks.
     pub exact_work: u64,
+    /// Vertex limit of the coarse tier, tried when the exact product
+    /// exceeds `max_states` (0: skip it and fall back to UTL at once).
+    pub coarse_states: usize,
 }
 
 impl Default for FsaLimits {
     fn default() -> Self {
-        FsaLimits { max_states: 4_000_000, timeout: None, bulk: BulkLimits::default(), exact_work: 2_000_000_000 }
+        FsaLimits {
+            max_states: 4_000_000,
+            timeout: None,
+            bulk: BulkLimits::default(),
+            exact_work: 2_000_000_000,
+            coarse_states: 4_000_000,
+        }
     }
 }
 
@@ -83,6 +93,9 @@ pub(crate) struct Split {
     pub vectors: Vec<Vec<u32>>,
     pub targets: Option<Vec<u32>>,
     pub autos: Vec<Dfa>,
+    /// The elements of every subsequence automaton in `autos` (same order
+    /// among them), for the coarse tier.
+    pub traces: Vec<Vec<NodeSet>>,
 }
 
 fn singles(elems: &[NodeSet]) -> Option<Vec<u32>> {
@@ -93,23 +106,27 @@ pub(crate) fn split(g: &Icfg, report: &Report, query: Option<&Query>) -> Split {
     let mut absent = BitSet::new(g.num_nodes());
     let mut vectors = Vec::new();
     let mut autos = Vec::new();
+    let mut traces = Vec::new();
     let targets = report.crash.as_ref().map(|c| c.nodes().iter().map(|n| n.as_u32()).collect());
-    let trace = |origin: Origin, elems: &[NodeSet], vectors: &mut Vec<Vec<u32>>, autos: &mut Vec<Dfa>| {
+    let trace = |origin: Origin, elems: &[NodeSet], vectors: &mut Vec<Vec<u32>>, autos: &mut Vec<Dfa>, traces: &mut Vec<Vec<NodeSet>>| {
         if elems.is_empty() {
             return;
         }
         match singles(elems) {
             Some(v) => vectors.push(v),
-            None => autos.push(Dfa::subsequence(origin, elems)),
+            None => {
+                autos.push(Dfa::subsequence(origin, elems));
+                traces.push(elems.to_vec());
+            }
         }
     };
     let stack: Vec<NodeSet> = report.stack.iter().flat_map(|f| [f.call.clone(), f.entry.clone()]).collect();
-    trace(Origin::Frame(0), &stack, &mut vectors, &mut autos);
+    trace(Origin::Frame(0), &stack, &mut vectors, &mut autos, &mut traces);
     for (i, t) in report.obs_yes.iter().enumerate() {
         if t.reliable {
             autos.push(Dfa::reliable(Origin::ObsYes(i), &t.entries));
         } else {
-            trace(Origin::ObsYes(i), &t.entries, &mut vectors, &mut autos);
+            trace(Origin::ObsYes(i), &t.entries, &mut vectors, &mut autos, &mut traces);
         }
     }
     for (i, s) in report.obs_no.iter().enumerate() {
@@ -129,10 +146,10 @@ pub(crate) fn split(g: &Icfg, report: &Report, query: Option<&Query>) -> Split {
         Some(Query::MaySkip(n)) => {
             absent.insert(n.index());
         }
-        Some(Query::Trace(t)) => trace(Origin::Query, t, &mut vectors, &mut autos),
+        Some(Query::Trace(t)) => trace(Origin::Query, t, &mut vectors, &mut autos, &mut traces),
         Some(Query::Language(d)) => autos.push(d.clone()),
     }
-    Split { absent, vectors, targets, autos }
+    Split { absent, vectors, targets, autos, traces }
 }
 
 /// The UTL structure plus the automata (with trackers for UTL elements in
@@ -311,10 +328,55 @@ impl Solver for Fsa {
         match p.explore(false, self.limits.max_states, self.deadline()) {
             Ok(false) => return Err(infeasible()),
             Ok(true) => {}
-            Err(s) => return degrade(g, report, stop_message(s)),
+            Err(s) => {
+                drop(p);
+                let why = stop_message(s);
+                if self.limits.coarse_states == 0 {
+                    return degrade(g, report, why);
+                }
+                let c = coarse::may_run_over(
+                    g.succ_csr(),
+                    &sp,
+                    &prep.core,
+                    &prep.seg,
+                    &prep.ends,
+                    start[0],
+                    self.limits.coarse_states,
+                    self.deadline(),
+                );
+                return match c {
+                    Ok(None) => Err(infeasible()),
+                    Ok(Some(may)) => coarse_recovery(g, report, &may, why),
+                    Err(s2) => degrade(g, report, format!("{why}; coarse tier: {}", stop_message(s2))),
+                };
+            }
         }
         Ok(classify(g, &p, &sp, self.limits))
     }
+}
+
+/// The coarse tier's result: No where the over-approximation of "may run"
+/// excludes a node, Yes from UTL (sound for the full report), Maybe
+/// (undecided) elsewhere.
+fn coarse_recovery(g: &Icfg, report: &Report, may: &BitSet, why: String) -> Result<Recovery, SolveError> {
+    let mut rec = crate::utl::Utl::default().recover(g, report)?;
+    let mut refined = 0u64;
+    for (i, l) in rec.labels.iter_mut().enumerate() {
+        if !may.contains(i) && *l != Label::No {
+            *l = Label::No;
+            refined += 1;
+        }
+    }
+    rec.undecided = (0..rec.labels.len()).filter(|&i| rec.labels[i] == Label::Maybe).map(NodeId::new).collect();
+    rec.weakened.push(crate::solver::Weakening {
+        origin: Origin::Query,
+        how: format!(
+            "fsa gave up on the exact product ({why}); coarse tier used instead: No labels come from an \
+             over-approximation of the consistent executions, Yes labels are UTL's, Maybe nodes are undecided"
+        ),
+    });
+    rec.stats.push(("coarse_no_refined", refined));
+    Ok(rec)
 }
 
 /// When the product is too large: UTL's labels, which are sound for the
