@@ -110,10 +110,11 @@ pub fn run(q: QueryArgs) -> Result<(), Failure> {
     let s: Box<dyn Solver> = q.solver.build(q.solver.solver);
     let fail = |e| solve_failure(e, &q.inputs.report);
     let t = Instant::now();
-    let base = s.check(g, &loaded.report, None).map_err(fail)?;
     let checked = s.check(g, &loaded.report, Some(&question)).map_err(fail)?;
+    // A possible answer shows the report is possible; otherwise ask.
+    let report_possible = checked.answer == Answer::Possible
+        || s.check(g, &loaded.report, None).map_err(fail)?.answer == Answer::Possible;
     let elapsed = ms(t);
-    let report_possible = base.answer == Answer::Possible;
     let culprit = if report_possible { None } else { s.culprit(g, &loaded.report) };
     let explanation = if checked.answer == Answer::Impossible && (q.explain || q.format == QueryFormat::Json) {
         s.explain(g, &loaded.report, Some(&question))
