@@ -292,9 +292,8 @@ impl<'a> Product<'a> {
         for t in &report.obs_yes {
             if t.reliable {
                 let all = NodeSet::new(t.entries.iter().flat_map(|e| e.nodes().iter().copied()).collect());
-                match all {
-                    Some(all) => autos.push(Auto::Reliable(t.entries.clone(), all)),
-                    None => {}
+                if let Some(all) = all {
+                    autos.push(Auto::Reliable(t.entries.clone(), all));
                 }
             } else {
                 autos.push(Auto::Subseq(t.entries.clone()));

@@ -34,18 +34,43 @@ use crate::utl::engine::{Core, Ends, Segments};
 use std::collections::{BinaryHeap, HashMap};
 use std::time::Instant;
 
-/// Over-approximates the nodes that may run; `Ok(None)` when no vertex
-/// can accept (the report is impossible).
+/// What the coarse tier found.
+pub(crate) struct Coarse {
+    /// Nodes that may run (exact without subsumption, else a superset).
+    pub may: BitSet,
+    /// Nodes that surely run (sound; exact for nodes that are locations of
+    /// their own, when explored without subsumption).
+    pub must: BitSet,
+    /// Nodes whose Maybe may be imprecise.
+    pub unsure: BitSet,
+    pub vertices: usize,
+    pub trackers: usize,
+    pub exact: bool,
+}
+
+/// Explores the contracted product. Without `subsume` the exploration is
+/// explicit, "may run" is exact and "must run" is decided by cuts of the
+/// trimmed graph (and, inside contracted locations, soundly by the
+/// crossing analysis without element requirements). With `subsume`, only
+/// an over-approximation of "may run" is computed. `Ok(None)` when no
+/// vertex can accept (the report is impossible).
+/// The UTL structure the coarse tier works on.
+pub(crate) struct Structure<'a> {
+    pub g: &'a Csr,
+    pub core: &'a Core,
+    pub seg: &'a Segments,
+    pub ends: &'a Ends,
+    pub start: u32,
+}
+
 pub(crate) fn may_run_over(
-    g: &Csr,
+    st: &Structure<'_>,
     sp: &Split,
-    core: &Core,
-    seg: &Segments,
-    ends: &Ends,
-    start: u32,
     max_states: usize,
     deadline: Option<Instant>,
-) -> Result<Option<BitSet>, Stop> {
+    subsume: bool,
+) -> Result<Option<Coarse>, Stop> {
+    let Structure { g, core, seg, ends, start } = *st;
     let n = g.num_vertices() as u32;
     let sccs = &core.sccs;
     let alive = |v: u32| {
@@ -159,6 +184,7 @@ pub(crate) fn may_run_over(
     let mut index: HashMap<Box<[u32]>, u32> = HashMap::new();
     let mut by_loc: HashMap<u32, Vec<u32>> = HashMap::new();
     let mut edges: Vec<(u32, u32)> = Vec::new();
+    let mut edge_nodes: Vec<(u32, u32)> = Vec::new();
     let mut acc: Vec<bool> = Vec::new();
     let mut heap: BinaryHeap<(u64, std::cmp::Reverse<u32>)> = BinaryHeap::new();
     let key = |keys: &Vec<u32>, v: u32| keys[v as usize * width..(v as usize + 1) * width].to_vec();
@@ -166,7 +192,7 @@ pub(crate) fn may_run_over(
         if let Some(&id) = index.get(qs) {
             return id;
         }
-        if let Some(vs) = by_loc.get(&qs[0]) {
+        if let Some(vs) = by_loc.get(&qs[0]).filter(|_| subsume) {
             for &v in vs {
                 if covers(&keys[v as usize * width..(v as usize + 1) * width], qs) {
                     return v;
@@ -183,6 +209,7 @@ pub(crate) fn may_run_over(
     };
 
     // Initial vertices.
+    let mut initial: Vec<u32> = Vec::new();
     let mut buf = Vec::new();
     if !alive(start) {
         return Ok(None);
@@ -195,7 +222,8 @@ pub(crate) fn may_run_over(
         c.extend(std::iter::repeat_n(0, trackers.len()));
         if step(&c, start, loc_of(start), &mut buf) {
             let qs = buf.clone();
-            intern(&qs, &mut keys, &mut heap, &mut acc);
+            let id = intern(&qs, &mut keys, &mut heap, &mut acc);
+            initial.push(id);
         }
     }
     let mut out_edges: HashMap<u32, Vec<(u32, u32)>> = HashMap::new();
@@ -205,7 +233,7 @@ pub(crate) fn may_run_over(
         if acc.len() > max_states || keys.len() > max_states.saturating_mul(8) {
             return Err(Stop::States(max_states));
         }
-        if popped % 1024 == 0 && deadline.is_some_and(|d| Instant::now() > d) {
+        if popped.is_multiple_of(1024) && deadline.is_some_and(|d| Instant::now() > d) {
             return Err(Stop::Time);
         }
         let qs = key(&keys, v);
@@ -241,6 +269,7 @@ pub(crate) fn may_run_over(
                 let next = buf.clone();
                 let to = intern(&next, &mut keys, &mut heap, &mut acc);
                 edges.push((v, to));
+                edge_nodes.push((from, w));
             }
         }
     }
@@ -263,5 +292,116 @@ pub(crate) fn may_run_over(
             }
         }
     }
-    Ok(Some(may))
+    let mut must = BitSet::new(n as usize);
+    let mut unsure = BitSet::new(n as usize);
+    if subsume {
+        for v in 0..n as usize {
+            unsure.insert(v);
+        }
+    } else {
+        // Trimmed graph with a virtual root (nv) and sink (nv + 1).
+        let live = |v: u32| co.contains(v as usize);
+        let (root, sink) = (nv as u32, nv as u32 + 1);
+        let mut h: Vec<(u32, u32)> = initial.iter().filter(|&&i| live(i)).map(|&i| (root, i)).collect();
+        h.extend((0..nv as u32).filter(|&v| live(v) && acc[v as usize]).map(|v| (v, sink)));
+        h.extend(edges.iter().copied().filter(|&(a, b)| live(a) && live(b)));
+        let hg = Csr::from_edges(nv + 2, &h);
+        let hr = hg.reversed();
+        let idom = crate::algo::dominators(&hg, &hr, root, |_| true);
+        let mut dom_sink = BitSet::new(nv + 2);
+        let mut x = idom[sink as usize];
+        while x != NONE && x != root {
+            dom_sink.insert(x as usize);
+            x = idom[x as usize];
+        }
+        let cut = |set: &[u32]| -> bool {
+            if set.iter().any(|&v| dom_sink.contains(v as usize)) {
+                return true;
+            }
+            if set.len() == 1 {
+                return false;
+            }
+            let blocked: std::collections::HashSet<u32> = set.iter().copied().collect();
+            let mut seen = BitSet::new(nv + 2);
+            crate::algo::reach(&hg, [root], |v| !blocked.contains(&v), &mut seen);
+            !seen.contains(sink as usize)
+        };
+        let mut at: HashMap<u32, Vec<u32>> = HashMap::new();
+        for v in co.iter() {
+            at.entry(keys[v * width]).or_default().push(v as u32);
+        }
+        // Elements the trackers require inside each contracted location.
+        let mut holds = BitSet::new(sub.count as usize);
+        for t in &trackers {
+            for e in t {
+                for &l in e {
+                    if l >= n {
+                        holds.insert((l - n) as usize);
+                    }
+                }
+            }
+        }
+        for (&l, states) in &at {
+            if l < n {
+                if cut(states) {
+                    must.insert(l as usize);
+                }
+                continue;
+            }
+            let s = l - n;
+            let members = sub.members_of(s);
+            if holds.contains(s as usize) {
+                // Element requirements inside: the crossing analysis without
+                // them would prove little and cost much; UTL's Yes stands
+                // and the other members stay undecided.
+                for &v in members {
+                    unsure.insert(v as usize);
+                }
+                continue;
+            }
+            let crossed = cut(states);
+            let mut always = vec![crossed; members.len()];
+            if crossed {
+                for &sv in states {
+                    let mut entries = std::collections::HashSet::new();
+                    let mut exits = std::collections::HashSet::new();
+                    if initial.contains(&sv) {
+                        entries.insert(start);
+                    }
+                    if acc[sv as usize] {
+                        exits.extend(members.iter().copied().filter(|&v| ends.is_target(v)));
+                    }
+                    for (i, &(a, b)) in edges.iter().enumerate() {
+                        if b == sv && live(a) {
+                            entries.insert(edge_nodes[i].1);
+                        }
+                        if a == sv && live(b) {
+                            exits.insert(edge_nodes[i].0);
+                        }
+                    }
+                    let crossing = crate::utl::engine::Crossing::new(
+                        g,
+                        members,
+                        &sub.comp,
+                        s,
+                        |v| entries.contains(&v),
+                        |v| exits.contains(&v),
+                        &[],
+                    );
+                    let mut budget = 200_000_000u64;
+                    let mut stats = crate::utl::engine::BulkStats::default();
+                    let verdicts = crossing.classify(&BitSet::new(n as usize), 4, &mut budget, &mut stats);
+                    for (a, v) in always.iter_mut().zip(verdicts) {
+                        *a &= v == crate::utl::engine::Verdict::Always;
+                    }
+                }
+            }
+            for (i, &v) in members.iter().enumerate() {
+                if always[i] {
+                    must.insert(v as usize);
+                }
+            }
+        }
+    }
+    Ok(Some(Coarse { may, must, unsure, vertices: nv, trackers: trackers.len(), exact: !subsume }))
 }

@@ -334,19 +334,22 @@ impl Solver for Fsa {
                 if self.limits.coarse_states == 0 {
                     return degrade(g, report, why);
                 }
-                let c = coarse::may_run_over(
-                    g.succ_csr(),
-                    &sp,
-                    &prep.core,
-                    &prep.seg,
-                    &prep.ends,
-                    start[0],
-                    self.limits.coarse_states,
-                    self.deadline(),
-                );
+                let st = coarse::Structure {
+                    g: g.succ_csr(),
+                    core: &prep.core,
+                    seg: &prep.seg,
+                    ends: &prep.ends,
+                    start: start[0],
+                };
+                let run = |subsume: bool| coarse::may_run_over(&st, &sp, self.limits.coarse_states, self.deadline(), subsume);
+                // Explicitly first (exact "may run"), with antichains if that is too big.
+                let c = match run(false) {
+                    Err(Stop::States(_)) => run(true),
+                    other => other,
+                };
                 return match c {
                     Ok(None) => Err(infeasible()),
-                    Ok(Some(may)) => coarse_recovery(g, report, &may, why),
+                    Ok(Some(c)) => coarse_recovery(g, report, &c, why),
                     Err(s2) => degrade(g, report, format!("{why}; coarse tier: {}", stop_message(s2))),
                 };
             }
@@ -355,27 +358,38 @@ impl Solver for Fsa {
     }
 }
 
-/// The coarse tier's result: No where the over-approximation of "may run"
-/// excludes a node, Yes from UTL (sound for the full report), Maybe
-/// (undecided) elsewhere.
-fn coarse_recovery(g: &Icfg, report: &Report, may: &BitSet, why: String) -> Result<Recovery, SolveError> {
+/// The coarse tier's result: No where it shows a node cannot run, Yes where
+/// it or UTL (sound for the full report) shows it must, Maybe elsewhere;
+/// Maybe nodes it cannot vouch for are listed as undecided.
+fn coarse_recovery(g: &Icfg, report: &Report, c: &coarse::Coarse, why: String) -> Result<Recovery, SolveError> {
     let mut rec = crate::utl::Utl::default().recover(g, report)?;
     let mut refined = 0u64;
     for (i, l) in rec.labels.iter_mut().enumerate() {
-        if !may.contains(i) && *l != Label::No {
-            *l = Label::No;
+        let new = if !c.may.contains(i) {
+            Label::No
+        } else if c.must.contains(i) {
+            Label::Yes
+        } else {
+            *l
+        };
+        if new != *l {
             refined += 1;
+            *l = new;
         }
     }
-    rec.undecided = (0..rec.labels.len()).filter(|&i| rec.labels[i] == Label::Maybe).map(NodeId::new).collect();
+    rec.undecided =
+        (0..rec.labels.len()).filter(|&i| rec.labels[i] == Label::Maybe && c.unsure.contains(i)).map(NodeId::new).collect();
     rec.weakened.push(crate::solver::Weakening {
         origin: Origin::Query,
         how: format!(
-            "fsa gave up on the exact product ({why}); coarse tier used instead: No labels come from an \
-             over-approximation of the consistent executions, Yes labels are UTL's, Maybe nodes are undecided"
+            "fsa gave up on the exact product ({why}); coarse tier used instead ({}): Maybe nodes listed as \
+             undecided may be imprecise, every Yes and No is sound",
+            if c.exact { "contracted product, explicit" } else { "contracted product with antichains" }
         ),
     });
-    rec.stats.push(("coarse_no_refined", refined));
+    rec.stats.push(("coarse_refined", refined));
+    rec.stats.push(("coarse_vertices", c.vertices as u64));
+    rec.stats.push(("coarse_trackers", c.trackers as u64));
     Ok(rec)
 }
 

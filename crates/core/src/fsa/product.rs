@@ -285,7 +285,7 @@ impl<'a> Product<'a> {
                 }
             }
             head_count += 1;
-            if head_count % 1024 == 0 {
+            if head_count.is_multiple_of(1024) {
                 if let Some(d) = deadline {
                     if Instant::now() > d {
                         return Err(Stop::Time);

@@ -585,9 +585,9 @@ impl<'a> Crossing<'a> {
                 }
             }
         }
-        for i in 0..k {
+        for (i, v) in verdict.iter_mut().enumerate() {
             if must.contains(i) {
-                verdict[i] = Verdict::Always;
+                *v = Verdict::Always;
             }
         }
         verdict
