@@ -701,17 +701,19 @@ fn parse_gdb(text: &str) -> Result<Backtrace, String> {
     flush(&mut pending, &mut stacks, thread);
     if stacks.len() > 1 && stacks.iter().all(|s| s.thread.is_none()) {
         // Several `bt` outputs of one session: the last is the latest.
-        let n = stacks.len();
-        notes.push(format!(
-            "{} earlier backtrace{} left out: the last one is used",
-            n - 1,
-            if n == 2 { "" } else { "s" }
-        ));
-        let last = stacks.pop().expect("non-empty");
-        return Ok(Backtrace { format: BacktraceFormat::Gdb, frames: last.frames, notes });
+        let frames = take_last(stacks, &mut notes);
+        return Ok(Backtrace { format: BacktraceFormat::Gdb, frames, notes });
     }
     let frames = choose(stacks, crashing, "gdb thread", &mut notes)?;
     Ok(Backtrace { format: BacktraceFormat::Gdb, frames, notes })
+}
+
+/// Several backtraces of one session: keeps the last (the latest) and says
+/// how many were left out.
+fn take_last(mut stacks: Vec<Stack>, notes: &mut Vec<String>) -> Vec<RawFrame> {
+    let n = stacks.len();
+    notes.push(format!("{} earlier backtrace{} left out: the last one is used", n - 1, if n == 2 { "" } else { "s" }));
+    stacks.pop().map(|s| s.frames).unwrap_or_default()
 }
 
 /// The body of a gdb frame line, after `#N`.
@@ -798,14 +800,8 @@ fn parse_lldb(text: &str) -> Result<Backtrace, String> {
         }
     }
     if selected.is_none() && stacks.len() > 1 && stacks.iter().all(|s| s.thread.is_none() || s.thread == thread) {
-        let n = stacks.len();
-        notes.push(format!(
-            "{} earlier backtrace{} left out: the last one is used",
-            n - 1,
-            if n == 2 { "" } else { "s" }
-        ));
-        let last = stacks.pop().expect("non-empty");
-        return Ok(Backtrace { format: BacktraceFormat::Lldb, frames: last.frames, notes });
+        let frames = take_last(stacks, &mut notes);
+        return Ok(Backtrace { format: BacktraceFormat::Lldb, frames, notes });
     }
     let frames = choose(stacks, selected, "lldb thread", &mut notes)?;
     Ok(Backtrace { format: BacktraceFormat::Lldb, frames, notes })
