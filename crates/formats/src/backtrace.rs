@@ -475,6 +475,17 @@ fn digits(s: &str) -> Option<u32> {
     s.parse().ok()
 }
 
+/// Splits a leading hexadecimal address token (`0x...`) off `s`.
+fn leading_address(s: &str) -> (Option<u64>, &str) {
+    match s.split_whitespace().next() {
+        Some(tok) => match hex(tok) {
+            Some(a) => (Some(a), s[tok.len()..].trim_start()),
+            None => (None, s),
+        },
+        None => (None, s),
+    }
+}
+
 fn hex(s: &str) -> Option<u64> {
     let h = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X"))?;
     if h.is_empty() || h.len() > 16 {
@@ -810,13 +821,8 @@ fn parse_lldb(text: &str) -> Result<Backtrace, String> {
 /// `0x0000555555555131 prog`foo(p=0x0) at a.c:12:5` and friends.
 fn parse_lldb_frame(n: u32, body: &str) -> RawFrame {
     let mut f = RawFrame { index: Some(n), ..RawFrame::default() };
-    let mut rest = body.trim();
-    if let Some(tok) = rest.split_whitespace().next() {
-        if let Some(a) = hex(tok) {
-            f.address = Some(a);
-            rest = rest[tok.len()..].trim_start();
-        }
-    }
+    let (address, rest) = leading_address(body.trim());
+    f.address = address;
     let Some((module, mut rest)) = rest.split_once('`') else {
         if !rest.is_empty() {
             f.module = Some(rest.to_string());
@@ -921,13 +927,8 @@ fn parse_sanitizer(text: &str) -> Result<Backtrace, String> {
 /// `0x41b2e9 (/path/bin+0x41b2e9)`, with an optional `(BuildId: ...)`.
 fn parse_sanitizer_frame(n: u32, body: &str) -> RawFrame {
     let mut f = RawFrame { index: Some(n), ..RawFrame::default() };
-    let mut rest = body.trim();
-    if let Some(tok) = rest.split_whitespace().next() {
-        if let Some(a) = hex(tok) {
-            f.address = Some(a);
-            rest = rest[tok.len()..].trim_start();
-        }
-    }
+    let (address, mut rest) = leading_address(body.trim());
+    f.address = address;
     if let Some(i) = rest.rfind(" (BuildId: ") {
         if rest.ends_with(')') {
             rest = rest[..i].trim_end();
