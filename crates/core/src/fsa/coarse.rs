@@ -341,6 +341,20 @@ pub(crate) fn may_run_over(
                 }
             }
         }
+        // Concrete entry and exit nodes of every contracted vertex, in one
+        // pass over the edges.
+        let mut ends_of: HashMap<u32, (Vec<u32>, Vec<u32>)> = HashMap::new();
+        for (i, &(a, b)) in edges.iter().enumerate() {
+            if !(live(a) && live(b)) {
+                continue;
+            }
+            if keys[b as usize * width] >= n {
+                ends_of.entry(b).or_default().0.push(edge_nodes[i].1);
+            }
+            if keys[a as usize * width] >= n {
+                ends_of.entry(a).or_default().1.push(edge_nodes[i].0);
+            }
+        }
         for (&l, states) in &at {
             if l < n {
                 if cut(states) {
@@ -371,13 +385,9 @@ pub(crate) fn may_run_over(
                     if acc[sv as usize] {
                         exits.extend(members.iter().copied().filter(|&v| ends.is_target(v)));
                     }
-                    for (i, &(a, b)) in edges.iter().enumerate() {
-                        if b == sv && live(a) {
-                            entries.insert(edge_nodes[i].1);
-                        }
-                        if a == sv && live(b) {
-                            exits.insert(edge_nodes[i].0);
-                        }
+                    if let Some(es) = ends_of.get(&sv) {
+                        entries.extend(es.0.iter().copied());
+                        exits.extend(es.1.iter().copied());
                     }
                     let crossing = crate::utl::engine::Crossing::new(
                         g,

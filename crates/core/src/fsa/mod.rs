@@ -490,6 +490,20 @@ fn classify(g: &Icfg, p: &Product<'_>, sp: &Split, limits: FsaLimits) -> Recover
             }
         };
     }
+    // Concrete entry and exit nodes of every trimmed super-vertex, in one
+    // pass over the edges.
+    let mut ends_of: HashMap<u32, (Vec<u32>, Vec<u32>)> = HashMap::new();
+    for e in &p.edges {
+        if !(live(e.from) && live(e.to)) {
+            continue;
+        }
+        if p.loc(e.to).is_err() {
+            ends_of.entry(e.to).or_default().0.push(e.to_node);
+        }
+        if p.loc(e.from).is_err() {
+            ends_of.entry(e.from).or_default().1.push(e.from_node);
+        }
+    }
     let mut stats = BulkStats::default();
     let mut crossing_budget = limits.bulk.exact_work;
     for (&c, states) in &comp_states {
@@ -507,13 +521,9 @@ fn classify(g: &Icfg, p: &Product<'_>, sp: &Split, limits: FsaLimits) -> Recover
                 if p.accepting[sv as usize] {
                     exits.extend(members.iter().copied().filter(|&v| p.ends.is_target(v)));
                 }
-                for e in &p.edges {
-                    if e.to == sv && live(e.from) {
-                        entries.insert(e.to_node);
-                    }
-                    if e.from == sv && live(e.to) {
-                        exits.insert(e.from_node);
-                    }
+                if let Some(es) = ends_of.get(&sv) {
+                    entries.extend(es.0.iter().copied());
+                    exits.extend(es.1.iter().copied());
                 }
                 let crossing = Crossing::new(
                     g.succ_csr(),
