@@ -207,8 +207,14 @@ fn explanations_are_minimal_impossible_subsets() {
 #[test]
 fn coarse_tier_is_sound_and_refines_utl() {
     use postmortem_core::fsa::FsaLimits;
-    let coarse = Fsa { limits: FsaLimits { max_states: 1, ..FsaLimits::default() } };
-    let (mut refined, mut used) = (0, 0);
+    // With exact checks, and with witnesses and dominators alone.
+    for checks in [256, 0] {
+        coarse_tier_case(Fsa { limits: FsaLimits { max_states: 1, coarse_checks: checks, ..FsaLimits::default() } });
+    }
+}
+
+fn coarse_tier_case(coarse: Fsa) {
+    let (mut refined, mut used, mut held, mut checks) = (0, 0, 0, 0);
     for seed in 0..3000u64 {
         let mut rng = Rng::new(seed ^ 0xC0A);
         let g = random_icfg(&mut rng, &GraphShape { max_functions: 4, max_body: 5 });
@@ -227,6 +233,8 @@ fn coarse_tier_is_sound_and_refines_utl() {
                     used += 1;
                     let stat = rec.stats.iter().find(|s| s.0 == "coarse_refined").map_or(0, |s| s.1);
                     refined += usize::from(stat > 0);
+                    held += rec.stats.iter().find(|s| s.0 == "coarse_held_decided").map_or(0, |s| s.1);
+                    checks += rec.stats.iter().find(|s| s.0 == "coarse_checks").map_or(0, |s| s.1);
                 }
             }
             (Ok(_), None) => {}
@@ -236,4 +244,10 @@ fn coarse_tier_is_sound_and_refines_utl() {
     }
     assert!(used > 500, "coarse tier used {used} times");
     assert!(refined > 20, "coarse tier refined UTL only {refined} times");
+    // Members of contracted locations with element requirements were decided.
+    assert!(held > 100, "only {held} members of locations with requirements decided");
+    eprintln!("coarse tier ({:?}): used {used}, refined {refined}, held members decided {held}, exact checks {checks}", coarse.limits);
+    if coarse.limits.coarse_checks > 0 {
+        assert!(checks > 20, "only {checks} exact checks");
+    }
 }

@@ -30,7 +30,7 @@ use super::product::Stop;
 use super::Split;
 use crate::algo::{Sccs, NONE};
 use crate::graph::{BitSet, Csr};
-use crate::utl::engine::{Core, Ends, Segments};
+use crate::utl::engine::{Core, Crossing, Ends, Leg, Segments, Verdict};
 use std::collections::{BinaryHeap, HashMap};
 use std::time::Instant;
 
@@ -45,37 +45,85 @@ pub(crate) struct Coarse {
     pub unsure: BitSet,
     pub vertices: usize,
     pub trackers: usize,
+    /// Members of contracted locations with element requirements that were
+    /// decided (Yes or avoidable), and those left undecided.
+    pub held_decided: usize,
+    pub held_left: usize,
+    /// Exact checks made.
+    pub checks: usize,
     pub exact: bool,
 }
 
-/// Explores the contracted product. Without `subsume` the exploration is
-/// explicit, "may run" is exact and "must run" is decided by cuts of the
-/// trimmed graph (and, inside contracted locations, soundly by the
-/// crossing analysis without element requirements). With `subsume`, only
-/// an over-approximation of "may run" is computed. `Ok(None)` when no
-/// vertex can accept (the report is impossible).
+/// A subsequence constraint over locations: `locs[i]` are the locations
+/// where element `i` can be matched, `alts[i]` the node sets it stands for
+/// (merged trackers and merged consecutive elements stand for several).
+#[derive(Default)]
+struct Tracker {
+    locs: Vec<Vec<u32>>,
+    alts: Vec<Vec<Vec<u32>>>,
+}
+
 /// The UTL structure the coarse tier works on.
 pub(crate) struct Structure<'a> {
     pub g: &'a Csr,
+    /// The reverse of `g`.
+    pub rg: &'a Csr,
     pub core: &'a Core,
     pub seg: &'a Segments,
     pub ends: &'a Ends,
     pub start: u32,
 }
 
-pub(crate) fn may_run_over(
-    st: &Structure<'_>,
-    sp: &Split,
-    max_states: usize,
-    deadline: Option<Instant>,
-    subsume: bool,
-) -> Result<Option<Coarse>, Stop> {
-    let Structure { g, core, seg, ends, start } = *st;
+/// What to do with the contracted product.
+#[derive(Copy, Clone, Debug)]
+pub(crate) enum Mode {
+    /// Explore all of it and classify every node; with `subsume`, only an
+    /// over-approximation of "may run" (antichains).
+    Classify { subsume: bool },
+    /// Only decide whether some consistent execution avoids this node
+    /// (antichains, which are exact for emptiness; stops at the first
+    /// accepting vertex).
+    Avoid(u32),
+}
+
+/// The result of [`explore`].
+pub(crate) enum Outcome {
+    /// No consistent execution (avoiding the node, in [`Mode::Avoid`]).
+    Impossible,
+    /// Some consistent execution avoids the node ([`Mode::Avoid`]).
+    Possible,
+    /// The classification ([`Mode::Classify`]).
+    Classified(Coarse),
+}
+
+/// Limits of the coarse tier.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct CoarseLimits {
+    pub max_states: usize,
+    pub deadline: Option<Instant>,
+    /// Exact checks ([`Mode::Avoid`] explorations) allowed for members of
+    /// locations with requirements that witnesses and dominators leave.
+    pub checks: usize,
+}
+
+/// Explores the contracted product. In [`Mode::Classify`] without
+/// `subsume` the exploration is explicit, "may run" is exact and "must
+/// run" is decided by cuts of the trimmed graph and, inside contracted
+/// locations, by the crossing analysis, star witnesses and (under
+/// `limits.checks`) exact [`Mode::Avoid`] explorations. With `subsume`,
+/// only an over-approximation of "may run" is computed.
+pub(crate) fn explore(st: &Structure<'_>, sp: &Split, limits: CoarseLimits, mode: Mode) -> Result<Outcome, Stop> {
+    let Structure { g, rg: g_rev, core, seg, ends, start } = *st;
     let n = g.num_vertices() as u32;
     let sccs = &core.sccs;
+    let (subsume, skip) = match mode {
+        Mode::Classify { subsume } => (subsume, NONE),
+        Mode::Avoid(v) => (true, v),
+    };
+    let CoarseLimits { max_states, deadline, .. } = limits;
     let alive = |v: u32| {
         let c = sccs.comp[v as usize];
-        c != NONE && seg.alive[c as usize]
+        c != NONE && seg.alive[c as usize] && v != skip
     };
     // Loud nodes: where an automaton other than a subsequence automaton acts.
     let others: Vec<&Dfa> = sp.autos.iter().filter(|a| !a.is_monotone()).collect();
@@ -103,40 +151,61 @@ pub(crate) fn may_run_over(
         let m = sccs.members_of(c);
         !sccs.trivial[c as usize] && loc_of(m[0]) >= n && m.iter().all(|&v| loc_of(v) == loc_of(m[0]))
     };
-    // Trackers over locations.
-    let mut trackers: Vec<Vec<Vec<u32>>> = Vec::new();
+    // Trackers over locations, each element with the node sets it stands
+    // for (one node of each must be visited where the element is matched).
+    let mut raw: Vec<Tracker> = Vec::new();
     for vec in &sp.vectors {
-        let t: Vec<Vec<u32>> = vec
-            .iter()
-            .filter(|&&e| {
-                let c = sccs.comp[e as usize];
-                !sccs.trivial[c as usize] && !whole(c)
-            })
-            .map(|&e| vec![loc_of(e)])
-            .collect();
-        if !t.is_empty() {
-            trackers.push(t);
+        let mut t = Tracker::default();
+        for &e in vec {
+            let c = sccs.comp[e as usize];
+            if !sccs.trivial[c as usize] && !whole(c) {
+                t.locs.push(vec![loc_of(e)]);
+                t.alts.push(vec![vec![e]]);
+            }
+        }
+        if !t.locs.is_empty() {
+            raw.push(t);
         }
     }
     for elems in &sp.traces {
-        let t: Vec<Vec<u32>> = elems
-            .iter()
-            .map(|e| {
-                let mut locs: Vec<u32> = e.nodes().iter().map(|x| x.as_u32()).filter(|&v| alive(v)).map(loc_of).collect();
-                locs.sort_unstable();
-                locs.dedup();
-                locs
-            })
-            .collect();
-        trackers.push(t);
+        let mut t = Tracker::default();
+        for e in elems {
+            let nodes: Vec<u32> = e.nodes().iter().map(|x| x.as_u32()).filter(|&v| alive(v)).collect();
+            let mut locs: Vec<u32> = nodes.iter().map(|&v| loc_of(v)).collect();
+            locs.sort_unstable();
+            locs.dedup();
+            t.locs.push(locs);
+            t.alts.push(vec![nodes]);
+        }
+        raw.push(t);
     }
     // Merge consecutive identical single-location elements that are
-    // contracted locations (one visit matches them all), then duplicates.
-    for t in &mut trackers {
-        t.dedup_by(|a, b| a.len() == 1 && a == b && a[0] >= n);
+    // contracted locations (one visit matches them all), then trackers
+    // with the same locations (they move together).
+    for t in &mut raw {
+        let mut m = Tracker::default();
+        for (locs, alts) in t.locs.drain(..).zip(t.alts.drain(..)) {
+            if locs.len() == 1 && locs[0] >= n && m.locs.last() == Some(&locs) {
+                m.alts.last_mut().expect("parallel").extend(alts);
+            } else {
+                m.locs.push(locs);
+                m.alts.push(alts);
+            }
+        }
+        *t = m;
     }
-    trackers.sort();
-    trackers.dedup();
+    raw.sort_by(|a, b| a.locs.cmp(&b.locs));
+    let mut trackers: Vec<Tracker> = Vec::new();
+    for t in raw {
+        match trackers.last_mut() {
+            Some(last) if last.locs == t.locs => {
+                for (a, b) in last.alts.iter_mut().zip(t.alts) {
+                    a.extend(b);
+                }
+            }
+            _ => trackers.push(t),
+        }
+    }
     let k_o = others.len();
     let width = 1 + k_o + trackers.len();
     let has_target: Vec<bool> = (0..sub.count).map(|s| sub.members_of(s).iter().any(|&v| ends.is_target(v))).collect();
@@ -155,6 +224,7 @@ pub(crate) fn may_run_over(
         }
         for (t, &p) in trackers.iter().zip(&qs[1 + k_o..]) {
             let mut p = p as usize;
+            let t = &t.locs;
             if l >= n {
                 while p < t.len() && t[p].binary_search(&l).is_ok() {
                     p += 1;
@@ -175,7 +245,7 @@ pub(crate) fn may_run_over(
         };
         at_end
             && others.iter().zip(&qs[1..1 + k_o]).all(|(a, &q)| a.accepting[q as usize])
-            && trackers.iter().zip(&qs[1 + k_o..]).all(|(t, &p)| p as usize == t.len())
+            && trackers.iter().zip(&qs[1 + k_o..]).all(|(t, &p)| p as usize == t.locs.len())
     };
     let progress = |qs: &[u32]| -> u64 { qs[1 + k_o..].iter().map(|&p| u64::from(p)).sum() };
     let covers = |a: &[u32], b: &[u32]| a[..1 + k_o] == b[..1 + k_o] && a[1 + k_o..].iter().zip(&b[1 + k_o..]).all(|(x, y)| x >= y);
@@ -200,6 +270,10 @@ pub(crate) fn may_run_over(
             }
         }
         let id = acc.len() as u32;
+        if skip != NONE && accepting(qs) {
+            // Mode::Avoid: an accepting vertex is all we need.
+            return NONE;
+        }
         keys.extend_from_slice(qs);
         index.insert(qs.into(), id);
         by_loc.entry(qs[0]).or_default().push(id);
@@ -212,7 +286,7 @@ pub(crate) fn may_run_over(
     let mut initial: Vec<u32> = Vec::new();
     let mut buf = Vec::new();
     if !alive(start) {
-        return Ok(None);
+        return Ok(Outcome::Impossible);
     }
     let mut combos: Vec<Vec<u32>> = vec![vec![NONE]];
     for a in &others {
@@ -223,6 +297,9 @@ pub(crate) fn may_run_over(
         if step(&c, start, loc_of(start), &mut buf) {
             let qs = buf.clone();
             let id = intern(&qs, &mut keys, &mut heap, &mut acc);
+            if id == NONE {
+                return Ok(Outcome::Possible);
+            }
             initial.push(id);
         }
     }
@@ -268,10 +345,16 @@ pub(crate) fn may_run_over(
             if step(&qs, w, loc_of(w), &mut buf) {
                 let next = buf.clone();
                 let to = intern(&next, &mut keys, &mut heap, &mut acc);
+                if to == NONE {
+                    return Ok(Outcome::Possible);
+                }
                 edges.push((v, to));
                 edge_nodes.push((from, w));
             }
         }
+    }
+    if skip != NONE {
+        return Ok(Outcome::Impossible);
     }
     // Over-approximate co-reachability.
     let nv = acc.len();
@@ -279,7 +362,7 @@ pub(crate) fn may_run_over(
     let mut co = BitSet::new(nv);
     crate::algo::reach(&rev, (0..nv as u32).filter(|&v| acc[v as usize]), |_| true, &mut co);
     if co.count() == 0 {
-        return Ok(None);
+        return Ok(Outcome::Impossible);
     }
     let mut may = BitSet::new(n as usize);
     for v in co.iter() {
@@ -294,6 +377,7 @@ pub(crate) fn may_run_over(
     }
     let mut must = BitSet::new(n as usize);
     let mut unsure = BitSet::new(n as usize);
+    let (mut held_decided, mut held_left, mut checks) = (0, 0, 0);
     if subsume {
         for v in 0..n as usize {
             unsure.insert(v);
@@ -333,7 +417,7 @@ pub(crate) fn may_run_over(
         // Elements the trackers require inside each contracted location.
         let mut holds = BitSet::new(sub.count as usize);
         for t in &trackers {
-            for e in t {
+            for e in &t.locs {
                 for &l in e {
                     if l >= n {
                         holds.insert((l - n) as usize);
@@ -355,63 +439,418 @@ pub(crate) fn may_run_over(
                 ends_of.entry(a).or_default().1.push(edge_nodes[i].0);
             }
         }
+        // Node sets every path visits inside one contracted location: UTL
+        // elements and trace elements all of whose live nodes lie in it,
+        // the start, and the crash.
+        let mut mandatory: HashMap<u32, Vec<Vec<u32>>> = HashMap::new();
+        let targets: Vec<u32> = match &sp.targets {
+            Some(t) => t.iter().copied().filter(|&v| alive(v)).collect(),
+            None => Vec::new(),
+        };
+        let elements = sp
+            .vectors
+            .iter()
+            .flatten()
+            .map(|&e| vec![e])
+            .chain(sp.traces.iter().flatten().map(|e| e.nodes().iter().map(|x| x.as_u32()).filter(|&v| alive(v)).collect()))
+            .chain([vec![start], targets]);
+        for nodes in elements {
+            let Some(&first) = nodes.first() else { continue };
+            let l = loc_of(first);
+            if l >= n && nodes.iter().all(|&v| loc_of(v) == l) {
+                mandatory.entry(l - n).or_default().push(nodes);
+            }
+        }
+        // Nodes that are locations of their own first: they must run iff
+        // their vertices cut the trimmed graph. A path reaches such a node
+        // from one of its predecessors and (unless it ends there) leaves it
+        // to one of its successors; when all of those lie in one contracted
+        // location, that is one more set the location must visit.
+        let usable = |a: u32, b: u32| {
+            let (ca, cb) = (sccs.comp[a as usize], sccs.comp[b as usize]);
+            alive(a) && alive(b) && (ca == cb || seg.usable(ca, cb))
+        };
+        for (&l, states) in &at {
+            if l >= n || !cut(states) {
+                continue;
+            }
+            must.insert(l as usize);
+            let preds: Vec<u32> = g_rev.succs(l).iter().copied().filter(|&p| usable(p, l)).collect();
+            let succs: Vec<u32> = g.succs(l).iter().copied().filter(|&w| usable(l, w)).collect();
+            for (set, needed) in [(preds, l != start), (succs, !ends.is_target(l))] {
+                if let Some(&first) = set.first() {
+                    let loc = loc_of(first);
+                    if needed && loc >= n && set.iter().all(|&v| loc_of(v) == loc) {
+                        mandatory.entry(loc - n).or_default().push(set);
+                    }
+                }
+            }
+        }
+        // UTL elements must run (inside a fully silent component, on its
+        // one crossing). The start and the crash are not required of every
+        // crossing: they are entries and exits of the right vertices.
+        let mut required = BitSet::new(n as usize);
+        for &e in sp.vectors.iter().flatten() {
+            required.insert(e as usize);
+        }
+        let mut witness_path: Option<Vec<Step>> = None;
         for (&l, states) in &at {
             if l < n {
-                if cut(states) {
-                    must.insert(l as usize);
-                }
                 continue;
             }
             let s = l - n;
             let members = sub.members_of(s);
             if holds.contains(s as usize) {
-                // Element requirements inside: the crossing analysis without
-                // them would prove little and cost much; UTL's Yes stands
-                // and the other members stay undecided.
-                for &v in members {
-                    unsure.insert(v as usize);
+                if !cut(states) {
+                    // Some consistent path avoids the location: every
+                    // member is avoidable, and Maybe is exact.
+                    continue;
                 }
+                let path = witness_path.get_or_insert_with(|| product_path(&hg, root, sink, &edges, &live));
+                let ctx = Held {
+                    g,
+                    members,
+                    comp: &sub.comp,
+                    s,
+                    l,
+                    states,
+                    initial: &initial,
+                    acc: &acc,
+                    ends_of: &ends_of,
+                    start,
+                    is_target: &|v| ends.is_target(v),
+                    mandatory: mandatory.get(&s).map_or(&[][..], |m| &m[..]),
+                    path,
+                    edge_nodes: &edge_nodes,
+                    keys: &keys,
+                    width,
+                    k_o,
+                    trackers: &trackers,
+                };
+                let (always, left) = ctx.decide();
+                for v in always {
+                    must.insert(v as usize);
+                }
+                // Exact checks for what is left, one per class, while allowed.
+                for class in left {
+                    let verdict = if checks < limits.checks {
+                        checks += 1;
+                        explore(st, sp, limits, Mode::Avoid(class[0])).ok()
+                    } else {
+                        None
+                    };
+                    for v in class {
+                        match verdict {
+                            Some(Outcome::Impossible) => {
+                                must.insert(v as usize);
+                            }
+                            Some(_) => {}
+                            None => {
+                                unsure.insert(v as usize);
+                                held_left += 1;
+                            }
+                        }
+                    }
+                }
+                held_decided += members.len();
                 continue;
             }
-            let crossed = cut(states);
-            let mut always = vec![crossed; members.len()];
-            if crossed {
-                for &sv in states {
-                    let mut entries = std::collections::HashSet::new();
-                    let mut exits = std::collections::HashSet::new();
-                    if initial.contains(&sv) {
-                        entries.insert(start);
-                    }
-                    if acc[sv as usize] {
-                        exits.extend(members.iter().copied().filter(|&v| ends.is_target(v)));
-                    }
-                    if let Some(es) = ends_of.get(&sv) {
-                        entries.extend(es.0.iter().copied());
-                        exits.extend(es.1.iter().copied());
-                    }
-                    let crossing = crate::utl::engine::Crossing::new(
-                        g,
-                        members,
-                        &sub.comp,
-                        s,
-                        |v| entries.contains(&v),
-                        |v| exits.contains(&v),
-                        &[],
-                    );
-                    let mut budget = 200_000_000u64;
-                    let mut stats = crate::utl::engine::BulkStats::default();
-                    let verdicts = crossing.classify(&BitSet::new(n as usize), 4, &mut budget, &mut stats);
-                    for (a, v) in always.iter_mut().zip(verdicts) {
-                        *a &= v == crate::utl::engine::Verdict::Always;
-                    }
-                }
+            if !cut(states) {
+                // Some consistent path avoids the location altogether.
+                continue;
             }
+            // Per product vertex here, which members its crossings cannot
+            // avoid; a member must run iff the vertices where it cannot be
+            // avoided cut the trimmed graph. Members are grouped by that
+            // set of vertices (partition refinement, one vertex at a time).
+            let k = members.len();
+            let mut class = vec![0u32; k];
+            let mut class_states: Vec<Vec<u32>> = vec![Vec::new()];
+            let mut budget = 200_000_000u64;
+            let mut stats = crate::utl::engine::BulkStats::default();
+            for &sv in states {
+                let mut entries = std::collections::HashSet::new();
+                let mut exits = std::collections::HashSet::new();
+                if initial.contains(&sv) {
+                    entries.insert(start);
+                }
+                if acc[sv as usize] {
+                    exits.extend(members.iter().copied().filter(|&v| ends.is_target(v)));
+                }
+                if let Some(es) = ends_of.get(&sv) {
+                    entries.extend(es.0.iter().copied());
+                    exits.extend(es.1.iter().copied());
+                }
+                // The UTL elements of a fully silent component are all
+                // visited on its one crossing.
+                let crossing =
+                    Crossing::new(g, members, &sub.comp, s, |v| entries.contains(&v), |v| exits.contains(&v), &sp.vectors);
+                let verdicts = crossing.classify(&required, 4, &mut budget, &mut stats);
+                let mut remap: HashMap<(u32, bool), u32> = HashMap::new();
+                let mut next: Vec<Vec<u32>> = Vec::new();
+                for (i, v) in verdicts.into_iter().enumerate() {
+                    if v == Verdict::Undecided {
+                        unsure.insert(members[i] as usize);
+                    }
+                    let key = (class[i], v == Verdict::Always);
+                    class[i] = *remap.entry(key).or_insert_with(|| {
+                        let mut st = class_states[key.0 as usize].clone();
+                        if key.1 {
+                            st.push(sv);
+                        }
+                        next.push(st);
+                        next.len() as u32 - 1
+                    });
+                }
+                class_states = next;
+            }
+            let always: Vec<bool> = class_states.iter().map(|st| !st.is_empty() && cut(st)).collect();
             for (i, &v) in members.iter().enumerate() {
-                if always[i] {
+                if always[class[i] as usize] && !unsure.contains(v as usize) {
                     must.insert(v as usize);
                 }
             }
         }
     }
-    Ok(Some(Coarse { may, must, unsure, vertices: nv, trackers: trackers.len(), exact: !subsume }))
+    Ok(Outcome::Classified(Coarse { may, must, unsure, vertices: nv, trackers: trackers.len(), held_decided: held_decided - held_left, held_left, checks, exact: !subsume }))
+}
+
+/// One vertex of a product path, with the explored edges it is entered
+/// and left by (`None`: entered as an initial vertex, left to the sink).
+pub(crate) struct Step {
+    v: u32,
+    in_edge: Option<usize>,
+    out_edge: Option<usize>,
+}
+
+/// A shortest root-to-sink path of the trimmed contracted product `hg`
+/// (root and sink excluded), with the explored edges it uses.
+fn product_path(hg: &Csr, root: u32, sink: u32, edges: &[(u32, u32)], live: &impl Fn(u32) -> bool) -> Vec<Step> {
+    let mut parent = vec![NONE; hg.num_vertices()];
+    let mut queue = std::collections::VecDeque::from([root]);
+    parent[root as usize] = root;
+    while let Some(v) = queue.pop_front() {
+        if v == sink {
+            break;
+        }
+        for &w in hg.succs(v) {
+            if parent[w as usize] == NONE {
+                parent[w as usize] = v;
+                queue.push_back(w);
+            }
+        }
+    }
+    let mut vs = Vec::new();
+    if parent[sink as usize] == NONE {
+        return Vec::new();
+    }
+    let mut x = parent[sink as usize];
+    while x != root {
+        vs.push(x);
+        x = parent[x as usize];
+    }
+    vs.reverse();
+    // One explored edge for every consecutive pair, in one pass.
+    let want: HashMap<(u32, u32), usize> = vs.windows(2).enumerate().map(|(i, p)| ((p[0], p[1]), i)).collect();
+    let mut found = vec![None; vs.len().saturating_sub(1)];
+    for (e, &(a, b)) in edges.iter().enumerate() {
+        if let Some(&i) = want.get(&(a, b)) {
+            if found[i].is_none() && live(a) && live(b) {
+                found[i] = Some(e);
+            }
+        }
+    }
+    (0..vs.len())
+        .map(|i| Step { v: vs[i], in_edge: i.checked_sub(1).and_then(|j| found[j]), out_edge: found.get(i).copied().flatten() })
+        .collect()
+}
+
+/// A contracted location that holds element requirements and that every
+/// consistent path crosses, with what is needed to decide its members.
+struct Held<'a> {
+    g: &'a Csr,
+    members: &'a [u32],
+    comp: &'a [u32],
+    s: u32,
+    l: u32,
+    states: &'a [u32],
+    initial: &'a [u32],
+    acc: &'a [bool],
+    ends_of: &'a HashMap<u32, (Vec<u32>, Vec<u32>)>,
+    start: u32,
+    is_target: &'a dyn Fn(u32) -> bool,
+    mandatory: &'a [Vec<u32>],
+    path: &'a [Step],
+    edge_nodes: &'a [(u32, u32)],
+    keys: &'a [u32],
+    width: usize,
+    k_o: usize,
+    trackers: &'a [Tracker],
+}
+
+impl Held<'_> {
+    /// Members that surely run, and members left undecided (in classes
+    /// that share their fate); the others are avoidable.
+    ///
+    /// * Every crossing goes from one of the entries the trimmed product
+    ///   uses to one of its exits, and every path matches each mandatory
+    ///   element here: members that dominate or post-dominate the exits,
+    ///   the entries or a whole mandatory set are unavoidable (sound whether
+    ///   the path matches the elements greedily or not).
+    /// * A member is avoidable if some consistent path misses it: take one
+    ///   path of the trimmed product and realise each of its visits here as
+    ///   a star walk (entry → root → goal → root → … → exit) that matches
+    ///   exactly the elements the product matched on that entry; a few roots
+    ///   give a few such paths.
+    fn decide(&self) -> (Vec<u32>, Vec<Vec<u32>>) {
+        let mut entries: std::collections::HashSet<u32> = std::collections::HashSet::new();
+        let mut exits: std::collections::HashSet<u32> = std::collections::HashSet::new();
+        for &sv in self.states {
+            if self.initial.contains(&sv) {
+                entries.insert(self.start);
+            }
+            if self.acc[sv as usize] {
+                exits.extend(self.members.iter().copied().filter(|&v| (self.is_target)(v)));
+            }
+            if let Some(es) = self.ends_of.get(&sv) {
+                entries.extend(es.0.iter().copied());
+                exits.extend(es.1.iter().copied());
+            }
+        }
+        let crossing =
+            Crossing::new(self.g, self.members, self.comp, self.s, |v| entries.contains(&v), |v| exits.contains(&v), &[]);
+        let local_set = |set: &[u32]| -> Vec<u32> { set.iter().filter_map(|&v| crossing.local(v)).collect() };
+        let sets: Vec<Vec<u32>> = self.mandatory.iter().map(|m| local_set(m)).collect();
+        let must = crossing.unavoidable(&sets);
+        let k = self.members.len();
+        let mut candidates = BitSet::new(k);
+        for i in 0..k {
+            if !must.contains(i) {
+                candidates.insert(i);
+            }
+        }
+        if let Some(legs) = self.legs(&crossing) {
+            let mut root = legs[0].entry;
+            let mut rng = 0x9E37_79B9_7F4A_7C15u64 ^ k as u64;
+            for round in 0..4 {
+                if candidates.count() == 0 {
+                    break;
+                }
+                if let Some(w) = crossing.star_legs(root, &legs, &candidates) {
+                    let mut next = BitSet::new(k);
+                    for i in candidates.iter().filter(|&i| w.contains(i)) {
+                        next.insert(i);
+                    }
+                    candidates = next;
+                }
+                let non: Vec<usize> = (0..k).filter(|&i| !candidates.contains(i)).collect();
+                if non.is_empty() {
+                    break;
+                }
+                rng ^= rng << 13;
+                rng ^= rng >> 7;
+                rng ^= rng << 17;
+                root = non[(rng as usize).wrapping_add(round) % non.len()] as u32;
+            }
+            // One star per remaining member, with trees that avoid just it.
+            let todo: Vec<usize> = candidates.iter().collect();
+            for i in todo {
+                if !candidates.contains(i) {
+                    continue;
+                }
+                let mut avoid = BitSet::new(k);
+                avoid.insert(i);
+                let root = [legs[0].entry, legs[0].exit].into_iter().find(|&r| r as usize != i).unwrap_or(legs[0].entry);
+                if let Some(w) = crossing.star_legs(root, &legs, &avoid).filter(|w| !w.contains(i)) {
+                    let left: Vec<usize> = candidates.iter().filter(|&j| !w.contains(j)).collect();
+                    for j in left {
+                        candidates.remove(j);
+                    }
+                }
+            }
+        }
+        // Members on a straight stretch share their fate: if u's only way on
+        // is w and w's only way in is u (neither leaves nor enters the
+        // location there), every crossing visits both or neither.
+        let (lg, lrg) = crossing.local_graphs();
+        let mut class: Vec<u32> = (0..k as u32).collect();
+        fn find(class: &mut [u32], mut x: u32) -> u32 {
+            while class[x as usize] != x {
+                class[x as usize] = class[class[x as usize] as usize];
+                x = class[x as usize];
+            }
+            x
+        }
+        for u in 0..k as u32 {
+            if let [w] = lg.succs(u) {
+                if (*w as usize) < k && lrg.succs(*w) == [u] {
+                    let (a, b) = (find(&mut class, u), find(&mut class, *w));
+                    class[a.max(b) as usize] = a.min(b);
+                }
+            }
+        }
+        // A class is settled by any settled member.
+        const OPEN: u8 = 0;
+        const ALWAYS: u8 = 1;
+        const AVOIDABLE: u8 = 2;
+        let mut fate = vec![OPEN; k];
+        for i in 0..k {
+            let f = if must.contains(i) {
+                ALWAYS
+            } else if !candidates.contains(i) {
+                AVOIDABLE
+            } else {
+                continue;
+            };
+            let r = find(&mut class, i as u32) as usize;
+            fate[r] = fate[r].max(f);
+        }
+        let mut always = Vec::new();
+        let mut left: HashMap<u32, Vec<u32>> = HashMap::new();
+        for i in 0..k {
+            let r = find(&mut class, i as u32);
+            match fate[r as usize] {
+                ALWAYS => always.push(self.members[i]),
+                AVOIDABLE => {}
+                _ => left.entry(r).or_default().push(self.members[i]),
+            }
+        }
+        let mut left: Vec<Vec<u32>> = left.into_values().collect();
+        left.sort();
+        (always, left)
+    }
+
+    /// The visits of the witness path to this location, as legs of the
+    /// local crossing graph; `None` if the path does not visit it.
+    fn legs(&self, crossing: &Crossing<'_>) -> Option<Vec<Leg>> {
+        let local = |v: u32| crossing.local(v);
+        let progress = |v: u32, j: usize| self.keys[v as usize * self.width + 1 + self.k_o + j] as usize;
+        let mut legs = Vec::new();
+        for (i, st) in self.path.iter().enumerate() {
+            if self.keys[st.v as usize * self.width] != self.l {
+                continue;
+            }
+            let entry = match st.in_edge {
+                None if i == 0 => self.start,
+                None => return None,
+                Some(e) => self.edge_nodes[e].1,
+            };
+            let exit = match st.out_edge {
+                Some(e) => self.edge_nodes[e].0,
+                None if i + 1 == self.path.len() => self.members.iter().copied().find(|&v| (self.is_target)(v))?,
+                None => return None,
+            };
+            let mut goals = Vec::new();
+            for (j, t) in self.trackers.iter().enumerate() {
+                let from = if i == 0 { 0 } else { progress(self.path[i - 1].v, j) };
+                for pos in from..progress(st.v, j) {
+                    for alt in &t.alts[pos] {
+                        goals.push(alt.iter().filter_map(|&v| local(v)).collect());
+                    }
+                }
+            }
+            legs.push(Leg { entry: local(entry)?, goals, exit: local(exit)? });
+        }
+        (!legs.is_empty()).then_some(legs)
+    }
 }

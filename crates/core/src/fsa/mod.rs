@@ -66,6 +66,10 @@ pub struct FsaLimits {
     /// Vertex limit of the coarse tier, tried when the exact product
     /// exceeds `max_states` (0: skip it and fall back to UTL at once).
     pub coarse_states: usize,
+    /// Exact checks (one antichain exploration of the contracted product
+    /// each) the coarse tier may make for nodes its witnesses and
+    /// dominators leave undecided.
+    pub coarse_checks: usize,
 }
 
 impl Default for FsaLimits {
@@ -76,6 +80,7 @@ impl Default for FsaLimits {
             bulk: BulkLimits::default(),
             exact_work: 2_000_000_000,
             coarse_states: 4_000_000,
+            coarse_checks: 256,
         }
     }
 }
@@ -336,20 +341,26 @@ impl Solver for Fsa {
                 }
                 let st = coarse::Structure {
                     g: g.succ_csr(),
+                    rg: g.pred_csr(),
                     core: &prep.core,
                     seg: &prep.seg,
                     ends: &prep.ends,
                     start: start[0],
                 };
-                let run = |subsume: bool| coarse::may_run_over(&st, &sp, self.limits.coarse_states, self.deadline(), subsume);
+                let limits = coarse::CoarseLimits {
+                    max_states: self.limits.coarse_states,
+                    deadline: self.deadline(),
+                    checks: self.limits.coarse_checks,
+                };
+                let run = |subsume: bool| coarse::explore(&st, &sp, limits, coarse::Mode::Classify { subsume });
                 // Explicitly first (exact "may run"), with antichains if that is too big.
                 let c = match run(false) {
                     Err(Stop::States(_)) => run(true),
                     other => other,
                 };
                 return match c {
-                    Ok(None) => Err(infeasible()),
-                    Ok(Some(c)) => coarse_recovery(g, report, &c, why),
+                    Ok(coarse::Outcome::Classified(c)) => coarse_recovery(g, report, &c, why),
+                    Ok(_) => Err(infeasible()),
                     Err(s2) => degrade(g, report, format!("{why}; coarse tier: {}", stop_message(s2))),
                 };
             }
@@ -390,6 +401,9 @@ fn coarse_recovery(g: &Icfg, report: &Report, c: &coarse::Coarse, why: String) -
     rec.stats.push(("coarse_refined", refined));
     rec.stats.push(("coarse_vertices", c.vertices as u64));
     rec.stats.push(("coarse_trackers", c.trackers as u64));
+    rec.stats.push(("coarse_held_decided", c.held_decided as u64));
+    rec.stats.push(("coarse_held_left", c.held_left as u64));
+    rec.stats.push(("coarse_checks", c.checks as u64));
     Ok(rec)
 }
 

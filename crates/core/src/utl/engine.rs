@@ -593,6 +593,121 @@ impl<'a> Crossing<'a> {
         verdict
     }
 
+    /// The local graph and its reverse: members `0..k`, virtual source `k`
+    /// (edges to the entries) and virtual sink `k + 1` (edges from the
+    /// exits).
+    pub(crate) fn local_graphs(&self) -> (&Csr, &Csr) {
+        (&self.g, &self.rg)
+    }
+
+    /// Local index of member `v`.
+    pub(crate) fn local(&self, v: u32) -> Option<u32> {
+        self.members.binary_search(&v).ok().map(|i| i as u32)
+    }
+
+    /// Members (local indices) every crossing visits, whatever it must
+    /// visit besides: those that dominate (from the entries) the exits, or
+    /// post-dominate (towards the exits) the entries, or dominate or
+    /// post-dominate every vertex of one of `sets` (local indices; a set is
+    /// "at least one of these is visited on every crossing").
+    ///
+    /// A vertex dominates every member of a set iff it is an ancestor (or
+    /// itself) of their nearest common ancestor in the dominator tree.
+    pub(crate) fn unavoidable(&self, sets: &[Vec<u32>]) -> BitSet {
+        let k = self.members.len();
+        let (src, snk) = (k as u32, k as u32 + 1);
+        let mut must = BitSet::new(k + 2);
+        let idom = algo::dominators(&self.g, &self.rg, src, |_| true);
+        let pdom = algo::dominators(&self.rg, &self.g, snk, |_| true);
+        for (tree, root, other) in [(&idom, src, snk), (&pdom, snk, src)] {
+            let depth = tree_depths(tree, root);
+            let mut marked = BitSet::new(k + 2);
+            let mut mark_from = |x: u32, must: &mut BitSet| {
+                let mut x = x;
+                while x != NONE && x != root && marked.insert(x as usize) {
+                    must.insert(x as usize);
+                    x = tree[x as usize];
+                }
+            };
+            // The other end: its strict ancestors.
+            mark_from(tree[other as usize], &mut must);
+            for set in sets {
+                let mut it = set.iter().copied().filter(|&v| depth[v as usize] != u32::MAX);
+                // Members outside the tree are on no crossing: a crossing
+                // hits the set through the others.
+                let Some(first) = it.next() else { continue };
+                let lca = it.fold(first, |a, b| nearest_common(tree, &depth, a, b));
+                mark_from(lca, &mut must);
+            }
+        }
+        must.remove(src as usize);
+        must.remove(snk as usize);
+        must
+    }
+
+    /// The vertex set of a concrete walk through the component made of
+    /// `legs` (each entry → root → goal → root → … → root → exit), built
+    /// from BFS trees into and out of `root` that avoid `avoid` where they
+    /// can; from each goal set the member cheapest to reach and leave is
+    /// taken. `None` if some leg does not exist.
+    pub(crate) fn star_legs(&self, root: u32, legs: &[Leg], avoid: &BitSet) -> Option<BitSet> {
+        let k = self.members.len();
+        let n = k + 2;
+        // The virtual source and sink are not part of concrete legs.
+        let costly = |v: u32| (v as usize) >= k || avoid.contains(v as usize);
+        let (out_parent, out_dist) = tree_01(&self.g, root, n, costly);
+        let (in_parent, in_dist) = tree_01(&self.rg, root, n, costly);
+        let mut w_out = BitSet::new(n);
+        let mut w_in = BitSet::new(n);
+        let walk = |parent: &[u32], from: u32, w: &mut BitSet| -> bool {
+            let mut x = from;
+            loop {
+                if x == root {
+                    return true;
+                }
+                if parent[x as usize] == NONE || x as usize >= k {
+                    return false;
+                }
+                if !w.insert(x as usize) {
+                    return true;
+                }
+                x = parent[x as usize];
+            }
+        };
+        let mut root_goal = false;
+        for leg in legs {
+            if !walk(&in_parent, leg.entry, &mut w_in) || !walk(&out_parent, leg.exit, &mut w_out) {
+                return None;
+            }
+            for set in &leg.goals {
+                let e = set
+                    .iter()
+                    .copied()
+                    .min_by_key(|&e| u64::from(out_dist[e as usize]) + u64::from(in_dist[e as usize]))?;
+                root_goal |= e == root;
+                if !walk(&out_parent, e, &mut w_out) || !walk(&in_parent, e, &mut w_in) {
+                    return None;
+                }
+            }
+        }
+        // A goal at the root itself: a repeated visit needs a real cycle.
+        if root_goal {
+            let s = self.g.succs(root).iter().copied().find(|&s| (s as usize) < k)?;
+            if s != root {
+                w_out.insert(s as usize);
+                if !walk(&in_parent, s, &mut w_in) {
+                    return None;
+                }
+            }
+        }
+        let mut w = w_out;
+        w.insert(root as usize);
+        for i in w_in.iter() {
+            w.insert(i);
+        }
+        Some(w)
+    }
+
     /// The vertex set of the crossing source → root → e₁ → root → … →
     /// root → sink, built from BFS trees into and out of `root`; `None` if
     /// some leg does not exist (cannot happen in a strongly connected
@@ -601,8 +716,8 @@ impl<'a> Crossing<'a> {
         let k = self.members.len();
         let n = k + 2;
         let costly = |v: u32| (v as usize) < k && avoid.contains(v as usize);
-        let out_parent = tree_01(&self.g, root, n, costly);
-        let in_parent = tree_01(&self.rg, root, n, costly);
+        let (out_parent, _) = tree_01(&self.g, root, n, costly);
+        let (in_parent, _) = tree_01(&self.rg, root, n, costly);
         // Marks per tree: a vertex on an out-tree path says nothing about
         // its in-tree path.
         let mut w_out = BitSet::new(n);
@@ -655,11 +770,56 @@ impl<'a> Crossing<'a> {
     }
 }
 
+/// One visit of a component by a concrete walk: enter at `entry`, visit
+/// one member of every goal set (in order), leave from `exit` (local
+/// indices of [`Crossing`]).
+pub(crate) struct Leg {
+    pub entry: u32,
+    pub goals: Vec<Vec<u32>>,
+    pub exit: u32,
+}
+
+/// Depth of every vertex in the tree given by `parent` (the root's parent
+/// is itself), `u32::MAX` for vertices outside it. Linear time.
+fn tree_depths(parent: &[u32], root: u32) -> Vec<u32> {
+    let mut depth = vec![u32::MAX; parent.len()];
+    depth[root as usize] = 0;
+    let mut stack: Vec<u32> = Vec::new();
+    for v in 0..parent.len() as u32 {
+        let mut x = v;
+        while depth[x as usize] == u32::MAX && parent[x as usize] != NONE {
+            stack.push(x);
+            x = parent[x as usize];
+        }
+        let mut d = depth[x as usize];
+        while let Some(y) = stack.pop() {
+            d = if d == u32::MAX { d } else { d + 1 };
+            depth[y as usize] = d;
+        }
+    }
+    depth
+}
+
+/// Nearest common ancestor of `a` and `b` in a tree with `depth`.
+fn nearest_common(parent: &[u32], depth: &[u32], mut a: u32, mut b: u32) -> u32 {
+    while depth[a as usize] > depth[b as usize] {
+        a = parent[a as usize];
+    }
+    while depth[b as usize] > depth[a as usize] {
+        b = parent[b as usize];
+    }
+    while a != b {
+        a = parent[a as usize];
+        b = parent[b as usize];
+    }
+    a
+}
+
 /// Shortest-path tree parents from `root` in `g` where entering a `costly`
 /// vertex costs 1 and any other vertex 0 (0-1 BFS with a deque), so that
-/// tree paths use as few costly vertices as possible. `NONE` for unreached
-/// vertices and for the root.
-fn tree_01(g: &Csr, root: u32, n: usize, costly: impl Fn(u32) -> bool) -> Vec<u32> {
+/// tree paths use as few costly vertices as possible, and the distances.
+/// `NONE` (distance `u32::MAX`) for unreached vertices; `NONE` for the root.
+fn tree_01(g: &Csr, root: u32, n: usize, costly: impl Fn(u32) -> bool) -> (Vec<u32>, Vec<u32>) {
     let mut parent = vec![NONE; n];
     let mut dist = vec![u32::MAX; n];
     let mut done = BitSet::new(n);
@@ -684,5 +844,5 @@ fn tree_01(g: &Csr, root: u32, n: usize, costly: impl Fn(u32) -> bool) -> Vec<u3
             }
         }
     }
-    parent
+    (parent, dist)
 }
