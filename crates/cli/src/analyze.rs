@@ -60,7 +60,9 @@ pub fn solve_failure(e: SolveError, report_path: &Path) -> Failure {
 
 pub fn run(a: AnalyzeArgs) -> Result<(), Failure> {
     if !a.compare.is_empty() && a.compare.len() != 2 {
-        return Err(Failure::input("--compare takes exactly two solvers, e.g. --compare utl,fsa"));
+        return Err(Failure::input(
+            "--compare takes exactly two solvers, e.g. --compare utl,fsa",
+        ));
     }
     let mut loaded = load(&a.inputs)?;
     if !a.compare.is_empty() {
@@ -68,7 +70,9 @@ pub fn run(a: AnalyzeArgs) -> Result<(), Failure> {
     }
     let s = a.solver.build(a.solver.solver);
     let t = Instant::now();
-    let rec = s.recover(&loaded.graph, &loaded.report).map_err(|e| solve_failure(e, &a.inputs.report))?;
+    let rec = s
+        .recover(&loaded.graph, &loaded.report)
+        .map_err(|e| solve_failure(e, &a.inputs.report))?;
     loaded.timings.recover_ms = ms(t);
     let cfg_path = a.inputs.cfg.display().to_string();
     let report_path = a.inputs.report.display().to_string();
@@ -87,11 +91,22 @@ pub fn run(a: AnalyzeArgs) -> Result<(), Failure> {
     // The HTML page shows one concrete execution when the solver builds
     // witnesses (fsa); a failed or limited search just leaves it out.
     let witness = if a.output.format == render::AnalyzeFormat::Html {
-        s.check(&loaded.graph, &loaded.report, None).ok().and_then(|c| c.witness)
+        s.check(&loaded.graph, &loaded.report, None)
+            .ok()
+            .and_then(|c| c.witness)
     } else {
         None
     };
-    write_out(|out| render::write_analysis_as(out, &a.output, &a.inputs, &loaded.report, witness.as_deref(), &view))
+    write_out(|out| {
+        render::write_analysis_as(
+            out,
+            &a.output,
+            &a.inputs,
+            &loaded.report,
+            witness.as_deref(),
+            &view,
+        )
+    })
 }
 
 /// Checks `expect` between two label vectors; the first violating node.
@@ -104,12 +119,18 @@ fn violation(expect: Expect, a: &[Label], b: &[Label]) -> Option<usize> {
     })
 }
 
-fn compare(a: &AnalyzeArgs, g: &postmortem_core::Icfg, report: &postmortem_core::Report) -> Result<(), Failure> {
+fn compare(
+    a: &AnalyzeArgs,
+    g: &postmortem_core::Icfg,
+    report: &postmortem_core::Report,
+) -> Result<(), Failure> {
     let (na, nb) = (a.compare[0], a.compare[1]);
     let run = |name: SolverName| -> Result<(Recovery, f64), Failure> {
         let s = a.solver.build(name);
         let t = Instant::now();
-        let r = s.recover(g, report).map_err(|e| solve_failure(e, &a.inputs.report))?;
+        let r = s
+            .recover(g, report)
+            .map_err(|e| solve_failure(e, &a.inputs.report))?;
         Ok((r, ms(t)))
     };
     let ((ra, ta), (rb, tb)) = (run(na)?, run(nb)?);
@@ -123,7 +144,14 @@ fn compare(a: &AnalyzeArgs, g: &postmortem_core::Icfg, report: &postmortem_core:
     write_out(|out| {
         for (n, r, t) in [(na, &ra, ta), (nb, &rb, tb)] {
             let c = postmortem_core::summary::Counts::of(&r.labels);
-            writeln!(out, "{:<4} yes {:>7}  no {:>7}  maybe {:>7}  ({t:.1} ms)", name(n), c.yes, c.no, c.maybe)?;
+            writeln!(
+                out,
+                "{:<4} yes {:>7}  no {:>7}  maybe {:>7}  ({t:.1} ms)",
+                name(n),
+                c.yes,
+                c.no,
+                c.maybe
+            )?;
         }
         match bad {
             None => writeln!(out, "ok: {} {expect} {}", name(na), name(nb)),
@@ -158,7 +186,10 @@ mod tests {
     fn precision_relations() {
         assert_eq!(violation(Expect::Eq, &[Yes, No], &[Yes, No]), None);
         assert_eq!(violation(Expect::Eq, &[Yes, No], &[Yes, Maybe]), Some(1));
-        assert_eq!(violation(Expect::Gt, &[Yes, No, Maybe], &[Maybe, No, Maybe]), None);
+        assert_eq!(
+            violation(Expect::Gt, &[Yes, No, Maybe], &[Maybe, No, Maybe]),
+            None
+        );
         assert_eq!(violation(Expect::Gt, &[Maybe, No], &[Yes, No]), Some(0));
         assert_eq!(violation(Expect::Lt, &[Maybe, No], &[Yes, No]), None);
         assert_eq!(violation(Expect::Gt, &[Yes], &[No]), Some(0));

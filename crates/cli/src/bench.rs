@@ -5,8 +5,8 @@ use crate::graph::load_graph;
 use crate::inputs::load_report;
 use crate::Failure;
 use clap::{Args, ValueEnum};
-use postmortem_core::summary::Counts;
 use postmortem_core::fsa::Fsa;
+use postmortem_core::summary::Counts;
 use postmortem_core::utl::Utl;
 use postmortem_core::Solver;
 use postmortem_formats::synth::{self, SynthConfig};
@@ -59,8 +59,14 @@ pub enum Scale {
 
 fn config(scale: Scale, seed: u64) -> SynthConfig {
     match scale {
-        Scale::Gcc => SynthConfig { seed, ..SynthConfig::gcc_like() },
-        Scale::GccFsa => SynthConfig { seed, ..SynthConfig::gcc_fsa() },
+        Scale::Gcc => SynthConfig {
+            seed,
+            ..SynthConfig::gcc_like()
+        },
+        Scale::GccFsa => SynthConfig {
+            seed,
+            ..SynthConfig::gcc_fsa()
+        },
         Scale::Small => SynthConfig::small(seed),
     }
 }
@@ -90,7 +96,8 @@ fn peak_rss_mib() -> Option<f64> {
 }
 
 pub fn synth(a: SynthArgs) -> Result<(), Failure> {
-    std::fs::create_dir_all(&a.out).map_err(|e| Failure::input(format!("{}: {e}", a.out.display())))?;
+    std::fs::create_dir_all(&a.out)
+        .map_err(|e| Failure::input(format!("{}: {e}", a.out.display())))?;
     let (g, r) = write_synth(&a.out, config(a.scale, a.seed))?;
     println!("wrote {} and {}", g.display(), r.display());
     Ok(())
@@ -100,12 +107,18 @@ fn write_synth(dir: &Path, cfg: SynthConfig) -> Result<(PathBuf, PathBuf), Failu
     let gp = dir.join("program.graphml");
     let rp = dir.join("report.json");
     let open = |p: &Path| {
-        std::fs::File::create(p).map(std::io::BufWriter::new).map_err(|e| Failure::input(format!("{}: {e}", p.display())))
+        std::fs::File::create(p)
+            .map(std::io::BufWriter::new)
+            .map_err(|e| Failure::input(format!("{}: {e}", p.display())))
     };
     let (mut gw, mut rw) = (open(&gp)?, open(&rp)?);
-    eprintln!("postmortem: generating a synthetic program in {} ...", dir.display());
+    eprintln!(
+        "postmortem: generating a synthetic program in {} ...",
+        dir.display()
+    );
     let t = Instant::now();
-    let stats = synth::generate(&cfg, &mut gw, &mut rw).map_err(|e| Failure::internal(format!("writing: {e}")))?;
+    let stats = synth::generate(&cfg, &mut gw, &mut rw)
+        .map_err(|e| Failure::internal(format!("writing: {e}")))?;
     use std::io::Write;
     gw.flush()?;
     rw.flush()?;
@@ -127,15 +140,23 @@ fn failures(app_dir: &Path) -> Vec<Failing> {
     let mut out = Vec::new();
     let mut stack = vec![app_dir.to_path_buf()];
     while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else { continue };
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
         let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
         entries.sort();
-        let graph = entries.iter().find(|p| p.extension().is_some_and(|x| x == "graphml")).cloned();
+        let graph = entries
+            .iter()
+            .find(|p| p.extension().is_some_and(|x| x == "graphml"))
+            .cloned();
         for p in entries {
             if p.is_dir() {
                 let report = p.join("data.json");
                 match (&graph, report.is_file()) {
-                    (Some(g), true) => out.push(Failing { graph: g.clone(), report }),
+                    (Some(g), true) => out.push(Failing {
+                        graph: g.clone(),
+                        report,
+                    }),
                     _ => stack.push(p),
                 }
             }
@@ -158,13 +179,23 @@ struct Row {
     exact_checks: u64,
     fsa_max: Option<f64>,
     fsa_gave_up: bool,
-    fsa_coarse: bool,
+    fsa_undecided: usize,
 }
 
 fn print_rows(rows: &[Row]) {
     println!(
         "{:<14} {:>8} {:>9} {:>10} {:>12} {:>12} {:>14} {:>8} {:>9} {:>7} {:>12}",
-        "program", "failures", "nodes", "parse ms", "recover med", "recover max", "stack-only max", "maybe %", "peak MiB", "exact", "fsa max ms"
+        "program",
+        "failures",
+        "nodes",
+        "parse ms",
+        "recover med",
+        "recover max",
+        "stack-only max",
+        "maybe %",
+        "peak MiB",
+        "exact",
+        "fsa max ms"
     );
     for r in rows {
         println!(
@@ -177,17 +208,19 @@ fn print_rows(rows: &[Row]) {
             r.recover_max,
             r.stack_only_max,
             r.maybe_pct,
-            r.peak_mib.map(|m| format!("{m:.0}")).unwrap_or_else(|| "-".into()),
+            r.peak_mib
+                .map(|m| format!("{m:.0}"))
+                .unwrap_or_else(|| "-".into()),
             r.exact_checks,
             match r.fsa_max {
                 Some(t) => format!(
                     "{t:.3}{}",
                     if r.fsa_gave_up {
-                        " (gave up)"
-                    } else if r.fsa_coarse {
-                        " (coarse)"
+                        " (gave up)".to_string()
+                    } else if r.fsa_undecided > 0 {
+                        format!(" ({} undecided)", r.fsa_undecided)
                     } else {
-                        ""
+                        String::new()
                     }
                 ),
                 None => "-".into(),
@@ -196,12 +229,18 @@ fn print_rows(rows: &[Row]) {
     }
 }
 
-fn measure(name: &str, fails: &[Failing], repeat: usize, peak: bool, fsa_too: bool) -> Result<Row, Failure> {
+fn measure(
+    name: &str,
+    fails: &[Failing],
+    repeat: usize,
+    peak: bool,
+    fsa_too: bool,
+) -> Result<Row, Failure> {
     let utl = Utl::default();
     let fsa = Fsa::default();
     let mut fsa_max: f64 = 0.0;
     let mut fsa_gave_up = false;
-    let mut fsa_coarse = false;
+    let mut fsa_undecided = 0;
     let mut parse_ms = f64::INFINITY;
     let mut times = Vec::new();
     let mut so_max: f64 = 0.0;
@@ -222,7 +261,11 @@ fn measure(name: &str, fails: &[Failing], repeat: usize, peak: bool, fsa_too: bo
         let (t, rec) = min_time(repeat, || utl.recover(g, &report));
         let rec = rec.map_err(|e| Failure::internal(format!("{}: {e}", f.report.display())))?;
         let c = Counts::of(&rec.labels);
-        exact += rec.stats.iter().find(|s| s.0 == "exact_checks").map_or(0, |s| s.1);
+        exact += rec
+            .stats
+            .iter()
+            .find(|s| s.0 == "exact_checks")
+            .map_or(0, |s| s.1);
         maybe += c.maybe;
         total += c.total();
         times.push(t);
@@ -233,8 +276,8 @@ fn measure(name: &str, fails: &[Failing], repeat: usize, peak: bool, fsa_too: bo
             let (t, r) = min_time(repeat.min(3), || fsa.recover(g, &report));
             fsa_max = fsa_max.max(t);
             if let Ok(r) = r {
-                fsa_coarse |= r.weakened.iter().any(|w| w.how.contains("coarse tier"));
-                fsa_gave_up |= r.weakened.iter().any(|w| w.how.contains("gave up") && !w.how.contains("coarse tier"));
+                fsa_undecided += r.undecided.len();
+                fsa_gave_up |= r.weakened.iter().any(|w| w.how.contains("gave up"));
             }
         }
     }
@@ -247,12 +290,16 @@ fn measure(name: &str, fails: &[Failing], repeat: usize, peak: bool, fsa_too: bo
         recover_med: times.get(times.len() / 2).copied().unwrap_or(0.0),
         recover_max: times.last().copied().unwrap_or(0.0),
         stack_only_max: so_max,
-        maybe_pct: if total == 0 { 0.0 } else { 100.0 * maybe as f64 / total as f64 },
+        maybe_pct: if total == 0 {
+            0.0
+        } else {
+            100.0 * maybe as f64 / total as f64
+        },
         peak_mib: if peak { peak_rss_mib() } else { None },
         exact_checks: exact,
         fsa_max: fsa_too.then_some(fsa_max),
         fsa_gave_up,
-        fsa_coarse,
+        fsa_undecided,
     })
 }
 
@@ -261,22 +308,37 @@ pub fn run(a: BenchArgs) -> Result<(), Failure> {
     // The synthetic program first, so that the peak memory is its own.
     if let Some(scale) = a.synthetic {
         let dir = std::env::temp_dir().join(format!("postmortem-bench-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).map_err(|e| Failure::internal(format!("{}: {e}", dir.display())))?;
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| Failure::internal(format!("{}: {e}", dir.display())))?;
         let (graph, report) = write_synth(&dir, config(scale, 1))?;
         eprintln!("postmortem: parsing and analysing it ...");
-        let row = measure("synthetic", &[Failing { graph, report }], a.repeat.min(3), true, a.fsa);
+        let row = measure(
+            "synthetic",
+            &[Failing { graph, report }],
+            a.repeat.min(3),
+            true,
+            a.fsa,
+        );
         let _ = std::fs::remove_dir_all(&dir);
         rows.push(row?);
     }
     if !a.no_shared {
         let mut apps: Vec<PathBuf> = std::fs::read_dir(&a.data)
-            .map_err(|e| Failure::input(format!("{}: {e} (pass --data DIR or --no-shared)", a.data.display())))?
+            .map_err(|e| {
+                Failure::input(format!(
+                    "{}: {e} (pass --data DIR or --no-shared)",
+                    a.data.display()
+                ))
+            })?
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.is_dir())
             .collect();
         apps.sort();
         for app in apps {
-            let name = app.file_name().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+            let name = app
+                .file_name()
+                .map(|s| s.to_string_lossy().to_string())
+                .unwrap_or_default();
             eprintln!("postmortem: {name} ...");
             let fails = failures(&app);
             if !fails.is_empty() {
@@ -284,9 +346,15 @@ pub fn run(a: BenchArgs) -> Result<(), Failure> {
             }
         }
     }
-    println!("UTL bulk recovery (times are the minimum of {} runs; recover = all nodes at once;", a.repeat);
-    println!("exact = exact per-node checks left after dominators and witnesses, summed over failures;");
-    println!("fsa: (coarse) = the exact product exceeded its limit and the sound coarse tier answered)");
+    println!(
+        "UTL bulk recovery (times are the minimum of {} runs; recover = all nodes at once;",
+        a.repeat
+    );
+    println!(
+        "exact = exact per-node checks left after dominators and witnesses, summed over failures;"
+    );
+    println!("fsa max ms = worst FSA bulk recovery; (N undecided) = nodes it left Maybe without deciding,");
+    println!("(gave up) = a limit was reached and answers were weakened soundly)");
     print_rows(&rows);
     Ok(())
 }

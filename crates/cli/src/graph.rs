@@ -27,7 +27,9 @@ enum GraphFormat {
 
 fn sniff(path: &Path) -> GraphFormat {
     let mut head = [0u8; 16];
-    let n = std::fs::File::open(path).and_then(|mut f| read_head(&mut f, &mut head)).unwrap_or(0);
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| read_head(&mut f, &mut head))
+        .unwrap_or(0);
     let head = &head[..n];
     let ext = path.extension().and_then(|e| e.to_str());
     if head.starts_with(&CACHE_MAGIC) || ext == Some("pmcfg") {
@@ -55,14 +57,17 @@ fn read_head(f: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
 /// csi-cc GraphML (optionally gzip-compressed).
 pub fn load_graph(path: &Path) -> Result<Icfg, Failure> {
     // Large inputs take a second or more: say what is happening, on a terminal.
-    let big = std::fs::metadata(path).map(|m| m.len() > 32 << 20).unwrap_or(false);
+    let big = std::fs::metadata(path)
+        .map(|m| m.len() > 32 << 20)
+        .unwrap_or(false);
     if big && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
         let mib = std::fs::metadata(path).map(|m| m.len() >> 20).unwrap_or(0);
         eprintln!("postmortem: reading {} ({mib} MiB) ...", path.display());
     }
     match sniff(path) {
         GraphFormat::Cache => {
-            let bytes = std::fs::read(path).map_err(|e| Failure::input(format!("{}: cannot read: {e}", path.display())))?;
+            let bytes = std::fs::read(path)
+                .map_err(|e| Failure::input(format!("{}: cannot read: {e}", path.display())))?;
             Icfg::decode(&bytes).map_err(|e| Failure::input(format!("{}: {e}", path.display())))
         }
         GraphFormat::Llvm => {
@@ -70,7 +75,9 @@ pub fn load_graph(path: &Path) -> Result<Icfg, Failure> {
             eprintln!("postmortem: note: {}", loaded.report.summary());
             Ok(loaded.icfg)
         }
-        GraphFormat::GraphMl => postmortem_formats::graphml::read_graphml_path(path).map_err(Failure::input),
+        GraphFormat::GraphMl => {
+            postmortem_formats::graphml::read_graphml_path(path).map_err(Failure::input)
+        }
     }
 }
 
@@ -78,7 +85,8 @@ pub fn load_graph(path: &Path) -> Result<Icfg, Failure> {
 pub fn build_cache(input: &Path, output: &Path) -> Result<(), Failure> {
     let g = load_graph(input)?;
     let bytes = g.encode();
-    std::fs::write(output, &bytes).map_err(|e| Failure::input(format!("{}: cannot write: {e}", output.display())))?;
+    std::fs::write(output, &bytes)
+        .map_err(|e| Failure::input(format!("{}: cannot write: {e}", output.display())))?;
     crate::write_out(|out| {
         writeln!(
             out,

@@ -98,8 +98,11 @@ pub struct Inputs {
 
 impl From<RawInputs> for Inputs {
     fn from(r: RawInputs) -> Inputs {
-        let names: Vec<String> =
-            [&r.report_file, &r.backtrace, &r.log].into_iter().flatten().map(|p| p.display().to_string()).collect();
+        let names: Vec<String> = [&r.report_file, &r.backtrace, &r.log]
+            .into_iter()
+            .flatten()
+            .map(|p| p.display().to_string())
+            .collect();
         let mut path_map = PathMap::new();
         for (from, to) in &r.path_map {
             path_map.push(from, to);
@@ -173,7 +176,10 @@ fn log_warnings(warnings: &mut Vec<String>, source: &str, m: &LogMatch) {
     if unmatched > MAX_SIMILAR {
         warn(
             warnings,
-            format!("{source}: {} more log lines match no format string (see --explain-log)", unmatched - MAX_SIMILAR),
+            format!(
+                "{source}: {} more log lines match no format string (see --explain-log)",
+                unmatched - MAX_SIMILAR
+            ),
         );
     }
 }
@@ -193,8 +199,8 @@ pub fn load(inputs: &Inputs) -> Result<Loaded, Failure> {
     let mut warnings = Vec::new();
     let mut report = Report::default();
     if let Some(path) = &inputs.report_file {
-        let (_, mapped) =
-            read_any_report(path, &graph, &inputs.path_map, &inputs.log_config).map_err(Failure::input)?;
+        let (_, mapped) = read_any_report(path, &graph, &inputs.path_map, &inputs.log_config)
+            .map_err(Failure::input)?;
         let name = path.display().to_string();
         for w in &mapped.warnings {
             warn(&mut warnings, format!("{name}: {w}"));
@@ -249,5 +255,14 @@ pub fn load(inputs: &Inputs) -> Result<Loaded, Failure> {
         report = report.stack_only();
     }
     let parse_report_ms = crate::ms(t);
-    Ok(Loaded { graph, report, timings: Timings { parse_graph_ms, parse_report_ms, recover_ms: 0.0 }, warnings })
+    Ok(Loaded {
+        graph,
+        report,
+        timings: Timings {
+            parse_graph_ms,
+            parse_report_ms,
+            recover_ms: 0.0,
+        },
+        warnings,
+    })
 }

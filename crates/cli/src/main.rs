@@ -35,7 +35,8 @@ struct Cli {
     command: Command,
 }
 
-const EXIT_CODES: &str = "Exit codes: 0 success, 1 internal error, 2 bad usage or unreadable input, \
+const EXIT_CODES: &str =
+    "Exit codes: 0 success, 1 internal error, 2 bad usage or unreadable input, \
 3 the report is impossible for this program, 4 a solver comparison failed.";
 
 #[derive(Subcommand)]
@@ -93,11 +94,17 @@ pub struct Failure {
 impl Failure {
     /// Bad usage or input: exit code 2.
     pub fn input(message: impl std::fmt::Display) -> Failure {
-        Failure { code: 2, message: message.to_string() }
+        Failure {
+            code: 2,
+            message: message.to_string(),
+        }
     }
     /// An internal error: exit code 1.
     pub fn internal(message: impl std::fmt::Display) -> Failure {
-        Failure { code: 1, message: message.to_string() }
+        Failure {
+            code: 1,
+            message: message.to_string(),
+        }
     }
 }
 
@@ -134,15 +141,16 @@ pub fn ms(since: Instant) -> f64 {
     since.elapsed().as_secs_f64() * 1e3
 }
 
-
-
 /// Writes to stdout through a buffer; a closed pipe ends quietly.
 pub fn write_out(f: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<(), Failure> {
     let stdout = std::io::stdout();
     let mut lock = std::io::BufWriter::new(stdout.lock());
     match f(&mut lock).and_then(|_| lock.flush()) {
         Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(Failure { code: 0, message: String::new() }),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(Failure {
+            code: 0,
+            message: String::new(),
+        }),
         Err(e) => Err(e.into()),
     }
 }
@@ -151,7 +159,11 @@ fn cfg_stats(path: &Path, format: Format) -> Result<(), Failure> {
     let t = Instant::now();
     let g = load_graph(path)?;
     let parse = ms(t);
-    let calls = g.nodes().flat_map(|n| g.succs(n)).filter(|e| e.1 == postmortem_core::EdgeKind::Call).count();
+    let calls = g
+        .nodes()
+        .flat_map(|n| g.succs(n))
+        .filter(|e| e.1 == postmortem_core::EdgeKind::Call)
+        .count();
     let stats = [
         ("nodes", g.num_nodes()),
         ("edges", g.num_edges()),
@@ -171,7 +183,10 @@ fn cfg_stats(path: &Path, format: Format) -> Result<(), Failure> {
                 writeln!(out, "parse_ms    {parse:.1}")?;
             }
             Format::Json => {
-                let mut m: serde_json::Map<String, serde_json::Value> = stats.iter().map(|(k, v)| (k.to_string(), (*v).into())).collect();
+                let mut m: serde_json::Map<String, serde_json::Value> = stats
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), (*v).into()))
+                    .collect();
                 m.insert("start".into(), g.ext_id(g.start()).into());
                 m.insert("parse_ms".into(), parse.into());
                 serde_json::to_writer_pretty(&mut *out, &m)?;

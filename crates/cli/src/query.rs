@@ -72,19 +72,45 @@ enum QueryFormat {
 }
 
 fn node_arg(g: &Icfg, id: &str) -> Result<NodeId, Failure> {
-    g.lookup(id).ok_or_else(|| Failure::input(format!("unknown node id `{id}`: no such node in the control-flow graph")))
+    g.lookup(id).ok_or_else(|| {
+        Failure::input(format!(
+            "unknown node id `{id}`: no such node in the control-flow graph"
+        ))
+    })
 }
 
 /// What a constraint of the report says, for explanations.
 fn describe(g: &Icfg, r: &Report, o: Origin, query: &str) -> String {
-    let ids = |s: &postmortem_core::NodeSet| s.nodes().iter().map(|&n| g.ext_id(n).to_string()).collect::<Vec<_>>().join("|");
+    let ids = |s: &postmortem_core::NodeSet| {
+        s.nodes()
+            .iter()
+            .map(|&n| g.ext_id(n).to_string())
+            .collect::<Vec<_>>()
+            .join("|")
+    };
     match o {
-        Origin::Crash => format!("crash: stopped at {}", r.crash.as_ref().map(ids).unwrap_or_default()),
-        Origin::Frame(i) => format!("stack[{i}]: call {} entering {}", ids(&r.stack[i].call), ids(&r.stack[i].entry)),
+        Origin::Crash => format!(
+            "crash: stopped at {}",
+            r.crash.as_ref().map(ids).unwrap_or_default()
+        ),
+        Origin::Frame(i) => format!(
+            "stack[{i}]: call {} entering {}",
+            ids(&r.stack[i].call),
+            ids(&r.stack[i].entry)
+        ),
         Origin::ObsYes(i) => format!(
             "obsYes[{i}]: {}ran {}",
-            if r.obs_yes[i].reliable { "(reliable) " } else { "" },
-            r.obs_yes[i].entries.iter().map(ids).collect::<Vec<_>>().join(" then ")
+            if r.obs_yes[i].reliable {
+                "(reliable) "
+            } else {
+                ""
+            },
+            r.obs_yes[i]
+                .entries
+                .iter()
+                .map(ids)
+                .collect::<Vec<_>>()
+                .join(" then ")
         ),
         Origin::ObsNo(i) => format!("obsNo[{i}]: {} did not run", ids(&r.obs_no[i])),
         Origin::Bursty(i) => format!("bursty[{i}]: {} bursts", r.bursty[i].bursts.len()),
@@ -97,13 +123,22 @@ pub fn run(q: QueryArgs) -> Result<(), Failure> {
     let g = &loaded.graph;
     let bad = |e: lang::QueryError| Failure::input(format!("query: {e}"));
     let (question, what) = if let Some(f) = &q.formula {
-        (Query::Language(lang::compile(g, f).map_err(bad)?), f.clone())
+        (
+            Query::Language(lang::compile(g, f).map_err(bad)?),
+            f.clone(),
+        )
     } else if let Some(r) = &q.regex {
-        (Query::Language(lang::compile_regex(g, r).map_err(bad)?), format!("regex {r}"))
+        (
+            Query::Language(lang::compile_regex(g, r).map_err(bad)?),
+            format!("regex {r}"),
+        )
     } else if let Some(n) = &q.may_run {
         (Query::MayRun(node_arg(g, n)?), format!("may {n} have run?"))
     } else if let Some(n) = &q.may_skip {
-        (Query::MaySkip(node_arg(g, n)?), format!("may {n} have been skipped?"))
+        (
+            Query::MaySkip(node_arg(g, n)?),
+            format!("may {n} have been skipped?"),
+        )
     } else {
         unreachable!("clap requires one question")
     };
@@ -115,20 +150,32 @@ pub fn run(q: QueryArgs) -> Result<(), Failure> {
     let report_possible = checked.answer == Answer::Possible
         || s.check(g, &loaded.report, None).map_err(fail)?.answer == Answer::Possible;
     let elapsed = ms(t);
-    let culprit = if report_possible { None } else { s.culprit(g, &loaded.report) };
-    let explanation = if checked.answer == Answer::Impossible && (q.explain || q.format == QueryFormat::Json) {
-        s.explain(g, &loaded.report, Some(&question))
-    } else {
+    let culprit = if report_possible {
         None
+    } else {
+        s.culprit(g, &loaded.report)
     };
-    let ids = |w: &[NodeId]| w.iter().map(|&n| g.ext_id(n).to_string()).collect::<Vec<_>>();
+    let explanation =
+        if checked.answer == Answer::Impossible && (q.explain || q.format == QueryFormat::Json) {
+            s.explain(g, &loaded.report, Some(&question))
+        } else {
+            None
+        };
+    let ids = |w: &[NodeId]| {
+        w.iter()
+            .map(|&n| g.ext_id(n).to_string())
+            .collect::<Vec<_>>()
+    };
     write_out(|out| {
         match q.format {
             QueryFormat::Text => {
                 writeln!(out, "{}", checked.answer.as_str())?;
                 writeln!(out, "question: {what}")?;
                 if let Some(c) = culprit {
-                    writeln!(out, "note: the report itself is impossible (from constraint {c} on)")?;
+                    writeln!(
+                        out,
+                        "note: the report itself is impossible (from constraint {c} on)"
+                    )?;
                 }
                 for w in &checked.weakened {
                     writeln!(out, "weakened {}: {}", w.origin, w.how)?;
@@ -140,7 +187,11 @@ pub fn run(q: QueryArgs) -> Result<(), Failure> {
                     }
                 }
                 if let Some(ex) = &explanation {
-                    writeln!(out, "explanation: these {} constraints are already impossible together:", ex.len())?;
+                    writeln!(
+                        out,
+                        "explanation: these {} constraints are already impossible together:",
+                        ex.len()
+                    )?;
                     for &o in ex {
                         writeln!(out, "  {}", describe(g, &loaded.report, o, &what))?;
                     }
@@ -173,7 +224,10 @@ pub fn run(q: QueryArgs) -> Result<(), Failure> {
         Ok(())
     })?;
     match culprit {
-        Some(c) => Err(Failure { code: 3, ..crate::analyze::infeasible(c, &q.inputs.report) }),
+        Some(c) => Err(Failure {
+            code: 3,
+            ..crate::analyze::infeasible(c, &q.inputs.report)
+        }),
         None => Ok(()),
     }
 }

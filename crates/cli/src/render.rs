@@ -42,12 +42,21 @@ pub struct OutputArgs {
     pub format: AnalyzeFormat,
     /// The directory `--format html` writes its pages to (created if
     /// needed).
-    #[arg(short = 'o', long = "output", value_name = "DIR", required_if_eq("format", "html"))]
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "DIR",
+        required_if_eq("format", "html")
+    )]
     pub output: Option<PathBuf>,
 }
 
 /// Writes an analysis in `format` (text or JSON).
-pub fn write_analysis(out: &mut dyn Write, format: Format, view: &Analysis<'_>) -> std::io::Result<()> {
+pub fn write_analysis(
+    out: &mut dyn Write,
+    format: Format,
+    view: &Analysis<'_>,
+) -> std::io::Result<()> {
     match format {
         Format::Text => output::write_text(out, view),
         Format::Json => {
@@ -70,7 +79,9 @@ pub fn write_analysis_as(
     view: &Analysis<'_>,
 ) -> std::io::Result<()> {
     if opts.output.is_some() && opts.format != AnalyzeFormat::Html {
-        eprintln!("postmortem: warning: -o is only used by --format html; writing to standard output");
+        eprintln!(
+            "postmortem: warning: -o is only used by --format html; writing to standard output"
+        );
     }
     let sources = || {
         let (s, missing) = Sources::load(view.graph, &inputs.path_map, view.labels);
@@ -85,7 +96,10 @@ pub fn write_analysis_as(
         AnalyzeFormat::Annotate => write_annotate(out, view.graph, view.labels, &sources()),
         AnalyzeFormat::Lcov => write_lcov(out, view.graph, view.labels, &inputs.path_map),
         AnalyzeFormat::Html => {
-            let dir = opts.output.clone().unwrap_or_else(|| PathBuf::from("postmortem-html"));
+            let dir = opts
+                .output
+                .clone()
+                .unwrap_or_else(|| PathBuf::from("postmortem-html"));
             let title = format!("postmortem: {} + {}", view.cfg_path, view.report_path);
             let sources = sources();
             let page = HtmlReport {

@@ -16,8 +16,9 @@ pub struct SolverArgs {
     /// exploring the product of the ICFG with one automaton per constraint.
     #[arg(long, value_enum, default_value_t = SolverName::Utl)]
     pub solver: SolverName,
-    /// fsa: give up after this many product states (answers then degrade
-    /// soundly to Maybe / the UTL answer, and the output says so).
+    /// fsa: give up after this many product states, in the contracted
+    /// product and in the full one (answers then degrade soundly to Maybe /
+    /// the UTL answer, and the output says so).
     #[arg(long, value_name = "N", default_value_t = 4_000_000)]
     pub max_states: usize,
     /// fsa: give up after this many seconds per exploration (same
@@ -43,7 +44,11 @@ impl SolverArgs {
             SolverName::Fsa => Box::new(Fsa {
                 limits: FsaLimits {
                     max_states: self.max_states,
-                    timeout: self.timeout.filter(|t| t.is_finite() && *t > 0.0).map(Duration::from_secs_f64),
+                    coarse_states: self.max_states,
+                    timeout: self
+                        .timeout
+                        .filter(|t| t.is_finite() && *t > 0.0)
+                        .map(Duration::from_secs_f64),
                     ..FsaLimits::default()
                 },
             }),

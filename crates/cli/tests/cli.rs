@@ -24,7 +24,11 @@ fn example_report() -> PathBuf {
 
 fn shared_data() -> PathBuf {
     let p = repo().join("../shared/data/pldi2017");
-    assert!(p.is_dir(), "the shared failure data is missing at {} (CI always has it)", p.display());
+    assert!(
+        p.is_dir(),
+        "the shared failure data is missing at {} (CI always has it)",
+        p.display()
+    );
     p
 }
 
@@ -45,12 +49,20 @@ fn shared_failures() -> Vec<(PathBuf, PathBuf)> {
     let mut out = Vec::new();
     let mut stack = vec![shared_data()];
     while let Some(d) = stack.pop() {
-        let entries: Vec<PathBuf> = std::fs::read_dir(&d).unwrap().map(|e| e.unwrap().path()).collect();
-        let graph = entries.iter().find(|p| p.extension().is_some_and(|x| x == "graphml")).cloned();
+        let entries: Vec<PathBuf> = std::fs::read_dir(&d)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        let graph = entries
+            .iter()
+            .find(|p| p.extension().is_some_and(|x| x == "graphml"))
+            .cloned();
         for p in entries {
             if p.is_dir() {
                 match &graph {
-                    Some(g) if p.join("data.json").is_file() => out.push((g.clone(), p.join("data.json"))),
+                    Some(g) if p.join("data.json").is_file() => {
+                        out.push((g.clone(), p.join("data.json")))
+                    }
                     _ => stack.push(p),
                 }
             }
@@ -61,47 +73,78 @@ fn shared_failures() -> Vec<(PathBuf, PathBuf)> {
 }
 
 fn ids(v: &Value) -> Vec<String> {
-    v.as_array().unwrap().iter().map(|x| x.as_str().unwrap().to_string()).collect()
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap().to_string())
+        .collect()
 }
 
 fn singles(v: Option<&Value>) -> Vec<String> {
     // A list of node-id lists: the members of one-node lists.
     v.and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(|s| s.as_array()).filter(|s| s.len() == 1).map(|s| s[0].as_str().unwrap().to_string()).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|s| s.as_array())
+                .filter(|s| s.len() == 1)
+                .map(|s| s[0].as_str().unwrap().to_string())
+                .collect()
+        })
         .unwrap_or_default()
 }
 
 #[test]
 fn every_shared_failure_satisfies_the_invariants() {
     let fails = shared_failures();
-    assert_eq!(fails.len(), 98, "expected the 98 failures of the PLDI 2017 data");
-    let mut graphs: std::collections::HashMap<PathBuf, (HashSet<String>, String)> = Default::default();
+    assert_eq!(
+        fails.len(),
+        98,
+        "expected the 98 failures of the PLDI 2017 data"
+    );
+    let mut graphs: std::collections::HashMap<PathBuf, (HashSet<String>, String)> =
+        Default::default();
     let mut maybe_total = 0;
     for (g, r) in &fails {
         let (nodes, start) = graphs
             .entry(g.clone())
             .or_insert_with(|| {
                 let icfg = postmortem_formats::graphml::read_graphml_path(g).unwrap();
-                (icfg.nodes().map(|n| icfg.ext_id(n).to_string()).collect(), icfg.ext_id(icfg.start()).to_string())
+                (
+                    icfg.nodes().map(|n| icfg.ext_id(n).to_string()).collect(),
+                    icfg.ext_id(icfg.start()).to_string(),
+                )
             })
             .clone();
         let report: Value = serde_json::from_str(&std::fs::read_to_string(r).unwrap()).unwrap();
         let mut per_mode = Vec::new();
         for stack_only in [false, true] {
             let mut cmd = bin();
-            cmd.args(["analyze", "--format", "json", "--cfg"]).arg(g).arg("--report").arg(r);
+            cmd.args(["analyze", "--format", "json", "--cfg"])
+                .arg(g)
+                .arg("--report")
+                .arg(r);
             if stack_only {
                 cmd.arg("--stack-only");
             }
             let o = run(&mut cmd);
-            assert!(o.status.success(), "{} stack_only={stack_only}: {}", r.display(), stderr(&o));
+            assert!(
+                o.status.success(),
+                "{} stack_only={stack_only}: {}",
+                r.display(),
+                stderr(&o)
+            );
             let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
             let yes: HashSet<String> = ids(&v["nodes"]["yes"]).into_iter().collect();
             let no: HashSet<String> = ids(&v["nodes"]["no"]).into_iter().collect();
             let maybe: HashSet<String> = ids(&v["nodes"]["maybe"]).into_iter().collect();
             maybe_total += maybe.len();
             // Every CFG node in exactly one set.
-            assert_eq!(yes.len() + no.len() + maybe.len(), nodes.len(), "{}", r.display());
+            assert_eq!(
+                yes.len() + no.len() + maybe.len(),
+                nodes.len(),
+                "{}",
+                r.display()
+            );
             let all: HashSet<String> = yes.iter().chain(&no).chain(&maybe).cloned().collect();
             assert_eq!(all, nodes, "{}", r.display());
             assert!(yes.contains(&start), "{}: start not Yes", r.display());
@@ -109,13 +152,22 @@ fn every_shared_failure_satisfies_the_invariants() {
             if crash.len() == 1 {
                 assert!(yes.contains(&crash[0]), "{}: crash not Yes", r.display());
             } else {
-                assert!(crash.iter().any(|c| !no.contains(c)), "{}: every crash candidate No", r.display());
+                assert!(
+                    crash.iter().any(|c| !no.contains(c)),
+                    "{}: every crash candidate No",
+                    r.display()
+                );
             }
             for f in report["stack"].as_array().into_iter().flatten() {
                 for part in ["call", "entry"] {
                     let s = ids(&f[part]);
                     if s.len() == 1 {
-                        assert!(yes.contains(&s[0]), "{}: stack node {} not Yes", r.display(), s[0]);
+                        assert!(
+                            yes.contains(&s[0]),
+                            "{}: stack node {} not Yes",
+                            r.display(),
+                            s[0]
+                        );
                     }
                 }
             }
@@ -134,7 +186,10 @@ fn every_shared_failure_satisfies_the_invariants() {
                 let mut seen = HashSet::new();
                 for k in ["yes", "no", "maybe"] {
                     for x in l[k].as_array().unwrap() {
-                        assert!(seen.insert(x.as_u64().unwrap()), "{file}: line {x} in two lists");
+                        assert!(
+                            seen.insert(x.as_u64().unwrap()),
+                            "{file}: line {x} in two lists"
+                        );
                     }
                 }
             }
@@ -142,15 +197,28 @@ fn every_shared_failure_satisfies_the_invariants() {
         }
         // More constraints never make the answer less precise.
         let (full, so) = (&per_mode[0], &per_mode[1]);
-        assert!(so.0.is_subset(&full.0), "{}: stack-only Yes not within full Yes", r.display());
-        assert!(so.1.is_subset(&full.1), "{}: stack-only No not within full No", r.display());
+        assert!(
+            so.0.is_subset(&full.0),
+            "{}: stack-only Yes not within full Yes",
+            r.display()
+        );
+        assert!(
+            so.1.is_subset(&full.1),
+            "{}: stack-only No not within full No",
+            r.display()
+        );
     }
     assert!(maybe_total > 0, "no Maybe at all: suspicious");
 }
 
 #[test]
 fn the_readme_example_runs_and_prints_a_summary() {
-    let o = run(bin().arg("analyze").arg("--cfg").arg(example_cfg()).arg("--report").arg(example_report()));
+    let o = run(bin()
+        .arg("analyze")
+        .arg("--cfg")
+        .arg(example_cfg())
+        .arg("--report")
+        .arg(example_report()));
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     for needle in ["nodes", "yes", "no", "maybe", "replace.c", "recovery"] {
@@ -160,15 +228,33 @@ fn the_readme_example_runs_and_prints_a_summary() {
 
 #[test]
 fn queries_agree_with_bulk_recovery() {
-    let o = run(bin().args(["analyze", "--format", "json", "--cfg"]).arg(example_cfg()).arg("--report").arg(example_report()));
+    let o = run(bin()
+        .args(["analyze", "--format", "json", "--cfg"])
+        .arg(example_cfg())
+        .arg("--report")
+        .arg(example_report()));
     let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
-    for (list, run_answer, skip_answer) in [("yes", "possible", "impossible"), ("no", "impossible", "possible"), ("maybe", "possible", "possible")] {
+    for (list, run_answer, skip_answer) in [
+        ("yes", "possible", "impossible"),
+        ("no", "impossible", "possible"),
+        ("maybe", "possible", "possible"),
+    ] {
         // A few nodes from each list.
         for id in ids(&v["nodes"][list]).into_iter().step_by(97).take(4) {
             for (flag, want) in [("--may-run", run_answer), ("--may-skip", skip_answer)] {
-                let o = run(bin().arg("query").arg("--cfg").arg(example_cfg()).arg("--report").arg(example_report()).args([flag, &id]));
+                let o = run(bin()
+                    .arg("query")
+                    .arg("--cfg")
+                    .arg(example_cfg())
+                    .arg("--report")
+                    .arg(example_report())
+                    .args([flag, &id]));
                 assert!(o.status.success(), "{}", stderr(&o));
-                assert_eq!(stdout(&o).lines().next(), Some(want), "{flag} {id} ({list})");
+                assert_eq!(
+                    stdout(&o).lines().next(),
+                    Some(want),
+                    "{flag} {id} ({list})"
+                );
             }
         }
     }
@@ -198,21 +284,33 @@ fn temp(name: &str, text: &str) -> PathBuf {
 
 #[test]
 fn an_impossible_report_exits_3_and_names_the_culprit() {
-    let mut report: Value = serde_json::from_str(&std::fs::read_to_string(example_report()).unwrap()).unwrap();
+    let mut report: Value =
+        serde_json::from_str(&std::fs::read_to_string(example_report()).unwrap()).unwrap();
     // Claim the crash node never ran: impossible, and the culprit is that obsNo entry.
     let crash = report["crash"][0].clone();
     let obs_no = report["obsNo"].as_array_mut().unwrap();
     obs_no.push(Value::Array(vec![crash]));
     let k = obs_no.len() - 1;
     let p = temp("impossible.json", &report.to_string());
-    let o = run(bin().arg("analyze").arg("--cfg").arg(example_cfg()).arg("--report").arg(&p));
+    let o = run(bin()
+        .arg("analyze")
+        .arg("--cfg")
+        .arg(example_cfg())
+        .arg("--report")
+        .arg(&p));
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     let err = stderr(&o);
     assert!(err.contains(&format!("obsNo[{k}]")), "{err}");
     assert!(err.contains("not a crash"), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     // The query command says impossible and exits 3 too.
-    let o = run(bin().arg("query").arg("--cfg").arg(example_cfg()).arg("--report").arg(&p).args(["--may-run", "n:-21:81"]));
+    let o = run(bin()
+        .arg("query")
+        .arg("--cfg")
+        .arg(example_cfg())
+        .arg("--report")
+        .arg(&p)
+        .args(["--may-run", "n:-21:81"]));
     assert_eq!(o.status.code(), Some(3));
     assert_eq!(stdout(&o).lines().next(), Some("impossible"));
 }
@@ -223,10 +321,34 @@ fn bad_inputs_exit_2_with_one_clear_line() {
     let bad_report = temp("bad.json", "{\"crash\": 5}");
     let empty = temp("empty.json", "");
     let cases: Vec<Vec<std::ffi::OsString>> = vec![
-        vec!["analyze".into(), "--cfg".into(), bad_graph.clone().into(), "--report".into(), example_report().into()],
-        vec!["analyze".into(), "--cfg".into(), example_cfg().into(), "--report".into(), bad_report.clone().into()],
-        vec!["analyze".into(), "--cfg".into(), example_cfg().into(), "--report".into(), empty.clone().into()],
-        vec!["analyze".into(), "--cfg".into(), "/nonexistent/x.graphml".into(), "--report".into(), example_report().into()],
+        vec![
+            "analyze".into(),
+            "--cfg".into(),
+            bad_graph.clone().into(),
+            "--report".into(),
+            example_report().into(),
+        ],
+        vec![
+            "analyze".into(),
+            "--cfg".into(),
+            example_cfg().into(),
+            "--report".into(),
+            bad_report.clone().into(),
+        ],
+        vec![
+            "analyze".into(),
+            "--cfg".into(),
+            example_cfg().into(),
+            "--report".into(),
+            empty.clone().into(),
+        ],
+        vec![
+            "analyze".into(),
+            "--cfg".into(),
+            "/nonexistent/x.graphml".into(),
+            "--report".into(),
+            example_report().into(),
+        ],
         vec![
             "query".into(),
             "--cfg".into(),
@@ -236,7 +358,12 @@ fn bad_inputs_exit_2_with_one_clear_line() {
             "--may-run".into(),
             "n:nope".into(),
         ],
-        vec!["cfg".into(), "stats".into(), "--cfg".into(), bad_graph.clone().into()],
+        vec![
+            "cfg".into(),
+            "stats".into(),
+            "--cfg".into(),
+            bad_graph.clone().into(),
+        ],
     ];
     for args in cases {
         let o = run(bin().args(&args));
@@ -250,12 +377,17 @@ fn bad_inputs_exit_2_with_one_clear_line() {
 
 #[test]
 fn cfg_stats_counts_the_graph() {
-    let o = run(bin().args(["cfg", "stats", "--format", "json", "--cfg"]).arg(example_cfg()));
+    let o = run(bin()
+        .args(["cfg", "stats", "--format", "json", "--cfg"])
+        .arg(example_cfg()));
     assert!(o.status.success(), "{}", stderr(&o));
     let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
     let g = postmortem_formats::graphml::read_graphml_path(&example_cfg()).unwrap();
     assert_eq!(v["nodes"].as_u64().unwrap() as usize, g.num_nodes());
-    assert_eq!(v["functions"].as_u64().unwrap() as usize, g.functions().len());
+    assert_eq!(
+        v["functions"].as_u64().unwrap() as usize,
+        g.functions().len()
+    );
     assert!(v["call_sites"].as_u64().unwrap() > 0);
 }
 
@@ -264,12 +396,21 @@ fn fsa_equals_utl_on_every_shared_failure() {
     for (g, r) in shared_failures() {
         for stack_only in [false, true] {
             let mut cmd = bin();
-            cmd.args(["analyze", "--compare", "utl,fsa", "--expect", "eq", "--cfg"]).arg(&g).arg("--report").arg(&r);
+            cmd.args(["analyze", "--compare", "utl,fsa", "--expect", "eq", "--cfg"])
+                .arg(&g)
+                .arg("--report")
+                .arg(&r);
             if stack_only {
                 cmd.arg("--stack-only");
             }
             let o = run(&mut cmd);
-            assert!(o.status.success(), "{} stack_only={stack_only}: {}{}", r.display(), stdout(&o), stderr(&o));
+            assert!(
+                o.status.success(),
+                "{} stack_only={stack_only}: {}{}",
+                r.display(),
+                stdout(&o),
+                stderr(&o)
+            );
             assert!(stdout(&o).contains("ok: utl eq fsa"), "{}", stdout(&o));
         }
     }
@@ -281,18 +422,35 @@ fn compare_reports_a_violation_with_exit_4() {
     // start surely ran, so x did not. FSA knows it; UTL must drop the
     // ambiguous set. So fsa is strictly more precise than utl here. (Pick
     // an x whose product stays small: see the FSA limits in the README.)
-    let o = run(bin().args(["analyze", "--format", "json", "--cfg"]).arg(example_cfg()).arg("--report").arg(example_report()));
+    let o = run(bin()
+        .args(["analyze", "--format", "json", "--cfg"])
+        .arg(example_cfg())
+        .arg("--report")
+        .arg(example_report()));
     let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
     let g = postmortem_formats::graphml::read_graphml_path(&example_cfg()).unwrap();
     let start = g.ext_id(g.start()).to_string();
-    let base: Value = serde_json::from_str(&std::fs::read_to_string(example_report()).unwrap()).unwrap();
+    let base: Value =
+        serde_json::from_str(&std::fs::read_to_string(example_report()).unwrap()).unwrap();
     let mut chosen = None;
     for x in ids(&v["nodes"]["maybe"]).into_iter().step_by(7) {
         let mut report = base.clone();
-        report["obsNo"].as_array_mut().unwrap().push(serde_json::json!([x, start]));
+        report["obsNo"]
+            .as_array_mut()
+            .unwrap()
+            .push(serde_json::json!([x, start]));
         let p = temp("ambiguous.json", &report.to_string());
         let o = run(bin()
-            .args(["analyze", "--solver", "fsa", "--max-states", "200000", "--format", "json", "--cfg"])
+            .args([
+                "analyze",
+                "--solver",
+                "fsa",
+                "--max-states",
+                "200000",
+                "--format",
+                "json",
+                "--cfg",
+            ])
             .arg(example_cfg())
             .arg("--report")
             .arg(&p));
@@ -303,19 +461,47 @@ fn compare_reports_a_violation_with_exit_4() {
         }
     }
     let (x, p) = chosen.expect("some Maybe node becomes No under fsa");
-    let o = run(bin().args(["analyze", "--compare", "fsa,utl", "--expect", "gt", "--cfg"]).arg(example_cfg()).arg("--report").arg(&p));
+    let o = run(bin()
+        .args(["analyze", "--compare", "fsa,utl", "--expect", "gt", "--cfg"])
+        .arg(example_cfg())
+        .arg("--report")
+        .arg(&p));
     assert!(o.status.success(), "{}", stderr(&o));
-    let o = run(bin().args(["analyze", "--compare", "utl,fsa", "--expect", "eq", "--cfg"]).arg(example_cfg()).arg("--report").arg(&p));
-    assert!(stderr(&o).contains(&x) || stderr(&o).contains("first differing node"), "{}", stderr(&o));
+    let o = run(bin()
+        .args(["analyze", "--compare", "utl,fsa", "--expect", "eq", "--cfg"])
+        .arg(example_cfg())
+        .arg("--report")
+        .arg(&p));
+    assert!(
+        stderr(&o).contains(&x) || stderr(&o).contains("first differing node"),
+        "{}",
+        stderr(&o)
+    );
     assert_eq!(o.status.code(), Some(4), "{}", stdout(&o));
-    assert!(stderr(&o).contains("first differing node"), "{}", stderr(&o));
-    let o = run(bin().args(["analyze", "--compare", "utl,fsa", "--expect", "gt", "--cfg"]).arg(example_cfg()).arg("--report").arg(&p));
+    assert!(
+        stderr(&o).contains("first differing node"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(bin()
+        .args(["analyze", "--compare", "utl,fsa", "--expect", "gt", "--cfg"])
+        .arg(example_cfg())
+        .arg("--report")
+        .arg(&p));
     assert_eq!(o.status.code(), Some(4));
     // And the fsa labels say x did not run.
-    let o = run(bin().args(["analyze", "--solver", "fsa", "--format", "json", "--cfg"]).arg(example_cfg()).arg("--report").arg(&p));
+    let o = run(bin()
+        .args(["analyze", "--solver", "fsa", "--format", "json", "--cfg"])
+        .arg(example_cfg())
+        .arg("--report")
+        .arg(&p));
     let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert!(ids(&v["nodes"]["no"]).contains(&x));
-    let o = run(bin().args(["analyze", "--compare", "utl", "--cfg"]).arg(example_cfg()).arg("--report").arg(&p));
+    let o = run(bin()
+        .args(["analyze", "--compare", "utl", "--cfg"])
+        .arg(example_cfg())
+        .arg("--report")
+        .arg(&p));
     assert_eq!(o.status.code(), Some(2));
 }
 
@@ -324,27 +510,63 @@ fn fsa_limits_degrade_soundly_and_say_so() {
     // An ambiguous obsNo next to the crash makes the giant component active:
     // with a tiny state limit the exact product gives up and the coarse tier
     // answers (the pure UTL fallback is tested in core).
-    let mut report: Value = serde_json::from_str(&std::fs::read_to_string(example_report()).unwrap()).unwrap();
+    let mut report: Value =
+        serde_json::from_str(&std::fs::read_to_string(example_report()).unwrap()).unwrap();
     let crash = report["crash"][0].clone();
     let no = report["obsNo"][0][0].clone();
-    report["obsNo"].as_array_mut().unwrap().push(serde_json::json!([no, crash]));
+    report["obsNo"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!([no, crash]));
     let p = temp("limited.json", &report.to_string());
-    let o = run(bin().args(["analyze", "--solver", "fsa", "--max-states", "50", "--format", "json", "--cfg"]).arg(example_cfg()).arg("--report").arg(&p));
+    let o = run(bin()
+        .args([
+            "analyze",
+            "--solver",
+            "fsa",
+            "--max-states",
+            "50",
+            "--format",
+            "json",
+            "--cfg",
+        ])
+        .arg(example_cfg())
+        .arg("--report")
+        .arg(&p));
     assert!(o.status.success(), "{}", stderr(&o));
     let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
     let weakened = v["weakened"].to_string();
-    assert!(weakened.contains("gave up") && weakened.contains("coarse tier"), "{weakened}");
+    assert!(
+        weakened.contains("gave up") && weakened.contains("coarse tier"),
+        "{weakened}"
+    );
     // Never less precise than UTL (which is sound for the full report).
-    let o = run(bin().args(["analyze", "--format", "json", "--cfg"]).arg(example_cfg()).arg("--report").arg(&p));
+    let o = run(bin()
+        .args(["analyze", "--format", "json", "--cfg"])
+        .arg(example_cfg())
+        .arg("--report")
+        .arg(&p));
     let u: Value = serde_json::from_str(&stdout(&o)).unwrap();
     for list in ["yes", "no"] {
         let mine: HashSet<String> = ids(&v["nodes"][list]).into_iter().collect();
-        assert!(ids(&u["nodes"][list]).iter().all(|x| mine.contains(x)), "utl {list} not kept");
+        assert!(
+            ids(&u["nodes"][list]).iter().all(|x| mine.contains(x)),
+            "utl {list} not kept"
+        );
     }
 
     // Single queries report that they gave up instead of guessing.
     let o = run(bin()
-        .args(["query", "--solver", "fsa", "--max-states", "5", "--regex", ".* call:getline .*", "--cfg"])
+        .args([
+            "query",
+            "--solver",
+            "fsa",
+            "--max-states",
+            "5",
+            "--regex",
+            ".* call:getline .*",
+            "--cfg",
+        ])
         .arg(example_cfg())
         .arg("--report")
         .arg(&p));
@@ -355,17 +577,34 @@ fn fsa_limits_degrade_soundly_and_say_so() {
 #[test]
 fn query_language_examples_work_with_witness_and_explanation() {
     let e = |args: &[&str]| {
-        let o = run(bin().arg("query").arg("--cfg").arg(example_cfg()).arg("--report").arg(example_report()).args(args));
+        let o = run(bin()
+            .arg("query")
+            .arg("--cfg")
+            .arg(example_cfg())
+            .arg("--report")
+            .arg(example_report())
+            .args(args));
         assert!(o.status.success(), "{args:?}: {}", stderr(&o));
         serde_json::from_str::<Value>(&stdout(&o)).unwrap()
     };
     // main surely ran: "not ran(fn:main)" is impossible, explained by the query alone.
     let v = e(&["--solver", "fsa", "--format", "json", "not ran(fn:main)"]);
     assert_eq!(v["answer"], "impossible");
-    let ex: Vec<String> = v["explanation"].as_array().unwrap().iter().map(|x| x["constraint"].as_str().unwrap().to_string()).collect();
+    let ex: Vec<String> = v["explanation"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["constraint"].as_str().unwrap().to_string())
+        .collect();
     assert_eq!(ex, vec!["query".to_string()]);
     // A possible formula has a witness that starts at main's entry and ends at the crash.
-    let v = e(&["--solver", "fsa", "--format", "json", "ran(fn:getpat) then ran(fn:makepat)"]);
+    let v = e(&[
+        "--solver",
+        "fsa",
+        "--format",
+        "json",
+        "ran(fn:getpat) then ran(fn:makepat)",
+    ]);
     assert_eq!(v["answer"], "possible");
     let w = ids(&v["witness"]);
     let g = postmortem_formats::graphml::read_graphml_path(&example_cfg()).unwrap();
@@ -373,14 +612,43 @@ fn query_language_examples_work_with_witness_and_explanation() {
     assert_eq!(w.last().map(String::as_str), Some("n:-21:81"));
     for p in w.windows(2) {
         let (a, b) = (g.lookup(&p[0]).unwrap(), g.lookup(&p[1]).unwrap());
-        assert!(g.succs(a).any(|(x, _)| x == b), "{} -> {} is not an edge", p[0], p[1]);
+        assert!(
+            g.succs(a).any(|(x, _)| x == b),
+            "{} -> {} is not an edge",
+            p[0],
+            p[1]
+        );
     }
     // Regexes and bad queries.
-    let v = e(&["--solver", "fsa", "--format", "json", "--regex", ".* call:getline (!call:makepat)* call:getline .*"]);
+    let v = e(&[
+        "--solver",
+        "fsa",
+        "--format",
+        "json",
+        "--regex",
+        ".* call:getline (!call:makepat)* call:getline .*",
+    ]);
     assert!(v["answer"] == "possible" || v["answer"] == "impossible");
-    let o = run(bin().arg("query").arg("--cfg").arg(example_cfg()).arg("--report").arg(example_report()).arg("ran(fn:nosuch)"));
+    let o = run(bin()
+        .arg("query")
+        .arg("--cfg")
+        .arg(example_cfg())
+        .arg("--report")
+        .arg(example_report())
+        .arg("ran(fn:nosuch)"));
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("nosuch"), "{}", stderr(&o));
-    let o = run(bin().arg("query").arg("--cfg").arg(example_cfg()).arg("--report").arg(example_report()).arg("not ran(fn:main)"));
-    assert_eq!(o.status.code(), Some(2), "utl refuses regular queries: {}", stderr(&o));
+    let o = run(bin()
+        .arg("query")
+        .arg("--cfg")
+        .arg(example_cfg())
+        .arg("--report")
+        .arg(example_report())
+        .arg("not ran(fn:main)"));
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "utl refuses regular queries: {}",
+        stderr(&o)
+    );
 }

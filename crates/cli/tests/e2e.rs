@@ -30,8 +30,15 @@ fn text(o: &Output) -> String {
 
 /// Fails (never skips) when a tool the example needs is missing.
 fn require(tool: &str) {
-    let ok = Command::new(tool).arg("--version").output().map(|o| o.status.success()).unwrap_or(false);
-    assert!(ok, "{tool} is required by the end-to-end tests but cannot be run (install it; see .ci/run)");
+    let ok = Command::new(tool)
+        .arg("--version")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    assert!(
+        ok,
+        "{tool} is required by the end-to-end tests but cannot be run (install it; see .ci/run)"
+    );
 }
 
 /// The directory `run.sh` writes its results to.
@@ -51,7 +58,11 @@ fn run_example() {
         .env("OUT", &dir)
         .output()
         .expect("run examples/figure1/run.sh");
-    assert!(o.status.success(), "examples/figure1/run.sh failed: {}", text(&o));
+    assert!(
+        o.status.success(),
+        "examples/figure1/run.sh failed: {}",
+        text(&o)
+    );
 }
 
 /// One run of the example, then every check on its results (they stay in
@@ -80,9 +91,17 @@ fn json(name: &str) -> Value {
 /// The line of `figure1.c` holding `marker` (exactly one).
 fn line_of(marker: &str) -> u64 {
     let src = std::fs::read_to_string(example().join("figure1.c")).unwrap();
-    let hits: Vec<u64> =
-        src.lines().enumerate().filter(|(_, l)| l.contains(marker)).map(|(i, _)| i as u64 + 1).collect();
-    assert_eq!(hits.len(), 1, "marker {marker:?} must be on exactly one line of figure1.c: {hits:?}");
+    let hits: Vec<u64> = src
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.contains(marker))
+        .map(|(i, _)| i as u64 + 1)
+        .collect();
+    assert_eq!(
+        hits.len(),
+        1,
+        "marker {marker:?} must be on exactly one line of figure1.c: {hits:?}"
+    );
     hits[0]
 }
 
@@ -92,12 +111,23 @@ fn labels(v: &Value) -> (Vec<u64>, Vec<u64>, Vec<u64>) {
     assert_eq!(files.len(), 1, "{:?}", files.keys().collect::<Vec<_>>());
     let (name, f) = files.iter().next().unwrap();
     assert!(name.ends_with("/figure1.c"), "{name}");
-    let get = |k: &str| -> Vec<u64> { f[k].as_array().unwrap().iter().map(|x| x.as_u64().unwrap()).collect() };
+    let get = |k: &str| -> Vec<u64> {
+        f[k].as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap())
+            .collect()
+    };
     (get("yes"), get("no"), get("maybe"))
 }
 
 fn node_ids(v: &Value, label: &str) -> Vec<String> {
-    v["nodes"][label].as_array().unwrap().iter().map(|x| x.as_str().unwrap().to_string()).collect()
+    v["nodes"][label]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap().to_string())
+        .collect()
 }
 
 /// Figure 1's statements, by their comments.
@@ -135,13 +165,25 @@ fn lines() -> Lines {
 
 fn the_crash_run_gives_a_gdb_backtrace_and_an_ambiguous_log() {
     let bt = read("bt.txt");
-    assert!(bt.contains("Program received signal SIGSEGV"), "not a gdb report of the crash:\n{bt}");
+    assert!(
+        bt.contains("Program received signal SIGSEGV"),
+        "not a gdb report of the crash:\n{bt}"
+    );
     let frames: Vec<&str> = bt.lines().filter(|l| l.starts_with('#')).collect();
     let l = lines();
     assert_eq!(frames.len(), 3, "{bt}");
-    assert!(frames[0].contains(" bar (") && frames[0].ends_with(&format!("figure1.c:{}", l.crash)), "{bt}");
-    assert!(frames[1].contains(" foo (") && frames[1].ends_with(&format!("figure1.c:{}", l.call_bar)), "{bt}");
-    assert!(frames[2].contains(" main (") && frames[2].ends_with(&format!("figure1.c:{}", l.call_foo)), "{bt}");
+    assert!(
+        frames[0].contains(" bar (") && frames[0].ends_with(&format!("figure1.c:{}", l.crash)),
+        "{bt}"
+    );
+    assert!(
+        frames[1].contains(" foo (") && frames[1].ends_with(&format!("figure1.c:{}", l.call_bar)),
+        "{bt}"
+    );
+    assert!(
+        frames[2].contains(" main (") && frames[2].ends_with(&format!("figure1.c:{}", l.call_foo)),
+        "{bt}"
+    );
     assert_eq!(read("out.log"), "Processed 5 items\n");
 }
 
@@ -159,37 +201,70 @@ fn the_backtrace_and_the_log_label_figure1() {
             ("foo's call of bar", l.call_bar),
             ("main's call of foo", l.call_foo),
         ] {
-            assert!(yes.contains(&line), "{name}: {what} (line {line}) is not Yes: yes {yes:?}");
+            assert!(
+                yes.contains(&line),
+                "{name}: {what} (line {line}) is not Yes: yes {yes:?}"
+            );
         }
         let yes_nodes = node_ids(&v, "yes");
         for entry in ["main:entry", "foo:entry", "bar:entry"] {
-            assert!(yes_nodes.contains(&entry.to_string()), "{name}: {entry} not Yes: {yes_nodes:?}");
+            assert!(
+                yes_nodes.contains(&entry.to_string()),
+                "{name}: {entry} not Yes: {yes_nodes:?}"
+            );
         }
         assert!(
-            yes_nodes.iter().any(|n| n.starts_with(&format!("bar:{}:", l.crash))),
+            yes_nodes
+                .iter()
+                .any(|n| n.starts_with(&format!("bar:{}:", l.crash))),
             "{name}: no crash node on line {} is Yes: {yes_nodes:?}",
             l.crash
         );
         // Ruled out by the stack: foo's early return (foo went on to call
         // bar), bar returning, and statement E after the call of foo.
-        for (what, line) in [("foo's early return", l.early), ("bar's return", l.bar_return), ("E", l.e)] {
-            assert!(no.contains(&line), "{name}: {what} (line {line}) is not No: no {no:?}");
+        for (what, line) in [
+            ("foo's early return", l.early),
+            ("bar's return", l.bar_return),
+            ("E", l.e),
+        ] {
+            assert!(
+                no.contains(&line),
+                "{name}: {what} (line {line}) is not No: no {no:?}"
+            );
         }
         // The log line fits both printf calls: which one ran is unknown.
-        assert!(maybe.contains(&l.b) && maybe.contains(&l.c), "{name}: B and C must be Maybe: {maybe:?}");
+        assert!(
+            maybe.contains(&l.b) && maybe.contains(&l.c),
+            "{name}: B and C must be Maybe: {maybe:?}"
+        );
     }
 
     // "B or C ran" rules out the silent third branch X, but only the FSA
     // solver can say so; UTL drops the disjunction and lists it.
     let fsa = json("analysis-fsa.json");
     let utl = json("analysis-utl.json");
-    assert!(labels(&fsa).1.contains(&l.x), "fsa: X (line {}) is not No", l.x);
-    assert!(labels(&utl).2.contains(&l.x), "utl: X (line {}) is not Maybe", l.x);
-    assert_eq!(fsa["weakened"], serde_json::json!([]), "fsa weakened something");
+    assert!(
+        labels(&fsa).1.contains(&l.x),
+        "fsa: X (line {}) is not No",
+        l.x
+    );
+    assert!(
+        labels(&utl).2.contains(&l.x),
+        "utl: X (line {}) is not Maybe",
+        l.x
+    );
+    assert_eq!(
+        fsa["weakened"],
+        serde_json::json!([]),
+        "fsa weakened something"
+    );
     let weakened = utl["weakened"].as_array().unwrap();
     assert_eq!(weakened.len(), 1, "{weakened:?}");
     assert_eq!(weakened[0]["constraint"], "obsYes[0]");
-    assert!(weakened[0]["how"].as_str().unwrap().contains("disjunction"), "{weakened:?}");
+    assert!(
+        weakened[0]["how"].as_str().unwrap().contains("disjunction"),
+        "{weakened:?}"
+    );
 }
 
 fn fsa_is_strictly_more_precise_than_utl_here() {
@@ -199,13 +274,29 @@ fn fsa_is_strictly_more_precise_than_utl_here() {
     // And not the other way round: utl is not at least as precise.
     let o = Command::new(bin())
         .current_dir(results())
-        .args(["analyze", "--cfg", "figure1.bc", "--backtrace", "bt.txt", "--log", "out.log"])
+        .args([
+            "analyze",
+            "--cfg",
+            "figure1.bc",
+            "--backtrace",
+            "bt.txt",
+            "--log",
+            "out.log",
+        ])
         .args(["--compare", "utl,fsa", "--expect", "gt"])
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(4), "{}", text(&o));
-    assert!(String::from_utf8_lossy(&o.stdout).contains("violated: utl gt fsa"), "{}", text(&o));
-    assert!(String::from_utf8_lossy(&o.stderr).contains(&format!("main:{}:", lines().x)), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("violated: utl gt fsa"),
+        "{}",
+        text(&o)
+    );
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains(&format!("main:{}:", lines().x)),
+        "{}",
+        text(&o)
+    );
 }
 
 fn text_and_annotate_outputs() {
@@ -219,7 +310,12 @@ fn text_and_annotate_outputs() {
     let mark = |line: u64| -> String {
         let row = ann
             .lines()
-            .find(|r| r.split(':').nth(1).map(|n| n.trim() == line.to_string()).unwrap_or(false))
+            .find(|r| {
+                r.split(':')
+                    .nth(1)
+                    .map(|n| n.trim() == line.to_string())
+                    .unwrap_or(false)
+            })
             .unwrap_or_else(|| panic!("no annotated line {line}:\n{ann}"));
         row.split(':').next().unwrap().trim().to_string()
     };
@@ -264,8 +360,12 @@ fn html_report_links_the_file_page() {
         .collect();
     assert!(!pages.is_empty(), "index.html links no file page:\n{index}");
     for p in &pages {
-        let page = std::fs::read_to_string(dir.join(p)).unwrap_or_else(|e| panic!("linked page {p}: {e}"));
+        let page =
+            std::fs::read_to_string(dir.join(p)).unwrap_or_else(|e| panic!("linked page {p}: {e}"));
         assert!(page.contains("figure1.c"), "{p}");
-        assert!(page.contains("Processed %d items"), "{p} does not show the source");
+        assert!(
+            page.contains("Processed %d items"),
+            "{p} does not show the source"
+        );
     }
 }

@@ -45,7 +45,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/e2e").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/e2e")
+        .join(name)
 }
 
 fn show(o: &Output) -> String {
@@ -65,13 +67,21 @@ fn sh(dir: &Path, program: &str, args: &[&str]) -> Output {
         .stdin(Stdio::null())
         .output()
         .unwrap_or_else(|e| panic!("cannot run {program} (is it installed? see .ci/run): {e}"));
-    assert!(o.status.success(), "{program} {args:?} failed: {}", show(&o));
+    assert!(
+        o.status.success(),
+        "{program} {args:?} failed: {}",
+        show(&o)
+    );
     o
 }
 
 fn require(tool: &str) {
     // `--help`: llvm-profdata-14 --version exits 1.
-    let ok = Command::new(tool).arg("--help").output().map(|o| o.status.success()).unwrap_or(false);
+    let ok = Command::new(tool)
+        .arg("--help")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
     assert!(ok, "{tool} is required by the end-to-end soundness tests but cannot be run (install it; see .ci/run)");
 }
 
@@ -87,17 +97,34 @@ struct Frame {
 fn program_frames(bt: &str, file: &str) -> Vec<Frame> {
     let mut frames = Vec::new();
     for l in bt.lines() {
-        let Some(rest) = l.strip_prefix('#') else { continue };
-        let Some((_, rest)) = rest.split_once(' ') else { continue };
+        let Some(rest) = l.strip_prefix('#') else {
+            continue;
+        };
+        let Some((_, rest)) = rest.split_once(' ') else {
+            continue;
+        };
         let rest = rest.trim_start();
-        let rest = if rest.starts_with("0x") { rest.split_once(" in ").map(|x| x.1).unwrap_or("") } else { rest };
-        let Some(func) = rest.split(" (").next() else { continue };
-        let Some((_, at)) = rest.rsplit_once(" at ") else { continue };
-        let Some((path, line)) = at.trim().rsplit_once(':') else { continue };
+        let rest = if rest.starts_with("0x") {
+            rest.split_once(" in ").map(|x| x.1).unwrap_or("")
+        } else {
+            rest
+        };
+        let Some(func) = rest.split(" (").next() else {
+            continue;
+        };
+        let Some((_, at)) = rest.rsplit_once(" at ") else {
+            continue;
+        };
+        let Some((path, line)) = at.trim().rsplit_once(':') else {
+            continue;
+        };
         if Path::new(path).file_name().and_then(|n| n.to_str()) != Some(file) {
             continue;
         }
-        frames.push(Frame { func: func.trim().to_string(), line: line.parse().unwrap() });
+        frames.push(Frame {
+            func: func.trim().to_string(),
+            line: line.parse().unwrap(),
+        });
     }
     frames
 }
@@ -137,7 +164,10 @@ fn line_counts(segments: &[Value]) -> BTreeMap<u64, u64> {
         let on_line = &segs[start..i];
         let starts_region = |s: &&Seg| !s.gap && s.has_count && s.entry;
         let regions = on_line.iter().filter(starts_region).count();
-        let skipped = on_line.first().map(|s| !s.has_count && s.entry).unwrap_or(false);
+        let skipped = on_line
+            .first()
+            .map(|s| !s.has_count && s.entry)
+            .unwrap_or(false);
         let mapped = !skipped && (wrapped.map(|w| w.has_count).unwrap_or(false) || regions > 0);
         if mapped {
             let mut count = wrapped.map(|w| w.count).unwrap_or(0);
@@ -159,15 +189,22 @@ fn shown_counts(text: &str) -> BTreeMap<u64, u64> {
     let mut out = BTreeMap::new();
     for l in text.lines() {
         let mut parts = l.splitn(3, '|');
-        let (Some(line), Some(count)) = (parts.next(), parts.next()) else { continue };
-        let (Ok(line), count) = (line.trim().parse::<u64>(), count.trim()) else { continue };
+        let (Some(line), Some(count)) = (parts.next(), parts.next()) else {
+            continue;
+        };
+        let (Ok(line), count) = (line.trim().parse::<u64>(), count.trim()) else {
+            continue;
+        };
         if count.is_empty() {
             continue;
         }
         if let Ok(n) = count.parse() {
             out.insert(line, n);
         } else {
-            assert!(count.ends_with(['k', 'M', 'G']), "llvm-cov show count {count:?} in {l:?}");
+            assert!(
+                count.ends_with(['k', 'M', 'G']),
+                "llvm-cov show count {count:?} in {l:?}"
+            );
         }
     }
     out
@@ -191,7 +228,11 @@ enum Ran {
 impl Truth {
     fn ran(&self, line: u64) -> Ran {
         let Some(c) = self.counts.get(&line) else {
-            return if self.frame_lines.contains(&line) { Ran::Yes } else { Ran::Unmapped };
+            return if self.frame_lines.contains(&line) {
+                Ran::Yes
+            } else {
+                Ran::Unmapped
+            };
         };
         let k = self.active.get(&line).copied().unwrap_or(0);
         if self.frame_lines.contains(&line) || *c > k {
@@ -220,7 +261,11 @@ fn check(case: &Case) {
     for tool in ["clang-14", "gdb", "llvm-profdata-14", "llvm-cov-14"] {
         require(tool);
     }
-    let dir = std::env::temp_dir().join(format!("pm-e2e-soundness-{}-{}", case.name, std::process::id()));
+    let dir = std::env::temp_dir().join(format!(
+        "pm-e2e-soundness-{}-{}",
+        case.name,
+        std::process::id()
+    ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let src = format!("{}.c", case.name);
@@ -229,10 +274,34 @@ fn check(case: &Case) {
 
     // Build: the IR for the graph, the program with coverage.
     let bc = format!("{}.bc", case.name);
-    sh(&dir, "clang-14", &["-g", "-O0", "-emit-llvm", "-c", &src, "-o", &bc]);
-    sh(&dir, "clang-14", &["-g", "-O0", "-c", "flush_profile.c", "-o", "flush_profile.o"]);
-    let cov_flags = ["-g", "-O0", "-fprofile-instr-generate", "-fcoverage-mapping"];
-    sh(&dir, "clang-14", &[&cov_flags[..], &[&src, "flush_profile.o", "-o", case.name]].concat());
+    sh(
+        &dir,
+        "clang-14",
+        &["-g", "-O0", "-emit-llvm", "-c", &src, "-o", &bc],
+    );
+    sh(
+        &dir,
+        "clang-14",
+        &[
+            "-g",
+            "-O0",
+            "-c",
+            "flush_profile.c",
+            "-o",
+            "flush_profile.o",
+        ],
+    );
+    let cov_flags = [
+        "-g",
+        "-O0",
+        "-fprofile-instr-generate",
+        "-fcoverage-mapping",
+    ];
+    sh(
+        &dir,
+        "clang-14",
+        &[&cov_flags[..], &[&src, "flush_profile.o", "-o", case.name]].concat(),
+    );
 
     // Run to the crash under gdb: backtrace, log and profile of one run.
     let quoted: Vec<String> = case.args.iter().map(|a| format!("'{a}'")).collect();
@@ -241,23 +310,61 @@ fn check(case: &Case) {
     let gdb = Command::new("gdb")
         .current_dir(&dir)
         .env("LLVM_PROFILE_FILE", &profraw)
-        .args(["-nx", "-batch", "-iex", "set debuginfod enabled off", "-ex", &run, "-ex", "bt", "-ex", "continue"])
+        .args([
+            "-nx",
+            "-batch",
+            "-iex",
+            "set debuginfod enabled off",
+            "-ex",
+            &run,
+            "-ex",
+            "bt",
+            "-ex",
+            "continue",
+        ])
         .arg(format!("./{}", case.name))
         .stdin(Stdio::null())
         .output()
         .expect("run gdb");
-    let bt = String::from_utf8_lossy(&gdb.stdout).to_string() + &String::from_utf8_lossy(&gdb.stderr);
+    let bt =
+        String::from_utf8_lossy(&gdb.stdout).to_string() + &String::from_utf8_lossy(&gdb.stderr);
     std::fs::write(dir.join("bt.txt"), &bt).unwrap();
     let frames = program_frames(&bt, &src);
-    assert_eq!(frames.len(), case.depth, "{}: unexpected backtrace:\n{bt}", case.name);
-    assert_eq!(frames[0].func, case.crash_in, "{}: crashed elsewhere:\n{bt}", case.name);
+    assert_eq!(
+        frames.len(),
+        case.depth,
+        "{}: unexpected backtrace:\n{bt}",
+        case.name
+    );
+    assert_eq!(
+        frames[0].func, case.crash_in,
+        "{}: crashed elsewhere:\n{bt}",
+        case.name
+    );
     assert_eq!(frames.last().unwrap().func, "main", "{bt}");
-    assert!(profraw.exists(), "{}: no profile written at the crash (gdb: {bt})", case.name);
+    assert!(
+        profraw.exists(),
+        "{}: no profile written at the crash (gdb: {bt})",
+        case.name
+    );
 
     // The truth: llvm-cov line counts.
-    sh(&dir, "llvm-profdata-14", &["merge", "-o", "prog.profdata", profraw.to_str().unwrap()]);
+    sh(
+        &dir,
+        "llvm-profdata-14",
+        &["merge", "-o", "prog.profdata", profraw.to_str().unwrap()],
+    );
     let bin = format!("./{}", case.name);
-    let export = sh(&dir, "llvm-cov-14", &["export", "-format=text", "-instr-profile=prog.profdata", &bin]);
+    let export = sh(
+        &dir,
+        "llvm-cov-14",
+        &[
+            "export",
+            "-format=text",
+            "-instr-profile=prog.profdata",
+            &bin,
+        ],
+    );
     let export: Value = serde_json::from_slice(&export.stdout).unwrap();
     let cov = &export["data"][0];
     let files = cov["files"].as_array().unwrap();
@@ -265,10 +372,22 @@ fn check(case: &Case) {
     let cov_file = files[0]["filename"].as_str().unwrap().to_string();
     assert!(cov_file.ends_with(&format!("/{src}")), "{cov_file}");
     let counts = line_counts(files[0]["segments"].as_array().unwrap());
-    let shown = sh(&dir, "llvm-cov-14", &["show", "-instr-profile=prog.profdata", &bin, &src]);
+    let shown = sh(
+        &dir,
+        "llvm-cov-14",
+        &["show", "-instr-profile=prog.profdata", &bin, &src],
+    );
     let shown = shown_counts(&String::from_utf8_lossy(&shown.stdout));
-    let computed: BTreeMap<u64, u64> = counts.iter().filter(|(_, c)| **c < 1000).map(|(l, c)| (*l, *c)).collect();
-    assert_eq!(computed, shown, "{}: line counts from the export differ from llvm-cov show", case.name);
+    let computed: BTreeMap<u64, u64> = counts
+        .iter()
+        .filter(|(_, c)| **c < 1000)
+        .map(|(l, c)| (*l, *c))
+        .collect();
+    assert_eq!(
+        computed, shown,
+        "{}: line counts from the export differ from llvm-cov show",
+        case.name
+    );
 
     let mut per_func: HashMap<&str, u64> = HashMap::new();
     for f in &frames {
@@ -278,7 +397,9 @@ fn check(case: &Case) {
     for func in cov["functions"].as_array().unwrap() {
         let name = func["name"].as_str().unwrap();
         let name = name.rsplit(':').next().unwrap(); // `file.c:f` for static functions
-        let Some(&k) = per_func.get(name) else { continue };
+        let Some(&k) = per_func.get(name) else {
+            continue;
+        };
         let code: Vec<&Vec<Value>> = func["regions"]
             .as_array()
             .unwrap()
@@ -294,23 +415,39 @@ fn check(case: &Case) {
     }
     let frame_lines: BTreeSet<u64> = frames.iter().map(|f| f.line).collect();
     for l in &frame_lines {
-        assert!(counts.get(l).map(|c| *c > 0).unwrap_or(false), "{}: frame line {l} has no count", case.name);
+        assert!(
+            counts.get(l).map(|c| *c > 0).unwrap_or(false),
+            "{}: frame line {l} has no count",
+            case.name
+        );
     }
-    let truth = Truth { counts, active, frame_lines };
+    let truth = Truth {
+        counts,
+        active,
+        frame_lines,
+    };
 
     // The analyses.
     let pm = env!("CARGO_BIN_EXE_postmortem");
-    let failure: Vec<Vec<&str>> =
-        vec![vec!["--backtrace", "bt.txt"], vec!["--backtrace", "bt.txt", "--log", "out.log"]];
+    let failure: Vec<Vec<&str>> = vec![
+        vec!["--backtrace", "bt.txt"],
+        vec!["--backtrace", "bt.txt", "--log", "out.log"],
+    ];
     let log = std::fs::read_to_string(dir.join("out.log")).unwrap();
-    assert!(!log.trim().is_empty(), "{}: the program printed nothing before its crash", case.name);
+    assert!(
+        !log.trim().is_empty(),
+        "{}: the program printed nothing before its crash",
+        case.name
+    );
     let mut summary = Vec::new();
     for inputs in &failure {
         for solver in ["utl", "fsa"] {
             let what = format!("{} {} --solver {solver}", case.name, inputs.join(" "));
             let o = Command::new(pm)
                 .current_dir(&dir)
-                .args(["analyze", "--cfg", &bc, "--format", "json", "--solver", solver])
+                .args([
+                    "analyze", "--cfg", &bc, "--format", "json", "--solver", solver,
+                ])
                 .args(inputs)
                 .output()
                 .unwrap();
@@ -319,20 +456,34 @@ fn check(case: &Case) {
             assert!(!err.contains("warning"), "{what}: {err}");
             let v: Value = serde_json::from_slice(&o.stdout).unwrap();
             let lines = v["lines"].as_object().unwrap();
-            assert_eq!(lines.len(), 1, "{what}: {:?}", lines.keys().collect::<Vec<_>>());
+            assert_eq!(
+                lines.len(),
+                1,
+                "{what}: {:?}",
+                lines.keys().collect::<Vec<_>>()
+            );
             let (file, labels) = lines.iter().next().unwrap();
             assert_eq!(
                 std::fs::canonicalize(file).unwrap(),
                 std::fs::canonicalize(&cov_file).unwrap(),
                 "{what}: the graph's file is not llvm-cov's"
             );
-            let get =
-                |k: &str| -> Vec<u64> { labels[k].as_array().unwrap().iter().map(|x| x.as_u64().unwrap()).collect() };
+            let get = |k: &str| -> Vec<u64> {
+                labels[k]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|x| x.as_u64().unwrap())
+                    .collect()
+            };
             let (yes, no) = (get("yes"), get("no"));
             let (mut yes_ok, mut no_ok, mut unknown, mut unmapped) = (0, 0, 0, 0);
             for &l in &yes {
                 match truth.ran(l) {
-                    Ran::No => panic!("{what}: line {l} is Yes but did not run ({:?})\n{bt}", truth.counts.get(&l)),
+                    Ran::No => panic!(
+                        "{what}: line {l} is Yes but did not run ({:?})\n{bt}",
+                        truth.counts.get(&l)
+                    ),
                     Ran::Yes => yes_ok += 1,
                     Ran::Unknown => unknown += 1,
                     Ran::Unmapped => unmapped += 1,
@@ -364,11 +515,24 @@ fn check(case: &Case) {
         }
         let o = Command::new(pm)
             .current_dir(&dir)
-            .args(["analyze", "--cfg", &bc, "--compare", "fsa,utl", "--expect", "gt"])
+            .args([
+                "analyze",
+                "--cfg",
+                &bc,
+                "--compare",
+                "fsa,utl",
+                "--expect",
+                "gt",
+            ])
             .args(inputs)
             .output()
             .unwrap();
-        assert!(o.status.success(), "{} {inputs:?}: fsa is less precise than utl: {}", case.name, show(&o));
+        assert!(
+            o.status.success(),
+            "{} {inputs:?}: fsa is less precise than utl: {}",
+            case.name,
+            show(&o)
+        );
     }
     eprintln!("{}", summary.join("\n"));
     let _ = std::fs::remove_dir_all(&dir);
@@ -376,27 +540,52 @@ fn check(case: &Case) {
 
 #[test]
 fn loops_abort_inside_a_do_while() {
-    check(&Case { name: "loops", args: &["5", "12"], crash_in: "check_row", depth: 2 });
+    check(&Case {
+        name: "loops",
+        args: &["5", "12"],
+        crash_in: "check_row",
+        depth: 2,
+    });
 }
 
 #[test]
 fn recursion_divides_by_zero_four_calls_deep() {
-    check(&Case { name: "recursion", args: &["+ 1 * 2 / 6 - 3 3"], crash_in: "apply", depth: 8 });
+    check(&Case {
+        name: "recursion",
+        args: &["+ 1 * 2 / 6 - 3 3"],
+        crash_in: "apply",
+        depth: 8,
+    });
 }
 
 #[test]
 fn function_pointers_crash_in_a_command_called_through_the_table() {
-    check(&Case { name: "fnptr", args: &["sort", "sum", "last"], crash_in: "cmd_last", depth: 3 });
+    check(&Case {
+        name: "fnptr",
+        args: &["sort", "sum", "last"],
+        crash_in: "cmd_last",
+        depth: 3,
+    });
 }
 
 #[test]
 fn early_returns_then_a_failed_assert() {
-    check(&Case { name: "early", args: &["7:alice:42", "3:bob:-1", "x", "9:carol:250"], crash_in: "store", depth: 2 });
+    check(&Case {
+        name: "early",
+        args: &["7:alice:42", "3:bob:-1", "x", "9:carol:250"],
+        crash_in: "store",
+        depth: 2,
+    });
 }
 
 #[test]
 fn switch_falls_through_and_dereferences_an_empty_stack() {
-    check(&Case { name: "switch", args: &["12+3*p.d"], crash_in: "step", depth: 3 });
+    check(&Case {
+        name: "switch",
+        args: &["12+3*p.d"],
+        crash_in: "step",
+        depth: 3,
+    });
 }
 
 #[test]

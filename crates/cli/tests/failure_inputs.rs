@@ -12,11 +12,15 @@ fn bin() -> Command {
 }
 
 fn demo(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/demo").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/demo")
+        .join(name)
 }
 
 fn bt(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../formats/tests/data").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../formats/tests/data")
+        .join(name)
 }
 
 fn run(args: &[&str]) -> Output {
@@ -36,7 +40,13 @@ fn stderr(o: &Output) -> String {
 }
 
 fn ok(o: &Output) {
-    assert!(o.status.success(), "exit {:?}\nstdout:\n{}\nstderr:\n{}", o.status.code(), stdout(o), stderr(o));
+    assert!(
+        o.status.success(),
+        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        o.status.code(),
+        stdout(o),
+        stderr(o)
+    );
 }
 
 fn json(o: &Output) -> Value {
@@ -45,7 +55,12 @@ fn json(o: &Output) -> Value {
 }
 
 fn lines(v: &Value, file: &str, label: &str) -> Vec<u64> {
-    v["lines"][file][label].as_array().unwrap().iter().map(|x| x.as_u64().unwrap()).collect()
+    v["lines"][file][label]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .collect()
 }
 
 fn temp(name: &str) -> PathBuf {
@@ -61,7 +76,15 @@ fn gdb_lldb_and_asan_backtraces_of_one_crash_agree() {
     let ll = demo("crash.ll");
     let mut results = Vec::new();
     for b in ["gdb-segv.txt", "lldb-segv.txt", "asan-segv.txt"] {
-        let o = run(&["analyze", "--cfg", s(&ll), "--backtrace", s(&bt(b)), "--format", "json"]);
+        let o = run(&[
+            "analyze",
+            "--cfg",
+            s(&ll),
+            "--backtrace",
+            s(&bt(b)),
+            "--format",
+            "json",
+        ]);
         assert!(!stderr(&o).contains("warning"), "{b}: {}", stderr(&o));
         let v = json(&o);
         let yes = lines(&v, CRASH_C, "yes");
@@ -92,11 +115,20 @@ fn a_log_adds_an_ordered_trace_and_explains_itself() {
     ]);
     ok(&o);
     let err = stderr(&o);
-    assert!(err.contains("log line 3 \"about to crash: big\": trace element 2, one of 1 call site(s)"), "{err}");
-    assert!(err.contains("/build/demo/crash.c:33 [main:33:5] in main: fprintf(\"parsed %d\\n\")"), "{err}");
+    assert!(
+        err.contains("log line 3 \"about to crash: big\": trace element 2, one of 1 call site(s)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("/build/demo/crash.c:33 [main:33:5] in main: fprintf(\"parsed %d\\n\")"),
+        "{err}"
+    );
     assert!(!err.contains("warning"), "{err}");
     let out = stdout(&o);
-    assert!(out.contains("gdb-segv.txt + ") && out.contains("crash.stderr.log"), "{out}");
+    assert!(
+        out.contains("gdb-segv.txt + ") && out.contains("crash.stderr.log"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -107,10 +139,21 @@ fn unmatched_log_lines_and_frames_are_warnings_not_errors() {
     std::fs::write(&log, "starting with 2 args\nsomething else entirely\n").unwrap();
     let bt_text = std::fs::read_to_string(bt("gdb-segv.txt"))
         .unwrap()
-        .replace("in report (n=7) at crash.c:21", "in dispatch (n=7) at other.c:5");
+        .replace(
+            "in report (n=7) at crash.c:21",
+            "in dispatch (n=7) at other.c:5",
+        );
     let b = dir.join("bt.txt");
     std::fs::write(&b, bt_text).unwrap();
-    let o = run(&["analyze", "--cfg", s(&demo("crash.ll")), "--backtrace", s(&b), "--log", s(&log)]);
+    let o = run(&[
+        "analyze",
+        "--cfg",
+        s(&demo("crash.ll")),
+        "--backtrace",
+        s(&b),
+        "--log",
+        s(&log),
+    ]);
     ok(&o);
     let err = stderr(&o);
     assert!(
@@ -118,15 +161,28 @@ fn unmatched_log_lines_and_frames_are_warnings_not_errors() {
             && err.contains("log line 2 \"something else entirely\" matches no format string"),
         "{err}"
     );
-    assert!(err.contains("frame #1 `dispatch` (other.c:5) matches no function or file of the program"), "{err}");
-    assert!(err.contains("2 stack frames left out of the stack constraint"), "{err}");
+    assert!(
+        err.contains("frame #1 `dispatch` (other.c:5) matches no function or file of the program"),
+        "{err}"
+    );
+    assert!(
+        err.contains("2 stack frames left out of the stack constraint"),
+        "{err}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn a_crash_inside_libc_is_placed_at_the_call() {
-    let o =
-        run(&["analyze", "--cfg", s(&demo("abrt.ll")), "--backtrace", s(&bt("gdb-strlen.txt")), "--format", "json"]);
+    let o = run(&[
+        "analyze",
+        "--cfg",
+        s(&demo("abrt.ll")),
+        "--backtrace",
+        s(&bt("gdb-strlen.txt")),
+        "--format",
+        "json",
+    ]);
     let err = stderr(&o);
     assert!(
         err.contains("`__strlen_evex`")
@@ -138,12 +194,31 @@ fn a_crash_inside_libc_is_placed_at_the_call() {
     assert!(yes.contains(&18) && yes.contains(&25), "{yes:?}");
     assert!(lines(&v, "/build/demo/abrt.c", "no").contains(&26));
     // The same fault under a SIGSEGV handler: the handler's frames go.
-    let o =
-        run(&["analyze", "--cfg", s(&demo("abrt.ll")), "--backtrace", s(&bt("gdb-handler.txt")), "--format", "json"]);
-    assert!(stderr(&o).contains("ran in a signal handler"), "{}", stderr(&o));
+    let o = run(&[
+        "analyze",
+        "--cfg",
+        s(&demo("abrt.ll")),
+        "--backtrace",
+        s(&bt("gdb-handler.txt")),
+        "--format",
+        "json",
+    ]);
+    assert!(
+        stderr(&o).contains("ran in a signal handler"),
+        "{}",
+        stderr(&o)
+    );
     assert_eq!(json(&o)["lines"], v["lines"]);
     // An assertion failure: raise/abort/__assert_fail are runtime frames.
-    let o = run(&["analyze", "--cfg", s(&demo("abrt.ll")), "--backtrace", s(&bt("gdb-abort.txt")), "--format", "json"]);
+    let o = run(&[
+        "analyze",
+        "--cfg",
+        s(&demo("abrt.ll")),
+        "--backtrace",
+        s(&bt("gdb-abort.txt")),
+        "--format",
+        "json",
+    ]);
     assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
     let yes = lines(&json(&o), "/build/demo/abrt.c", "yes");
     assert!(yes.contains(&13) && yes.contains(&26), "{yes:?}");
@@ -164,9 +239,20 @@ fn our_own_report_format() {
             "log": ["parsed 7"]}"#,
     )
     .unwrap();
-    let o = run(&["analyze", "--cfg", s(&demo("crash.ll")), "--report", s(&r), "--format", "json"]);
+    let o = run(&[
+        "analyze",
+        "--cfg",
+        s(&demo("crash.ll")),
+        "--report",
+        s(&r),
+        "--format",
+        "json",
+    ]);
     let err = stderr(&o);
-    assert!(err.contains("$.not_ran[1] function `no_such_function` matches nothing in the graph"), "{err}");
+    assert!(
+        err.contains("$.not_ran[1] function `no_such_function` matches nothing in the graph"),
+        "{err}"
+    );
     let v = json(&o);
     let no = lines(&v, CRASH_C, "no");
     assert!(no.contains(&29) && no.contains(&35), "{no:?}");
@@ -176,7 +262,10 @@ fn our_own_report_format() {
     let o = run(&["analyze", "--cfg", s(&demo("crash.ll")), "--report", s(&r)]);
     assert_eq!(o.status.code(), Some(2));
     let err = stderr(&o);
-    assert!(err.contains("report.json: $.stack[0].lne: unknown field"), "{err}");
+    assert!(
+        err.contains("report.json: $.stack[0].lne: unknown field"),
+        "{err}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -192,7 +281,12 @@ fn queries_take_backtraces_too() {
         s(&bt("asan-segv.txt")),
         "not ran(fn:report)",
     ]);
-    assert!(stdout(&o).starts_with("impossible"), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).starts_with("impossible"),
+        "{}{}",
+        stdout(&o),
+        stderr(&o)
+    );
     let o = run(&[
         "query",
         "--solver",
@@ -203,18 +297,40 @@ fn queries_take_backtraces_too() {
         s(&bt("asan-segv.txt")),
         "not ran(call:puts)",
     ]);
-    assert!(stdout(&o).starts_with("possible"), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).starts_with("possible"),
+        "{}{}",
+        stdout(&o),
+        stderr(&o)
+    );
 }
 
 #[test]
 fn a_crash_in_runtime_code_is_the_call_into_it() {
     // The crash sets are narrowed to the calls of `__assert_fail` and
     // `strlen` (named in the IR's call notes): skipping them is impossible.
-    for (b, callee) in [("gdb-abort.txt", "__assert_fail"), ("gdb-strlen.txt", "strlen"), ("gdb-handler.txt", "strlen")]
-    {
+    for (b, callee) in [
+        ("gdb-abort.txt", "__assert_fail"),
+        ("gdb-strlen.txt", "strlen"),
+        ("gdb-handler.txt", "strlen"),
+    ] {
         let q = format!("not ran(call:{callee})");
-        let o = run(&["query", "--solver", "fsa", "--cfg", s(&demo("abrt.ll")), "--backtrace", s(&bt(b)), &q]);
-        assert!(stdout(&o).starts_with("impossible"), "{b}: {}{}", stdout(&o), stderr(&o));
+        let o = run(&[
+            "query",
+            "--solver",
+            "fsa",
+            "--cfg",
+            s(&demo("abrt.ll")),
+            "--backtrace",
+            s(&bt(b)),
+            &q,
+        ]);
+        assert!(
+            stdout(&o).starts_with("impossible"),
+            "{b}: {}{}",
+            stdout(&o),
+            stderr(&o)
+        );
     }
 }
 
@@ -234,13 +350,35 @@ fn annotate_reads_sources_through_the_path_map() {
     ]);
     ok(&o);
     let out = stdout(&o);
-    assert!(out.starts_with("        -:    0:Source:/build/demo/crash.c\n        -:    0:Legend:Yes = "), "{out}");
-    assert!(out.contains("      Yes:   16:    p[0] = 'x';\n       No:   17:}\n         :   18:\n"), "{out}");
-    assert!(out.contains("       No:   35:    puts(\"done\");\n"), "{out}");
-    assert!(stderr(&o).is_empty() || !stderr(&o).contains("warning"), "{}", stderr(&o));
+    assert!(
+        out.starts_with(
+            "        -:    0:Source:/build/demo/crash.c\n        -:    0:Legend:Yes = "
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("      Yes:   16:    p[0] = 'x';\n       No:   17:}\n         :   18:\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("       No:   35:    puts(\"done\");\n"),
+        "{out}"
+    );
+    assert!(
+        stderr(&o).is_empty() || !stderr(&o).contains("warning"),
+        "{}",
+        stderr(&o)
+    );
     // Without the map the source is not found: a warning, labelled lines only.
-    let o =
-        run(&["analyze", "--cfg", s(&demo("crash.ll")), "--backtrace", s(&bt("gdb-segv.txt")), "--format", "annotate"]);
+    let o = run(&[
+        "analyze",
+        "--cfg",
+        s(&demo("crash.ll")),
+        "--backtrace",
+        s(&bt("gdb-segv.txt")),
+        "--format",
+        "annotate",
+    ]);
     ok(&o);
     assert!(
         stderr(&o).contains("postmortem: warning: source file /build/demo/crash.c cannot be read"),
@@ -266,10 +404,18 @@ fn lcov_encodes_maybe_as_a_partial_line() {
     ok(&o);
     let out = stdout(&o);
     assert!(out.starts_with("TN:postmortem\nSF:/src/crash.c\n"), "{out}");
-    assert!(out.contains("\nDA:16,1\n") && out.contains("\nDA:35,0\n") && out.ends_with("end_of_record\n"), "{out}");
+    assert!(
+        out.contains("\nDA:16,1\n")
+            && out.contains("\nDA:35,0\n")
+            && out.ends_with("end_of_record\n"),
+        "{out}"
+    );
     for l in out.lines().filter_map(|l| l.strip_prefix("BRDA:")) {
         let line = l.split(',').next().unwrap();
-        assert!(out.contains(&format!("\nDA:{line},1\n")), "a Maybe line is DA:{line},1: {out}");
+        assert!(
+            out.contains(&format!("\nDA:{line},1\n")),
+            "a Maybe line is DA:{line},1: {out}"
+        );
     }
 }
 
@@ -291,23 +437,39 @@ fn html_writes_a_linked_escaped_site() {
         &map,
     ]);
     ok(&o);
-    assert!(stdout(&o).contains("index.html (1 file page)"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("index.html (1 file page)"),
+        "{}",
+        stdout(&o)
+    );
     let index = std::fs::read_to_string(dir.join("index.html")).unwrap();
     assert!(index.contains("<h2>Crash stack</h2>"), "{index}");
     assert!(index.contains("call in <code>main</code> at <a href=\"file-0.html#L34\">/build/demo/crash.c:34</a> &rarr; enters <code>report</code>"), "{index}");
     assert!(
-        index.contains("<span class=\"badge\">crash</span> <code>crash</code> at <a href=\"file-0.html#L16\">"),
+        index.contains(
+            "<span class=\"badge\">crash</span> <code>crash</code> at <a href=\"file-0.html#L16\">"
+        ),
         "{index}"
     );
     assert!(!index.contains("Witness"));
     let page = std::fs::read_to_string(dir.join("file-0.html")).unwrap();
     assert!(page.contains("<tr id=\"L21\" class=\"y\">"), "{page}");
     assert!(page.contains("crash(&quot;big&quot;);"), "{page}");
-    assert!(page.contains("<style>") && !page.contains("<script") && !page.contains("http"), "self-contained");
+    assert!(
+        page.contains("<style>") && !page.contains("<script") && !page.contains("http"),
+        "self-contained"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
     // html needs -o.
-    let o =
-        run(&["analyze", "--cfg", s(&demo("crash.ll")), "--backtrace", s(&bt("asan-segv.txt")), "--format", "html"]);
+    let o = run(&[
+        "analyze",
+        "--cfg",
+        s(&demo("crash.ll")),
+        "--backtrace",
+        s(&bt("asan-segv.txt")),
+        "--format",
+        "html",
+    ]);
     assert_eq!(o.status.code(), Some(2));
 }
 
@@ -315,24 +477,54 @@ fn html_writes_a_linked_escaped_site() {
 fn usage_errors_exit_2() {
     let ll = demo("crash.ll");
     // Neither --report nor --backtrace.
-    let o = run(&["analyze", "--cfg", s(&ll), "--log", s(&demo("crash.stderr.log"))]);
+    let o = run(&[
+        "analyze",
+        "--cfg",
+        s(&ll),
+        "--log",
+        s(&demo("crash.stderr.log")),
+    ]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     // A malformed path map.
-    let o = run(&["analyze", "--cfg", s(&ll), "--backtrace", s(&bt("gdb-segv.txt")), "--path-map", "nothing"]);
+    let o = run(&[
+        "analyze",
+        "--cfg",
+        s(&ll),
+        "--backtrace",
+        s(&bt("gdb-segv.txt")),
+        "--path-map",
+        "nothing",
+    ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("FROM=TO"), "{}", stderr(&o));
     // Not a backtrace: one line naming the file.
-    let o = run(&["analyze", "--cfg", s(&ll), "--backtrace", s(&demo("crash.c"))]);
+    let o = run(&[
+        "analyze",
+        "--cfg",
+        s(&ll),
+        "--backtrace",
+        s(&demo("crash.c")),
+    ]);
     assert_eq!(o.status.code(), Some(2));
     let err = stderr(&o);
     assert_eq!(
-        err.lines().filter(|l| l.starts_with("postmortem: ") && !l.starts_with("postmortem: note")).count(),
+        err.lines()
+            .filter(|l| l.starts_with("postmortem: ") && !l.starts_with("postmortem: note"))
+            .count(),
         1,
         "{err}"
     );
     assert!(err.contains("crash.c: no stack frame found"), "{err}");
     // A missing log.
-    let o = run(&["analyze", "--cfg", s(&ll), "--backtrace", s(&bt("gdb-segv.txt")), "--log", "/nonexistent/log"]);
+    let o = run(&[
+        "analyze",
+        "--cfg",
+        s(&ll),
+        "--backtrace",
+        s(&bt("gdb-segv.txt")),
+        "--log",
+        "/nonexistent/log",
+    ]);
     assert_eq!(o.status.code(), Some(2));
 }
 

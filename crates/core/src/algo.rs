@@ -17,7 +17,12 @@ pub const NONE: u32 = u32::MAX;
 
 /// Marks in `seen` every vertex reachable from `sources` in `g` through
 /// vertices for which `allowed` holds (sources included only if allowed).
-pub fn reach(g: &Csr, sources: impl IntoIterator<Item = u32>, allowed: impl Fn(u32) -> bool, seen: &mut BitSet) {
+pub fn reach(
+    g: &Csr,
+    sources: impl IntoIterator<Item = u32>,
+    allowed: impl Fn(u32) -> bool,
+    seen: &mut BitSet,
+) {
     let mut queue: Vec<u32> = Vec::new();
     for s in sources {
         if allowed(s) && seen.insert(s as usize) {
@@ -142,12 +147,19 @@ impl Sccs {
             let m = &members[member_start[c] as usize..member_start[c + 1] as usize];
             trivial[c] = m.len() == 1 && !g.succs(m[0]).contains(&m[0]);
         }
-        Sccs { comp, count, trivial, members, member_start }
+        Sccs {
+            comp,
+            count,
+            trivial,
+            members,
+            member_start,
+        }
     }
 
     /// The members of component `c`.
     pub fn members_of(&self, c: u32) -> &[u32] {
-        &self.members[self.member_start[c as usize] as usize..self.member_start[c as usize + 1] as usize]
+        &self.members
+            [self.member_start[c as usize] as usize..self.member_start[c as usize + 1] as usize]
     }
 }
 
@@ -204,7 +216,11 @@ pub fn dominators(g: &Csr, preds: &Csr, root: u32, inside: impl Fn(u32) -> bool)
                 if post_num[p as usize] == NONE || idom[p as usize] == NONE {
                     continue;
                 }
-                new_idom = if new_idom == NONE { p } else { intersect(&idom, p, new_idom) };
+                new_idom = if new_idom == NONE {
+                    p
+                } else {
+                    intersect(&idom, p, new_idom)
+                };
             }
             if new_idom != idom[v as usize] {
                 idom[v as usize] = new_idom;

@@ -89,7 +89,10 @@ pub struct BitSet {
 impl BitSet {
     /// An empty set able to hold `0..len`.
     pub fn new(len: usize) -> BitSet {
-        BitSet { words: vec![0; len.div_ceil(64)], len }
+        BitSet {
+            words: vec![0; len.div_ceil(64)],
+            len,
+        }
     }
     /// Capacity (exclusive upper bound of members).
     pub fn capacity(&self) -> usize {

@@ -291,7 +291,12 @@ impl IcfgBuilder {
             return f;
         }
         let f = FuncId::new(self.functions.len());
-        self.functions.push(Function { name: name.into(), file: None, entry: None, exit: None });
+        self.functions.push(Function {
+            name: name.into(),
+            file: None,
+            entry: None,
+            exit: None,
+        });
         self.func_lookup.insert(name.into(), f);
         f
     }
@@ -431,7 +436,8 @@ impl IcfgBuilder {
         }
         // Return sites: the flow successors of every call site with a callee.
         let mut return_sites: Vec<(u32, u32)> = Vec::new();
-        let mut edges: Vec<(u32, u32, EdgeKind)> = Vec::with_capacity(self.flow.len() + 2 * self.calls.len());
+        let mut edges: Vec<(u32, u32, EdgeKind)> =
+            Vec::with_capacity(self.flow.len() + 2 * self.calls.len());
         for &(a, b) in &self.flow {
             if has_callee[a as usize] {
                 return_sites.push((a, b));
@@ -468,15 +474,21 @@ impl IcfgBuilder {
         let start = match self.start {
             Some(s) => s,
             None => {
-                let main = self.func_lookup.get("main").and_then(|&f| self.functions[f.index()].entry);
+                let main = self
+                    .func_lookup
+                    .get("main")
+                    .and_then(|&f| self.functions[f.index()].entry);
                 match main {
                     Some(m) => m,
                     None => {
-                        let entries: Vec<_> = self.functions.iter().filter_map(|f| f.entry).collect();
+                        let entries: Vec<_> =
+                            self.functions.iter().filter_map(|f| f.entry).collect();
                         if entries.len() == 1 {
                             entries[0]
                         } else {
-                            return Err(BuildError::NoStart { entries: entries.len() });
+                            return Err(BuildError::NoStart {
+                                entries: entries.len(),
+                            });
                         }
                     }
                 }
@@ -557,7 +569,10 @@ impl Icfg {
     }
     /// What the front-end recorded about a call site, if anything.
     pub fn call_note(&self, site: NodeId) -> Option<&CallNote> {
-        self.call_notes.binary_search_by_key(&site.0, |x| x.0).ok().map(|i| &self.call_notes[i].1)
+        self.call_notes
+            .binary_search_by_key(&site.0, |x| x.0)
+            .ok()
+            .map(|i| &self.call_notes[i].1)
     }
     /// All call sites with a [`CallNote`].
     pub fn call_notes(&self) -> impl Iterator<Item = (NodeId, &CallNote)> + '_ {
@@ -569,7 +584,9 @@ impl Icfg {
     }
     /// The in-program callees of a call site (targets of its call edges).
     pub fn callees(&self, site: NodeId) -> impl Iterator<Item = FuncId> + '_ {
-        self.succs(site).filter(|e| e.1 == EdgeKind::Call).map(|(e, _)| self.func_of(e))
+        self.succs(site)
+            .filter(|e| e.1 == EdgeKind::Call)
+            .map(|(e, _)| self.func_of(e))
     }
     /// Number of nodes.
     pub fn num_nodes(&self) -> usize {
@@ -606,7 +623,11 @@ impl Icfg {
     /// The source lines of a node (possibly none).
     pub fn lines(&self, n: NodeId) -> &[u32] {
         let i = n.index();
-        let start = if i == 0 { 0 } else { self.line_ends[i - 1] as usize };
+        let start = if i == 0 {
+            0
+        } else {
+            self.line_ends[i - 1] as usize
+        };
         &self.lines[start..self.line_ends[i] as usize]
     }
     /// The source file of a node (its function's file).
@@ -636,12 +657,20 @@ impl Icfg {
     /// Successors with the kind of each edge.
     pub fn succs(&self, n: NodeId) -> impl ExactSizeIterator<Item = (NodeId, EdgeKind)> + '_ {
         let r = self.succ.edge_range(n.0);
-        self.succ.succs(n.0).iter().zip(&self.succ_kind[r]).map(|(&t, &k)| (NodeId(t), k))
+        self.succ
+            .succs(n.0)
+            .iter()
+            .zip(&self.succ_kind[r])
+            .map(|(&t, &k)| (NodeId(t), k))
     }
     /// Predecessors with the kind of each edge.
     pub fn preds(&self, n: NodeId) -> impl ExactSizeIterator<Item = (NodeId, EdgeKind)> + '_ {
         let r = self.pred.edge_range(n.0);
-        self.pred.succs(n.0).iter().zip(&self.pred_kind[r]).map(|(&t, &k)| (NodeId(t), k))
+        self.pred
+            .succs(n.0)
+            .iter()
+            .zip(&self.pred_kind[r])
+            .map(|(&t, &k)| (NodeId(t), k))
     }
     /// The forward adjacency as raw CSR (for the solvers).
     pub fn succ_csr(&self) -> &Csr {
@@ -657,7 +686,10 @@ impl Icfg {
     }
     /// Number of call sites (nodes of kind [`NodeKind::CallSite`]).
     pub fn num_call_sites(&self) -> usize {
-        self.kinds.iter().filter(|&&k| k == NodeKind::CallSite).count()
+        self.kinds
+            .iter()
+            .filter(|&&k| k == NodeKind::CallSite)
+            .count()
     }
     /// Approximate heap bytes held by the graph.
     pub fn heap_bytes(&self) -> usize {
@@ -790,7 +822,13 @@ impl CacheWriter {
         self.u32s(ends.iter().copied());
     }
     fn csr(&mut self, g: &Csr, n: usize) {
-        self.u32s((0..=n).map(|v| if v == 0 { 0 } else { g.edge_range(v as u32 - 1).end as u32 }));
+        self.u32s((0..=n).map(|v| {
+            if v == 0 {
+                0
+            } else {
+                g.edge_range(v as u32 - 1).end as u32
+            }
+        }));
         self.u32s((0..n).flat_map(|v| g.succs(v as u32).iter().copied()));
     }
 }
@@ -804,23 +842,39 @@ const TRUNCATED_BODY: CacheError = CacheError::Corrupt("a section runs past the 
 
 impl<'a> CacheReader<'a> {
     fn take(&mut self, len: usize) -> Result<&'a [u8], CacheError> {
-        let end = self.pos.checked_add(len).filter(|&e| e <= self.buf.len()).ok_or(TRUNCATED_BODY)?;
+        let end = self
+            .pos
+            .checked_add(len)
+            .filter(|&e| e <= self.buf.len())
+            .ok_or(TRUNCATED_BODY)?;
         let s = &self.buf[self.pos..end];
         self.pos = end;
         Ok(s)
     }
     fn u32(&mut self) -> Result<u32, CacheError> {
-        Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("4 bytes")))
+        Ok(u32::from_le_bytes(
+            self.take(4)?.try_into().expect("4 bytes"),
+        ))
     }
     fn u64(&mut self) -> Result<u64, CacheError> {
-        Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("8 bytes")))
+        Ok(u64::from_le_bytes(
+            self.take(8)?.try_into().expect("8 bytes"),
+        ))
     }
     /// A length prefix, checked against what is left (`unit` bytes each)
     /// and against `expected` when given.
-    fn len(&mut self, unit: usize, expected: Option<usize>, what: &'static str) -> Result<usize, CacheError> {
+    fn len(
+        &mut self,
+        unit: usize,
+        expected: Option<usize>,
+        what: &'static str,
+    ) -> Result<usize, CacheError> {
         let len = self.u64()?;
         let len = usize::try_from(len).map_err(|_| CacheError::Corrupt(what))?;
-        if len.checked_mul(unit).is_none_or(|b| b > self.buf.len() - self.pos) {
+        if len
+            .checked_mul(unit)
+            .is_none_or(|b| b > self.buf.len() - self.pos)
+        {
             return Err(TRUNCATED_BODY);
         }
         if expected.is_some_and(|e| e != len) {
@@ -832,10 +886,17 @@ impl<'a> CacheReader<'a> {
         let len = self.len(1, expected, what)?;
         self.take(len)
     }
-    fn u32s(&mut self, expected: Option<usize>, what: &'static str) -> Result<Vec<u32>, CacheError> {
+    fn u32s(
+        &mut self,
+        expected: Option<usize>,
+        what: &'static str,
+    ) -> Result<Vec<u32>, CacheError> {
         let len = self.len(4, expected, what)?;
         let bytes = self.take(len * 4)?;
-        Ok(bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes"))).collect())
+        Ok(bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+            .collect())
     }
     fn pool(&mut self, count: Option<usize>, what: &'static str) -> Result<StrPool, CacheError> {
         let bytes = self.u8s(None, what)?;
@@ -848,16 +909,25 @@ impl<'a> CacheReader<'a> {
             }
             prev = e;
         }
-        if ends.last().map_or(!bytes.is_empty(), |&e| e as usize != bytes.len()) {
+        if ends
+            .last()
+            .map_or(!bytes.is_empty(), |&e| e as usize != bytes.len())
+        {
             return Err(CacheError::Corrupt(what));
         }
-        Ok(StrPool { bytes: bytes.to_string(), ends })
+        Ok(StrPool {
+            bytes: bytes.to_string(),
+            ends,
+        })
     }
     /// A CSR over `n` vertices, as (offsets, targets).
     fn csr(&mut self, n: usize, what: &'static str) -> Result<(Vec<u32>, Vec<u32>), CacheError> {
         let offsets = self.u32s(Some(n + 1), what)?;
         let targets = self.u32s(None, what)?;
-        if offsets[0] != 0 || offsets.windows(2).any(|w| w[0] > w[1]) || offsets[n] as usize != targets.len() {
+        if offsets[0] != 0
+            || offsets.windows(2).any(|w| w[0] > w[1])
+            || offsets[n] as usize != targets.len()
+        {
             return Err(CacheError::Corrupt(what));
         }
         if targets.iter().any(|&t| t as usize >= n) {
@@ -914,11 +984,19 @@ impl Icfg {
     /// equal graphs give equal bytes.
     pub fn encode(&self) -> Vec<u8> {
         let n = self.kinds.len();
-        let mut w = CacheWriter { out: Vec::with_capacity(self.heap_bytes() / 2 + 64) };
+        let mut w = CacheWriter {
+            out: Vec::with_capacity(self.heap_bytes() / 2 + 64),
+        };
         w.out.extend_from_slice(&CACHE_MAGIC);
         w.out.extend_from_slice(&CACHE_VERSION.to_le_bytes());
         w.u64(0); // total length, patched below
-        w.u8s(&self.kinds.iter().map(|&k| node_kind_code(k)).collect::<Vec<u8>>());
+        w.u8s(
+            &self
+                .kinds
+                .iter()
+                .map(|&k| node_kind_code(k))
+                .collect::<Vec<u8>>(),
+        );
         w.u32s(self.funcs_of.iter().map(|f| f.0));
         w.pool(&self.ext.bytes, &self.ext.ends);
         w.pool(&self.labels.bytes, &self.labels.ends);
@@ -943,13 +1021,27 @@ impl Icfg {
         w.pool(&files.bytes, &files.ends);
         // Edges.
         w.csr(&self.succ, n);
-        w.u8s(&self.succ_kind.iter().map(|&k| edge_kind_code(k)).collect::<Vec<u8>>());
+        w.u8s(
+            &self
+                .succ_kind
+                .iter()
+                .map(|&k| edge_kind_code(k))
+                .collect::<Vec<u8>>(),
+        );
         w.csr(&self.return_sites, n);
         w.u32(self.start.0);
         // Call notes.
         w.u32s(self.call_notes.iter().map(|(s, _)| *s));
-        w.u32s(self.call_notes.iter().map(|(_, c)| c.external_callees.len() as u32));
-        w.u32s(self.call_notes.iter().map(|(_, c)| c.string_args.len() as u32));
+        w.u32s(
+            self.call_notes
+                .iter()
+                .map(|(_, c)| c.external_callees.len() as u32),
+        );
+        w.u32s(
+            self.call_notes
+                .iter()
+                .map(|(_, c)| c.string_args.len() as u32),
+        );
         let mut strs = StrPool::default();
         for (_, c) in &self.call_notes {
             for s in c.external_callees.iter().chain(&c.string_args) {
@@ -975,21 +1067,33 @@ impl Icfg {
             return Err(CacheError::NotACache);
         }
         if bytes.len() < CACHE_HEADER + 8 {
-            return Err(CacheError::Truncated { expected: 0, found: bytes.len() as u64 });
+            return Err(CacheError::Truncated {
+                expected: 0,
+                found: bytes.len() as u64,
+            });
         }
         let version = u16::from_le_bytes([bytes[6], bytes[7]]);
         if version != CACHE_VERSION {
-            return Err(CacheError::Version { found: version, expected: CACHE_VERSION });
+            return Err(CacheError::Version {
+                found: version,
+                expected: CACHE_VERSION,
+            });
         }
         let total = u64::from_le_bytes(bytes[8..16].try_into().expect("8 bytes"));
         if total != bytes.len() as u64 {
-            return Err(CacheError::Truncated { expected: total, found: bytes.len() as u64 });
+            return Err(CacheError::Truncated {
+                expected: total,
+                found: bytes.len() as u64,
+            });
         }
         let (body, sum) = bytes.split_at(bytes.len() - 8);
         if cache_checksum(body) != u64::from_le_bytes(sum.try_into().expect("8 bytes")) {
             return Err(CacheError::Checksum);
         }
-        let mut r = CacheReader { buf: body, pos: CACHE_HEADER };
+        let mut r = CacheReader {
+            buf: body,
+            pos: CACHE_HEADER,
+        };
         let kinds: Vec<NodeKind> = r
             .u8s(None, "node kinds")?
             .iter()
@@ -1022,7 +1126,10 @@ impl Icfg {
         }
         // Functions.
         let nf = r.u64()?;
-        let nf = usize::try_from(nf).ok().filter(|&x| x <= u32::MAX as usize).ok_or(CacheError::Corrupt("functions"))?;
+        let nf = usize::try_from(nf)
+            .ok()
+            .filter(|&x| x <= u32::MAX as usize)
+            .ok_or(CacheError::Corrupt("functions"))?;
         let names = r.pool(Some(nf), "function names")?;
         let ffile = r.u32s(Some(nf), "function files")?;
         let fentry = r.u32s(Some(nf), "function entries")?;
@@ -1044,7 +1151,10 @@ impl Icfg {
             };
             let node = |x: u32, kind: NodeKind| match x {
                 CACHE_NONE => Ok(None),
-                x if (x as usize) < n && kinds[x as usize] == kind && funcs_of[x as usize] as usize == i => {
+                x if (x as usize) < n
+                    && kinds[x as usize] == kind
+                    && funcs_of[x as usize] as usize == i =>
+                {
                     Ok(Some(NodeId(x)))
                 }
                 _ => Err(CacheError::Corrupt("function entry or exit")),
@@ -1055,7 +1165,12 @@ impl Icfg {
             if func_lookup.insert(name.clone(), FuncId(i as u32)).is_some() {
                 return Err(CacheError::Corrupt("two functions have the same name"));
             }
-            functions.push(Function { name, file, entry, exit });
+            functions.push(Function {
+                name,
+                file,
+                entry,
+                exit,
+            });
         }
         // Edges.
         let (offsets, targets) = r.csr(n, "successors")?;
@@ -1077,7 +1192,9 @@ impl Icfg {
                 EdgeKind::Return => kinds[a as usize] == NodeKind::Exit,
             };
             if !ok {
-                return Err(CacheError::Corrupt("a call edge does not enter a function or a return edge does not leave one"));
+                return Err(CacheError::Corrupt(
+                    "a call edge does not enter a function or a return edge does not leave one",
+                ));
             }
         }
         let succ = Csr::from_edges(n, &edges);
@@ -1116,14 +1233,24 @@ impl Icfg {
         let strs = r.pool(usize::try_from(nstr).ok(), "call note strings")?;
         let mut next = 0usize;
         let mut take = |k: u32| -> Vec<Box<str>> {
-            let v = (next..next + k as usize).map(|i| strs.get(i).into()).collect();
+            let v = (next..next + k as usize)
+                .map(|i| strs.get(i).into())
+                .collect();
             next += k as usize;
             v
         };
         let call_notes: Vec<(u32, CallNote)> = sites
             .iter()
             .zip(ne.iter().zip(&ns))
-            .map(|(&s, (&e, &a))| (s, CallNote { external_callees: take(e), string_args: take(a) }))
+            .map(|(&s, (&e, &a))| {
+                (
+                    s,
+                    CallNote {
+                        external_callees: take(e),
+                        string_args: take(a),
+                    },
+                )
+            })
             .collect();
         if r.pos != body.len() {
             return Err(CacheError::Corrupt("trailing bytes after the last section"));
@@ -1162,7 +1289,14 @@ mod tests {
     use super::*;
 
     fn node(b: &mut IcfgBuilder, id: &str, kind: NodeKind, f: FuncId) -> NodeId {
-        b.add_node(NodeSpec { ext_id: id, kind, func: f, label: id, lines: &[1] }).unwrap()
+        b.add_node(NodeSpec {
+            ext_id: id,
+            kind,
+            func: f,
+            label: id,
+            lines: &[1],
+        })
+        .unwrap()
     }
 
     #[test]
@@ -1193,11 +1327,17 @@ mod tests {
         let mut s: Vec<_> = g.succs(fx).collect();
         s.sort_by_key(|x| x.0);
         assert_eq!(s, vec![(r1, EdgeKind::Return), (lib, EdgeKind::Return)]);
-        assert_eq!(g.succs(lib).collect::<Vec<_>>(), vec![(mx, EdgeKind::Local)]);
+        assert_eq!(
+            g.succs(lib).collect::<Vec<_>>(),
+            vec![(mx, EdgeKind::Local)]
+        );
         assert_eq!(g.return_sites(c2).collect::<Vec<_>>(), vec![lib]);
         assert_eq!(g.lookup("r1"), Some(r1));
         assert_eq!(g.lookup("nope"), None);
-        assert_eq!(g.preds(r1).collect::<Vec<_>>(), vec![(fx, EdgeKind::Return)]);
+        assert_eq!(
+            g.preds(r1).collect::<Vec<_>>(),
+            vec![(fx, EdgeKind::Return)]
+        );
     }
 
     #[test]
@@ -1243,7 +1383,13 @@ mod tests {
         let mut b = IcfgBuilder::new();
         let f = b.function("f");
         node(&mut b, "x", NodeKind::Statement, f);
-        let e = b.add_node(NodeSpec { ext_id: "x", kind: NodeKind::Statement, func: f, label: "", lines: &[] });
+        let e = b.add_node(NodeSpec {
+            ext_id: "x",
+            kind: NodeKind::Statement,
+            func: f,
+            label: "",
+            lines: &[],
+        });
         assert_eq!(e.unwrap_err(), BuildError::DuplicateNode("x".into()));
     }
 }
@@ -1285,7 +1431,14 @@ mod cache_tests {
             writeln!(s, "{i} {f:?}").unwrap();
             assert_eq!(g.function_by_name(&f.name), Some(FuncId::new(i)));
         }
-        writeln!(s, "start {} files {} calls {}", g.start(), g.num_files(), g.num_call_sites()).unwrap();
+        writeln!(
+            s,
+            "start {} files {} calls {}",
+            g.start(),
+            g.num_files(),
+            g.num_call_sites()
+        )
+        .unwrap();
         s
     }
 
@@ -1296,7 +1449,14 @@ mod cache_tests {
         b.set_function_file(main, "/src/main.c");
         b.set_function_file(f, "/src/f\u{e9}.c");
         let node = |b: &mut IcfgBuilder, id: &str, kind, func, lines: &[u32]| {
-            b.add_node(NodeSpec { ext_id: id, kind, func, label: id, lines }).unwrap()
+            b.add_node(NodeSpec {
+                ext_id: id,
+                kind,
+                func,
+                label: id,
+                lines,
+            })
+            .unwrap()
         };
         let me = node(&mut b, "main:entry", NodeKind::Entry, main, &[3]);
         let c = node(&mut b, "main:4:3", NodeKind::CallSite, main, &[4]);
@@ -1334,7 +1494,13 @@ mod cache_tests {
     fn round_trip_of_random_graphs() {
         let mut rng = Rng::new(7);
         for _ in 0..200 {
-            let g = random_icfg(&mut rng, &GraphShape { max_functions: 5, max_body: 8 });
+            let g = random_icfg(
+                &mut rng,
+                &GraphShape {
+                    max_functions: 5,
+                    max_body: 8,
+                },
+            );
             let h = Icfg::decode(&g.encode()).unwrap();
             assert_eq!(observe(&g), observe(&h));
         }
@@ -1343,17 +1509,29 @@ mod cache_tests {
     #[test]
     fn wrong_magic_version_and_length_are_named() {
         let bytes = sample().encode();
-        assert_eq!(Icfg::decode(b"<?xml version").unwrap_err(), CacheError::NotACache);
+        assert_eq!(
+            Icfg::decode(b"<?xml version").unwrap_err(),
+            CacheError::NotACache
+        );
         assert_eq!(Icfg::decode(b"").unwrap_err(), CacheError::NotACache);
         let mut v = bytes.clone();
         v[6] = 9;
-        assert_eq!(Icfg::decode(&v).unwrap_err(), CacheError::Version { found: 9, expected: CACHE_VERSION });
+        assert_eq!(
+            Icfg::decode(&v).unwrap_err(),
+            CacheError::Version {
+                found: 9,
+                expected: CACHE_VERSION
+            }
+        );
         let e = Icfg::decode(&bytes[..bytes.len() - 1]).unwrap_err();
         assert!(matches!(e, CacheError::Truncated { .. }), "{e:?}");
         assert!(e.to_string().starts_with("truncated graph cache"));
         let mut v = bytes.clone();
         v.push(0);
-        assert!(matches!(Icfg::decode(&v).unwrap_err(), CacheError::Truncated { .. }));
+        assert!(matches!(
+            Icfg::decode(&v).unwrap_err(),
+            CacheError::Truncated { .. }
+        ));
     }
 
     /// Recomputes the checksum after a deliberate change, so that the

@@ -97,7 +97,9 @@ impl PathMap {
                 self.push(from, to);
                 Ok(())
             }
-            _ => Err(format!("path map `{spec}` is not of the form FROM=TO (with a non-empty FROM)")),
+            _ => Err(format!(
+                "path map `{spec}` is not of the form FROM=TO (with a non-empty FROM)"
+            )),
         }
     }
 
@@ -115,7 +117,8 @@ impl PathMap {
                 // `FROM` was `/`: every absolute path.
                 path.starts_with('/')
             } else {
-                path.strip_prefix(from).is_some_and(|rest| rest.is_empty() || rest.starts_with(['/', '\\']))
+                path.strip_prefix(from)
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with(['/', '\\']))
             };
             if applies && best.is_none_or(|b| b.0.len() < r.0.len()) {
                 best = Some(r);
@@ -232,7 +235,11 @@ fn strip_params(name: &str) -> &str {
                 depth = depth.saturating_sub(1);
                 if depth == 0 {
                     let head = s[..i].trim_end();
-                    return if head.is_empty() || head.ends_with("::") { name } else { head };
+                    return if head.is_empty() || head.ends_with("::") {
+                        name
+                    } else {
+                        head
+                    };
                 }
             }
             _ => {}
@@ -244,7 +251,10 @@ fn strip_params(name: &str) -> &str {
 /// `app::f::h0123456789abcdef` -> `app::f`.
 fn strip_rust_hash(name: &str) -> &str {
     if let Some((head, tail)) = name.rsplit_once("::") {
-        if tail.len() == 17 && tail.starts_with('h') && tail[1..].bytes().all(|b| b.is_ascii_hexdigit()) {
+        if tail.len() == 17
+            && tail.starts_with('h')
+            && tail[1..].bytes().all(|b| b.is_ascii_hexdigit())
+        {
             return head;
         }
     }
@@ -353,7 +363,10 @@ pub enum Problem {
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Problem::NotInProgram => write!(f, "matches no function or file of the program (library code?)"),
+            Problem::NotInProgram => write!(
+                f,
+                "matches no function or file of the program (library code?)"
+            ),
             Problem::Unplaceable => write!(f, "cannot be placed in the program"),
             Problem::NoNodeOnLine(l) => write!(f, "its function has no statement on line {l}"),
             Problem::NoCallSiteOnLine(l) => write!(f, "line {l} has no call site"),
@@ -396,13 +409,21 @@ pub enum Action {
 impl fmt::Display for Action {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Action::CrashAtCaller { caller } => write!(f, "the crash is placed at the call in {caller}"),
+            Action::CrashAtCaller { caller } => {
+                write!(f, "the crash is placed at the call in {caller}")
+            }
             Action::CrashInFunction { count } => {
-                write!(f, "the crash is taken as anywhere in the function ({count} nodes)")
+                write!(
+                    f,
+                    "the crash is taken as anywhere in the function ({count} nodes)"
+                )
             }
             Action::CrashUnconstrained => write!(f, "the crash location is left unconstrained"),
             Action::CallAnywhereInFunction { count } => {
-                write!(f, "the call is taken as any call site of the function ({count})")
+                write!(
+                    f,
+                    "the call is taken as any call site of the function ({count})"
+                )
             }
             Action::FramesDropped { count } => write!(
                 f,
@@ -445,9 +466,15 @@ pub struct Located {
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Place {
     /// Nodes of `funcs` on the frame's line.
-    Line { funcs: Vec<FuncId>, nodes: Vec<NodeId> },
+    Line {
+        funcs: Vec<FuncId>,
+        nodes: Vec<NodeId>,
+    },
     /// Somewhere in `funcs` (the line is unknown, or has no node).
-    Function { funcs: Vec<FuncId>, missing_line: Option<u32> },
+    Function {
+        funcs: Vec<FuncId>,
+        missing_line: Option<u32>,
+    },
     /// Outside the program.
     Outside,
     /// Maybe program code, but where is unknown.
@@ -489,16 +516,30 @@ impl<'g> Locator<'g> {
         }
         let files = (0..g.num_files())
             .map(|i| {
-                path_components(&paths.apply(g.file_path(FileId::new(i)))).into_iter().map(str::to_string).collect()
+                path_components(&paths.apply(g.file_path(FileId::new(i))))
+                    .into_iter()
+                    .map(str::to_string)
+                    .collect()
             })
             .collect();
         let mut external_calls: HashMap<String, Vec<NodeId>> = HashMap::new();
         for (site, note) in g.call_notes() {
             for name in &note.external_callees {
-                external_calls.entry(name.to_string()).or_default().push(site);
+                external_calls
+                    .entry(name.to_string())
+                    .or_default()
+                    .push(site);
             }
         }
-        let mut loc = Locator { g, paths, func_start: count, func_nodes, names: HashMap::new(), files, external_calls };
+        let mut loc = Locator {
+            g,
+            paths,
+            func_start: count,
+            func_nodes,
+            names: HashMap::new(),
+            files,
+            external_calls,
+        };
         for (i, f) in g.functions().iter().enumerate() {
             loc.add_alias(FuncId::new(i), &f.name.clone());
         }
@@ -586,13 +627,20 @@ impl<'g> Locator<'g> {
     }
 
     fn all_nodes(&self, funcs: &[FuncId]) -> Vec<NodeId> {
-        let mut v: Vec<NodeId> = funcs.iter().flat_map(|&f| self.nodes_of(f)).copied().collect();
+        let mut v: Vec<NodeId> = funcs
+            .iter()
+            .flat_map(|&f| self.nodes_of(f))
+            .copied()
+            .collect();
         v.sort_unstable();
         v
     }
 
     fn entries(&self, funcs: &[FuncId]) -> Vec<NodeId> {
-        funcs.iter().filter_map(|&f| self.g.function(f).entry).collect()
+        funcs
+            .iter()
+            .filter_map(|&f| self.g.function(f).entry)
+            .collect()
     }
 
     /// Every call site that may call `name`: call sites with a call edge
@@ -603,7 +651,12 @@ impl<'g> Locator<'g> {
         let mut v: Vec<NodeId> = Vec::new();
         for &f in &funcs {
             if let Some(e) = self.g.function(f).entry {
-                v.extend(self.g.preds(e).filter(|(_, k)| *k == crate::icfg::EdgeKind::Call).map(|(n, _)| n));
+                v.extend(
+                    self.g
+                        .preds(e)
+                        .filter(|(_, k)| *k == crate::icfg::EdgeKind::Call)
+                        .map(|(n, _)| n),
+                );
             }
         }
         for k in name_keys(name) {
@@ -631,9 +684,17 @@ impl<'g> Locator<'g> {
             return Place::Outside;
         }
         let by_name = self.name_candidates(fr);
-        let files = fr.file.as_deref().map(|p| self.files_matching(p)).unwrap_or_default();
+        let files = fr
+            .file
+            .as_deref()
+            .map(|p| self.files_matching(p))
+            .unwrap_or_default();
         let in_files = |funcs: &[FuncId]| -> Vec<FuncId> {
-            funcs.iter().copied().filter(|&f| self.g.function(f).file.is_some_and(|x| files.contains(&x))).collect()
+            funcs
+                .iter()
+                .copied()
+                .filter(|&f| self.g.function(f).file.is_some_and(|x| files.contains(&x)))
+                .collect()
         };
         let unknown_or_outside = |maybe_program: bool| {
             if maybe_program && !fr.library {
@@ -644,17 +705,27 @@ impl<'g> Locator<'g> {
         };
         if !by_name.is_empty() {
             let narrowed = in_files(&by_name);
-            let funcs = if narrowed.is_empty() { by_name } else { narrowed };
+            let funcs = if narrowed.is_empty() {
+                by_name
+            } else {
+                narrowed
+            };
             return match fr.line {
                 Some(line) => {
                     let nodes = self.nodes_on_line(&funcs, line);
                     if nodes.is_empty() {
-                        Place::Function { funcs, missing_line: Some(line) }
+                        Place::Function {
+                            funcs,
+                            missing_line: Some(line),
+                        }
                     } else {
                         Place::Line { funcs, nodes }
                     }
                 }
-                None => Place::Function { funcs, missing_line: None },
+                None => Place::Function {
+                    funcs,
+                    missing_line: None,
+                },
             };
         }
         let file_funcs = self.functions_in(&files);
@@ -672,7 +743,9 @@ impl<'g> Locator<'g> {
             }
             (false, None) => unknown_or_outside(true),
             // A name or a file was given, and neither is in the program.
-            (true, _) if fr.function.is_some() || fr.symbol.is_some() || fr.file.is_some() => Place::Outside,
+            (true, _) if fr.function.is_some() || fr.symbol.is_some() || fr.file.is_some() => {
+                Place::Outside
+            }
             // `??`: no name, no file.
             (true, _) => unknown_or_outside(true),
         }
@@ -682,7 +755,12 @@ impl<'g> Locator<'g> {
     /// (sites with a call edge to one of them, and sites with no known
     /// callee at all), then to those on `column`; each step only if it
     /// leaves some.
-    fn narrow_calls(&self, sites: Vec<NodeId>, callees: &[FuncId], column: Option<u32>) -> Vec<NodeId> {
+    fn narrow_calls(
+        &self,
+        sites: Vec<NodeId>,
+        callees: &[FuncId],
+        column: Option<u32>,
+    ) -> Vec<NodeId> {
         let mut sites = sites;
         if !callees.is_empty() {
             let keep: Vec<NodeId> = sites
@@ -690,8 +768,11 @@ impl<'g> Locator<'g> {
                 .copied()
                 .filter(|&s| {
                     let mut known = self.g.callees(s).peekable();
-                    let unknown_callee =
-                        known.peek().is_none() && self.g.call_note(s).is_none_or(|n| n.external_callees.is_empty());
+                    let unknown_callee = known.peek().is_none()
+                        && self
+                            .g
+                            .call_note(s)
+                            .is_none_or(|n| n.external_callees.is_empty());
                     unknown_callee || self.g.callees(s).any(|f| callees.contains(&f))
                 })
                 .collect();
@@ -700,7 +781,11 @@ impl<'g> Locator<'g> {
             }
         }
         if let Some(col) = column {
-            let keep: Vec<NodeId> = sites.iter().copied().filter(|&s| self.g.column(s) == Some(col)).collect();
+            let keep: Vec<NodeId> = sites
+                .iter()
+                .copied()
+                .filter(|&s| self.g.column(s) == Some(col))
+                .collect();
             if !keep.is_empty() {
                 sites = keep;
             }
@@ -709,22 +794,35 @@ impl<'g> Locator<'g> {
     }
 
     fn call_sites(&self, nodes: &[NodeId]) -> Vec<NodeId> {
-        nodes.iter().copied().filter(|&n| self.g.kind(n) == NodeKind::CallSite).collect()
+        nodes
+            .iter()
+            .copied()
+            .filter(|&n| self.g.kind(n) == NodeKind::CallSite)
+            .collect()
     }
 
     /// Call sites among `nodes` whose note names one of `names` (or an
     /// alias of it, see [`Locator::add_callee_alias`]) as an external
     /// callee.
     fn calling_external(&self, nodes: &[NodeId], names: &[String]) -> Vec<NodeId> {
-        let sites: Vec<&Vec<NodeId>> = names.iter().filter_map(|k| self.external_calls.get(k)).collect();
-        nodes.iter().copied().filter(|n| sites.iter().any(|v| v.contains(n))).collect()
+        let sites: Vec<&Vec<NodeId>> = names
+            .iter()
+            .filter_map(|k| self.external_calls.get(k))
+            .collect();
+        nodes
+            .iter()
+            .copied()
+            .filter(|n| sites.iter().any(|v| v.contains(n)))
+            .collect()
     }
 
     /// Lets the external callee `name` of call notes also be found by
     /// `alias` (e.g. the demangled form of a mangled symbol), with all of
     /// the alias's [`name_keys`].
     pub fn add_callee_alias(&mut self, name: &str, alias: &str) {
-        let Some(sites) = self.external_calls.get(name).cloned() else { return };
+        let Some(sites) = self.external_calls.get(name).cloned() else {
+            return;
+        };
         for k in name_keys(alias) {
             let v = self.external_calls.entry(k).or_default();
             for &s in &sites {
@@ -762,7 +860,9 @@ impl<'g> Locator<'g> {
             warnings.push(LocateWarning {
                 subject: fr.label.clone(),
                 problem: Problem::NotInProgram,
-                action: Action::CrashAtCaller { caller: caller_label.clone() },
+                action: Action::CrashAtCaller {
+                    caller: caller_label.clone(),
+                },
             });
         }
         // Names of the library function the program frame called.
@@ -786,8 +886,11 @@ impl<'g> Locator<'g> {
                 let calls = self.calling_external(nodes, &lib_names);
                 let calls = match crash_fr.column {
                     Some(col) if calls.len() > 1 => {
-                        let on: Vec<NodeId> =
-                            calls.iter().copied().filter(|&s| self.g.column(s) == Some(col)).collect();
+                        let on: Vec<NodeId> = calls
+                            .iter()
+                            .copied()
+                            .filter(|&s| self.g.column(s) == Some(col))
+                            .collect();
                         if on.is_empty() {
                             calls
                         } else {
@@ -796,9 +899,16 @@ impl<'g> Locator<'g> {
                     }
                     _ => calls,
                 };
-                NodeSet::new(if calls.is_empty() { nodes.clone() } else { calls })
+                NodeSet::new(if calls.is_empty() {
+                    nodes.clone()
+                } else {
+                    calls
+                })
             }
-            Place::Function { funcs, missing_line } => {
+            Place::Function {
+                funcs,
+                missing_line,
+            } => {
                 let all = self.all_nodes(funcs);
                 let calls = self.calling_external(&all, &lib_names);
                 let set = if calls.is_empty() { all } else { calls };
@@ -841,7 +951,11 @@ impl<'g> Locator<'g> {
                 Place::Line { funcs, nodes } => {
                     let sites = self.call_sites(nodes);
                     if sites.is_empty() {
-                        let all = self.narrow_calls(self.call_sites(&self.all_nodes(funcs)), callee_funcs, None);
+                        let all = self.narrow_calls(
+                            self.call_sites(&self.all_nodes(funcs)),
+                            callee_funcs,
+                            None,
+                        );
                         if !all.is_empty() {
                             warnings.push(LocateWarning {
                                 subject: frames[k + 1].label.clone(),
@@ -854,8 +968,15 @@ impl<'g> Locator<'g> {
                         NodeSet::new(self.narrow_calls(sites, callee_funcs, frames[k + 1].column))
                     }
                 }
-                Place::Function { funcs, missing_line } => {
-                    let all = self.narrow_calls(self.call_sites(&self.all_nodes(funcs)), callee_funcs, None);
+                Place::Function {
+                    funcs,
+                    missing_line,
+                } => {
+                    let all = self.narrow_calls(
+                        self.call_sites(&self.all_nodes(funcs)),
+                        callee_funcs,
+                        None,
+                    );
                     if let (Some(line), false) = (missing_line, all.is_empty()) {
                         warnings.push(LocateWarning {
                             subject: frames[k + 1].label.clone(),
@@ -907,7 +1028,9 @@ impl<'g> Locator<'g> {
     pub fn ran(&self, sel: &Selector) -> Result<NodeSet, LocateWarning> {
         let nodes = match sel {
             Selector::Function(name) => self.entries(&self.functions_named(name)),
-            Selector::Line { file, line } => self.nodes_on_line(&self.functions_in(&self.files_matching(file)), *line),
+            Selector::Line { file, line } => {
+                self.nodes_on_line(&self.functions_in(&self.files_matching(file)), *line)
+            }
             Selector::Call(name) => self.call_sites_of(name),
         };
         NodeSet::new(nodes).ok_or_else(|| self.no_match(sel))
@@ -918,7 +1041,9 @@ impl<'g> Locator<'g> {
     /// per node of a line, one singleton per call site of a callee.
     pub fn not_ran(&self, sel: &Selector) -> Result<Vec<NodeSet>, LocateWarning> {
         let sets: Vec<NodeSet> = match sel {
-            Selector::Function(name) => NodeSet::new(self.entries(&self.functions_named(name))).into_iter().collect(),
+            Selector::Function(name) => NodeSet::new(self.entries(&self.functions_named(name)))
+                .into_iter()
+                .collect(),
             Selector::Line { .. } | Selector::Call(_) => match self.ran(sel) {
                 Ok(s) => s.nodes().iter().map(|&n| NodeSet::one(n)).collect(),
                 Err(_) => Vec::new(),
@@ -932,7 +1057,11 @@ impl<'g> Locator<'g> {
     }
 
     fn no_match(&self, sel: &Selector) -> LocateWarning {
-        LocateWarning { subject: sel.to_string(), problem: Problem::NoMatch, action: Action::Dropped }
+        LocateWarning {
+            subject: sel.to_string(),
+            problem: Problem::NoMatch,
+            action: Action::Dropped,
+        }
     }
 }
 
@@ -952,7 +1081,16 @@ fn library_name_keys(name: &str) -> Vec<String> {
     loop {
         let mut v = s;
         // glibc's IFUNC variants: `strlen_avx2`, `memcpy_evex_unaligned_erms`.
-        for suffix in ["_avx2", "_avx", "_sse2", "_sse4", "_evex", "_erms", "_ssse3", "_unaligned"] {
+        for suffix in [
+            "_avx2",
+            "_avx",
+            "_sse2",
+            "_sse4",
+            "_evex",
+            "_erms",
+            "_ssse3",
+            "_unaligned",
+        ] {
             if let Some(i) = v.find(suffix).filter(|&i| i > 0) {
                 v = &v[..i];
             }
@@ -962,7 +1100,16 @@ fn library_name_keys(name: &str) -> Vec<String> {
                 out.push(k.to_string());
             }
         }
-        match ["___interceptor_", "__interceptor_", "__GI_", "__libc_", "__"].iter().find_map(|p| s.strip_prefix(p)) {
+        match [
+            "___interceptor_",
+            "__interceptor_",
+            "__GI_",
+            "__libc_",
+            "__",
+        ]
+        .iter()
+        .find_map(|p| s.strip_prefix(p))
+        {
             Some(r) if !r.is_empty() => s = r,
             _ => break,
         }
@@ -1002,7 +1149,14 @@ mod tests {
         b.set_function_file(f, "/home/me/proj/lib/f.c");
         b.set_function_file(g, "/home/me/proj/src/m.c");
         let add = |b: &mut IcfgBuilder, id: &str, kind: NodeKind, func: FuncId, lines: &[u32]| {
-            b.add_node(NodeSpec { ext_id: id, kind, func, label: id, lines }).unwrap()
+            b.add_node(NodeSpec {
+                ext_id: id,
+                kind,
+                func,
+                label: id,
+                lines,
+            })
+            .unwrap()
         };
         let me = add(&mut b, "me", NodeKind::Entry, main, &[9]);
         let c10a = add(&mut b, "c10a", NodeKind::CallSite, main, &[10]);
@@ -1041,10 +1195,26 @@ mod tests {
         b.add_external_callee(f21);
         b.add_external_callee_name(f21, "strlen");
         let g = b.build().unwrap();
-        G { g, c10a, c10b, c11, f20a, f20b, f21, fe, ge, g30 }
+        G {
+            g,
+            c10a,
+            c10b,
+            c11,
+            f20a,
+            f20b,
+            f21,
+            fe,
+            ge,
+            g30,
+        }
     }
 
-    fn frame(function: Option<&str>, file: Option<&str>, line: Option<u32>, column: Option<u32>) -> SourceFrame {
+    fn frame(
+        function: Option<&str>,
+        file: Option<&str>,
+        line: Option<u32>,
+        column: Option<u32>,
+    ) -> SourceFrame {
         SourceFrame {
             function: function.map(str::to_string),
             file: file.map(str::to_string),
@@ -1090,28 +1260,57 @@ mod tests {
 
     #[test]
     fn name_keys_strip_parameters_qualifiers_and_rust_hashes() {
-        assert_eq!(name_keys("ns::f(int, char*) const"), vec!["ns::f(int, char*) const", "ns::f"]);
+        assert_eq!(
+            name_keys("ns::f(int, char*) const"),
+            vec!["ns::f(int, char*) const", "ns::f"]
+        );
         assert_eq!(name_keys("f"), vec!["f"]);
-        assert_eq!(name_keys("(anonymous namespace)::g"), vec!["(anonymous namespace)::g"]);
-        assert_eq!(name_keys("S::operator()(int)"), vec!["S::operator()(int)", "S::operator()"]);
-        assert_eq!(name_keys("app::main::h0123456789abcdef"), vec!["app::main::h0123456789abcdef", "app::main"]);
+        assert_eq!(
+            name_keys("(anonymous namespace)::g"),
+            vec!["(anonymous namespace)::g"]
+        );
+        assert_eq!(
+            name_keys("S::operator()(int)"),
+            vec!["S::operator()(int)", "S::operator()"]
+        );
+        assert_eq!(
+            name_keys("app::main::h0123456789abcdef"),
+            vec!["app::main::h0123456789abcdef", "app::main"]
+        );
         assert!(name_keys("  ").is_empty());
         assert_eq!(library_name_keys("__GI_raise"), vec!["__GI_raise", "raise"]);
-        assert_eq!(library_name_keys("__strlen_avx2"), vec!["__strlen_avx2", "__strlen", "strlen_avx2", "strlen"]);
-        assert_eq!(library_name_keys("__interceptor_strlen"), vec!["__interceptor_strlen", "strlen"]);
-        assert_eq!(library_name_keys("__GI___assert_fail"), vec!["__GI___assert_fail", "__assert_fail", "assert_fail"]);
+        assert_eq!(
+            library_name_keys("__strlen_avx2"),
+            vec!["__strlen_avx2", "__strlen", "strlen_avx2", "strlen"]
+        );
+        assert_eq!(
+            library_name_keys("__interceptor_strlen"),
+            vec!["__interceptor_strlen", "strlen"]
+        );
+        assert_eq!(
+            library_name_keys("__GI___assert_fail"),
+            vec!["__GI___assert_fail", "__assert_fail", "assert_fail"]
+        );
     }
 
     #[test]
     fn a_simple_stack_maps_to_call_entry_frames_and_a_crash_line() {
         let t = graph();
         let loc = Locator::new(&t.g, PathMap::new());
-        let frames =
-            [frame(Some("g"), Some("src/m.c"), Some(30), None), frame(Some("main"), Some("m.c"), Some(11), None)];
+        let frames = [
+            frame(Some("g"), Some("src/m.c"), Some(30), None),
+            frame(Some("main"), Some("m.c"), Some(11), None),
+        ];
         let l = loc.locate_stack(&frames);
         assert!(l.warnings.is_empty(), "{:?}", l.warnings);
         assert_eq!(l.report.crash, Some(NodeSet::one(t.g30)));
-        assert_eq!(l.report.stack, vec![Frame { call: NodeSet::one(t.c11), entry: NodeSet::one(t.ge) }]);
+        assert_eq!(
+            l.report.stack,
+            vec![Frame {
+                call: NodeSet::one(t.c11),
+                entry: NodeSet::one(t.ge)
+            }]
+        );
     }
 
     #[test]
@@ -1127,9 +1326,12 @@ mod tests {
         let t = graph();
         let loc = Locator::new(&t.g, PathMap::new());
         let at = |col| {
-            loc.locate_stack(&[frame(Some("f"), None, Some(20), None), frame(Some("main"), Some("m.c"), Some(10), col)])
-                .report
-                .stack[0]
+            loc.locate_stack(&[
+                frame(Some("f"), None, Some(20), None),
+                frame(Some("main"), Some("m.c"), Some(10), col),
+            ])
+            .report
+            .stack[0]
                 .call
                 .clone()
         };
@@ -1145,7 +1347,10 @@ mod tests {
         // A relative path matches by suffix...
         let fr = frame(None, Some("src/m.c"), Some(30), None);
         let plain = Locator::new(&t.g, PathMap::new());
-        assert_eq!(plain.locate_stack(std::slice::from_ref(&fr)).report.crash, Some(NodeSet::one(t.g30)));
+        assert_eq!(
+            plain.locate_stack(std::slice::from_ref(&fr)).report.crash,
+            Some(NodeSet::one(t.g30))
+        );
         // ...but two absolute paths under different roots (the backtrace
         // was taken on a build machine under /build) need the map.
         let fr = frame(None, Some("/build/sources/m.c"), Some(30), None);
@@ -1154,7 +1359,10 @@ mod tests {
         let mut m = PathMap::new();
         m.push("/build/sources", "/home/me/proj/src");
         let mapped = Locator::new(&t.g, m);
-        assert_eq!(mapped.locate_stack(&[fr]).report.crash, Some(NodeSet::one(t.g30)));
+        assert_eq!(
+            mapped.locate_stack(&[fr]).report.crash,
+            Some(NodeSet::one(t.g30))
+        );
     }
 
     #[test]
@@ -1163,11 +1371,20 @@ mod tests {
         let loc = Locator::new(&t.g, PathMap::new());
         let mut strlen = frame(Some("__strlen_avx2"), None, None, None);
         strlen.library = true;
-        let frames =
-            [strlen, frame(Some("f"), Some("lib/f.c"), Some(21), None), frame(Some("main"), None, Some(10), Some(12))];
+        let frames = [
+            strlen,
+            frame(Some("f"), Some("lib/f.c"), Some(21), None),
+            frame(Some("main"), None, Some(10), Some(12)),
+        ];
         let l = loc.locate_stack(&frames);
         assert_eq!(l.report.crash, Some(NodeSet::one(t.f21)));
-        assert_eq!(l.report.stack, vec![Frame { call: NodeSet::one(t.c10b), entry: NodeSet::one(t.fe) }]);
+        assert_eq!(
+            l.report.stack,
+            vec![Frame {
+                call: NodeSet::one(t.c10b),
+                entry: NodeSet::one(t.fe)
+            }]
+        );
         assert_eq!(l.warnings.len(), 1);
         assert_eq!(l.warnings[0].problem, Problem::NotInProgram);
         assert!(matches!(l.warnings[0].action, Action::CrashAtCaller { .. }));
@@ -1196,7 +1413,11 @@ mod tests {
         assert_eq!(l.warnings.len(), 1, "{:?}", l.warnings);
         assert_eq!(l.warnings[0].problem, Problem::NotInProgram);
         assert_eq!(l.warnings[0].action, Action::FramesDropped { count: 2 });
-        assert!(l.warnings[0].to_string().contains("qsort"), "{}", l.warnings[0]);
+        assert!(
+            l.warnings[0].to_string().contains("qsort"),
+            "{}",
+            l.warnings[0]
+        );
         // The surviving frames stay a subsequence of the full stack.
         let full = loc.locate_stack(&[frames[0].clone(), frames[2].clone()]);
         assert_eq!(full.report.stack.len(), 1);
@@ -1212,7 +1433,13 @@ mod tests {
             frame(Some("mystery_outer"), Some("nowhere.c"), Some(5), None),
         ];
         let l = loc.locate_stack(&frames);
-        assert_eq!(l.report.stack, vec![Frame { call: NodeSet::one(t.c10a), entry: NodeSet::one(t.fe) }]);
+        assert_eq!(
+            l.report.stack,
+            vec![Frame {
+                call: NodeSet::one(t.c10a),
+                entry: NodeSet::one(t.fe)
+            }]
+        );
         assert_eq!(l.warnings.len(), 1);
         assert_eq!(l.warnings[0].action, Action::FramesDropped { count: 1 });
     }
@@ -1225,16 +1452,25 @@ mod tests {
         assert_eq!(l.report.crash.as_ref().unwrap().nodes().len(), 3);
         assert_eq!(l.warnings[0].problem, Problem::NoNodeOnLine(99));
         // As a caller: any call site of main that may call f.
-        let l = loc.locate_stack(&[frame(Some("f"), None, Some(20), None), frame(Some("main"), None, Some(99), None)]);
+        let l = loc.locate_stack(&[
+            frame(Some("f"), None, Some(20), None),
+            frame(Some("main"), None, Some(99), None),
+        ]);
         assert_eq!(l.report.stack[0].call, set(&[t.c10a, t.c10b]));
-        assert_eq!(l.warnings[0].action, Action::CallAnywhereInFunction { count: 2 });
+        assert_eq!(
+            l.warnings[0].action,
+            Action::CallAnywhereInFunction { count: 2 }
+        );
     }
 
     #[test]
     fn an_unplaceable_innermost_frame_leaves_the_crash_open() {
         let t = graph();
         let loc = Locator::new(&t.g, PathMap::new());
-        let l = loc.locate_stack(&[frame(None, None, None, None), frame(Some("main"), None, Some(11), None)]);
+        let l = loc.locate_stack(&[
+            frame(None, None, None, None),
+            frame(Some("main"), None, Some(11), None),
+        ]);
         assert_eq!(l.report.crash, None);
         assert_eq!(l.warnings[0].action, Action::CrashUnconstrained);
         assert!(l.report.stack.is_empty());
@@ -1248,9 +1484,15 @@ mod tests {
         let loc = Locator::new(&t.g, PathMap::new());
         // Line 10 has two calls of f; frames naming g on line 10 would keep both
         // (no site calls g there), frames naming f keep the two f calls.
-        let l = loc.locate_stack(&[frame(Some("f"), None, Some(20), None), frame(Some("main"), None, Some(10), None)]);
+        let l = loc.locate_stack(&[
+            frame(Some("f"), None, Some(20), None),
+            frame(Some("main"), None, Some(10), None),
+        ]);
         assert_eq!(l.report.stack[0].call, set(&[t.c10a, t.c10b]));
-        let l = loc.locate_stack(&[frame(Some("g"), None, Some(30), None), frame(Some("main"), None, Some(10), None)]);
+        let l = loc.locate_stack(&[
+            frame(Some("g"), None, Some(30), None),
+            frame(Some("main"), None, Some(10), None),
+        ]);
         assert_eq!(l.report.stack[0].call, set(&[t.c10a, t.c10b]));
     }
 
@@ -1258,35 +1500,83 @@ mod tests {
     fn selectors() {
         let t = graph();
         let loc = Locator::new(&t.g, PathMap::new());
-        assert_eq!(loc.ran(&Selector::Function("f".into())).unwrap(), NodeSet::one(t.fe));
-        assert_eq!(loc.ran(&Selector::Line { file: "f.c".into(), line: 20 }).unwrap(), set(&[t.f20a, t.f20b]));
-        assert_eq!(loc.ran(&Selector::Call("f".into())).unwrap(), set(&[t.c10a, t.c10b]));
-        assert_eq!(loc.ran(&Selector::Call("strlen".into())).unwrap(), NodeSet::one(t.f21));
-        assert_eq!(loc.not_ran(&Selector::Function("g".into())).unwrap(), vec![NodeSet::one(t.ge)]);
         assert_eq!(
-            loc.not_ran(&Selector::Line { file: "lib/f.c".into(), line: 20 }).unwrap(),
+            loc.ran(&Selector::Function("f".into())).unwrap(),
+            NodeSet::one(t.fe)
+        );
+        assert_eq!(
+            loc.ran(&Selector::Line {
+                file: "f.c".into(),
+                line: 20
+            })
+            .unwrap(),
+            set(&[t.f20a, t.f20b])
+        );
+        assert_eq!(
+            loc.ran(&Selector::Call("f".into())).unwrap(),
+            set(&[t.c10a, t.c10b])
+        );
+        assert_eq!(
+            loc.ran(&Selector::Call("strlen".into())).unwrap(),
+            NodeSet::one(t.f21)
+        );
+        assert_eq!(
+            loc.not_ran(&Selector::Function("g".into())).unwrap(),
+            vec![NodeSet::one(t.ge)]
+        );
+        assert_eq!(
+            loc.not_ran(&Selector::Line {
+                file: "lib/f.c".into(),
+                line: 20
+            })
+            .unwrap(),
             vec![NodeSet::one(t.f20a), NodeSet::one(t.f20b)]
         );
-        assert_eq!(loc.not_ran(&Selector::Call("g".into())).unwrap(), vec![NodeSet::one(t.c11)]);
+        assert_eq!(
+            loc.not_ran(&Selector::Call("g".into())).unwrap(),
+            vec![NodeSet::one(t.c11)]
+        );
         let w = loc.ran(&Selector::Function("nope".into())).unwrap_err();
         assert_eq!(w.problem, Problem::NoMatch);
-        assert!(loc.not_ran(&Selector::Line { file: "m.c".into(), line: 500 }).is_err());
+        assert!(loc
+            .not_ran(&Selector::Line {
+                file: "m.c".into(),
+                line: 500
+            })
+            .is_err());
     }
 
     #[test]
     fn callee_aliases_narrow_a_library_crash() {
         let t = graph();
         let mut loc = Locator::new(&t.g, PathMap::new());
-        let mut lib = frame(Some("core::panicking::panic_bounds_check"), None, None, None);
+        let mut lib = frame(
+            Some("core::panicking::panic_bounds_check"),
+            None,
+            None,
+            None,
+        );
         lib.runtime = true;
         let frames = [lib, frame(Some("f"), None, Some(21), None)];
         // Without an alias the note's `strlen` says nothing about this frame:
         // the whole line.
-        assert_eq!(loc.locate_stack(&frames).report.crash, Some(NodeSet::one(t.f21)));
+        assert_eq!(
+            loc.locate_stack(&frames).report.crash,
+            Some(NodeSet::one(t.f21))
+        );
         let frames2 = [frames[0].clone(), frame(Some("f"), None, Some(20), None)];
-        assert_eq!(loc.locate_stack(&frames2).report.crash, Some(set(&[t.f20a, t.f20b])));
-        loc.add_callee_alias("strlen", "core::panicking::panic_bounds_check::h0123456789abcdef");
-        assert_eq!(loc.call_sites_of("core::panicking::panic_bounds_check"), vec![t.f21]);
+        assert_eq!(
+            loc.locate_stack(&frames2).report.crash,
+            Some(set(&[t.f20a, t.f20b]))
+        );
+        loc.add_callee_alias(
+            "strlen",
+            "core::panicking::panic_bounds_check::h0123456789abcdef",
+        );
+        assert_eq!(
+            loc.call_sites_of("core::panicking::panic_bounds_check"),
+            vec![t.f21]
+        );
         assert_eq!(loc.external_callee_names().count(), 3);
     }
 
@@ -1294,13 +1584,24 @@ mod tests {
     fn aliases_find_mangled_functions() {
         let mut b = IcfgBuilder::new();
         let f = b.function("_Z3fooi");
-        let e = b.add_node(NodeSpec { ext_id: "e", kind: NodeKind::Entry, func: f, label: "", lines: &[1] }).unwrap();
+        let e = b
+            .add_node(NodeSpec {
+                ext_id: "e",
+                kind: NodeKind::Entry,
+                func: f,
+                label: "",
+                lines: &[1],
+            })
+            .unwrap();
         let g = b.build().unwrap();
         let mut loc = Locator::new(&g, PathMap::new());
         assert!(loc.functions_named("foo(int)").is_empty());
         loc.add_alias(f, "foo(int)");
         assert_eq!(loc.functions_named("foo(int)"), vec![f]);
         assert_eq!(loc.functions_named("foo"), vec![f]);
-        assert_eq!(loc.ran(&Selector::Function("foo".into())).unwrap(), NodeSet::one(e));
+        assert_eq!(
+            loc.ran(&Selector::Function("foo".into())).unwrap(),
+            NodeSet::one(e)
+        );
     }
 }

@@ -51,13 +51,19 @@ fn subsequence(path: &[NodeId], elems: &[NodeSet]) -> bool {
 }
 
 fn stack_vector(report: &Report) -> Vec<NodeSet> {
-    report.stack.iter().flat_map(|f| [f.call.clone(), f.entry.clone()]).collect()
+    report
+        .stack
+        .iter()
+        .flat_map(|f| [f.call.clone(), f.entry.clone()])
+        .collect()
 }
 
 /// Does `path` (which starts at the start node) satisfy the report and the
 /// query?
 pub fn path_consistent(report: &Report, query: Option<&Query>, path: &[NodeId]) -> bool {
-    let Some(&last) = path.last() else { return false };
+    let Some(&last) = path.last() else {
+        return false;
+    };
     if let Some(c) = &report.crash {
         if !c.contains(last) {
             return false;
@@ -68,8 +74,14 @@ pub fn path_consistent(report: &Report, query: Option<&Query>, path: &[NodeId]) 
     }
     for t in &report.obs_yes {
         if t.reliable {
-            let occ: Vec<NodeId> = path.iter().copied().filter(|&x| t.entries.iter().any(|e| e.contains(x))).collect();
-            if occ.len() != t.entries.len() || occ.iter().zip(&t.entries).any(|(&x, e)| !e.contains(x)) {
+            let occ: Vec<NodeId> = path
+                .iter()
+                .copied()
+                .filter(|&x| t.entries.iter().any(|e| e.contains(x)))
+                .collect();
+            if occ.len() != t.entries.len()
+                || occ.iter().zip(&t.entries).any(|(&x, e)| !e.contains(x))
+            {
                 return false;
             }
         } else if !subsequence(path, &t.entries) {
@@ -166,7 +178,11 @@ pub fn recover_by_paths(g: &Icfg, report: &Report, max_len: usize) -> Option<Vec
             }
         }
     });
-    any.then(|| (0..n).map(|i| label(ran_some[i], skipped_some[i])).collect())
+    any.then(|| {
+        (0..n)
+            .map(|i| label(ran_some[i], skipped_some[i]))
+            .collect()
+    })
 }
 
 fn label(may_run: bool, may_skip: bool) -> Label {
@@ -291,7 +307,12 @@ impl<'a> Product<'a> {
         }
         for t in &report.obs_yes {
             if t.reliable {
-                let all = NodeSet::new(t.entries.iter().flat_map(|e| e.nodes().iter().copied()).collect());
+                let all = NodeSet::new(
+                    t.entries
+                        .iter()
+                        .flat_map(|e| e.nodes().iter().copied())
+                        .collect(),
+                );
                 if let Some(all) = all {
                     autos.push(Auto::Reliable(t.entries.clone(), all));
                 }
@@ -300,12 +321,18 @@ impl<'a> Product<'a> {
             }
         }
         for s in &report.obs_no {
-            assert!(s.nodes().len() <= 15, "oracle supports obsNo sets of at most 15 nodes");
+            assert!(
+                s.nodes().len() <= 15,
+                "oracle supports obsNo sets of at most 15 nodes"
+            );
             autos.push(Auto::NotAll(s.clone()));
         }
         for b in &report.bursty {
             let e: Vec<NodeSet> = b.bursts.iter().flatten().cloned().collect();
-            assert!(e.len() < 15, "oracle supports bursty traces of at most 14 elements");
+            assert!(
+                e.len() < 15,
+                "oracle supports bursty traces of at most 14 elements"
+            );
             let mut boundary = vec![false; e.len() + 1];
             let mut acc = 0;
             for burst in &b.bursts {
@@ -322,11 +349,20 @@ impl<'a> Product<'a> {
             Some(Query::MaySkip(n)) => forbidden = Some(*n),
             Some(Query::Trace(t)) => autos.push(Auto::Subseq(t.clone())),
             Some(Query::Language(d)) => {
-                assert_eq!(d.initial.len(), 1, "oracle supports query automata with one initial state");
+                assert_eq!(
+                    d.initial.len(),
+                    1,
+                    "oracle supports query automata with one initial state"
+                );
                 autos.push(Auto::Lang(d.clone()));
             }
         }
-        Product { g, crash: report.crash.clone(), autos, forbidden }
+        Product {
+            g,
+            crash: report.crash.clone(),
+            autos,
+            forbidden,
+        }
     }
 
     fn step_all(&self, state: &[u16], x: NodeId) -> Option<Vec<u16>> {
@@ -350,7 +386,10 @@ impl<'a> Product<'a> {
     /// # Panics
     /// On graphs of 65,535 nodes or more (the oracle is for small tests).
     pub fn answer(&self) -> Answer {
-        assert!(self.g.num_nodes() < u16::MAX as usize, "oracle is for small graphs");
+        assert!(
+            self.g.num_nodes() < u16::MAX as usize,
+            "oracle is for small graphs"
+        );
         let init: Vec<u16> = std::iter::once(0)
             .chain(self.autos.iter().map(|a| match a {
                 Auto::Bursty(..) => 1,
@@ -358,7 +397,9 @@ impl<'a> Product<'a> {
                 _ => 0,
             }))
             .collect();
-        let Some(first) = self.step_all(&init, self.g.start()) else { return Answer::Impossible };
+        let Some(first) = self.step_all(&init, self.g.start()) else {
+            return Answer::Impossible;
+        };
         let mut seen: HashSet<Vec<u16>> = HashSet::new();
         let mut queue = VecDeque::new();
         seen.insert(first.clone());

@@ -57,12 +57,12 @@ pub fn resolve(g: &Icfg, sel: &str) -> Result<Vec<NodeId>, QueryError> {
         return Ok(vec![n]);
     }
     if let Some(name) = sel.strip_prefix("fn:") {
-        let f = g.function_by_name(name).ok_or_else(|| QueryError(format!("no function named `{name}`")))?;
-        return g
-            .function(f)
-            .entry
-            .map(|e| vec![e])
-            .ok_or_else(|| QueryError(format!("function `{name}` has no entry node in the graph")));
+        let f = g
+            .function_by_name(name)
+            .ok_or_else(|| QueryError(format!("no function named `{name}`")))?;
+        return g.function(f).entry.map(|e| vec![e]).ok_or_else(|| {
+            QueryError(format!("function `{name}` has no entry node in the graph"))
+        });
     }
     if let Some(name) = sel.strip_prefix("call:") {
         let sites: Vec<NodeId> = g
@@ -70,7 +70,8 @@ pub fn resolve(g: &Icfg, sel: &str) -> Result<Vec<NodeId>, QueryError> {
             .filter(|&n| g.kind(n) == NodeKind::CallSite)
             .filter(|&n| {
                 g.callees(n).any(|f| &*g.function(f).name == name)
-                    || g.call_note(n).is_some_and(|c| c.external_callees.iter().any(|x| &**x == name))
+                    || g.call_note(n)
+                        .is_some_and(|c| c.external_callees.iter().any(|x| &**x == name))
             })
             .collect();
         if sites.is_empty() {
@@ -83,21 +84,34 @@ pub fn resolve(g: &Icfg, sel: &str) -> Result<Vec<NodeId>, QueryError> {
             let nodes: Vec<NodeId> = g
                 .nodes()
                 .filter(|&n| g.lines(n).contains(&line))
-                .filter(|&n| g.file_of(n).is_some_and(|f| path_ends_with(g.file_path(f), file)))
+                .filter(|&n| {
+                    g.file_of(n)
+                        .is_some_and(|f| path_ends_with(g.file_path(f), file))
+                })
                 .collect();
             if nodes.is_empty() {
-                return Err(QueryError(format!("no node on line {line} of a file ending in `{file}`")));
+                return Err(QueryError(format!(
+                    "no node on line {line} of a file ending in `{file}`"
+                )));
             }
             return Ok(nodes);
         }
     }
-    Err(QueryError(format!("`{sel}` is not a node id, fn:NAME, call:NAME or FILE:LINE")))
+    Err(QueryError(format!(
+        "`{sel}` is not a node id, fn:NAME, call:NAME or FILE:LINE"
+    )))
 }
 
 /// Does `path` end with the path components of `suffix`?
 pub fn path_ends_with(path: &str, suffix: &str) -> bool {
-    let p: Vec<&str> = path.split(['/', '\\']).filter(|c| !c.is_empty() && *c != ".").collect();
-    let s: Vec<&str> = suffix.split(['/', '\\']).filter(|c| !c.is_empty() && *c != ".").collect();
+    let p: Vec<&str> = path
+        .split(['/', '\\'])
+        .filter(|c| !c.is_empty() && *c != ".")
+        .collect();
+    let s: Vec<&str> = suffix
+        .split(['/', '\\'])
+        .filter(|c| !c.is_empty() && *c != ".")
+        .collect();
     !s.is_empty() && p.len() >= s.len() && p[p.len() - s.len()..] == s[..]
 }
 
@@ -121,7 +135,10 @@ fn tokenize(s: &str, ops: &str) -> Result<Vec<Tok>, QueryError> {
             out.push(Tok::Op(c));
             i += 1;
         } else if c == '"' {
-            let j = cs[i + 1..].iter().position(|&x| x == '"').ok_or_else(|| QueryError("unterminated quote".into()))?;
+            let j = cs[i + 1..]
+                .iter()
+                .position(|&x| x == '"')
+                .ok_or_else(|| QueryError("unterminated quote".into()))?;
             out.push(Tok::Word(cs[i + 1..i + 1 + j].iter().collect()));
             i += j + 2;
         } else {
@@ -210,7 +227,12 @@ impl Parser {
             self.expect_op('(')?;
             let sel = match self.toks.get(self.pos) {
                 Some(Tok::Word(w)) => w.clone(),
-                _ => return Err(QueryError(format!("expected a selector at {}", self.here()))),
+                _ => {
+                    return Err(QueryError(format!(
+                        "expected a selector at {}",
+                        self.here()
+                    )))
+                }
             };
             self.pos += 1;
             self.expect_op(')')?;
@@ -221,7 +243,10 @@ impl Parser {
             self.expect_op(')')?;
             return Ok(f);
         }
-        Err(QueryError(format!("expected `ran(...)`, `not`, or `(` at {}", self.here())))
+        Err(QueryError(format!(
+            "expected `ran(...)`, `not`, or `(` at {}",
+            self.here()
+        )))
     }
 }
 
@@ -247,7 +272,11 @@ impl ReParser {
             self.pos += 1;
             alts.push(self.seq()?);
         }
-        Ok(if alts.len() == 1 { alts.pop().expect("one") } else { Re::Alt(alts) })
+        Ok(if alts.len() == 1 {
+            alts.pop().expect("one")
+        } else {
+            Re::Alt(alts)
+        })
     }
     fn seq(&mut self) -> Result<Re, QueryError> {
         let mut items = Vec::new();
@@ -314,7 +343,9 @@ impl Alphabet {
         let mut member: HashMap<u32, Vec<bool>> = HashMap::new();
         for (i, s) in sels.iter().enumerate() {
             for n in resolve(g, s)? {
-                member.entry(n.as_u32()).or_insert_with(|| vec![false; sels.len()])[i] = true;
+                member
+                    .entry(n.as_u32())
+                    .or_insert_with(|| vec![false; sels.len()])[i] = true;
             }
         }
         let mut sigs = vec![vec![false; sels.len()]];
@@ -335,7 +366,11 @@ impl Alphabet {
         self.sigs.len() as u32
     }
     fn holds(&self, class: u32, sel: &str) -> bool {
-        let i = self.sels.iter().position(|s| s == sel).expect("known selector");
+        let i = self
+            .sels
+            .iter()
+            .position(|s| s == sel)
+            .expect("known selector");
         self.sigs[class as usize][i]
     }
 }
@@ -354,8 +389,20 @@ impl Complete {
     }
     fn ran(ab: &Alphabet, sel: &str) -> Complete {
         let k = ab.k();
-        let delta = (0..2 * k).map(|i| if i / k == 1 || ab.holds(i % k, sel) { 1 } else { 0 }).collect();
-        Complete { delta, acc: vec![false, true], k }
+        let delta = (0..2 * k)
+            .map(|i| {
+                if i / k == 1 || ab.holds(i % k, sel) {
+                    1
+                } else {
+                    0
+                }
+            })
+            .collect();
+        Complete {
+            delta,
+            acc: vec![false, true],
+            k,
+        }
     }
     fn not(mut self) -> Complete {
         self.acc.iter_mut().for_each(|a| *a = !*a);
@@ -367,7 +414,11 @@ impl Complete {
         let mut acc = Vec::with_capacity((n * m) as usize);
         for a in 0..n {
             for b in 0..m {
-                acc.push(if both { self.acc[a as usize] && o.acc[b as usize] } else { self.acc[a as usize] || o.acc[b as usize] });
+                acc.push(if both {
+                    self.acc[a as usize] && o.acc[b as usize]
+                } else {
+                    self.acc[a as usize] || o.acc[b as usize]
+                });
                 for c in 0..k {
                     delta.push(self.step(a, c) * m + o.step(b, c));
                 }
@@ -386,12 +437,17 @@ impl Complete {
         let mut init_b = BTreeSet::new();
         let init_a: BTreeSet<u32> = [0].into();
         close(&init_a, &mut init_b);
-        subset(self.k, (init_a, init_b), |(a, b), c| {
-            let na: BTreeSet<u32> = a.iter().map(|&q| self.step(q, c)).collect();
-            let mut nb: BTreeSet<u32> = b.iter().map(|&q| o.step(q, c)).collect();
-            close(&na, &mut nb);
-            (na, nb)
-        }, |(_, b)| b.iter().any(|&q| o.acc[q as usize]))
+        subset(
+            self.k,
+            (init_a, init_b),
+            |(a, b), c| {
+                let na: BTreeSet<u32> = a.iter().map(|&q| self.step(q, c)).collect();
+                let mut nb: BTreeSet<u32> = b.iter().map(|&q| o.step(q, c)).collect();
+                close(&na, &mut nb);
+                (na, nb)
+            },
+            |(_, b)| b.iter().any(|&q| o.acc[q as usize]),
+        )
     }
 }
 
@@ -540,7 +596,15 @@ fn minimize(c: &Complete) -> Complete {
     }
     // Renumber so that the initial state's block is 0.
     let b0 = block[0];
-    let renum = |b: u32| if b == b0 { 0 } else if b == 0 { b0 } else { b };
+    let renum = |b: u32| {
+        if b == b0 {
+            0
+        } else if b == 0 {
+            b0
+        } else {
+            b
+        }
+    };
     let nb = block.iter().collect::<std::collections::HashSet<_>>().len();
     let mut delta = vec![0u32; nb * c.k as usize];
     let mut acc = vec![false; nb];
@@ -556,7 +620,14 @@ fn minimize(c: &Complete) -> Complete {
 
 fn to_dfa(ab: &Alphabet, c: &Complete) -> Dfa {
     let c = minimize(c);
-    Dfa::from_table(Origin::Query, 0, c.acc.clone(), ab.class.clone(), ab.k(), c.delta)
+    Dfa::from_table(
+        Origin::Query,
+        0,
+        c.acc.clone(),
+        ab.class.clone(),
+        ab.k(),
+        c.delta,
+    )
 }
 
 /// Compiles a formula of the query language to an automaton.
@@ -568,7 +639,10 @@ pub fn compile(g: &Icfg, text: &str) -> Result<Dfa, QueryError> {
     let mut p = Parser { toks, pos: 0 };
     let f = p.or()?;
     if p.pos != p.toks.len() {
-        return Err(QueryError(format!("unexpected {} after the query", p.here())));
+        return Err(QueryError(format!(
+            "unexpected {} after the query",
+            p.here()
+        )));
     }
     let mut sels = Vec::new();
     formula_sels(&f, &mut sels);
@@ -640,7 +714,16 @@ mod tests {
         .enumerate()
         {
             let id = format!("x{i}");
-            ids.push(b.add_node(NodeSpec { ext_id: &id, kind: k, func: f, label: "", lines: &[line] }).unwrap());
+            ids.push(
+                b.add_node(NodeSpec {
+                    ext_id: &id,
+                    kind: k,
+                    func: f,
+                    label: "",
+                    lines: &[line],
+                })
+                .unwrap(),
+            );
         }
         b.add_flow_edge(ids[0], ids[1]);
         b.add_flow_edge(ids[1], ids[2]);
@@ -714,7 +797,9 @@ mod tests {
         let d = compile_regex(&g, ".* call:lock .*").unwrap();
         assert_eq!(d.num_states(), 2);
         assert!(d.silent_elsewhere());
-        assert!(compile(&g, "not ran(fn:init) and ran(x1)").unwrap().silent_elsewhere());
+        assert!(compile(&g, "not ran(fn:init) and ran(x1)")
+            .unwrap()
+            .silent_elsewhere());
         assert!(compile_regex(&g, "(x0").is_err());
         assert!(compile_regex(&g, "x0)").is_err());
         assert!(compile_regex(&g, "!").is_err());

@@ -124,12 +124,17 @@ impl std::fmt::Display for Origin {
 impl Report {
     /// The report without `obsYes` and `obsNo` (grissom's `-stackonly`).
     pub fn stack_only(&self) -> Report {
-        Report { stack: self.stack.clone(), crash: self.crash.clone(), ..Report::default() }
+        Report {
+            stack: self.stack.clone(),
+            crash: self.crash.clone(),
+            ..Report::default()
+        }
     }
 
     /// Every constraint origin, in report order.
     pub fn origins(&self) -> Vec<Origin> {
-        let mut v = Vec::with_capacity(1 + self.stack.len() + self.obs_yes.len() + self.obs_no.len());
+        let mut v =
+            Vec::with_capacity(1 + self.stack.len() + self.obs_yes.len() + self.obs_no.len());
         if self.crash.is_some() {
             v.push(Origin::Crash);
         }
@@ -162,11 +167,25 @@ impl Report {
 
     /// Every node the report mentions (for validation and display).
     pub fn mentioned_nodes(&self) -> impl Iterator<Item = NodeId> + '_ {
-        let frames = self.stack.iter().flat_map(|f| f.call.nodes().iter().chain(f.entry.nodes()));
+        let frames = self
+            .stack
+            .iter()
+            .flat_map(|f| f.call.nodes().iter().chain(f.entry.nodes()));
         let crash = self.crash.iter().flat_map(|c| c.nodes());
-        let yes = self.obs_yes.iter().flat_map(|t| t.entries.iter().flat_map(|e| e.nodes()));
+        let yes = self
+            .obs_yes
+            .iter()
+            .flat_map(|t| t.entries.iter().flat_map(|e| e.nodes()));
         let no = self.obs_no.iter().flat_map(|s| s.nodes());
-        let bursty = self.bursty.iter().flat_map(|b| b.bursts.iter().flatten().flat_map(|e| e.nodes()));
-        frames.chain(crash).chain(yes).chain(no).chain(bursty).copied()
+        let bursty = self
+            .bursty
+            .iter()
+            .flat_map(|b| b.bursts.iter().flatten().flat_map(|e| e.nodes()));
+        frames
+            .chain(crash)
+            .chain(yes)
+            .chain(no)
+            .chain(bursty)
+            .copied()
     }
 }

@@ -135,7 +135,12 @@ pub trait Solver {
 
     /// Is some execution consistent with the graph, the report and the
     /// query (if any)? Does not look for a culprit.
-    fn check(&self, g: &Icfg, report: &Report, query: Option<&Query>) -> Result<Checked, SolveError>;
+    fn check(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        query: Option<&Query>,
+    ) -> Result<Checked, SolveError>;
 
     /// Labels every node. Fails with [`SolveError::Infeasible`] when the
     /// report itself is impossible.
@@ -152,9 +157,14 @@ pub trait Solver {
             keep.push(Origin::Query);
         }
         let impossible = |set: &[Origin]| {
-            let q = if set.contains(&Origin::Query) { query } else { None };
+            let q = if set.contains(&Origin::Query) {
+                query
+            } else {
+                None
+            };
             // A limit counts as "possible": the member is kept.
-            self.check(g, &report.restrict(set), q).is_ok_and(|c| c.answer == Answer::Impossible)
+            self.check(g, &report.restrict(set), q)
+                .is_ok_and(|c| c.answer == Answer::Impossible)
         };
         if !impossible(&keep) {
             return None;
@@ -180,7 +190,8 @@ pub trait Solver {
         let origins = report.origins();
         // A limit counts as "possible": the culprit is then a sound upper bound.
         let feasible = |k: usize| {
-            self.check(g, &report.restrict(&origins[..k]), None).map_or(true, |c| c.answer == Answer::Possible)
+            self.check(g, &report.restrict(&origins[..k]), None)
+                .map_or(true, |c| c.answer == Answer::Possible)
         };
         if feasible(origins.len()) {
             return None;

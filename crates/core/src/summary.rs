@@ -20,7 +20,10 @@ pub struct FileLines {
 impl FileLines {
     /// The lines with label `l`, in order.
     pub fn with(&self, l: Label) -> impl Iterator<Item = u32> + '_ {
-        self.lines.iter().filter(move |(_, &x)| x == l).map(|(&n, _)| n)
+        self.lines
+            .iter()
+            .filter(move |(_, &x)| x == l)
+            .map(|(&n, _)| n)
     }
 }
 
@@ -78,7 +81,10 @@ pub fn by_line(g: &Icfg, labels: &[Label]) -> Vec<FileLines> {
         };
         files.entry(file).or_default().insert(line, l);
     }
-    let mut out: Vec<FileLines> = files.into_iter().map(|(file, lines)| FileLines { file, lines }).collect();
+    let mut out: Vec<FileLines> = files
+        .into_iter()
+        .map(|(file, lines)| FileLines { file, lines })
+        .collect();
     out.sort_by(|a, b| g.file_path(a.file).cmp(g.file_path(b.file)));
     out
 }
@@ -94,7 +100,14 @@ mod tests {
         let f = b.function("main");
         b.set_function_file(f, "m.c");
         let mut add = |id: &str, lines: &[u32]| {
-            b.add_node(NodeSpec { ext_id: id, kind: NodeKind::Statement, func: f, label: id, lines }).unwrap()
+            b.add_node(NodeSpec {
+                ext_id: id,
+                kind: NodeKind::Statement,
+                func: f,
+                label: id,
+                lines,
+            })
+            .unwrap()
         };
         let a = add("a", &[1]);
         let c = add("c", &[1, 2]);
@@ -115,6 +128,13 @@ mod tests {
         assert_eq!(s[0].lines.get(&2), Some(&Label::Maybe));
         assert_eq!(s[0].lines.get(&3), Some(&Label::No));
         assert_eq!(s[0].with(Label::No).collect::<Vec<_>>(), vec![3]);
-        assert_eq!(Counts::of(&labels), Counts { yes: 2, no: 2, maybe: 1 });
+        assert_eq!(
+            Counts::of(&labels),
+            Counts {
+                yes: 2,
+                no: 2,
+                maybe: 1
+            }
+        );
     }
 }

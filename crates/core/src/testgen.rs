@@ -44,7 +44,10 @@ pub struct GraphShape {
 
 impl Default for GraphShape {
     fn default() -> Self {
-        GraphShape { max_functions: 3, max_body: 4 }
+        GraphShape {
+            max_functions: 3,
+            max_body: 4,
+        }
     }
 }
 
@@ -58,12 +61,23 @@ pub fn random_icfg(rng: &mut Rng, shape: &GraphShape) -> Icfg {
     let mut next_id = |b: &mut IcfgBuilder, kind, f| {
         let id = format!("v{count}");
         count += 1;
-        b.add_node(NodeSpec { ext_id: &id, kind, func: f, label: &id, lines: &[count as u32] }).expect("fresh id")
+        b.add_node(NodeSpec {
+            ext_id: &id,
+            kind,
+            func: f,
+            label: &id,
+            lines: &[count as u32],
+        })
+        .expect("fresh id")
     };
     // (entry, exit, body)
     let mut parts: Vec<(NodeId, NodeId, Vec<NodeId>)> = Vec::new();
     for fi in 0..nf {
-        let name = if fi == 0 { "main".to_string() } else { format!("f{fi}") };
+        let name = if fi == 0 {
+            "main".to_string()
+        } else {
+            format!("f{fi}")
+        };
         let f = b.function(&name);
         b.set_function_file(f, if fi % 2 == 0 { "a.c" } else { "b.c" });
         funcs.push(f);
@@ -71,7 +85,11 @@ pub fn random_icfg(rng: &mut Rng, shape: &GraphShape) -> Icfg {
         let nb = 1 + rng.below(shape.max_body.max(1));
         let body: Vec<NodeId> = (0..nb)
             .map(|_| {
-                let kind = if nf > 1 && rng.chance(35) { NodeKind::CallSite } else { NodeKind::Statement };
+                let kind = if nf > 1 && rng.chance(35) {
+                    NodeKind::CallSite
+                } else {
+                    NodeKind::Statement
+                };
                 next_id(&mut b, kind, f)
             })
             .collect();
@@ -88,7 +106,11 @@ pub fn random_icfg(rng: &mut Rng, shape: &GraphShape) -> Icfg {
         let all: Vec<NodeId> = body.clone();
         for _ in 0..rng.below(body.len() + 2) {
             let from = all[rng.below(all.len())];
-            let to = if rng.chance(20) { *exit } else { all[rng.below(all.len())] };
+            let to = if rng.chance(20) {
+                *exit
+            } else {
+                all[rng.below(all.len())]
+            };
             b.add_flow_edge(from, to);
         }
         if rng.chance(30) {
@@ -97,7 +119,11 @@ pub fn random_icfg(rng: &mut Rng, shape: &GraphShape) -> Icfg {
         for &n in body {
             if b.kind_of(n) == NodeKind::CallSite {
                 // Callee: any function but main (main may recurse rarely).
-                let callee = if nf > 1 && !rng.chance(10) { 1 + rng.below(nf - 1) } else { rng.below(nf) };
+                let callee = if nf > 1 && !rng.chance(10) {
+                    1 + rng.below(nf - 1)
+                } else {
+                    rng.below(nf)
+                };
                 b.add_call_edge(n, parts[callee].0);
                 if rng.chance(15) {
                     let other = rng.below(nf);
@@ -139,7 +165,11 @@ pub fn random_report(rng: &mut Rng, g: &Icfg, expressible: bool) -> Report {
         NodeSet::new(v).expect("non-empty")
     };
     let mut r = Report::default();
-    let crash = if truthful { *walk.last().expect("walk") } else { any(rng) };
+    let crash = if truthful {
+        *walk.last().expect("walk")
+    } else {
+        any(rng)
+    };
     let crash_set = {
         let mut v = vec![crash];
         if rng.chance(25) {
@@ -152,13 +182,21 @@ pub fn random_report(rng: &mut Rng, g: &Icfg, expressible: bool) -> Report {
     if rng.chance(40) {
         let mut frames = Vec::new();
         for w in walk.windows(2) {
-            let is_call = g.succs(w[0]).any(|(t, k)| t == w[1] && k == crate::icfg::EdgeKind::Call);
+            let is_call = g
+                .succs(w[0])
+                .any(|(t, k)| t == w[1] && k == crate::icfg::EdgeKind::Call);
             if is_call && rng.chance(60) {
-                frames.push(Frame { call: set(rng, w[0]), entry: set(rng, w[1]) });
+                frames.push(Frame {
+                    call: set(rng, w[0]),
+                    entry: set(rng, w[1]),
+                });
             }
         }
         if !truthful && rng.chance(50) {
-            frames.push(Frame { call: NodeSet::one(any(rng)), entry: NodeSet::one(any(rng)) });
+            frames.push(Frame {
+                call: NodeSet::one(any(rng)),
+                entry: NodeSet::one(any(rng)),
+            });
         }
         r.stack = frames;
     }
@@ -181,8 +219,15 @@ pub fn random_report(rng: &mut Rng, g: &Icfg, expressible: bool) -> Report {
         for _ in 0..1 + rng.below(2) {
             let k = 1 + rng.below(2);
             let start = rng.below(walk.len());
-            let burst: Vec<NodeSet> =
-                (0..k).map(|i| NodeSet::one(if truthful { walk[(start + i).min(walk.len() - 1)] } else { any(rng) })).collect();
+            let burst: Vec<NodeSet> = (0..k)
+                .map(|i| {
+                    NodeSet::one(if truthful {
+                        walk[(start + i).min(walk.len() - 1)]
+                    } else {
+                        any(rng)
+                    })
+                })
+                .collect();
             bursts.push(burst);
         }
         r.bursty.push(crate::report::Bursty { bursts });
@@ -214,21 +259,49 @@ pub fn utl_weakened(r: &Report) -> Report {
         }
     }
     // The stack as a vector is the same constraint as an unreliable trace.
-    let mut out = Report { crash: r.crash.clone(), ..Report::default() };
+    let mut out = Report {
+        crash: r.crash.clone(),
+        ..Report::default()
+    };
     if !stack_vec.is_empty() {
-        out.obs_yes.push(Trace { reliable: false, entries: stack_vec });
+        out.obs_yes.push(Trace {
+            reliable: false,
+            entries: stack_vec,
+        });
     }
     for t in &r.obs_yes {
-        let entries: Vec<NodeSet> = t.entries.iter().filter(|e| e.single().is_some()).cloned().collect();
+        let entries: Vec<NodeSet> = t
+            .entries
+            .iter()
+            .filter(|e| e.single().is_some())
+            .cloned()
+            .collect();
         if !entries.is_empty() {
-            out.obs_yes.push(Trace { reliable: false, entries });
+            out.obs_yes.push(Trace {
+                reliable: false,
+                entries,
+            });
         }
     }
-    out.obs_no = r.obs_no.iter().filter(|s| s.single().is_some()).cloned().collect();
+    out.obs_no = r
+        .obs_no
+        .iter()
+        .filter(|s| s.single().is_some())
+        .cloned()
+        .collect();
     for b in &r.bursty {
-        let entries: Vec<NodeSet> = b.bursts.iter().flatten().filter(|e| e.single().is_some()).cloned().collect();
+        let entries: Vec<NodeSet> = b
+            .bursts
+            .iter()
+            .flatten()
+            .filter(|e| e.single().is_some())
+            .cloned()
+            .collect();
         if !entries.is_empty() {
-            out.obs_yes.push(Trace { reliable: false, entries });
+            out.obs_yes.push(Trace {
+                reliable: false,
+                entries,
+            });
         }
     }
     out

@@ -8,13 +8,19 @@ use postmortem_core::{oracle, Answer, Label, Query, Report, SolveError, Solver};
 use proptest::prelude::*;
 
 fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(3000)
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(3000)
 }
 
 fn describe(g: &postmortem_core::Icfg, r: &Report) -> String {
     let mut s = String::new();
     for n in g.nodes() {
-        let succ: Vec<String> = g.succs(n).map(|(w, k)| format!("{}({:?})", g.ext_id(w), k)).collect();
+        let succ: Vec<String> = g
+            .succs(n)
+            .map(|(w, k)| format!("{}({:?})", g.ext_id(w), k))
+            .collect();
         s += &format!("{} {:?} -> {}\n", g.ext_id(n), g.kind(n), succ.join(" "));
     }
     s += &format!("start {}\nreport {:?}\n", g.ext_id(g.start()), r);
@@ -126,7 +132,10 @@ proptest! {
 /// components (the crossing analysis) against the exact oracle.
 #[test]
 fn utl_is_exact_on_larger_graphs() {
-    let shape = GraphShape { max_functions: 5, max_body: 6 };
+    let shape = GraphShape {
+        max_functions: 5,
+        max_body: 6,
+    };
     let utl = Utl::default();
     for seed in 0..2000u64 {
         let mut rng = Rng::new(seed ^ 0xABCDEF);
@@ -142,7 +151,8 @@ fn utl_is_exact_on_larger_graphs() {
 #[test]
 fn generated_cases_are_varied() {
     let utl = Utl::default();
-    let (mut feasible, mut infeasible, mut yes, mut no, mut maybe, mut weakened) = (0, 0, 0, 0, 0, 0);
+    let (mut feasible, mut infeasible, mut yes, mut no, mut maybe, mut weakened) =
+        (0, 0, 0, 0, 0, 0);
     for seed in 0..2000u64 {
         let mut rng = Rng::new(seed);
         let g = random_icfg(&mut rng, &GraphShape::default());
@@ -163,8 +173,14 @@ fn generated_cases_are_varied() {
         }
     }
     eprintln!("feasible {feasible} infeasible {infeasible} yes {yes} no {no} maybe {maybe} weakened {weakened}");
-    assert!(feasible > 600 && infeasible > 200, "feasible {feasible} infeasible {infeasible}");
-    assert!(yes > 2000 && no > 2000 && maybe > 1000, "yes {yes} no {no} maybe {maybe}");
+    assert!(
+        feasible > 600 && infeasible > 200,
+        "feasible {feasible} infeasible {infeasible}"
+    );
+    assert!(
+        yes > 2000 && no > 2000 && maybe > 1000,
+        "yes {yes} no {no} maybe {maybe}"
+    );
     assert!(weakened > 100, "weakened {weakened}");
 }
 
@@ -174,16 +190,35 @@ fn generated_cases_are_varied() {
 #[test]
 fn crossing_limits_degrade_soundly() {
     use postmortem_core::utl::BulkLimits;
-    let shape = GraphShape { max_functions: 5, max_body: 6 };
+    let shape = GraphShape {
+        max_functions: 5,
+        max_body: 6,
+    };
     let full = Utl::default();
-    let starved = Utl { limits: BulkLimits { exact_work: 0, witnesses: 1 } };
-    let one = Utl { limits: BulkLimits { witnesses: 1, ..BulkLimits::default() } };
+    let starved = Utl {
+        limits: BulkLimits {
+            exact_work: 0,
+            witnesses: 1,
+        },
+    };
+    let one = Utl {
+        limits: BulkLimits {
+            witnesses: 1,
+            ..BulkLimits::default()
+        },
+    };
     let mut undecided = 0;
     for seed in 0..1500u64 {
         let mut rng = Rng::new(seed ^ 0x5EED);
         let g = random_icfg(&mut rng, &shape);
         let r = random_report(&mut rng, &g, true);
-        let (Ok(a), Ok(b), Ok(c)) = (full.recover(&g, &r), starved.recover(&g, &r), one.recover(&g, &r)) else { continue };
+        let (Ok(a), Ok(b), Ok(c)) = (
+            full.recover(&g, &r),
+            starved.recover(&g, &r),
+            one.recover(&g, &r),
+        ) else {
+            continue;
+        };
         assert_eq!(a.labels, c.labels, "seed {seed}");
         for n in g.nodes() {
             let (x, y) = (a.labels[n.index()], b.labels[n.index()]);

@@ -4,12 +4,17 @@ use postmortem_core::fsa::automaton::{Dfa, DEAD};
 use postmortem_core::fsa::Fsa;
 use postmortem_core::testgen::{random_icfg, random_report, GraphShape, Rng};
 use postmortem_core::utl::Utl;
-use postmortem_core::{oracle, Answer, EdgeKind, Icfg, Label, NodeId, Origin, Query, Report, SolveError, Solver};
+use postmortem_core::{
+    oracle, Answer, EdgeKind, Icfg, Label, NodeId, Origin, Query, Report, SolveError, Solver,
+};
 use proptest::prelude::*;
 use std::collections::HashMap;
 
 fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(2000)
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2000)
 }
 
 /// An independent witness checker: a path of the ICFG from the start to a
@@ -20,7 +25,11 @@ pub fn check_witness(g: &Icfg, r: &Report, q: Option<&Query>, w: &[NodeId]) -> R
     }
     for p in w.windows(2) {
         if !g.succs(p[0]).any(|(x, _)| x == p[1]) {
-            return Err(format!("{} -> {} is not an edge", g.ext_id(p[0]), g.ext_id(p[1])));
+            return Err(format!(
+                "{} -> {} is not an edge",
+                g.ext_id(p[0]),
+                g.ext_id(p[1])
+            ));
         }
     }
     if !oracle::path_consistent(r, q, w) {
@@ -53,13 +62,29 @@ fn random_query(rng: &mut Rng, g: &Icfg) -> Query {
         })
         .collect();
     let accepting: Vec<bool> = (0..states).map(|_| rng.chance(50)).collect();
-    Query::Language(Dfa::from_table(Origin::Query, 0, accepting, class, k + 1, delta))
+    Query::Language(Dfa::from_table(
+        Origin::Query,
+        0,
+        accepting,
+        class,
+        k + 1,
+        delta,
+    ))
 }
 
 fn describe(g: &Icfg, r: &Report) -> String {
     let mut s = String::new();
     for n in g.nodes() {
-        let succ: Vec<String> = g.succs(n).map(|(w, k)| format!("{}{}", g.ext_id(w), if k == EdgeKind::Local { "" } else { "*" })).collect();
+        let succ: Vec<String> = g
+            .succs(n)
+            .map(|(w, k)| {
+                format!(
+                    "{}{}",
+                    g.ext_id(w),
+                    if k == EdgeKind::Local { "" } else { "*" }
+                )
+            })
+            .collect();
         s += &format!("{} -> {}\n", g.ext_id(n), succ.join(" "));
     }
     s + &format!("report {r:?}\n")
@@ -75,13 +100,16 @@ proptest! {
         let g = random_icfg(&mut rng, &GraphShape::default());
         let r = random_report(&mut rng, &g, seed % 3 == 0);
         let truth = oracle::recover(&g, &r);
-        match Fsa::default().recover(&g, &r) {
-            Ok(rec) => {
-                prop_assert!(rec.undecided.is_empty());
-                prop_assert_eq!(Some(rec.labels), truth, "{}", describe(&g, &r));
+        // The contracted product first (the default), and the full product alone.
+        for fsa in [Fsa::default(), full_product()] {
+            match fsa.recover(&g, &r) {
+                Ok(rec) => {
+                    prop_assert!(rec.undecided.is_empty());
+                    prop_assert_eq!(Some(rec.labels), truth.clone(), "{}", describe(&g, &r));
+                }
+                Err(SolveError::Infeasible { .. }) => prop_assert_eq!(truth.clone(), None, "{}", describe(&g, &r)),
+                Err(e) => prop_assert!(false, "{e}"),
             }
-            Err(SolveError::Infeasible { .. }) => prop_assert_eq!(truth, None, "{}", describe(&g, &r)),
-            Err(e) => prop_assert!(false, "{e}"),
         }
     }
 
@@ -140,14 +168,49 @@ proptest! {
 /// Larger graphs (big strongly connected components, silent crossings).
 #[test]
 fn fsa_bulk_is_exact_on_larger_graphs() {
-    let shape = GraphShape { max_functions: 5, max_body: 6 };
+    let shape = GraphShape {
+        max_functions: 5,
+        max_body: 6,
+    };
+    let mut contracted = 0;
     for seed in 0..600u64 {
         let mut rng = Rng::new(seed ^ 0xF5A);
         let g = random_icfg(&mut rng, &shape);
         let r = random_report(&mut rng, &g, seed % 2 == 0);
         let truth = oracle::recover(&g, &r);
-        let got = Fsa::default().recover(&g, &r).ok().map(|x| x.labels);
-        assert_eq!(got, truth, "seed {seed}\n{}", describe(&g, &r));
+        let rec = Fsa::default().recover(&g, &r).ok();
+        // Answered by the contracted product alone?
+        contracted += usize::from(
+            rec.as_ref()
+                .is_some_and(|x| x.stats.iter().any(|s| s.0 == "coarse_vertices")),
+        );
+        assert_eq!(
+            rec.map(|x| x.labels),
+            truth,
+            "seed {seed}\n{}",
+            describe(&g, &r)
+        );
+        let got = full_product().recover(&g, &r).ok().map(|x| x.labels);
+        assert_eq!(
+            got,
+            truth,
+            "seed {seed} (full product)\n{}",
+            describe(&g, &r)
+        );
+    }
+    assert!(
+        contracted > 300,
+        "the contracted product decided only {contracted} of 600"
+    );
+}
+
+/// The FSA solver that explores the full product (no contracted product first).
+fn full_product() -> Fsa {
+    Fsa {
+        limits: postmortem_core::fsa::FsaLimits {
+            contracted_first: false,
+            ..Default::default()
+        },
     }
 }
 
@@ -155,21 +218,35 @@ fn fsa_bulk_is_exact_on_larger_graphs() {
 #[test]
 fn state_limit_degrades_to_sound_labels() {
     use postmortem_core::fsa::FsaLimits;
-    let tiny = Fsa { limits: FsaLimits { max_states: 1, coarse_states: 0, ..FsaLimits::default() } };
+    let tiny = Fsa {
+        limits: FsaLimits {
+            max_states: 1,
+            coarse_states: 0,
+            ..FsaLimits::default()
+        },
+    };
     let mut degraded = 0;
     for seed in 0..300u64 {
         let mut rng = Rng::new(seed);
         let g = random_icfg(&mut rng, &GraphShape::default());
         let r = random_report(&mut rng, &g, false);
-        let (Some(truth), Ok(rec)) = (oracle::recover(&g, &r), tiny.recover(&g, &r)) else { continue };
+        let (Some(truth), Ok(rec)) = (oracle::recover(&g, &r), tiny.recover(&g, &r)) else {
+            continue;
+        };
         for i in 0..g.num_nodes() {
-            assert!(rec.labels[i] == Label::Maybe || rec.labels[i] == truth[i], "seed {seed}");
+            assert!(
+                rec.labels[i] == Label::Maybe || rec.labels[i] == truth[i],
+                "seed {seed}"
+            );
         }
         if rec.weakened.iter().any(|w| w.how.contains("gave up")) {
             degraded += 1;
         }
     }
-    assert!(degraded > 20, "the limit was hardly ever reached: {degraded}");
+    assert!(
+        degraded > 20,
+        "the limit was hardly ever reached: {degraded}"
+    );
 }
 
 /// Explanations are impossible, and each member is needed (checked with the
@@ -181,21 +258,38 @@ fn explanations_are_minimal_impossible_subsets() {
         let mut rng = Rng::new(seed ^ 0xE4);
         let g = random_icfg(&mut rng, &GraphShape::default());
         let r = random_report(&mut rng, &g, false);
-        let q = if seed % 2 == 0 { Some(random_query(&mut rng, &g)) } else { None };
+        let q = if seed % 2 == 0 {
+            Some(random_query(&mut rng, &g))
+        } else {
+            None
+        };
         let Some(ex) = Fsa::default().explain(&g, &r, q.as_ref()) else {
-            assert_eq!(oracle::check(&g, &r, q.as_ref()), Answer::Possible, "seed {seed}");
+            assert_eq!(
+                oracle::check(&g, &r, q.as_ref()),
+                Answer::Possible,
+                "seed {seed}"
+            );
             continue;
         };
         explained += 1;
         let check = |set: &[Origin]| {
-            let qq = if set.contains(&Origin::Query) { q.as_ref() } else { None };
+            let qq = if set.contains(&Origin::Query) {
+                q.as_ref()
+            } else {
+                None
+            };
             oracle::check(&g, &r.restrict(set), qq)
         };
         assert_eq!(check(&ex), Answer::Impossible, "seed {seed}: {ex:?}");
         for i in 0..ex.len() {
             let mut fewer = ex.clone();
             fewer.remove(i);
-            assert_eq!(check(&fewer), Answer::Possible, "seed {seed}: {ex:?} without {:?}", ex[i]);
+            assert_eq!(
+                check(&fewer),
+                Answer::Possible,
+                "seed {seed}: {ex:?} without {:?}",
+                ex[i]
+            );
         }
     }
     assert!(explained > 200, "only {explained} impossible cases");
@@ -209,7 +303,13 @@ fn coarse_tier_is_sound_and_refines_utl() {
     use postmortem_core::fsa::FsaLimits;
     // With exact checks, and with witnesses and dominators alone.
     for checks in [256, 0] {
-        coarse_tier_case(Fsa { limits: FsaLimits { max_states: 1, coarse_checks: checks, ..FsaLimits::default() } });
+        let limits = FsaLimits {
+            max_states: 1,
+            coarse_checks: checks,
+            contracted_first: false,
+            ..FsaLimits::default()
+        };
+        coarse_tier_case(Fsa { limits });
     }
 }
 
@@ -217,35 +317,70 @@ fn coarse_tier_case(coarse: Fsa) {
     let (mut refined, mut used, mut held, mut checks) = (0, 0, 0, 0);
     for seed in 0..3000u64 {
         let mut rng = Rng::new(seed ^ 0xC0A);
-        let g = random_icfg(&mut rng, &GraphShape { max_functions: 4, max_body: 5 });
+        let g = random_icfg(
+            &mut rng,
+            &GraphShape {
+                max_functions: 4,
+                max_body: 5,
+            },
+        );
         let r = random_report(&mut rng, &g, false);
         let truth = oracle::recover(&g, &r);
         match (coarse.recover(&g, &r), &truth) {
             (Ok(rec), Some(t)) => {
                 for i in 0..g.num_nodes() {
-                    assert!(rec.labels[i] == Label::Maybe || rec.labels[i] == t[i], "seed {seed} node {i}\n{}", describe(&g, &r));
+                    assert!(
+                        rec.labels[i] == Label::Maybe || rec.labels[i] == t[i],
+                        "seed {seed} node {i}\n{}",
+                        describe(&g, &r)
+                    );
                     // Nodes not listed as undecided carry the exact label.
                     if !rec.undecided.contains(&NodeId::new(i)) {
-                        assert_eq!(rec.labels[i], t[i], "seed {seed} node {i} not undecided\n{}", describe(&g, &r));
+                        assert_eq!(
+                            rec.labels[i],
+                            t[i],
+                            "seed {seed} node {i} not undecided\n{}",
+                            describe(&g, &r)
+                        );
                     }
                 }
                 if rec.weakened.iter().any(|w| w.how.contains("coarse tier")) {
                     used += 1;
-                    let stat = rec.stats.iter().find(|s| s.0 == "coarse_refined").map_or(0, |s| s.1);
+                    let stat = rec
+                        .stats
+                        .iter()
+                        .find(|s| s.0 == "coarse_refined")
+                        .map_or(0, |s| s.1);
                     refined += usize::from(stat > 0);
-                    held += rec.stats.iter().find(|s| s.0 == "coarse_held_decided").map_or(0, |s| s.1);
-                    checks += rec.stats.iter().find(|s| s.0 == "coarse_checks").map_or(0, |s| s.1);
+                    held += rec
+                        .stats
+                        .iter()
+                        .find(|s| s.0 == "coarse_held_decided")
+                        .map_or(0, |s| s.1);
+                    checks += rec
+                        .stats
+                        .iter()
+                        .find(|s| s.0 == "coarse_checks")
+                        .map_or(0, |s| s.1);
                 }
             }
             (Ok(_), None) => {}
-            (Err(SolveError::Infeasible { .. }), t) => assert_eq!(t, &None, "seed {seed}: coarse says impossible\n{}", describe(&g, &r)),
+            (Err(SolveError::Infeasible { .. }), t) => assert_eq!(
+                t,
+                &None,
+                "seed {seed}: coarse says impossible\n{}",
+                describe(&g, &r)
+            ),
             (Err(e), _) => panic!("{e}"),
         }
     }
     assert!(used > 500, "coarse tier used {used} times");
     assert!(refined > 20, "coarse tier refined UTL only {refined} times");
     // Members of contracted locations with element requirements were decided.
-    assert!(held > 100, "only {held} members of locations with requirements decided");
+    assert!(
+        held > 100,
+        "only {held} members of locations with requirements decided"
+    );
     eprintln!("coarse tier ({:?}): used {used}, refined {refined}, held members decided {held}, exact checks {checks}", coarse.limits);
     if coarse.limits.coarse_checks > 0 {
         assert!(checks > 20, "only {checks} exact checks");

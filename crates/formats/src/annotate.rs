@@ -51,7 +51,11 @@ impl std::fmt::Display for MissingSource {
         if self.looked_at.as_os_str() != self.graph_path.as_str() {
             write!(f, " at {}", self.looked_at.display())?;
         }
-        write!(f, " ({}); it is listed without source text (--path-map FROM=TO may help)", self.reason)
+        write!(
+            f,
+            " ({}); it is listed without source text (--path-map FROM=TO may help)",
+            self.reason
+        )
     }
 }
 
@@ -64,7 +68,9 @@ impl Sources {
     /// Reads the files of `g` that have labelled lines, through `paths`.
     /// Returns the texts and the files that could not be read.
     pub fn load(g: &Icfg, paths: &PathMap, labels: &[Label]) -> (Sources, Vec<MissingSource>) {
-        let mut s = Sources { files: vec![None; g.num_files()] };
+        let mut s = Sources {
+            files: vec![None; g.num_files()],
+        };
         let mut missing = Vec::new();
         for fl in by_line(g, labels) {
             let graph_path = g.file_path(fl.file);
@@ -105,7 +111,8 @@ impl Sources {
 }
 
 /// The legend line.
-pub const LEGEND: &str = "Yes = ran on every execution consistent with the report, No = ran on none, \
+pub const LEGEND: &str =
+    "Yes = ran on every execution consistent with the report, No = ran on none, \
 Maybe = ran on some (or undecided), blank = no statement";
 
 /// The prefix of a line with this label (`None`: no statement).
@@ -119,7 +126,12 @@ pub fn label_word(l: Option<Label>) -> &'static str {
 }
 
 /// Writes the annotated listing of every file with labelled lines.
-pub fn write_annotate(out: &mut dyn Write, g: &Icfg, labels: &[Label], sources: &Sources) -> io::Result<()> {
+pub fn write_annotate(
+    out: &mut dyn Write,
+    g: &Icfg,
+    labels: &[Label],
+    sources: &Sources,
+) -> io::Result<()> {
     for (i, fl) in by_line(g, labels).iter().enumerate() {
         if i > 0 {
             writeln!(out)?;
@@ -164,17 +176,35 @@ pub(crate) mod tests {
         let other = b.function("other");
         b.set_function_file(other, "/nonexistent/b.c");
         let mut prev = None;
-        for (i, (f, line)) in [(main, 1), (main, 2), (main, 4), (other, 7)].iter().enumerate() {
-            let kind = if i == 0 { NodeKind::Entry } else { NodeKind::Statement };
+        for (i, (f, line)) in [(main, 1), (main, 2), (main, 4), (other, 7)]
+            .iter()
+            .enumerate()
+        {
+            let kind = if i == 0 {
+                NodeKind::Entry
+            } else {
+                NodeKind::Statement
+            };
             let kind = if i == 3 { NodeKind::Entry } else { kind };
             let id = format!("n{i}");
-            let n = b.add_node(NodeSpec { ext_id: &id, kind, func: *f, label: "", lines: &[*line] }).unwrap();
+            let n = b
+                .add_node(NodeSpec {
+                    ext_id: &id,
+                    kind,
+                    func: *f,
+                    label: "",
+                    lines: &[*line],
+                })
+                .unwrap();
             if let (Some(p), true) = (prev, i < 3) {
                 b.add_flow_edge(p, n);
             }
             prev = Some(n);
         }
-        (b.build().unwrap(), vec![Label::Yes, Label::Maybe, Label::No, Label::No])
+        (
+            b.build().unwrap(),
+            vec![Label::Yes, Label::Maybe, Label::No, Label::No],
+        )
     }
 
     #[test]
@@ -199,8 +229,15 @@ pub(crate) mod tests {
         m.push("/nonexistent", "/also-nonexistent");
         let (s, missing) = Sources::load(&g, &m, &labels);
         assert!(s.text(FileId::new(1)).is_none());
-        let b = missing.iter().find(|x| x.graph_path == "/nonexistent/b.c").unwrap();
+        let b = missing
+            .iter()
+            .find(|x| x.graph_path == "/nonexistent/b.c")
+            .unwrap();
         assert_eq!(b.looked_at, PathBuf::from("/also-nonexistent/b.c"));
-        assert!(b.to_string().contains("cannot be read at /also-nonexistent/b.c"), "{b}");
+        assert!(
+            b.to_string()
+                .contains("cannot be read at /also-nonexistent/b.c"),
+            "{b}"
+        );
     }
 }

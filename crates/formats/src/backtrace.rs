@@ -170,8 +170,10 @@ pub fn locator(g: &Icfg, paths: PathMap) -> Locator<'_> {
     for (f, name) in graph_aliases(g) {
         loc.add_alias(f, &name);
     }
-    let callees: Vec<(String, String)> =
-        loc.external_callee_names().filter_map(|n| demangle(n).map(|d| (n.to_string(), d))).collect();
+    let callees: Vec<(String, String)> = loc
+        .external_callee_names()
+        .filter_map(|n| demangle(n).map(|d| (n.to_string(), d)))
+        .collect();
     for (name, d) in callees {
         loc.add_callee_alias(&name, &d);
     }
@@ -181,13 +183,19 @@ pub fn locator(g: &Icfg, paths: PathMap) -> Locator<'_> {
 /// The demangled names of the graph's functions whose names are mangled
 /// (C++ or Rust symbols), so that frames printed demangled find them.
 pub fn graph_aliases(g: &Icfg) -> Vec<(FuncId, String)> {
-    g.functions().iter().enumerate().filter_map(|(i, f)| demangle(&f.name).map(|d| (FuncId::new(i), d))).collect()
+    g.functions()
+        .iter()
+        .enumerate()
+        .filter_map(|(i, f)| demangle(&f.name).map(|d| (FuncId::new(i), d)))
+        .collect()
 }
 
 /// Demangles a C++ (Itanium) or Rust (legacy or v0) symbol; `None` if
 /// `name` is not a mangled symbol. Rust names come without their hash.
 pub fn demangle(name: &str) -> Option<String> {
-    if !(name.starts_with("_Z") || name.starts_with("__Z") || name.starts_with("_R")) || name.len() > 4096 {
+    if !(name.starts_with("_Z") || name.starts_with("__Z") || name.starts_with("_R"))
+        || name.len() > 4096
+    {
         return None;
     }
     if let Ok(d) = rustc_demangle::try_demangle(name) {
@@ -196,11 +204,16 @@ pub fn demangle(name: &str) -> Option<String> {
             return Some(s);
         }
     }
-    let raw = name.strip_prefix('_').filter(|r| r.starts_with("_Z")).unwrap_or(name);
+    let raw = name
+        .strip_prefix('_')
+        .filter(|r| r.starts_with("_Z"))
+        .unwrap_or(name);
     let parse = cpp_demangle::ParseOptions::default().recursion_limit(256);
     let sym = cpp_demangle::Symbol::new_with_options(raw.as_bytes(), &parse).ok()?;
     let opts = cpp_demangle::DemangleOptions::new().recursion_limit(256);
-    sym.demangle_with_options(&opts).ok().filter(|s| !s.is_empty() && s != name)
+    sym.demangle_with_options(&opts)
+        .ok()
+        .filter(|s| !s.is_empty() && s != name)
 }
 
 /// Is `name` a function of the runtime rather than of the program:
@@ -343,7 +356,10 @@ pub fn parse_backtrace(text: &str, source_name: &str) -> Result<Backtrace, Forma
     }
     cut_signal_handler(&mut bt);
     if bt.frames.is_empty() {
-        return Err(FormatError::text(source_name, &format!("{} backtrace without any stack frame", format.as_str())));
+        return Err(FormatError::text(
+            source_name,
+            &format!("{} backtrace without any stack frame", format.as_str()),
+        ));
     }
     Ok(bt)
 }
@@ -355,9 +371,13 @@ pub fn strip_crate_hashes(name: &str) -> String {
     let mut rest = name;
     while let Some(i) = rest.find('[') {
         let after = &rest[i + 1..];
-        let hash_len =
-            after.find(']').filter(|&n| (1..=16).contains(&n) && after[..n].bytes().all(|b| b.is_ascii_hexdigit()));
-        let ident_before = rest[..i].chars().next_back().is_some_and(|c| c.is_alphanumeric() || c == '_');
+        let hash_len = after.find(']').filter(|&n| {
+            (1..=16).contains(&n) && after[..n].bytes().all(|b| b.is_ascii_hexdigit())
+        });
+        let ident_before = rest[..i]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_alphanumeric() || c == '_');
         match hash_len {
             Some(n) if ident_before && after[n + 1..].starts_with("::") => {
                 out.push_str(&rest[..i]);
@@ -385,21 +405,29 @@ fn finish_frame(f: &mut RawFrame) {
     }
     let runtime_module = f.module.as_deref().is_some_and(|m| {
         let base = m.rsplit(['/', '\\']).next().unwrap_or(m);
-        base == "dyld" || base.starts_with("libclang_rt.") || base.contains("san.so") || base.contains("san_")
+        base == "dyld"
+            || base.starts_with("libclang_rt.")
+            || base.contains("san.so")
+            || base.contains("san_")
     });
-    f.runtime |=
-        f.function.as_deref().is_some_and(is_runtime_function) || f.symbol.as_deref().is_some_and(is_runtime_function);
+    f.runtime |= f.function.as_deref().is_some_and(is_runtime_function)
+        || f.symbol.as_deref().is_some_and(is_runtime_function);
     // A frame of the sanitizer runtime library without a name.
     f.runtime |= runtime_module && f.file.is_none();
 }
 
 fn is_trampoline(f: &RawFrame) -> bool {
-    matches!(f.function.as_deref(), Some("<signal handler called>" | "_sigtramp" | "__sigtramp" | "__restore_rt"))
+    matches!(
+        f.function.as_deref(),
+        Some("<signal handler called>" | "_sigtramp" | "__sigtramp" | "__restore_rt")
+    )
 }
 
 /// Drops the frames that ran inside a signal handler.
 fn cut_signal_handler(bt: &mut Backtrace) {
-    let Some(t) = bt.frames.iter().rposition(is_trampoline) else { return };
+    let Some(t) = bt.frames.iter().rposition(is_trampoline) else {
+        return;
+    };
     let handler = &bt.frames[..t];
     if handler.iter().any(|f| !f.runtime) || t + 1 < bt.frames.len() {
         let names: Vec<String> = handler.iter().map(RawFrame::label).collect();
@@ -418,7 +446,9 @@ fn cut_signal_handler(bt: &mut Backtrace) {
 
 fn frame_number(line: &str) -> Option<(u32, &str)> {
     let rest = line.strip_prefix('#')?;
-    let end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+    let end = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
     if end == 0 {
         return None;
     }
@@ -448,10 +478,17 @@ fn detect(text: &str) -> Option<BacktraceFormat> {
     }
     let (mut gdb, mut san) = (0usize, 0usize);
     for l in lines() {
-        let Some((_, rest)) = frame_number(l) else { continue };
-        if rest.starts_with("<signal handler called>") || rest.contains(") at ") || rest.contains(") from ") {
+        let Some((_, rest)) = frame_number(l) else {
+            continue;
+        };
+        if rest.starts_with("<signal handler called>")
+            || rest.contains(") at ")
+            || rest.contains(") from ")
+        {
             gdb += 1;
-        } else if rest.starts_with("0x") && (rest.contains("+0x") || sanitizer_location(last_token(rest)).is_some()) {
+        } else if rest.starts_with("0x")
+            && (rest.contains("+0x") || sanitizer_location(last_token(rest)).is_some())
+        {
             san += 1;
         } else if rest.ends_with(')') {
             gdb += 1;
@@ -618,7 +655,10 @@ fn choose(
     what: &str,
     notes: &mut Vec<String>,
 ) -> Result<Vec<RawFrame>, String> {
-    let mut stacks: Vec<Stack> = stacks.into_iter().filter(|s| !s.frames.is_empty()).collect();
+    let mut stacks: Vec<Stack> = stacks
+        .into_iter()
+        .filter(|s| !s.frames.is_empty())
+        .collect();
     match stacks.len() {
         0 => Ok(Vec::new()),
         1 => Ok(stacks.pop().expect("one").frames),
@@ -678,15 +718,19 @@ fn parse_gdb(text: &str) -> Result<Backtrace, String> {
     let mut crashing: Option<u32> = None;
     let mut pending: Option<(u32, String)> = None;
     let mut notes = Vec::new();
-    let flush = |pending: &mut Option<(u32, String)>, stacks: &mut Vec<Stack>, thread: Option<u32>| {
-        if let Some((n, body)) = pending.take() {
-            let frame = parse_gdb_frame(n, &body);
-            match stacks.last_mut() {
-                Some(s) if n != 0 && s.thread == thread => s.frames.push(frame),
-                _ => stacks.push(Stack { thread, frames: vec![frame] }),
+    let flush =
+        |pending: &mut Option<(u32, String)>, stacks: &mut Vec<Stack>, thread: Option<u32>| {
+            if let Some((n, body)) = pending.take() {
+                let frame = parse_gdb_frame(n, &body);
+                match stacks.last_mut() {
+                    Some(s) if n != 0 && s.thread == thread => s.frames.push(frame),
+                    _ => stacks.push(Stack {
+                        thread,
+                        frames: vec![frame],
+                    }),
+                }
             }
-        }
-    };
+        };
     for raw in text.lines() {
         let l = raw.trim();
         if let Some((_, body)) = &mut pending {
@@ -713,23 +757,38 @@ fn parse_gdb(text: &str) -> Result<Backtrace, String> {
     if stacks.len() > 1 && stacks.iter().all(|s| s.thread.is_none()) {
         // Several `bt` outputs of one session: the last is the latest.
         let frames = take_last(stacks, &mut notes);
-        return Ok(Backtrace { format: BacktraceFormat::Gdb, frames, notes });
+        return Ok(Backtrace {
+            format: BacktraceFormat::Gdb,
+            frames,
+            notes,
+        });
     }
     let frames = choose(stacks, crashing, "gdb thread", &mut notes)?;
-    Ok(Backtrace { format: BacktraceFormat::Gdb, frames, notes })
+    Ok(Backtrace {
+        format: BacktraceFormat::Gdb,
+        frames,
+        notes,
+    })
 }
 
 /// Several backtraces of one session: keeps the last (the latest) and says
 /// how many were left out.
 fn take_last(mut stacks: Vec<Stack>, notes: &mut Vec<String>) -> Vec<RawFrame> {
     let n = stacks.len();
-    notes.push(format!("{} earlier backtrace{} left out: the last one is used", n - 1, if n == 2 { "" } else { "s" }));
+    notes.push(format!(
+        "{} earlier backtrace{} left out: the last one is used",
+        n - 1,
+        if n == 2 { "" } else { "s" }
+    ));
     stacks.pop().map(|s| s.frames).unwrap_or_default()
 }
 
 /// The body of a gdb frame line, after `#N`.
 fn parse_gdb_frame(n: u32, body: &str) -> RawFrame {
-    let mut f = RawFrame { index: Some(n), ..RawFrame::default() };
+    let mut f = RawFrame {
+        index: Some(n),
+        ..RawFrame::default()
+    };
     let mut rest = body.trim();
     if let Some(r) = rest.strip_prefix("0x") {
         let end = r.find(|c: char| !c.is_ascii_hexdigit()).unwrap_or(r.len());
@@ -783,7 +842,9 @@ fn lldb_thread_header(l: &str) -> Option<(u32, bool)> {
         None => (false, l),
     };
     let rest = l.strip_prefix("thread #")?;
-    let end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+    let end = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
     Some((digits(&rest[..end])?, selected))
 }
 
@@ -799,28 +860,50 @@ fn parse_lldb(text: &str) -> Result<Backtrace, String> {
             if sel {
                 selected = Some(t);
             }
-            stacks.push(Stack { thread, frames: Vec::new() });
+            stacks.push(Stack {
+                thread,
+                frames: Vec::new(),
+            });
             continue;
         }
         if let Some((n, rest)) = lldb_frame_start(l) {
             let frame = parse_lldb_frame(n, rest);
             match stacks.last_mut() {
                 Some(s) if n != 0 || s.frames.is_empty() => s.frames.push(frame),
-                _ => stacks.push(Stack { thread, frames: vec![frame] }),
+                _ => stacks.push(Stack {
+                    thread,
+                    frames: vec![frame],
+                }),
             }
         }
     }
-    if selected.is_none() && stacks.len() > 1 && stacks.iter().all(|s| s.thread.is_none() || s.thread == thread) {
+    if selected.is_none()
+        && stacks.len() > 1
+        && stacks
+            .iter()
+            .all(|s| s.thread.is_none() || s.thread == thread)
+    {
         let frames = take_last(stacks, &mut notes);
-        return Ok(Backtrace { format: BacktraceFormat::Lldb, frames, notes });
+        return Ok(Backtrace {
+            format: BacktraceFormat::Lldb,
+            frames,
+            notes,
+        });
     }
     let frames = choose(stacks, selected, "lldb thread", &mut notes)?;
-    Ok(Backtrace { format: BacktraceFormat::Lldb, frames, notes })
+    Ok(Backtrace {
+        format: BacktraceFormat::Lldb,
+        frames,
+        notes,
+    })
 }
 
 /// `0x0000555555555131 prog`foo(p=0x0) at a.c:12:5` and friends.
 fn parse_lldb_frame(n: u32, body: &str) -> RawFrame {
-    let mut f = RawFrame { index: Some(n), ..RawFrame::default() };
+    let mut f = RawFrame {
+        index: Some(n),
+        ..RawFrame::default()
+    };
     let (address, rest) = leading_address(body.trim());
     f.address = address;
     let Some((module, mut rest)) = rest.split_once('`') else {
@@ -852,7 +935,10 @@ fn parse_lldb_frame(n: u32, body: &str) -> RawFrame {
     }
     // `Shape::area(this=0x0) const`: qualifiers after the arguments.
     let mut core = rest.trim_end();
-    while let Some(c) = ["const", "volatile", "&&", "&"].iter().find_map(|q| core.strip_suffix(q)) {
+    while let Some(c) = ["const", "volatile", "&&", "&"]
+        .iter()
+        .find_map(|q| core.strip_suffix(q))
+    {
         if !c.ends_with([' ', ')']) {
             break;
         }
@@ -884,8 +970,12 @@ fn parse_sanitizer(text: &str) -> Result<Backtrace, String> {
         if runtime_error.is_none() {
             if let Some(i) = l.find(": runtime error: ") {
                 if let Some((file, line, col)) = parse_location(&l[..i]) {
-                    runtime_error =
-                        Some(RawFrame { file: Some(file), line: Some(line), column: col, ..RawFrame::default() });
+                    runtime_error = Some(RawFrame {
+                        file: Some(file),
+                        line: Some(line),
+                        column: col,
+                        ..RawFrame::default()
+                    });
                 }
             }
         }
@@ -920,13 +1010,20 @@ fn parse_sanitizer(text: &str) -> Result<Backtrace, String> {
             stacks.swap_remove(0)
         }
     };
-    Ok(Backtrace { format: BacktraceFormat::Sanitizer, frames, notes })
+    Ok(Backtrace {
+        format: BacktraceFormat::Sanitizer,
+        frames,
+        notes,
+    })
 }
 
 /// `0x4f2b3c in foo /path/a.c:12:5`, `0x7f.. in f (/lib/libc.so.6+0x21b96)`,
 /// `0x41b2e9 (/path/bin+0x41b2e9)`, with an optional `(BuildId: ...)`.
 fn parse_sanitizer_frame(n: u32, body: &str) -> RawFrame {
-    let mut f = RawFrame { index: Some(n), ..RawFrame::default() };
+    let mut f = RawFrame {
+        index: Some(n),
+        ..RawFrame::default()
+    };
     let (address, mut rest) = leading_address(body.trim());
     f.address = address;
     if let Some(i) = rest.rfind(" (BuildId: ") {
@@ -1003,9 +1100,18 @@ fn rust_panic_line(l: &str) -> Option<&str> {
 /// `thread 'main' panicked at 'msg', src/main.rs:10:5`.
 fn rust_panic_location(l: &str) -> Option<RawFrame> {
     let rest = rust_panic_line(l)?.trim_end().trim_end_matches(':');
-    let loc = if rest.starts_with(['\'', '"']) { rest.rsplit(", ").next()? } else { rest };
+    let loc = if rest.starts_with(['\'', '"']) {
+        rest.rsplit(", ").next()?
+    } else {
+        rest
+    };
     let (file, line, col) = parse_location(loc)?;
-    Some(RawFrame { file: Some(file), line: Some(line), column: col, ..RawFrame::default() })
+    Some(RawFrame {
+        file: Some(file),
+        line: Some(line),
+        column: col,
+        ..RawFrame::default()
+    })
 }
 
 fn parse_rust(text: &str) -> Result<Backtrace, String> {
@@ -1035,7 +1141,8 @@ fn parse_rust(text: &str) -> Result<Backtrace, String> {
             continue;
         }
         if let Some(loc) = l.strip_prefix("at ") {
-            if let (Some(last), Some((file, line, col))) = (frames.last_mut(), parse_location(loc)) {
+            if let (Some(last), Some((file, line, col))) = (frames.last_mut(), parse_location(loc))
+            {
                 if last.file.is_none() {
                     last.file = Some(file);
                     last.line = Some(line);
@@ -1045,7 +1152,11 @@ fn parse_rust(text: &str) -> Result<Backtrace, String> {
             continue;
         }
         if let Some((n, name)) = rust_frame_start(l) {
-            frames.push(RawFrame { index: Some(n), function: clean_name(name), ..RawFrame::default() });
+            frames.push(RawFrame {
+                index: Some(n),
+                function: clean_name(name),
+                ..RawFrame::default()
+            });
             continue;
         }
         if l.starts_with("note:") {
@@ -1057,7 +1168,11 @@ fn parse_rust(text: &str) -> Result<Backtrace, String> {
         if !l.is_empty() && raw.starts_with([' ', '\t']) {
             if let Some(prev) = frames.last() {
                 let index = prev.index;
-                frames.push(RawFrame { index, function: clean_name(l), ..RawFrame::default() });
+                frames.push(RawFrame {
+                    index,
+                    function: clean_name(l),
+                    ..RawFrame::default()
+                });
             }
         }
     }
@@ -1065,9 +1180,9 @@ fn parse_rust(text: &str) -> Result<Backtrace, String> {
     // mode the backtrace printing under `__rust_end_short_backtrace`) are
     // the panic machinery.
     if let Some(i) = frames.iter().rposition(|f| {
-        f.function
-            .as_deref()
-            .is_some_and(|n| n.ends_with("rust_begin_unwind") || n.contains("__rust_end_short_backtrace"))
+        f.function.as_deref().is_some_and(|n| {
+            n.ends_with("rust_begin_unwind") || n.contains("__rust_end_short_backtrace")
+        })
     }) {
         for f in &mut frames[..=i] {
             f.runtime = true;
@@ -1076,9 +1191,9 @@ fn parse_rust(text: &str) -> Result<Backtrace, String> {
     // Frames outer of the start-up code are runtime; so is the C `main`
     // that calls `std::rt::lang_start`.
     if let Some(i) = frames.iter().position(|f| {
-        f.function
-            .as_deref()
-            .is_some_and(|n| n.starts_with("std::rt::lang_start") || n.contains("__rust_begin_short_backtrace"))
+        f.function.as_deref().is_some_and(|n| {
+            n.starts_with("std::rt::lang_start") || n.contains("__rust_begin_short_backtrace")
+        })
     }) {
         for f in &mut frames[i..] {
             f.runtime = true;
@@ -1086,11 +1201,18 @@ fn parse_rust(text: &str) -> Result<Backtrace, String> {
     }
     if frames.is_empty() {
         if let Some(f) = panic_at {
-            notes.push("no stack backtrace (RUST_BACKTRACE=1 adds one): only the panic location is known".into());
+            notes.push(
+                "no stack backtrace (RUST_BACKTRACE=1 adds one): only the panic location is known"
+                    .into(),
+            );
             frames.push(f);
         }
     }
-    Ok(Backtrace { format: BacktraceFormat::RustPanic, frames, notes })
+    Ok(Backtrace {
+        format: BacktraceFormat::RustPanic,
+        frames,
+        notes,
+    })
 }
 
 #[cfg(test)]
@@ -1102,7 +1224,10 @@ mod tests {
     }
 
     fn names(bt: &Backtrace) -> Vec<&str> {
-        bt.frames.iter().map(|f| f.function.as_deref().unwrap_or("??")).collect()
+        bt.frames
+            .iter()
+            .map(|f| f.function.as_deref().unwrap_or("??"))
+            .collect()
     }
 
     #[test]
@@ -1118,7 +1243,10 @@ mod tests {
         assert_eq!(bt.frames[0].line, Some(12));
         assert_eq!(bt.frames[0].address, Some(0x5555_5555_5149));
         assert_eq!(bt.frames[1].address, None);
-        assert_eq!(bt.frames[2].module.as_deref(), Some("/lib/x86_64-linux-gnu/libc.so.6"));
+        assert_eq!(
+            bt.frames[2].module.as_deref(),
+            Some("/lib/x86_64-linux-gnu/libc.so.6")
+        );
         assert!(bt.frames[2].runtime);
         assert!(bt.frames[2].to_source_frame().library);
     }
@@ -1129,7 +1257,13 @@ mod tests {
             "#0  0x0000555555555200 in std::function<void ()>::operator()() const (this=0x7fffffffe0b0) at /usr/include/c++/11/bits/std_function.h:590\n\
              #1  0x0000555555555300 in (anonymous namespace)::run (n=3) at x.cc:7\n",
         );
-        assert_eq!(names(&bt), vec!["std::function<void ()>::operator()() const", "(anonymous namespace)::run"]);
+        assert_eq!(
+            names(&bt),
+            vec![
+                "std::function<void ()>::operator()() const",
+                "(anonymous namespace)::run"
+            ]
+        );
     }
 
     #[test]
@@ -1144,7 +1278,9 @@ mod tests {
         let two = "Thread 2 (Thread 0x7ffff7d8a640 (LWP 11)):\n#0  worker () at w.c:5\n\nThread 1 (Thread 0x7ffff7d8b740 (LWP 10)):\n#0  main () at m.c:9\n";
         let e = parse_backtrace(two, "bt.txt").unwrap_err().to_string();
         assert!(e.starts_with("bt.txt: 2 gdb thread stacks"), "{e}");
-        let bt = parse(&format!("Thread 2 \"prog\" received signal SIGSEGV, Segmentation fault.\n{two}"));
+        let bt = parse(&format!(
+            "Thread 2 \"prog\" received signal SIGSEGV, Segmentation fault.\n{two}"
+        ));
         assert_eq!(names(&bt), vec!["worker"]);
         assert_eq!(bt.notes.len(), 1);
     }
@@ -1159,9 +1295,18 @@ mod tests {
     #[test]
     fn mangled_names_are_demangled() {
         assert_eq!(demangle("_Z3fooi").as_deref(), Some("foo(int)"));
-        assert_eq!(demangle("_ZN2ns3BarC2Ev").as_deref(), Some("ns::Bar::Bar()"));
-        assert_eq!(demangle("_ZN5myapp7compute17h0123456789abcdefE").as_deref(), Some("myapp::compute"));
-        assert_eq!(demangle("_RNvCs1234_5myapp7compute").as_deref(), Some("myapp::compute"));
+        assert_eq!(
+            demangle("_ZN2ns3BarC2Ev").as_deref(),
+            Some("ns::Bar::Bar()")
+        );
+        assert_eq!(
+            demangle("_ZN5myapp7compute17h0123456789abcdefE").as_deref(),
+            Some("myapp::compute")
+        );
+        assert_eq!(
+            demangle("_RNvCs1234_5myapp7compute").as_deref(),
+            Some("myapp::compute")
+        );
         assert_eq!(demangle("main"), None);
         assert_eq!(demangle("_Zgarbage!"), None);
         let bt = parse("#0  0x0000000000401136 in _Z3fooi () at a.cc:3\n");
@@ -1200,7 +1345,15 @@ mod tests {
              frame #3: 0x00007ffff7c29e40 libc.so.6`__libc_start_main_impl + 128\n",
         );
         assert_eq!(bt.format, BacktraceFormat::Lldb);
-        assert_eq!(names(&bt), vec!["foo", "main", "__libc_start_call_main", "__libc_start_main_impl"]);
+        assert_eq!(
+            names(&bt),
+            vec![
+                "foo",
+                "main",
+                "__libc_start_call_main",
+                "__libc_start_main_impl"
+            ]
+        );
         assert_eq!((bt.frames[0].line, bt.frames[0].column), (Some(3), Some(6)));
         assert_eq!(bt.frames[1].module.as_deref(), Some("prog"));
         assert!(bt.frames[3].runtime);
@@ -1221,7 +1374,10 @@ mod tests {
         assert_eq!(names(&bt), vec!["foo", "main", "__libc_start_main", "??"]);
         assert_eq!(bt.frames[0].column, Some(5));
         assert_eq!(bt.frames[1].column, None);
-        assert_eq!(bt.frames[2].module.as_deref(), Some("/lib/x86_64-linux-gnu/libc.so.6"));
+        assert_eq!(
+            bt.frames[2].module.as_deref(),
+            Some("/lib/x86_64-linux-gnu/libc.so.6")
+        );
         assert_eq!(bt.frames[3].module.as_deref(), Some("/path/bin"));
         assert_eq!(bt.notes.len(), 1);
     }
@@ -1233,7 +1389,11 @@ mod tests {
         );
         assert_eq!(bt.frames.len(), 1);
         assert_eq!(
-            (bt.frames[0].file.as_deref(), bt.frames[0].line, bt.frames[0].column),
+            (
+                bt.frames[0].file.as_deref(),
+                bt.frames[0].line,
+                bt.frames[0].column
+            ),
             (Some("a.c"), Some(12), Some(5))
         );
     }
@@ -1272,7 +1432,9 @@ mod tests {
         assert!(bt.frames[0].runtime && bt.frames[1].runtime && !bt.frames[2].runtime);
         assert_eq!(bt.frames[2].file.as_deref(), Some("./src/main.rs"));
         assert_eq!(bt.frames[2].column, Some(5));
-        let short = parse("thread 'main' panicked at 'boom', src/lib.rs:7:9\nnote: run with `RUST_BACKTRACE=1`\n");
+        let short = parse(
+            "thread 'main' panicked at 'boom', src/lib.rs:7:9\nnote: run with `RUST_BACKTRACE=1`\n",
+        );
         assert_eq!(short.frames[0].line, Some(7));
     }
 
@@ -1282,21 +1444,36 @@ mod tests {
             strip_crate_hashes("std[e28293b1aa0f68bd]::rt::lang_start_internal"),
             "std::rt::lang_start_internal"
         );
-        assert_eq!(strip_crate_hashes("<core[c1f1]::fmt::rt::Argument>::fmt"), "<core::fmt::rt::Argument>::fmt");
+        assert_eq!(
+            strip_crate_hashes("<core[c1f1]::fmt::rt::Argument>::fmt"),
+            "<core::fmt::rt::Argument>::fmt"
+        );
         assert_eq!(
             strip_crate_hashes("std::vector<int>::operator[](unsigned long)"),
             "std::vector<int>::operator[](unsigned long)"
         );
         assert_eq!(strip_crate_hashes("a[b]c[12]::d"), "a[b]c::d");
-        assert_eq!(rust_panic_line("thread 'main' (19348) panicked at src/main.rs:2:5:"), Some("src/main.rs:2:5:"));
-        assert_eq!(rust_panic_line("thread '<unnamed>' panicked at x.rs:1:1:"), Some("x.rs:1:1:"));
+        assert_eq!(
+            rust_panic_line("thread 'main' (19348) panicked at src/main.rs:2:5:"),
+            Some("src/main.rs:2:5:")
+        );
+        assert_eq!(
+            rust_panic_line("thread '<unnamed>' panicked at x.rs:1:1:"),
+            Some("x.rs:1:1:")
+        );
         assert_eq!(rust_panic_line("thread 'main' exited"), None);
     }
 
     #[test]
     fn unknown_text_is_an_error() {
         let e = parse_backtrace("hello\nworld\n", "x.txt").unwrap_err();
-        assert!(e.to_string().starts_with("x.txt: no stack frame found"), "{e}");
-        assert!(matches!(parse_backtrace("  \n", "x.txt"), Err(FormatError::Empty { .. })));
+        assert!(
+            e.to_string().starts_with("x.txt: no stack frame found"),
+            "{e}"
+        );
+        assert!(matches!(
+            parse_backtrace("  \n", "x.txt"),
+            Err(FormatError::Empty { .. })
+        ));
     }
 }

@@ -153,7 +153,10 @@ impl FormatError {
     }
 
     pub(crate) fn text(file: &str, message: &str) -> FormatError {
-        FormatError::Text { file: one_line(file), message: one_line(message) }
+        FormatError::Text {
+            file: one_line(file),
+            message: one_line(message),
+        }
     }
 
     pub(crate) fn json(file: &str, path: &str, message: &str) -> FormatError {

@@ -108,7 +108,10 @@ fn node_link(g: &Icfg, n: NodeId, prefix: &str) -> String {
             file_page(f),
             escape(g.file_path(f))
         ),
-        None => format!("<code>{func}</code> node <code>{}</code>", escape(g.ext_id(n))),
+        None => format!(
+            "<code>{func}</code> node <code>{}</code>",
+            escape(g.ext_id(n))
+        ),
     }
 }
 
@@ -122,8 +125,11 @@ fn set_links(g: &Icfg, s: &NodeSet, prefix: &str) -> String {
 }
 
 fn entry_names(g: &Icfg, s: &NodeSet) -> String {
-    let names: Vec<String> =
-        s.nodes().iter().map(|&n| format!("<code>{}</code>", escape(&g.function(g.func_of(n)).name))).collect();
+    let names: Vec<String> = s
+        .nodes()
+        .iter()
+        .map(|&n| format!("<code>{}</code>", escape(&g.function(g.func_of(n)).name)))
+        .collect();
     names.join(" or ")
 }
 
@@ -137,30 +143,51 @@ fn stack_section(r: &HtmlReport<'_>) -> String {
     }
     s.push_str("<ol start=\"0\">\n");
     for f in &r.report.stack {
-        let _ =
-            writeln!(s, "<li>call in {} &rarr; enters {}</li>", set_links(g, &f.call, ""), entry_names(g, &f.entry));
+        let _ = writeln!(
+            s,
+            "<li>call in {} &rarr; enters {}</li>",
+            set_links(g, &f.call, ""),
+            entry_names(g, &f.entry)
+        );
     }
     if let Some(c) = &r.report.crash {
-        let _ = writeln!(s, "<li><span class=\"badge\">crash</span> {}</li>", set_links(g, c, ""));
+        let _ = writeln!(
+            s,
+            "<li><span class=\"badge\">crash</span> {}</li>",
+            set_links(g, c, "")
+        );
     }
     s.push_str("</ol>\n");
     s
 }
 
 fn witness_section(r: &HtmlReport<'_>) -> String {
-    let Some(w) = r.witness else { return String::new() };
-    let mut s =
-        format!("<h2>Witness path</h2>\n<p>An execution consistent with the report ({} nodes).</p>\n<ol>\n", w.len());
+    let Some(w) = r.witness else {
+        return String::new();
+    };
+    let mut s = format!(
+        "<h2>Witness path</h2>\n<p>An execution consistent with the report ({} nodes).</p>\n<ol>\n",
+        w.len()
+    );
     for &n in w {
         let label = r.labels.get(n.index()).copied();
-        let _ = writeln!(s, "<li class=\"{}\">{}</li>", class(label), node_link(r.graph, n, ""));
+        let _ = writeln!(
+            s,
+            "<li class=\"{}\">{}</li>",
+            class(label),
+            node_link(r.graph, n, "")
+        );
     }
     s.push_str("</ol>\n");
     s
 }
 
 fn line_counts(fl: &FileLines) -> (usize, usize, usize) {
-    (fl.with(Label::Yes).count(), fl.with(Label::No).count(), fl.with(Label::Maybe).count())
+    (
+        fl.with(Label::Yes).count(),
+        fl.with(Label::No).count(),
+        fl.with(Label::Maybe).count(),
+    )
 }
 
 /// The index page.
@@ -186,7 +213,12 @@ pub fn index_html(r: &HtmlReport<'_>, files: &[FileLines]) -> String {
     if !r.weakened.is_empty() {
         s.push_str("<h2>Weakened constraints</h2>\n<p>Answers stay sound but may be less precise.</p>\n<ul>\n");
         for w in r.weakened {
-            let _ = writeln!(s, "<li><code>{}</code>: {}</li>", escape(&w.origin.to_string()), escape(&w.how));
+            let _ = writeln!(
+                s,
+                "<li><code>{}</code>: {}</li>",
+                escape(&w.origin.to_string()),
+                escape(&w.how)
+            );
         }
         s.push_str("</ul>\n");
     }
@@ -195,7 +227,10 @@ pub fn index_html(r: &HtmlReport<'_>, files: &[FileLines]) -> String {
         let (y, n, m) = line_counts(fl);
         let total = fl.lines.len();
         let bar = |cls: &str, k: usize| {
-            format!("<span class=\"bar {cls}\" style=\"width:{:.1}px\"></span>", 1.5 * pct(k, total))
+            format!(
+                "<span class=\"bar {cls}\" style=\"width:{:.1}px\"></span>",
+                1.5 * pct(k, total)
+            )
         };
         let _ = writeln!(
             s,
@@ -246,7 +281,11 @@ pub fn file_html(r: &HtmlReport<'_>, fl: &FileLines) -> String {
     let mut s = head(&format!("{path} - {}", r.title));
     let (y, n, m) = line_counts(fl);
     let total = fl.lines.len();
-    let _ = writeln!(s, "<p><a href=\"index.html\">&larr; {}</a></p>", escape(r.title));
+    let _ = writeln!(
+        s,
+        "<p><a href=\"index.html\">&larr; {}</a></p>",
+        escape(r.title)
+    );
     let _ = writeln!(s, "<h1>{}</h1>", escape(path));
     let _ = writeln!(
         s,
@@ -265,7 +304,11 @@ pub fn file_html(r: &HtmlReport<'_>, fl: &FileLines) -> String {
         let l = fl.lines.get(&line).copied();
         let badge: String = badges
             .get(&line)
-            .map(|v| v.iter().map(|b| format!("<span class=\"badge\">{}</span>", escape(b))).collect())
+            .map(|v| {
+                v.iter()
+                    .map(|b| format!("<span class=\"badge\">{}</span>", escape(b)))
+                    .collect()
+            })
             .unwrap_or_default();
         let _ = writeln!(
             s,
@@ -279,7 +322,11 @@ pub fn file_html(r: &HtmlReport<'_>, fl: &FileLines) -> String {
         Some(lines) => {
             let last = (lines.len() as u32).max(fl.lines.keys().next_back().copied().unwrap_or(0));
             for line in 1..=last {
-                row(&mut s, line, lines.get(line as usize - 1).copied().unwrap_or(""));
+                row(
+                    &mut s,
+                    line,
+                    lines.get(line as usize - 1).copied().unwrap_or(""),
+                );
             }
         }
         None => {
@@ -328,7 +375,16 @@ mod tests {
             ("fe", NodeKind::Entry, f, 1),
             ("fs", NodeKind::Statement, f, 3),
         ] {
-            v.push(b.add_node(NodeSpec { ext_id: id, kind, func, label: "", lines: &[line] }).unwrap());
+            v.push(
+                b.add_node(NodeSpec {
+                    ext_id: id,
+                    kind,
+                    func,
+                    label: "",
+                    lines: &[line],
+                })
+                .unwrap(),
+            );
         }
         b.add_flow_edge(v[0], v[1]);
         b.add_flow_edge(v[2], v[3]);
@@ -341,13 +397,22 @@ mod tests {
         let (g, v) = graph();
         let labels = vec![Label::Yes, Label::Yes, Label::Yes, Label::Maybe];
         let report = Report {
-            stack: vec![Frame { call: NodeSet::one(v[1]), entry: NodeSet::one(v[2]) }],
+            stack: vec![Frame {
+                call: NodeSet::one(v[1]),
+                entry: NodeSet::one(v[2]),
+            }],
             crash: Some(NodeSet::one(v[3])),
             ..Report::default()
         };
         let mut sources = Sources::none();
-        sources.insert(g.file_of(v[0]).unwrap(), "int main() {\n  if (a < b && c > \"d\") f();\n}\n");
-        let weakened = [Weakening { origin: Origin::ObsYes(0), how: "dropped <x>".into() }];
+        sources.insert(
+            g.file_of(v[0]).unwrap(),
+            "int main() {\n  if (a < b && c > \"d\") f();\n}\n",
+        );
+        let weakened = [Weakening {
+            origin: Origin::ObsYes(0),
+            how: "dropped <x>".into(),
+        }];
         let witness = [v[0], v[1], v[2], v[3]];
         let r = HtmlReport {
             graph: &g,
@@ -360,8 +425,14 @@ mod tests {
         };
         let files = by_line(&g, &labels);
         let index = index_html(&r, &files);
-        assert!(index.contains("<title>postmortem: a &amp; b</title>"), "{index}");
-        assert!(index.contains("<a href=\"file-0.html\">src/&lt;main&gt;.c</a>"), "{index}");
+        assert!(
+            index.contains("<title>postmortem: a &amp; b</title>"),
+            "{index}"
+        );
+        assert!(
+            index.contains("<a href=\"file-0.html\">src/&lt;main&gt;.c</a>"),
+            "{index}"
+        );
         assert!(index.contains("call in <code>main</code> at <a href=\"file-0.html#L2\">src/&lt;main&gt;.c:2</a> &rarr; enters <code>f&lt;int&gt;</code>"), "{index}");
         assert!(index.contains("<span class=\"badge\">crash</span> <code>f&lt;int&gt;</code> at <a href=\"file-1.html#L3\">src/f.c:3</a>"), "{index}");
         assert!(index.contains("<h2>Witness path</h2>"));
@@ -369,7 +440,10 @@ mod tests {
         assert!(!index.contains("<x>") && !index.contains("<main>"));
         let main_page = file_html(&r, &files[0]);
         assert!(main_page.contains("<tr id=\"L2\" class=\"y\"><td class=\"n\"><a href=\"#L2\">2</a></td><td>Yes</td><td><span class=\"badge\">frame 0</span></td><td class=\"s\">  if (a &lt; b &amp;&amp; c &gt; &quot;d&quot;) f();</td></tr>"), "{main_page}");
-        assert!(main_page.contains("<tr id=\"L3\" class=\"\">"), "{main_page}");
+        assert!(
+            main_page.contains("<tr id=\"L3\" class=\"\">"),
+            "{main_page}"
+        );
         let f_page = file_html(&r, &files[1]);
         assert!(f_page.contains("could not be read"));
         assert!(f_page.contains("<tr id=\"L3\" class=\"m\">"), "{f_page}");
@@ -396,7 +470,9 @@ mod tests {
         };
         let written = write_html(&dir, &r).unwrap();
         assert_eq!(written.len(), 3);
-        assert!(std::fs::read_to_string(dir.join("index.html")).unwrap().contains("no crash stack"));
+        assert!(std::fs::read_to_string(dir.join("index.html"))
+            .unwrap()
+            .contains("no crash stack"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -23,7 +23,12 @@ use postmortem_core::{Icfg, Label};
 use std::io::{self, Write};
 
 /// Writes the tracefile.
-pub fn write_lcov(out: &mut dyn Write, g: &Icfg, labels: &[Label], paths: &PathMap) -> io::Result<()> {
+pub fn write_lcov(
+    out: &mut dyn Write,
+    g: &Icfg,
+    labels: &[Label],
+    paths: &PathMap,
+) -> io::Result<()> {
     for fl in by_line(g, labels) {
         let path = paths.apply(g.file_path(fl.file));
         writeln!(out, "TN:postmortem")?;

@@ -87,7 +87,11 @@ impl Logger {
     /// A configured printf-style logging function whose format is
     /// argument `format_arg` (0-based).
     pub fn custom(name: &str, format_arg: usize) -> Logger {
-        Logger { name: name.to_string(), kind: LoggerKind::Custom, format_arg }
+        Logger {
+            name: name.to_string(),
+            kind: LoggerKind::Custom,
+            format_arg,
+        }
     }
 
     /// Parses `NAME:ARG` (ARG 1-based, as on the command line:
@@ -156,12 +160,34 @@ impl Default for LogConfig {
             ("__syslog_chk", 2),
             ("__vsyslog_chk", 2),
         ];
-        let mut loggers: Vec<Logger> =
-            printf.iter().map(|&(n, a)| Logger { name: n.into(), kind: LoggerKind::Printf, format_arg: a }).collect();
-        loggers.push(Logger { name: "puts".into(), kind: LoggerKind::Puts, format_arg: 0 });
-        loggers.push(Logger { name: "fputs".into(), kind: LoggerKind::Fputs, format_arg: 0 });
-        loggers.push(Logger { name: "fputs_unlocked".into(), kind: LoggerKind::Fputs, format_arg: 0 });
-        loggers.push(Logger { name: "perror".into(), kind: LoggerKind::Perror, format_arg: 0 });
+        let mut loggers: Vec<Logger> = printf
+            .iter()
+            .map(|&(n, a)| Logger {
+                name: n.into(),
+                kind: LoggerKind::Printf,
+                format_arg: a,
+            })
+            .collect();
+        loggers.push(Logger {
+            name: "puts".into(),
+            kind: LoggerKind::Puts,
+            format_arg: 0,
+        });
+        loggers.push(Logger {
+            name: "fputs".into(),
+            kind: LoggerKind::Fputs,
+            format_arg: 0,
+        });
+        loggers.push(Logger {
+            name: "fputs_unlocked".into(),
+            kind: LoggerKind::Fputs,
+            format_arg: 0,
+        });
+        loggers.push(Logger {
+            name: "perror".into(),
+            kind: LoggerKind::Perror,
+            format_arg: 0,
+        });
         LogConfig { loggers }
     }
 }
@@ -255,7 +281,11 @@ pub fn format_regex(format: &str) -> String {
             out.push_str(".*");
             break;
         };
-        let sign = if flags.contains(['+', ' ']) { "[-+ ]?" } else { "-?" };
+        let sign = if flags.contains(['+', ' ']) {
+            "[-+ ]?"
+        } else {
+            "-?"
+        };
         let grouped = flags.contains('\'');
         let alt = flags.contains('#');
         let pat: String = match conv {
@@ -299,7 +329,11 @@ pub struct LinePattern {
 /// The line patterns of a printf format (`newline`: the function prints
 /// a newline after it, as `puts` does). Empty lines yield no pattern.
 pub fn line_patterns(format: &str, newline: bool) -> Vec<LinePattern> {
-    let text = if newline { format!("{format}\n") } else { format.to_string() };
+    let text = if newline {
+        format!("{format}\n")
+    } else {
+        format.to_string()
+    };
     let parts: Vec<&str> = text.split('\n').collect();
     let last = parts.len() - 1;
     parts
@@ -309,7 +343,10 @@ pub fn line_patterns(format: &str, newline: bool) -> Vec<LinePattern> {
         .map(|(i, p)| {
             let start = if i > 0 { "^" } else { "" };
             let end = if i < last { "$" } else { "" };
-            LinePattern { regex: format!("{start}{}{end}", format_regex(p)), first: i == 0 }
+            LinePattern {
+                regex: format!("{start}{}{end}", format_regex(p)),
+                first: i == 0,
+            }
         })
         .collect()
 }
@@ -423,7 +460,12 @@ impl Sets {
         let mut owners = Vec::new();
         for chunk in patterns.chunks(CHUNK) {
             let mut regexes: Vec<String> = chunk.iter().map(|p| p.0.clone()).collect();
-            let build = |rs: &[String]| RegexSetBuilder::new(rs).size_limit(64 << 20).dfa_size_limit(16 << 20).build();
+            let build = |rs: &[String]| {
+                RegexSetBuilder::new(rs)
+                    .size_limit(64 << 20)
+                    .dfa_size_limit(16 << 20)
+                    .build()
+            };
             let set = match build(&regexes) {
                 Ok(s) => s,
                 Err(_) => {
@@ -470,33 +512,51 @@ impl LogMatcher {
     /// Finds the logging call sites of `g` (see the module docs) and
     /// compiles their patterns.
     pub fn new(g: &Icfg, cfg: &LogConfig) -> LogMatcher {
-        let by_name: HashMap<&str, &Logger> = cfg.loggers.iter().map(|l| (l.name.as_str(), l)).collect();
+        let by_name: HashMap<&str, &Logger> =
+            cfg.loggers.iter().map(|l| (l.name.as_str(), l)).collect();
         let mut sites = Vec::new();
         for (site, note) in g.call_notes() {
             if note.string_args.is_empty() {
                 continue;
             }
             let internal = g.callees(site).map(|f| g.function(f).name.to_string());
-            let names: Vec<String> = note.external_callees.iter().map(|s| s.to_string()).chain(internal).collect();
+            let names: Vec<String> = note
+                .external_callees
+                .iter()
+                .map(|s| s.to_string())
+                .chain(internal)
+                .collect();
             for name in &names {
-                let Some(logger) = by_name.get(name.as_str()) else { continue };
+                let Some(logger) = by_name.get(name.as_str()) else {
+                    continue;
+                };
                 let formats: &[Box<str>] = match logger.kind {
-                    LoggerKind::Custom => &note.string_args[..(logger.format_arg + 1).min(note.string_args.len())],
+                    LoggerKind::Custom => {
+                        &note.string_args[..(logger.format_arg + 1).min(note.string_args.len())]
+                    }
                     _ => &note.string_args[..1],
                 };
                 for f in formats {
-                    sites.push(LogSite { site, logger: name.clone(), format: f.to_string() });
+                    sites.push(LogSite {
+                        site,
+                        logger: name.clone(),
+                        format: f.to_string(),
+                    });
                 }
             }
         }
         let mut first: HashMap<String, Vec<usize>> = HashMap::new();
         let mut later: HashMap<String, Vec<usize>> = HashMap::new();
         for (i, s) in sites.iter().enumerate() {
-            let kind = by_name.get(s.logger.as_str()).map_or(LoggerKind::Printf, |l| l.kind);
+            let kind = by_name
+                .get(s.logger.as_str())
+                .map_or(LoggerKind::Printf, |l| l.kind);
             let pats = match kind {
                 LoggerKind::Puts => line_patterns(&escape_percent(&s.format), true),
                 LoggerKind::Fputs => line_patterns(&escape_percent(&s.format), false),
-                LoggerKind::Perror => line_patterns(&format!("{}: %s\n", escape_percent(&s.format)), false),
+                LoggerKind::Perror => {
+                    line_patterns(&format!("{}: %s\n", escape_percent(&s.format)), false)
+                }
                 LoggerKind::Printf | LoggerKind::Custom => line_patterns(&s.format, false),
             };
             for p in pats {
@@ -509,7 +569,11 @@ impl LogMatcher {
             v.sort();
             v
         };
-        LogMatcher { sites, first: Sets::build(sorted(first)), later: Sets::build(sorted(later)) }
+        LogMatcher {
+            sites,
+            first: Sets::build(sorted(first)),
+            later: Sets::build(sorted(later)),
+        }
     }
 
     /// The logging call sites found (one entry per candidate format).
@@ -519,7 +583,12 @@ impl LogMatcher {
 
     /// Matches log lines (in log order) and builds the trace.
     pub fn match_lines<'a>(&self, lines: impl IntoIterator<Item = &'a str>) -> LogMatch {
-        let mut out = LogMatch { lines: Vec::new(), trace: None, warnings: Vec::new(), sites: self.sites.clone() };
+        let mut out = LogMatch {
+            lines: Vec::new(),
+            trace: None,
+            warnings: Vec::new(),
+            sites: self.sites.clone(),
+        };
         let mut entries: Vec<NodeSet> = Vec::new();
         let mut continuations = 0;
         let mut unmatched = Vec::new();
@@ -538,11 +607,16 @@ impl LogMatcher {
                 m.outcome = if !m.continues.is_empty() {
                     continuations += 1;
                     Outcome::Continuation
-                } else if let Some(set) = NodeSet::new(m.sites.iter().map(|&s| self.sites[s].site).collect()) {
+                } else if let Some(set) =
+                    NodeSet::new(m.sites.iter().map(|&s| self.sites[s].site).collect())
+                {
                     entries.push(set);
                     Outcome::Element(entries.len() - 1)
                 } else {
-                    unmatched.push(LogWarning::Unmatched { line: m.number, text: m.text.clone() });
+                    unmatched.push(LogWarning::Unmatched {
+                        line: m.number,
+                        text: m.text.clone(),
+                    });
                     Outcome::Unmatched
                 };
             }
@@ -554,10 +628,15 @@ impl LogMatcher {
             out.warnings.extend(unmatched);
         }
         if continuations > 0 {
-            out.warnings.push(LogWarning::Continuations { count: continuations });
+            out.warnings.push(LogWarning::Continuations {
+                count: continuations,
+            });
         }
         if !entries.is_empty() {
-            out.trace = Some(Trace { reliable: false, entries });
+            out.trace = Some(Trace {
+                reliable: false,
+                entries,
+            });
         }
         out
     }
@@ -576,17 +655,34 @@ pub fn write_explain(out: &mut dyn Write, g: &Icfg, m: &LogMatch) -> io::Result<
         let s = &m.sites[i];
         let f = g.function(g.func_of(s.site));
         let file = f.file.map_or("?", |x| g.file_path(x));
-        let line = g.lines(s.site).first().map_or(String::new(), |l| format!(":{l}"));
-        writeln!(out, "    {file}{line} [{}] in {}: {}({})", g.ext_id(s.site), f.name, s.logger, c_quote(&s.format))
+        let line = g
+            .lines(s.site)
+            .first()
+            .map_or(String::new(), |l| format!(":{l}"));
+        writeln!(
+            out,
+            "    {file}{line} [{}] in {}: {}({})",
+            g.ext_id(s.site),
+            f.name,
+            s.logger,
+            c_quote(&s.format)
+        )
     };
     for l in &m.lines {
         let what = match &l.outcome {
-            Outcome::Element(i) => format!("trace element {i}, one of {} call site(s)", l.sites.len()),
+            Outcome::Element(i) => {
+                format!("trace element {i}, one of {} call site(s)", l.sites.len())
+            }
             Outcome::Continuation => "left out: may continue a multi-line message".into(),
             Outcome::Unmatched => "left out: no format string fits".into(),
             Outcome::Blank => continue,
         };
-        writeln!(out, "log line {} {}: {what}", l.number, crate::error::quote(&l.text))?;
+        writeln!(
+            out,
+            "log line {} {}: {what}",
+            l.number,
+            crate::error::quote(&l.text)
+        )?;
         for &i in &l.sites {
             site(out, i)?;
         }
@@ -665,12 +761,24 @@ mod tests {
     #[test]
     fn lines_and_anchors() {
         let p = line_patterns("Value %d\n", false);
-        assert_eq!(p, vec![LinePattern { regex: "Value (?:-?[0-9]+)$".into(), first: true }]);
+        assert_eq!(
+            p,
+            vec![LinePattern {
+                regex: "Value (?:-?[0-9]+)$".into(),
+                first: true
+            }]
+        );
         let re = Regex::new(&p[0].regex).unwrap();
-        assert!(re.is_match("Value 5") && re.is_match("prefix: Value 5") && !re.is_match("Value 5 more"));
+        assert!(
+            re.is_match("Value 5")
+                && re.is_match("prefix: Value 5")
+                && !re.is_match("Value 5 more")
+        );
         let p = line_patterns("Start\nnext %s\nend", false);
         assert_eq!(
-            p.iter().map(|p| (p.regex.as_str(), p.first)).collect::<Vec<_>>(),
+            p.iter()
+                .map(|p| (p.regex.as_str(), p.first))
+                .collect::<Vec<_>>(),
             vec![("Start$", true), ("^next (?:.*)$", false), ("^end", false)]
         );
         assert_eq!(line_patterns("done", true)[0].regex, "done$");
@@ -685,10 +793,23 @@ mod tests {
         let main = b.function("main");
         let log_fn = b.function("log_msg");
         b.set_function_file(main, "m.c");
-        let me =
-            b.add_node(NodeSpec { ext_id: "me", kind: NodeKind::Entry, func: main, label: "", lines: &[1] }).unwrap();
+        let me = b
+            .add_node(NodeSpec {
+                ext_id: "me",
+                kind: NodeKind::Entry,
+                func: main,
+                label: "",
+                lines: &[1],
+            })
+            .unwrap();
         let le = b
-            .add_node(NodeSpec { ext_id: "le", kind: NodeKind::Entry, func: log_fn, label: "", lines: &[50] })
+            .add_node(NodeSpec {
+                ext_id: "le",
+                kind: NodeKind::Entry,
+                func: log_fn,
+                label: "",
+                lines: &[50],
+            })
             .unwrap();
         let mut sites = Vec::new();
         let calls: [(&str, &[&str]); 6] = [
@@ -704,7 +825,13 @@ mod tests {
             let id = format!("p{}", i + 1);
             let line = [10 + i as u32];
             let s = b
-                .add_node(NodeSpec { ext_id: &id, kind: NodeKind::CallSite, func: main, label: "", lines: &line })
+                .add_node(NodeSpec {
+                    ext_id: &id,
+                    kind: NodeKind::CallSite,
+                    func: main,
+                    label: "",
+                    lines: &line,
+                })
                 .unwrap();
             b.add_flow_edge(prev, s);
             if *callee == "log_msg" {
@@ -728,29 +855,53 @@ mod tests {
         let mut cfg = LogConfig::default();
         cfg.add(Logger::parse_spec("log_msg:2").unwrap());
         let m = LogMatcher::new(&g, &cfg);
-        let got = m.match_text("Processed 3 items\nerror: disk full\n\ndone\nx=5\nnet\nunknown line\na\nb 7\r\n");
+        let got = m.match_text(
+            "Processed 3 items\nerror: disk full\n\ndone\nx=5\nnet\nunknown line\na\nb 7\r\n",
+        );
         let t = got.trace.as_ref().unwrap();
         assert!(!t.reliable);
         let sets: Vec<Vec<NodeId>> = t.entries.iter().map(|e| e.nodes().to_vec()).collect();
         // "net" fits log_msg's first string taken as the format (either of
         // its first two constant strings may be the format).
-        assert_eq!(sets, vec![vec![s[0]], vec![s[1]], vec![s[2]], vec![s[3]], vec![s[3]], vec![s[4]]]);
+        assert_eq!(
+            sets,
+            vec![
+                vec![s[0]],
+                vec![s[1]],
+                vec![s[2]],
+                vec![s[3]],
+                vec![s[3]],
+                vec![s[4]]
+            ]
+        );
         assert_eq!(got.lines[2].outcome, Outcome::Blank);
         assert_eq!(got.lines[6].outcome, Outcome::Unmatched);
         assert_eq!(got.lines[8].outcome, Outcome::Continuation);
         assert_eq!(
             got.warnings,
             vec![
-                LogWarning::Unmatched { line: 7, text: "unknown line".into() },
+                LogWarning::Unmatched {
+                    line: 7,
+                    text: "unknown line".into()
+                },
                 LogWarning::Continuations { count: 1 }
             ]
         );
         let mut buf = Vec::new();
         write_explain(&mut buf, &g, &got).unwrap();
         let text = String::from_utf8(buf).unwrap();
-        assert!(text.contains("log line 1 \"Processed 3 items\": trace element 0"), "{text}");
-        assert!(text.contains("m.c:10 [p1] in main: printf(\"Processed %d items\\n\")"), "{text}");
-        assert!(text.contains("log line 7 \"unknown line\": left out"), "{text}");
+        assert!(
+            text.contains("log line 1 \"Processed 3 items\": trace element 0"),
+            "{text}"
+        );
+        assert!(
+            text.contains("m.c:10 [p1] in main: printf(\"Processed %d items\\n\")"),
+            "{text}"
+        );
+        assert!(
+            text.contains("log line 7 \"unknown line\": left out"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -767,7 +918,14 @@ mod tests {
     fn without_logging_calls_one_warning() {
         let mut b = IcfgBuilder::new();
         let f = b.function("main");
-        b.add_node(NodeSpec { ext_id: "e", kind: NodeKind::Entry, func: f, label: "", lines: &[] }).unwrap();
+        b.add_node(NodeSpec {
+            ext_id: "e",
+            kind: NodeKind::Entry,
+            func: f,
+            label: "",
+            lines: &[],
+        })
+        .unwrap();
         let g = b.build().unwrap();
         let got = LogMatcher::new(&g, &LogConfig::default()).match_text("a\nb\n");
         assert_eq!(got.warnings, vec![LogWarning::NoLoggingCalls]);
@@ -776,7 +934,10 @@ mod tests {
 
     #[test]
     fn logger_specs() {
-        assert_eq!(Logger::parse_spec("log_msg:2").unwrap(), Logger::custom("log_msg", 1));
+        assert_eq!(
+            Logger::parse_spec("log_msg:2").unwrap(),
+            Logger::custom("log_msg", 1)
+        );
         assert!(Logger::parse_spec("log_msg").is_err());
         assert!(Logger::parse_spec("log_msg:0").is_err());
         assert!(Logger::parse_spec(":1").is_err());

@@ -84,14 +84,34 @@ fn pct(part: usize, total: usize) -> f64 {
 pub fn write_text(out: &mut dyn Write, a: &Analysis<'_>) -> io::Result<()> {
     let c = Counts::of(a.labels);
     let t = c.total();
-    writeln!(out, "postmortem: {} solver{}", a.solver, if a.stack_only { ", stack only" } else { "" })?;
+    writeln!(
+        out,
+        "postmortem: {} solver{}",
+        a.solver,
+        if a.stack_only { ", stack only" } else { "" }
+    )?;
     writeln!(out, "  graph:  {}", a.cfg_path)?;
     writeln!(out, "  report: {}", a.report_path)?;
     writeln!(out)?;
     writeln!(out, "{t} nodes")?;
-    writeln!(out, "  yes   {:>8}  {:5.1}%  ran on every execution consistent with the report", c.yes, pct(c.yes, t))?;
-    writeln!(out, "  no    {:>8}  {:5.1}%  ran on none", c.no, pct(c.no, t))?;
-    writeln!(out, "  maybe {:>8}  {:5.1}%  ran on some", c.maybe, pct(c.maybe, t))?;
+    writeln!(
+        out,
+        "  yes   {:>8}  {:5.1}%  ran on every execution consistent with the report",
+        c.yes,
+        pct(c.yes, t)
+    )?;
+    writeln!(
+        out,
+        "  no    {:>8}  {:5.1}%  ran on none",
+        c.no,
+        pct(c.no, t)
+    )?;
+    writeln!(
+        out,
+        "  maybe {:>8}  {:5.1}%  ran on some",
+        c.maybe,
+        pct(c.maybe, t)
+    )?;
     if !a.undecided.is_empty() {
         writeln!(
             out,
@@ -101,7 +121,11 @@ pub fn write_text(out: &mut dyn Write, a: &Analysis<'_>) -> io::Result<()> {
     }
     if !a.weakened.is_empty() {
         writeln!(out)?;
-        writeln!(out, "weakened constraints ({}), answers stay sound but may be less precise:", a.weakened.len())?;
+        writeln!(
+            out,
+            "weakened constraints ({}), answers stay sound but may be less precise:",
+            a.weakened.len()
+        )?;
         for w in a.weakened {
             writeln!(out, "  {}: {}", w.origin, w.how)?;
         }
@@ -109,7 +133,11 @@ pub fn write_text(out: &mut dyn Write, a: &Analysis<'_>) -> io::Result<()> {
     for f in by_line(a.graph, a.labels) {
         writeln!(out)?;
         writeln!(out, "{}", a.graph.file_path(f.file))?;
-        for (name, l) in [("yes", Label::Yes), ("no", Label::No), ("maybe", Label::Maybe)] {
+        for (name, l) in [
+            ("yes", Label::Yes),
+            ("no", Label::No),
+            ("maybe", Label::Maybe),
+        ] {
             let r = ranges(f.with(l));
             if !r.is_empty() {
                 writeln!(out, "  {name:<5} {r}")?;
@@ -130,7 +158,12 @@ pub fn write_text(out: &mut dyn Write, a: &Analysis<'_>) -> io::Result<()> {
 /// `timings_ms`.
 pub fn to_json(a: &Analysis<'_>) -> Value {
     let g = a.graph;
-    let ids = |l: Label| -> Vec<&str> { g.nodes().filter(|n| a.labels[n.index()] == l).map(|n| g.ext_id(n)).collect() };
+    let ids = |l: Label| -> Vec<&str> {
+        g.nodes()
+            .filter(|n| a.labels[n.index()] == l)
+            .map(|n| g.ext_id(n))
+            .collect()
+    };
     let c = Counts::of(a.labels);
     let mut lines = serde_json::Map::new();
     for f in by_line(g, a.labels) {
@@ -213,7 +246,9 @@ fn fold_repeats(events: Vec<String>) -> Vec<String> {
         let mut best: Option<(usize, usize)> = None; // (run length, repeats)
         for len in 1..=12.min(events.len() - i) {
             let mut reps = 1;
-            while i + (reps + 1) * len <= events.len() && events[i..i + len] == events[i + reps * len..i + (reps + 1) * len] {
+            while i + (reps + 1) * len <= events.len()
+                && events[i..i + len] == events[i + reps * len..i + (reps + 1) * len]
+            {
                 reps += 1;
             }
             if reps > 1 && best.is_none_or(|(l, r)| len * reps > l * r) {
@@ -222,7 +257,14 @@ fn fold_repeats(events: Vec<String>) -> Vec<String> {
         }
         match best {
             Some((len, reps)) => {
-                out.push(format!("[ {} ] x {reps}", events[i..i + len].iter().map(|s| s.trim()).collect::<Vec<_>>().join(", ")));
+                out.push(format!(
+                    "[ {} ] x {reps}",
+                    events[i..i + len]
+                        .iter()
+                        .map(|s| s.trim())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
                 i += len * reps;
             }
             None => {
@@ -240,7 +282,10 @@ mod witness_tests {
 
     #[test]
     fn loop_iterations_fold() {
-        let ev: Vec<String> = ["a", "b", "c", "b", "c", "b", "c", "d"].iter().map(|s| s.to_string()).collect();
+        let ev: Vec<String> = ["a", "b", "c", "b", "c", "b", "c", "d"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
         assert_eq!(fold_repeats(ev), vec!["a", "[ b, c ] x 3", "d"]);
     }
 }

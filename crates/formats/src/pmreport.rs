@@ -103,11 +103,19 @@ pub enum ReportKind {
 /// anything else (including invalid JSON) is left to the csi-grissom
 /// reader.
 pub fn detect(v: &Value) -> ReportKind {
-    let Some(obj) = v.as_object() else { return ReportKind::Grissom };
-    if ["crash", "crashstack", "obsYes", "obsNo"].iter().any(|k| obj.contains_key(*k)) {
+    let Some(obj) = v.as_object() else {
+        return ReportKind::Grissom;
+    };
+    if ["crash", "crashstack", "obsYes", "obsNo"]
+        .iter()
+        .any(|k| obj.contains_key(*k))
+    {
         return ReportKind::Grissom;
     }
-    if ["ran", "not_ran", "log"].iter().any(|k| obj.contains_key(*k)) {
+    if ["ran", "not_ran", "log"]
+        .iter()
+        .any(|k| obj.contains_key(*k))
+    {
         return ReportKind::Postmortem;
     }
     let ours = obj
@@ -115,7 +123,11 @@ pub fn detect(v: &Value) -> ReportKind {
         .and_then(Value::as_array)
         .and_then(|a| a.first())
         .and_then(Value::as_object)
-        .is_some_and(|f| ["function", "file", "line", "column"].iter().any(|k| f.contains_key(*k)));
+        .is_some_and(|f| {
+            ["function", "file", "line", "column"]
+                .iter()
+                .any(|k| f.contains_key(*k))
+        });
     if ours {
         ReportKind::Postmortem
     } else {
@@ -129,7 +141,8 @@ pub fn parse_pmreport(text: &str, source_name: &str) -> Result<PmReport, FormatE
     if text.trim().is_empty() {
         return Err(FormatError::empty(source_name));
     }
-    let v: Value = serde_json::from_str(text).map_err(|e| FormatError::json_syntax(source_name, &e.to_string()))?;
+    let v: Value = serde_json::from_str(text)
+        .map_err(|e| FormatError::json_syntax(source_name, &e.to_string()))?;
     from_value(&v, source_name)
 }
 
@@ -157,7 +170,9 @@ impl P<'_> {
         allowed: &[&str],
         what: &str,
     ) -> Result<&'v Map<String, Value>, FormatError> {
-        let obj = v.as_object().ok_or_else(|| self.err(path, &format!("expected {what}, found {}", show(v))))?;
+        let obj = v
+            .as_object()
+            .ok_or_else(|| self.err(path, &format!("expected {what}, found {}", show(v))))?;
         for k in obj.keys() {
             if !allowed.contains(&k.as_str()) {
                 return Err(self.err(
@@ -174,33 +189,48 @@ impl P<'_> {
     }
 
     fn array<'v>(&self, v: &'v Value, path: &str) -> Result<&'v [Value], FormatError> {
-        v.as_array().map(Vec::as_slice).ok_or_else(|| self.err(path, &format!("expected an array, found {}", show(v))))
+        v.as_array()
+            .map(Vec::as_slice)
+            .ok_or_else(|| self.err(path, &format!("expected an array, found {}", show(v))))
     }
 
-    fn string(&self, obj: &Map<String, Value>, key: &str, path: &str) -> Result<Option<String>, FormatError> {
+    fn string(
+        &self,
+        obj: &Map<String, Value>,
+        key: &str,
+        path: &str,
+    ) -> Result<Option<String>, FormatError> {
         match obj.get(key) {
             None => Ok(None),
             Some(Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.clone())),
-            Some(v) => {
-                Err(self.err(&format!("{path}.{key}"), &format!("expected a non-empty string, found {}", show(v))))
-            }
+            Some(v) => Err(self.err(
+                &format!("{path}.{key}"),
+                &format!("expected a non-empty string, found {}", show(v)),
+            )),
         }
     }
 
-    fn number(&self, obj: &Map<String, Value>, key: &str, path: &str) -> Result<Option<u32>, FormatError> {
+    fn number(
+        &self,
+        obj: &Map<String, Value>,
+        key: &str,
+        path: &str,
+    ) -> Result<Option<u32>, FormatError> {
         match obj.get(key) {
             None => Ok(None),
             Some(v) => match v.as_u64() {
                 Some(n) if n >= 1 && n <= u64::from(u32::MAX) => Ok(Some(n as u32)),
-                _ => {
-                    Err(self.err(&format!("{path}.{key}"), &format!("expected a positive integer, found {}", show(v))))
-                }
+                _ => Err(self.err(
+                    &format!("{path}.{key}"),
+                    &format!("expected a positive integer, found {}", show(v)),
+                )),
             },
         }
     }
 
     fn selector(&self, v: &Value, path: &str) -> Result<Selector, FormatError> {
-        const WHAT: &str = "a selector ({\"function\": F}, {\"file\": P, \"line\": L} or {\"call\": F})";
+        const WHAT: &str =
+            "a selector ({\"function\": F}, {\"file\": P, \"line\": L} or {\"call\": F})";
         let obj = self.object(v, path, &["function", "file", "line", "call"], WHAT)?;
         let function = self.string(obj, "function", path)?;
         let file = self.string(obj, "file", path)?;
@@ -215,7 +245,12 @@ impl P<'_> {
     }
 
     fn frame(&self, v: &Value, path: &str) -> Result<PmFrame, FormatError> {
-        let obj = self.object(v, path, &["function", "file", "line", "column"], "a frame object")?;
+        let obj = self.object(
+            v,
+            path,
+            &["function", "file", "line", "column"],
+            "a frame object",
+        )?;
         let f = PmFrame {
             function: self.string(obj, "function", path)?,
             file: self.string(obj, "file", path)?,
@@ -223,8 +258,13 @@ impl P<'_> {
             column: self.number(obj, "column", path)?,
         };
         if f.function.is_none() && (f.file.is_none() || f.line.is_none()) {
-            return Err(self
-                .err(path, &format!("a frame needs a \"function\", or a \"file\" and a \"line\"; found {}", show(v))));
+            return Err(self.err(
+                path,
+                &format!(
+                    "a frame needs a \"function\", or a \"file\" and a \"line\"; found {}",
+                    show(v)
+                ),
+            ));
         }
         if f.column.is_some() && f.line.is_none() {
             return Err(self.err(&format!("{path}.column"), "a \"column\" needs a \"line\""));
@@ -235,9 +275,17 @@ impl P<'_> {
 
 fn from_value(v: &Value, file: &str) -> Result<PmReport, FormatError> {
     let p = P { file };
-    let obj = p.object(v, "$", &["stack", "ran", "not_ran", "log"], "a report object")?;
+    let obj = p.object(
+        v,
+        "$",
+        &["stack", "ran", "not_ran", "log"],
+        "a report object",
+    )?;
     if obj.is_empty() {
-        return Err(p.err("$", "the report is empty: give at least one of stack, ran, not_ran, log"));
+        return Err(p.err(
+            "$",
+            "the report is empty: give at least one of stack, ran, not_ran, log",
+        ));
     }
     let mut r = PmReport::default();
     if let Some(s) = obj.get("stack") {
@@ -256,7 +304,12 @@ fn from_value(v: &Value, file: &str) -> Result<PmReport, FormatError> {
         for (i, l) in p.array(s, "$.log")?.iter().enumerate() {
             match l {
                 Value::String(s) => r.log.push(s.clone()),
-                v => return Err(p.err(&format!("$.log[{i}]"), &format!("expected a string, found {}", show(v)))),
+                v => {
+                    return Err(p.err(
+                        &format!("$.log[{i}]"),
+                        &format!("expected a string, found {}", show(v)),
+                    ))
+                }
             }
         }
     }
@@ -299,7 +352,10 @@ impl PmReport {
         let mut warnings = located.warnings;
         for (i, sel) in self.ran.iter().enumerate() {
             match loc.ran(sel) {
-                Ok(set) => report.obs_yes.push(Trace { reliable: false, entries: vec![set] }),
+                Ok(set) => report.obs_yes.push(Trace {
+                    reliable: false,
+                    entries: vec![set],
+                }),
                 Err(mut w) => {
                     w.subject = format!("$.ran[{i}] {}", w.subject);
                     warnings.push(w);
@@ -309,7 +365,8 @@ impl PmReport {
         let log = if self.log.is_empty() {
             None
         } else {
-            let m = LogMatcher::new(loc.graph(), logs).match_lines(self.log.iter().map(String::as_str));
+            let m =
+                LogMatcher::new(loc.graph(), logs).match_lines(self.log.iter().map(String::as_str));
             if let Some(t) = &m.trace {
                 report.obs_yes.push(t.clone());
             }
@@ -324,7 +381,11 @@ impl PmReport {
                 }
             }
         }
-        Mapped { report, warnings, log }
+        Mapped {
+            report,
+            warnings,
+            log,
+        }
     }
 }
 
@@ -344,11 +405,16 @@ pub fn read_any_report(
         let mut out = Vec::new();
         flate2::read::MultiGzDecoder::new(&bytes[..])
             .read_to_end(&mut out)
-            .map_err(|e| FormatError::io(&name, std::io::Error::new(e.kind(), format!("corrupt gzip data: {e}"))))?;
+            .map_err(|e| {
+                FormatError::io(
+                    &name,
+                    std::io::Error::new(e.kind(), format!("corrupt gzip data: {e}")),
+                )
+            })?;
         bytes = out;
     }
-    let text =
-        String::from_utf8(bytes).map_err(|e| FormatError::json_syntax(&name, &format!("not valid UTF-8 ({e})")))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|e| FormatError::json_syntax(&name, &format!("not valid UTF-8 ({e})")))?;
     read_any_report_str(&text, &name, g, paths, logs)
 }
 
@@ -364,7 +430,14 @@ pub fn read_any_report_str(
     match kind {
         ReportKind::Grissom => {
             let report = crate::report_json::read_report_str(text, source_name, g)?;
-            Ok((kind, Mapped { report, warnings: Vec::new(), log: None }))
+            Ok((
+                kind,
+                Mapped {
+                    report,
+                    warnings: Vec::new(),
+                    log: None,
+                },
+            ))
         }
         ReportKind::Postmortem => {
             let parsed = parse_pmreport(text, source_name)?;
@@ -391,7 +464,14 @@ mod tests {
         b.set_function_file(main, "/src/a.c");
         b.set_function_file(f, "/src/a.c");
         let add = |b: &mut IcfgBuilder, id: &str, kind, func, line: u32| {
-            b.add_node(NodeSpec { ext_id: id, kind, func, label: id, lines: &[line] }).unwrap()
+            b.add_node(NodeSpec {
+                ext_id: id,
+                kind,
+                func,
+                label: id,
+                lines: &[line],
+            })
+            .unwrap()
         };
         let me = add(&mut b, "me", NodeKind::Entry, main, 29);
         let c30 = add(&mut b, "c30", NodeKind::CallSite, main, 30);
@@ -402,7 +482,15 @@ mod tests {
         let s12b = add(&mut b, "s12b", NodeKind::Statement, f, 12);
         let l13 = add(&mut b, "l13", NodeKind::CallSite, f, 13);
         let fx = add(&mut b, "fx", NodeKind::Exit, f, 14);
-        for (x, y) in [(me, c30), (c30, p31), (p31, mx), (fe, s12a), (s12a, s12b), (s12b, l13), (l13, fx)] {
+        for (x, y) in [
+            (me, c30),
+            (c30, p31),
+            (p31, mx),
+            (fe, s12a),
+            (s12a, s12b),
+            (s12b, l13),
+            (l13, fx),
+        ] {
             b.add_flow_edge(x, y);
         }
         b.add_call_edge(c30, fe);
@@ -412,7 +500,10 @@ mod tests {
         b.add_external_callee(p31);
         b.add_external_callee_name(p31, "printf");
         b.add_string_arg(p31, "hello %d\n");
-        (b.build().unwrap(), vec![me, c30, p31, mx, fe, s12a, s12b, l13, fx])
+        (
+            b.build().unwrap(),
+            vec![me, c30, p31, mx, fe, s12a, s12b, l13, fx],
+        )
     }
 
     const SAMPLE: &str = r#"{
@@ -426,17 +517,37 @@ mod tests {
     #[test]
     fn a_report_maps_to_stack_crash_traces_and_sets() {
         let (g, n) = graph();
-        let [_me, c30, p31, _mx, fe, s12a, s12b, l13, _fx] = n[..] else { unreachable!() };
+        let [_me, c30, p31, _mx, fe, s12a, s12b, l13, _fx] = n[..] else {
+            unreachable!()
+        };
         let loc = Locator::new(&g, PathMap::new());
         let logs = LogConfig::default();
         let r = parse_pmreport(SAMPLE, "r.json").unwrap();
         assert_eq!(r.stack.len(), 2);
         let m = r.to_report(&loc, &logs);
         assert_eq!(m.report.crash, NodeSet::new(vec![s12a, s12b]));
-        assert_eq!(m.report.stack, vec![Frame { call: NodeSet::one(c30), entry: NodeSet::one(fe) }]);
-        let yes: Vec<Vec<Vec<NodeId>>> =
-            m.report.obs_yes.iter().map(|t| t.entries.iter().map(|e| e.nodes().to_vec()).collect()).collect();
-        assert_eq!(yes, vec![vec![vec![fe]], vec![vec![s12a, s12b]], vec![vec![l13]], vec![vec![p31]]]);
+        assert_eq!(
+            m.report.stack,
+            vec![Frame {
+                call: NodeSet::one(c30),
+                entry: NodeSet::one(fe)
+            }]
+        );
+        let yes: Vec<Vec<Vec<NodeId>>> = m
+            .report
+            .obs_yes
+            .iter()
+            .map(|t| t.entries.iter().map(|e| e.nodes().to_vec()).collect())
+            .collect();
+        assert_eq!(
+            yes,
+            vec![
+                vec![vec![fe]],
+                vec![vec![s12a, s12b]],
+                vec![vec![l13]],
+                vec![vec![p31]]
+            ]
+        );
         let no: Vec<Vec<NodeId>> = m.report.obs_no.iter().map(|s| s.nodes().to_vec()).collect();
         assert_eq!(no, vec![vec![fe], vec![s12a], vec![s12b], vec![l13]]);
         let log = m.log.unwrap();
@@ -449,27 +560,62 @@ mod tests {
         let (g, _) = graph();
         let loc = Locator::new(&g, PathMap::new());
         let logs = LogConfig::default();
-        let r =
-            parse_pmreport(r#"{"ran": [{"function": "nope"}], "not_ran": [{"file": "a.c", "line": 99}]}"#, "r.json")
-                .unwrap();
+        let r = parse_pmreport(
+            r#"{"ran": [{"function": "nope"}], "not_ran": [{"file": "a.c", "line": 99}]}"#,
+            "r.json",
+        )
+        .unwrap();
         let m = r.to_report(&loc, &logs);
         assert!(m.report.obs_yes.is_empty() && m.report.obs_no.is_empty());
         assert_eq!(m.warnings.len(), 2);
         assert_eq!(m.warnings[0].problem, Problem::NoMatch);
-        assert!(m.warnings[0].to_string().starts_with("$.ran[0] function `nope`"), "{}", m.warnings[0]);
-        assert!(m.warnings[1].to_string().starts_with("$.not_ran[0] line a.c:99"), "{}", m.warnings[1]);
+        assert!(
+            m.warnings[0]
+                .to_string()
+                .starts_with("$.ran[0] function `nope`"),
+            "{}",
+            m.warnings[0]
+        );
+        assert!(
+            m.warnings[1]
+                .to_string()
+                .starts_with("$.not_ran[0] line a.c:99"),
+            "{}",
+            m.warnings[1]
+        );
     }
 
     #[test]
     fn errors_name_the_json_path() {
         let bad = [
-            (r#"{"stack": [{"function": "main", "lin": 3}]}"#, "r.json: $.stack[0].lin: unknown field"),
-            (r#"{"stack": [{"file": "a.c"}]}"#, "r.json: $.stack[0]: a frame needs"),
-            (r#"{"stack": [{"function": "f", "line": 0}]}"#, "r.json: $.stack[0].line: expected a positive integer"),
-            (r#"{"stack": [{"function": "f", "column": 3}]}"#, "r.json: $.stack[0].column: a \"column\" needs"),
-            (r#"{"ran": [{"function": "f", "call": "g"}]}"#, "r.json: $.ran[0]: expected a selector"),
-            (r#"{"ran": [{"file": "a.c"}]}"#, "r.json: $.ran[0]: expected a selector"),
-            (r#"{"not_ran": "f"}"#, "r.json: $.not_ran: expected an array"),
+            (
+                r#"{"stack": [{"function": "main", "lin": 3}]}"#,
+                "r.json: $.stack[0].lin: unknown field",
+            ),
+            (
+                r#"{"stack": [{"file": "a.c"}]}"#,
+                "r.json: $.stack[0]: a frame needs",
+            ),
+            (
+                r#"{"stack": [{"function": "f", "line": 0}]}"#,
+                "r.json: $.stack[0].line: expected a positive integer",
+            ),
+            (
+                r#"{"stack": [{"function": "f", "column": 3}]}"#,
+                "r.json: $.stack[0].column: a \"column\" needs",
+            ),
+            (
+                r#"{"ran": [{"function": "f", "call": "g"}]}"#,
+                "r.json: $.ran[0]: expected a selector",
+            ),
+            (
+                r#"{"ran": [{"file": "a.c"}]}"#,
+                "r.json: $.ran[0]: expected a selector",
+            ),
+            (
+                r#"{"not_ran": "f"}"#,
+                "r.json: $.not_ran: expected an array",
+            ),
             (r#"{"log": [1]}"#, "r.json: $.log[0]: expected a string"),
             (r#"{}"#, "r.json: $: the report is empty"),
             (r#"[]"#, "r.json: $: expected a report object"),
@@ -499,13 +645,23 @@ mod tests {
         assert_eq!(m.report.crash, Some(NodeSet::one(n[5])));
         let (k, _) = read_any_report_str(SAMPLE, "p.json", &g, &PathMap::new(), &logs).unwrap();
         assert_eq!(k, ReportKind::Postmortem);
-        let (k, m) =
-            read_any_report_str(r#"{"stack": [{"function": "f"}]}"#, "p.json", &g, &PathMap::new(), &logs).unwrap();
+        let (k, m) = read_any_report_str(
+            r#"{"stack": [{"function": "f"}]}"#,
+            "p.json",
+            &g,
+            &PathMap::new(),
+            &logs,
+        )
+        .unwrap();
         assert_eq!(k, ReportKind::Postmortem);
         assert_eq!(m.report.crash.unwrap().nodes().len(), 5);
         // Errors of the grissom reader come through.
-        let e = read_any_report_str(r#"{"crash": ["zz"]}"#, "g.json", &g, &PathMap::new(), &logs).unwrap_err();
+        let e = read_any_report_str(r#"{"crash": ["zz"]}"#, "g.json", &g, &PathMap::new(), &logs)
+            .unwrap_err();
         assert!(e.to_string().contains("unknown node id"), "{e}");
-        assert_eq!(detect(&serde_json::json!({"stack": []})), ReportKind::Grissom);
+        assert_eq!(
+            detect(&serde_json::json!({"stack": []})),
+            ReportKind::Grissom
+        );
     }
 }

@@ -156,7 +156,11 @@ impl SynthConfig {
     /// [`SynthConfig::gcc_like`] with 100 ambiguous observations and a
     /// reliable trace of about 50 calls (the FSA solver's benchmark).
     pub fn gcc_fsa() -> Self {
-        SynthConfig { reliable_trace: 50, ambiguous: 100, ..Self::gcc_like() }
+        SynthConfig {
+            reliable_trace: 50,
+            ambiguous: 100,
+            ..Self::gcc_like()
+        }
     }
 
     /// A program of a few hundred nodes, for tests.
@@ -534,21 +538,73 @@ const LABELS: [&str; 19] = [
 ];
 
 const NAME_PREFIX: [&str; 30] = [
-    "fold", "expand", "emit", "build", "get", "lookup", "find", "check", "make", "record",
-    "process", "convert", "simplify", "output", "gen", "scan", "mark", "copy", "init", "finish",
-    "push", "pop", "note", "count", "decode", "validate", "insert", "compute", "propagate",
+    "fold",
+    "expand",
+    "emit",
+    "build",
+    "get",
+    "lookup",
+    "find",
+    "check",
+    "make",
+    "record",
+    "process",
+    "convert",
+    "simplify",
+    "output",
+    "gen",
+    "scan",
+    "mark",
+    "copy",
+    "init",
+    "finish",
+    "push",
+    "pop",
+    "note",
+    "count",
+    "decode",
+    "validate",
+    "insert",
+    "compute",
+    "propagate",
     "reload",
 ];
 const NAME_STEM: [&str; 30] = [
-    "expr", "decl", "type", "insn", "rtx", "operand", "constant", "block", "loop", "reg",
-    "label", "binop", "unop", "cond", "call", "mem", "note", "stmt", "value", "node", "list",
-    "jump", "edge", "range", "offset", "address", "cost", "mode", "attr", "scope",
+    "expr", "decl", "type", "insn", "rtx", "operand", "constant", "block", "loop", "reg", "label",
+    "binop", "unop", "cond", "call", "mem", "note", "stmt", "value", "node", "list", "jump",
+    "edge", "range", "offset", "address", "cost", "mode", "attr", "scope",
 ];
 const FILE_STEM: [&str; 30] = [
-    "toplev", "c-decl", "c-typeck", "fold-const", "expr", "emit-rtl", "cse", "combine",
-    "reload", "regclass", "flow", "loop", "tree", "varasm", "stmt", "calls", "function", "jump",
-    "recog", "optabs", "alias", "gcse", "sched-deps", "haifa-sched", "local-alloc", "global",
-    "dwarf2out", "c-parse", "cppexp", "cpplib",
+    "toplev",
+    "c-decl",
+    "c-typeck",
+    "fold-const",
+    "expr",
+    "emit-rtl",
+    "cse",
+    "combine",
+    "reload",
+    "regclass",
+    "flow",
+    "loop",
+    "tree",
+    "varasm",
+    "stmt",
+    "calls",
+    "function",
+    "jump",
+    "recog",
+    "optabs",
+    "alias",
+    "gcse",
+    "sched-deps",
+    "haifa-sched",
+    "local-alloc",
+    "global",
+    "dwarf2out",
+    "c-parse",
+    "cppexp",
+    "cpplib",
 ];
 const LIB_NAMES: [&str; 24] = [
     "malloc", "free", "memcpy", "memset", "strlen", "strcmp", "strcpy", "fprintf", "fputs",
@@ -568,8 +624,26 @@ const DECL_NAMES: [&str; 10] = [
     "__builtin_expect",
 ];
 const EXPR_LABELS: [&str; 20] = [
-    "store", "%", "call", "store", "%", "%arrayidx", "%cmp", "%idxprom", "%conv", "%tobool",
-    "%inc", "%sub", "%add", "%arraydecay", "%retval", "%and", "%mul", "%add.ptr", "%cond", "%",
+    "store",
+    "%",
+    "call",
+    "store",
+    "%",
+    "%arrayidx",
+    "%cmp",
+    "%idxprom",
+    "%conv",
+    "%tobool",
+    "%inc",
+    "%sub",
+    "%add",
+    "%arraydecay",
+    "%retval",
+    "%and",
+    "%mul",
+    "%add.ptr",
+    "%cond",
+    "%",
 ];
 
 // ---------------------------------------------------------------------------
@@ -681,9 +755,7 @@ fn build_program(cfg: &SynthConfig) -> Program {
     let mut sizes = vec![0usize; nf];
     sizes[0] = main_blocks;
     let rest = cfg.blocks.saturating_sub(main_blocks).max(nf - 1);
-    let w: Vec<f64> = (1..nf)
-        .map(|_| rng.heavy(5, 300.0))
-        .collect();
+    let w: Vec<f64> = (1..nf).map(|_| rng.heavy(5, 300.0)).collect();
     let ws: f64 = w.iter().sum();
     let mut total = main_blocks;
     for i in 1..nf {
@@ -691,7 +763,12 @@ fn build_program(cfg: &SynthConfig) -> Program {
         total += sizes[i];
     }
     // Correct the rounding drift on the largest function.
-    let (big, _) = sizes.iter().enumerate().skip(1).max_by_key(|(_, s)| **s).unwrap();
+    let (big, _) = sizes
+        .iter()
+        .enumerate()
+        .skip(1)
+        .max_by_key(|(_, s)| **s)
+        .unwrap();
     if total > cfg.blocks {
         let d = (total - cfg.blocks).min(sizes[big] - 1);
         sizes[big] -= d;
@@ -780,7 +857,11 @@ fn build_program(cfg: &SynthConfig) -> Program {
             } else if i <= FILE_STEM.len() {
                 FILE_STEM[i - 1].to_string()
             } else {
-                format!("{}-{}", FILE_STEM[(i - 1) % FILE_STEM.len()], (i - 1) / FILE_STEM.len())
+                format!(
+                    "{}-{}",
+                    FILE_STEM[(i - 1) % FILE_STEM.len()],
+                    (i - 1) / FILE_STEM.len()
+                )
             };
             format!("/synth/gcc-like/gcc/{stem}.c")
         })
@@ -962,7 +1043,14 @@ impl Gen<'_> {
                     self.set(bend, Term::Goto(h));
                     let x = self.new_block(opt, L_WHILE_END);
                     let id = self.new_loop_id();
-                    self.set(h, Term::Loop { body: bb, exit: x, id });
+                    self.set(
+                        h,
+                        Term::Loop {
+                            body: bb,
+                            exit: x,
+                            id,
+                        },
+                    );
                     cur = x;
                     left -= b + 2;
                 }
@@ -977,7 +1065,14 @@ impl Gen<'_> {
                     self.set(inc, Term::Goto(h));
                     let x = self.new_block(opt, L_FOR_END);
                     let id = self.new_loop_id();
-                    self.set(h, Term::Loop { body: bb, exit: x, id });
+                    self.set(
+                        h,
+                        Term::Loop {
+                            body: bb,
+                            exit: x,
+                            id,
+                        },
+                    );
                     cur = x;
                     left -= b + 3;
                 }
@@ -1010,7 +1105,11 @@ impl Gen<'_> {
                     let mut ends = Vec::with_capacity(k);
                     for (i, &s) in arm_sizes.iter().enumerate() {
                         let last = i + 1 == k;
-                        let (o, lab) = if last { (opt, L_SW_DEFAULT) } else { (true, L_SW_BB) };
+                        let (o, lab) = if last {
+                            (opt, L_SW_DEFAULT)
+                        } else {
+                            (true, L_SW_BB)
+                        };
                         let a = self.new_block(o, lab);
                         let aend = self.region(a, s - 1, o, depth + 1);
                         entries.push(a);
@@ -1022,7 +1121,13 @@ impl Gen<'_> {
                     }
                     let start = self.arms.len() as u32;
                     self.arms.extend_from_slice(&entries);
-                    self.set(cur, Term::Switch { start, len: k as u32 });
+                    self.set(
+                        cur,
+                        Term::Switch {
+                            start,
+                            len: k as u32,
+                        },
+                    );
                     cur = j;
                     left -= budget + 1;
                 }
@@ -1047,7 +1152,14 @@ impl Gen<'_> {
                     self.set(bend, Term::Goto(c));
                     let x = self.new_block(opt, L_DO_END);
                     let id = self.new_loop_id();
-                    self.set(c, Term::Loop { body: bb, exit: x, id });
+                    self.set(
+                        c,
+                        Term::Loop {
+                            body: bb,
+                            exit: x,
+                            id,
+                        },
+                    );
                     cur = x;
                     left -= b + 2;
                 }
@@ -1127,8 +1239,9 @@ impl Gen<'_> {
             if !opt_slots.is_empty() {
                 spine = Some(slots[opt_slots[self.rng.index(opt_slots.len())]]);
             } else {
-                let opt_blocks: Vec<u32> =
-                    (start..end).filter(|&b| self.blocks[b as usize].optional).collect();
+                let opt_blocks: Vec<u32> = (start..end)
+                    .filter(|&b| self.blocks[b as usize].optional)
+                    .collect();
                 if !opt_blocks.is_empty() || slots.is_empty() {
                     let b = if opt_blocks.is_empty() {
                         start + self.rng.below((end - start) as u64) as u32
@@ -1203,7 +1316,11 @@ impl Gen<'_> {
             return None;
         }
         let decl = d > 0 && (s == 0 || self.rng.chance(DECLARATION_SHARE));
-        let (base, n) = if decl { (self.defined + s, d) } else { (self.defined, s) };
+        let (base, n) = if decl {
+            (self.defined + s, d)
+        } else {
+            (self.defined, s)
+        };
         let u = self.rng.unit();
         Some((base + ((n as f64 * u * u) as usize).min(n - 1)) as u32)
     }
@@ -1245,7 +1362,11 @@ impl Gen<'_> {
                 let t = self.pick_spine(layer + 1);
                 self.targets.push(t);
             } else {
-                let lib = if bottom || self.rng.chance(LIBRARY_SHARE) { self.pick_lib() } else { None };
+                let lib = if bottom || self.rng.chance(LIBRARY_SHARE) {
+                    self.pick_lib()
+                } else {
+                    None
+                };
                 if let Some(t) = lib {
                     self.targets.push(t);
                 } else if !optional {
@@ -1512,7 +1633,12 @@ fn simulate(p: &Program, cfg: &SynthConfig, record: bool) -> Run {
     let mut plan: Option<DivePlan> = None;
     let mut walk: Option<u32> = None;
 
-    let push = |stack: &mut Vec<Frame>, loops: &mut Vec<u8>, active: &mut Vec<u32>, f: u32, via: u32, mode: Mode| {
+    let push = |stack: &mut Vec<Frame>,
+                loops: &mut Vec<u8>,
+                active: &mut Vec<u32>,
+                f: u32,
+                via: u32,
+                mode: Mode| {
         let func = &p.funcs[f as usize];
         let base = loops.len() as u32;
         loops.resize(loops.len() + func.nloops as usize, 0);
@@ -1562,7 +1688,13 @@ fn simulate(p: &Program, cfg: &SynthConfig, record: bool) -> Run {
             }
             if depth < target && !matches!(&plan, Some(d) if d.frame == depth) {
                 match sim.find_dive(&fr, (target - depth - 1) as u32) {
-                    Some((path, call)) => plan = Some(DivePlan { frame: depth, path, call }),
+                    Some((path, call)) => {
+                        plan = Some(DivePlan {
+                            frame: depth,
+                            path,
+                            call,
+                        })
+                    }
                     None => {
                         stack[depth].mode = Mode::Cheap;
                         plan = None;
@@ -1576,7 +1708,11 @@ fn simulate(p: &Program, cfg: &SynthConfig, record: bool) -> Run {
         let more_calls = fr.next_call < b.calls.1;
         if crashing {
             let k = *walk.get_or_insert_with(|| rng.below(CRASH_WALK + 1) as u32);
-            let stop = if more_calls { p.calls[fr.next_call as usize].offset } else { b.stmts };
+            let stop = if more_calls {
+                p.calls[fr.next_call as usize].offset
+            } else {
+                b.stmts
+            };
             let avail = stop - fr.pos;
             if k < avail || (!more_calls && matches!(b.term, Term::Return)) {
                 let off = if k < avail { fr.pos + k } else { b.stmts - 1 };
@@ -1671,7 +1807,9 @@ fn simulate(p: &Program, cfg: &SynthConfig, record: bool) -> Run {
                         skip
                     }
                 }
-                Term::Switch { start, len } => p.arms[(start + rng.below(len as u64) as u32) as usize],
+                Term::Switch { start, len } => {
+                    p.arms[(start + rng.below(len as u64) as u32) as usize]
+                }
                 Term::Loop { body, exit, id } => {
                     if fr.block == p.driver_header && depth == 0 {
                         body
@@ -1841,7 +1979,11 @@ fn write_graphml<W: Write>(p: &Program, w: &mut W) -> io::Result<()> {
                     write!(w, "{}", blk.label_n)?;
                 }
                 w.write_all(b"</data>\n      <data key=\"kind\">")?;
-                w.write_all(if call.is_some() { b"call-site" } else { b"expression" })?;
+                w.write_all(if call.is_some() {
+                    b"call-site"
+                } else {
+                    b"expression"
+                })?;
                 write!(w, "</data>\n      <data key=\"lines\">({line})</data>\n")?;
                 if let Some(c) = call {
                     writeln!(w, "      <data key=\"csi-label\">{}</data>", c.ordinal)?;
@@ -1849,15 +1991,26 @@ fn write_graphml<W: Write>(p: &Program, w: &mut W) -> io::Result<()> {
                 w.write_all(b"    </node>\n")?;
                 // Flow edges.
                 if !last {
-                    writeln!(w, "    <edge source=\"n:-{n}:{id}\" target=\"n:-{n}:{}\"/>", id + 1)?;
+                    writeln!(
+                        w,
+                        "    <edge source=\"n:-{n}:{id}\" target=\"n:-{n}:{}\"/>",
+                        id + 1
+                    )?;
                 } else {
                     let mut res = Ok(());
                     p.for_succs(b, |s| {
                         if res.is_err() {
                             return;
                         }
-                        let t = if s == EXIT { 2 } else { 3 + p.blocks[s as usize].first_stmt };
-                        res = writeln!(w, "    <edge source=\"n:-{n}:{id}\" target=\"n:-{n}:{t}\"/>");
+                        let t = if s == EXIT {
+                            2
+                        } else {
+                            3 + p.blocks[s as usize].first_stmt
+                        };
+                        res = writeln!(
+                            w,
+                            "    <edge source=\"n:-{n}:{id}\" target=\"n:-{n}:{t}\"/>"
+                        );
                     });
                     res?;
                 }
@@ -1915,15 +2068,27 @@ fn write_report<W: Write>(
                 o = (o + 1) % ncalls as u32;
             }
             let (on, ol) = call_id(o);
-            write!(w, "{sep}{{\"reliable\": false, \"entries\": [[\"n:-{n}:{l}\", \"n:-{on}:{ol}\"]]}}")?;
+            write!(
+                w,
+                "{sep}{{\"reliable\": false, \"entries\": [[\"n:-{n}:{l}\", \"n:-{on}:{ol}\"]]}}"
+            )?;
         } else {
-            write!(w, "{sep}{{\"reliable\": false, \"entries\": [[\"n:-{n}:{l}\"]]}}")?;
+            write!(
+                w,
+                "{sep}{{\"reliable\": false, \"entries\": [[\"n:-{n}:{l}\"]]}}"
+            )?;
         }
     }
     if let (true, Some(trace)) = (cfg.reliable_trace > 0, &run.trace) {
         // Occurrences of every call site in the run.
-        let by_loc: HashMap<(u32, u32), u32> =
-            (0..ncalls as u32).map(|c| ((p.calls[c as usize].func, p.call_local(&p.calls[c as usize])), c)).collect();
+        let by_loc: HashMap<(u32, u32), u32> = (0..ncalls as u32)
+            .map(|c| {
+                (
+                    (p.calls[c as usize].func, p.call_local(&p.calls[c as usize])),
+                    c,
+                )
+            })
+            .collect();
         let mut count = vec![0usize; ncalls];
         for loc in trace {
             if let Some(&c) = by_loc.get(loc) {
@@ -1931,7 +2096,9 @@ fn write_report<W: Write>(
             }
         }
         // Pick rarely executed sites until they add up to the length.
-        let mut order: Vec<u32> = (0..ncalls as u32).filter(|&c| (1..=8).contains(&count[c as usize])).collect();
+        let mut order: Vec<u32> = (0..ncalls as u32)
+            .filter(|&c| (1..=8).contains(&count[c as usize]))
+            .collect();
         order = sample(&mut rng, order.clone(), order.len());
         let mut traced = vec![false; ncalls];
         let mut total = 0;
@@ -1955,11 +2122,19 @@ fn write_report<W: Write>(
             .collect();
         if !entries.is_empty() {
             let sep = if yes.is_empty() { "" } else { ", " };
-            write!(w, "{sep}{{\"reliable\": true, \"entries\": [{}]}}", entries.join(", "))?;
+            write!(
+                w,
+                "{sep}{{\"reliable\": true, \"entries\": [{}]}}",
+                entries.join(", ")
+            )?;
         }
     }
     let (cf, cl) = run.crash;
-    write!(w, "], \"crash\": [\"n:-{}:{cl}\"], \"obsNo\": [", p.funcs[cf as usize].num)?;
+    write!(
+        w,
+        "], \"crash\": [\"n:-{}:{cl}\"], \"obsNo\": [",
+        p.funcs[cf as usize].num
+    )?;
     for (i, &c) in no.iter().enumerate() {
         let (n, l) = call_id(c);
         let sep = if i == 0 { "" } else { ", " };
@@ -1994,18 +2169,33 @@ mod tests {
 
     #[test]
     fn fsa_report_has_a_true_reliable_trace_and_ambiguous_entries() {
-        let cfg = SynthConfig { reliable_trace: 12, ambiguous: 3, ..SynthConfig::small(5) };
+        let cfg = SynthConfig {
+            reliable_trace: 12,
+            ambiguous: 3,
+            ..SynthConfig::small(5)
+        };
         let (g, r, _) = gen(&cfg);
         let g = crate::graphml::read_graphml(&g[..], "synth.graphml").unwrap();
-        let rep = crate::report_json::read_report_str(std::str::from_utf8(&r).unwrap(), "synth.json", &g).unwrap();
+        let rep =
+            crate::report_json::read_report_str(std::str::from_utf8(&r).unwrap(), "synth.json", &g)
+                .unwrap();
         let reliable: Vec<_> = rep.obs_yes.iter().filter(|t| t.reliable).collect();
         assert_eq!(reliable.len(), 1);
         assert!(!reliable[0].entries.is_empty() && reliable[0].entries.len() <= 12);
-        assert_eq!(rep.obs_yes.iter().filter(|t| t.entries[0].nodes().len() == 2).count(), 3);
+        assert_eq!(
+            rep.obs_yes
+                .iter()
+                .filter(|t| t.entries[0].nodes().len() == 2)
+                .count(),
+            3
+        );
         // The report is true of the run, so the exact solver finds it possible.
         use postmortem_core::Solver;
         let f = postmortem_core::fsa::Fsa::default();
-        assert_eq!(f.check(&g, &rep, None).unwrap().answer, postmortem_core::Answer::Possible);
+        assert_eq!(
+            f.check(&g, &rep, None).unwrap().answer,
+            postmortem_core::Answer::Possible
+        );
     }
 
     fn mid() -> SynthConfig {
@@ -2044,7 +2234,11 @@ mod tests {
                 }
                 Event::End(e) if e.name().as_ref() == b"node" => node = None,
                 Event::Start(e) if e.name().as_ref() == b"edge" => {
-                    edge = Some((attr(&e, b"source").unwrap(), attr(&e, b"target").unwrap(), false));
+                    edge = Some((
+                        attr(&e, b"source").unwrap(),
+                        attr(&e, b"target").unwrap(),
+                        false,
+                    ));
                 }
                 Event::Empty(e) if e.name().as_ref() == b"edge" => {
                     let (s, t) = (attr(&e, b"source").unwrap(), attr(&e, b"target").unwrap());
@@ -2078,7 +2272,11 @@ mod tests {
     }
 
     fn ids(v: &Value) -> Vec<String> {
-        v.as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_string()).collect()
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_str().unwrap().to_string())
+            .collect()
     }
 
     fn func_of(id: &str) -> &str {
@@ -2099,9 +2297,16 @@ mod tests {
             assert_eq!((call.len(), entry.len()), (1, 1));
             assert_eq!(p.kind[&call[0]], "call-site");
             assert_eq!(p.kind[&entry[0]], "entry");
-            assert!(p.calls[&call[0]].contains(&entry[0]), "frame {i}: callee mismatch");
+            assert!(
+                p.calls[&call[0]].contains(&entry[0]),
+                "frame {i}: callee mismatch"
+            );
             if i > 0 {
-                assert_eq!(func_of(&call[0]), caller, "frame {i} not called from the frame above");
+                assert_eq!(
+                    func_of(&call[0]),
+                    caller,
+                    "frame {i} not called from the frame above"
+                );
             }
             caller = func_of(&entry[0]).to_string();
         }
@@ -2186,15 +2391,22 @@ mod tests {
                 }
                 "exit" => {
                     let site = stack.pop().expect("return without a call");
-                    assert!(p.flow[site].contains(b), "return from {a} to {b}, not after {site}");
+                    assert!(
+                        p.flow[site].contains(b),
+                        "return from {a} to {b}, not after {site}"
+                    );
                 }
                 _ => assert!(flow.contains(b), "{a} -> {b} is not a flow edge"),
             }
         }
         assert_eq!(trace.last().unwrap(), &id(run.crash));
         let v: Value = serde_json::from_slice(&rep).unwrap();
-        let rstack: Vec<String> =
-            v["stack"].as_array().unwrap().iter().map(|f| ids(&f["call"])[0].clone()).collect();
+        let rstack: Vec<String> = v["stack"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| ids(&f["call"])[0].clone())
+            .collect();
         let pending: Vec<String> = stack.iter().map(|s| s.to_string()).collect();
         assert_eq!(rstack, pending);
         let seen: HashSet<&String> = trace.iter().collect();
@@ -2261,20 +2473,54 @@ mod tests {
     fn odd_configs_still_crash_at_the_right_depth() {
         let base = SynthConfig::small(1);
         let odd = [
-            SynthConfig { functions: 2, blocks: 5, statements: 10, crash_depth: 1, ..base.clone() },
-            SynthConfig { crash_depth: 0, coverage: 0, obs_no: 0, ..base.clone() },
-            SynthConfig { library_functions: 0, declarations: 0, ..base.clone() },
-            SynthConfig { statements: 40, call_permille: 0, ..base.clone() },
-            SynthConfig { recursion_permille: 1000, indirect_permille: 1000, ..base.clone() },
-            SynthConfig { max_steps: 0, explore_depth: 0, ..base.clone() },
+            SynthConfig {
+                functions: 2,
+                blocks: 5,
+                statements: 10,
+                crash_depth: 1,
+                ..base.clone()
+            },
+            SynthConfig {
+                crash_depth: 0,
+                coverage: 0,
+                obs_no: 0,
+                ..base.clone()
+            },
+            SynthConfig {
+                library_functions: 0,
+                declarations: 0,
+                ..base.clone()
+            },
+            SynthConfig {
+                statements: 40,
+                call_permille: 0,
+                ..base.clone()
+            },
+            SynthConfig {
+                recursion_permille: 1000,
+                indirect_permille: 1000,
+                ..base.clone()
+            },
+            SynthConfig {
+                max_steps: 0,
+                explore_depth: 0,
+                ..base.clone()
+            },
         ];
         for cfg in &odd {
             for seed in 0..5 {
-                replay(&SynthConfig { seed, ..cfg.clone() });
+                replay(&SynthConfig {
+                    seed,
+                    ..cfg.clone()
+                });
             }
         }
         // A depth the call graph cannot reach is capped.
-        let cfg = SynthConfig { functions: 5, crash_depth: 30, ..base };
+        let cfg = SynthConfig {
+            functions: 5,
+            crash_depth: 30,
+            ..base
+        };
         let (_, _, s) = gen(&cfg);
         assert_eq!(s.stack_depth, 4);
     }
@@ -2283,9 +2529,8 @@ mod tests {
     fn mid_size_stats() {
         let cfg = mid();
         let (g, r, s) = gen(&cfg);
-        let near = |x: usize, want: usize, tol: f64| {
-            (x as f64 - want as f64).abs() <= tol * want as f64
-        };
+        let near =
+            |x: usize, want: usize, tol: f64| (x as f64 - want as f64).abs() <= tol * want as f64;
         assert_eq!(s.functions, cfg.functions);
         assert!(near(s.blocks, cfg.blocks, 0.02), "{s:?}");
         assert!(near(s.nodes, cfg.statements, 0.10), "{s:?}");

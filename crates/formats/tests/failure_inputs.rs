@@ -13,7 +13,9 @@ use proptest::prelude::*;
 use std::path::PathBuf;
 
 fn data(name: &str) -> String {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name);
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name);
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
@@ -27,7 +29,15 @@ type Row<'a> = (&'a str, Option<&'a str>, Option<u32>, Option<u32>, bool);
 fn rows(bt: &Backtrace) -> Vec<Row<'_>> {
     bt.frames
         .iter()
-        .map(|f| (f.function.as_deref().unwrap_or("??"), f.file.as_deref(), f.line, f.column, f.runtime))
+        .map(|f| {
+            (
+                f.function.as_deref().unwrap_or("??"),
+                f.file.as_deref(),
+                f.line,
+                f.column,
+                f.runtime,
+            )
+        })
         .collect()
 }
 
@@ -49,7 +59,11 @@ fn gdb_segv() {
 #[test]
 fn gdb_abort_flags_the_runtime_frames() {
     let bt = parse("gdb-abort.txt");
-    let names: Vec<(&str, bool)> = bt.frames.iter().map(|f| (f.function.as_deref().unwrap(), f.runtime)).collect();
+    let names: Vec<(&str, bool)> = bt
+        .frames
+        .iter()
+        .map(|f| (f.function.as_deref().unwrap(), f.runtime))
+        .collect();
     assert_eq!(
         names,
         vec![
@@ -71,15 +85,26 @@ fn gdb_library_crash_and_signal_handler() {
     let bt = parse("gdb-strlen.txt");
     assert_eq!(
         rows(&bt)[0],
-        ("__strlen_evex", Some("../sysdeps/x86_64/multiarch/strlen-evex.S"), Some(79), None, false)
+        (
+            "__strlen_evex",
+            Some("../sysdeps/x86_64/multiarch/strlen-evex.S"),
+            Some(79),
+            None,
+            false
+        )
     );
     let bt = parse("gdb-handler.txt");
-    let names: Vec<&str> = bt.frames.iter().map(|f| f.function.as_deref().unwrap()).collect();
+    let names: Vec<&str> = bt
+        .frames
+        .iter()
+        .map(|f| f.function.as_deref().unwrap())
+        .collect();
     assert_eq!(names, vec!["__strlen_evex", "measure", "main"]);
     assert_eq!(bt.frames[0].index, Some(6));
     assert_eq!(bt.notes.len(), 1);
     assert!(
-        bt.notes[0].contains("5 frames ran in a signal handler") && bt.notes[0].contains("`on_segv`"),
+        bt.notes[0].contains("5 frames ran in a signal handler")
+            && bt.notes[0].contains("`on_segv`"),
         "{}",
         bt.notes[0]
     );
@@ -92,11 +117,26 @@ fn gdb_threads_take_the_one_that_received_the_signal() {
         rows(&bt),
         vec![
             ("worker", Some("thr.c"), Some(10), None, false),
-            ("start_thread", Some("./nptl/pthread_create.c"), Some(442), None, true),
-            ("clone3", Some("../sysdeps/unix/sysv/linux/x86_64/clone3.S"), Some(81), None, true),
+            (
+                "start_thread",
+                Some("./nptl/pthread_create.c"),
+                Some(442),
+                None,
+                true
+            ),
+            (
+                "clone3",
+                Some("../sysdeps/unix/sysv/linux/x86_64/clone3.S"),
+                Some(81),
+                None,
+                true
+            ),
         ]
     );
-    assert_eq!(bt.notes, vec!["1 other thread stack left out: thread 2 crashed".to_string()]);
+    assert_eq!(
+        bt.notes,
+        vec!["1 other thread stack left out: thread 2 crashed".to_string()]
+    );
 }
 
 #[test]
@@ -108,7 +148,16 @@ fn lldb_segv_takes_the_bt_not_the_stop_report() {
     assert_eq!(r[0], ("crash", Some("crash.c"), Some(16), Some(10), false));
     assert_eq!(r[1], ("report", Some("crash.c"), Some(21), Some(9), false));
     assert_eq!(r[2], ("main", Some("crash.c"), Some(34), Some(5), false));
-    assert_eq!(r[3], ("__libc_start_call_main", Some("libc_start_call_main.h"), Some(58), Some(16), true));
+    assert_eq!(
+        r[3],
+        (
+            "__libc_start_call_main",
+            Some("libc_start_call_main.h"),
+            Some(58),
+            Some(16),
+            true
+        )
+    );
     assert_eq!(r[5], ("_start", None, None, None, true));
     assert_eq!(bt.frames[3].module.as_deref(), Some("libc.so.6"));
 }
@@ -117,9 +166,18 @@ fn lldb_segv_takes_the_bt_not_the_stop_report() {
 fn lldb_macos_cpp() {
     let bt = parse("lldb-macos-cpp.txt");
     let r = rows(&bt);
-    assert_eq!(r[0], ("Shape::area", Some("shapes.cpp"), Some(14), Some(12), false));
-    assert_eq!(r[1], ("sum_areas", Some("shapes.cpp"), Some(22), Some(17), false));
-    assert_eq!(r[2], ("total", Some("shapes.cpp"), Some(29), Some(10), false));
+    assert_eq!(
+        r[0],
+        ("Shape::area", Some("shapes.cpp"), Some(14), Some(12), false)
+    );
+    assert_eq!(
+        r[1],
+        ("sum_areas", Some("shapes.cpp"), Some(22), Some(17), false)
+    );
+    assert_eq!(
+        r[2],
+        ("total", Some("shapes.cpp"), Some(29), Some(10), false)
+    );
     assert_eq!(r[4], ("start", None, None, None, true));
     assert_eq!(r.len(), 5, "thread #2 is left out");
 }
@@ -129,14 +187,41 @@ fn asan_segv() {
     let bt = parse("asan-segv.txt");
     assert_eq!(bt.format, BacktraceFormat::Sanitizer);
     let r = rows(&bt);
-    assert_eq!(r[0], ("crash", Some("/build/demo/crash.c"), Some(16), Some(10), false));
-    assert_eq!(r[2], ("main", Some("/build/demo/crash.c"), Some(34), Some(5), false));
+    assert_eq!(
+        r[0],
+        (
+            "crash",
+            Some("/build/demo/crash.c"),
+            Some(16),
+            Some(10),
+            false
+        )
+    );
+    assert_eq!(
+        r[2],
+        (
+            "main",
+            Some("/build/demo/crash.c"),
+            Some(34),
+            Some(5),
+            false
+        )
+    );
     assert_eq!(
         r[3],
-        ("__libc_start_call_main", Some("csu/../sysdeps/nptl/libc_start_call_main.h"), Some(58), Some(16), true)
+        (
+            "__libc_start_call_main",
+            Some("csu/../sysdeps/nptl/libc_start_call_main.h"),
+            Some(58),
+            Some(16),
+            true
+        )
     );
     assert_eq!(r[5], ("_start", None, None, None, true));
-    assert_eq!(bt.frames[5].module.as_deref(), Some("/build/demo/crash-asan"));
+    assert_eq!(
+        bt.frames[5].module.as_deref(),
+        Some("/build/demo/crash-asan")
+    );
 }
 
 #[test]
@@ -146,7 +231,13 @@ fn asan_cpp_takes_the_first_stack() {
     assert_eq!(r.len(), 6);
     assert_eq!(
         r[0],
-        ("Buffer::at(unsigned long) const", Some("/home/ci/build/src/buffer.cpp"), Some(18), Some(12), false)
+        (
+            "Buffer::at(unsigned long) const",
+            Some("/home/ci/build/src/buffer.cpp"),
+            Some(18),
+            Some(12),
+            false
+        )
     );
     assert_eq!(r[1].0, "checksum(Buffer const&)");
     assert!(bt.notes[0].contains("1 later stack"), "{:?}", bt.notes);
@@ -155,10 +246,19 @@ fn asan_cpp_takes_the_first_stack() {
 #[test]
 fn ubsan_with_and_without_a_stack() {
     let bt = parse("ubsan-overflow.txt");
-    assert_eq!(rows(&bt)[0], ("scale", Some("/build/demo/ub.c"), Some(5), Some(14), false));
-    assert_eq!(rows(&bt)[1], ("main", Some("/build/demo/ub.c"), Some(10), Some(20), false));
+    assert_eq!(
+        rows(&bt)[0],
+        ("scale", Some("/build/demo/ub.c"), Some(5), Some(14), false)
+    );
+    assert_eq!(
+        rows(&bt)[1],
+        ("main", Some("/build/demo/ub.c"), Some(10), Some(20), false)
+    );
     let bt = parse("ubsan-nostack.txt");
-    assert_eq!(rows(&bt), vec![("??", Some("ub.c"), Some(5), Some(14), false)]);
+    assert_eq!(
+        rows(&bt),
+        vec![("??", Some("ub.c"), Some(5), Some(14), false)]
+    );
     assert_eq!(bt.notes.len(), 1);
 }
 
@@ -183,7 +283,10 @@ fn rust_panics_short_full_and_without_backtrace() {
     );
     assert!(bt.frames[0].runtime, "__rustc::rust_begin_unwind");
     let full = parse("rust-panic-full.txt");
-    let program: Vec<&str> = full.program_frames().map(|f| f.function.as_deref().unwrap()).collect();
+    let program: Vec<&str> = full
+        .program_frames()
+        .map(|f| f.function.as_deref().unwrap())
+        .collect();
     assert_eq!(
         program,
         vec![
@@ -194,7 +297,10 @@ fn rust_panics_short_full_and_without_backtrace() {
     );
     assert_eq!(full.frames.len(), 37);
     let none = parse("rust-panic-nobt.txt");
-    assert_eq!(rows(&none), vec![("??", Some("src/main.rs"), Some(2), Some(5), false)]);
+    assert_eq!(
+        rows(&none),
+        vec![("??", Some("src/main.rs"), Some(2), Some(5), false)]
+    );
 }
 
 /// The demo program `crash.c`: `main` calls `parse` (32:13), `report`
@@ -213,16 +319,29 @@ struct Demo {
 fn demo() -> Demo {
     let mut b = IcfgBuilder::new();
     let file = "/build/demo/crash.c";
-    let funcs: Vec<FuncId> = ["main", "parse", "report", "crash"].iter().map(|n| b.function(n)).collect();
+    let funcs: Vec<FuncId> = ["main", "parse", "report", "crash"]
+        .iter()
+        .map(|n| b.function(n))
+        .collect();
     for &f in &funcs {
         b.set_function_file(f, file);
     }
-    let [main, parse, report, crash] = funcs[..] else { unreachable!() };
+    let [main, parse, report, crash] = funcs[..] else {
+        unreachable!()
+    };
     let mut k = 0;
     let mut node = |b: &mut IcfgBuilder, kind: NodeKind, f: FuncId, line: u32, col: u32| {
         k += 1;
         let id = format!("n{k}");
-        let n = b.add_node(NodeSpec { ext_id: &id, kind, func: f, label: &id, lines: &[line] }).unwrap();
+        let n = b
+            .add_node(NodeSpec {
+                ext_id: &id,
+                kind,
+                func: f,
+                label: &id,
+                lines: &[line],
+            })
+            .unwrap();
         b.set_column(n, col);
         n
     };
@@ -280,13 +399,27 @@ fn demo() -> Demo {
         b.add_external_callee_name(site, name);
         b.add_string_arg(site, fmt);
     }
-    Demo { g: b.build().unwrap(), main34, report21, crash16: [c16a, c16b], crash15, report_entry, crash_entry }
+    Demo {
+        g: b.build().unwrap(),
+        main34,
+        report21,
+        crash16: [c16a, c16b],
+        crash15,
+        report_entry,
+        crash_entry,
+    }
 }
 
 fn expected_stack(d: &Demo) -> Vec<Frame> {
     vec![
-        Frame { call: NodeSet::one(d.main34), entry: NodeSet::one(d.report_entry) },
-        Frame { call: NodeSet::one(d.report21), entry: NodeSet::one(d.crash_entry) },
+        Frame {
+            call: NodeSet::one(d.main34),
+            entry: NodeSet::one(d.report_entry),
+        },
+        Frame {
+            call: NodeSet::one(d.report21),
+            entry: NodeSet::one(d.crash_entry),
+        },
     ]
 }
 
@@ -308,26 +441,50 @@ fn a_wrong_line_widens_and_warns() {
     let d = demo();
     let loc = locator(&d.g, PathMap::new());
     let text = data("gdb-segv.txt").replace("at crash.c:21", "at crash.c:99");
-    let l = loc.locate_stack(&parse_backtrace(&text, "edited.txt").unwrap().source_frames());
+    let l = loc.locate_stack(
+        &parse_backtrace(&text, "edited.txt")
+            .unwrap()
+            .source_frames(),
+    );
     // report has one call site that may call crash: the frame survives.
     assert_eq!(l.report.stack, expected_stack(&d));
     assert_eq!(l.warnings.len(), 1);
     assert_eq!(l.warnings[0].problem, Problem::NoNodeOnLine(99));
-    assert_eq!(l.warnings[0].action, Action::CallAnywhereInFunction { count: 1 });
-    assert!(l.warnings[0].to_string().starts_with("frame #1 `report` (crash.c:99)"), "{}", l.warnings[0]);
+    assert_eq!(
+        l.warnings[0].action,
+        Action::CallAnywhereInFunction { count: 1 }
+    );
+    assert!(
+        l.warnings[0]
+            .to_string()
+            .starts_with("frame #1 `report` (crash.c:99)"),
+        "{}",
+        l.warnings[0]
+    );
 }
 
 #[test]
 fn an_unknown_middle_frame_drops_two_frames_with_a_warning() {
     let d = demo();
     let loc = locator(&d.g, PathMap::new());
-    let text = data("gdb-segv.txt").replace("in report (n=7) at crash.c:21", "in dispatch (n=7) at other.c:5");
-    let l = loc.locate_stack(&parse_backtrace(&text, "edited.txt").unwrap().source_frames());
+    let text = data("gdb-segv.txt").replace(
+        "in report (n=7) at crash.c:21",
+        "in dispatch (n=7) at other.c:5",
+    );
+    let l = loc.locate_stack(
+        &parse_backtrace(&text, "edited.txt")
+            .unwrap()
+            .source_frames(),
+    );
     assert!(l.report.stack.is_empty());
     assert_eq!(l.report.crash, NodeSet::new(d.crash16.to_vec()));
     assert_eq!(l.warnings.len(), 1);
     assert_eq!(l.warnings[0].action, Action::FramesDropped { count: 2 });
-    assert!(l.warnings[0].to_string().contains("`dispatch`"), "{}", l.warnings[0]);
+    assert!(
+        l.warnings[0].to_string().contains("`dispatch`"),
+        "{}",
+        l.warnings[0]
+    );
 }
 
 #[test]
@@ -348,7 +505,11 @@ fn a_handwritten_report_and_a_log() {
     assert_eq!(m.report.stack, expected_stack(&d));
     assert_eq!(m.report.crash, NodeSet::new(d.crash16.to_vec()));
     assert_eq!(m.report.obs_yes.len(), 2);
-    assert_eq!(m.report.obs_yes[0].entries[0].nodes().len(), 3, "three fprintf calls");
+    assert_eq!(
+        m.report.obs_yes[0].entries[0].nodes().len(),
+        3,
+        "three fprintf calls"
+    );
     let log = &m.report.obs_yes[1];
     assert_eq!(log.entries.len(), 3);
     assert_eq!(log.entries[2], NodeSet::one(d.crash15));
@@ -381,14 +542,22 @@ fn piece() -> impl Strategy<Value = (String, String)> {
         any::<i64>().prop_map(|v| ("%ld".into(), v.to_string())),
         any::<u32>().prop_map(|v| ("%u".into(), v.to_string())),
         any::<u32>().prop_map(|v| ("%x".into(), format!("{v:x}"))),
-        any::<u32>().prop_map(|v| ("%#X".into(), if v == 0 { "0".into() } else { format!("0X{v:X}") })),
+        any::<u32>().prop_map(|v| (
+            "%#X".into(),
+            if v == 0 {
+                "0".into()
+            } else {
+                format!("0X{v:X}")
+            }
+        )),
         any::<u16>().prop_map(|v| ("%o".into(), format!("{v:o}"))),
         (0i32..100000, 1usize..10).prop_map(|(v, w)| (format!("%{w}d"), format!("{v:>w$}"))),
         (0i32..100000, 1usize..10).prop_map(|(v, w)| (format!("%-{w}d"), format!("{v:<w$}"))),
         (0i32..1000, 1usize..8).prop_map(|(v, w)| (format!("%0{w}d"), format!("{v:0w$}"))),
         any::<i16>().prop_map(|v| ("%+d".into(), format!("{v:+}"))),
         "[ -~]{0,12}".prop_map(|s: String| ("%s".into(), s)),
-        ("[ -~]{0,12}", 1usize..16).prop_map(|(s, w): (String, usize)| (format!("%-{w}s"), format!("{s:<w$}"))),
+        ("[ -~]{0,12}", 1usize..16)
+            .prop_map(|(s, w): (String, usize)| (format!("%-{w}s"), format!("{s:<w$}"))),
         "[ -~]{0,12}".prop_map(|s: String| ("%.3s".into(), s.chars().take(3).collect())),
         (-1.0e6f64..1.0e6).prop_map(|v| ("%f".into(), format!("{v:.6}"))),
         (-1.0e6f64..1.0e6).prop_map(|v| ("%.2f".into(), format!("{v:.2}"))),
@@ -453,7 +622,10 @@ fn check_backtrace(text: &str) {
             // And mapping it never panics and stays inside the graph.
             let d = demo();
             let l = locator(&d.g, PathMap::new()).locate_stack(&bt.source_frames());
-            assert!(l.report.mentioned_nodes().all(|n| n.index() < d.g.num_nodes()));
+            assert!(l
+                .report
+                .mentioned_nodes()
+                .all(|n| n.index() < d.g.num_nodes()));
         }
         Err(e) => {
             let m = e.to_string();

@@ -33,7 +33,10 @@ fn main() {
                 format!("{k}{}", g.ext_id(s))
             })
             .collect();
-        let note = g.call_note(n).map(|c| format!(" {:?} {:?}", c.external_callees, c.string_args)).unwrap_or_default();
+        let note = g
+            .call_note(n)
+            .map(|c| format!(" {:?} {:?}", c.external_callees, c.string_args))
+            .unwrap_or_default();
         println!(
             "{:<24} {:<9} {}:{:?} col {:?} [{}]{} -> {}",
             g.ext_id(n),

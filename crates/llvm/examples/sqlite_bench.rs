@@ -67,7 +67,12 @@ fn find_amalgamation() -> Option<PathBuf> {
     for index in std::fs::read_dir(src).ok()?.flatten() {
         for pkg in std::fs::read_dir(index.path()).ok()?.flatten() {
             let p = pkg.path().join("sqlite3/sqlite3.c");
-            if pkg.file_name().to_string_lossy().starts_with("libsqlite3-sys-") && p.is_file() {
+            if pkg
+                .file_name()
+                .to_string_lossy()
+                .starts_with("libsqlite3-sys-")
+                && p.is_file()
+            {
                 found.push(p);
             }
         }
@@ -77,7 +82,10 @@ fn find_amalgamation() -> Option<PathBuf> {
 }
 
 fn main() {
-    let input = std::env::args().nth(1).map(PathBuf::from).or_else(find_amalgamation);
+    let input = std::env::args()
+        .nth(1)
+        .map(PathBuf::from)
+        .or_else(find_amalgamation);
     let Some(input) = input else {
         eprintln!("sqlite_bench: no sqlite3.c given and none found under ~/.cargo/registry/src (see the example's docs)");
         std::process::exit(2);
@@ -85,7 +93,9 @@ fn main() {
     let tmp = std::env::temp_dir().join(format!("postmortem-sqlite-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).unwrap();
     let bc = if input.extension().is_some_and(|e| e == "c") {
-        let lines = std::fs::read_to_string(&input).map(|s| s.lines().count()).unwrap_or(0);
+        let lines = std::fs::read_to_string(&input)
+            .map(|s| s.lines().count())
+            .unwrap_or(0);
         let include = input.parent().unwrap_or(Path::new("."));
         std::fs::write(tmp.join("driver.c"), DRIVER).unwrap();
         let clang = |src: &Path, out: &Path| {
@@ -112,13 +122,19 @@ fn main() {
             .status()
             .expect("llvm-link-14 is needed (apt-get install llvm-14)");
         assert!(st.success(), "llvm-link-14 failed");
-        println!("source            {} ({lines} lines) + a 27-line driver with main", input.display());
+        println!(
+            "source            {} ({lines} lines) + a 27-line driver with main",
+            input.display()
+        );
         println!("clang-14 -O0 -g   {compile:.2} s");
         bc
     } else {
         input.clone()
     };
-    println!("input             {:.1} MiB", std::fs::metadata(&bc).unwrap().len() as f64 / 1048576.0);
+    println!(
+        "input             {:.1} MiB",
+        std::fs::metadata(&bc).unwrap().len() as f64 / 1048576.0
+    );
 
     let t = Instant::now();
     let loaded = postmortem_llvm::load_path(&bc).unwrap_or_else(|e| panic!("{e}"));
@@ -147,11 +163,18 @@ fn main() {
     let bytes = std::fs::read(&cache).unwrap();
     let h = Icfg::decode(&bytes).unwrap();
     let load = t.elapsed().as_secs_f64();
-    println!("cache             {:.1} MiB, written in {:.0} ms, loaded in {:.0} ms", size as f64 / 1048576.0, write * 1e3, load * 1e3);
+    println!(
+        "cache             {:.1} MiB, written in {:.0} ms, loaded in {:.0} ms",
+        size as f64 / 1048576.0,
+        write * 1e3,
+        load * 1e3
+    );
     assert!(h.encode() == bytes, "cache round trip differs");
 
     let t = Instant::now();
-    let rec = Utl::default().recover(&h, &Report::default()).expect("an anywhere report is possible");
+    let rec = Utl::default()
+        .recover(&h, &Report::default())
+        .expect("an anywhere report is possible");
     let solve = t.elapsed().as_secs_f64();
     let count = |l: Label| rec.labels.iter().filter(|&&x| x == l).count();
     println!(
@@ -169,6 +192,9 @@ fn main() {
         .filter_map(|f| f.entry)
         .filter(|&e| rec.labels[e.index()] == Label::No && h.kind(e) == NodeKind::Entry)
         .count();
-    println!("functions         {unreachable_entries} of {} never reachable from main", h.functions().len());
+    println!(
+        "functions         {unreachable_entries} of {} never reachable from main",
+        h.functions().len()
+    );
     let _ = std::fs::remove_dir_all(&tmp);
 }

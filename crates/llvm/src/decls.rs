@@ -23,7 +23,9 @@ pub(crate) fn from_text(text: &str) -> HashSet<String> {
         let t = line.trim_start();
         if let Some(rest) = t.strip_prefix("attributes ") {
             // attributes #3 = { noreturn nounwind "frame-pointer"="all" }
-            let Some((group, body)) = rest.split_once('=') else { continue };
+            let Some((group, body)) = rest.split_once('=') else {
+                continue;
+            };
             if has_word(body, "noreturn") {
                 groups_with_noreturn.insert(group.trim());
             }
@@ -35,7 +37,11 @@ pub(crate) fn from_text(text: &str) -> HashSet<String> {
     }
     decls
         .into_iter()
-        .filter(|(_, attrs)| attrs.iter().any(|a| *a == "noreturn" || groups_with_noreturn.contains(a)))
+        .filter(|(_, attrs)| {
+            attrs
+                .iter()
+                .any(|a| *a == "noreturn" || groups_with_noreturn.contains(a))
+        })
         .map(|(name, _)| name)
         .collect()
 }
@@ -46,7 +52,11 @@ fn has_word(s: &str, word: &str) -> bool {
     let mut in_str = false;
     let mut tok_start = None;
     let bytes = s.as_bytes();
-    for (i, &b) in bytes.iter().enumerate().chain(std::iter::once((bytes.len(), &b' '))) {
+    for (i, &b) in bytes
+        .iter()
+        .enumerate()
+        .chain(std::iter::once((bytes.len(), &b' ')))
+    {
         if b == b'"' {
             in_str = !in_str;
             tok_start = None;
@@ -110,7 +120,10 @@ fn unescape(s: &str) -> String {
     let mut i = 0;
     while i < b.len() {
         if b[i] == b'\\' {
-            if let Some(v) = s.get(i + 1..i + 3).and_then(|h| u8::from_str_radix(h, 16).ok()) {
+            if let Some(v) = s
+                .get(i + 1..i + 3)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+            {
                 out.push(v);
                 i += 3;
                 continue;
@@ -137,7 +150,11 @@ pub(crate) fn from_bitcode(bytes: &[u8]) -> Option<HashSet<String>> {
     // copied before the module goes away.
     unsafe {
         let ctx = LLVMContextCreate();
-        let buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(bytes.as_ptr().cast(), bytes.len(), c"bitcode".as_ptr());
+        let buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(
+            bytes.as_ptr().cast(),
+            bytes.len(),
+            c"bitcode".as_ptr(),
+        );
         let mut module = std::ptr::null_mut();
         if LLVMGetBitcodeModuleInContext2(ctx, buf, &mut module) != 0 {
             LLVMContextDispose(ctx);
@@ -146,7 +163,9 @@ pub(crate) fn from_bitcode(bytes: &[u8]) -> Option<HashSet<String>> {
         let kind = LLVMGetEnumAttributeKindForName(c"noreturn".as_ptr(), "noreturn".len());
         let mut f = LLVMGetFirstFunction(module);
         while !f.is_null() {
-            if LLVMIsDeclaration(f) != 0 && !LLVMGetEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, kind).is_null() {
+            if LLVMIsDeclaration(f) != 0
+                && !LLVMGetEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, kind).is_null()
+            {
                 let mut len = 0usize;
                 let p = LLVMGetValueName2(f, &mut len);
                 if !p.is_null() {

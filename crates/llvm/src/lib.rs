@@ -256,7 +256,10 @@ pub struct FrontendReport {
 impl FrontendReport {
     /// One line for the user, e.g. for `postmortem: note: ...`.
     pub fn summary(&self) -> String {
-        let mut s = format!("llvm front-end: {} functions, {} nodes, {} call sites; ", self.functions, self.nodes, self.call_sites);
+        let mut s = format!(
+            "llvm front-end: {} functions, {} nodes, {} call sites; ",
+            self.functions, self.nodes, self.call_sites
+        );
         if self.indirect_calls == 0 {
             s.push_str("no indirect calls");
         } else {
@@ -269,8 +272,14 @@ impl FrontendReport {
             (self.callback_sites, "library calls given callback edges"),
             (self.noreturn_calls, "noreturn calls"),
             (self.callbr, "callbr sites over-approximated"),
-            (self.foreign_locations, "instructions located in another file"),
-            (self.functions_without_debug_info, "functions without debug info"),
+            (
+                self.foreign_locations,
+                "instructions located in another file",
+            ),
+            (
+                self.functions_without_debug_info,
+                "functions without debug info",
+            ),
             (self.bad_branches, "branches to missing blocks dropped"),
         ];
         for (n, what) in extras {
@@ -309,7 +318,10 @@ impl IrFormat {
             return Some(IrFormat::Bitcode);
         }
         let ext = path.extension().and_then(|e| e.to_str());
-        if ext == Some("ll") || head.starts_with(b"; ModuleID") || head.starts_with(b"source_filename") {
+        if ext == Some("ll")
+            || head.starts_with(b"; ModuleID")
+            || head.starts_with(b"source_filename")
+        {
             return Some(IrFormat::Text);
         }
         None
@@ -326,17 +338,24 @@ pub fn is_bitcode(head: &[u8]) -> bool {
 /// [`IrFormat::sniff`]; anything that is not bitcode is read as text).
 pub fn load_path(path: &Path) -> Result<Loaded, LlvmError> {
     let shown = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|source| LlvmError::Io { path: shown.clone(), source })?;
+    let bytes = std::fs::read(path).map_err(|source| LlvmError::Io {
+        path: shown.clone(),
+        source,
+    })?;
     if is_bitcode(&bytes) {
         let decls = decls::from_bitcode(&bytes).unwrap_or_default();
         let module = parse(&shown, || {
-            let p = path.to_str().ok_or_else(|| "the path is not valid UTF-8".to_string())?;
+            let p = path
+                .to_str()
+                .ok_or_else(|| "the path is not valid UTF-8".to_string())?;
             llvm_ir::Module::from_bc_path(p)
         })?;
         lower_module(&module, &decls, &shown)
     } else {
-        let text = String::from_utf8(bytes)
-            .map_err(|_| LlvmError::Parse { path: shown.clone(), message: "neither bitcode nor UTF-8 text".into() })?;
+        let text = String::from_utf8(bytes).map_err(|_| LlvmError::Parse {
+            path: shown.clone(),
+            message: "neither bitcode nor UTF-8 text".into(),
+        })?;
         load_text(&text, &shown)
     }
 }
@@ -354,17 +373,26 @@ fn load_text(text: &str, name: &str) -> Result<Loaded, LlvmError> {
 
 /// Runs an `llvm-ir` parse, turning its errors and its panics (it panics
 /// on constructs it does not support) into [`LlvmError::Parse`].
-fn parse(path: &str, f: impl FnOnce() -> Result<llvm_ir::Module, String> + std::panic::UnwindSafe) -> Result<llvm_ir::Module, LlvmError> {
+fn parse(
+    path: &str,
+    f: impl FnOnce() -> Result<llvm_ir::Module, String> + std::panic::UnwindSafe,
+) -> Result<llvm_ir::Module, LlvmError> {
     match std::panic::catch_unwind(f) {
         Ok(Ok(m)) => Ok(m),
-        Ok(Err(message)) => Err(LlvmError::Parse { path: path.to_string(), message: message.trim().replace('\n', " ") }),
+        Ok(Err(message)) => Err(LlvmError::Parse {
+            path: path.to_string(),
+            message: message.trim().replace('\n', " "),
+        }),
         Err(panic) => {
             let message = panic
                 .downcast_ref::<String>()
                 .cloned()
                 .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_else(|| "unsupported construct".into());
-            Err(LlvmError::Parse { path: path.to_string(), message: format!("llvm-ir cannot convert it: {message}") })
+            Err(LlvmError::Parse {
+                path: path.to_string(),
+                message: format!("llvm-ir cannot convert it: {message}"),
+            })
         }
     }
 }
@@ -372,7 +400,11 @@ fn parse(path: &str, f: impl FnOnce() -> Result<llvm_ir::Module, String> + std::
 /// Lowers an already parsed module. `noreturn_declarations` names the
 /// declarations that carry the `noreturn` attribute (which `llvm-ir` does
 /// not keep for declarations); `name` names the module in errors.
-pub fn lower_module(module: &llvm_ir::Module, noreturn_declarations: &HashSet<String>, name: &str) -> Result<Loaded, LlvmError> {
+pub fn lower_module(
+    module: &llvm_ir::Module,
+    noreturn_declarations: &HashSet<String>,
+    name: &str,
+) -> Result<Loaded, LlvmError> {
     let (icfg, report) = lower::Lowering::new(module, noreturn_declarations, name).run()?;
     Ok(Loaded { icfg, report })
 }

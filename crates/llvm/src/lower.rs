@@ -9,11 +9,16 @@
 //!    edges can be added in any order);
 //! 3. lower each function body block by block.
 
-use crate::operands::{callee, instruction_operands, opcode, strip_casts, term_opcode, terminator_operands, walk_constant};
+use crate::operands::{
+    callee, instruction_operands, opcode, strip_casts, term_opcode, terminator_operands,
+    walk_constant,
+};
 use crate::{FrontendReport, LlvmError, NORETURN_NAMES};
 use llvm_ir::function::{FunctionAttribute, FunctionDeclaration};
 use llvm_ir::instruction::Call;
-use llvm_ir::{Constant, DebugLoc, Function, Instruction, Module, Name, Operand, Terminator, Type, TypeRef};
+use llvm_ir::{
+    Constant, DebugLoc, Function, Instruction, Module, Name, Operand, Terminator, Type, TypeRef,
+};
 use postmortem_core::{FuncId, Icfg, IcfgBuilder, NodeId, NodeKind, NodeSpec};
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
@@ -100,7 +105,9 @@ fn name_str(n: &Name) -> String {
 /// filename alone when it is absolute).
 fn file_of(loc: &DebugLoc) -> String {
     match &loc.directory {
-        Some(d) if !d.is_empty() && !loc.filename.starts_with('/') => format!("{d}/{}", loc.filename),
+        Some(d) if !d.is_empty() && !loc.filename.starts_with('/') => {
+            format!("{d}/{}", loc.filename)
+        }
         _ => loc.filename.clone(),
     }
 }
@@ -115,7 +122,12 @@ fn same_file(a: &DebugLoc, b: &DebugLoc) -> bool {
 /// width, floats by kind, aggregates with aggregates.
 fn compatible(a: &Type, b: &Type) -> bool {
     use Type as T;
-    let aggregate = |t: &Type| matches!(t, T::ArrayType { .. } | T::StructType { .. } | T::NamedStructType { .. });
+    let aggregate = |t: &Type| {
+        matches!(
+            t,
+            T::ArrayType { .. } | T::StructType { .. } | T::NamedStructType { .. }
+        )
+    };
     match (a, b) {
         (T::PointerType { .. }, T::PointerType { .. }) => true,
         (T::IntegerType { bits: x }, T::IntegerType { bits: y }) => x == y,
@@ -153,7 +165,10 @@ impl<'m> Lowering<'m> {
             self.lower_function(f)?;
         }
         let path = self.path.clone();
-        let g = self.b.build().map_err(|source| LlvmError::Graph { path, source })?;
+        let g = self
+            .b
+            .build()
+            .map_err(|source| LlvmError::Graph { path, source })?;
         let mut report = self.report;
         report.nodes = g.num_nodes();
         report.edges = g.num_edges();
@@ -167,12 +182,32 @@ impl<'m> Lowering<'m> {
         let m = self.m;
         for f in &m.functions {
             let noreturn = f.function_attributes.contains(&FunctionAttribute::NoReturn);
-            self.add_info(&f.name, Some(f), &f.return_type, f.parameters.iter().map(|p| &p.ty).collect(), f.is_var_arg, noreturn);
+            self.add_info(
+                &f.name,
+                Some(f),
+                &f.return_type,
+                f.parameters.iter().map(|p| &p.ty).collect(),
+                f.is_var_arg,
+                noreturn,
+            );
         }
         for d in &m.func_declarations {
-            let FunctionDeclaration { name, return_type, parameters, is_var_arg, .. } = d;
+            let FunctionDeclaration {
+                name,
+                return_type,
+                parameters,
+                is_var_arg,
+                ..
+            } = d;
             let noreturn = self.noreturn_decls.contains(name.as_str());
-            self.add_info(name, None, return_type, parameters.iter().map(|p| &p.ty).collect(), *is_var_arg, noreturn);
+            self.add_info(
+                name,
+                None,
+                return_type,
+                parameters.iter().map(|p| &p.ty).collect(),
+                *is_var_arg,
+                noreturn,
+            );
         }
         for a in &m.global_aliases {
             if let Constant::GlobalReference { name, .. } = strip_casts(&a.aliasee) {
@@ -185,10 +220,22 @@ impl<'m> Lowering<'m> {
             self.globals.insert(name_str(&g.name), g);
         }
         self.report.functions = m.functions.len();
-        self.report.declarations = m.func_declarations.iter().filter(|d| !d.name.starts_with("llvm.")).count();
+        self.report.declarations = m
+            .func_declarations
+            .iter()
+            .filter(|d| !d.name.starts_with("llvm."))
+            .count();
     }
 
-    fn add_info(&mut self, name: &'m str, def: Option<&'m Function>, ret: &'m TypeRef, params: Vec<&'m TypeRef>, var_arg: bool, noreturn: bool) {
+    fn add_info(
+        &mut self,
+        name: &'m str,
+        def: Option<&'m Function>,
+        ret: &'m TypeRef,
+        params: Vec<&'m TypeRef>,
+        var_arg: bool,
+        noreturn: bool,
+    ) {
         // The names list describes the C library: it applies to
         // declarations only, never to a program's own function of that name.
         let noreturn = noreturn || (def.is_none() && NORETURN_NAMES.contains(&name));
@@ -209,7 +256,10 @@ impl<'m> Lowering<'m> {
     /// The function a global name denotes (through aliases).
     fn function_named(&self, n: &Name) -> Option<usize> {
         let s = name_str(n);
-        self.by_name.get(&s).or_else(|| self.aliases.get(&s)).copied()
+        self.by_name
+            .get(&s)
+            .or_else(|| self.aliases.get(&s))
+            .copied()
     }
 
     /// The function a callee operand denotes, if the call is direct.
@@ -242,7 +292,9 @@ impl<'m> Lowering<'m> {
                 for bb in &f.basic_blocks {
                     for inst in &bb.instrs {
                         if let Instruction::Call(c) = inst {
-                            if let Some(op) = callee(&c.function).filter(|op| self.direct(op).is_none()) {
+                            if let Some(op) =
+                                callee(&c.function).filter(|op| self.direct(op).is_none())
+                            {
                                 mark(op);
                             }
                         }
@@ -292,7 +344,13 @@ impl<'m> Lowering<'m> {
                 None => self.report.functions_without_debug_info += 1,
             }
             let label = format!("entry: {}", f.name);
-            let entry = self.node(&format!("{}:entry", f.name), NodeKind::Entry, func, &label, &lines)?;
+            let entry = self.node(
+                &format!("{}:entry", f.name),
+                NodeKind::Entry,
+                func,
+                &label,
+                &lines,
+            )?;
             // The exit's lines: where the function returns.
             let mut ret_lines = Vec::new();
             let mut ret_col = 0;
@@ -309,7 +367,13 @@ impl<'m> Lowering<'m> {
             ret_lines.sort_unstable();
             ret_lines.dedup();
             let label = format!("exit: {}", f.name);
-            let exit = self.node(&format!("{}:exit", f.name), NodeKind::Exit, func, &label, &ret_lines)?;
+            let exit = self.node(
+                &format!("{}:exit", f.name),
+                NodeKind::Exit,
+                func,
+                &label,
+                &ret_lines,
+            )?;
             if ret_col != 0 {
                 self.b.set_column(exit, ret_col);
             }
@@ -319,10 +383,26 @@ impl<'m> Lowering<'m> {
         Ok(())
     }
 
-    fn node(&mut self, id: &str, kind: NodeKind, func: FuncId, label: &str, lines: &[u32]) -> Result<NodeId, LlvmError> {
+    fn node(
+        &mut self,
+        id: &str,
+        kind: NodeKind,
+        func: FuncId,
+        label: &str,
+        lines: &[u32],
+    ) -> Result<NodeId, LlvmError> {
         self.b
-            .add_node(NodeSpec { ext_id: id, kind, func, label, lines })
-            .map_err(|source| LlvmError::Graph { path: self.path.clone(), source })
+            .add_node(NodeSpec {
+                ext_id: id,
+                kind,
+                func,
+                label,
+                lines,
+            })
+            .map_err(|source| LlvmError::Graph {
+                path: self.path.clone(),
+                source,
+            })
     }
 
     // ---- pass 3: bodies --------------------------------------------------
@@ -330,16 +410,31 @@ impl<'m> Lowering<'m> {
     fn lower_function(&mut self, f: &'m Function) -> Result<(), LlvmError> {
         let func = self.b.function(&f.name);
         let info = &self.infos[self.by_name[&f.name]];
-        let (entry, exit) = (info.entry.expect("made in pass 2"), info.exit.expect("made in pass 2"));
-        let block_index: HashMap<&Name, usize> = f.basic_blocks.iter().enumerate().map(|(i, bb)| (&bb.name, i)).collect();
+        let (entry, exit) = (
+            info.entry.expect("made in pass 2"),
+            info.exit.expect("made in pass 2"),
+        );
+        let block_index: HashMap<&Name, usize> = f
+            .basic_blocks
+            .iter()
+            .enumerate()
+            .map(|(i, bb)| (&bb.name, i))
+            .collect();
         let mut block_first: Vec<Option<NodeId>> = vec![None; f.basic_blocks.len()];
         let mut pending: Vec<(NodeId, &Name)> = Vec::new();
         let mut all_blocks_from: Vec<NodeId> = Vec::new();
         let mut ids: HashMap<(u32, u32), u32> = HashMap::new();
-        let mut lower = BodyCtx { f, func, ids: &mut ids };
+        let mut lower = BodyCtx {
+            f,
+            func,
+            ids: &mut ids,
+        };
 
         for (bi, bb) in f.basic_blocks.iter().enumerate() {
-            let mut st = BlockState { first: None, prev: None };
+            let mut st = BlockState {
+                first: None,
+                prev: None,
+            };
             let mut group: Option<Group> = None;
             for inst in &bb.instrs {
                 let class = match inst {
@@ -362,8 +457,11 @@ impl<'m> Lowering<'m> {
                     }
                     CallClass::Direct(_) | CallClass::Indirect | CallClass::Opaque => {
                         self.flush(&mut lower, &mut st, &mut group)?;
-                        let Instruction::Call(c) = inst else { unreachable!("only calls are classified as sites") };
-                        let (site, noreturn) = self.call_site(&mut lower, class, c_parts(c), pos)?;
+                        let Instruction::Call(c) = inst else {
+                            unreachable!("only calls are classified as sites")
+                        };
+                        let (site, noreturn) =
+                            self.call_site(&mut lower, class, c_parts(c), pos)?;
                         link(&mut self.b, &mut st, site);
                         st.prev = if noreturn { None } else { Some(site) };
                     }
@@ -416,7 +514,9 @@ impl<'m> Lowering<'m> {
                 }
                 _ => {
                     self.add_to_group(&mut lower, &mut st, &mut group, pos, term_opcode(term))?;
-                    let last = self.flush(&mut lower, &mut st, &mut group)?.expect("group just filled");
+                    let last = self
+                        .flush(&mut lower, &mut st, &mut group)?
+                        .expect("group just filled");
                     let succs: Vec<&Name> = match term {
                         Terminator::Ret(_) | Terminator::Resume(_) => {
                             self.b.add_flow_edge(last, exit);
@@ -447,7 +547,9 @@ impl<'m> Lowering<'m> {
                             }
                             v
                         }
-                        Terminator::Invoke(_) | Terminator::CallBr(_) => unreachable!("handled above"),
+                        Terminator::Invoke(_) | Terminator::CallBr(_) => {
+                            unreachable!("handled above")
+                        }
                     };
                     (last, succs)
                 }
@@ -494,7 +596,9 @@ impl<'m> Lowering<'m> {
     }
 
     fn classify(&self, callee_op: Option<&Operand>) -> CallClass {
-        let Some(op) = callee_op else { return CallClass::Plain };
+        let Some(op) = callee_op else {
+            return CallClass::Plain;
+        };
         match self.direct(op) {
             Some(i) if self.infos[i].intrinsic => {
                 if self.infos[i].name.starts_with("llvm.dbg.") {
@@ -523,7 +627,13 @@ impl<'m> Lowering<'m> {
                 self.flush(cx, st, group)?;
             }
         }
-        let g = group.get_or_insert_with(|| Group { line: 0, col: 0, label: String::new(), ops: 0, last_op: "" });
+        let g = group.get_or_insert_with(|| Group {
+            line: 0,
+            col: 0,
+            label: String::new(),
+            ops: 0,
+            last_op: "",
+        });
         if g.line == 0 {
             if let Some((line, col)) = pos {
                 g.line = line;
@@ -546,8 +656,15 @@ impl<'m> Lowering<'m> {
     }
 
     /// Turns the current group into a statement node.
-    fn flush(&mut self, cx: &mut BodyCtx<'_, 'm>, st: &mut BlockState, group: &mut Option<Group>) -> Result<Option<NodeId>, LlvmError> {
-        let Some(g) = group.take() else { return Ok(None) };
+    fn flush(
+        &mut self,
+        cx: &mut BodyCtx<'_, 'm>,
+        st: &mut BlockState,
+        group: &mut Option<Group>,
+    ) -> Result<Option<NodeId>, LlvmError> {
+        let Some(g) = group.take() else {
+            return Ok(None);
+        };
         let id = cx.next_id(&self.b, g.line, g.col);
         let lines: &[u32] = if g.line != 0 { &[g.line] } else { &[] };
         let n = self.node(&id, NodeKind::Statement, cx.func, &g.label, lines)?;
@@ -562,7 +679,13 @@ impl<'m> Lowering<'m> {
     /// Makes the call-site node of a call or invoke, with its call edges,
     /// external callee names and string arguments. Returns the node and
     /// whether the call never returns.
-    fn call_site(&mut self, cx: &mut BodyCtx<'_, 'm>, class: CallClass, parts: CallParts<'m>, pos: Pos) -> Result<(NodeId, bool), LlvmError> {
+    fn call_site(
+        &mut self,
+        cx: &mut BodyCtx<'_, 'm>,
+        class: CallClass,
+        parts: CallParts<'m>,
+        pos: Pos,
+    ) -> Result<(NodeId, bool), LlvmError> {
         let (line, col) = pos.unwrap_or((0, 0));
         let id = cx.next_id(&self.b, line, col);
         let label = match &class {
@@ -642,7 +765,11 @@ impl<'m> Lowering<'m> {
     /// The address-taken functions an indirect call may reach: same number
     /// of parameters (or enough for a variadic callee) and compatible
     /// parameter and return types.
-    fn indirect_targets(&mut self, callee_op: Option<&Operand>, args: &[(Operand, Vec<llvm_ir::function::ParameterAttribute>)]) -> Rc<[usize]> {
+    fn indirect_targets(
+        &mut self,
+        callee_op: Option<&Operand>,
+        args: &[(Operand, Vec<llvm_ir::function::ParameterAttribute>)],
+    ) -> Rc<[usize]> {
         let types = &self.m.types;
         let ret = match callee_op.map(|op| types.type_of(op)) {
             Some(t) => match t.as_ref() {
@@ -654,8 +781,14 @@ impl<'m> Lowering<'m> {
             },
             None => None,
         };
-        let Some(ret) = ret else { return Rc::from(Vec::new()) };
-        let sig = CallSig { ret, args: args.iter().map(|(a, _)| types.type_of(a)).collect(), var_arg: false };
+        let Some(ret) = ret else {
+            return Rc::from(Vec::new());
+        };
+        let sig = CallSig {
+            ret,
+            args: args.iter().map(|(a, _)| types.type_of(a)).collect(),
+            var_arg: false,
+        };
         self.targets_for(sig)
     }
 
@@ -664,7 +797,9 @@ impl<'m> Lowering<'m> {
             return t.clone();
         }
         let fits = |f: &FnInfo<'_>| {
-            let ret_ok = matches!(sig.ret.as_ref(), Type::VoidType) || matches!(f.ret.as_ref(), Type::VoidType) || compatible(&sig.ret, f.ret);
+            let ret_ok = matches!(sig.ret.as_ref(), Type::VoidType)
+                || matches!(f.ret.as_ref(), Type::VoidType)
+                || compatible(&sig.ret, f.ret);
             let count_ok = if sig.var_arg {
                 f.params.len() >= sig.args.len() || f.var_arg
             } else if f.var_arg {
@@ -672,9 +807,19 @@ impl<'m> Lowering<'m> {
             } else {
                 sig.args.len() == f.params.len()
             };
-            ret_ok && count_ok && f.params.iter().zip(&sig.args).all(|(p, a)| compatible(p, a))
+            ret_ok
+                && count_ok
+                && f.params
+                    .iter()
+                    .zip(&sig.args)
+                    .all(|(p, a)| compatible(p, a))
         };
-        let t: Rc<[usize]> = self.address_taken.iter().copied().filter(|&i| fits(&self.infos[i])).collect();
+        let t: Rc<[usize]> = self
+            .address_taken
+            .iter()
+            .copied()
+            .filter(|&i| fits(&self.infos[i]))
+            .collect();
         self.indirect.insert(sig, t.clone());
         t
     }
@@ -683,15 +828,32 @@ impl<'m> Lowering<'m> {
     /// give the call site call edges to the function passed (or, for a
     /// pointer variable, to every compatible address-taken function). The
     /// site keeps its fall-through edge (the library may also not call it).
-    fn callbacks(&mut self, site: NodeId, args: &[(Operand, Vec<llvm_ir::function::ParameterAttribute>)]) {
+    fn callbacks(
+        &mut self,
+        site: NodeId,
+        args: &[(Operand, Vec<llvm_ir::function::ParameterAttribute>)],
+    ) {
         let mut any = false;
         for (arg, _) in args {
             let ty = self.m.types.type_of(arg);
-            let Type::PointerType { pointee_type, .. } = ty.as_ref() else { continue };
-            let Type::FuncType { result_type, param_types, is_var_arg } = pointee_type.as_ref() else { continue };
+            let Type::PointerType { pointee_type, .. } = ty.as_ref() else {
+                continue;
+            };
+            let Type::FuncType {
+                result_type,
+                param_types,
+                is_var_arg,
+            } = pointee_type.as_ref()
+            else {
+                continue;
+            };
             let targets: Rc<[usize]> = match self.direct(arg) {
                 Some(i) => Rc::from(vec![i]),
-                None => self.targets_for(CallSig { ret: result_type.clone(), args: param_types.clone(), var_arg: *is_var_arg }),
+                None => self.targets_for(CallSig {
+                    ret: result_type.clone(),
+                    args: param_types.clone(),
+                    var_arg: *is_var_arg,
+                }),
             };
             for &t in targets.iter() {
                 if let Some(e) = self.infos[t].entry {
@@ -708,11 +870,15 @@ impl<'m> Lowering<'m> {
     /// The constant C string an argument points to, if any: a constant
     /// global `[N x i8]` (through `getelementptr 0, k` or directly).
     fn string_arg(&mut self, op: &Operand) -> Option<Rc<[u8]>> {
-        let Operand::ConstantOperand(c) = op else { return None };
+        let Operand::ConstantOperand(c) = op else {
+            return None;
+        };
         let (name, offset) = match strip_casts(c) {
             Constant::GlobalReference { name, .. } => (name, 0usize),
             Constant::GetElementPtr(gep) => {
-                let Constant::GlobalReference { name, .. } = strip_casts(&gep.address) else { return None };
+                let Constant::GlobalReference { name, .. } = strip_casts(&gep.address) else {
+                    return None;
+                };
                 let mut idx = gep.indices.iter().map(|i| match i.as_ref() {
                     Constant::Int { value, .. } => Some(*value),
                     _ => None,
@@ -748,7 +914,10 @@ fn global_string(g: &llvm_ir::module::GlobalVariable) -> Option<Rc<[u8]>> {
         return None;
     }
     match g.initializer.as_ref()?.as_ref() {
-        Constant::Array { element_type, elements } if matches!(element_type.as_ref(), Type::IntegerType { bits: 8 }) => {
+        Constant::Array {
+            element_type,
+            elements,
+        } if matches!(element_type.as_ref(), Type::IntegerType { bits: 8 }) => {
             let mut out = Vec::with_capacity(elements.len());
             for e in elements {
                 match e.as_ref() {
@@ -760,7 +929,11 @@ fn global_string(g: &llvm_ir::module::GlobalVariable) -> Option<Rc<[u8]>> {
             Some(Rc::from(out))
         }
         Constant::AggregateZero(t) => match t.as_ref() {
-            Type::ArrayType { element_type, .. } if matches!(element_type.as_ref(), Type::IntegerType { bits: 8 }) => Some(Rc::from(Vec::new())),
+            Type::ArrayType { element_type, .. }
+                if matches!(element_type.as_ref(), Type::IntegerType { bits: 8 }) =>
+            {
+                Some(Rc::from(Vec::new()))
+            }
             _ => None,
         },
         _ => None,
@@ -776,7 +949,12 @@ struct CallParts<'m> {
 }
 
 fn c_parts(c: &Call) -> CallParts<'_> {
-    CallParts { callee: c.function.as_ref().right(), args: &c.arguments, attrs: &c.function_attributes, kw: "call" }
+    CallParts {
+        callee: c.function.as_ref().right(),
+        args: &c.arguments,
+        attrs: &c.function_attributes,
+        kw: "call",
+    }
 }
 
 /// Node ids of one function: `FUNC:LINE:COL`, then `#2`, `#3`, ... for
@@ -792,7 +970,11 @@ impl BodyCtx<'_, '_> {
         let k = self.ids.entry((line, col)).or_insert(0);
         loop {
             *k += 1;
-            let id = if *k == 1 { format!("{}:{line}:{col}", self.f.name) } else { format!("{}:{line}:{col}#{k}", self.f.name) };
+            let id = if *k == 1 {
+                format!("{}:{line}:{col}", self.f.name)
+            } else {
+                format!("{}:{line}:{col}#{k}", self.f.name)
+            };
             // Another function's name could in theory spell this id.
             if b.lookup(&id).is_none() {
                 return id;
@@ -819,4 +1001,3 @@ fn term_loc(t: &Terminator) -> Option<&DebugLoc> {
     use llvm_ir::HasDebugLoc;
     t.get_debug_loc().as_ref()
 }
-

@@ -113,7 +113,9 @@ pub(crate) fn terminator_operands<'a>(term: &'a Terminator, f: &mut impl FnMut(&
 
 /// The callee operand of a call-like instruction, if it is not inline
 /// assembly.
-pub(crate) fn callee(function: &Either<llvm_ir::instruction::InlineAssembly, Operand>) -> Option<&Operand> {
+pub(crate) fn callee(
+    function: &Either<llvm_ir::instruction::InlineAssembly, Operand>,
+) -> Option<&Operand> {
     match function {
         Either::Left(_) => None,
         Either::Right(op) => Some(op),

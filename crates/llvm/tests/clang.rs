@@ -35,12 +35,24 @@ int main(int argc, char **argv) {
 "#;
 
 fn compile(dir: &Path, src: &str, args: &[&str]) {
-    let out = tool("clang-14").current_dir(dir).args(["-g", "-O0"]).args(args).arg(src).output().unwrap();
-    assert!(out.status.success(), "clang-14 failed: {}", String::from_utf8_lossy(&out.stderr));
+    let out = tool("clang-14")
+        .current_dir(dir)
+        .args(["-g", "-O0"])
+        .args(args)
+        .arg(src)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "clang-14 failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 fn site(g: &Icfg, label: &str) -> NodeId {
-    g.nodes().find(|&n| g.label(n) == label).unwrap_or_else(|| panic!("no node labelled {label}"))
+    g.nodes()
+        .find(|&n| g.label(n) == label)
+        .unwrap_or_else(|| panic!("no node labelled {label}"))
 }
 
 #[test]
@@ -52,31 +64,49 @@ fn ll_and_bc_from_clang_give_identical_graphs() {
     compile(dir, "prog.c", &["-c", "-emit-llvm", "-o", "prog.bc"]);
     let ll = load_path(&dir.join("prog.ll")).unwrap();
     let bc = load_path(&dir.join("prog.bc")).unwrap();
-    assert!(ll.icfg.encode() == bc.icfg.encode(), ".ll and .bc graphs differ");
+    assert!(
+        ll.icfg.encode() == bc.icfg.encode(),
+        ".ll and .bc graphs differ"
+    );
     assert_eq!(ll.report, bc.report);
 
     let g = &ll.icfg;
     let main = g.function(g.function_by_name("main").unwrap());
-    assert_eq!(g.file_path(main.file.unwrap()), format!("{}/prog.c", dir.display()));
+    assert_eq!(
+        g.file_path(main.file.unwrap()),
+        format!("{}/prog.c", dir.display())
+    );
     assert_eq!(g.lines(main.entry.unwrap()), &[13]);
     // ops[n & 1](n, 2) reaches add and sub.
     let r = &ll.report;
-    assert_eq!((r.indirect_calls, r.indirect_resolved, r.indirect_edges), (1, 1, 2));
+    assert_eq!(
+        (r.indirect_calls, r.indirect_resolved, r.indirect_edges),
+        (1, 1, 2)
+    );
     let ind = site(g, "call (indirect)");
     assert_eq!(g.lines(ind), &[17]);
-    let mut callees: Vec<_> = g.callees(ind).map(|f| g.function(f).name.to_string()).collect();
+    let mut callees: Vec<_> = g
+        .callees(ind)
+        .map(|f| g.function(f).name.to_string())
+        .collect();
     callees.sort();
     assert_eq!(callees, ["add", "sub"]);
     // Format strings, library callees, paths that end.
     let printf = site(g, "call printf");
     assert_eq!(&*g.call_note(printf).unwrap().string_args[0], "result %d\n");
     assert_eq!(&*g.call_note(printf).unwrap().external_callees[0], "printf");
-    assert_eq!(&*g.call_note(site(g, "call fprintf")).unwrap().string_args[0], "usage: prog N\n");
+    assert_eq!(
+        &*g.call_note(site(g, "call fprintf")).unwrap().string_args[0],
+        "usage: prog N\n"
+    );
     assert_eq!(g.succs(site(g, "call exit")).count(), 0);
     assert_eq!(g.succs(site(g, "call abort")).count(), 0);
     // usage() is not declared noreturn: its call returns.
     let usage = site(g, "call usage");
-    assert_eq!(g.succs(usage).map(|e| e.1).collect::<Vec<_>>(), [EdgeKind::Call]);
+    assert_eq!(
+        g.succs(usage).map(|e| e.1).collect::<Vec<_>>(),
+        [EdgeKind::Call]
+    );
     assert_eq!(g.return_sites(usage).count(), 1);
     assert!(g.nodes().all(|n| !g.label(n).contains("llvm.dbg")));
 
@@ -91,11 +121,19 @@ fn ll_and_bc_from_clang_give_identical_graphs() {
 fn a_linked_multi_file_program_keeps_each_functions_file() {
     let tmp = TempDir::new("link");
     let dir = &tmp.0;
-    std::fs::write(dir.join("a.c"), "int helper(int);\nint main(void) {\n  return helper(1);\n}\n").unwrap();
+    std::fs::write(
+        dir.join("a.c"),
+        "int helper(int);\nint main(void) {\n  return helper(1);\n}\n",
+    )
+    .unwrap();
     std::fs::write(dir.join("b.c"), "int helper(int x) {\n  return x + 1;\n}\n").unwrap();
     compile(dir, "a.c", &["-c", "-emit-llvm", "-o", "a.bc"]);
     compile(dir, "b.c", &["-c", "-emit-llvm", "-o", "b.bc"]);
-    let st = tool("llvm-link-14").current_dir(dir).args(["a.bc", "b.bc", "-o", "prog.bc"]).status().unwrap();
+    let st = tool("llvm-link-14")
+        .current_dir(dir)
+        .args(["a.bc", "b.bc", "-o", "prog.bc"])
+        .status()
+        .unwrap();
     assert!(st.success(), "llvm-link-14 failed");
     let g = load_path(&dir.join("prog.bc")).unwrap().icfg;
     let file = |name: &str| {
@@ -105,6 +143,11 @@ fn a_linked_multi_file_program_keeps_each_functions_file() {
     assert_eq!(file("main"), format!("{}/a.c", dir.display()));
     assert_eq!(file("helper"), format!("{}/b.c", dir.display()));
     let call = site(&g, "call helper");
-    assert_eq!(g.callees(call).map(|f| g.function(f).name.to_string()).collect::<Vec<_>>(), ["helper"]);
+    assert_eq!(
+        g.callees(call)
+            .map(|f| g.function(f).name.to_string())
+            .collect::<Vec<_>>(),
+        ["helper"]
+    );
     assert_eq!(g.num_files(), 2);
 }

@@ -9,7 +9,9 @@ mod common;
 use common::{tool, TempDir};
 
 fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
 }
 
 fn load(name: &str) -> Loaded {
@@ -22,31 +24,45 @@ fn id(g: &Icfg, ext: &str) -> NodeId {
 
 /// Successors of a node as (id, kind), sorted.
 fn succs(g: &Icfg, ext: &str) -> Vec<(String, EdgeKind)> {
-    let mut v: Vec<_> = g.succs(id(g, ext)).map(|(n, k)| (g.ext_id(n).to_string(), k)).collect();
+    let mut v: Vec<_> = g
+        .succs(id(g, ext))
+        .map(|(n, k)| (g.ext_id(n).to_string(), k))
+        .collect();
     v.sort_by(|a, b| a.0.cmp(&b.0));
     v
 }
 
 fn local(ids: &[&str]) -> Vec<(String, EdgeKind)> {
-    ids.iter().map(|s| (s.to_string(), EdgeKind::Local)).collect()
+    ids.iter()
+        .map(|s| (s.to_string(), EdgeKind::Local))
+        .collect()
 }
 
 fn call(ids: &[&str]) -> Vec<(String, EdgeKind)> {
-    ids.iter().map(|s| (s.to_string(), EdgeKind::Call)).collect()
+    ids.iter()
+        .map(|s| (s.to_string(), EdgeKind::Call))
+        .collect()
 }
 
 fn return_sites(g: &Icfg, ext: &str) -> Vec<String> {
-    let mut v: Vec<_> = g.return_sites(id(g, ext)).map(|n| g.ext_id(n).to_string()).collect();
+    let mut v: Vec<_> = g
+        .return_sites(id(g, ext))
+        .map(|n| g.ext_id(n).to_string())
+        .collect();
     v.sort();
     v
 }
 
 fn string_args(g: &Icfg, ext: &str) -> Vec<String> {
-    g.call_note(id(g, ext)).map(|c| c.string_args.iter().map(|s| s.to_string()).collect()).unwrap_or_default()
+    g.call_note(id(g, ext))
+        .map(|c| c.string_args.iter().map(|s| s.to_string()).collect())
+        .unwrap_or_default()
 }
 
 fn callee_names(g: &Icfg, ext: &str) -> Vec<String> {
-    g.call_note(id(g, ext)).map(|c| c.external_callees.iter().map(|s| s.to_string()).collect()).unwrap_or_default()
+    g.call_note(id(g, ext))
+        .map(|c| c.external_callees.iter().map(|s| s.to_string()).collect())
+        .unwrap_or_default()
 }
 
 #[test]
@@ -62,7 +78,13 @@ fn a_call_is_its_own_node_followed_by_its_return_site() {
     assert_eq!(succs(&g, "main:4:10"), call(&["f:entry"]));
     assert_eq!(return_sites(&g, "main:4:10"), ["main:5:3"]);
     // ... and the callee's exit returns to both return sites.
-    assert_eq!(succs(&g, "f:exit"), vec![("main:4:10".into(), EdgeKind::Return), ("main:5:3".into(), EdgeKind::Return)]);
+    assert_eq!(
+        succs(&g, "f:exit"),
+        vec![
+            ("main:4:10".into(), EdgeKind::Return),
+            ("main:5:3".into(), EdgeKind::Return)
+        ]
+    );
     assert_eq!(g.num_call_sites(), 2);
 }
 
@@ -136,20 +158,38 @@ fn indirect_calls_go_to_every_compatible_address_taken_function() {
     // %f(i32) -> i32: a and b (same type), v (void return), va (variadic);
     // not two (two parameters), dbl (double), p (pointer), notaken (its
     // address is never taken).
-    assert_eq!(succs(g, "main:0:0#4"), call(&["a:entry", "b:entry", "v:entry", "va:entry"]));
+    assert_eq!(
+        succs(g, "main:0:0#4"),
+        call(&["a:entry", "b:entry", "v:entry", "va:entry"])
+    );
     assert_eq!(return_sites(g, "main:0:0#4"), ["main:0:0#5"]);
     // %g(i8*): p, and the address-taken declaration free (falls through).
     assert_eq!(
         succs(g, "main:0:0#6"),
-        vec![("main:0:0#7".into(), EdgeKind::Local), ("p:entry".into(), EdgeKind::Call)]
+        vec![
+            ("main:0:0#7".into(), EdgeKind::Local),
+            ("p:entry".into(), EdgeKind::Call)
+        ]
     );
     assert_eq!(callee_names(g, "main:0:0#6"), ["free"]);
     // %h(float): nothing fits: treated as a call outside the program.
     assert_eq!(succs(g, "main:0:0#8"), local(&["main:0:0#9"]));
     let r = &loaded.report;
-    assert_eq!((r.indirect_calls, r.indirect_resolved, r.indirect_unresolved, r.indirect_edges), (3, 2, 1, 5));
+    assert_eq!(
+        (
+            r.indirect_calls,
+            r.indirect_resolved,
+            r.indirect_unresolved,
+            r.indirect_edges
+        ),
+        (3, 2, 1, 5)
+    );
     assert_eq!(r.address_taken, 8, "a b v two dbl p va cmp");
-    assert!(r.summary().contains("2 of 3 indirect calls resolved"), "{}", r.summary());
+    assert!(
+        r.summary().contains("2 of 3 indirect calls resolved"),
+        "{}",
+        r.summary()
+    );
     // A direct call to notaken stays direct.
     assert_eq!(succs(g, "main:0:0#2"), call(&["notaken:entry"]));
 }
@@ -160,7 +200,10 @@ fn a_callback_passed_to_a_library_function_may_be_called() {
     let g = &loaded.icfg;
     assert_eq!(
         succs(g, "main:0:0#9"),
-        vec![("cmp:entry".into(), EdgeKind::Call), ("main:0:0#10".into(), EdgeKind::Local)]
+        vec![
+            ("cmp:entry".into(), EdgeKind::Call),
+            ("main:0:0#10".into(), EdgeKind::Local)
+        ]
     );
     assert_eq!(callee_names(g, "main:0:0#9"), ["qsort"]);
     assert_eq!(loaded.report.callback_sites, 1);
@@ -174,7 +217,10 @@ fn calls_to_declarations_flow_through_with_the_callee_name() {
     assert_eq!(succs(&g, "main:5:3#2"), local(&["main:6:3"]));
     assert_eq!(callee_names(&g, "main:5:3#2"), ["fputs"]);
     assert_eq!(callee_names(&g, "main:6:3"), ["syslog"]);
-    assert!(g.function_by_name("printf").is_none(), "declarations are not functions of the graph");
+    assert!(
+        g.function_by_name("printf").is_none(),
+        "declarations are not functions of the graph"
+    );
 }
 
 #[test]
@@ -215,7 +261,13 @@ fn invoke_keeps_both_the_normal_and_the_unwind_edge() {
     assert_eq!(g.kind(id(&g, "main:0:0")), NodeKind::CallSite);
     assert_eq!(succs(&g, "main:0:0"), call(&["work:entry"]));
     assert_eq!(return_sites(&g, "main:0:0"), ["main:0:0#2", "main:0:0#4"]);
-    assert_eq!(succs(&g, "work:exit"), vec![("main:0:0#2".into(), EdgeKind::Return), ("main:0:0#4".into(), EdgeKind::Return)]);
+    assert_eq!(
+        succs(&g, "work:exit"),
+        vec![
+            ("main:0:0#2".into(), EdgeKind::Return),
+            ("main:0:0#4".into(), EdgeKind::Return)
+        ]
+    );
     // __cxa_throw never returns: only the unwind edge stays.
     assert_eq!(succs(&g, "main:0:0#2"), local(&["main:0:0#4"]));
     assert_eq!(g.preds(id(&g, "main:0:0#3")).count(), 0);
@@ -227,7 +279,9 @@ fn invoke_keeps_both_the_normal_and_the_unwind_edge() {
 fn no_debug_info_gives_position_free_ids_and_no_lines() {
     let loaded = load("invoke.ll");
     let g = &loaded.icfg;
-    assert!(g.nodes().all(|n| g.lines(n).is_empty() && g.column(n).is_none() && g.file_of(n).is_none()));
+    assert!(g
+        .nodes()
+        .all(|n| g.lines(n).is_empty() && g.column(n).is_none() && g.file_of(n).is_none()));
     assert_eq!(loaded.report.functions_without_debug_info, 2);
 }
 
@@ -237,25 +291,39 @@ fn bitcode_and_text_give_the_same_graph_for_every_fixture() {
     let dir = &tmp.0;
     for name in ["calls", "indirect", "external", "invoke"] {
         let bc = dir.join(format!("{name}.bc"));
-        let st = tool("llvm-as-14").arg(data(&format!("{name}.ll"))).arg("-o").arg(&bc).status().unwrap();
+        let st = tool("llvm-as-14")
+            .arg(data(&format!("{name}.ll")))
+            .arg("-o")
+            .arg(&bc)
+            .status()
+            .unwrap();
         assert!(st.success(), "llvm-as-14 {name}.ll failed");
         let from_text = load(&format!("{name}.ll"));
         let from_bc = load_path(&bc).unwrap();
         // encode() is deterministic: equal bytes, equal graphs. This also
         // checks that `fatal`'s noreturn declaration is read from bitcode.
-        assert!(from_text.icfg.encode() == from_bc.icfg.encode(), "{name}: .ll and .bc graphs differ");
+        assert!(
+            from_text.icfg.encode() == from_bc.icfg.encode(),
+            "{name}: .ll and .bc graphs differ"
+        );
         assert_eq!(from_text.report, from_bc.report);
     }
 }
 
 #[test]
 fn unreadable_and_malformed_input_is_one_line_error() {
-    let e = load_path(Path::new("/nonexistent/x.ll")).unwrap_err().to_string();
+    let e = load_path(Path::new("/nonexistent/x.ll"))
+        .unwrap_err()
+        .to_string();
     assert!(e.starts_with("/nonexistent/x.ll: cannot read"), "{e}");
-    let e = postmortem_llvm::load_ir_str("define i32 @main() {\n  ret i32 %nope\n}\n", "bad.ll").unwrap_err().to_string();
+    let e = postmortem_llvm::load_ir_str("define i32 @main() {\n  ret i32 %nope\n}\n", "bad.ll")
+        .unwrap_err()
+        .to_string();
     assert!(e.starts_with("bad.ll: not LLVM 14 IR or bitcode"), "{e}");
     assert!(!e.contains('\n'), "{e}");
     // No body at all: no graph.
-    let e = postmortem_llvm::load_ir_str("declare void @f()\n", "decl.ll").unwrap_err().to_string();
+    let e = postmortem_llvm::load_ir_str("declare void @f()\n", "decl.ll")
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("no control-flow node"), "{e}");
 }

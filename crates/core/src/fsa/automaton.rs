@@ -50,8 +50,19 @@ impl Dfa {
                 delta.push(step(q, c));
             }
         }
-        let identity = (0..n_classes).map(|c| (0..n_states).all(|q| delta[(q * n_classes + c) as usize] == q)).collect();
-        Dfa { origin, initial, accepting, n_classes, delta, class, identity, monotone: false }
+        let identity = (0..n_classes)
+            .map(|c| (0..n_states).all(|q| delta[(q * n_classes + c) as usize] == q))
+            .collect();
+        Dfa {
+            origin,
+            initial,
+            accepting,
+            n_classes,
+            delta,
+            class,
+            identity,
+            monotone: false,
+        }
     }
 
     /// See the `monotone` field.
@@ -128,13 +139,21 @@ impl Dfa {
         let len = elems.len() as u32;
         let mut accepting = vec![false; len as usize + 1];
         accepting[len as usize] = true;
-        let mut d = Dfa::new(origin, len + 1, vec![0], accepting, class, sigs.len() as u32, |q, c| {
-            if q < len && sigs[c as usize].contains(&(q as usize)) {
-                q + 1
-            } else {
-                q
-            }
-        });
+        let mut d = Dfa::new(
+            origin,
+            len + 1,
+            vec![0],
+            accepting,
+            class,
+            sigs.len() as u32,
+            |q, c| {
+                if q < len && sigs[c as usize].contains(&(q as usize)) {
+                    q + 1
+                } else {
+                    q
+                }
+            },
+        );
         d.monotone = true;
         d
     }
@@ -147,15 +166,23 @@ impl Dfa {
         let len = elems.len() as u32;
         let mut accepting = vec![false; len as usize + 1];
         accepting[len as usize] = true;
-        Dfa::new(origin, len + 1, vec![0], accepting, class, sigs.len() as u32, |q, c| {
-            if c == 0 {
-                q
-            } else if q < len && sigs[c as usize].contains(&(q as usize)) {
-                q + 1
-            } else {
-                DEAD
-            }
-        })
+        Dfa::new(
+            origin,
+            len + 1,
+            vec![0],
+            accepting,
+            class,
+            sigs.len() as u32,
+            |q, c| {
+                if c == 0 {
+                    q
+                } else if q < len && sigs[c as usize].contains(&(q as usize)) {
+                    q + 1
+                } else {
+                    DEAD
+                }
+            },
+        )
     }
 
     /// A bursty trace: bursts (each a reliable trace of the nodes the whole
@@ -191,20 +218,55 @@ impl Dfa {
                 (false, false) => vec![q],
             }
         };
-        determinize(origin, vec![0], |q| q == len, class, sigs.len() as u32, step)
+        determinize(
+            origin,
+            vec![0],
+            |q| q == len,
+            class,
+            sigs.len() as u32,
+            step,
+        )
     }
 
     /// "At least one of these did not run": guess which one, then forbid it.
     pub fn not_all(origin: Origin, set: &NodeSet) -> Dfa {
         let k = set.nodes().len() as u32;
-        let class: HashMap<u32, u32> = set.nodes().iter().enumerate().map(|(i, n)| (n.as_u32(), i as u32 + 1)).collect();
-        Dfa::new(origin, k, (0..k).collect(), vec![true; k as usize], class, k + 1, |q, c| if c == q + 1 { DEAD } else { q })
+        let class: HashMap<u32, u32> = set
+            .nodes()
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.as_u32(), i as u32 + 1))
+            .collect();
+        Dfa::new(
+            origin,
+            k,
+            (0..k).collect(),
+            vec![true; k as usize],
+            class,
+            k + 1,
+            |q, c| if c == q + 1 { DEAD } else { q },
+        )
     }
 
     /// A general automaton over caller-defined classes (used by queries).
-    pub fn from_table(origin: Origin, initial: u32, accepting: Vec<bool>, class: HashMap<u32, u32>, n_classes: u32, delta: Vec<u32>) -> Dfa {
+    pub fn from_table(
+        origin: Origin,
+        initial: u32,
+        accepting: Vec<bool>,
+        class: HashMap<u32, u32>,
+        n_classes: u32,
+        delta: Vec<u32>,
+    ) -> Dfa {
         let n_states = accepting.len() as u32;
-        Dfa::new(origin, n_states, vec![initial], accepting, class, n_classes, |q, c| delta[(q * n_classes + c) as usize])
+        Dfa::new(
+            origin,
+            n_states,
+            vec![initial],
+            accepting,
+            class,
+            n_classes,
+            |q, c| delta[(q * n_classes + c) as usize],
+        )
     }
 }
 
@@ -245,7 +307,10 @@ pub fn determinize(
         }
         i += 1;
     }
-    let acc: Vec<bool> = sets.iter().map(|s| s.iter().any(|&q| accepting(q))).collect();
+    let acc: Vec<bool> = sets
+        .iter()
+        .map(|s| s.iter().any(|&q| accepting(q)))
+        .collect();
     Dfa::from_table(origin, 0, acc, class, n_classes, delta)
 }
 
@@ -292,9 +357,15 @@ mod tests {
     #[test]
     fn bursty_allows_unobserved_occurrences_between_bursts() {
         // Bursts [1, 2] and [1]: traced nodes {1, 2}.
-        let d = Dfa::bursty(Origin::Query, &[vec![set(&[1]), set(&[2])], vec![set(&[1])]]);
+        let d = Dfa::bursty(
+            Origin::Query,
+            &[vec![set(&[1]), set(&[2])], vec![set(&[1])]],
+        );
         assert!(run(&d, &[2, 1, 2, 2, 1]));
-        assert!(run(&d, &[1, 1, 2, 1]), "the first 1 may be unobserved, before the burst");
+        assert!(
+            run(&d, &[1, 1, 2, 1]),
+            "the first 1 may be unobserved, before the burst"
+        );
         assert!(!run(&d, &[1, 2]), "the second burst is missing");
         assert!(!run(&d, &[2, 1, 1]), "no 2 follows a burst-starting 1");
         assert!(run(&d, &[1, 2, 9, 1]));

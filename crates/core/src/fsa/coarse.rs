@@ -106,21 +106,57 @@ pub(crate) struct CoarseLimits {
     pub checks: usize,
 }
 
+impl Coarse {
+    /// Whether every node is decided: none it may not vouch for is Maybe.
+    pub fn decided(&self) -> bool {
+        self.unsure
+            .iter()
+            .all(|v| !self.may.contains(v) || self.must.contains(v))
+    }
+
+    /// Statistics for the recovery.
+    pub fn stats(&self) -> Vec<(&'static str, u64)> {
+        vec![
+            ("coarse_vertices", self.vertices as u64),
+            ("coarse_trackers", self.trackers as u64),
+            ("coarse_held_decided", self.held_decided as u64),
+            ("coarse_held_left", self.held_left as u64),
+            ("coarse_checks", self.checks as u64),
+        ]
+    }
+}
+
 /// Explores the contracted product. In [`Mode::Classify`] without
 /// `subsume` the exploration is explicit, "may run" is exact and "must
 /// run" is decided by cuts of the trimmed graph and, inside contracted
 /// locations, by the crossing analysis, star witnesses and (under
 /// `limits.checks`) exact [`Mode::Avoid`] explorations. With `subsume`,
 /// only an over-approximation of "may run" is computed.
-pub(crate) fn explore(st: &Structure<'_>, sp: &Split, limits: CoarseLimits, mode: Mode) -> Result<Outcome, Stop> {
-    let Structure { g, rg: g_rev, core, seg, ends, start } = *st;
+pub(crate) fn explore(
+    st: &Structure<'_>,
+    sp: &Split,
+    limits: CoarseLimits,
+    mode: Mode,
+) -> Result<Outcome, Stop> {
+    let Structure {
+        g,
+        rg: g_rev,
+        core,
+        seg,
+        ends,
+        start,
+    } = *st;
     let n = g.num_vertices() as u32;
     let sccs = &core.sccs;
     let (subsume, skip) = match mode {
         Mode::Classify { subsume } => (subsume, NONE),
         Mode::Avoid(v) => (true, v),
     };
-    let CoarseLimits { max_states, deadline, .. } = limits;
+    let CoarseLimits {
+        max_states,
+        deadline,
+        ..
+    } = limits;
     let alive = |v: u32| {
         let c = sccs.comp[v as usize];
         c != NONE && seg.alive[c as usize] && v != skip
@@ -149,7 +185,9 @@ pub(crate) fn explore(st: &Structure<'_>, sp: &Split, limits: CoarseLimits, mode
     // A component is fully silent when it is one silent sub-component.
     let whole = |c: u32| -> bool {
         let m = sccs.members_of(c);
-        !sccs.trivial[c as usize] && loc_of(m[0]) >= n && m.iter().all(|&v| loc_of(v) == loc_of(m[0]))
+        !sccs.trivial[c as usize]
+            && loc_of(m[0]) >= n
+            && m.iter().all(|&v| loc_of(v) == loc_of(m[0]))
     };
     // Trackers over locations, each element with the node sets it stands
     // for (one node of each must be visited where the element is matched).
@@ -170,7 +208,12 @@ pub(crate) fn explore(st: &Structure<'_>, sp: &Split, limits: CoarseLimits, mode
     for elems in &sp.traces {
         let mut t = Tracker::default();
         for e in elems {
-            let nodes: Vec<u32> = e.nodes().iter().map(|x| x.as_u32()).filter(|&v| alive(v)).collect();
+            let nodes: Vec<u32> = e
+                .nodes()
+                .iter()
+                .map(|x| x.as_u32())
+                .filter(|&v| alive(v))
+                .collect();
             let mut locs: Vec<u32> = nodes.iter().map(|&v| loc_of(v)).collect();
             locs.sort_unstable();
             locs.dedup();
@@ -208,8 +251,16 @@ pub(crate) fn explore(st: &Structure<'_>, sp: &Split, limits: CoarseLimits, mode
     }
     let k_o = others.len();
     let width = 1 + k_o + trackers.len();
-    let has_target: Vec<bool> = (0..sub.count).map(|s| sub.members_of(s).iter().any(|&v| ends.is_target(v))).collect();
-    let comp_of_loc = |l: u32| if l < n { sccs.comp[l as usize] } else { sccs.comp[sub.members_of(l - n)[0] as usize] };
+    let has_target: Vec<bool> = (0..sub.count)
+        .map(|s| sub.members_of(s).iter().any(|&v| ends.is_target(v)))
+        .collect();
+    let comp_of_loc = |l: u32| {
+        if l < n {
+            sccs.comp[l as usize]
+        } else {
+            sccs.comp[sub.members_of(l - n)[0] as usize]
+        }
+    };
 
     // Steps into location `l` through node `w`; None if rejected.
     let step = |qs: &[u32], w: u32, l: u32, out: &mut Vec<u32>| -> bool {
@@ -244,11 +295,19 @@ pub(crate) fn explore(st: &Structure<'_>, sp: &Split, limits: CoarseLimits, mode
             has_target[(l - n) as usize] && seg.ends(comp_of_loc(l), core.m)
         };
         at_end
-            && others.iter().zip(&qs[1..1 + k_o]).all(|(a, &q)| a.accepting[q as usize])
-            && trackers.iter().zip(&qs[1 + k_o..]).all(|(t, &p)| p as usize == t.locs.len())
+            && others
+                .iter()
+                .zip(&qs[1..1 + k_o])
+                .all(|(a, &q)| a.accepting[q as usize])
+            && trackers
+                .iter()
+                .zip(&qs[1 + k_o..])
+                .all(|(t, &p)| p as usize == t.locs.len())
     };
     let progress = |qs: &[u32]| -> u64 { qs[1 + k_o..].iter().map(|&p| u64::from(p)).sum() };
-    let covers = |a: &[u32], b: &[u32]| a[..1 + k_o] == b[..1 + k_o] && a[1 + k_o..].iter().zip(&b[1 + k_o..]).all(|(x, y)| x >= y);
+    let covers = |a: &[u32], b: &[u32]| {
+        a[..1 + k_o] == b[..1 + k_o] && a[1 + k_o..].iter().zip(&b[1 + k_o..]).all(|(x, y)| x >= y)
+    };
 
     let mut keys: Vec<u32> = Vec::new();
     let mut index: HashMap<Box<[u32]>, u32> = HashMap::new();
@@ -258,7 +317,11 @@ pub(crate) fn explore(st: &Structure<'_>, sp: &Split, limits: CoarseLimits, mode
     let mut acc: Vec<bool> = Vec::new();
     let mut heap: BinaryHeap<(u64, std::cmp::Reverse<u32>)> = BinaryHeap::new();
     let key = |keys: &Vec<u32>, v: u32| keys[v as usize * width..(v as usize + 1) * width].to_vec();
-    let mut intern = |qs: &[u32], keys: &mut Vec<u32>, heap: &mut BinaryHeap<(u64, std::cmp::Reverse<u32>)>, acc: &mut Vec<bool>| -> u32 {
+    let mut intern = |qs: &[u32],
+                      keys: &mut Vec<u32>,
+                      heap: &mut BinaryHeap<(u64, std::cmp::Reverse<u32>)>,
+                      acc: &mut Vec<bool>|
+     -> u32 {
         if let Some(&id) = index.get(qs) {
             return id;
         }
@@ -290,7 +353,14 @@ pub(crate) fn explore(st: &Structure<'_>, sp: &Split, limits: CoarseLimits, mode
     }
     let mut combos: Vec<Vec<u32>> = vec![vec![NONE]];
     for a in &others {
-        combos = combos.into_iter().flat_map(|c| a.initial.iter().map(move |&q| [c.clone(), vec![q]].concat())).collect();
+        combos = combos
+            .into_iter()
+            .flat_map(|c| {
+                a.initial
+                    .iter()
+                    .map(move |&q| [c.clone(), vec![q]].concat())
+            })
+            .collect();
     }
     for mut c in combos {
         c.extend(std::iter::repeat_n(0, trackers.len()));
@@ -360,7 +430,12 @@ pub(crate) fn explore(st: &Structure<'_>, sp: &Split, limits: CoarseLimits, mode
     let nv = acc.len();
     let rev = Csr::from_edges(nv, &edges.iter().map(|&(a, b)| (b, a)).collect::<Vec<_>>());
     let mut co = BitSet::new(nv);
-    crate::algo::reach(&rev, (0..nv as u32).filter(|&v| acc[v as usize]), |_| true, &mut co);
+    crate::algo::reach(
+        &rev,
+        (0..nv as u32).filter(|&v| acc[v as usize]),
+        |_| true,
+        &mut co,
+    );
     if co.count() == 0 {
         return Ok(Outcome::Impossible);
     }
@@ -383,16 +458,13 @@ pub(crate) fn explore(st: &Structure<'_>, sp: &Split, limits: CoarseLimits, mode
             unsure.insert(v);
         }
     } else {
-        // Trimmed graph with a virtual root (nv) and sink (nv + 1).
         let live = |v: u32| co.contains(v as usize);
-        let (root, sink) = (nv as u32, nv as u32 + 1);
-        let mut h: Vec<(u32, u32)> = initial.iter().filter(|&&i| live(i)).map(|&i| (root, i)).collect();
-        h.extend((0..nv as u32).filter(|&v| live(v) && acc[v as usize]).map(|v| (v, sink)));
-        h.extend(edges.iter().copied().filter(|&(a, b)| live(a) && live(b)));
-        let hg = Csr::from_edges(nv + 2, &h);
+        let split = SplitGraph::new(nv, &initial, &acc, &edges, live);
+        let (hg, root, sink) = (&split.hg, split.root, split.sink);
+        let nh = hg.num_vertices();
         let hr = hg.reversed();
-        let idom = crate::algo::dominators(&hg, &hr, root, |_| true);
-        let mut dom_sink = BitSet::new(nv + 2);
+        let idom = crate::algo::dominators(hg, &hr, root, |_| true);
+        let mut dom_sink = BitSet::new(nh);
         let mut x = idom[sink as usize];
         while x != NONE && x != root {
             dom_sink.insert(x as usize);
@@ -406,13 +478,17 @@ pub(crate) fn explore(st: &Structure<'_>, sp: &Split, limits: CoarseLimits, mode
                 return false;
             }
             let blocked: std::collections::HashSet<u32> = set.iter().copied().collect();
-            let mut seen = BitSet::new(nv + 2);
-            crate::algo::reach(&hg, [root], |v| !blocked.contains(&v), &mut seen);
+            let mut seen = BitSet::new(nh);
+            crate::algo::reach(hg, [root], |v| !blocked.contains(&v), &mut seen);
             !seen.contains(sink as usize)
         };
+        // The vertices of the split graph at each location.
         let mut at: HashMap<u32, Vec<u32>> = HashMap::new();
-        for v in co.iter() {
-            at.entry(keys[v * width]).or_default().push(v as u32);
+        for x in 0..nh as u32 {
+            let b = split.base[x as usize];
+            if b != NONE && live(b) {
+                at.entry(keys[b as usize * width]).or_default().push(x);
+            }
         }
         // Elements the trackers require inside each contracted location.
         let mut holds = BitSet::new(sub.count as usize);
@@ -439,6 +515,33 @@ pub(crate) fn explore(st: &Structure<'_>, sp: &Split, limits: CoarseLimits, mode
                 ends_of.entry(a).or_default().1.push(edge_nodes[i].0);
             }
         }
+        // Entries and exits of the crossing of a split vertex at contracted
+        // location `s`.
+        let crossing_ends = |x: u32,
+                             members: &[u32]|
+         -> (
+            std::collections::HashSet<u32>,
+            std::collections::HashSet<u32>,
+        ) {
+            let (b, kind) = (split.base[x as usize], split.kind[x as usize]);
+            let none = (Vec::new(), Vec::new());
+            let es = ends_of.get(&b).unwrap_or(&none);
+            let entries = if kind.starts() {
+                [start].into_iter().collect()
+            } else {
+                es.0.iter().copied().collect()
+            };
+            let exits = if kind.ends() {
+                members
+                    .iter()
+                    .copied()
+                    .filter(|&v| ends.is_target(v))
+                    .collect()
+            } else {
+                es.1.iter().copied().collect()
+            };
+            (entries, exits)
+        };
         // Node sets every path visits inside one contracted location: UTL
         // elements and trace elements all of whose live nodes lie in it,
         // the start, and the crash.
@@ -452,10 +555,18 @@ pub(crate) fn explore(st: &Structure<'_>, sp: &Split, limits: CoarseLimits, mode
             .iter()
             .flatten()
             .map(|&e| vec![e])
-            .chain(sp.traces.iter().flatten().map(|e| e.nodes().iter().map(|x| x.as_u32()).filter(|&v| alive(v)).collect()))
+            .chain(sp.traces.iter().flatten().map(|e| {
+                e.nodes()
+                    .iter()
+                    .map(|x| x.as_u32())
+                    .filter(|&v| alive(v))
+                    .collect()
+            }))
             .chain([vec![start], targets]);
         for nodes in elements {
-            let Some(&first) = nodes.first() else { continue };
+            let Some(&first) = nodes.first() else {
+                continue;
+            };
             let l = loc_of(first);
             if l >= n && nodes.iter().all(|&v| loc_of(v) == l) {
                 mandatory.entry(l - n).or_default().push(nodes);
@@ -475,8 +586,18 @@ pub(crate) fn explore(st: &Structure<'_>, sp: &Split, limits: CoarseLimits, mode
                 continue;
             }
             must.insert(l as usize);
-            let preds: Vec<u32> = g_rev.succs(l).iter().copied().filter(|&p| usable(p, l)).collect();
-            let succs: Vec<u32> = g.succs(l).iter().copied().filter(|&w| usable(l, w)).collect();
+            let preds: Vec<u32> = g_rev
+                .succs(l)
+                .iter()
+                .copied()
+                .filter(|&p| usable(p, l))
+                .collect();
+            let succs: Vec<u32> = g
+                .succs(l)
+                .iter()
+                .copied()
+                .filter(|&w| usable(l, w))
+                .collect();
             for (set, needed) in [(preds, l != start), (succs, !ends.is_target(l))] {
                 if let Some(&first) = set.first() {
                     let loc = loc_of(first);
@@ -500,26 +621,49 @@ pub(crate) fn explore(st: &Structure<'_>, sp: &Split, limits: CoarseLimits, mode
             }
             let s = l - n;
             let members = sub.members_of(s);
-            if holds.contains(s as usize) {
+            // A location that is not a whole component may be crossed many
+            // times on one path, and which crossing can avoid a member then
+            // depends on the others: decide it on whole paths. (So must a
+            // location with element requirements.)
+            if holds.contains(s as usize) || !whole(comp_of_loc(l)) {
                 if !cut(states) {
                     // Some consistent path avoids the location: every
                     // member is avoidable, and Maybe is exact.
                     continue;
                 }
-                let path = witness_path.get_or_insert_with(|| product_path(&hg, root, sink, &edges, &live));
+                let path = witness_path.get_or_insert_with(|| product_path(&split, &edges));
+                let (mut entries, mut exits) = (
+                    std::collections::HashSet::new(),
+                    std::collections::HashSet::new(),
+                );
+                for &x in states {
+                    let (a, b) = crossing_ends(x, members);
+                    entries.extend(a);
+                    exits.extend(b);
+                }
                 let ctx = Held {
                     g,
                     members,
                     comp: &sub.comp,
                     s,
                     l,
-                    states,
-                    initial: &initial,
-                    acc: &acc,
-                    ends_of: &ends_of,
+                    entries: &entries,
+                    exits: &exits,
                     start,
                     is_target: &|v| ends.is_target(v),
                     mandatory: mandatory.get(&s).map_or(&[][..], |m| &m[..]),
+                    // A whole component's UTL elements have no trackers: its
+                    // one crossing visits them, in order.
+                    untracked: if whole(comp_of_loc(l)) {
+                        sp.vectors
+                            .iter()
+                            .flatten()
+                            .copied()
+                            .filter(|&e| loc_of(e) == l)
+                            .collect()
+                    } else {
+                        Vec::new()
+                    },
                     path,
                     edge_nodes: &edge_nodes,
                     keys: &keys,
@@ -569,22 +713,18 @@ pub(crate) fn explore(st: &Structure<'_>, sp: &Split, limits: CoarseLimits, mode
             let mut budget = 200_000_000u64;
             let mut stats = crate::utl::engine::BulkStats::default();
             for &sv in states {
-                let mut entries = std::collections::HashSet::new();
-                let mut exits = std::collections::HashSet::new();
-                if initial.contains(&sv) {
-                    entries.insert(start);
-                }
-                if acc[sv as usize] {
-                    exits.extend(members.iter().copied().filter(|&v| ends.is_target(v)));
-                }
-                if let Some(es) = ends_of.get(&sv) {
-                    entries.extend(es.0.iter().copied());
-                    exits.extend(es.1.iter().copied());
-                }
+                let (entries, exits) = crossing_ends(sv, members);
                 // The UTL elements of a fully silent component are all
                 // visited on its one crossing.
-                let crossing =
-                    Crossing::new(g, members, &sub.comp, s, |v| entries.contains(&v), |v| exits.contains(&v), &sp.vectors);
+                let crossing = Crossing::new(
+                    g,
+                    members,
+                    &sub.comp,
+                    s,
+                    |v| entries.contains(&v),
+                    |v| exits.contains(&v),
+                    &sp.vectors,
+                );
                 let verdicts = crossing.classify(&required, 4, &mut budget, &mut stats);
                 let mut remap: HashMap<(u32, bool), u32> = HashMap::new();
                 let mut next: Vec<Vec<u32>> = Vec::new();
@@ -604,7 +744,10 @@ pub(crate) fn explore(st: &Structure<'_>, sp: &Split, limits: CoarseLimits, mode
                 }
                 class_states = next;
             }
-            let always: Vec<bool> = class_states.iter().map(|st| !st.is_empty() && cut(st)).collect();
+            let always: Vec<bool> = class_states
+                .iter()
+                .map(|st| !st.is_empty() && cut(st))
+                .collect();
             for (i, &v) in members.iter().enumerate() {
                 if always[class[i] as usize] && !unsure.contains(v as usize) {
                     must.insert(v as usize);
@@ -612,7 +755,17 @@ pub(crate) fn explore(st: &Structure<'_>, sp: &Split, limits: CoarseLimits, mode
             }
         }
     }
-    Ok(Outcome::Classified(Coarse { may, must, unsure, vertices: nv, trackers: trackers.len(), held_decided: held_decided - held_left, held_left, checks, exact: !subsume }))
+    Ok(Outcome::Classified(Coarse {
+        may,
+        must,
+        unsure,
+        vertices: nv,
+        trackers: trackers.len(),
+        held_decided: held_decided - held_left,
+        held_left,
+        checks,
+        exact: !subsume,
+    }))
 }
 
 /// One vertex of a product path, with the explored edges it is entered
@@ -623,9 +776,109 @@ pub(crate) struct Step {
     out_edge: Option<usize>,
 }
 
-/// A shortest root-to-sink path of the trimmed contracted product `hg`
-/// (root and sink excluded), with the explored edges it uses.
-fn product_path(hg: &Csr, root: u32, sink: u32, edges: &[(u32, u32)], live: &impl Fn(u32) -> bool) -> Vec<Step> {
+/// How a crossing of a product vertex begins and ends.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum Kind {
+    /// Entered and left by product edges.
+    Mid,
+    /// Begins at the start node, left by a product edge.
+    First,
+    /// Entered by a product edge, ends at a crash node.
+    Last,
+    /// Begins at the start node and ends at a crash node.
+    Only,
+}
+
+impl Kind {
+    fn starts(self) -> bool {
+        matches!(self, Kind::First | Kind::Only)
+    }
+    fn ends(self) -> bool {
+        matches!(self, Kind::Last | Kind::Only)
+    }
+}
+
+/// The trimmed contracted product with every vertex split by how its
+/// crossing begins and ends, so that "the crossing of this vertex must
+/// visit n" composes exactly with cuts: a vertex `v` is itself the `Mid`
+/// copy; initial vertices get a `First` copy (and an `Only` copy if also
+/// accepting) entered from the virtual root, accepting vertices a `Last`
+/// copy leading to the virtual sink. Every root-to-sink path of the
+/// trimmed product is one path here, and back.
+struct SplitGraph {
+    hg: Csr,
+    root: u32,
+    sink: u32,
+    /// Product vertex of each split vertex (`NONE` for root and sink).
+    base: Vec<u32>,
+    kind: Vec<Kind>,
+}
+
+impl SplitGraph {
+    fn new(
+        nv: usize,
+        initial: &[u32],
+        acc: &[bool],
+        edges: &[(u32, u32)],
+        live: impl Fn(u32) -> bool,
+    ) -> SplitGraph {
+        let mut base: Vec<u32> = (0..nv as u32).chain([NONE, NONE]).collect();
+        let mut kind = vec![Kind::Mid; nv + 2];
+        let (root, sink) = (nv as u32, nv as u32 + 1);
+        let mut h: Vec<(u32, u32)> = Vec::new();
+        let add = |b: u32, k: Kind, base: &mut Vec<u32>, kind: &mut Vec<Kind>| -> u32 {
+            base.push(b);
+            kind.push(k);
+            base.len() as u32 - 1
+        };
+        let mut first: HashMap<u32, u32> = HashMap::new();
+        let mut last: HashMap<u32, u32> = HashMap::new();
+        for &i in initial {
+            if !live(i) || first.contains_key(&i) {
+                continue;
+            }
+            let f = add(i, Kind::First, &mut base, &mut kind);
+            first.insert(i, f);
+            h.push((root, f));
+            if acc[i as usize] {
+                let o = add(i, Kind::Only, &mut base, &mut kind);
+                h.push((root, o));
+                h.push((o, sink));
+            }
+        }
+        for v in 0..nv as u32 {
+            if live(v) && acc[v as usize] {
+                let l = add(v, Kind::Last, &mut base, &mut kind);
+                last.insert(v, l);
+                h.push((l, sink));
+            }
+        }
+        for &(a, b) in edges {
+            if !(live(a) && live(b)) {
+                continue;
+            }
+            for from in [Some(a), first.get(&a).copied()].into_iter().flatten() {
+                for to in [Some(b), last.get(&b).copied()].into_iter().flatten() {
+                    h.push((from, to));
+                }
+            }
+        }
+        h.sort_unstable();
+        h.dedup();
+        SplitGraph {
+            hg: Csr::from_edges(base.len(), &h),
+            root,
+            sink,
+            base,
+            kind,
+        }
+    }
+}
+
+/// A shortest root-to-sink path of the split trimmed product, as product
+/// vertices with the explored edges between them.
+fn product_path(split: &SplitGraph, edges: &[(u32, u32)]) -> Vec<Step> {
+    let (hg, root, sink) = (&split.hg, split.root, split.sink);
     let mut parent = vec![NONE; hg.num_vertices()];
     let mut queue = std::collections::VecDeque::from([root]);
     parent[root as usize] = root;
@@ -640,28 +893,37 @@ fn product_path(hg: &Csr, root: u32, sink: u32, edges: &[(u32, u32)], live: &imp
             }
         }
     }
-    let mut vs = Vec::new();
     if parent[sink as usize] == NONE {
         return Vec::new();
     }
+    let mut xs = Vec::new();
     let mut x = parent[sink as usize];
     while x != root {
-        vs.push(x);
+        xs.push(x);
         x = parent[x as usize];
     }
-    vs.reverse();
+    xs.reverse();
+    let vs: Vec<u32> = xs.iter().map(|&x| split.base[x as usize]).collect();
     // One explored edge for every consecutive pair, in one pass.
-    let want: HashMap<(u32, u32), usize> = vs.windows(2).enumerate().map(|(i, p)| ((p[0], p[1]), i)).collect();
+    let want: HashMap<(u32, u32), usize> = vs
+        .windows(2)
+        .enumerate()
+        .map(|(i, p)| ((p[0], p[1]), i))
+        .collect();
     let mut found = vec![None; vs.len().saturating_sub(1)];
     for (e, &(a, b)) in edges.iter().enumerate() {
         if let Some(&i) = want.get(&(a, b)) {
-            if found[i].is_none() && live(a) && live(b) {
+            if found[i].is_none() {
                 found[i] = Some(e);
             }
         }
     }
     (0..vs.len())
-        .map(|i| Step { v: vs[i], in_edge: i.checked_sub(1).and_then(|j| found[j]), out_edge: found.get(i).copied().flatten() })
+        .map(|i| Step {
+            v: vs[i],
+            in_edge: i.checked_sub(1).and_then(|j| found[j]),
+            out_edge: found.get(i).copied().flatten(),
+        })
         .collect()
 }
 
@@ -673,13 +935,13 @@ struct Held<'a> {
     comp: &'a [u32],
     s: u32,
     l: u32,
-    states: &'a [u32],
-    initial: &'a [u32],
-    acc: &'a [bool],
-    ends_of: &'a HashMap<u32, (Vec<u32>, Vec<u32>)>,
+    entries: &'a std::collections::HashSet<u32>,
+    exits: &'a std::collections::HashSet<u32>,
     start: u32,
     is_target: &'a dyn Fn(u32) -> bool,
     mandatory: &'a [Vec<u32>],
+    /// UTL elements without trackers that the (single) crossing visits.
+    untracked: Vec<u32>,
     path: &'a [Step],
     edge_nodes: &'a [(u32, u32)],
     keys: &'a [u32],
@@ -703,23 +965,17 @@ impl Held<'_> {
     ///   exactly the elements the product matched on that entry; a few roots
     ///   give a few such paths.
     fn decide(&self) -> (Vec<u32>, Vec<Vec<u32>>) {
-        let mut entries: std::collections::HashSet<u32> = std::collections::HashSet::new();
-        let mut exits: std::collections::HashSet<u32> = std::collections::HashSet::new();
-        for &sv in self.states {
-            if self.initial.contains(&sv) {
-                entries.insert(self.start);
-            }
-            if self.acc[sv as usize] {
-                exits.extend(self.members.iter().copied().filter(|&v| (self.is_target)(v)));
-            }
-            if let Some(es) = self.ends_of.get(&sv) {
-                entries.extend(es.0.iter().copied());
-                exits.extend(es.1.iter().copied());
-            }
-        }
-        let crossing =
-            Crossing::new(self.g, self.members, self.comp, self.s, |v| entries.contains(&v), |v| exits.contains(&v), &[]);
-        let local_set = |set: &[u32]| -> Vec<u32> { set.iter().filter_map(|&v| crossing.local(v)).collect() };
+        let crossing = Crossing::new(
+            self.g,
+            self.members,
+            self.comp,
+            self.s,
+            |v| self.entries.contains(&v),
+            |v| self.exits.contains(&v),
+            &[],
+        );
+        let local_set =
+            |set: &[u32]| -> Vec<u32> { set.iter().filter_map(|&v| crossing.local(v)).collect() };
         let sets: Vec<Vec<u32>> = self.mandatory.iter().map(|m| local_set(m)).collect();
         let must = crossing.unavoidable(&sets);
         let k = self.members.len();
@@ -760,8 +1016,14 @@ impl Held<'_> {
                 }
                 let mut avoid = BitSet::new(k);
                 avoid.insert(i);
-                let root = [legs[0].entry, legs[0].exit].into_iter().find(|&r| r as usize != i).unwrap_or(legs[0].entry);
-                if let Some(w) = crossing.star_legs(root, &legs, &avoid).filter(|w| !w.contains(i)) {
+                let root = [legs[0].entry, legs[0].exit]
+                    .into_iter()
+                    .find(|&r| r as usize != i)
+                    .unwrap_or(legs[0].entry);
+                if let Some(w) = crossing
+                    .star_legs(root, &legs, &avoid)
+                    .filter(|w| !w.contains(i))
+                {
                     let left: Vec<usize> = candidates.iter().filter(|&j| !w.contains(j)).collect();
                     for j in left {
                         candidates.remove(j);
@@ -824,7 +1086,8 @@ impl Held<'_> {
     /// local crossing graph; `None` if the path does not visit it.
     fn legs(&self, crossing: &Crossing<'_>) -> Option<Vec<Leg>> {
         let local = |v: u32| crossing.local(v);
-        let progress = |v: u32, j: usize| self.keys[v as usize * self.width + 1 + self.k_o + j] as usize;
+        let progress =
+            |v: u32, j: usize| self.keys[v as usize * self.width + 1 + self.k_o + j] as usize;
         let mut legs = Vec::new();
         for (i, st) in self.path.iter().enumerate() {
             if self.keys[st.v as usize * self.width] != self.l {
@@ -837,19 +1100,38 @@ impl Held<'_> {
             };
             let exit = match st.out_edge {
                 Some(e) => self.edge_nodes[e].0,
-                None if i + 1 == self.path.len() => self.members.iter().copied().find(|&v| (self.is_target)(v))?,
+                None if i + 1 == self.path.len() => self
+                    .members
+                    .iter()
+                    .copied()
+                    .find(|&v| (self.is_target)(v))?,
                 None => return None,
             };
             let mut goals = Vec::new();
             for (j, t) in self.trackers.iter().enumerate() {
-                let from = if i == 0 { 0 } else { progress(self.path[i - 1].v, j) };
+                let from = if i == 0 {
+                    0
+                } else {
+                    progress(self.path[i - 1].v, j)
+                };
                 for pos in from..progress(st.v, j) {
                     for alt in &t.alts[pos] {
                         goals.push(alt.iter().filter_map(|&v| local(v)).collect());
                     }
                 }
             }
-            legs.push(Leg { entry: local(entry)?, goals, exit: local(exit)? });
+            if legs.is_empty() {
+                goals.extend(
+                    self.untracked
+                        .iter()
+                        .map(|&e| local(e).into_iter().collect()),
+                );
+            }
+            legs.push(Leg {
+                entry: local(entry)?,
+                goals,
+                exit: local(exit)?,
+            });
         }
         (!legs.is_empty()).then_some(legs)
     }

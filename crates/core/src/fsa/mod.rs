@@ -45,7 +45,9 @@ use crate::icfg::Icfg;
 use crate::ids::NodeId;
 use crate::report::{NodeSet, Origin, Report};
 use crate::solver::{Answer, Checked, Label, Query, Recovery, SolveError, Solver};
-use crate::utl::engine::{BulkLimits, BulkStats, Core, Crossing, Ends, Instance, Segments, Verdict};
+use crate::utl::engine::{
+    BulkLimits, BulkStats, Core, Crossing, Ends, Instance, Segments, Verdict,
+};
 use automaton::Dfa;
 use product::{Product, Stop};
 use std::collections::{HashMap, HashSet};
@@ -70,6 +72,10 @@ pub struct FsaLimits {
     /// each) the coarse tier may make for nodes its witnesses and
     /// dominators leave undecided.
     pub coarse_checks: usize,
+    /// Bulk recovery explores the contracted product (the coarse tier)
+    /// before the full one, and keeps its labels when it decided every
+    /// node; the full product is explored only when it did not.
+    pub contracted_first: bool,
 }
 
 impl Default for FsaLimits {
@@ -81,6 +87,7 @@ impl Default for FsaLimits {
             exact_work: 2_000_000_000,
             coarse_states: 4_000_000,
             coarse_checks: 256,
+            contracted_first: true,
         }
     }
 }
@@ -104,7 +111,10 @@ pub(crate) struct Split {
 }
 
 fn singles(elems: &[NodeSet]) -> Option<Vec<u32>> {
-    elems.iter().map(|e| e.single().map(|n| n.as_u32())).collect()
+    elems
+        .iter()
+        .map(|e| e.single().map(|n| n.as_u32()))
+        .collect()
 }
 
 pub(crate) fn split(g: &Icfg, report: &Report, query: Option<&Query>) -> Split {
@@ -112,8 +122,15 @@ pub(crate) fn split(g: &Icfg, report: &Report, query: Option<&Query>) -> Split {
     let mut vectors = Vec::new();
     let mut autos = Vec::new();
     let mut traces = Vec::new();
-    let targets = report.crash.as_ref().map(|c| c.nodes().iter().map(|n| n.as_u32()).collect());
-    let trace = |origin: Origin, elems: &[NodeSet], vectors: &mut Vec<Vec<u32>>, autos: &mut Vec<Dfa>, traces: &mut Vec<Vec<NodeSet>>| {
+    let targets = report
+        .crash
+        .as_ref()
+        .map(|c| c.nodes().iter().map(|n| n.as_u32()).collect());
+    let trace = |origin: Origin,
+                 elems: &[NodeSet],
+                 vectors: &mut Vec<Vec<u32>>,
+                 autos: &mut Vec<Dfa>,
+                 traces: &mut Vec<Vec<NodeSet>>| {
         if elems.is_empty() {
             return;
         }
@@ -125,13 +142,29 @@ pub(crate) fn split(g: &Icfg, report: &Report, query: Option<&Query>) -> Split {
             }
         }
     };
-    let stack: Vec<NodeSet> = report.stack.iter().flat_map(|f| [f.call.clone(), f.entry.clone()]).collect();
-    trace(Origin::Frame(0), &stack, &mut vectors, &mut autos, &mut traces);
+    let stack: Vec<NodeSet> = report
+        .stack
+        .iter()
+        .flat_map(|f| [f.call.clone(), f.entry.clone()])
+        .collect();
+    trace(
+        Origin::Frame(0),
+        &stack,
+        &mut vectors,
+        &mut autos,
+        &mut traces,
+    );
     for (i, t) in report.obs_yes.iter().enumerate() {
         if t.reliable {
             autos.push(Dfa::reliable(Origin::ObsYes(i), &t.entries));
         } else {
-            trace(Origin::ObsYes(i), &t.entries, &mut vectors, &mut autos, &mut traces);
+            trace(
+                Origin::ObsYes(i),
+                &t.entries,
+                &mut vectors,
+                &mut autos,
+                &mut traces,
+            );
         }
     }
     for (i, s) in report.obs_no.iter().enumerate() {
@@ -154,7 +187,13 @@ pub(crate) fn split(g: &Icfg, report: &Report, query: Option<&Query>) -> Split {
         Some(Query::Trace(t)) => trace(Origin::Query, t, &mut vectors, &mut autos, &mut traces),
         Some(Query::Language(d)) => autos.push(d.clone()),
     }
-    Split { absent, vectors, targets, autos, traces }
+    Split {
+        absent,
+        vectors,
+        targets,
+        autos,
+        traces,
+    }
 }
 
 /// The UTL structure plus the automata (with trackers for UTL elements in
@@ -193,8 +232,12 @@ impl Fsa {
         }
         let mut active = vec![false; sccs.count as usize];
         for c in 0..sccs.count {
-            active[c as usize] =
-                !sccs.trivial[c as usize] && (all_loud || sccs.members_of(c).iter().any(|&v| loud.contains(v as usize)));
+            active[c as usize] = !sccs.trivial[c as usize]
+                && (all_loud
+                    || sccs
+                        .members_of(c)
+                        .iter()
+                        .any(|&v| loud.contains(v as usize)));
         }
         for (i, vec) in sp.vectors.iter().enumerate() {
             let inside: Vec<NodeSet> = vec
@@ -206,7 +249,12 @@ impl Fsa {
                 autos.push(Dfa::subsequence(Origin::ObsYes(i), &inside));
             }
         }
-        Some(Prepared { core, seg, ends, autos })
+        Some(Prepared {
+            core,
+            seg,
+            ends,
+            autos,
+        })
     }
 
     fn deadline(&self) -> Option<Instant> {
@@ -223,14 +271,21 @@ impl Fsa {
         // holds (vector by vector, in order), then reach `exit`.
         let cross = |path: &mut Vec<u32>, c: u32, entry: u32, exit: Option<u32>| {
             let mut cur = entry;
-            let mut goals: Vec<u32> =
-                vectors.iter().flat_map(|v| v.iter().copied().filter(|&e| sccs.comp[e as usize] == c)).collect();
+            let mut goals: Vec<u32> = vectors
+                .iter()
+                .flat_map(|v| v.iter().copied().filter(|&e| sccs.comp[e as usize] == c))
+                .collect();
             let in_c = |v: u32| sccs.comp[v as usize] == c;
             match exit {
                 Some(x) => goals.push(x),
                 None => {
                     // End at a target inside the component.
-                    let t = sccs.members_of(c).iter().copied().find(|&v| p.ends.is_target(v)).expect("target");
+                    let t = sccs
+                        .members_of(c)
+                        .iter()
+                        .copied()
+                        .find(|&v| p.ends.is_target(v))
+                        .expect("target");
                     goals.push(t);
                 }
             }
@@ -240,7 +295,12 @@ impl Fsa {
                 // exit needs no new visit; any other repeated visit of the
                 // current node needs a real cycle through a successor.
                 let leg = if cur == goal && i > 0 && i < last_goal {
-                    let s = csr.succs(cur).iter().copied().find(|&s| in_c(s)).expect("non-trivial component");
+                    let s = csr
+                        .succs(cur)
+                        .iter()
+                        .copied()
+                        .find(|&s| in_c(s))
+                        .expect("non-trivial component");
                     let mut l = vec![cur];
                     l.extend(bfs_path(csr, s, goal, in_c).expect("strongly connected"));
                     l
@@ -307,18 +367,40 @@ impl Solver for Fsa {
         "fsa"
     }
 
-    fn check(&self, g: &Icfg, report: &Report, query: Option<&Query>) -> Result<Checked, SolveError> {
+    fn check(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        query: Option<&Query>,
+    ) -> Result<Checked, SolveError> {
         let sp = split(g, report, query);
         let start = [g.start().as_u32()];
-        let impossible = Checked { answer: Answer::Impossible, weakened: vec![], witness: None };
-        let Some(prep) = self.prepare(g, &sp, &start) else { return Ok(impossible) };
-        let mut p = Product::new(g.succ_csr(), &prep.core, &prep.seg, &prep.ends, &prep.autos, start[0]);
+        let impossible = Checked {
+            answer: Answer::Impossible,
+            weakened: vec![],
+            witness: None,
+        };
+        let Some(prep) = self.prepare(g, &sp, &start) else {
+            return Ok(impossible);
+        };
+        let mut p = Product::new(
+            g.succ_csr(),
+            &prep.core,
+            &prep.seg,
+            &prep.ends,
+            &prep.autos,
+            start[0],
+        );
         match p.explore(true, self.limits.max_states, self.deadline()) {
             Ok(false) => Ok(impossible),
             Ok(true) => {
                 let last = p.first_accepting().expect("accepting vertex");
                 let witness = Self::witness(g, &p, &sp.vectors, last);
-                Ok(Checked { answer: Answer::Possible, weakened: vec![], witness: Some(witness) })
+                Ok(Checked {
+                    answer: Answer::Possible,
+                    weakened: vec![],
+                    witness: Some(witness),
+                })
             }
             Err(s) => Err(SolveError::Limit(stop_message(s))),
         }
@@ -327,52 +409,109 @@ impl Solver for Fsa {
     fn recover(&self, g: &Icfg, report: &Report) -> Result<Recovery, SolveError> {
         let sp = split(g, report, None);
         let start = [g.start().as_u32()];
-        let infeasible = || SolveError::Infeasible { culprit: self.culprit(g, report).unwrap_or(Origin::Crash) };
-        let Some(prep) = self.prepare(g, &sp, &start) else { return Err(infeasible()) };
-        let mut p = Product::new(g.succ_csr(), &prep.core, &prep.seg, &prep.ends, &prep.autos, start[0]);
+        let infeasible = || SolveError::Infeasible {
+            culprit: self.culprit(g, report).unwrap_or(Origin::Crash),
+        };
+        let Some(prep) = self.prepare(g, &sp, &start) else {
+            return Err(infeasible());
+        };
+        let st = coarse::Structure {
+            g: g.succ_csr(),
+            rg: g.pred_csr(),
+            core: &prep.core,
+            seg: &prep.seg,
+            ends: &prep.ends,
+            start: start[0],
+        };
+        let limits = coarse::CoarseLimits {
+            max_states: self.limits.coarse_states,
+            deadline: self.deadline(),
+            checks: self.limits.coarse_checks,
+        };
+        let run =
+            |subsume: bool| coarse::explore(&st, &sp, limits, coarse::Mode::Classify { subsume });
+        // The contracted product first: far smaller, and exact unless it
+        // lists nodes it could not decide.
+        let mut first: Option<Result<coarse::Outcome, Stop>> = None;
+        if self.limits.contracted_first && self.limits.coarse_states > 0 {
+            match run(false) {
+                Ok(coarse::Outcome::Classified(c)) if c.decided() => {
+                    return Ok(contracted_recovery(g, &c))
+                }
+                Ok(coarse::Outcome::Classified(c)) => {
+                    first = Some(Ok(coarse::Outcome::Classified(c)))
+                }
+                Ok(_) => return Err(infeasible()),
+                Err(s) => first = Some(Err(s)),
+            }
+        }
+        // The full product.
+        let mut p = Product::new(
+            g.succ_csr(),
+            &prep.core,
+            &prep.seg,
+            &prep.ends,
+            &prep.autos,
+            start[0],
+        );
         match p.explore(false, self.limits.max_states, self.deadline()) {
-            Ok(false) => return Err(infeasible()),
-            Ok(true) => {}
+            Ok(false) => Err(infeasible()),
+            Ok(true) => Ok(classify(g, &p, &sp, self.limits)),
             Err(s) => {
                 drop(p);
                 let why = stop_message(s);
                 if self.limits.coarse_states == 0 {
                     return degrade(g, report, why);
                 }
-                let st = coarse::Structure {
-                    g: g.succ_csr(),
-                    rg: g.pred_csr(),
-                    core: &prep.core,
-                    seg: &prep.seg,
-                    ends: &prep.ends,
-                    start: start[0],
-                };
-                let limits = coarse::CoarseLimits {
-                    max_states: self.limits.coarse_states,
-                    deadline: self.deadline(),
-                    checks: self.limits.coarse_checks,
-                };
-                let run = |subsume: bool| coarse::explore(&st, &sp, limits, coarse::Mode::Classify { subsume });
                 // Explicitly first (exact "may run"), with antichains if that is too big.
-                let c = match run(false) {
+                let c = match first.unwrap_or_else(|| run(false)) {
                     Err(Stop::States(_)) => run(true),
                     other => other,
                 };
-                return match c {
+                match c {
                     Ok(coarse::Outcome::Classified(c)) => coarse_recovery(g, report, &c, why),
                     Ok(_) => Err(infeasible()),
-                    Err(s2) => degrade(g, report, format!("{why}; coarse tier: {}", stop_message(s2))),
-                };
+                    Err(s2) => degrade(
+                        g,
+                        report,
+                        format!("{why}; coarse tier: {}", stop_message(s2)),
+                    ),
+                }
             }
         }
-        Ok(classify(g, &p, &sp, self.limits))
+    }
+}
+
+/// Labels from a contracted product that decided every node.
+fn contracted_recovery(g: &Icfg, c: &coarse::Coarse) -> Recovery {
+    let labels = (0..g.num_nodes())
+        .map(|i| {
+            if !c.may.contains(i) {
+                Label::No
+            } else if c.must.contains(i) {
+                Label::Yes
+            } else {
+                Label::Maybe
+            }
+        })
+        .collect();
+    Recovery {
+        labels,
+        weakened: vec![],
+        undecided: vec![],
+        stats: c.stats(),
     }
 }
 
 /// The coarse tier's result: No where it shows a node cannot run, Yes where
 /// it or UTL (sound for the full report) shows it must, Maybe elsewhere;
 /// Maybe nodes it cannot vouch for are listed as undecided.
-fn coarse_recovery(g: &Icfg, report: &Report, c: &coarse::Coarse, why: String) -> Result<Recovery, SolveError> {
+fn coarse_recovery(
+    g: &Icfg,
+    report: &Report,
+    c: &coarse::Coarse,
+    why: String,
+) -> Result<Recovery, SolveError> {
     let mut rec = crate::utl::Utl::default().recover(g, report)?;
     let mut refined = 0u64;
     for (i, l) in rec.labels.iter_mut().enumerate() {
@@ -388,8 +527,10 @@ fn coarse_recovery(g: &Icfg, report: &Report, c: &coarse::Coarse, why: String) -
             *l = new;
         }
     }
-    rec.undecided =
-        (0..rec.labels.len()).filter(|&i| rec.labels[i] == Label::Maybe && c.unsure.contains(i)).map(NodeId::new).collect();
+    rec.undecided = (0..rec.labels.len())
+        .filter(|&i| rec.labels[i] == Label::Maybe && c.unsure.contains(i))
+        .map(NodeId::new)
+        .collect();
     rec.weakened.push(crate::solver::Weakening {
         origin: Origin::Query,
         how: format!(
@@ -399,11 +540,7 @@ fn coarse_recovery(g: &Icfg, report: &Report, c: &coarse::Coarse, why: String) -
         ),
     });
     rec.stats.push(("coarse_refined", refined));
-    rec.stats.push(("coarse_vertices", c.vertices as u64));
-    rec.stats.push(("coarse_trackers", c.trackers as u64));
-    rec.stats.push(("coarse_held_decided", c.held_decided as u64));
-    rec.stats.push(("coarse_held_left", c.held_left as u64));
-    rec.stats.push(("coarse_checks", c.checks as u64));
+    rec.stats.extend(c.stats());
     Ok(rec)
 }
 
@@ -411,7 +548,10 @@ fn coarse_recovery(g: &Icfg, report: &Report, c: &coarse::Coarse, why: String) -
 /// full report, with every Maybe marked undecided.
 fn degrade(g: &Icfg, report: &Report, why: String) -> Result<Recovery, SolveError> {
     let mut rec = crate::utl::Utl::default().recover(g, report)?;
-    rec.undecided = (0..rec.labels.len()).filter(|&i| rec.labels[i] == Label::Maybe).map(NodeId::new).collect();
+    rec.undecided = (0..rec.labels.len())
+        .filter(|&i| rec.labels[i] == Label::Maybe)
+        .map(NodeId::new)
+        .collect();
     rec.weakened.push(crate::solver::Weakening {
         origin: Origin::Query,
         how: format!("fsa gave up ({why}); labels are the UTL solver's, sound but less precise"),
@@ -522,7 +662,11 @@ fn classify(g: &Icfg, p: &Product<'_>, sp: &Split, limits: FsaLimits) -> Recover
     let mut crossing_budget = limits.bulk.exact_work;
     for (&c, states) in &comp_states {
         let members = sccs.members_of(c);
-        let always_crossed = if p.core.chain_pos[c as usize] > 0 { Some(true) } else { cut(states, &mut budget) };
+        let always_crossed = if p.core.chain_pos[c as usize] > 0 {
+            Some(true)
+        } else {
+            cut(states, &mut budget)
+        };
         // Per state: can the crossing avoid each member?
         let mut verdict = vec![Verdict::Always; members.len()];
         if always_crossed == Some(true) {
@@ -548,7 +692,12 @@ fn classify(g: &Icfg, p: &Product<'_>, sp: &Split, limits: FsaLimits) -> Recover
                     |v| exits.contains(&v),
                     &sp.vectors,
                 );
-                let vs = crossing.classify(&required_vertex, limits.bulk.witnesses, &mut crossing_budget, &mut stats);
+                let vs = crossing.classify(
+                    &required_vertex,
+                    limits.bulk.witnesses,
+                    &mut crossing_budget,
+                    &mut stats,
+                );
                 for (acc, v) in verdict.iter_mut().zip(vs) {
                     *acc = match (*acc, v) {
                         (Verdict::Sometimes, _) | (_, Verdict::Sometimes) => Verdict::Sometimes,

@@ -84,7 +84,14 @@ pub(crate) struct Product<'a> {
 }
 
 impl<'a> Product<'a> {
-    pub fn new(g: &'a Csr, core: &'a Core, seg: &'a Segments, ends: &'a Ends, autos: &'a [Dfa], start: u32) -> Self {
+    pub fn new(
+        g: &'a Csr,
+        core: &'a Core,
+        seg: &'a Segments,
+        ends: &'a Ends,
+        autos: &'a [Dfa],
+        start: u32,
+    ) -> Self {
         let n = g.num_vertices() as u32;
         let sccs = &core.sccs;
         let count = sccs.count as usize;
@@ -162,7 +169,12 @@ impl<'a> Product<'a> {
     }
 
     fn is_accepting(&self, loc: u32, qs: &[u32]) -> bool {
-        if !self.autos.iter().zip(qs).all(|(a, &q)| a.accepting[q as usize]) {
+        if !self
+            .autos
+            .iter()
+            .zip(qs)
+            .all(|(a, &q)| a.accepting[q as usize])
+        {
             return false;
         }
         let m = self.core.m;
@@ -177,11 +189,19 @@ impl<'a> Product<'a> {
     /// Does `a` make at least the progress of `b` (monotone automata: `>=`,
     /// others: equal)?
     fn covers(&self, a: &[u32], b: &[u32]) -> bool {
-        self.autos.iter().zip(a.iter().zip(b)).all(|(d, (&x, &y))| if d.is_monotone() { x >= y } else { x == y })
+        self.autos
+            .iter()
+            .zip(a.iter().zip(b))
+            .all(|(d, (&x, &y))| if d.is_monotone() { x >= y } else { x == y })
     }
 
     fn progress(&self, qs: &[u32]) -> u64 {
-        self.autos.iter().zip(qs).filter(|(d, _)| d.is_monotone()).map(|(_, &q)| u64::from(q)).sum()
+        self.autos
+            .iter()
+            .zip(qs)
+            .filter(|(d, _)| d.is_monotone())
+            .map(|(_, &q)| u64::from(q))
+            .sum()
     }
 
     fn intern(&mut self, loc: u32, qs: &[u32], queue: &mut Frontier, parent: u32) -> u32 {
@@ -193,7 +213,11 @@ impl<'a> Product<'a> {
             return id;
         }
         if let Some(chain) = &self.antichain {
-            if let Some(v) = chain.get(&loc).and_then(|vs| vs.iter().copied().find(|&v| self.covers(self.states(v), qs))) {
+            if let Some(v) = chain.get(&loc).and_then(|vs| {
+                vs.iter()
+                    .copied()
+                    .find(|&v| self.covers(self.states(v), qs))
+            }) {
                 return v;
             }
         }
@@ -248,7 +272,12 @@ impl<'a> Product<'a> {
     /// continuation the subsumed one does). Otherwise it is a plain
     /// breadth-first exploration of the whole product.
     /// Returns whether some vertex accepts.
-    pub fn explore(&mut self, stop_at_accept: bool, max_states: usize, deadline: Option<Instant>) -> Result<bool, Stop> {
+    pub fn explore(
+        &mut self,
+        stop_at_accept: bool,
+        max_states: usize,
+        deadline: Option<Instant>,
+    ) -> Result<bool, Stop> {
         let sccs = &self.core.sccs;
         let s = self.start;
         let cs = sccs.comp[s as usize];
@@ -263,7 +292,14 @@ impl<'a> Product<'a> {
         // Every combination of initial states, then read the start node.
         let mut combos: Vec<Vec<u32>> = vec![vec![]];
         for a in self.autos {
-            combos = combos.into_iter().flat_map(|c| a.initial.iter().map(move |&q| [c.clone(), vec![q]].concat())).collect();
+            combos = combos
+                .into_iter()
+                .flat_map(|c| {
+                    a.initial
+                        .iter()
+                        .map(move |&q| [c.clone(), vec![q]].concat())
+                })
+                .collect();
         }
         let mut buf = Vec::new();
         let loc = self.loc_of_node(s);
@@ -317,7 +353,12 @@ impl<'a> Product<'a> {
                 let qs2 = buf.clone();
                 let loc = self.loc_of_node(w);
                 let to = self.intern(loc, &qs2, &mut queue, self.edges.len() as u32);
-                self.edges.push(Edge { from: v, to, from_node: from, to_node: w });
+                self.edges.push(Edge {
+                    from: v,
+                    to,
+                    from_node: from,
+                    to_node: w,
+                });
             }
         }
         Ok(found)
@@ -326,9 +367,21 @@ impl<'a> Product<'a> {
     /// Vertices from which an accepting vertex is reachable.
     pub fn co_reachable(&self) -> BitSet {
         let nv = self.num_vertices();
-        let rev = Csr::from_edges(nv, &self.edges.iter().map(|e| (e.to, e.from)).collect::<Vec<_>>());
+        let rev = Csr::from_edges(
+            nv,
+            &self
+                .edges
+                .iter()
+                .map(|e| (e.to, e.from))
+                .collect::<Vec<_>>(),
+        );
         let mut seen = BitSet::new(nv);
-        crate::algo::reach(&rev, (0..nv as u32).filter(|&v| self.accepting[v as usize]), |_| true, &mut seen);
+        crate::algo::reach(
+            &rev,
+            (0..nv as u32).filter(|&v| self.accepting[v as usize]),
+            |_| true,
+            &mut seen,
+        );
         seen
     }
 

@@ -88,12 +88,22 @@ impl Instance<'_> {
     pub fn solve(&self, absent: impl Fn(u32) -> bool) -> Option<Core> {
         let n = self.g.num_vertices();
         let mut fwd = BitSet::new(n);
-        reach(self.g, self.sources.iter().copied(), |v| !absent(v), &mut fwd);
+        reach(
+            self.g,
+            self.sources.iter().copied(),
+            |v| !absent(v),
+            &mut fwd,
+        );
         let live = match self.targets {
             None => fwd,
             Some(t) => {
                 let mut bwd = BitSet::new(n);
-                reach(self.rg, t.iter().copied(), |v| fwd.contains(v as usize), &mut bwd);
+                reach(
+                    self.rg,
+                    t.iter().copied(),
+                    |v| fwd.contains(v as usize),
+                    &mut bwd,
+                );
                 bwd
             }
         };
@@ -126,7 +136,9 @@ impl Instance<'_> {
             for &e in vector {
                 let c = sccs.comp[e as usize];
                 if let Some(p) = prev {
-                    if chain_pos[c as usize] < chain_pos[p as usize] || (c == p && sccs.trivial[c as usize]) {
+                    if chain_pos[c as usize] < chain_pos[p as usize]
+                        || (c == p && sccs.trivial[c as usize])
+                    {
                         return None;
                     }
                 }
@@ -153,7 +165,12 @@ impl Instance<'_> {
                 }
             }
         }
-        Some(Core { sccs, chain_pos, m, last })
+        Some(Core {
+            sccs,
+            chain_pos,
+            m,
+            last,
+        })
     }
 }
 
@@ -191,7 +208,10 @@ pub struct BulkLimits {
 
 impl Default for BulkLimits {
     fn default() -> Self {
-        BulkLimits { exact_work: 2_000_000_000, witnesses: 6 }
+        BulkLimits {
+            exact_work: 2_000_000_000,
+            witnesses: 6,
+        }
     }
 }
 
@@ -240,7 +260,10 @@ impl Ends {
             });
             s
         };
-        Ends { sources: set(inst.sources), targets: inst.targets.map(set) }
+        Ends {
+            sources: set(inst.sources),
+            targets: inst.targets.map(set),
+        }
     }
     pub fn is_source(&self, v: u32) -> bool {
         self.sources.contains(v as usize)
@@ -264,7 +287,11 @@ impl Core {
         // Backward: the first chain position each component reaches (m + 1 = sink).
         let mut first = vec![u32::MAX; count];
         for c in (0..count as u32).rev() {
-            let mut f = if core.chain_pos[c as usize] > 0 { core.chain_pos[c as usize] } else { u32::MAX };
+            let mut f = if core.chain_pos[c as usize] > 0 {
+                core.chain_pos[c as usize]
+            } else {
+                u32::MAX
+            };
             for &v in sccs.members_of(c) {
                 if ends.is_target(v) {
                     f = f.min(m + 1);
@@ -295,7 +322,9 @@ impl Core {
             }
         }
         let usable = |c: u32, d: u32| {
-            alive[c as usize] && alive[d as usize] && lo[d as usize].max(lo[c as usize]) <= hi[c as usize].min(hi[d as usize])
+            alive[c as usize]
+                && alive[d as usize]
+                && lo[d as usize].max(lo[c as usize]) <= hi[c as usize].min(hi[d as usize])
         };
 
         // Dominators of the DAG of usable components; index `count` is the
@@ -332,7 +361,11 @@ impl Core {
                 for &p in rg.succs(v) {
                     let pc = sccs.comp[p as usize];
                     if pc != NONE && pc != c && usable(pc, c) {
-                        d = if d == NONE { pc } else { lca(&idom, &depth, d, pc) };
+                        d = if d == NONE {
+                            pc
+                        } else {
+                            lca(&idom, &depth, d, pc)
+                        };
                     }
                 }
             }
@@ -346,7 +379,11 @@ impl Core {
             idom[c as usize] = d;
             depth[c as usize] = depth[d as usize] + 1;
             if to_sink {
-                sink_idom = if sink_idom == NONE { c } else { lca(&idom, &depth, sink_idom, c) };
+                sink_idom = if sink_idom == NONE {
+                    c
+                } else {
+                    lca(&idom, &depth, sink_idom, c)
+                };
             }
         }
         let mut forced = vec![false; count];
@@ -358,12 +395,21 @@ impl Core {
             }
         }
 
-        Segments { lo, hi, alive, forced }
+        Segments {
+            lo,
+            hi,
+            alive,
+            forced,
+        }
     }
 }
 
 /// Bulk recovery of a feasible instance: one verdict per vertex.
-pub(crate) fn bulk(inst: &Instance<'_>, core: &Core, limits: BulkLimits) -> (Vec<Verdict>, BulkStats) {
+pub(crate) fn bulk(
+    inst: &Instance<'_>,
+    core: &Core,
+    limits: BulkLimits,
+) -> (Vec<Verdict>, BulkStats) {
     let g = inst.g;
     let rg = inst.rg;
     let n = g.num_vertices();
@@ -398,7 +444,11 @@ pub(crate) fn bulk(inst: &Instance<'_>, core: &Core, limits: BulkLimits) -> (Vec
         let members = sccs.members_of(c);
         if !forced[c as usize] {
             for &v in members {
-                out[v as usize] = if required_vertex.contains(v as usize) { Verdict::Always } else { Verdict::Sometimes };
+                out[v as usize] = if required_vertex.contains(v as usize) {
+                    Verdict::Always
+                } else {
+                    Verdict::Sometimes
+                };
             }
             continue;
         }
@@ -422,7 +472,8 @@ pub(crate) fn bulk(inst: &Instance<'_>, core: &Core, limits: BulkLimits) -> (Vec
                 })
         };
         let crossing = Crossing::new(g, members, &sccs.comp, c, is_entry, is_exit, inst.vectors);
-        let verdicts = crossing.classify(&required_vertex, limits.witnesses, &mut budget, &mut stats);
+        let verdicts =
+            crossing.classify(&required_vertex, limits.witnesses, &mut budget, &mut stats);
         for (i, &v) in members.iter().enumerate() {
             out[v as usize] = verdicts[i];
         }
@@ -472,13 +523,29 @@ impl<'a> Crossing<'a> {
         let lrg = lg.reversed();
         let vectors = vectors
             .iter()
-            .map(|vec| vec.iter().filter(|&&e| comp[e as usize] == c).map(|&e| local(e).expect("member")).collect::<Vec<_>>())
+            .map(|vec| {
+                vec.iter()
+                    .filter(|&&e| comp[e as usize] == c)
+                    .map(|&e| local(e).expect("member"))
+                    .collect::<Vec<_>>()
+            })
             .filter(|v: &Vec<u32>| !v.is_empty())
             .collect();
-        Crossing { members, g: lg, rg: lrg, vectors }
+        Crossing {
+            members,
+            g: lg,
+            rg: lrg,
+            vectors,
+        }
     }
 
-    pub(crate) fn classify(&self, required_vertex: &BitSet, witnesses: usize, budget: &mut u64, stats: &mut BulkStats) -> Vec<Verdict> {
+    pub(crate) fn classify(
+        &self,
+        required_vertex: &BitSet,
+        witnesses: usize,
+        budget: &mut u64,
+        stats: &mut BulkStats,
+    ) -> Vec<Verdict> {
         let k = self.members.len();
         let (src, snk) = (k as u32, k as u32 + 1);
         let mut verdict = vec![Verdict::Sometimes; k];
@@ -555,7 +622,13 @@ impl<'a> Crossing<'a> {
         // tells, in the same pass, every vertex that some crossing avoiding
         // i misses (all but those of its forced components): they are
         // avoidable too, and leave the candidates.
-        let inst = Instance { g: &self.g, rg: &self.rg, sources: &[src], targets: Some(&[snk]), vectors: &self.vectors };
+        let inst = Instance {
+            g: &self.g,
+            rg: &self.rg,
+            sources: &[src],
+            targets: Some(&[snk]),
+            vectors: &self.vectors,
+        };
         let ends = Ends::new(&inst);
         let cost = 2 * (self.g.num_vertices() + self.g.num_edges()) as u64;
         let todo: Vec<usize> = candidates.iter().collect();
@@ -632,7 +705,10 @@ impl<'a> Crossing<'a> {
             // The other end: its strict ancestors.
             mark_from(tree[other as usize], &mut must);
             for set in sets {
-                let mut it = set.iter().copied().filter(|&v| depth[v as usize] != u32::MAX);
+                let mut it = set
+                    .iter()
+                    .copied()
+                    .filter(|&v| depth[v as usize] != u32::MAX);
                 // Members outside the tree are on no crossing: a crossing
                 // hits the set through the others.
                 let Some(first) = it.next() else { continue };
@@ -680,10 +756,9 @@ impl<'a> Crossing<'a> {
                 return None;
             }
             for set in &leg.goals {
-                let e = set
-                    .iter()
-                    .copied()
-                    .min_by_key(|&e| u64::from(out_dist[e as usize]) + u64::from(in_dist[e as usize]))?;
+                let e = set.iter().copied().min_by_key(|&e| {
+                    u64::from(out_dist[e as usize]) + u64::from(in_dist[e as usize])
+                })?;
                 root_goal |= e == root;
                 if !walk(&out_parent, e, &mut w_out) || !walk(&in_parent, e, &mut w_in) {
                     return None;
@@ -692,7 +767,12 @@ impl<'a> Crossing<'a> {
         }
         // A goal at the root itself: a repeated visit needs a real cycle.
         if root_goal {
-            let s = self.g.succs(root).iter().copied().find(|&s| (s as usize) < k)?;
+            let s = self
+                .g
+                .succs(root)
+                .iter()
+                .copied()
+                .find(|&s| (s as usize) < k)?;
             if s != root {
                 w_out.insert(s as usize);
                 if !walk(&in_parent, s, &mut w_in) {
@@ -753,7 +833,12 @@ impl<'a> Crossing<'a> {
         // repeated visit of the root needs a real cycle through it: root → s
         // for a successor s inside the component, then s back to the root.
         if order.contains(&root) {
-            let s = self.g.succs(root).iter().copied().find(|&s| (s as usize) < k)?;
+            let s = self
+                .g
+                .succs(root)
+                .iter()
+                .copied()
+                .find(|&s| (s as usize) < k)?;
             if s != root {
                 w_out.insert(s as usize);
                 if !walk(&in_parent, s, &mut w_in) {

@@ -88,7 +88,10 @@ pub(crate) fn lower(g: &Icfg, report: &Report, query: Option<&Query>) -> Lowered
     let mut absent = BitSet::new(g.num_nodes());
     let mut vectors = Vec::new();
     let mut weakened = Vec::new();
-    let targets = report.crash.as_ref().map(|c| c.nodes().iter().map(|n| n.as_u32()).collect());
+    let targets = report
+        .crash
+        .as_ref()
+        .map(|c| c.nodes().iter().map(|n| n.as_u32()).collect());
     let mut stack = Vec::with_capacity(2 * report.stack.len());
     for (i, f) in report.stack.iter().enumerate() {
         for (part, set) in [("call", &f.call), ("entry", &f.entry)] {
@@ -108,7 +111,13 @@ pub(crate) fn lower(g: &Icfg, report: &Report, query: Option<&Query>) -> Lowered
         vectors.push(stack);
     }
     for (i, t) in report.obs_yes.iter().enumerate() {
-        push_trace(Origin::ObsYes(i), t.reliable, &t.entries, &mut vectors, &mut weakened);
+        push_trace(
+            Origin::ObsYes(i),
+            t.reliable,
+            &t.entries,
+            &mut vectors,
+            &mut weakened,
+        );
     }
     for (i, s) in report.obs_no.iter().enumerate() {
         match s.single() {
@@ -139,10 +148,17 @@ pub(crate) fn lower(g: &Icfg, report: &Report, query: Option<&Query>) -> Lowered
         Some(Query::MaySkip(n)) => {
             absent.insert(n.index());
         }
-        Some(Query::Trace(sets)) => push_trace(Origin::Query, false, sets, &mut vectors, &mut weakened),
+        Some(Query::Trace(sets)) => {
+            push_trace(Origin::Query, false, sets, &mut vectors, &mut weakened)
+        }
         Some(Query::Language(_)) => {}
     }
-    Lowered { absent, vectors, targets, weakened }
+    Lowered {
+        absent,
+        vectors,
+        targets,
+        weakened,
+    }
 }
 
 impl Utl {
@@ -162,16 +178,27 @@ impl Solver for Utl {
         "utl"
     }
 
-    fn check(&self, g: &Icfg, report: &Report, query: Option<&Query>) -> Result<Checked, SolveError> {
+    fn check(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        query: Option<&Query>,
+    ) -> Result<Checked, SolveError> {
         if let Some(Query::Language(_)) = query {
-            return Err(SolveError::Unsupported("a regular-language query needs the fsa solver (--solver fsa)".into()));
+            return Err(SolveError::Unsupported(
+                "a regular-language query needs the fsa solver (--solver fsa)".into(),
+            ));
         }
         let low = lower(g, report, query);
         let start = [g.start().as_u32()];
         let inst = Self::instance(g, &low, &start);
         let possible = inst.solve(|v| low.absent.contains(v as usize)).is_some();
         Ok(Checked {
-            answer: if possible { Answer::Possible } else { Answer::Impossible },
+            answer: if possible {
+                Answer::Possible
+            } else {
+                Answer::Impossible
+            },
             weakened: low.weakened,
             witness: None,
         })
@@ -182,7 +209,9 @@ impl Solver for Utl {
         let start = [g.start().as_u32()];
         let inst = Self::instance(g, &low, &start);
         let Some(core) = inst.solve(|v| low.absent.contains(v as usize)) else {
-            return Err(SolveError::Infeasible { culprit: self.culprit(g, report).unwrap_or(Origin::Crash) });
+            return Err(SolveError::Infeasible {
+                culprit: self.culprit(g, report).unwrap_or(Origin::Crash),
+            });
         };
         let (verdicts, stats) = engine::bulk(&inst, &core, self.limits);
         let mut undecided = Vec::new();

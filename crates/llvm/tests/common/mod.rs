@@ -7,7 +7,10 @@ use std::process::Command;
 /// test with a clear message when it is missing: these tests never skip
 /// silently. CI installs the tools (see .ci/run).
 pub fn tool(name: &str) -> Command {
-    let found = Command::new(name).arg("--version").output().is_ok_and(|o| o.status.success());
+    let found = Command::new(name)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
     assert!(
         found,
         "`{name}` is not installed, and this test needs LLVM 14's tools: run `apt-get install -y clang-14 llvm-14-dev` (as .ci/run does)"
