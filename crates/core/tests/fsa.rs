@@ -127,8 +127,8 @@ proptest! {
         if let Some(t) = random_report(&mut rng, &g, false).obs_yes.into_iter().next() {
             queries.push(Query::Trace(t.entries));
         }
-        for q in queries.iter().map(Some).chain([None]) {
-            let got = Fsa::default().check(&g, &r, q).unwrap();
+        for (q, fsa) in queries.iter().map(Some).chain([None]).flat_map(|q| [(q, Fsa::default()), (q, full_product())]) {
+            let got = fsa.check(&g, &r, q).unwrap();
             prop_assert_eq!(got.answer, oracle::check(&g, &r, q), "{:?}\n{}", q, describe(&g, &r));
             if got.answer == Answer::Possible {
                 let w = got.witness.expect("a witness");

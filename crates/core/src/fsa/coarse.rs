@@ -55,12 +55,15 @@ pub(crate) struct Coarse {
 }
 
 /// A subsequence constraint over locations: `locs[i]` are the locations
-/// where element `i` can be matched, `alts[i]` the node sets it stands for
-/// (merged trackers and merged consecutive elements stand for several).
+/// where element `i` can be matched. `alts[i]` is what matching it means
+/// in nodes: one entry per original constraint the tracker stands for
+/// (identical trackers are merged; entry `k` is the same constraint at
+/// every position), each an ordered sequence of node sets (consecutive
+/// elements in one contracted location are merged into one position).
 #[derive(Default)]
 struct Tracker {
     locs: Vec<Vec<u32>>,
-    alts: Vec<Vec<Vec<u32>>>,
+    alts: Vec<Vec<Vec<Vec<u32>>>>,
 }
 
 /// The UTL structure the coarse tier works on.
@@ -84,6 +87,9 @@ pub(crate) enum Mode {
     /// (antichains, which are exact for emptiness; stops at the first
     /// accepting vertex).
     Avoid(u32),
+    /// Only decide whether some consistent execution exists, and give one
+    /// (antichains; stops at the first accepting vertex).
+    Check,
 }
 
 /// The result of [`explore`].
@@ -94,6 +100,9 @@ pub(crate) enum Outcome {
     Possible,
     /// The classification ([`Mode::Classify`]).
     Classified(Coarse),
+    /// A consistent execution ([`Mode::Check`]): consecutive ICFG nodes
+    /// from the start to a crash node.
+    Witness(Vec<u32>),
 }
 
 /// Limits of the coarse tier.
@@ -148,9 +157,10 @@ pub(crate) fn explore(
     } = *st;
     let n = g.num_vertices() as u32;
     let sccs = &core.sccs;
-    let (subsume, skip) = match mode {
-        Mode::Classify { subsume } => (subsume, NONE),
-        Mode::Avoid(v) => (true, v),
+    let (subsume, skip, early) = match mode {
+        Mode::Classify { subsume } => (subsume, NONE, false),
+        Mode::Avoid(v) => (true, v, true),
+        Mode::Check => (true, NONE, true),
     };
     let CoarseLimits {
         max_states,
@@ -198,7 +208,7 @@ pub(crate) fn explore(
             let c = sccs.comp[e as usize];
             if !sccs.trivial[c as usize] && !whole(c) {
                 t.locs.push(vec![loc_of(e)]);
-                t.alts.push(vec![vec![e]]);
+                t.alts.push(vec![vec![vec![e]]]);
             }
         }
         if !t.locs.is_empty() {
@@ -218,7 +228,7 @@ pub(crate) fn explore(
             locs.sort_unstable();
             locs.dedup();
             t.locs.push(locs);
-            t.alts.push(vec![nodes]);
+            t.alts.push(vec![vec![nodes]]);
         }
         raw.push(t);
     }
@@ -229,7 +239,8 @@ pub(crate) fn explore(
         let mut m = Tracker::default();
         for (locs, alts) in t.locs.drain(..).zip(t.alts.drain(..)) {
             if locs.len() == 1 && locs[0] >= n && m.locs.last() == Some(&locs) {
-                m.alts.last_mut().expect("parallel").extend(alts);
+                // Before trackers are merged, one constraint per position.
+                m.alts.last_mut().expect("parallel")[0].extend(alts.into_iter().flatten());
             } else {
                 m.locs.push(locs);
                 m.alts.push(alts);
@@ -317,10 +328,14 @@ pub(crate) fn explore(
     let mut acc: Vec<bool> = Vec::new();
     let mut heap: BinaryHeap<(u64, std::cmp::Reverse<u32>)> = BinaryHeap::new();
     let key = |keys: &Vec<u32>, v: u32| keys[v as usize * width..(v as usize + 1) * width].to_vec();
+    // How each vertex was first reached: (vertex, from node, to node).
+    let mut parent: Vec<(u32, u32, u32)> = Vec::new();
     let mut intern = |qs: &[u32],
+                      by: (u32, u32, u32),
                       keys: &mut Vec<u32>,
                       heap: &mut BinaryHeap<(u64, std::cmp::Reverse<u32>)>,
-                      acc: &mut Vec<bool>|
+                      acc: &mut Vec<bool>,
+                      parent: &mut Vec<(u32, u32, u32)>|
      -> u32 {
         if let Some(&id) = index.get(qs) {
             return id;
@@ -333,16 +348,187 @@ pub(crate) fn explore(
             }
         }
         let id = acc.len() as u32;
-        if skip != NONE && accepting(qs) {
-            // Mode::Avoid: an accepting vertex is all we need.
+        if early && accepting(qs) {
+            // Mode::Avoid and Mode::Check: an accepting vertex is all we need.
             return NONE;
         }
+        parent.push(by);
         keys.extend_from_slice(qs);
         index.insert(qs.into(), id);
         by_loc.entry(qs[0]).or_default().push(id);
         acc.push(accepting(qs));
         heap.push((progress(qs), std::cmp::Reverse(id)));
         id
+    };
+
+    // An accepting state `qs` reached by `by`: in Mode::Check, the witness
+    // along the first-discovery tree (whose edges are real transitions).
+    let found = |qs: &[u32],
+                 by: (u32, u32, u32),
+                 keys: &Vec<u32>,
+                 parent: &Vec<(u32, u32, u32)>|
+     -> Outcome {
+        if !matches!(mode, Mode::Check) {
+            return Outcome::Possible;
+        }
+        // (state, entry node, the move's from node) from the last back.
+        let mut steps: Vec<(Vec<u32>, u32, u32)> = vec![(qs.to_vec(), by.2, by.1)];
+        let mut v = by.0;
+        while v != NONE {
+            let (pv, from, w) = parent[v as usize];
+            steps.push((key(keys, v), w, from));
+            v = pv;
+        }
+        steps.reverse();
+        let mut path: Vec<u32> = Vec::new();
+        let mut whole_done: Vec<u32> = Vec::new();
+        let mut walker = Walker::new(n as usize);
+        for (i, (qs, entry, _)) in steps.iter().enumerate() {
+            let l = qs[0];
+            if l < n {
+                path.push(l);
+                continue;
+            }
+            let s = l - n;
+            let inside = |x: u32| sub.comp[x as usize] == s;
+            path.push(*entry);
+            // What the crossing must visit, as independent sequences of node
+            // sets: the elements every tracker matched on entry, and the
+            // UTL elements of a whole component (on its one crossing).
+            let mut seqs: Vec<Vec<Vec<u32>>> = Vec::new();
+            for (j, t) in trackers.iter().enumerate() {
+                let from = if i == 0 {
+                    0
+                } else {
+                    steps[i - 1].0[1 + k_o + j] as usize
+                };
+                let to = qs[1 + k_o + j] as usize;
+                for k in 0..t.alts.first().map_or(0, |a| a.len()) {
+                    let seq: Vec<Vec<u32>> = (from..to)
+                        .flat_map(|pos| {
+                            t.alts[pos][k]
+                                .iter()
+                                .map(|set| set.iter().copied().filter(|&x| inside(x)).collect())
+                        })
+                        .collect();
+                    seqs.push(seq);
+                }
+            }
+            let c = comp_of_loc(l);
+            if whole(c) && !whole_done.contains(&c) {
+                whole_done.push(c);
+                for vec in &sp.vectors {
+                    seqs.push(
+                        vec.iter()
+                            .copied()
+                            .filter(|&e| inside(e))
+                            .map(|e| vec![e])
+                            .collect(),
+                    );
+                }
+            }
+            // Walk to the nearest node some sequence needs next, again and
+            // again; one visit advances every sequence that needs it.
+            let mut ptr = vec![0usize; seqs.len()];
+            let mut wanted: HashMap<u32, Vec<usize>> = HashMap::new();
+            for (k, seq) in seqs.iter().enumerate() {
+                if let Some(first) = seq.first() {
+                    for &x in first {
+                        wanted.entry(x).or_default().push(k);
+                    }
+                }
+            }
+            let visit = |x: u32, wanted: &mut HashMap<u32, Vec<usize>>, ptr: &mut Vec<usize>| {
+                let Some(ks) = wanted.get(&x).cloned() else {
+                    return;
+                };
+                for k in ks {
+                    for y in &seqs[k][ptr[k]] {
+                        if let Some(list) = wanted.get_mut(y) {
+                            list.retain(|&z| z != k);
+                            if list.is_empty() {
+                                wanted.remove(y);
+                            }
+                        }
+                    }
+                    ptr[k] += 1;
+                    if let Some(next) = seqs[k].get(ptr[k]) {
+                        for &y in next {
+                            wanted.entry(y).or_default().push(k);
+                        }
+                    }
+                }
+            };
+            visit(*entry, &mut wanted, &mut ptr);
+            // Nearest first while that is cheap; when the next goal is far,
+            // through the entry along two BFS trees (into it and out of it).
+            let mut trees: Option<(Vec<u32>, Vec<u32>, Vec<u32>)> = None;
+            while !wanted.is_empty() {
+                let cur = *path.last().expect("entry");
+                if let Some(leg) =
+                    walker.walk(g, cur, |x| wanted.contains_key(&x), &inside, false, 4096)
+                {
+                    let x = *leg.last().expect("a goal");
+                    path.extend(leg);
+                    visit(x, &mut wanted, &mut ptr);
+                    continue;
+                }
+                let (into, out_of, depth) = trees.get_or_insert_with(|| {
+                    let (into, _) = bfs_tree(g_rev, *entry, &inside);
+                    let (out_of, depth) = bfs_tree(g, *entry, &inside);
+                    (into, out_of, depth)
+                });
+                let Some(x) = wanted
+                    .keys()
+                    .take(64)
+                    .copied()
+                    .min_by_key(|&x| depth[x as usize])
+                else {
+                    break;
+                };
+                if depth[x as usize] == u32::MAX || into[cur as usize] == NONE && cur != *entry {
+                    break; // cannot happen in a strongly connected location
+                }
+                let before = path.len();
+                let mut y = cur;
+                while y != *entry {
+                    y = into[y as usize];
+                    path.push(y);
+                }
+                let mut down = Vec::new();
+                let mut y = x;
+                while y != *entry {
+                    down.push(y);
+                    y = out_of[y as usize];
+                }
+                path.extend(down.into_iter().rev());
+                if path.len() == before {
+                    // Already at the goal: a fresh visit needs a cycle.
+                    path.extend(
+                        walker
+                            .walk(g, cur, |z| z == x, &inside, false, usize::MAX)
+                            .unwrap_or_default(),
+                    );
+                }
+                visit(x, &mut wanted, &mut ptr);
+            }
+            let out: Vec<u32> = match steps.get(i + 1) {
+                Some(next) => vec![next.2],
+                None => sub
+                    .members_of(s)
+                    .iter()
+                    .copied()
+                    .filter(|&x| ends.is_target(x))
+                    .collect(),
+            };
+            let cur = *path.last().expect("entry");
+            path.extend(
+                walker
+                    .walk(g, cur, |x| out.contains(&x), &inside, true, usize::MAX)
+                    .unwrap_or_default(),
+            );
+        }
+        Outcome::Witness(path)
     };
 
     // Initial vertices.
@@ -366,9 +552,16 @@ pub(crate) fn explore(
         c.extend(std::iter::repeat_n(0, trackers.len()));
         if step(&c, start, loc_of(start), &mut buf) {
             let qs = buf.clone();
-            let id = intern(&qs, &mut keys, &mut heap, &mut acc);
+            let id = intern(
+                &qs,
+                (NONE, NONE, start),
+                &mut keys,
+                &mut heap,
+                &mut acc,
+                &mut parent,
+            );
             if id == NONE {
-                return Ok(Outcome::Possible);
+                return Ok(found(&qs, (NONE, NONE, start), &keys, &parent));
             }
             initial.push(id);
         }
@@ -414,16 +607,23 @@ pub(crate) fn explore(
             }
             if step(&qs, w, loc_of(w), &mut buf) {
                 let next = buf.clone();
-                let to = intern(&next, &mut keys, &mut heap, &mut acc);
+                let to = intern(
+                    &next,
+                    (v, from, w),
+                    &mut keys,
+                    &mut heap,
+                    &mut acc,
+                    &mut parent,
+                );
                 if to == NONE {
-                    return Ok(Outcome::Possible);
+                    return Ok(found(&next, (v, from, w), &keys, &parent));
                 }
                 edges.push((v, to));
                 edge_nodes.push((from, w));
             }
         }
     }
-    if skip != NONE {
+    if early {
         return Ok(Outcome::Impossible);
     }
     // Over-approximate co-reachability.
@@ -1115,8 +1315,8 @@ impl Held<'_> {
                     progress(self.path[i - 1].v, j)
                 };
                 for pos in from..progress(st.v, j) {
-                    for alt in &t.alts[pos] {
-                        goals.push(alt.iter().filter_map(|&v| local(v)).collect());
+                    for set in t.alts[pos].iter().flatten() {
+                        goals.push(set.iter().filter_map(|&v| local(v)).collect());
                     }
                 }
             }
@@ -1135,4 +1335,98 @@ impl Held<'_> {
         }
         (!legs.is_empty()).then_some(legs)
     }
+}
+
+/// Breadth-first walks inside one component, with marks reused across
+/// walks (a generation counter instead of clearing).
+struct Walker {
+    seen: Vec<u32>,
+    parent: Vec<u32>,
+    generation: u32,
+    queue: std::collections::VecDeque<u32>,
+}
+
+impl Walker {
+    fn new(n: usize) -> Walker {
+        Walker {
+            seen: vec![0; n],
+            parent: vec![NONE; n],
+            generation: 0,
+            queue: Default::default(),
+        }
+    }
+
+    /// The nodes after `a` of a shortest walk from `a` through nodes with
+    /// `inside` to a node with `goal` (empty if `a` is one and `may_stay`);
+    /// `None` if none is found among the first `limit` nodes reached.
+    fn walk(
+        &mut self,
+        g: &Csr,
+        a: u32,
+        goal: impl Fn(u32) -> bool,
+        inside: impl Fn(u32) -> bool,
+        may_stay: bool,
+        limit: usize,
+    ) -> Option<Vec<u32>> {
+        if may_stay && goal(a) {
+            return Some(Vec::new());
+        }
+        let mut reached = 0usize;
+        self.generation += 1;
+        let gen = self.generation;
+        self.queue.clear();
+        for &w in g.succs(a) {
+            if inside(w) && self.seen[w as usize] != gen {
+                self.seen[w as usize] = gen;
+                self.parent[w as usize] = a;
+                self.queue.push_back(w);
+            }
+        }
+        while let Some(v) = self.queue.pop_front() {
+            reached += 1;
+            if reached > limit {
+                return None;
+            }
+            if goal(v) {
+                // Tree parents lead back to a successor of `a` (whose parent
+                // is `a`); `a` itself, if reached again, is a leaf.
+                let mut out = vec![v];
+                let mut x = v;
+                while self.parent[x as usize] != a {
+                    x = self.parent[x as usize];
+                    out.push(x);
+                }
+                out.reverse();
+                return Some(out);
+            }
+            for &w in g.succs(v) {
+                if inside(w) && self.seen[w as usize] != gen {
+                    self.seen[w as usize] = gen;
+                    self.parent[w as usize] = v;
+                    self.queue.push_back(w);
+                }
+            }
+        }
+        None
+    }
+}
+
+/// A BFS tree from `root` over nodes with `inside`: parents and depths
+/// (`NONE` and `u32::MAX` outside it).
+fn bfs_tree(g: &Csr, root: u32, inside: impl Fn(u32) -> bool) -> (Vec<u32>, Vec<u32>) {
+    let n = g.num_vertices();
+    let mut parent = vec![NONE; n];
+    let mut depth = vec![u32::MAX; n];
+    depth[root as usize] = 0;
+    let mut queue = std::collections::VecDeque::from([root]);
+    while let Some(v) = queue.pop_front() {
+        for &w in g.succs(v) {
+            if inside(w) && depth[w as usize] == u32::MAX {
+                depth[w as usize] = depth[v as usize] + 1;
+                parent[w as usize] = v;
+                queue.push_back(w);
+            }
+        }
+    }
+    (parent, depth)
 }

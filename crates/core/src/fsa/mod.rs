@@ -86,7 +86,7 @@ impl Default for FsaLimits {
             bulk: BulkLimits::default(),
             exact_work: 2_000_000_000,
             coarse_states: 4_000_000,
-            coarse_checks: 256,
+            coarse_checks: 128,
             contracted_first: true,
         }
     }
@@ -257,6 +257,14 @@ impl Fsa {
         })
     }
 
+    fn coarse_limits(&self) -> coarse::CoarseLimits {
+        coarse::CoarseLimits {
+            max_states: self.limits.coarse_states,
+            deadline: self.deadline(),
+            checks: self.limits.coarse_checks,
+        }
+    }
+
     fn deadline(&self) -> Option<Instant> {
         self.limits.timeout.map(|t| Instant::now() + t)
     }
@@ -383,6 +391,24 @@ impl Solver for Fsa {
         let Some(prep) = self.prepare(g, &sp, &start) else {
             return Ok(impossible);
         };
+        // The contracted product first (antichains, exact for emptiness);
+        // the full product if that reaches its limit.
+        if self.limits.contracted_first && self.limits.coarse_states > 0 {
+            let st = structure(g, &prep, start[0]);
+            match coarse::explore(&st, &sp, self.coarse_limits(), coarse::Mode::Check) {
+                Ok(coarse::Outcome::Witness(w)) => {
+                    let witness = w.into_iter().map(|v| NodeId::new(v as usize)).collect();
+                    return Ok(Checked {
+                        answer: Answer::Possible,
+                        weakened: vec![],
+                        witness: Some(witness),
+                    });
+                }
+                Ok(coarse::Outcome::Impossible) => return Ok(impossible),
+                Ok(_) | Err(Stop::States(_)) => {}
+                Err(Stop::Time) => return Err(SolveError::Limit(stop_message(Stop::Time))),
+            }
+        }
         let mut p = Product::new(
             g.succ_csr(),
             &prep.core,
@@ -415,19 +441,8 @@ impl Solver for Fsa {
         let Some(prep) = self.prepare(g, &sp, &start) else {
             return Err(infeasible());
         };
-        let st = coarse::Structure {
-            g: g.succ_csr(),
-            rg: g.pred_csr(),
-            core: &prep.core,
-            seg: &prep.seg,
-            ends: &prep.ends,
-            start: start[0],
-        };
-        let limits = coarse::CoarseLimits {
-            max_states: self.limits.coarse_states,
-            deadline: self.deadline(),
-            checks: self.limits.coarse_checks,
-        };
+        let st = structure(g, &prep, start[0]);
+        let limits = self.coarse_limits();
         let run =
             |subsume: bool| coarse::explore(&st, &sp, limits, coarse::Mode::Classify { subsume });
         // The contracted product first: far smaller, and exact unless it
@@ -479,6 +494,18 @@ impl Solver for Fsa {
                 }
             }
         }
+    }
+}
+
+/// The UTL structure for the contracted product.
+fn structure<'a>(g: &'a Icfg, prep: &'a Prepared, start: u32) -> coarse::Structure<'a> {
+    coarse::Structure {
+        g: g.succ_csr(),
+        rg: g.pred_csr(),
+        core: &prep.core,
+        seg: &prep.seg,
+        ends: &prep.ends,
+        start,
     }
 }
 
