@@ -36,7 +36,7 @@
 //! automaton state, with the entries and exits the trimmed product uses.
 
 pub mod automaton;
-mod coarse;
+mod contracted;
 mod product;
 
 use crate::algo::{self, NONE};
@@ -65,16 +65,17 @@ pub struct FsaLimits {
     pub bulk: BulkLimits,
     /// Work budget (vertex visits) for exact cut checks.
     pub exact_work: u64,
-    /// Vertex limit of the coarse tier, tried when the exact product
-    /// exceeds `max_states` (0: skip it and fall back to UTL at once).
+    /// Vertex limit of the contracted product (see `contracted.rs`; 0:
+    /// never use it, and fall back to UTL at once when the full product
+    /// exceeds `max_states`).
     pub coarse_states: usize,
     /// Exact checks (one antichain exploration of the contracted product
-    /// each) the coarse tier may make for nodes its witnesses and
-    /// dominators leave undecided.
+    /// each) it may make for nodes its witnesses and dominators leave
+    /// undecided.
     pub coarse_checks: usize,
-    /// Bulk recovery explores the contracted product (the coarse tier)
-    /// before the full one, and keeps its labels when it decided every
-    /// node; the full product is explored only when it did not.
+    /// Bulk recovery and queries explore the contracted product before the
+    /// full one, and keep its answer when it decided everything; the full
+    /// product is explored only when it did not.
     pub contracted_first: bool,
 }
 
@@ -106,7 +107,7 @@ pub(crate) struct Split {
     pub targets: Option<Vec<u32>>,
     pub autos: Vec<Dfa>,
     /// The elements of every subsequence automaton in `autos` (same order
-    /// among them), for the coarse tier.
+    /// among them), for the contracted product.
     pub traces: Vec<Vec<NodeSet>>,
 }
 
@@ -257,8 +258,8 @@ impl Fsa {
         })
     }
 
-    fn coarse_limits(&self) -> coarse::CoarseLimits {
-        coarse::CoarseLimits {
+    fn coarse_limits(&self) -> contracted::CoarseLimits {
+        contracted::CoarseLimits {
             max_states: self.limits.coarse_states,
             deadline: self.deadline(),
             checks: self.limits.coarse_checks,
@@ -395,8 +396,8 @@ impl Solver for Fsa {
         // the full product if that reaches its limit.
         if self.limits.contracted_first && self.limits.coarse_states > 0 {
             let st = structure(g, &prep, start[0]);
-            match coarse::explore(&st, &sp, self.coarse_limits(), coarse::Mode::Check) {
-                Ok(coarse::Outcome::Witness(w)) => {
+            match contracted::explore(&st, &sp, self.coarse_limits(), contracted::Mode::Check) {
+                Ok(contracted::Outcome::Witness(w)) => {
                     let witness = w.into_iter().map(|v| NodeId::new(v as usize)).collect();
                     return Ok(Checked {
                         answer: Answer::Possible,
@@ -404,7 +405,7 @@ impl Solver for Fsa {
                         witness: Some(witness),
                     });
                 }
-                Ok(coarse::Outcome::Impossible) => return Ok(impossible),
+                Ok(contracted::Outcome::Impossible) => return Ok(impossible),
                 Ok(_) | Err(Stop::States(_)) => {}
                 Err(Stop::Time) => return Err(SolveError::Limit(stop_message(Stop::Time))),
             }
@@ -443,18 +444,19 @@ impl Solver for Fsa {
         };
         let st = structure(g, &prep, start[0]);
         let limits = self.coarse_limits();
-        let run =
-            |subsume: bool| coarse::explore(&st, &sp, limits, coarse::Mode::Classify { subsume });
+        let run = |subsume: bool| {
+            contracted::explore(&st, &sp, limits, contracted::Mode::Classify { subsume })
+        };
         // The contracted product first: far smaller, and exact unless it
         // lists nodes it could not decide.
-        let mut first: Option<Result<coarse::Outcome, Stop>> = None;
+        let mut first: Option<Result<contracted::Outcome, Stop>> = None;
         if self.limits.contracted_first && self.limits.coarse_states > 0 {
             match run(false) {
-                Ok(coarse::Outcome::Classified(c)) if c.decided() => {
+                Ok(contracted::Outcome::Classified(c)) if c.decided() => {
                     return Ok(contracted_recovery(g, &c))
                 }
-                Ok(coarse::Outcome::Classified(c)) => {
-                    first = Some(Ok(coarse::Outcome::Classified(c)))
+                Ok(contracted::Outcome::Classified(c)) => {
+                    first = Some(Ok(contracted::Outcome::Classified(c)))
                 }
                 Ok(_) => return Err(infeasible()),
                 Err(s) => first = Some(Err(s)),
@@ -484,7 +486,7 @@ impl Solver for Fsa {
                     other => other,
                 };
                 match c {
-                    Ok(coarse::Outcome::Classified(c)) => coarse_recovery(g, report, &c, why),
+                    Ok(contracted::Outcome::Classified(c)) => coarse_recovery(g, report, &c, why),
                     Ok(_) => Err(infeasible()),
                     Err(s2) => degrade(
                         g,
@@ -498,8 +500,8 @@ impl Solver for Fsa {
 }
 
 /// The UTL structure for the contracted product.
-fn structure<'a>(g: &'a Icfg, prep: &'a Prepared, start: u32) -> coarse::Structure<'a> {
-    coarse::Structure {
+fn structure<'a>(g: &'a Icfg, prep: &'a Prepared, start: u32) -> contracted::Structure<'a> {
+    contracted::Structure {
         g: g.succ_csr(),
         rg: g.pred_csr(),
         core: &prep.core,
@@ -510,7 +512,7 @@ fn structure<'a>(g: &'a Icfg, prep: &'a Prepared, start: u32) -> coarse::Structu
 }
 
 /// Labels from a contracted product that decided every node.
-fn contracted_recovery(g: &Icfg, c: &coarse::Coarse) -> Recovery {
+fn contracted_recovery(g: &Icfg, c: &contracted::Coarse) -> Recovery {
     let labels = (0..g.num_nodes())
         .map(|i| {
             if !c.may.contains(i) {
@@ -536,7 +538,7 @@ fn contracted_recovery(g: &Icfg, c: &coarse::Coarse) -> Recovery {
 fn coarse_recovery(
     g: &Icfg,
     report: &Report,
-    c: &coarse::Coarse,
+    c: &contracted::Coarse,
     why: String,
 ) -> Result<Recovery, SolveError> {
     let mut rec = crate::utl::Utl::default().recover(g, report)?;

@@ -1,29 +1,29 @@
-//! The coarse tier of FSA bulk recovery, used only when the exact product
-//! is too large. It computes a sound **over-approximation of "may run"**,
-//! so every node it labels No truly ran on no consistent execution; Yes
-//! labels come from UTL (sound for the full report) and everything else is
-//! Maybe, marked undecided.
+//! The contracted product: what FSA bulk recovery and queries explore
+//! first, because it stays small where the full product does not.
 //!
-//! What makes it scale where the exact product does not:
-//!
-//! * only automata that are not subsequence automata (reliable and bursty
+//! * Only automata that are not subsequence automata (reliable and bursty
 //!   traces, "not all", regular queries) make nodes *loud*; the silent
 //!   sub-components (SCCs of the silent nodes) of every component are
-//!   contracted into one location each;
-//! * every subsequence constraint, and every UTL element inside a component
-//!   where automata act, becomes a *tracker* over locations: "visit one of
-//!   these locations", in order. Inside a contracted location any sequence
-//!   of its nodes can be visited, so entering it matches every consecutive
-//!   element it holds. Identical trackers are merged, so thousands of
-//!   coverage observations in one giant location become one tracker;
-//! * the exploration keeps, per location, only vertices not covered by
-//!   another with the same automaton states and at least the tracker
-//!   progress (an antichain), most progress first.
+//!   contracted into one *location* each.
+//! * Every subsequence constraint, and every UTL element inside a component
+//!   that is not wholly silent, becomes a *tracker* over locations: "visit
+//!   one of these locations", in order. Inside a contracted location any
+//!   sequence of its nodes can be visited, so entering it matches every
+//!   consecutive element it holds (greedy matching is optimal for
+//!   subsequences). Identical trackers are merged, so thousands of coverage
+//!   observations in one giant location become a few trackers.
 //!
-//! Soundness of the over-approximation: every real state is covered by an
-//! explored vertex at the same location (tracker steps are monotone), and
-//! co-reachability is computed over explored edges *including* the edges to
-//! covering vertices, which can only add vertices.
+//! The language of this product is the consistent executions', projected
+//! onto locations, so "may run" and emptiness are exact.
+//! [`Mode::Classify`] decides "must run" node by node (see [`explore`]) and
+//! lists the nodes it could not decide; [`Mode::Check`] and
+//! [`Mode::Avoid`] explore with antichains (a vertex whose trackers made at
+//! least as much progress, with the same other states, covers another),
+//! which is exact for emptiness. With antichains in [`Mode::Classify`],
+//! only a sound over-approximation of "may run" is computed: every real
+//! state is covered by an explored vertex at the same location, and
+//! co-reachability is computed over explored edges *including* the edges
+//! to covering vertices, which can only add vertices.
 
 use super::automaton::{Dfa, DEAD};
 use super::product::Stop;
@@ -34,7 +34,7 @@ use crate::utl::engine::{Core, Crossing, Ends, Leg, Segments, Verdict};
 use std::collections::{BinaryHeap, HashMap};
 use std::time::Instant;
 
-/// What the coarse tier found.
+/// What the contracted product says about every node.
 pub(crate) struct Coarse {
     /// Nodes that may run (exact without subsumption, else a superset).
     pub may: BitSet,
