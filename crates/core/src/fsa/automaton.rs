@@ -33,6 +33,25 @@ pub struct Dfa {
     monotone: bool,
 }
 
+/// Every combination of initial states of `autos`, each after `prefix`.
+pub(crate) fn initial_combinations<'a>(
+    prefix: &[u32],
+    autos: impl IntoIterator<Item = &'a Dfa>,
+) -> Vec<Vec<u32>> {
+    let mut combos: Vec<Vec<u32>> = vec![prefix.to_vec()];
+    for a in autos {
+        combos = combos
+            .into_iter()
+            .flat_map(|c| {
+                a.initial
+                    .iter()
+                    .map(move |&q| [c.clone(), vec![q]].concat())
+            })
+            .collect();
+    }
+    combos
+}
+
 impl Dfa {
     /// Builds an automaton from its class map and transition function.
     pub fn new(

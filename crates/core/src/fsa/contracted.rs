@@ -537,17 +537,7 @@ pub(crate) fn explore(
     if !alive(start) {
         return Ok(Outcome::Impossible);
     }
-    let mut combos: Vec<Vec<u32>> = vec![vec![NONE]];
-    for a in &others {
-        combos = combos
-            .into_iter()
-            .flat_map(|c| {
-                a.initial
-                    .iter()
-                    .map(move |&q| [c.clone(), vec![q]].concat())
-            })
-            .collect();
-    }
+    let combos = super::automaton::initial_combinations(&[NONE], others.iter().copied());
     for mut c in combos {
         c.extend(std::iter::repeat_n(0, trackers.len()));
         if step(&c, start, loc_of(start), &mut buf) {
@@ -1186,28 +1176,9 @@ impl Held<'_> {
             }
         }
         if let Some(legs) = self.legs(&crossing) {
-            let mut root = legs[0].entry;
-            let mut rng = 0x9E37_79B9_7F4A_7C15u64 ^ k as u64;
-            for round in 0..4 {
-                if candidates.count() == 0 {
-                    break;
-                }
-                if let Some(w) = crossing.star_legs(root, &legs, &candidates) {
-                    let mut next = BitSet::new(k);
-                    for i in candidates.iter().filter(|&i| w.contains(i)) {
-                        next.insert(i);
-                    }
-                    candidates = next;
-                }
-                let non: Vec<usize> = (0..k).filter(|&i| !candidates.contains(i)).collect();
-                if non.is_empty() {
-                    break;
-                }
-                rng ^= rng << 13;
-                rng ^= rng >> 7;
-                rng ^= rng << 17;
-                root = non[(rng as usize).wrapping_add(round) % non.len()] as u32;
-            }
+            crate::utl::engine::star_rounds(k, legs[0].entry, 4, &mut candidates, |root, avoid| {
+                crossing.star_legs(root, &legs, avoid)
+            });
             // One star per remaining member, with trees that avoid just it.
             let todo: Vec<usize> = candidates.iter().collect();
             for i in todo {

@@ -410,14 +410,7 @@ impl Solver for Fsa {
                 Err(Stop::Time) => return Err(SolveError::Limit(stop_message(Stop::Time))),
             }
         }
-        let mut p = Product::new(
-            g.succ_csr(),
-            &prep.core,
-            &prep.seg,
-            &prep.ends,
-            &prep.autos,
-            start[0],
-        );
+        let mut p = product(g, &prep, start[0]);
         match p.explore(true, self.limits.max_states, self.deadline()) {
             Ok(false) => Ok(impossible),
             Ok(true) => {
@@ -463,14 +456,7 @@ impl Solver for Fsa {
             }
         }
         // The full product.
-        let mut p = Product::new(
-            g.succ_csr(),
-            &prep.core,
-            &prep.seg,
-            &prep.ends,
-            &prep.autos,
-            start[0],
-        );
+        let mut p = product(g, &prep, start[0]);
         match p.explore(false, self.limits.max_states, self.deadline()) {
             Ok(false) => Err(infeasible()),
             Ok(true) => Ok(classify(g, &p, &sp, self.limits)),
@@ -497,6 +483,18 @@ impl Solver for Fsa {
             }
         }
     }
+}
+
+/// The full product.
+fn product<'a>(g: &'a Icfg, prep: &'a Prepared, start: u32) -> Product<'a> {
+    Product::new(
+        g.succ_csr(),
+        &prep.core,
+        &prep.seg,
+        &prep.ends,
+        &prep.autos,
+        start,
+    )
 }
 
 /// The UTL structure for the contracted product.

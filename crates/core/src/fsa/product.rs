@@ -290,17 +290,7 @@ impl<'a> Product<'a> {
             return Ok(false);
         }
         // Every combination of initial states, then read the start node.
-        let mut combos: Vec<Vec<u32>> = vec![vec![]];
-        for a in self.autos {
-            combos = combos
-                .into_iter()
-                .flat_map(|c| {
-                    a.initial
-                        .iter()
-                        .map(move |&q| [c.clone(), vec![q]].concat())
-                })
-                .collect();
-        }
+        let combos = super::automaton::initial_combinations(&[], self.autos);
         let mut buf = Vec::new();
         let loc = self.loc_of_node(s);
         for c in combos {

@@ -589,32 +589,15 @@ impl<'a> Crossing<'a> {
                 candidates.insert(i);
             }
         }
-        let order: Vec<u32> = self.vectors.iter().flatten().copied().collect();
-        let mut root = 0u32;
-        let mut rng = 0x9E37_79B9_7F4A_7C15u64 ^ k as u64;
-        for round in 0..witnesses.max(1) {
-            if candidates.count() == 0 {
-                break;
-            }
-            if let Some(w) = self.star_witness(root, &order, &candidates) {
-                let mut next = BitSet::new(k);
-                for i in candidates.iter() {
-                    if w.contains(i) {
-                        next.insert(i);
-                    }
-                }
-                candidates = next;
-            }
-            // Next root: a pseudo-random vertex that is not a candidate.
-            let non: Vec<usize> = (0..k).filter(|&i| !candidates.contains(i)).collect();
-            if non.is_empty() {
-                break;
-            }
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            root = non[(rng as usize).wrapping_add(round) % non.len()] as u32;
-        }
+        // The crossing source → root → e₁ → root → … → root → sink.
+        let legs = [Leg {
+            entry: src,
+            goals: self.vectors.iter().flatten().map(|&e| vec![e]).collect(),
+            exit: snk,
+        }];
+        star_rounds(k, 0, witnesses, &mut candidates, |root, avoid| {
+            self.star_legs(root, &legs, avoid)
+        });
         stats.crossings += 1;
         stats.largest_crossing = stats.largest_crossing.max(k as u64);
         stats.candidates += candidates.count() as u64;
@@ -735,13 +718,16 @@ impl<'a> Crossing<'a> {
         let (in_parent, in_dist) = tree_01(&self.rg, root, n, costly);
         let mut w_out = BitSet::new(n);
         let mut w_in = BitSet::new(n);
+        // Walk tree parents from `from` to the root, marking; a vertex
+        // already marked in this tree has its path marked too. (The virtual
+        // source and sink are leaves: no tree path passes through them.)
         let walk = |parent: &[u32], from: u32, w: &mut BitSet| -> bool {
             let mut x = from;
             loop {
                 if x == root {
                     return true;
                 }
-                if parent[x as usize] == NONE || x as usize >= k {
+                if parent[x as usize] == NONE {
                     return false;
                 }
                 if !w.insert(x as usize) {
@@ -787,71 +773,40 @@ impl<'a> Crossing<'a> {
         }
         Some(w)
     }
+}
 
-    /// The vertex set of the crossing source → root → e₁ → root → … →
-    /// root → sink, built from BFS trees into and out of `root`; `None` if
-    /// some leg does not exist (cannot happen in a strongly connected
-    /// component with an entry and an exit, but stay safe).
-    fn star_witness(&self, root: u32, order: &[u32], avoid: &BitSet) -> Option<BitSet> {
-        let k = self.members.len();
-        let n = k + 2;
-        let costly = |v: u32| (v as usize) < k && avoid.contains(v as usize);
-        let (out_parent, _) = tree_01(&self.g, root, n, costly);
-        let (in_parent, _) = tree_01(&self.rg, root, n, costly);
-        // Marks per tree: a vertex on an out-tree path says nothing about
-        // its in-tree path.
-        let mut w_out = BitSet::new(n);
-        let mut w_in = BitSet::new(n);
-        // Walk tree parents from `from` to the root, marking.
-        let walk = |parent: &[u32], from: u32, w: &mut BitSet| -> bool {
-            let mut x = from;
-            loop {
-                if x == root {
-                    return true;
-                }
-                if parent[x as usize] == NONE {
-                    return false;
-                }
-                if !w.insert(x as usize) {
-                    // Already marked in this tree: its path is marked too.
-                    return true;
-                }
-                x = parent[x as usize];
+/// Narrows `candidates` (members `0..k`) to those every star walk visits:
+/// `star(root, candidates)` gives the vertex set of one walk; the first
+/// root is `first`, the next ones pseudo-random non-candidates (a walk
+/// through them can only settle more), for at most `rounds` rounds.
+pub(crate) fn star_rounds(
+    k: usize,
+    first: u32,
+    rounds: usize,
+    candidates: &mut BitSet,
+    mut star: impl FnMut(u32, &BitSet) -> Option<BitSet>,
+) {
+    let mut root = first;
+    let mut rng = 0x9E37_79B9_7F4A_7C15u64 ^ k as u64;
+    for round in 0..rounds.max(1) {
+        if candidates.count() == 0 {
+            break;
+        }
+        if let Some(w) = star(root, candidates) {
+            let mut next = BitSet::new(k);
+            for i in candidates.iter().filter(|&i| w.contains(i)) {
+                next.insert(i);
             }
-        };
-        let (src, snk) = (k as u32, k as u32 + 1);
-        // source → root (in-tree), root → sink (out-tree).
-        if !walk(&in_parent, src, &mut w_in) || !walk(&out_parent, snk, &mut w_out) {
-            return None;
+            *candidates = next;
         }
-        for &e in order {
-            if !walk(&out_parent, e, &mut w_out) || !walk(&in_parent, e, &mut w_in) {
-                return None;
-            }
+        let non: Vec<usize> = (0..k).filter(|&i| !candidates.contains(i)).collect();
+        if non.is_empty() {
+            break;
         }
-        // "root → e → root" is an empty walk when e is the root itself, so a
-        // repeated visit of the root needs a real cycle through it: root → s
-        // for a successor s inside the component, then s back to the root.
-        if order.contains(&root) {
-            let s = self
-                .g
-                .succs(root)
-                .iter()
-                .copied()
-                .find(|&s| (s as usize) < k)?;
-            if s != root {
-                w_out.insert(s as usize);
-                if !walk(&in_parent, s, &mut w_in) {
-                    return None;
-                }
-            }
-        }
-        let mut w = w_out;
-        w.insert(root as usize);
-        for i in w_in.iter() {
-            w.insert(i);
-        }
-        Some(w)
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        root = non[(rng as usize).wrapping_add(round) % non.len()] as u32;
     }
 }
 
