@@ -672,11 +672,15 @@ pub(crate) fn explore(
             crate::algo::reach(hg, [root], |v| !blocked.contains(&v), &mut seen);
             !seen.contains(sink as usize)
         };
-        // The vertices of the split graph at each location.
+        // The vertices of the split graph at each location, if on some
+        // root-to-sink path (a copy whose crossing cannot happen is not).
+        let (mut fwd, mut bwd) = (BitSet::new(nh), BitSet::new(nh));
+        crate::algo::reach(hg, [root], |_| true, &mut fwd);
+        crate::algo::reach(&hr, [sink], |_| true, &mut bwd);
         let mut at: HashMap<u32, Vec<u32>> = HashMap::new();
         for x in 0..nh as u32 {
             let b = split.base[x as usize];
-            if b != NONE && live(b) {
+            if b != NONE && fwd.contains(x as usize) && bwd.contains(x as usize) {
                 at.entry(keys[b as usize * width]).or_default().push(x);
             }
         }
