@@ -193,12 +193,14 @@ pub(crate) fn explore(
         }
     };
     // A component is fully silent when it is one silent sub-component.
-    let whole = |c: u32| -> bool {
-        let m = sccs.members_of(c);
-        !sccs.trivial[c as usize]
-            && loc_of(m[0]) >= n
-            && m.iter().all(|&v| loc_of(v) == loc_of(m[0]))
-    };
+    // (Computed once for all components: it is asked per element.)
+    let whole_comp: Vec<bool> = (0..sccs.count)
+        .map(|c| {
+            let m = sccs.members_of(c);
+            !sccs.trivial[c as usize] && loc_of(m[0]) >= n && m.iter().all(|&v| loc_of(v) == loc_of(m[0]))
+        })
+        .collect();
+    let whole = |c: u32| -> bool { whole_comp[c as usize] };
     // Trackers over locations, each element with the node sets it stands
     // for (one node of each must be visited where the element is matched).
     let mut raw: Vec<Tracker> = Vec::new();
