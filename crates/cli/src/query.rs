@@ -35,7 +35,9 @@ The first output line is `possible` or `impossible`. When possible, --solver
 fsa also gives a witness: a complete path from the start to the crash that
 satisfies everything (JSON: \"witness\", input node ids). When impossible,
 --explain (or --format json) gives a minimal set of report constraints, plus
-the query, that is already impossible.";
+the query, that is already impossible (every member is needed; found with
+O(k log n) checks for k members out of n constraints, so it takes longer
+than the answer on large reports).";
 
 #[derive(Args)]
 #[command(after_long_help = QUERY_HELP)]
