@@ -150,7 +150,7 @@ pub fn run(q: QueryArgs) -> Result<(), Failure> {
     let checked = s.check(g, &loaded.report, Some(&question)).map_err(fail)?;
     // A possible answer shows the report is possible; otherwise ask.
     let report_possible = checked.answer == Answer::Possible
-        || s.check(g, &loaded.report, None).map_err(fail)?.answer == Answer::Possible;
+        || s.possible(g, &loaded.report, None).map_err(fail)? == Answer::Possible;
     let elapsed = ms(t);
     let culprit = if report_possible {
         None

@@ -142,6 +142,17 @@ pub trait Solver {
         query: Option<&Query>,
     ) -> Result<Checked, SolveError>;
 
+    /// The answer of [`Solver::check`] without a witness, which may be
+    /// cheaper to get (explanations and culprits ask many of these).
+    fn possible(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        query: Option<&Query>,
+    ) -> Result<Answer, SolveError> {
+        self.check(g, report, query).map(|c| c.answer)
+    }
+
     /// Labels every node. Fails with [`SolveError::Infeasible`] when the
     /// report itself is impossible.
     fn recover(&self, g: &Icfg, report: &Report) -> Result<Recovery, SolveError>;
@@ -161,9 +172,14 @@ pub trait Solver {
             all.push(Origin::Query);
         }
         let impossible = |set: &[Origin]| {
-            let q = if set.contains(&Origin::Query) { query } else { None };
+            let q = if set.contains(&Origin::Query) {
+                query
+            } else {
+                None
+            };
             // A limit counts as "possible": the member is kept.
-            self.check(g, &report.restrict(set), q).is_ok_and(|c| c.answer == Answer::Impossible)
+            self.possible(g, &report.restrict(set), q)
+                .is_ok_and(|a| a == Answer::Impossible)
         };
         if !impossible(&all) {
             return None;
@@ -207,8 +223,8 @@ pub trait Solver {
         let origins = report.origins();
         // A limit counts as "possible": the culprit is then a sound upper bound.
         let feasible = |k: usize| {
-            self.check(g, &report.restrict(&origins[..k]), None)
-                .map_or(true, |c| c.answer == Answer::Possible)
+            self.possible(g, &report.restrict(&origins[..k]), None)
+                .map_or(true, |a| a == Answer::Possible)
         };
         if feasible(origins.len()) {
             return None;

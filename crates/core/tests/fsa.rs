@@ -129,6 +129,8 @@ proptest! {
         }
         for (q, fsa) in queries.iter().map(Some).chain([None]).flat_map(|q| [(q, Fsa::default()), (q, full_product())]) {
             let got = fsa.check(&g, &r, q).unwrap();
+            // The answer alone (no witness built) is the same.
+            prop_assert_eq!(fsa.possible(&g, &r, q).unwrap(), got.answer);
             prop_assert_eq!(got.answer, oracle::check(&g, &r, q), "{:?}\n{}", q, describe(&g, &r));
             if got.answer == Answer::Possible {
                 let w = got.witness.expect("a witness");

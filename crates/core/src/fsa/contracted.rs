@@ -88,15 +88,16 @@ pub(crate) enum Mode {
     /// accepting vertex).
     Avoid(u32),
     /// Only decide whether some consistent execution exists, and give one
-    /// (antichains; stops at the first accepting vertex).
-    Check,
+    /// if `witness` (antichains; stops at the first accepting vertex).
+    Check { witness: bool },
 }
 
 /// The result of [`explore`].
 pub(crate) enum Outcome {
     /// No consistent execution (avoiding the node, in [`Mode::Avoid`]).
     Impossible,
-    /// Some consistent execution avoids the node ([`Mode::Avoid`]).
+    /// Some consistent execution avoids the node ([`Mode::Avoid`]), or
+    /// exists ([`Mode::Check`] without a witness).
     Possible,
     /// The classification ([`Mode::Classify`]).
     Classified(Coarse),
@@ -160,7 +161,7 @@ pub(crate) fn explore(
     let (subsume, skip, early) = match mode {
         Mode::Classify { subsume } => (subsume, NONE, false),
         Mode::Avoid(v) => (true, v, true),
-        Mode::Check => (true, NONE, true),
+        Mode::Check { .. } => (true, NONE, true),
     };
     let CoarseLimits {
         max_states,
@@ -197,7 +198,9 @@ pub(crate) fn explore(
     let whole_comp: Vec<bool> = (0..sccs.count)
         .map(|c| {
             let m = sccs.members_of(c);
-            !sccs.trivial[c as usize] && loc_of(m[0]) >= n && m.iter().all(|&v| loc_of(v) == loc_of(m[0]))
+            !sccs.trivial[c as usize]
+                && loc_of(m[0]) >= n
+                && m.iter().all(|&v| loc_of(v) == loc_of(m[0]))
         })
         .collect();
     let whole = |c: u32| -> bool { whole_comp[c as usize] };
@@ -370,7 +373,7 @@ pub(crate) fn explore(
                  keys: &Vec<u32>,
                  parent: &Vec<(u32, u32, u32)>|
      -> Outcome {
-        if !matches!(mode, Mode::Check) {
+        if !matches!(mode, Mode::Check { witness: true }) {
             return Outcome::Possible;
         }
         // (state, entry node, the move's from node) from the last back.

@@ -258,6 +258,71 @@ impl Fsa {
         })
     }
 
+    /// [`Solver::check`], building the witness only if `witness`.
+    fn check_with(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        query: Option<&Query>,
+        witness: bool,
+    ) -> Result<Checked, SolveError> {
+        let sp = split(g, report, query);
+
+        let start = [g.start().as_u32()];
+        let impossible = Checked {
+            answer: Answer::Impossible,
+            weakened: vec![],
+            witness: None,
+        };
+        let Some(prep) = self.prepare(g, &sp, &start) else {
+            return Ok(impossible);
+        };
+        // The contracted product first (antichains, exact for emptiness);
+        // the full product if that reaches its limit.
+        if self.limits.contracted_first && self.limits.coarse_states > 0 {
+            let st = structure(g, &prep, start[0]);
+            match contracted::explore(
+                &st,
+                &sp,
+                self.coarse_limits(),
+                contracted::Mode::Check { witness },
+            ) {
+                Ok(contracted::Outcome::Witness(w)) => {
+                    let witness = w.into_iter().map(|v| NodeId::new(v as usize)).collect();
+                    return Ok(Checked {
+                        answer: Answer::Possible,
+                        weakened: vec![],
+                        witness: Some(witness),
+                    });
+                }
+                Ok(contracted::Outcome::Impossible) => return Ok(impossible),
+                Ok(contracted::Outcome::Possible) => {
+                    return Ok(Checked {
+                        answer: Answer::Possible,
+                        weakened: vec![],
+                        witness: None,
+                    });
+                }
+                Ok(_) | Err(Stop::States(_)) => {}
+                Err(Stop::Time) => return Err(SolveError::Limit(stop_message(Stop::Time))),
+            }
+        }
+        let mut p = product(g, &prep, start[0]);
+        match p.explore(true, self.limits.max_states, self.deadline()) {
+            Ok(false) => Ok(impossible),
+            Ok(true) => {
+                let last = p.first_accepting().expect("accepting vertex");
+                let witness = witness.then(|| Self::witness(g, &p, &sp.vectors, last));
+                Ok(Checked {
+                    answer: Answer::Possible,
+                    weakened: vec![],
+                    witness,
+                })
+            }
+            Err(s) => Err(SolveError::Limit(stop_message(s))),
+        }
+    }
+
     fn coarse_limits(&self) -> contracted::CoarseLimits {
         contracted::CoarseLimits {
             max_states: self.limits.coarse_states,
@@ -382,48 +447,16 @@ impl Solver for Fsa {
         report: &Report,
         query: Option<&Query>,
     ) -> Result<Checked, SolveError> {
-        let sp = split(g, report, query);
-        let start = [g.start().as_u32()];
-        let impossible = Checked {
-            answer: Answer::Impossible,
-            weakened: vec![],
-            witness: None,
-        };
-        let Some(prep) = self.prepare(g, &sp, &start) else {
-            return Ok(impossible);
-        };
-        // The contracted product first (antichains, exact for emptiness);
-        // the full product if that reaches its limit.
-        if self.limits.contracted_first && self.limits.coarse_states > 0 {
-            let st = structure(g, &prep, start[0]);
-            match contracted::explore(&st, &sp, self.coarse_limits(), contracted::Mode::Check) {
-                Ok(contracted::Outcome::Witness(w)) => {
-                    let witness = w.into_iter().map(|v| NodeId::new(v as usize)).collect();
-                    return Ok(Checked {
-                        answer: Answer::Possible,
-                        weakened: vec![],
-                        witness: Some(witness),
-                    });
-                }
-                Ok(contracted::Outcome::Impossible) => return Ok(impossible),
-                Ok(_) | Err(Stop::States(_)) => {}
-                Err(Stop::Time) => return Err(SolveError::Limit(stop_message(Stop::Time))),
-            }
-        }
-        let mut p = product(g, &prep, start[0]);
-        match p.explore(true, self.limits.max_states, self.deadline()) {
-            Ok(false) => Ok(impossible),
-            Ok(true) => {
-                let last = p.first_accepting().expect("accepting vertex");
-                let witness = Self::witness(g, &p, &sp.vectors, last);
-                Ok(Checked {
-                    answer: Answer::Possible,
-                    weakened: vec![],
-                    witness: Some(witness),
-                })
-            }
-            Err(s) => Err(SolveError::Limit(stop_message(s))),
-        }
+        self.check_with(g, report, query, true)
+    }
+
+    fn possible(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        query: Option<&Query>,
+    ) -> Result<Answer, SolveError> {
+        self.check_with(g, report, query, false).map(|c| c.answer)
     }
 
     fn recover(&self, g: &Icfg, report: &Report) -> Result<Recovery, SolveError> {
