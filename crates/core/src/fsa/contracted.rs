@@ -28,7 +28,7 @@
 use super::automaton::{Dfa, DEAD};
 use super::product::Stop;
 use super::Split;
-use crate::algo::{Sccs, NONE};
+use crate::algo::{bfs_tree, Sccs, Walker, NONE};
 use crate::graph::{BitSet, Csr};
 use crate::utl::engine::{Core, Crossing, Ends, Leg, Segments, Verdict};
 use std::collections::{BinaryHeap, HashMap};
@@ -1078,30 +1078,11 @@ impl SplitGraph {
 /// vertices with the explored edges between them.
 fn product_path(split: &SplitGraph, edges: &[(u32, u32)]) -> Vec<Step> {
     let (hg, root, sink) = (&split.hg, split.root, split.sink);
-    let mut parent = vec![NONE; hg.num_vertices()];
-    let mut queue = std::collections::VecDeque::from([root]);
-    parent[root as usize] = root;
-    while let Some(v) = queue.pop_front() {
-        if v == sink {
-            break;
-        }
-        for &w in hg.succs(v) {
-            if parent[w as usize] == NONE {
-                parent[w as usize] = v;
-                queue.push_back(w);
-            }
-        }
-    }
-    if parent[sink as usize] == NONE {
+    let mut walker = Walker::new(hg.num_vertices());
+    let Some(mut xs) = walker.walk(hg, root, |x| x == sink, |_| true, false, usize::MAX) else {
         return Vec::new();
-    }
-    let mut xs = Vec::new();
-    let mut x = parent[sink as usize];
-    while x != root {
-        xs.push(x);
-        x = parent[x as usize];
-    }
-    xs.reverse();
+    };
+    xs.pop(); // the sink
     let vs: Vec<u32> = xs.iter().map(|&x| split.base[x as usize]).collect();
     // One explored edge for every consecutive pair, in one pass.
     let want: HashMap<(u32, u32), usize> = vs
@@ -1315,98 +1296,4 @@ impl Held<'_> {
         }
         (!legs.is_empty()).then_some(legs)
     }
-}
-
-/// Breadth-first walks inside one component, with marks reused across
-/// walks (a generation counter instead of clearing).
-struct Walker {
-    seen: Vec<u32>,
-    parent: Vec<u32>,
-    generation: u32,
-    queue: std::collections::VecDeque<u32>,
-}
-
-impl Walker {
-    fn new(n: usize) -> Walker {
-        Walker {
-            seen: vec![0; n],
-            parent: vec![NONE; n],
-            generation: 0,
-            queue: Default::default(),
-        }
-    }
-
-    /// The nodes after `a` of a shortest walk from `a` through nodes with
-    /// `inside` to a node with `goal` (empty if `a` is one and `may_stay`);
-    /// `None` if none is found among the first `limit` nodes reached.
-    fn walk(
-        &mut self,
-        g: &Csr,
-        a: u32,
-        goal: impl Fn(u32) -> bool,
-        inside: impl Fn(u32) -> bool,
-        may_stay: bool,
-        limit: usize,
-    ) -> Option<Vec<u32>> {
-        if may_stay && goal(a) {
-            return Some(Vec::new());
-        }
-        let mut reached = 0usize;
-        self.generation += 1;
-        let gen = self.generation;
-        self.queue.clear();
-        for &w in g.succs(a) {
-            if inside(w) && self.seen[w as usize] != gen {
-                self.seen[w as usize] = gen;
-                self.parent[w as usize] = a;
-                self.queue.push_back(w);
-            }
-        }
-        while let Some(v) = self.queue.pop_front() {
-            reached += 1;
-            if reached > limit {
-                return None;
-            }
-            if goal(v) {
-                // Tree parents lead back to a successor of `a` (whose parent
-                // is `a`); `a` itself, if reached again, is a leaf.
-                let mut out = vec![v];
-                let mut x = v;
-                while self.parent[x as usize] != a {
-                    x = self.parent[x as usize];
-                    out.push(x);
-                }
-                out.reverse();
-                return Some(out);
-            }
-            for &w in g.succs(v) {
-                if inside(w) && self.seen[w as usize] != gen {
-                    self.seen[w as usize] = gen;
-                    self.parent[w as usize] = v;
-                    self.queue.push_back(w);
-                }
-            }
-        }
-        None
-    }
-}
-
-/// A BFS tree from `root` over nodes with `inside`: parents and depths
-/// (`NONE` and `u32::MAX` outside it).
-fn bfs_tree(g: &Csr, root: u32, inside: impl Fn(u32) -> bool) -> (Vec<u32>, Vec<u32>) {
-    let n = g.num_vertices();
-    let mut parent = vec![NONE; n];
-    let mut depth = vec![u32::MAX; n];
-    depth[root as usize] = 0;
-    let mut queue = std::collections::VecDeque::from([root]);
-    while let Some(v) = queue.pop_front() {
-        for &w in g.succs(v) {
-            if inside(w) && depth[w as usize] == u32::MAX {
-                depth[w as usize] = depth[v as usize] + 1;
-                parent[w as usize] = v;
-                queue.push_back(w);
-            }
-        }
-    }
-    (parent, depth)
 }

@@ -39,7 +39,7 @@ pub mod automaton;
 mod contracted;
 mod product;
 
-use crate::algo::{self, NONE};
+use crate::algo::{self, Walker, NONE};
 use crate::graph::{BitSet, Csr};
 use crate::icfg::Icfg;
 use crate::ids::NodeId;
@@ -341,9 +341,10 @@ impl Fsa {
         let csr = g.succ_csr();
         let edges = p.tree_path(last);
         let mut path: Vec<u32> = vec![p.start];
+        let mut walker = Walker::new(g.num_nodes());
         // Inside a silent component: from `entry`, visit the UTL elements it
         // holds (vector by vector, in order), then reach `exit`.
-        let cross = |path: &mut Vec<u32>, c: u32, entry: u32, exit: Option<u32>| {
+        let mut cross = |path: &mut Vec<u32>, c: u32, entry: u32, exit: Option<u32>| {
             let mut cur = entry;
             let mut goals: Vec<u32> = vectors
                 .iter()
@@ -367,21 +368,12 @@ impl Fsa {
             for (i, goal) in goals.into_iter().enumerate() {
                 // The entry visit matches a first goal equal to it, and the
                 // exit needs no new visit; any other repeated visit of the
-                // current node needs a real cycle through a successor.
-                let leg = if cur == goal && i > 0 && i < last_goal {
-                    let s = csr
-                        .succs(cur)
-                        .iter()
-                        .copied()
-                        .find(|&s| in_c(s))
-                        .expect("non-trivial component");
-                    let mut l = vec![cur];
-                    l.extend(bfs_path(csr, s, goal, in_c).expect("strongly connected"));
-                    l
-                } else {
-                    bfs_path(csr, cur, goal, in_c).expect("strongly connected")
-                };
-                path.extend_from_slice(&leg[1..]);
+                // current node needs a real cycle.
+                let stay = i == 0 || i == last_goal;
+                let leg = walker
+                    .walk(csr, cur, |x| x == goal, in_c, stay, usize::MAX)
+                    .expect("strongly connected");
+                path.extend_from_slice(&leg);
                 cur = goal;
             }
         };
@@ -398,35 +390,6 @@ impl Fsa {
         }
         path.into_iter().map(|v| NodeId::new(v as usize)).collect()
     }
-}
-
-/// Shortest path from `a` to `b` through vertices with `inside`.
-fn bfs_path(g: &Csr, a: u32, b: u32, inside: impl Fn(u32) -> bool) -> Option<Vec<u32>> {
-    if a == b {
-        return Some(vec![a]);
-    }
-    let mut parent: HashMap<u32, u32> = HashMap::new();
-    let mut queue = std::collections::VecDeque::from([a]);
-    parent.insert(a, a);
-    while let Some(v) = queue.pop_front() {
-        for &w in g.succs(v) {
-            if inside(w) && !parent.contains_key(&w) {
-                parent.insert(w, v);
-                if w == b {
-                    let mut out = vec![b];
-                    let mut x = b;
-                    while x != a {
-                        x = parent[&x];
-                        out.push(x);
-                    }
-                    out.reverse();
-                    return Some(out);
-                }
-                queue.push_back(w);
-            }
-        }
-    }
-    None
 }
 
 fn stop_message(s: Stop) -> String {
