@@ -549,38 +549,15 @@ impl<'a> Crossing<'a> {
         let k = self.members.len();
         let (src, snk) = (k as u32, k as u32 + 1);
         let mut verdict = vec![Verdict::Sometimes; k];
-        let mut must = BitSet::new(k + 2);
-        let mut required_local: Vec<u32> = Vec::new();
-        for (i, &v) in self.members.iter().enumerate() {
-            if required_vertex.contains(v as usize) {
-                must.insert(i);
-                required_local.push(i as u32);
-            }
-        }
-        // Dominators from the source and post-dominators towards the sink.
-        let mark_ancestors = |idom: &[u32], from: u32, stop: u32, must: &mut BitSet| {
-            let mut x = idom[from as usize];
-            while x != NONE && x != stop && !must.contains(x as usize) {
-                must.insert(x as usize);
-                x = idom[x as usize];
-            }
-            // Continue through already-marked ancestors, which were marked
-            // from somewhere else and so have their own ancestors marked.
-        };
-        let idom = algo::dominators(&self.g, &self.rg, src, |_| true);
-        let pdom = algo::dominators(&self.rg, &self.g, snk, |_| true);
-        for &t in required_local.iter().chain(std::iter::once(&snk)) {
-            mark_ancestors(&idom, t, src, &mut must);
-        }
-        // Post-dominator marks must not stop early at vertices marked by the
-        // dominator pass (their post-dominators are not marked yet).
-        let mut pmark = BitSet::new(k + 2);
-        for &t in required_local.iter().chain(std::iter::once(&src)) {
-            let mut x = pdom[t as usize];
-            while x != NONE && x != snk && pmark.insert(x as usize) {
-                must.insert(x as usize);
-                x = pdom[x as usize];
-            }
+        // Required vertices, and what dominates or post-dominates them or
+        // the exits or entries.
+        let required_local: Vec<u32> = (0..k as u32)
+            .filter(|&i| required_vertex.contains(self.members[i as usize] as usize))
+            .collect();
+        let singletons: Vec<Vec<u32>> = required_local.iter().map(|&i| vec![i]).collect();
+        let mut must = self.unavoidable(&singletons);
+        for &i in &required_local {
+            must.insert(i as usize);
         }
         // Star crossings.
         let mut candidates = BitSet::new(k);
