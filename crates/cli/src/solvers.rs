@@ -1,6 +1,7 @@
 //! Choosing and configuring a solver.
 
 use clap::{Args, ValueEnum};
+use postmortem_core::concurrency::ProcessWide;
 use postmortem_core::fsa::{Fsa, FsaLimits};
 use postmortem_core::utl::Utl;
 use postmortem_core::Solver;
@@ -37,11 +38,13 @@ pub enum SolverName {
 }
 
 impl SolverArgs {
-    /// The configured solver `name`.
+    /// The configured solver `name`, answering for the whole process
+    /// (signal handlers and threads included, see
+    /// `postmortem_core::concurrency`).
     pub fn build(&self, name: SolverName) -> Box<dyn Solver> {
         match name {
-            SolverName::Utl => Box::new(Utl::default()),
-            SolverName::Fsa => Box::new(Fsa {
+            SolverName::Utl => Box::new(ProcessWide(Utl::default())),
+            SolverName::Fsa => Box::new(ProcessWide(Fsa {
                 limits: FsaLimits {
                     max_states: self.max_states,
                     coarse_states: self.max_states,
@@ -51,7 +54,7 @@ impl SolverArgs {
                         .map(Duration::from_secs_f64),
                     ..FsaLimits::default()
                 },
-            }),
+            })),
         }
     }
 }

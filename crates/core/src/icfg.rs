@@ -266,6 +266,7 @@ pub struct IcfgBuilder {
     start: Option<NodeId>,
     columns: Vec<(u32, u32)>,
     call_notes: Vec<(u32, CallNote)>,
+    async_funcs: Vec<FuncId>,
 }
 
 /// What a front-end knows about a call site beyond its call edges: the
@@ -369,6 +370,11 @@ impl IcfgBuilder {
         self.flow.push((from.0, to.0));
     }
 
+    /// The flow edges added so far, in the order they were added.
+    pub fn flow_edges(&self) -> impl Iterator<Item = (NodeId, NodeId)> + '_ {
+        self.flow.iter().map(|&(a, b)| (NodeId(a), NodeId(b)))
+    }
+
     /// Adds a call edge from a call site to a callee's entry.
     pub fn add_call_edge(&mut self, site: NodeId, callee_entry: NodeId) {
         self.calls.push((site.0, callee_entry.0));
@@ -401,6 +407,13 @@ impl IcfgBuilder {
             self.call_notes.push((site.0, CallNote::default()));
         }
         &mut self.call_notes.last_mut().expect("just pushed").1
+    }
+
+    /// Records that function `f` may start running asynchronously, outside
+    /// the path of the thread that crashed: a signal handler or a thread's
+    /// start routine (see [`Icfg::async_functions`]).
+    pub fn mark_async(&mut self, f: FuncId) {
+        self.async_funcs.push(f);
     }
 
     /// Sets the program's start node explicitly.
@@ -516,7 +529,11 @@ impl IcfgBuilder {
             }
         }
         let func_lookup = self.func_lookup;
+        let mut async_funcs = self.async_funcs;
+        async_funcs.sort_unstable();
+        async_funcs.dedup();
         Ok(Icfg {
+            async_funcs,
             columns,
             call_notes,
             func_lookup,
@@ -560,9 +577,18 @@ pub struct Icfg {
     columns: Vec<u32>,
     call_notes: Vec<(u32, CallNote)>,
     func_lookup: HashMap<Box<str>, FuncId>,
+    async_funcs: Vec<FuncId>,
 }
 
 impl Icfg {
+    /// Functions that may start running asynchronously, outside the path
+    /// of the crashing thread (signal handlers, thread start routines),
+    /// sorted. Their code may have run whatever that path was; see
+    /// [`crate::concurrency`].
+    pub fn async_functions(&self) -> &[FuncId] {
+        &self.async_funcs
+    }
+
     /// A node's source column, when the front-end knew it.
     pub fn column(&self, n: NodeId) -> Option<u32> {
         self.columns.get(n.index()).copied().filter(|&c| c != 0)
@@ -765,7 +791,7 @@ impl std::error::Error for CacheError {}
 pub const CACHE_MAGIC: [u8; 6] = *b"PMCFG\0";
 /// The cache format version [`Icfg::encode`] writes and [`Icfg::decode`]
 /// reads.
-pub const CACHE_VERSION: u16 = 1;
+pub const CACHE_VERSION: u16 = 2;
 /// Header: magic, version (u16), total length (u64).
 const CACHE_HEADER: usize = 6 + 2 + 8;
 /// Sentinel for "none" in optional `u32` fields.
@@ -978,7 +1004,7 @@ impl Icfg {
     /// owning functions, the id and label string pools, lines, columns,
     /// functions (names, files, entries, exits), files, forward adjacency
     /// (CSR offsets, targets, edge kinds), return sites (CSR), the start
-    /// node and the call notes; last a 64-bit checksum of everything before
+    /// node, the call notes and the asynchronous functions; last a 64-bit checksum of everything before
     /// it. Backward adjacency, the id index and the function lookup are
     /// rebuilt on decode rather than stored. The output is deterministic:
     /// equal graphs give equal bytes.
@@ -1050,6 +1076,7 @@ impl Icfg {
         }
         w.u64(strs.ends.len() as u64);
         w.pool(&strs.bytes, &strs.ends);
+        w.u32s(self.async_funcs.iter().map(|f| f.0));
         let total = (w.out.len() + 8) as u64;
         w.out[8..16].copy_from_slice(&total.to_le_bytes());
         let sum = cache_checksum(&w.out);
@@ -1252,6 +1279,12 @@ impl Icfg {
                 )
             })
             .collect();
+        let async_funcs = r.u32s(None, "asynchronous functions")?;
+        if async_funcs.iter().any(|&f| f as usize >= functions.len())
+            || async_funcs.windows(2).any(|w| w[0] >= w[1])
+        {
+            return Err(CacheError::Corrupt("asynchronous functions"));
+        }
         if r.pos != body.len() {
             return Err(CacheError::Corrupt("trailing bytes after the last section"));
         }
@@ -1280,6 +1313,7 @@ impl Icfg {
             columns,
             call_notes,
             func_lookup,
+            async_funcs: async_funcs.into_iter().map(FuncId).collect(),
         })
     }
 }

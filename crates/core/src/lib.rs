@@ -9,6 +9,8 @@
 //!   (PLDI 2017, section 4.2), with one-pass bulk recovery.
 //! * [`fsa`]: the FSA solver: any regular constraint or query, explored on
 //!   the fly in the product with the ICFG, with witnesses.
+//! * [`concurrency`]: signal handlers and threads: [`concurrency::ProcessWide`]
+//!   keeps any solver's labels sound for the whole process.
 //! * [`query`]: the query language (selectors, formulas, regexes) compiled
 //!   to automata.
 //! * [`oracle`]: brute-force reference solvers for tests.
@@ -16,6 +18,7 @@
 #![deny(missing_docs)]
 
 pub mod algo;
+pub mod concurrency;
 pub mod fsa;
 pub mod graph;
 pub mod icfg;

@@ -218,7 +218,8 @@ pub fn demangle(name: &str) -> Option<String> {
 
 /// Is `name` a function of the runtime rather than of the program:
 /// sanitizer runtimes and interceptors, libc start-up, `abort` and
-/// assertion machinery, thread start, C++ exception and termination
+/// assertion machinery, `exit` and the exit-handler machinery, thread
+/// start, C++ exception and termination
 /// machinery, Rust panic and start-up machinery, signal trampolines?
 pub fn is_runtime_function(name: &str) -> bool {
     const EXACT: &[&str] = &[
@@ -252,6 +253,13 @@ pub fn is_runtime_function(name: &str) -> bool {
         "__kernel_rt_sigreturn",
         "_sigtramp",
         "__sigtramp",
+        "exit",
+        "__GI_exit",
+        "__run_exit_handlers",
+        "__libc_csu_fini",
+        "_dl_fini",
+        "__cxa_finalize",
+        "quick_exit",
         "start_thread",
         "clone",
         "clone3",

@@ -1,4 +1,5 @@
-//! Which declared (body-less) functions carry the `noreturn` attribute.
+//! Which declared (body-less) functions carry the `noreturn` or the
+//! `returns_twice` attribute.
 //!
 //! `llvm-ir` 0.11 keeps function attributes for definitions and call sites
 //! but not for declarations, so this module reads them on its own:
@@ -15,9 +16,19 @@
 
 use std::collections::HashSet;
 
-/// Names of declarations with `noreturn` in textual IR.
-pub(crate) fn from_text(text: &str) -> HashSet<String> {
-    let mut groups_with_noreturn: HashSet<&str> = HashSet::new();
+/// Attributes of declarations that `llvm-ir` does not keep.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DeclAttributes {
+    /// Declarations that never return.
+    pub noreturn: HashSet<String>,
+    /// Declarations that may return twice (`setjmp` and its family).
+    pub returns_twice: HashSet<String>,
+}
+
+/// Names of declarations with `noreturn` and with `returns_twice` in
+/// textual IR.
+pub(crate) fn from_text(text: &str) -> DeclAttributes {
+    let mut groups: Vec<(&str, &str)> = Vec::new();
     let mut decls: Vec<(String, Vec<&str>)> = Vec::new();
     for line in text.lines() {
         let t = line.trim_start();
@@ -26,24 +37,29 @@ pub(crate) fn from_text(text: &str) -> HashSet<String> {
             let Some((group, body)) = rest.split_once('=') else {
                 continue;
             };
-            if has_word(body, "noreturn") {
-                groups_with_noreturn.insert(group.trim());
-            }
+            groups.push((group.trim(), body));
         } else if t.starts_with("declare ") {
             if let Some(d) = parse_declare(t) {
                 decls.push(d);
             }
         }
     }
-    decls
-        .into_iter()
-        .filter(|(_, attrs)| {
-            attrs
-                .iter()
-                .any(|a| *a == "noreturn" || groups_with_noreturn.contains(a))
-        })
-        .map(|(name, _)| name)
-        .collect()
+    let with = |word: &str| -> HashSet<String> {
+        let in_group: HashSet<&str> = groups
+            .iter()
+            .filter(|(_, body)| has_word(body, word))
+            .map(|(g, _)| *g)
+            .collect();
+        decls
+            .iter()
+            .filter(|(_, attrs)| attrs.iter().any(|a| *a == word || in_group.contains(a)))
+            .map(|(name, _)| name.clone())
+            .collect()
+    };
+    DeclAttributes {
+        noreturn: with("noreturn"),
+        returns_twice: with("returns_twice"),
+    }
 }
 
 /// `noreturn` as a whole word outside string attributes (`"noreturn"="x"`
@@ -135,14 +151,14 @@ fn unescape(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// Names of declarations with `noreturn` in a bitcode file's bytes, read
-/// from a lazily loaded LLVM module. `None` if LLVM cannot read the bytes
-/// (the main parse then reports the error).
-pub(crate) fn from_bitcode(bytes: &[u8]) -> Option<HashSet<String>> {
+/// Names of declarations with `noreturn` and with `returns_twice` in a
+/// bitcode file's bytes, read from a lazily loaded LLVM module. `None` if
+/// LLVM cannot read the bytes (the main parse then reports the error).
+pub(crate) fn from_bitcode(bytes: &[u8]) -> Option<DeclAttributes> {
     use llvm_sys::bit_reader::LLVMGetBitcodeModuleInContext2;
     use llvm_sys::core::*;
     use llvm_sys::LLVMAttributeFunctionIndex;
-    let mut out = HashSet::new();
+    let mut out = DeclAttributes::default();
     // SAFETY: plain LLVM C API use. The context outlives the module; the
     // lazy module takes ownership of the memory buffer (on success and on
     // failure), so the buffer is never disposed here; the module and the
@@ -160,17 +176,28 @@ pub(crate) fn from_bitcode(bytes: &[u8]) -> Option<HashSet<String>> {
             LLVMContextDispose(ctx);
             return None;
         }
-        let kind = LLVMGetEnumAttributeKindForName(c"noreturn".as_ptr(), "noreturn".len());
+        let noreturn = LLVMGetEnumAttributeKindForName(c"noreturn".as_ptr(), "noreturn".len());
+        let twice =
+            LLVMGetEnumAttributeKindForName(c"returns_twice".as_ptr(), "returns_twice".len());
         let mut f = LLVMGetFirstFunction(module);
         while !f.is_null() {
-            if LLVMIsDeclaration(f) != 0
-                && !LLVMGetEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, kind).is_null()
-            {
-                let mut len = 0usize;
-                let p = LLVMGetValueName2(f, &mut len);
-                if !p.is_null() {
-                    let name = std::slice::from_raw_parts(p.cast::<u8>(), len);
-                    out.insert(String::from_utf8_lossy(name).into_owned());
+            if LLVMIsDeclaration(f) != 0 {
+                let has =
+                    |k| !LLVMGetEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, k).is_null();
+                let (nr, rt) = (has(noreturn), has(twice));
+                if nr || rt {
+                    let mut len = 0usize;
+                    let p = LLVMGetValueName2(f, &mut len);
+                    if !p.is_null() {
+                        let name = std::slice::from_raw_parts(p.cast::<u8>(), len);
+                        let name = String::from_utf8_lossy(name).into_owned();
+                        if rt {
+                            out.returns_twice.insert(name.clone());
+                        }
+                        if nr {
+                            out.noreturn.insert(name);
+                        }
+                    }
                 }
             }
             f = LLVMGetNextFunction(f);
@@ -204,13 +231,16 @@ declare void @fatal(i8*) noreturn nounwind
 declare void @"weird\22name"() #3 ; comment noreturn
 declare i32 @printf(i8* noundef, ...) #1
 declare void @s() "noreturn"="no"
+declare i32 @_setjmp(i8*) #2
+attributes #2 = { nounwind returns_twice }
 attributes #1 = { "frame-pointer"="all" }
 attributes #3 = { noreturn nounwind "frame-pointer"="all" }
 "#;
         let got = from_text(ll);
-        let mut got: Vec<_> = got.into_iter().collect();
-        got.sort();
-        assert_eq!(got, vec!["exit", "fatal", "weird\"name"]);
+        let mut noreturn: Vec<_> = got.noreturn.into_iter().collect();
+        noreturn.sort();
+        assert_eq!(noreturn, vec!["exit", "fatal", "weird\"name"]);
+        assert_eq!(got.returns_twice, HashSet::from(["_setjmp".to_string()]));
         assert_eq!(groups(ll).get("#3"), Some(&true));
         assert_eq!(groups(ll).get("#1"), Some(&false));
     }

@@ -125,12 +125,14 @@
 #![deny(missing_docs)]
 
 mod decls;
+mod libc;
 mod lower;
 mod operands;
 
+pub use decls::DeclAttributes;
+
 use postmortem_core::icfg::BuildError;
 use postmortem_core::Icfg;
-use std::collections::HashSet;
 use std::path::Path;
 
 /// Declarations whose calls never return even without a `noreturn`
@@ -236,6 +238,25 @@ pub struct FrontendReport {
     pub callback_sites: usize,
     /// Calls that never return (their path ends there).
     pub noreturn_calls: usize,
+    /// Call sites of `setjmp`-like (`returns_twice`) functions.
+    pub setjmp_sites: usize,
+    /// Non-local jump edges: from `longjmp`-like sites and from external
+    /// code to the resume point of every `setjmp`-like site.
+    pub longjmp_edges: usize,
+    /// Call sites that may run unknown external code (they call the
+    /// synthetic `<external code>` function).
+    pub external_code_sites: usize,
+    /// Address-taken functions that `<external code>` may call back.
+    pub external_code_targets: usize,
+    /// Calls that register asynchronous roots (signal handlers, thread
+    /// start routines).
+    pub async_registrations: usize,
+    /// Functions that may run asynchronously (see
+    /// [`postmortem_core::Icfg::async_functions`]).
+    pub async_functions: usize,
+    /// C++: plain calls that may throw, given an edge to their function's
+    /// exit (the exception leaves the frame).
+    pub unwind_edges: usize,
     /// `invoke`/`callbr` of inline assembly or an intrinsic (call sites
     /// with no callee in the program).
     pub opaque_calls: usize,
@@ -270,6 +291,17 @@ impl FrontendReport {
         }
         let extras = [
             (self.callback_sites, "library calls given callback edges"),
+            (
+                self.external_code_sites,
+                "calls into unknown external code (which may call back an address-taken function)",
+            ),
+            (self.setjmp_sites, "setjmp sites"),
+            (self.longjmp_edges, "longjmp edges to setjmp resume points"),
+            (
+                self.async_functions,
+                "functions that may run asynchronously (signal handlers, threads)",
+            ),
+            (self.unwind_edges, "calls that may throw out of their frame"),
             (self.noreturn_calls, "noreturn calls"),
             (self.callbr, "callbr sites over-approximated"),
             (
@@ -397,14 +429,14 @@ fn parse(
     }
 }
 
-/// Lowers an already parsed module. `noreturn_declarations` names the
-/// declarations that carry the `noreturn` attribute (which `llvm-ir` does
-/// not keep for declarations); `name` names the module in errors.
+/// Lowers an already parsed module. `declarations` names the declarations
+/// that carry the `noreturn` or `returns_twice` attribute (which `llvm-ir`
+/// does not keep for declarations); `name` names the module in errors.
 pub fn lower_module(
     module: &llvm_ir::Module,
-    noreturn_declarations: &HashSet<String>,
+    declarations: &DeclAttributes,
     name: &str,
 ) -> Result<Loaded, LlvmError> {
-    let (icfg, report) = lower::Lowering::new(module, noreturn_declarations, name).run()?;
+    let (icfg, report) = lower::Lowering::new(module, declarations, name).run()?;
     Ok(Loaded { icfg, report })
 }

@@ -7,12 +7,18 @@
 //!    initializers);
 //! 2. give every defined function its entry and exit nodes (so that call
 //!    edges can be added in any order);
-//! 3. lower each function body block by block.
+//! 3. lower each function body block by block;
+//! 4. add the control flow that no call instruction shows
+//!    ([`Lowering::hidden_flow`]): `longjmp` to every `setjmp` resume point,
+//!    the `external code` function that calls back every address-taken
+//!    function, and exit handlers after `main` returns.
 
 use crate::operands::{
     callee, instruction_operands, opcode, strip_casts, term_opcode, terminator_operands,
     walk_constant,
 };
+use crate::decls::DeclAttributes;
+use crate::libc;
 use crate::{FrontendReport, LlvmError, NORETURN_NAMES};
 use llvm_ir::function::{FunctionAttribute, FunctionDeclaration};
 use llvm_ir::instruction::Call;
@@ -31,6 +37,10 @@ struct FnInfo<'m> {
     params: Vec<&'m TypeRef>,
     var_arg: bool,
     noreturn: bool,
+    /// `setjmp` and its family: may return a second time.
+    returns_twice: bool,
+    /// `nounwind`: cannot throw (definitions only; declarations unknown).
+    nounwind: bool,
     intrinsic: bool,
     entry: Option<NodeId>,
     exit: Option<NodeId>,
@@ -89,9 +99,24 @@ pub(crate) struct Lowering<'m> {
     strings: HashMap<String, Option<Rc<[u8]>>>,
     address_taken: Vec<usize>,
     indirect: HashMap<CallSig, Rc<[usize]>>,
-    noreturn_decls: &'m HashSet<String>,
+    decl_attrs: &'m DeclAttributes,
     report: FrontendReport,
     path: String,
+    /// Whether some function has a personality (C++ exception handling):
+    /// only then can a call unwind into a frame that catches.
+    has_eh: bool,
+    /// Call sites of `setjmp`-like functions.
+    setjmp_sites: Vec<NodeId>,
+    /// Call sites of `longjmp`-like functions.
+    longjmp_sites: Vec<NodeId>,
+    /// Call sites that may run unknown external code (they call the
+    /// `external code` function, see [`Lowering::hidden_flow`]).
+    unknown_code_sites: Vec<NodeId>,
+    /// Whether the program registers exit handlers (`atexit`, ...).
+    exit_handlers: bool,
+    /// Functions registered to run asynchronously (signal handlers,
+    /// thread start routines).
+    async_roots: HashSet<usize>,
 }
 
 fn name_str(n: &Name) -> String {
@@ -139,7 +164,7 @@ fn compatible(a: &Type, b: &Type) -> bool {
 }
 
 impl<'m> Lowering<'m> {
-    pub(crate) fn new(m: &'m Module, noreturn_decls: &'m HashSet<String>, path: &str) -> Self {
+    pub(crate) fn new(m: &'m Module, decl_attrs: &'m DeclAttributes, path: &str) -> Self {
         Lowering {
             m,
             b: IcfgBuilder::new(),
@@ -150,9 +175,15 @@ impl<'m> Lowering<'m> {
             strings: HashMap::new(),
             address_taken: Vec::new(),
             indirect: HashMap::new(),
-            noreturn_decls,
+            decl_attrs,
             report: FrontendReport::default(),
             path: path.to_string(),
+            has_eh: false,
+            setjmp_sites: Vec::new(),
+            longjmp_sites: Vec::new(),
+            unknown_code_sites: Vec::new(),
+            exit_handlers: false,
+            async_roots: HashSet::new(),
         }
     }
 
@@ -164,6 +195,7 @@ impl<'m> Lowering<'m> {
         for f in &m.functions {
             self.lower_function(f)?;
         }
+        self.hidden_flow()?;
         let path = self.path.clone();
         let g = self
             .b
@@ -181,15 +213,19 @@ impl<'m> Lowering<'m> {
     fn index(&mut self) {
         let m = self.m;
         for f in &m.functions {
-            let noreturn = f.function_attributes.contains(&FunctionAttribute::NoReturn);
+            let attrs = &f.function_attributes;
             self.add_info(
                 &f.name,
                 Some(f),
                 &f.return_type,
                 f.parameters.iter().map(|p| &p.ty).collect(),
                 f.is_var_arg,
-                noreturn,
+                attrs.contains(&FunctionAttribute::NoReturn),
+                attrs.contains(&FunctionAttribute::ReturnsTwice),
             );
+            let last = self.infos.len() - 1;
+            self.infos[last].nounwind = attrs.contains(&FunctionAttribute::NoUnwind);
+            self.has_eh |= f.personality_function.is_some();
         }
         for d in &m.func_declarations {
             let FunctionDeclaration {
@@ -199,14 +235,14 @@ impl<'m> Lowering<'m> {
                 is_var_arg,
                 ..
             } = d;
-            let noreturn = self.noreturn_decls.contains(name.as_str());
             self.add_info(
                 name,
                 None,
                 return_type,
                 parameters.iter().map(|p| &p.ty).collect(),
                 *is_var_arg,
-                noreturn,
+                self.decl_attrs.noreturn.contains(name.as_str()),
+                self.decl_attrs.returns_twice.contains(name.as_str()),
             );
         }
         for a in &m.global_aliases {
@@ -235,10 +271,13 @@ impl<'m> Lowering<'m> {
         params: Vec<&'m TypeRef>,
         var_arg: bool,
         noreturn: bool,
+        returns_twice: bool,
     ) {
-        // The names list describes the C library: it applies to
+        // The names lists describe the C library: they apply to
         // declarations only, never to a program's own function of that name.
         let noreturn = noreturn || (def.is_none() && NORETURN_NAMES.contains(&name));
+        let returns_twice =
+            returns_twice || (def.is_none() && libc::SETJMP_NAMES.contains(&name));
         self.by_name.insert(name.to_string(), self.infos.len());
         self.infos.push(FnInfo {
             name,
@@ -247,6 +286,8 @@ impl<'m> Lowering<'m> {
             params,
             var_arg,
             noreturn,
+            returns_twice,
+            nounwind: false,
             intrinsic: name.starts_with("llvm."),
             entry: None,
             exit: None,
@@ -427,6 +468,7 @@ impl<'m> Lowering<'m> {
         let mut lower = BodyCtx {
             f,
             func,
+            exit,
             ids: &mut ids,
         };
 
@@ -707,10 +749,15 @@ impl<'m> Lowering<'m> {
             }
         }
         let mut noreturn = parts.attrs.contains(&FunctionAttribute::NoReturn);
+        let mut may_throw = !parts.attrs.contains(&FunctionAttribute::NoUnwind);
+        if parts.attrs.contains(&FunctionAttribute::ReturnsTwice) {
+            self.setjmp_sites.push(site);
+        }
         match class {
             CallClass::Direct(i) => {
                 self.report.direct_calls += 1;
                 noreturn |= self.infos[i].noreturn;
+                may_throw &= !self.infos[i].nounwind;
                 match self.infos[i].entry {
                     Some(e) => self.b.add_call_edge(site, e),
                     None => {
@@ -719,6 +766,7 @@ impl<'m> Lowering<'m> {
                         let name = self.infos[i].name;
                         self.b.add_external_callee_name(site, name);
                         self.callbacks(site, parts.args);
+                        self.external_effects(i, site, parts.args);
                     }
                 }
             }
@@ -748,6 +796,13 @@ impl<'m> Lowering<'m> {
                 if external {
                     self.b.add_external_callee(site);
                     self.callbacks(site, parts.args);
+                    let all_inert = !targets.is_empty()
+                        && targets
+                            .iter()
+                            .all(|&t| self.infos[t].def.is_some() || libc::is_inert(self.infos[t].name));
+                    if !all_inert {
+                        self.unknown_code_sites.push(site);
+                    }
                 }
             }
             CallClass::Opaque => {
@@ -759,7 +814,102 @@ impl<'m> Lowering<'m> {
         if noreturn {
             self.report.noreturn_calls += 1;
         }
+        // C++: an exception thrown by (or through) a plain call leaves this
+        // function at once, up to the nearest landing pad of a caller
+        // (an `invoke` keeps its unwind edge instead).
+        if self.has_eh && parts.kw == "call" && may_throw {
+            self.b.add_flow_edge(site, cx.exit);
+            self.report.unwind_edges += 1;
+        }
         Ok((site, noreturn))
+    }
+
+    /// What a call to the declaration `i` does beyond returning: resume a
+    /// `setjmp`, jump to one, register an asynchronous root, or run
+    /// unknown code (see the [`libc`] module).
+    fn external_effects(
+        &mut self,
+        i: usize,
+        site: NodeId,
+        args: &[(Operand, Vec<llvm_ir::function::ParameterAttribute>)],
+    ) {
+        let name = self.infos[i].name;
+        if self.infos[i].returns_twice {
+            if self.setjmp_sites.last() != Some(&site) {
+                self.setjmp_sites.push(site);
+            }
+        } else if libc::LONGJMP_NAMES.contains(&name) {
+            self.longjmp_sites.push(site);
+        } else if libc::ASYNC_REGISTRARS.contains(&name) {
+            self.async_registration(name, args);
+        } else if libc::EXIT_REGISTRARS.contains(&name) {
+            self.exit_handlers = true;
+        } else if !libc::is_inert(name) && !libc::SYNC_CALLBACK.contains(&name) {
+            self.unknown_code_sites.push(site);
+        }
+    }
+
+    /// Records the functions a signal or thread registration may run
+    /// asynchronously: the function pointers it is passed (a variable:
+    /// every compatible address-taken function); for `sigaction`, whose
+    /// handler travels in a structure, every address-taken function that
+    /// has a handler's type.
+    fn async_registration(
+        &mut self,
+        name: &str,
+        args: &[(Operand, Vec<llvm_ir::function::ParameterAttribute>)],
+    ) {
+        let before = self.async_roots.len();
+        for (arg, _) in args {
+            let ty = self.m.types.type_of(arg);
+            let Type::PointerType { pointee_type, .. } = ty.as_ref() else {
+                continue;
+            };
+            let Type::FuncType {
+                result_type,
+                param_types,
+                is_var_arg,
+            } = pointee_type.as_ref()
+            else {
+                continue;
+            };
+            match self.direct(arg) {
+                Some(t) => {
+                    self.async_roots.insert(t);
+                }
+                None => {
+                    let t = self.targets_for(CallSig {
+                        ret: result_type.clone(),
+                        args: param_types.clone(),
+                        var_arg: *is_var_arg,
+                    });
+                    self.async_roots.extend(t.iter().copied());
+                }
+            }
+        }
+        if name == "sigaction" {
+            let handlers: Vec<usize> = self
+                .address_taken
+                .iter()
+                .copied()
+                .filter(|&t| {
+                    let f = &self.infos[t];
+                    let int = |p: &&TypeRef| matches!(p.as_ref(), Type::IntegerType { bits: 32 });
+                    let ptr = |p: &&TypeRef| matches!(p.as_ref(), Type::PointerType { .. });
+                    matches!(f.ret.as_ref(), Type::VoidType)
+                        && match f.params.as_slice() {
+                            [a] => int(a),
+                            [a, b, c] => int(a) && ptr(b) && ptr(c),
+                            _ => false,
+                        }
+                })
+                .collect();
+            self.async_roots.extend(handlers);
+        }
+        self.async_roots.retain(|&t| self.infos[t].def.is_some());
+        if self.async_roots.len() > before {
+            self.report.async_registrations += 1;
+        }
     }
 
     /// The address-taken functions an indirect call may reach: same number
@@ -867,6 +1017,127 @@ impl<'m> Lowering<'m> {
         }
     }
 
+    // ---- pass 4: control flow no call instruction shows -------------------
+
+    /// Adds the control flow that is not in any function body:
+    ///
+    /// * **Non-local jumps.** Every `longjmp`-like call site gets a flow
+    ///   edge to the resume point (the flow successors) of every
+    ///   `setjmp`-like call site: a cross-function `Local` edge. Without
+    ///   tracking jump buffers any `setjmp` may be the target
+    ///   (context-insensitively sound; a context-sensitive solver can keep
+    ///   only the sites of pending frames).
+    /// * **External code.** Code outside the program may call back any
+    ///   function whose address escaped (every address-taken function) and
+    ///   may `longjmp`. One synthetic function, `<external code>`, models
+    ///   it: its entry flows to a dispatch node, which may call every
+    ///   address-taken function (any number of times, in any order), jump
+    ///   to every `setjmp` resume point, or flow to its exit. Every call
+    ///   that may run unknown code (a declaration that is not a known
+    ///   inert C library function, an unresolved indirect call) also calls
+    ///   it, and keeps its fall-through.
+    /// * **Exit handlers.** When the program registers them (`atexit`,
+    ///   ...), a synthetic start function `<program>` calls `main` and then
+    ///   `<external code>`, which runs them after `main` returns (`exit`
+    ///   already calls it as unknown code).
+    fn hidden_flow(&mut self) -> Result<(), LlvmError> {
+        let jump_sources = !self.longjmp_sites.is_empty() || !self.unknown_code_sites.is_empty();
+        let resumes: Vec<NodeId> = if self.setjmp_sites.is_empty() || !jump_sources {
+            Vec::new()
+        } else {
+            let sites: HashSet<NodeId> = self.setjmp_sites.iter().copied().collect();
+            let mut r: Vec<NodeId> = self
+                .b
+                .flow_edges()
+                .filter(|(a, _)| sites.contains(a))
+                .map(|(_, b)| b)
+                .collect();
+            r.sort_unstable();
+            r.dedup();
+            r
+        };
+        self.report.setjmp_sites = self.setjmp_sites.len();
+        let mut roots: Vec<usize> = self.async_roots.iter().copied().collect();
+        roots.sort_unstable();
+        for i in roots {
+            let func = self.b.function(self.infos[i].name);
+            self.b.mark_async(func);
+            self.report.async_functions += 1;
+        }
+        for &l in &self.longjmp_sites {
+            for &r in &resumes {
+                self.b.add_flow_edge(l, r);
+                self.report.longjmp_edges += 1;
+            }
+        }
+        let escaping: Vec<usize> = self
+            .address_taken
+            .iter()
+            .copied()
+            .filter(|&i| self.infos[i].entry.is_some())
+            .collect();
+        let needs_external = (!self.unknown_code_sites.is_empty() || self.exit_handlers)
+            && (!escaping.is_empty() || !resumes.is_empty());
+        if !needs_external {
+            return Ok(());
+        }
+        let func = self.b.function("<external code>");
+        let label = "code outside the program";
+        let entry = self.node("<external>:entry", NodeKind::Entry, func, label, &[])?;
+        let dispatch = self.node("<external>:dispatch", NodeKind::Statement, func, label, &[])?;
+        let exit = self.node("<external>:exit", NodeKind::Exit, func, label, &[])?;
+        self.b.add_flow_edge(entry, dispatch);
+        self.b.add_flow_edge(dispatch, exit);
+        for &i in &escaping {
+            let name = self.infos[i].name;
+            let site = self.node(
+                &format!("<external>:calls:{name}"),
+                NodeKind::CallSite,
+                func,
+                &format!("call {name}"),
+                &[],
+            )?;
+            self.b.add_flow_edge(dispatch, site);
+            self.b.add_flow_edge(site, dispatch);
+            self.b
+                .add_call_edge(site, self.infos[i].entry.expect("filtered"));
+        }
+        for &r in &resumes {
+            self.b.add_flow_edge(dispatch, r);
+            self.report.longjmp_edges += 1;
+        }
+        for &site in &self.unknown_code_sites {
+            self.b.add_call_edge(site, entry);
+        }
+        self.report.external_code_sites = self.unknown_code_sites.len();
+        self.report.external_code_targets = escaping.len();
+        if self.exit_handlers {
+            let main = self.by_name.get("main").and_then(|&i| self.infos[i].entry);
+            if let Some(main) = main {
+                let func = self.b.function("<program>");
+                let label = "the process: main, then exit handlers";
+                let start = self.node("<program>:entry", NodeKind::Entry, func, label, &[])?;
+                let call_main =
+                    self.node("<program>:main", NodeKind::CallSite, func, "call main", &[])?;
+                let handlers = self.node(
+                    "<program>:exit-handlers",
+                    NodeKind::CallSite,
+                    func,
+                    "call exit handlers",
+                    &[],
+                )?;
+                let end = self.node("<program>:exit", NodeKind::Exit, func, label, &[])?;
+                self.b.add_flow_edge(start, call_main);
+                self.b.add_flow_edge(call_main, handlers);
+                self.b.add_flow_edge(handlers, end);
+                self.b.add_call_edge(call_main, main);
+                self.b.add_call_edge(handlers, entry);
+                self.b.set_start(start);
+            }
+        }
+        Ok(())
+    }
+
     /// The constant C string an argument points to, if any: a constant
     /// global `[N x i8]` (through `getelementptr 0, k` or directly).
     fn string_arg(&mut self, op: &Operand) -> Option<Rc<[u8]>> {
@@ -962,6 +1233,8 @@ fn c_parts(c: &Call) -> CallParts<'_> {
 struct BodyCtx<'a, 'm> {
     f: &'m Function,
     func: FuncId,
+    /// The function's exit node (where an exception leaves it).
+    exit: NodeId,
     ids: &'a mut HashMap<(u32, u32), u32>,
 }
 

@@ -172,8 +172,28 @@ fn indirect_calls_go_to_every_compatible_address_taken_function() {
         ]
     );
     assert_eq!(callee_names(g, "main:0:0#6"), ["free"]);
-    // %h(float): nothing fits: treated as a call outside the program.
-    assert_eq!(succs(g, "main:0:0#8"), local(&["main:0:0#9"]));
+    // %h(float): nothing fits: a call to code outside the program, which
+    // may call back any address-taken function (through the external
+    // code function), and falls through.
+    assert_eq!(
+        succs(g, "main:0:0#8"),
+        vec![
+            ("<external>:entry".into(), EdgeKind::Call),
+            ("main:0:0#9".into(), EdgeKind::Local)
+        ]
+    );
+    let mut called_back: Vec<_> = g
+        .succs(id(g, "<external>:dispatch"))
+        .filter_map(|(n, _)| g.callees(n).next())
+        .map(|f| g.function(f).name.to_string())
+        .collect();
+    called_back.sort();
+    assert_eq!(
+        called_back,
+        ["a", "b", "cmp", "dbl", "p", "two", "v", "va"],
+        "every address-taken function of the program"
+    );
+    assert_eq!(loaded.report.external_code_sites, 1, "only %h: qsort and free are known");
     let r = &loaded.report;
     assert_eq!(
         (

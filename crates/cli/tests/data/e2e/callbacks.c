@@ -1,0 +1,42 @@
+/* Input: b a c
+ * Callbacks from code outside the program: the "library" of
+ * callbacks_lib.c (compiled without coverage and not in the graph) keeps
+ * the functions it is given and calls them later, and an atexit handler
+ * runs after main returns, where the crash happens (NULL write in
+ * at_exit_report()).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void lib_register(void (*cb)(const char *));
+void lib_emit(const char *what);
+
+static int seen;
+static const char *last;
+
+static void on_event(const char *what) {
+  seen++;
+  last = what;
+  printf("event %s\n", what);
+}
+
+static void at_exit_report(void) {
+  int *sink = NULL;
+  printf("%d events, last %s\n", seen, last ? last : "none");
+  *sink = seen;
+}
+
+static int by_name(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int main(int argc, char **argv) {
+  atexit(at_exit_report);
+  lib_register(on_event);
+  qsort(argv + 1, argc - 1, sizeof argv[0], by_name);
+  for (int i = 1; i < argc; i++)
+    lib_emit(argv[i]);
+  printf("main done\n");
+  return 0;
+}

@@ -1,0 +1,238 @@
+//! Code that runs off the crashing thread's path: signal handlers and
+//! threads.
+//!
+//! Every solver reasons about *one* path, from the program's start to the
+//! crash. A process with signal handlers or threads (the graph's
+//! [asynchronous functions](Icfg::async_functions)) runs more than that
+//! path: a handler interrupts the path at any point, a thread runs
+//! alongside it, and either may be where the crash happened. A label
+//! therefore means: **the process ran this node, in any thread, before the
+//! crash**. [`ProcessWide`] wraps any solver so that its answers keep that
+//! meaning soundly:
+//!
+//! 1. *Asynchronous code* is every node an asynchronous function may
+//!    execute: the closure from its entry over flow edges (non-local jumps
+//!    included), call edges, and from each call site to its return sites.
+//! 2. *Observations of asynchronous code* may come from another thread, in
+//!    any order relative to the path: each `obsYes` element that names such
+//!    a node is dropped (an unreliable trace keeps its other elements; a
+//!    reliable or bursty trace that names one is dropped whole), and each
+//!    drop is listed as a weakening. `obsNo` sets are kept: "never ran" is
+//!    a fact about the whole process.
+//! 3. *No becomes Maybe* for every node of asynchronous code. When the
+//!    crash itself may lie in asynchronous code (a crash node is
+//!    asynchronous, and the stack does not show a synchronous context),
+//!    the rest of the process (the interrupted code, the other threads)
+//!    may have run anything reachable from the start, so No becomes Maybe
+//!    for all of it. A node named alone by an `obsNo` set keeps No.
+//! 4. *Queries*: "may n have run?" is possible for every node whose No
+//!    was relaxed. Other queries are answered on the path alone.
+//!
+//! Yes stays as the solver found it: a node on every consistent path of
+//! the crashing context ran in the process. Programs without asynchronous
+//! functions are passed through untouched.
+
+use crate::graph::BitSet;
+use crate::icfg::{EdgeKind, Icfg};
+use crate::ids::NodeId;
+use crate::report::{Bursty, Origin, Report, Trace};
+use crate::solver::{Answer, Checked, Label, Query, Recovery, SolveError, Solver, Weakening};
+
+/// What the asynchronous functions of a graph mean for one report.
+#[derive(Clone, Debug)]
+pub struct Concurrency {
+    /// Nodes an asynchronous function may execute.
+    pub async_nodes: BitSet,
+    /// Nodes whose No label is relaxed to Maybe.
+    pub relaxed: BitSet,
+    /// Whether the crash may lie in asynchronous code.
+    pub crash_is_async: bool,
+}
+
+impl Concurrency {
+    /// `None` when the graph has no asynchronous function.
+    pub fn of(g: &Icfg, report: &Report) -> Option<Concurrency> {
+        if g.async_functions().is_empty() {
+            return None;
+        }
+        let roots: Vec<NodeId> = g
+            .async_functions()
+            .iter()
+            .filter_map(|&f| g.function(f).entry)
+            .collect();
+        let async_nodes = closure(g, &roots, false);
+        let in_async = |s: &crate::report::NodeSet| {
+            s.nodes().iter().any(|n| async_nodes.contains(n.index()))
+        };
+        let root_entry = |s: &crate::report::NodeSet| s.nodes().iter().any(|n| roots.contains(n));
+        let synchronous_stack =
+            !report.stack.is_empty() && !report.stack.iter().any(|f| root_entry(&f.entry));
+        let crash_is_async = match &report.crash {
+            Some(c) => in_async(c) && !synchronous_stack,
+            None => !synchronous_stack,
+        };
+        let mut relaxed = if crash_is_async {
+            closure(g, &[g.start()], true)
+        } else {
+            async_nodes.clone()
+        };
+        for s in &report.obs_no {
+            if let Some(n) = s.single() {
+                relaxed.remove(n.index());
+            }
+        }
+        Some(Concurrency {
+            async_nodes,
+            relaxed,
+            crash_is_async,
+        })
+    }
+
+    /// The report without observations of asynchronous code, and what was
+    /// dropped.
+    pub fn weaken(&self, report: &Report) -> (Report, Vec<Weakening>) {
+        let mut r = report.clone();
+        let mut weakened = Vec::new();
+        let is_async = |s: &crate::report::NodeSet| {
+            s.nodes()
+                .iter()
+                .any(|n| self.async_nodes.contains(n.index()))
+        };
+        for (i, t) in r.obs_yes.iter_mut().enumerate() {
+            let k = t.entries.iter().filter(|e| is_async(e)).count();
+            if k == 0 {
+                continue;
+            }
+            let how = if t.reliable {
+                *t = Trace {
+                    reliable: false,
+                    entries: Vec::new(),
+                };
+                "dropped: a reliable trace that names code a signal handler or another thread may run".to_string()
+            } else {
+                t.entries.retain(|e| !is_async(e));
+                format!("{k} element(s) dropped: code a signal handler or another thread may run, in any order")
+            };
+            weakened.push(Weakening {
+                origin: Origin::ObsYes(i),
+                how,
+            });
+        }
+        for (i, b) in r.bursty.iter_mut().enumerate() {
+            if b.bursts.iter().flatten().any(is_async) {
+                *b = Bursty { bursts: Vec::new() };
+                weakened.push(Weakening {
+                    origin: Origin::Bursty(i),
+                    how: "dropped: names code a signal handler or another thread may run"
+                        .to_string(),
+                });
+            }
+        }
+        (r, weakened)
+    }
+
+    /// Relaxes No to Maybe where the process may have run a node off the
+    /// path.
+    pub fn relax(&self, labels: &mut [Label]) {
+        for (v, l) in labels.iter_mut().enumerate() {
+            if *l == Label::No && self.relaxed.contains(v) {
+                *l = Label::Maybe;
+            }
+        }
+    }
+}
+
+/// Nodes reachable from `from`: over flow and call edges, and from a call
+/// site to its return sites; with `returns`, over return edges too.
+fn closure(g: &Icfg, from: &[NodeId], returns: bool) -> BitSet {
+    let mut seen = BitSet::new(g.num_nodes());
+    let mut stack: Vec<NodeId> = Vec::new();
+    for &n in from {
+        if seen.insert(n.index()) {
+            stack.push(n);
+        }
+    }
+    while let Some(n) = stack.pop() {
+        let next = g
+            .succs(n)
+            .filter(|&(_, k)| returns || k != EdgeKind::Return)
+            .map(|(t, _)| t)
+            .chain(g.return_sites(n));
+        for t in next {
+            if seen.insert(t.index()) {
+                stack.push(t);
+            }
+        }
+    }
+    seen
+}
+
+/// Any solver, with answers about the whole process (see the module docs).
+/// The identity for graphs without asynchronous functions.
+#[derive(Clone, Debug, Default)]
+pub struct ProcessWide<S>(pub S);
+
+impl<S: Solver> Solver for ProcessWide<S> {
+    fn name(&self) -> &'static str {
+        self.0.name()
+    }
+
+    fn check(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        query: Option<&Query>,
+    ) -> Result<Checked, SolveError> {
+        let Some(c) = Concurrency::of(g, report) else {
+            return self.0.check(g, report, query);
+        };
+        let (r, weakened) = c.weaken(report);
+        if let Some(Query::MayRun(n)) = query {
+            if c.relaxed.contains(n.index()) {
+                // The report itself must still be possible.
+                if self.0.possible(g, &r, None)? == Answer::Possible {
+                    return Ok(Checked {
+                        answer: Answer::Possible,
+                        weakened,
+                        witness: None,
+                    });
+                }
+            }
+        }
+        let mut out = self.0.check(g, &r, query)?;
+        out.weakened.extend(weakened);
+        Ok(out)
+    }
+
+    fn possible(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        query: Option<&Query>,
+    ) -> Result<Answer, SolveError> {
+        let Some(c) = Concurrency::of(g, report) else {
+            return self.0.possible(g, report, query);
+        };
+        let (r, _) = c.weaken(report);
+        if let Some(Query::MayRun(n)) = query {
+            if c.relaxed.contains(n.index()) {
+                return self.0.possible(g, &r, None);
+            }
+        }
+        self.0.possible(g, &r, query)
+    }
+
+    fn recover(&self, g: &Icfg, report: &Report) -> Result<Recovery, SolveError> {
+        let Some(c) = Concurrency::of(g, report) else {
+            return self.0.recover(g, report);
+        };
+        let (r, weakened) = c.weaken(report);
+        let mut out = self.0.recover(g, &r)?;
+        c.relax(&mut out.labels);
+        out.weakened.extend(weakened);
+        out.stats
+            .push(("async_nodes", c.async_nodes.count() as u64));
+        out.stats.push(("async_relaxed", c.relaxed.count() as u64));
+        Ok(out)
+    }
+}
