@@ -62,14 +62,17 @@ fn cfg_stats_reads_llvm_ir_and_notes_the_front_ends_diagnostics() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
         out.lines()
-            .any(|l| l.split_whitespace().collect::<Vec<_>>() == ["nodes", "39"]),
+            // 39 of the program, and 11 of the external code an unresolved
+            // indirect call may run (entry, dispatch, exit and a call to
+            // each of the 8 address-taken functions).
+            .any(|l| l.split_whitespace().collect::<Vec<_>>() == ["nodes", "50"]),
         "{out}"
     );
     assert!(out.contains("start       main:entry"), "{out}");
     let err = stderr(&o);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
-        err.starts_with("postmortem: note: llvm front-end: 10 functions, 39 nodes"),
+        err.starts_with("postmortem: note: llvm front-end: 10 functions, 50 nodes"),
         "{err}"
     );
     assert!(err.contains("2 of 3 indirect calls resolved"), "{err}");
