@@ -684,6 +684,22 @@ fn threads_whose_lines_ran_on_no_path_of_the_crashing_thread() {
 }
 
 #[test]
+fn a_crash_in_a_thread_while_main_ran_on() {
+    check(&Case {
+        name: "thread_crash",
+        args: &["7"],
+        crash_in: "ratio",
+        depth: 2,
+        outermost: "worker",
+        link: &["-pthread"],
+        // Any line of main may have run concurrently: nothing provably
+        // did not.
+        confirms_no: false,
+        ..CASE
+    });
+}
+
+#[test]
 fn line_counts_follow_llvm_cov() {
     // Segments [line, col, count, has_count, region_entry, gap].
     let segs: Vec<Value> = serde_json::from_str(

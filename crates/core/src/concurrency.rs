@@ -13,19 +13,22 @@
 //! 1. *Asynchronous code* is every node an asynchronous function may
 //!    execute: the closure from its entry over flow edges (non-local jumps
 //!    included), call edges, and from each call site to its return sites.
-//! 2. *Observations of asynchronous code* may come from another thread, in
-//!    any order relative to the path: each `obsYes` element that names such
-//!    a node is dropped (an unreliable trace keeps its other elements; a
-//!    reliable or bursty trace that names one is dropped whole), and each
-//!    drop is listed as a weakening. `obsNo` sets are kept: "never ran" is
-//!    a fact about the whole process.
-//! 3. *No becomes Maybe* for every node of asynchronous code. When the
-//!    crash itself may lie in asynchronous code (a crash node is
-//!    asynchronous, and the stack does not show a synchronous context),
-//!    the rest of the process (the interrupted code, the other threads)
-//!    may have run anything reachable from the start, so No becomes Maybe
-//!    for all of it. A node named alone by an `obsNo` set keeps No.
-//! 4. *Queries*: "may n have run?" is possible for every node whose No
+//! 2. *The crash may lie in asynchronous code* when a crash node is
+//!    asynchronous and the stack does not show a synchronous context (its
+//!    outermost call made by `main`, no frame entering an asynchronous
+//!    function). Then the rest of the process (the interrupted code, the
+//!    other threads, `main`'s thread) may have run anything reachable from
+//!    the start, alongside the crashing path.
+//! 3. *Observations of code that may run off the path* (asynchronous code;
+//!    when the crash may lie in asynchronous code, any code) may come from
+//!    another thread, in any order relative to the path: each `obsYes`
+//!    element that names such a node is dropped (an unreliable trace keeps
+//!    its other elements; a reliable or bursty trace that names one is
+//!    dropped whole), and each drop is listed as a weakening. `obsNo` sets
+//!    are kept: "never ran" is a fact about the whole process.
+//! 4. *No becomes Maybe* for every node of code that may run off the path.
+//!    A node named alone by an `obsNo` set keeps No.
+//! 5. *Queries*: "may n have run?" is possible for every node whose No
 //!    was relaxed. Other queries are answered on the path alone.
 //!
 //! Yes stays as the solver found it: a node on every consistent path of
@@ -43,7 +46,11 @@ use crate::solver::{Answer, Checked, Label, Query, Recovery, SolveError, Solver,
 pub struct Concurrency {
     /// Nodes an asynchronous function may execute.
     pub async_nodes: BitSet,
-    /// Nodes whose No label is relaxed to Maybe.
+    /// Nodes that may run off the crashing path: their observations are
+    /// dropped, and their No label is relaxed to Maybe.
+    pub off_path: BitSet,
+    /// Nodes whose No label is relaxed to Maybe (`off_path` less the
+    /// nodes an `obsNo` set names alone).
     pub relaxed: BitSet,
     /// Whether the crash may lie in asynchronous code.
     pub crash_is_async: bool,
@@ -64,18 +71,30 @@ impl Concurrency {
         let in_async = |s: &crate::report::NodeSet| {
             s.nodes().iter().any(|n| async_nodes.contains(n.index()))
         };
+        // The stack shows a synchronous context when its outermost call
+        // is made by the program's start function (`main`) and no frame
+        // enters an asynchronous function.
         let root_entry = |s: &crate::report::NodeSet| s.nodes().iter().any(|n| roots.contains(n));
-        let synchronous_stack =
-            !report.stack.is_empty() && !report.stack.iter().any(|f| root_entry(&f.entry));
+        let main = g.function_by_name("main");
+        let starts = |n: &NodeId| {
+            let f = g.func_of(*n);
+            f == g.func_of(g.start()) || Some(f) == main
+        };
+        let synchronous_stack = report
+            .stack
+            .first()
+            .is_some_and(|f| f.call.nodes().iter().all(starts))
+            && !report.stack.iter().any(|f| root_entry(&f.entry));
         let crash_is_async = match &report.crash {
             Some(c) => in_async(c) && !synchronous_stack,
             None => !synchronous_stack,
         };
-        let mut relaxed = if crash_is_async {
+        let off_path = if crash_is_async {
             closure(g, &[g.start()], true)
         } else {
             async_nodes.clone()
         };
+        let mut relaxed = off_path.clone();
         for s in &report.obs_no {
             if let Some(n) = s.single() {
                 relaxed.remove(n.index());
@@ -83,20 +102,21 @@ impl Concurrency {
         }
         Some(Concurrency {
             async_nodes,
+            off_path,
             relaxed,
             crash_is_async,
         })
     }
 
-    /// The report without observations of asynchronous code, and what was
-    /// dropped.
+    /// The report without observations of code that may run off the path,
+    /// and what was dropped.
     pub fn weaken(&self, report: &Report) -> (Report, Vec<Weakening>) {
         let mut r = report.clone();
         let mut weakened = Vec::new();
         let is_async = |s: &crate::report::NodeSet| {
             s.nodes()
                 .iter()
-                .any(|n| self.async_nodes.contains(n.index()))
+                .any(|n| self.off_path.contains(n.index()))
         };
         for (i, t) in r.obs_yes.iter_mut().enumerate() {
             let k = t.entries.iter().filter(|e| is_async(e)).count();

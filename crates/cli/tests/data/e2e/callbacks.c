@@ -1,15 +1,19 @@
 /* Input: b a c
  * Callbacks from code outside the program: the "library" of
  * callbacks_lib.c (compiled without coverage and not in the graph) keeps
- * the functions it is given and calls them later, and an atexit handler
- * runs after main returns, where the crash happens (NULL write in
- * at_exit_report()).
+ * a table of functions it is given and calls them later; no call in the
+ * program passes them directly. An atexit handler runs after main
+ * returns, where the crash happens (NULL write in at_exit_report()).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-void lib_register(void (*cb)(const char *));
+struct handlers {
+  void (*on_event)(const char *);
+  int (*filter)(const char *);
+};
+void lib_register(const struct handlers *h);
 void lib_emit(const char *what);
 
 static int seen;
@@ -20,6 +24,12 @@ static void on_event(const char *what) {
   last = what;
   printf("event %s\n", what);
 }
+
+static int not_z(const char *what) {
+  return what[0] != 'z';
+}
+
+static const struct handlers table = {on_event, not_z};
 
 static void at_exit_report(void) {
   int *sink = NULL;
@@ -33,7 +43,7 @@ static int by_name(const void *a, const void *b) {
 
 int main(int argc, char **argv) {
   atexit(at_exit_report);
-  lib_register(on_event);
+  lib_register(&table);
   qsort(argv + 1, argc - 1, sizeof argv[0], by_name);
   for (int i = 1; i < argc; i++)
     lib_emit(argv[i]);

@@ -1,16 +1,31 @@
 /* Input: 3 5
  * Threads: workers started with pthread_create sum their ranges and log;
- * main joins them and crashes with a NULL write in check_totals(). The
- * workers' lines ran in other threads, on no path of the crashing one.
+ * a ticker thread loops forever (it never returns); main waits until it
+ * ticked, joins the workers and crashes with a NULL write in
+ * check_totals(). The other threads' lines ran on no path of the
+ * crashing one.
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 struct job {
   int from, to;
   long sum;
 };
+
+static volatile int ticks;
+
+static void *ticker(void *arg) {
+  (void)arg;
+  for (;;) {
+    ticks++;
+    if (ticks == 1)
+      printf("ticker started\n");
+    usleep(1000);
+  }
+}
 
 static void *worker(void *arg) {
   struct job *j = arg;
@@ -38,6 +53,10 @@ int main(int argc, char **argv) {
   struct job jobs[8];
   pthread_t tids[8];
   int n = argc - 1 > 8 ? 8 : argc - 1;
+  pthread_t tick;
+  pthread_create(&tick, NULL, ticker, NULL);
+  while (ticks < 2)
+    usleep(1000);
   for (int i = 0; i < n; i++) {
     jobs[i].from = 1;
     jobs[i].to = atoi(argv[i + 1]);
