@@ -169,3 +169,82 @@ fn a_linked_multi_file_program_keeps_each_functions_file() {
     );
     assert_eq!(g.num_files(), 2);
 }
+
+const HIDDEN: &str = r#"#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+static jmp_buf env;
+static sigjmp_buf senv;
+
+static void fail(void) { longjmp(env, 1); }
+static void on_int(int sig) { siglongjmp(senv, sig); }
+static void *run(void *arg) { return arg; }
+static void not_a_handler(double x) { printf("%f\n", x); }
+static void (*keep)(double) = not_a_handler;
+
+int main(void) {
+  struct sigaction sa;
+  pthread_t t;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_int;
+  sigaction(SIGINT, &sa, 0);
+  pthread_create(&t, 0, run, 0);
+  if (setjmp(env) == 0)
+    fail();
+  if (sigsetjmp(senv, 1) == 0)
+    puts("first");
+  keep(1.0);
+  return 0;
+}
+"#;
+
+#[test]
+fn nonlocal_jumps_and_asynchronous_functions_from_clang() {
+    let tmp = TempDir::new("hidden");
+    let dir = &tmp.0;
+    std::fs::write(dir.join("h.c"), HIDDEN).unwrap();
+    compile(dir, "h.c", &["-c", "-emit-llvm", "-o", "h.bc"]);
+    let loaded = load_path(&dir.join("h.bc")).unwrap();
+    let (g, r) = (&loaded.icfg, &loaded.report);
+    // Two setjmp-like sites (setjmp is `_setjmp`, sigsetjmp `__sigsetjmp`
+    // in glibc's headers), two longjmp-like sites: each jumps to the
+    // resume point of both.
+    assert_eq!(r.setjmp_sites, 2, "{}", r.summary());
+    let resume_of = |label: &str| -> Vec<NodeId> {
+        let s = site(g, label);
+        g.succs(s)
+            .filter(|&(_, k)| k == EdgeKind::Local)
+            .map(|(n, _)| n)
+            .collect()
+    };
+    let mut resumes = [resume_of("call _setjmp"), resume_of("call __sigsetjmp")].concat();
+    resumes.sort();
+    assert_eq!(resumes.len(), 2);
+    for jump in ["call longjmp", "call siglongjmp"] {
+        let mut to: Vec<NodeId> = g.succs(site(g, jump)).map(|(n, _)| n).collect();
+        to.sort();
+        assert_eq!(to, resumes, "{jump}");
+    }
+    assert_eq!(r.longjmp_edges, 4);
+    // The handler reaches sigaction in a structure, the thread routine
+    // pthread_create directly: both may run asynchronously; a function of
+    // another type is not a handler.
+    let mut asynchronous: Vec<_> = g
+        .async_functions()
+        .iter()
+        .map(|&f| g.function(f).name.to_string())
+        .collect();
+    asynchronous.sort();
+    assert_eq!(asynchronous, ["on_int", "run"]);
+    // Every call here is to a known C library function: no external-code
+    // function is needed.
+    assert_eq!(r.external_code_sites, 0, "{}", r.summary());
+    assert!(g.lookup("<external>:entry").is_none());
+    // The cache keeps all of it.
+    let back = Icfg::decode(&g.encode()).unwrap();
+    assert_eq!(back.async_functions(), g.async_functions());
+    assert_eq!(back.num_edges(), g.num_edges());
+}

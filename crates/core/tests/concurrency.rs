@@ -1,0 +1,228 @@
+//! `ProcessWide`: labels about the whole process when the graph has
+//! asynchronous functions (signal handlers, thread start routines).
+//!
+//! The program (one letter a node):
+//!
+//! ```text
+//! main:   M(entry) -> s (spawn: calls worker, falls through) -> p -> q -> c -> X(exit)
+//!                                                              \-> r -> X
+//! worker: W(entry) -> w -> v -> w   (loops forever, never returns)
+//!                          v -> z -> Z(exit)    (z only if it ever stops)
+//! ```
+
+use postmortem_core::concurrency::ProcessWide;
+use postmortem_core::fsa::Fsa;
+use postmortem_core::utl::Utl;
+use postmortem_core::{
+    Answer, Frame, Icfg, IcfgBuilder, Label, NodeId, NodeKind, NodeSet, NodeSpec, Origin, Query,
+    Report, Solver, Trace,
+};
+
+struct Prog {
+    g: Icfg,
+}
+
+impl Prog {
+    fn new(worker_is_async: bool, worker_returns: bool) -> Prog {
+        let mut b = IcfgBuilder::new();
+        let main = b.function("main");
+        let worker = b.function("worker");
+        let mut add = |b: &mut IcfgBuilder, id: &str, kind, f| {
+            b.add_node(NodeSpec {
+                ext_id: id,
+                kind,
+                func: f,
+                label: id,
+                lines: &[],
+            })
+            .unwrap()
+        };
+        use NodeKind::*;
+        let m = add(&mut b, "M", Entry, main);
+        let s = add(&mut b, "s", CallSite, main);
+        let p = add(&mut b, "p", Statement, main);
+        let q = add(&mut b, "q", Statement, main);
+        let r = add(&mut b, "r", Statement, main);
+        let c = add(&mut b, "c", Statement, main);
+        let x = add(&mut b, "X", Exit, main);
+        let w0 = add(&mut b, "W", Entry, worker);
+        let w = add(&mut b, "w", Statement, worker);
+        let v = add(&mut b, "v", Statement, worker);
+        let z = add(&mut b, "z", Statement, worker);
+        let zx = add(&mut b, "Z", Exit, worker);
+        for (a, t) in [
+            (m, s),
+            (s, p),
+            (p, q),
+            (q, c),
+            (c, x),
+            (p, r),
+            (r, x),
+            (w0, w),
+            (w, v),
+            (v, w),
+        ] {
+            b.add_flow_edge(a, t);
+        }
+        if worker_returns {
+            b.add_flow_edge(v, z);
+            b.add_flow_edge(z, zx);
+        }
+        // pthread_create(worker): a library call that may call it.
+        b.add_call_edge(s, w0);
+        b.add_external_callee(s);
+        if worker_is_async {
+            b.mark_async(worker);
+        }
+        Prog { g: b.build().unwrap() }
+    }
+
+    fn n(&self, id: &str) -> NodeId {
+        self.g.lookup(id).unwrap()
+    }
+
+    fn labels(&self, s: &dyn Solver, r: &Report) -> String {
+        let rec = s.recover(&self.g, r).unwrap();
+        self.g
+            .nodes()
+            .map(|n| {
+                let l = match rec.labels[n.index()] {
+                    Label::Yes => 'Y',
+                    Label::No => 'N',
+                    Label::Maybe => '?',
+                };
+                format!("{}{l}", self.g.ext_id(n))
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+fn solvers() -> Vec<Box<dyn Solver>> {
+    vec![
+        Box::new(ProcessWide(Utl::default())),
+        Box::new(ProcessWide(Fsa::default())),
+    ]
+}
+
+#[test]
+fn a_thread_that_never_returns_may_have_run() {
+    let crash_in_main = |p: &Prog| Report {
+        crash: Some(NodeSet::one(p.n("c"))),
+        ..Report::default()
+    };
+    // The path alone: the worker never returns, so no path to the crash
+    // runs it, and a solver on the path says No for w and v.
+    let sync = Prog::new(false, false);
+    for s in solvers() {
+        assert_eq!(
+            sync.labels(&*s, &crash_in_main(&sync)),
+            "MY sY pY qY rN cY XN WN wN vN zN ZN"
+        );
+    }
+    // As a thread, it may have run alongside: Maybe; main's own labels
+    // stay, and z, which no edge reaches here, stays No.
+    let threaded = Prog::new(true, false);
+    for s in solvers() {
+        assert_eq!(
+            threaded.labels(&*s, &crash_in_main(&threaded)),
+            "MY sY pY qY rN cY XN W? w? v? zN ZN"
+        );
+    }
+}
+
+#[test]
+fn observations_of_thread_code_are_dropped_and_listed() {
+    let p = Prog::new(true, true);
+    // "v ran, then r ran" with the crash at c: on the path, the worker
+    // returns before p, so v before r is possible and r would be Yes...
+    let report = Report {
+        crash: Some(NodeSet::one(p.n("c"))),
+        obs_yes: vec![Trace {
+            reliable: false,
+            entries: vec![NodeSet::one(p.n("v")), NodeSet::one(p.n("q"))],
+        }],
+        ..Report::default()
+    };
+    for s in solvers() {
+        let rec = s.recover(&p.g, &report).unwrap();
+        // ... but v may have been seen in the thread, in any order: the
+        // element is dropped (and said), so the worker is not forced.
+        assert_eq!(rec.weakened.len(), 1, "{:?}", rec.weakened);
+        assert_eq!(rec.weakened[0].origin, Origin::ObsYes(0));
+        assert_eq!(rec.labels[p.n("q").index()], Label::Yes);
+        assert_eq!(rec.labels[p.n("v").index()], Label::Maybe);
+        assert_eq!(rec.labels[p.n("r").index()], Label::No);
+    }
+}
+
+#[test]
+fn a_crash_in_a_thread_leaves_the_rest_of_the_process_open() {
+    let p = Prog::new(true, true);
+    // Crash at v, in the worker; the stack's outermost frame is the worker.
+    let report = Report {
+        crash: Some(NodeSet::one(p.n("v"))),
+        obs_no: vec![NodeSet::one(p.n("r"))],
+        ..Report::default()
+    };
+    for s in solvers() {
+        // On the path, main stops at s; but main's thread ran on: q, c and
+        // X may have run. r is named by an obsNo set: it never ran.
+        assert_eq!(
+            p.labels(&*s, &report),
+            "MY sY p? q? rN c? X? WY wY vY z? Z?"
+        );
+        // A query about main's code after the spawn is possible too.
+        let q = Query::MayRun(p.n("c"));
+        assert_eq!(
+            s.check(&p.g, &report, Some(&q)).unwrap().answer,
+            Answer::Possible
+        );
+    }
+    // A stack whose outermost call is main's shows a synchronous crash:
+    // here the worker is entered through main's spawn call.
+    let sync_stack = Report {
+        crash: Some(NodeSet::one(p.n("v"))),
+        stack: vec![Frame {
+            call: NodeSet::one(p.n("s")),
+            entry: NodeSet::one(p.n("W")),
+        }],
+        ..Report::default()
+    };
+    for s in solvers() {
+        let labels = p.labels(&*s, &sync_stack);
+        // Still a thread's entry on the stack: the rest stays open.
+        assert!(labels.contains("c?"), "{labels}");
+    }
+}
+
+#[test]
+fn programs_without_asynchronous_functions_are_untouched() {
+    let p = Prog::new(false, true);
+    let report = Report {
+        crash: Some(NodeSet::one(p.n("c"))),
+        obs_yes: vec![Trace {
+            reliable: true,
+            entries: vec![NodeSet::one(p.n("v"))],
+        }],
+        ..Report::default()
+    };
+    let plain = Utl::default().recover(&p.g, &report).unwrap();
+    let wrapped = ProcessWide(Utl::default()).recover(&p.g, &report).unwrap();
+    assert_eq!(plain.labels, wrapped.labels);
+    assert_eq!(plain.weakened, wrapped.weakened);
+}
+
+#[test]
+fn the_cache_keeps_asynchronous_functions() {
+    let p = Prog::new(true, false);
+    let back = Icfg::decode(&p.g.encode()).unwrap();
+    assert_eq!(back.async_functions(), p.g.async_functions());
+    assert_eq!(
+        back.async_functions()
+            .iter()
+            .map(|&f| back.function(f).name.to_string())
+            .collect::<Vec<_>>(),
+        ["worker"]
+    );
+}
