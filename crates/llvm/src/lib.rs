@@ -79,7 +79,54 @@
 //!   carries `noreturn` (for declarations read from the module, see
 //!   `decls.rs`), or when it calls a declaration named in
 //!   [`NORETURN_NAMES`] (`abort`, `exit`, `__assert_fail`, `longjmp`,
-//!   `__cxa_throw`, ...). `unreachable` has no successor.
+//!   `__cxa_throw`, ...). `unreachable` has no successor. What such a call
+//!   may still do before the path ends is modelled by the next rules.
+//!
+//! # Control flow that no call instruction shows
+//!
+//! Real programs move control in ways a plain reading of the IR misses;
+//! each is modelled soundly (the graph has a path for every way control
+//! can really flow) and counted in [`FrontendReport`]:
+//!
+//! * **`setjmp` / `longjmp`.** A call of a `returns_twice` function (call
+//!   site or declaration attribute, or a name in the `setjmp` family) may
+//!   return a second time. Every `longjmp`-like call (`longjmp`,
+//!   `siglongjmp`, `_longjmp`, `__longjmp_chk`, `setcontext`, ...) gets a
+//!   flow edge to the resume point (the next node) of *every* such call
+//!   site: without tracking jump buffers any of them may be the target.
+//!   These edges cross functions (a `Local` edge whose ends are in
+//!   different functions is a non-local jump).
+//! * **External code.** A call to a declaration that is not a known inert
+//!   C library function (see `libc.rs`: string, memory, stdio, math,
+//!   allocation, time, file and thread-synchronisation functions) runs
+//!   unknown code, which may call back any function whose address escaped
+//!   (every address-taken function: kept in a table, passed in a
+//!   structure) and may `longjmp`. One synthetic function
+//!   `<external code>` (nodes `<external>:entry`, `<external>:dispatch`,
+//!   `<external>:calls:NAME`, `<external>:exit`) does that: its dispatch
+//!   node may call every address-taken function any number of times and
+//!   jump to every `setjmp` resume point. Such a call site calls it and
+//!   keeps its fall-through; so does an unresolved indirect call. `exit`
+//!   and `abort` are unknown code too (exit handlers, a `SIGABRT`
+//!   handler). Functions that only call the callback passed to them
+//!   (`qsort`, `bsearch`, `pthread_once`, ...) keep the direct callback
+//!   edges above instead.
+//! * **Exit handlers.** A program that registers them (`atexit`,
+//!   `on_exit`, `__cxa_atexit`, ...) starts at a synthetic `<program>`
+//!   function that calls `main` and then `<external code>`, so a crash in
+//!   a handler after `main` returned has a path.
+//! * **Signal handlers and threads.** Functions passed to `signal`,
+//!   `sigaction` (through its structure: every address-taken function of
+//!   a handler's type), `pthread_create`, `thrd_create`, ... may run
+//!   asynchronously: they are recorded as the graph's
+//!   [asynchronous functions](postmortem_core::Icfg::async_functions),
+//!   and `postmortem_core::concurrency` keeps labels sound for the whole
+//!   process (a label means "ran in some thread before the crash").
+//! * **C++ exceptions.** In a module with exception handling (some
+//!   function has a personality), a plain `call` that may throw (neither
+//!   the site nor the callee is `nounwind`), `__cxa_throw` included, also
+//!   flows to its function's exit: the exception leaves the frame, up to
+//!   the nearest `invoke` of a caller, whose unwind edge is kept.
 //!
 //! # Node ids
 //!
@@ -113,12 +160,13 @@
 //!
 //! # Limitations (all sound or counted)
 //!
-//! * Function pointers that come from outside the program (`dlsym`) or
-//!   callbacks registered through structures (`sigaction`) and called
-//!   later (signal handlers, `atexit` handlers at `exit`) are not modelled.
-//! * `longjmp` ends a path; the second return of `setjmp` is not modelled.
-//! * C++ exceptions that unwind through a plain `call` are modelled as
-//!   returns; `invoke` unwind edges are kept.
+//! * Function pointers that come from outside the program (`dlsym`) are
+//!   called through unresolved indirect calls, hence `<external code>`,
+//!   which calls only the program's address-taken functions.
+//! * Line attribution follows the debug locations clang emits at `-O0`:
+//!   instructions of an always-inlined function keep the callee's line
+//!   when it is in the same file; macro expansions are located at the
+//!   expansion site.
 //! * `llvm-ir` does not expose the indirect destinations of `callbr` (asm
 //!   goto): the site flows to every block of its function instead
 //!   ([`FrontendReport::callbr`]).
