@@ -31,13 +31,24 @@
 //! 5. *Queries*: "may n have run?" is possible for every node whose No
 //!    was relaxed. Other queries are answered on the path alone.
 //!
+//! An asynchronous function runs only after the call that registers it
+//! (`signal`, `pthread_create`, ...; see [`Icfg::async_registrations`])
+//! ran. Bulk recovery uses that: it first solves on the path alone, where
+//! each registration call also calls the function it registers, so that
+//! code on the far side of the spawn is reachable; only the functions
+//! whose registration is not No are *live*, and steps 1 to 4 are applied
+//! for them, again until no registration becomes live. A thread that
+//! evidence shows was never started costs no precision. If the path alone
+//! is impossible, or the crash may lie in asynchronous code, every
+//! asynchronous function is live.
+//!
 //! Yes stays as the solver found it: a node on every consistent path of
 //! the crashing context ran in the process. Programs without asynchronous
 //! functions are passed through untouched.
 
 use crate::graph::BitSet;
 use crate::icfg::{EdgeKind, Icfg};
-use crate::ids::NodeId;
+use crate::ids::{FuncId, NodeId};
 use crate::report::{Bursty, Origin, Report, Trace};
 use crate::solver::{Answer, Checked, Label, Query, Recovery, SolveError, Solver, Weakening};
 
@@ -62,19 +73,23 @@ impl Concurrency {
         if g.async_functions().is_empty() {
             return None;
         }
-        let roots: Vec<NodeId> = g
-            .async_functions()
-            .iter()
-            .filter_map(|&f| g.function(f).entry)
-            .collect();
-        let async_nodes = closure(g, &roots, false);
-        let in_async = |s: &crate::report::NodeSet| {
-            s.nodes().iter().any(|n| async_nodes.contains(n.index()))
+        Some(Concurrency::with_live(g, report, g.async_functions()))
+    }
+
+    /// With only the asynchronous functions `live` (every one is used to
+    /// tell whether the crash may lie in asynchronous code).
+    pub fn with_live(g: &Icfg, report: &Report, live: &[FuncId]) -> Concurrency {
+        let entries = |fs: &[FuncId]| -> Vec<NodeId> {
+            fs.iter().filter_map(|&f| g.function(f).entry).collect()
         };
+        let all_roots = entries(g.async_functions());
+        let roots = entries(live);
+        let async_nodes = closure(g, &roots, false);
         // The stack shows a synchronous context when its outermost call
         // is made by the program's start function (`main`) and no frame
         // enters an asynchronous function.
-        let root_entry = |s: &crate::report::NodeSet| s.nodes().iter().any(|n| roots.contains(n));
+        let root_entry =
+            |s: &crate::report::NodeSet| s.nodes().iter().any(|n| all_roots.contains(n));
         let main = g.function_by_name("main");
         let starts = |n: &NodeId| {
             let f = g.func_of(*n);
@@ -85,10 +100,14 @@ impl Concurrency {
             .first()
             .is_some_and(|f| f.call.nodes().iter().all(starts))
             && !report.stack.iter().any(|f| root_entry(&f.entry));
-        let crash_is_async = match &report.crash {
-            Some(c) => in_async(c) && !synchronous_stack,
-            None => !synchronous_stack,
-        };
+        let crash_is_async = !synchronous_stack
+            && match &report.crash {
+                Some(c) => {
+                    let all_async = closure(g, &all_roots, false);
+                    c.nodes().iter().any(|n| all_async.contains(n.index()))
+                }
+                None => true,
+            };
         let off_path = if crash_is_async {
             closure(g, &[g.start()], true)
         } else {
@@ -100,12 +119,27 @@ impl Concurrency {
                 relaxed.remove(n.index());
             }
         }
-        Some(Concurrency {
+        Concurrency {
             async_nodes,
             off_path,
             relaxed,
             crash_is_async,
-        })
+        }
+    }
+
+    /// The asynchronous functions registered at a site that `labels` does
+    /// not rule out, plus `live`.
+    fn live_after(g: &Icfg, labels: &[Label], live: &[FuncId]) -> Vec<FuncId> {
+        let mut out: Vec<FuncId> = g
+            .async_registrations()
+            .iter()
+            .filter(|(site, _)| labels[site.index()] != Label::No)
+            .map(|&(_, f)| f)
+            .chain(live.iter().copied())
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
     }
 
     /// The report without observations of code that may run off the path,
@@ -187,6 +221,30 @@ fn closure(g: &Icfg, from: &[NodeId], returns: bool) -> BitSet {
     seen
 }
 
+/// Bulk recovery with the observations of off-path code dropped and its No
+/// labels relaxed.
+trait RecoverWith {
+    fn recover_with(&self, g: &Icfg, report: &Report, c: &Concurrency)
+        -> Result<Recovery, SolveError>;
+}
+
+impl<S: Solver> RecoverWith for S {
+    fn recover_with(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        c: &Concurrency,
+    ) -> Result<Recovery, SolveError> {
+        let (r, weakened) = c.weaken(report);
+        let mut out = self.recover(g, &r)?;
+        c.relax(&mut out.labels);
+        out.weakened.extend(weakened);
+        out.stats.push(("async_nodes", c.async_nodes.count() as u64));
+        out.stats.push(("async_relaxed", c.relaxed.count() as u64));
+        Ok(out)
+    }
+}
+
 /// Any solver, with answers about the whole process (see the module docs).
 /// The identity for graphs without asynchronous functions.
 #[derive(Clone, Debug, Default)]
@@ -243,16 +301,31 @@ impl<S: Solver> Solver for ProcessWide<S> {
     }
 
     fn recover(&self, g: &Icfg, report: &Report) -> Result<Recovery, SolveError> {
-        let Some(c) = Concurrency::of(g, report) else {
+        let Some(all) = Concurrency::of(g, report) else {
             return self.0.recover(g, report);
         };
-        let (r, weakened) = c.weaken(report);
-        let mut out = self.0.recover(g, &r)?;
-        c.relax(&mut out.labels);
-        out.weakened.extend(weakened);
-        out.stats
-            .push(("async_nodes", c.async_nodes.count() as u64));
-        out.stats.push(("async_relaxed", c.relaxed.count() as u64));
+        let path_alone = if all.crash_is_async {
+            None
+        } else {
+            self.0.recover(g, report).ok()
+        };
+        let Some(mut out) = path_alone else {
+            return self.0.recover_with(g, report, &all);
+        };
+        let mut live = Concurrency::live_after(g, &out.labels, &[]);
+        let mut rounds = 1;
+        while !live.is_empty() {
+            let c = Concurrency::with_live(g, report, &live);
+            out = self.0.recover_with(g, report, &c)?;
+            rounds += 1;
+            let next = Concurrency::live_after(g, &out.labels, &live);
+            if next == live {
+                break;
+            }
+            live = next;
+        }
+        out.stats.push(("async_live", live.len() as u64));
+        out.stats.push(("async_rounds", rounds));
         Ok(out)
     }
 }

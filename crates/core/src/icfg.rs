@@ -266,7 +266,7 @@ pub struct IcfgBuilder {
     start: Option<NodeId>,
     columns: Vec<(u32, u32)>,
     call_notes: Vec<(u32, CallNote)>,
-    async_funcs: Vec<FuncId>,
+    async_regs: Vec<(NodeId, FuncId)>,
 }
 
 /// What a front-end knows about a call site beyond its call edges: the
@@ -410,10 +410,11 @@ impl IcfgBuilder {
     }
 
     /// Records that function `f` may start running asynchronously, outside
-    /// the path of the thread that crashed: a signal handler or a thread's
-    /// start routine (see [`Icfg::async_functions`]).
-    pub fn mark_async(&mut self, f: FuncId) {
-        self.async_funcs.push(f);
+    /// the path of the thread that crashed, once the call site
+    /// `registered_at` ran: a signal handler installed there or a thread
+    /// started there (see [`Icfg::async_registrations`]).
+    pub fn mark_async(&mut self, f: FuncId, registered_at: NodeId) {
+        self.async_regs.push((registered_at, f));
     }
 
     /// Sets the program's start node explicitly.
@@ -529,11 +530,12 @@ impl IcfgBuilder {
             }
         }
         let func_lookup = self.func_lookup;
-        let mut async_funcs = self.async_funcs;
-        async_funcs.sort_unstable();
-        async_funcs.dedup();
+        let mut async_regs = self.async_regs;
+        async_regs.sort_unstable();
+        async_regs.dedup();
         Ok(Icfg {
-            async_funcs,
+            async_funcs: async_functions_of(&async_regs),
+            async_regs,
             columns,
             call_notes,
             func_lookup,
@@ -578,9 +580,25 @@ pub struct Icfg {
     call_notes: Vec<(u32, CallNote)>,
     func_lookup: HashMap<Box<str>, FuncId>,
     async_funcs: Vec<FuncId>,
+    async_regs: Vec<(NodeId, FuncId)>,
+}
+
+/// The distinct functions of a registration list, sorted.
+fn async_functions_of(regs: &[(NodeId, FuncId)]) -> Vec<FuncId> {
+    let mut f: Vec<FuncId> = regs.iter().map(|r| r.1).collect();
+    f.sort_unstable();
+    f.dedup();
+    f
 }
 
 impl Icfg {
+    /// Where asynchronous functions are registered: (the call site that
+    /// installs the signal handler or starts the thread, the function),
+    /// sorted. The function may run only after its site ran.
+    pub fn async_registrations(&self) -> &[(NodeId, FuncId)] {
+        &self.async_regs
+    }
+
     /// Functions that may start running asynchronously, outside the path
     /// of the crashing thread (signal handlers, thread start routines),
     /// sorted. Their code may have run whatever that path was; see
@@ -1076,7 +1094,8 @@ impl Icfg {
         }
         w.u64(strs.ends.len() as u64);
         w.pool(&strs.bytes, &strs.ends);
-        w.u32s(self.async_funcs.iter().map(|f| f.0));
+        w.u32s(self.async_regs.iter().map(|r| r.0 .0));
+        w.u32s(self.async_regs.iter().map(|r| r.1 .0));
         let total = (w.out.len() + 8) as u64;
         w.out[8..16].copy_from_slice(&total.to_le_bytes());
         let sum = cache_checksum(&w.out);
@@ -1279,9 +1298,16 @@ impl Icfg {
                 )
             })
             .collect();
-        let async_funcs = r.u32s(None, "asynchronous functions")?;
-        if async_funcs.iter().any(|&f| f as usize >= functions.len())
-            || async_funcs.windows(2).any(|w| w[0] >= w[1])
+        let reg_sites = r.u32s(None, "asynchronous functions")?;
+        let reg_funcs = r.u32s(Some(reg_sites.len()), "asynchronous functions")?;
+        let async_regs: Vec<(NodeId, FuncId)> = reg_sites
+            .iter()
+            .zip(&reg_funcs)
+            .map(|(&s, &f)| (NodeId(s), FuncId(f)))
+            .collect();
+        if reg_sites.iter().any(|&s| s as usize >= n)
+            || reg_funcs.iter().any(|&f| f as usize >= functions.len())
+            || async_regs.windows(2).any(|w| w[0] >= w[1])
         {
             return Err(CacheError::Corrupt("asynchronous functions"));
         }
@@ -1313,7 +1339,8 @@ impl Icfg {
             columns,
             call_notes,
             func_lookup,
-            async_funcs: async_funcs.into_iter().map(FuncId).collect(),
+            async_funcs: async_functions_of(&async_regs),
+            async_regs,
         })
     }
 }

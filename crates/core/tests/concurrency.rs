@@ -72,7 +72,7 @@ impl Prog {
         b.add_call_edge(s, w0);
         b.add_external_callee(s);
         if worker_is_async {
-            b.mark_async(worker);
+            b.mark_async(worker, s);
         }
         Prog { g: b.build().unwrap() }
     }
@@ -225,4 +225,65 @@ fn the_cache_keeps_asynchronous_functions() {
             .collect::<Vec<_>>(),
         ["worker"]
     );
+}
+
+#[test]
+fn a_thread_whose_start_never_ran_costs_no_precision() {
+    let p = Prog::new(true, false);
+    // An observation says the spawn never ran: then neither did the
+    // thread, and its code is No (the path-alone answer).
+    let report = Report {
+        crash: Some(NodeSet::one(p.n("c"))),
+        obs_no: vec![NodeSet::one(p.n("s"))],
+        ..Report::default()
+    };
+    for s in solvers() {
+        let rec = s.recover(&p.g, &report);
+        // s is on the only path to c: the report is impossible.
+        assert!(rec.is_err());
+    }
+    // Spawn on a branch the report rules out.
+    let mut b = IcfgBuilder::new();
+    let main = b.function("main");
+    let worker = b.function("worker");
+    let mut node = |b: &mut IcfgBuilder, id: &str, kind, f| {
+        b.add_node(NodeSpec {
+            ext_id: id,
+            kind,
+            func: f,
+            label: id,
+            lines: &[],
+        })
+        .unwrap()
+    };
+    use NodeKind::*;
+    let m = node(&mut b, "M", Entry, main);
+    let s = node(&mut b, "s", CallSite, main);
+    let a = node(&mut b, "a", Statement, main);
+    let c = node(&mut b, "c", Statement, main);
+    let w0 = node(&mut b, "W", Entry, worker);
+    let w = node(&mut b, "w", Statement, worker);
+    for (x, y) in [(m, s), (m, a), (s, c), (a, c), (w0, w), (w, w)] {
+        b.add_flow_edge(x, y);
+    }
+    b.add_call_edge(s, w0);
+    b.add_external_callee(s);
+    b.mark_async(worker, s);
+    let g = b.build().unwrap();
+    let labels = |r: &Report, s: &dyn Solver| -> Vec<Label> { s.recover(&g, r).unwrap().labels };
+    let skipped = Report {
+        crash: Some(NodeSet::one(c)),
+        obs_no: vec![NodeSet::one(s)],
+        ..Report::default()
+    };
+    let maybe = Report {
+        crash: Some(NodeSet::one(c)),
+        ..Report::default()
+    };
+    for sol in solvers() {
+        let l = labels(&skipped, &*sol);
+        assert_eq!((l[w.index()], l[w0.index()]), (Label::No, Label::No));
+        let l = labels(&maybe, &*sol);
+        assert_eq!((l[w.index()], l[w0.index()]), (Label::Maybe, Label::Maybe));
+    }
 }

@@ -115,8 +115,11 @@ pub(crate) struct Lowering<'m> {
     /// Whether the program registers exit handlers (`atexit`, ...).
     exit_handlers: bool,
     /// Functions registered to run asynchronously (signal handlers,
-    /// thread start routines).
-    async_roots: HashSet<usize>,
+    /// thread start routines), with the call site that registers them.
+    async_roots: HashSet<(usize, NodeId)>,
+    /// Direct calls of each defined function (see [`Lowering::callers`]).
+    #[allow(clippy::type_complexity)]
+    callers: Option<HashMap<usize, Vec<(&'m Function, &'m [(Operand, Vec<llvm_ir::function::ParameterAttribute>)])>>>,
 }
 
 fn name_str(n: &Name) -> String {
@@ -184,6 +187,7 @@ impl<'m> Lowering<'m> {
             unknown_code_sites: Vec::new(),
             exit_handlers: false,
             async_roots: HashSet::new(),
+            callers: None,
         }
     }
 
@@ -766,7 +770,7 @@ impl<'m> Lowering<'m> {
                         let name = self.infos[i].name;
                         self.b.add_external_callee_name(site, name);
                         self.callbacks(site, parts.args);
-                        self.external_effects(i, site, parts.args);
+                        self.external_effects(i, site, cx.f, parts.args);
                     }
                 }
             }
@@ -831,7 +835,8 @@ impl<'m> Lowering<'m> {
         &mut self,
         i: usize,
         site: NodeId,
-        args: &[(Operand, Vec<llvm_ir::function::ParameterAttribute>)],
+        caller: &'m Function,
+        args: &'m [(Operand, Vec<llvm_ir::function::ParameterAttribute>)],
     ) {
         let name = self.infos[i].name;
         if self.infos[i].returns_twice {
@@ -841,7 +846,7 @@ impl<'m> Lowering<'m> {
         } else if libc::LONGJMP_NAMES.contains(&name) {
             self.longjmp_sites.push(site);
         } else if libc::ASYNC_REGISTRARS.contains(&name) {
-            self.async_registration(name, args);
+            self.async_registration(name, site, caller, args);
         } else if libc::EXIT_REGISTRARS.contains(&name) {
             self.exit_handlers = true;
         } else if !libc::is_inert(name) && !libc::SYNC_CALLBACK.contains(&name) {
@@ -850,17 +855,26 @@ impl<'m> Lowering<'m> {
     }
 
     /// Records the functions a signal or thread registration may run
-    /// asynchronously: the function pointers it is passed (a variable:
+    /// asynchronously: the function pointers it is passed (a variable: the
+    /// functions it is traced to by [`Lowering::pointer_sources`], else
     /// every compatible address-taken function); for `sigaction`, whose
     /// handler travels in a structure, every address-taken function that
     /// has a handler's type.
     fn async_registration(
         &mut self,
         name: &str,
-        args: &[(Operand, Vec<llvm_ir::function::ParameterAttribute>)],
+        site: NodeId,
+        caller: &'m Function,
+        args: &'m [(Operand, Vec<llvm_ir::function::ParameterAttribute>)],
     ) {
         let before = self.async_roots.len();
         for (arg, _) in args {
+            if let Some(sources) = self.pointer_sources(caller, arg, 4) {
+                if !sources.is_empty() {
+                    self.async_roots.extend(sources.into_iter().map(|t| (t, site)));
+                    continue;
+                }
+            }
             let ty = self.m.types.type_of(arg);
             let Type::PointerType { pointee_type, .. } = ty.as_ref() else {
                 continue;
@@ -873,19 +887,12 @@ impl<'m> Lowering<'m> {
             else {
                 continue;
             };
-            match self.direct(arg) {
-                Some(t) => {
-                    self.async_roots.insert(t);
-                }
-                None => {
-                    let t = self.targets_for(CallSig {
-                        ret: result_type.clone(),
-                        args: param_types.clone(),
-                        var_arg: *is_var_arg,
-                    });
-                    self.async_roots.extend(t.iter().copied());
-                }
-            }
+            let t = self.targets_for(CallSig {
+                ret: result_type.clone(),
+                args: param_types.clone(),
+                var_arg: *is_var_arg,
+            });
+            self.async_roots.extend(t.iter().map(|&t| (t, site)));
         }
         if name == "sigaction" {
             let handlers: Vec<usize> = self
@@ -904,9 +911,9 @@ impl<'m> Lowering<'m> {
                         }
                 })
                 .collect();
-            self.async_roots.extend(handlers);
+            self.async_roots.extend(handlers.into_iter().map(|t| (t, site)));
         }
-        self.async_roots.retain(|&t| self.infos[t].def.is_some());
+        self.async_roots.retain(|&(t, _)| self.infos[t].def.is_some());
         if self.async_roots.len() > before {
             self.report.async_registrations += 1;
         }
@@ -1017,6 +1024,107 @@ impl<'m> Lowering<'m> {
         }
     }
 
+    /// The functions a function-pointer operand of `f` can hold, when every
+    /// value it can have is traced to a function constant; `None` when it
+    /// cannot be (the caller then falls back to every compatible
+    /// address-taken function). Follows, up to `depth` steps, the shapes
+    /// clang emits at `-O0`: casts, a load of a local slot whose every
+    /// use is a load or a store (each stored value traced in turn), and a
+    /// parameter of a function that is only called directly (the argument
+    /// of every call traced in its caller).
+    fn pointer_sources(&mut self, f: &'m Function, op: &'m Operand, depth: u32) -> Option<Vec<usize>> {
+        if let Some(i) = self.direct(op) {
+            return Some(vec![i]);
+        }
+        if depth == 0 {
+            return None;
+        }
+        let Operand::LocalOperand { name, .. } = op else {
+            return None;
+        };
+        if let Some(pos) = f.parameters.iter().position(|p| &p.name == name) {
+            let fi = *self.by_name.get(&f.name)?;
+            if self.address_taken.contains(&fi) {
+                return None;
+            }
+            let callers = self.callers().get(&fi).cloned().unwrap_or_default();
+            let mut out = Vec::new();
+            for (caller, args) in callers {
+                let (arg, _) = args.get(pos)?;
+                out.extend(self.pointer_sources(caller, arg, depth - 1)?);
+            }
+            return Some(out);
+        }
+        let def = f
+            .basic_blocks
+            .iter()
+            .flat_map(|bb| &bb.instrs)
+            .find(|i| i.try_get_result() == Some(name))?;
+        match def {
+            Instruction::BitCast(c) => self.pointer_sources(f, &c.operand, depth - 1),
+            Instruction::Load(l) => {
+                let Operand::LocalOperand { name: slot, .. } = &l.address else {
+                    return None;
+                };
+                let mut stored: Vec<&'m Operand> = Vec::new();
+                for inst in f.basic_blocks.iter().flat_map(|bb| &bb.instrs) {
+                    let mut other_use = false;
+                    let is_slot =
+                        |o: &Operand| matches!(o, Operand::LocalOperand { name, .. } if name == slot);
+                    match inst {
+                        Instruction::Load(x) if is_slot(&x.address) => {}
+                        Instruction::Store(x) if is_slot(&x.address) => {
+                            if is_slot(&x.value) {
+                                return None;
+                            }
+                            stored.push(&x.value);
+                        }
+                        _ => instruction_operands(inst, &mut |o| other_use |= is_slot(o)),
+                    }
+                    if other_use {
+                        return None;
+                    }
+                }
+                let mut out = Vec::new();
+                for v in stored {
+                    out.extend(self.pointer_sources(f, v, depth - 1)?);
+                }
+                Some(out)
+            }
+            _ => None,
+        }
+    }
+
+    /// Direct calls of each defined function: (calling function, the
+    /// call's arguments). Built on first use.
+    #[allow(clippy::type_complexity)]
+    fn callers(&mut self) -> &HashMap<usize, Vec<(&'m Function, &'m [(Operand, Vec<llvm_ir::function::ParameterAttribute>)])>> {
+        if self.callers.is_none() {
+            let mut map: HashMap<usize, Vec<_>> = HashMap::new();
+            for f in &self.m.functions {
+                for bb in &f.basic_blocks {
+                    let calls = bb.instrs.iter().filter_map(|i| match i {
+                        Instruction::Call(c) => Some((c.function.as_ref().right(), &c.arguments[..])),
+                        _ => None,
+                    });
+                    let invoke = match &bb.term {
+                        Terminator::Invoke(x) => Some((x.function.as_ref().right(), &x.arguments[..])),
+                        _ => None,
+                    };
+                    for (callee, args) in calls.chain(invoke) {
+                        if let Some(i) = callee.and_then(|op| self.direct(op)) {
+                            if self.infos[i].def.is_some() {
+                                map.entry(i).or_default().push((f, args));
+                            }
+                        }
+                    }
+                }
+            }
+            self.callers = Some(map);
+        }
+        self.callers.as_ref().expect("just built")
+    }
+
     // ---- pass 4: control flow no call instruction shows -------------------
 
     /// Adds the control flow that is not in any function body:
@@ -1057,13 +1165,14 @@ impl<'m> Lowering<'m> {
             r
         };
         self.report.setjmp_sites = self.setjmp_sites.len();
-        let mut roots: Vec<usize> = self.async_roots.iter().copied().collect();
+        let mut roots: Vec<(usize, NodeId)> = self.async_roots.iter().copied().collect();
         roots.sort_unstable();
-        for i in roots {
+        for &(i, site) in &roots {
             let func = self.b.function(self.infos[i].name);
-            self.b.mark_async(func);
-            self.report.async_functions += 1;
+            self.b.mark_async(func, site);
         }
+        roots.dedup_by_key(|r| r.0);
+        self.report.async_functions = roots.len();
         for &l in &self.longjmp_sites {
             for &r in &resumes {
                 self.b.add_flow_edge(l, r);

@@ -182,16 +182,23 @@ static sigjmp_buf senv;
 static void fail(void) { longjmp(env, 1); }
 static void on_int(int sig) { siglongjmp(senv, sig); }
 static void *run(void *arg) { return arg; }
+static void *other(void *arg) { return arg; }
+static void *(*table[])(void *) = {other};
 static void not_a_handler(double x) { printf("%f\n", x); }
 static void (*keep)(double) = not_a_handler;
 
+static int spawn(void *(*routine)(void *)) {
+  pthread_t t;
+  return pthread_create(&t, 0, routine, 0);
+}
+
 int main(void) {
   struct sigaction sa;
-  pthread_t t;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_int;
   sigaction(SIGINT, &sa, 0);
-  pthread_create(&t, 0, run, 0);
+  spawn(run);
+  table[0](0);
   if (setjmp(env) == 0)
     fail();
   if (sigsetjmp(senv, 1) == 0)
@@ -230,8 +237,9 @@ fn nonlocal_jumps_and_asynchronous_functions_from_clang() {
     }
     assert_eq!(r.longjmp_edges, 4);
     // The handler reaches sigaction in a structure, the thread routine
-    // pthread_create directly: both may run asynchronously; a function of
-    // another type is not a handler.
+    // pthread_create through spawn's parameter, traced to the one
+    // function passed (not the address-taken `other` of the same type): both may
+    // run asynchronously; a function of another type is not a handler.
     let mut asynchronous: Vec<_> = g
         .async_functions()
         .iter()
@@ -239,6 +247,15 @@ fn nonlocal_jumps_and_asynchronous_functions_from_clang() {
         .collect();
     asynchronous.sort();
     assert_eq!(asynchronous, ["on_int", "run"]);
+    let registered_at: Vec<_> = g
+        .async_registrations()
+        .iter()
+        .map(|&(s, f)| (g.label(s).to_string(), g.function(f).name.to_string()))
+        .collect();
+    assert!(
+        registered_at.contains(&("call pthread_create".into(), "run".into())),
+        "{registered_at:?}"
+    );
     // Every call here is to a known C library function: no external-code
     // function is needed.
     assert_eq!(r.external_code_sites, 0, "{}", r.summary());
