@@ -353,6 +353,10 @@ impl FrontendReport {
             (self.noreturn_calls, "noreturn calls"),
             (self.callbr, "callbr sites over-approximated"),
             (
+                self.inline_asm,
+                "inline-assembly calls taken as ordinary instructions",
+            ),
+            (
                 self.foreign_locations,
                 "instructions located in another file",
             ),
