@@ -294,7 +294,11 @@ fn check(case: &Case) {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let src = format!("{}.{}", case.name, case.ext);
-    let cc = if case.ext == "cpp" { "clang++-14" } else { "clang-14" };
+    let cc = if case.ext == "cpp" {
+        "clang++-14"
+    } else {
+        "clang-14"
+    };
     std::fs::copy(data(&src), dir.join(&src)).unwrap();
     std::fs::copy(data("flush_profile.c"), dir.join("flush_profile.c")).unwrap();
     let mut outside_objs = vec!["flush_profile.o".to_string()];
@@ -308,7 +312,11 @@ fn check(case: &Case) {
 
     // Build: the IR for the graph, the program with coverage.
     let bc = format!("{}.bc", case.name);
-    sh(&dir, cc, &["-g", "-O0", "-emit-llvm", "-c", &src, "-o", &bc]);
+    sh(
+        &dir,
+        cc,
+        &["-g", "-O0", "-emit-llvm", "-c", &src, "-o", &bc],
+    );
     sh(
         &dir,
         "clang-14",

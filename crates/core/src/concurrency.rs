@@ -148,9 +148,7 @@ impl Concurrency {
         let mut r = report.clone();
         let mut weakened = Vec::new();
         let is_async = |s: &crate::report::NodeSet| {
-            s.nodes()
-                .iter()
-                .any(|n| self.off_path.contains(n.index()))
+            s.nodes().iter().any(|n| self.off_path.contains(n.index()))
         };
         for (i, t) in r.obs_yes.iter_mut().enumerate() {
             let k = t.entries.iter().filter(|e| is_async(e)).count();
@@ -224,8 +222,12 @@ fn closure(g: &Icfg, from: &[NodeId], returns: bool) -> BitSet {
 /// Bulk recovery with the observations of off-path code dropped and its No
 /// labels relaxed.
 trait RecoverWith {
-    fn recover_with(&self, g: &Icfg, report: &Report, c: &Concurrency)
-        -> Result<Recovery, SolveError>;
+    fn recover_with(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        c: &Concurrency,
+    ) -> Result<Recovery, SolveError>;
 }
 
 impl<S: Solver> RecoverWith for S {
@@ -239,7 +241,8 @@ impl<S: Solver> RecoverWith for S {
         let mut out = self.recover(g, &r)?;
         c.relax(&mut out.labels);
         out.weakened.extend(weakened);
-        out.stats.push(("async_nodes", c.async_nodes.count() as u64));
+        out.stats
+            .push(("async_nodes", c.async_nodes.count() as u64));
         out.stats.push(("async_relaxed", c.relaxed.count() as u64));
         Ok(out)
     }

@@ -27,7 +27,7 @@ impl Prog {
         let mut b = IcfgBuilder::new();
         let main = b.function("main");
         let worker = b.function("worker");
-        let mut add = |b: &mut IcfgBuilder, id: &str, kind, f| {
+        let add = |b: &mut IcfgBuilder, id: &str, kind, f| {
             b.add_node(NodeSpec {
                 ext_id: id,
                 kind,
@@ -74,7 +74,9 @@ impl Prog {
         if worker_is_async {
             b.mark_async(worker, s);
         }
-        Prog { g: b.build().unwrap() }
+        Prog {
+            g: b.build().unwrap(),
+        }
     }
 
     fn n(&self, id: &str) -> NodeId {
@@ -246,7 +248,7 @@ fn a_thread_whose_start_never_ran_costs_no_precision() {
     let mut b = IcfgBuilder::new();
     let main = b.function("main");
     let worker = b.function("worker");
-    let mut node = |b: &mut IcfgBuilder, id: &str, kind, f| {
+    let node = |b: &mut IcfgBuilder, id: &str, kind, f| {
         b.add_node(NodeSpec {
             ext_id: id,
             kind,

@@ -683,7 +683,10 @@ mod tests {
 
     #[test]
     fn inert_list_is_sorted_and_disjoint_from_the_others() {
-        assert!(INERT.windows(2).all(|w| w[0] < w[1]), "INERT must be sorted");
+        assert!(
+            INERT.windows(2).all(|w| w[0] < w[1]),
+            "INERT must be sorted"
+        );
         for list in [
             SETJMP_NAMES,
             LONGJMP_NAMES,

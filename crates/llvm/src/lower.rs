@@ -13,12 +13,12 @@
 //!    the `external code` function that calls back every address-taken
 //!    function, and exit handlers after `main` returns.
 
+use crate::decls::DeclAttributes;
+use crate::libc;
 use crate::operands::{
     callee, instruction_operands, opcode, strip_casts, term_opcode, terminator_operands,
     walk_constant,
 };
-use crate::decls::DeclAttributes;
-use crate::libc;
 use crate::{FrontendReport, LlvmError, NORETURN_NAMES};
 use llvm_ir::function::{FunctionAttribute, FunctionDeclaration};
 use llvm_ir::instruction::Call;
@@ -44,6 +44,12 @@ struct FnInfo<'m> {
     intrinsic: bool,
     entry: Option<NodeId>,
     exit: Option<NodeId>,
+}
+
+/// Attributes of a function that matter for its calls.
+struct Traits {
+    noreturn: bool,
+    returns_twice: bool,
 }
 
 /// What a call instruction is for the graph.
@@ -119,7 +125,15 @@ pub(crate) struct Lowering<'m> {
     async_roots: HashSet<(usize, NodeId)>,
     /// Direct calls of each defined function (see [`Lowering::callers`]).
     #[allow(clippy::type_complexity)]
-    callers: Option<HashMap<usize, Vec<(&'m Function, &'m [(Operand, Vec<llvm_ir::function::ParameterAttribute>)])>>>,
+    callers: Option<
+        HashMap<
+            usize,
+            Vec<(
+                &'m Function,
+                &'m [(Operand, Vec<llvm_ir::function::ParameterAttribute>)],
+            )>,
+        >,
+    >,
 }
 
 fn name_str(n: &Name) -> String {
@@ -224,8 +238,10 @@ impl<'m> Lowering<'m> {
                 &f.return_type,
                 f.parameters.iter().map(|p| &p.ty).collect(),
                 f.is_var_arg,
-                attrs.contains(&FunctionAttribute::NoReturn),
-                attrs.contains(&FunctionAttribute::ReturnsTwice),
+                Traits {
+                    noreturn: attrs.contains(&FunctionAttribute::NoReturn),
+                    returns_twice: attrs.contains(&FunctionAttribute::ReturnsTwice),
+                },
             );
             let last = self.infos.len() - 1;
             self.infos[last].nounwind = attrs.contains(&FunctionAttribute::NoUnwind);
@@ -245,8 +261,10 @@ impl<'m> Lowering<'m> {
                 return_type,
                 parameters.iter().map(|p| &p.ty).collect(),
                 *is_var_arg,
-                self.decl_attrs.noreturn.contains(name.as_str()),
-                self.decl_attrs.returns_twice.contains(name.as_str()),
+                Traits {
+                    noreturn: self.decl_attrs.noreturn.contains(name.as_str()),
+                    returns_twice: self.decl_attrs.returns_twice.contains(name.as_str()),
+                },
             );
         }
         for a in &m.global_aliases {
@@ -274,14 +292,13 @@ impl<'m> Lowering<'m> {
         ret: &'m TypeRef,
         params: Vec<&'m TypeRef>,
         var_arg: bool,
-        noreturn: bool,
-        returns_twice: bool,
+        traits: Traits,
     ) {
         // The names lists describe the C library: they apply to
         // declarations only, never to a program's own function of that name.
-        let noreturn = noreturn || (def.is_none() && NORETURN_NAMES.contains(&name));
+        let noreturn = traits.noreturn || (def.is_none() && NORETURN_NAMES.contains(&name));
         let returns_twice =
-            returns_twice || (def.is_none() && libc::SETJMP_NAMES.contains(&name));
+            traits.returns_twice || (def.is_none() && libc::SETJMP_NAMES.contains(&name));
         self.by_name.insert(name.to_string(), self.infos.len());
         self.infos.push(FnInfo {
             name,
@@ -801,9 +818,9 @@ impl<'m> Lowering<'m> {
                     self.b.add_external_callee(site);
                     self.callbacks(site, parts.args);
                     let all_inert = !targets.is_empty()
-                        && targets
-                            .iter()
-                            .all(|&t| self.infos[t].def.is_some() || libc::is_inert(self.infos[t].name));
+                        && targets.iter().all(|&t| {
+                            self.infos[t].def.is_some() || libc::is_inert(self.infos[t].name)
+                        });
                     if !all_inert {
                         self.unknown_code_sites.push(site);
                     }
@@ -871,7 +888,8 @@ impl<'m> Lowering<'m> {
         for (arg, _) in args {
             if let Some(sources) = self.pointer_sources(caller, arg, 4) {
                 if !sources.is_empty() {
-                    self.async_roots.extend(sources.into_iter().map(|t| (t, site)));
+                    self.async_roots
+                        .extend(sources.into_iter().map(|t| (t, site)));
                     continue;
                 }
             }
@@ -911,9 +929,11 @@ impl<'m> Lowering<'m> {
                         }
                 })
                 .collect();
-            self.async_roots.extend(handlers.into_iter().map(|t| (t, site)));
+            self.async_roots
+                .extend(handlers.into_iter().map(|t| (t, site)));
         }
-        self.async_roots.retain(|&(t, _)| self.infos[t].def.is_some());
+        self.async_roots
+            .retain(|&(t, _)| self.infos[t].def.is_some());
         if self.async_roots.len() > before {
             self.report.async_registrations += 1;
         }
@@ -1032,7 +1052,12 @@ impl<'m> Lowering<'m> {
     /// use is a load or a store (each stored value traced in turn), and a
     /// parameter of a function that is only called directly (the argument
     /// of every call traced in its caller).
-    fn pointer_sources(&mut self, f: &'m Function, op: &'m Operand, depth: u32) -> Option<Vec<usize>> {
+    fn pointer_sources(
+        &mut self,
+        f: &'m Function,
+        op: &'m Operand,
+        depth: u32,
+    ) -> Option<Vec<usize>> {
         if let Some(i) = self.direct(op) {
             return Some(vec![i]);
         }
@@ -1069,8 +1094,7 @@ impl<'m> Lowering<'m> {
                 let mut stored: Vec<&'m Operand> = Vec::new();
                 for inst in f.basic_blocks.iter().flat_map(|bb| &bb.instrs) {
                     let mut other_use = false;
-                    let is_slot =
-                        |o: &Operand| matches!(o, Operand::LocalOperand { name, .. } if name == slot);
+                    let is_slot = |o: &Operand| matches!(o, Operand::LocalOperand { name, .. } if name == slot);
                     match inst {
                         Instruction::Load(x) if is_slot(&x.address) => {}
                         Instruction::Store(x) if is_slot(&x.address) => {
@@ -1098,17 +1122,29 @@ impl<'m> Lowering<'m> {
     /// Direct calls of each defined function: (calling function, the
     /// call's arguments). Built on first use.
     #[allow(clippy::type_complexity)]
-    fn callers(&mut self) -> &HashMap<usize, Vec<(&'m Function, &'m [(Operand, Vec<llvm_ir::function::ParameterAttribute>)])>> {
+    fn callers(
+        &mut self,
+    ) -> &HashMap<
+        usize,
+        Vec<(
+            &'m Function,
+            &'m [(Operand, Vec<llvm_ir::function::ParameterAttribute>)],
+        )>,
+    > {
         if self.callers.is_none() {
             let mut map: HashMap<usize, Vec<_>> = HashMap::new();
             for f in &self.m.functions {
                 for bb in &f.basic_blocks {
                     let calls = bb.instrs.iter().filter_map(|i| match i {
-                        Instruction::Call(c) => Some((c.function.as_ref().right(), &c.arguments[..])),
+                        Instruction::Call(c) => {
+                            Some((c.function.as_ref().right(), &c.arguments[..]))
+                        }
                         _ => None,
                     });
                     let invoke = match &bb.term {
-                        Terminator::Invoke(x) => Some((x.function.as_ref().right(), &x.arguments[..])),
+                        Terminator::Invoke(x) => {
+                            Some((x.function.as_ref().right(), &x.arguments[..]))
+                        }
                         _ => None,
                     };
                     for (callee, args) in calls.chain(invoke) {

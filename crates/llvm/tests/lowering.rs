@@ -193,7 +193,10 @@ fn indirect_calls_go_to_every_compatible_address_taken_function() {
         ["a", "b", "cmp", "dbl", "p", "two", "v", "va"],
         "every address-taken function of the program"
     );
-    assert_eq!(loaded.report.external_code_sites, 1, "only %h: qsort and free are known");
+    assert_eq!(
+        loaded.report.external_code_sites, 1,
+        "only %h: qsort and free are known"
+    );
     let r = &loaded.report;
     assert_eq!(
         (
