@@ -558,6 +558,7 @@ fn crash(p: &Program, b: &Built, point: &Point, dir: &Path) -> Crash {
         .args(["-ex", &format!("ignore 1 {}", point.hit - 1)])
         .args(["-ex", &format!("run {} > out.log", args.join(" "))])
         .args(["-ex", "bt"])
+        .args(["-ex", "printf \"crash pc %p\\n\", $pc"])
         .args(["-ex", "call (int)fflush(0)"])
         .args(["-ex", "call (int)__llvm_profile_write_file()"])
         .args(["-ex", "kill"])
@@ -573,7 +574,11 @@ fn crash(p: &Program, b: &Built, point: &Point, dir: &Path) -> Crash {
         "{}: the run did not stop at {point} (or wrote no profile):\n{bt}",
         p.name
     );
-    std::fs::write(dir.join("asan.txt"), sanitizer_report(&frames)).unwrap();
+    let pc = bt
+        .lines()
+        .find_map(|l| l.strip_prefix("crash pc "))
+        .expect("gdb printed the pc");
+    std::fs::write(dir.join("asan.txt"), sanitizer_report(&frames, pc)).unwrap();
 
     let cov = coverage(b, dir, &profraw);
     let mut active = active_frames(cov["functions"].as_array().unwrap(), &frames);
@@ -603,13 +608,18 @@ fn crash(p: &Program, b: &Built, point: &Point, dir: &Path) -> Crash {
     }
 }
 
-/// The stack of `frames` as an AddressSanitizer report prints it.
-fn sanitizer_report(frames: &[Frame]) -> String {
-    let mut out = String::from(
-        "==1==ERROR: AddressSanitizer: SEGV on unknown address 0x000000000000\n",
+/// The stack of `frames` as an AddressSanitizer report prints it. gdb
+/// prints a pc only for the innermost frame of each physical frame, not
+/// for the crash frame and not for the frames that the code they are in
+/// was inlined into; the sanitizer prints the pc on each, the same for all
+/// frames of one physical frame.
+fn sanitizer_report(frames: &[Frame], crash_pc: &str) -> String {
+    let mut out = format!(
+        "==1==ERROR: AddressSanitizer: SEGV on unknown address 0x000000000000 (pc {crash_pc})\n"
     );
+    let mut pc = crash_pc;
     for (i, f) in frames.iter().enumerate() {
-        let pc = f.pc.as_deref().unwrap_or("0x000000400000");
+        pc = f.pc.as_deref().unwrap_or(pc);
         writeln!(out, "    #{i} {pc} in {} {}:{}", f.func, f.file, f.line).unwrap();
     }
     out
