@@ -678,6 +678,8 @@ fn describe(found: &[Unsound]) -> String {
 struct Figures {
     runs: usize,
     analyses: usize,
+    /// Analyses that warned (e.g. a frame that cannot be placed).
+    warned: usize,
     checked: usize,
     yes_confirmed: usize,
     no_confirmed: usize,
@@ -735,6 +737,9 @@ fn check_crash(p: &Program, b: &Built, point: &Point, c: &Crash, fig: &mut Figur
             assert!(o.status.success(), "{what}: {}", show(&o));
             let v: Value = serde_json::from_slice(&o.stdout).unwrap();
             fig.analyses += 1;
+            if String::from_utf8_lossy(&o.stderr).contains("warning") {
+                fig.warned += 1;
+            }
             let decided = fig.decided.entry(solver).or_default();
             for (file, labels) in v["lines"].as_object().unwrap() {
                 let get = |k: &str| -> Vec<u64> {
@@ -829,7 +834,7 @@ fn run(p: &Program, limit: Option<usize>) -> Figures {
 /// The figures of `results` as a Markdown table.
 fn table(results: &[(&str, &Figures)]) -> String {
     let mut out = String::from(
-        "| program | crash points | analyses | lines checked | unsound (distinct lines) | decided utl | decided fsa | time |\n|---|---|---|---|---|---|---|---|\n",
+        "| program | crash points | analyses (warned) | lines checked | unsound (distinct lines) | decided utl | decided fsa | time |\n|---|---|---|---|---|---|---|---|\n",
     );
     for (name, f) in results {
         let share = |s: &str| {
@@ -841,9 +846,10 @@ fn table(results: &[(&str, &Figures)]) -> String {
         let distinct: BTreeSet<(&str, u64)> = f.unsound.iter().map(|u| (u.file.as_str(), u.line)).collect();
         writeln!(
             out,
-            "| {name} | {} | {} | {} ({} Yes, {} No confirmed; {} unknown, of which {} macro lines; {} `}}` lines left out) | {} ({}) | {} | {} | {:.0} s |",
+            "| {name} | {} | {} ({}) | {} ({} Yes, {} No confirmed; {} unknown, of which {} macro lines; {} `}}` lines left out) | {} ({}) | {} | {} | {:.0} s |",
             f.runs,
             f.analyses,
+            f.warned,
             f.checked,
             f.yes_confirmed,
             f.no_confirmed,
