@@ -13,22 +13,9 @@
 //! without coverage and is not part of the graph, which is built from the
 //! program's own IR (`clang-14 -g -O0 -emit-llvm -c`).
 //!
-//! **The truth.** `llvm-profdata-14 merge` + `llvm-cov-14 export
-//! -format=text` give coverage segments; line counts are computed from
-//! them exactly as `llvm-cov show` does (and checked against it). One
-//! subtlety of a crashed run: a coverage region is counted when it is
-//! entered, and the counts of regions that follow are derived by counter
-//! arithmetic as if every function had carried on to its end. A function
-//! still on the stack at the crash therefore looks as if it had also run
-//! the rest of its current region and what follows it, at most once per
-//! active frame of that function (every counter that is subtracted is a
-//! real one, so counts are never too low). So for a line of function `f`
-//! with llvm-cov count `c` and `k` frames of `f` in the backtrace:
-//!
-//! * `c == 0`: it did not run (the check for Yes lines);
-//! * `c > k`, or the line is a frame's line: it ran (the check for No
-//!   lines);
-//! * `0 < c <= k` otherwise: unknown, not checked (counted and printed).
+//! **The truth** is llvm-cov's line counts (checked against `llvm-cov
+//! show`), read with care for the frames still on the stack at the crash:
+//! see `common/mod.rs`.
 //!
 //! Checked for utl and fsa, with the backtrace alone and with the
 //! backtrace plus the log (the program's standard output): no Yes line
@@ -39,10 +26,14 @@
 //! Needs clang-14, llvm-profdata-14, llvm-cov-14 and gdb: without them
 //! the tests fail, they do not skip.
 
+mod common;
+
+use common::{active_frames, line_counts, require, sh, show, shown_counts, source_frames};
+use common::{Frame, Ran, Truth};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -50,199 +41,13 @@ fn data(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn show(o: &Output) -> String {
-    format!(
-        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
-/// Runs a command in `dir`; it must succeed.
-fn sh(dir: &Path, program: &str, args: &[&str]) -> Output {
-    let o = Command::new(program)
-        .current_dir(dir)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {program} (is it installed? see .ci/run): {e}"));
-    assert!(
-        o.status.success(),
-        "{program} {args:?} failed: {}",
-        show(&o)
-    );
-    o
-}
-
-fn require(tool: &str) {
-    // `--help`: llvm-profdata-14 --version exits 1.
-    let ok = Command::new(tool)
-        .arg("--help")
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    assert!(ok, "{tool} is required by the end-to-end soundness tests but cannot be run (install it; see .ci/run)");
-}
-
-/// A program frame of a gdb backtrace: function and line.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Frame {
-    func: String,
-    line: u64,
-}
-
-/// The frames of `bt` (gdb `bt` output) in the source file `file`,
-/// innermost first.
+/// The program frames of `bt` (gdb `bt` output): those in the source file
+/// `file`, innermost first.
 fn program_frames(bt: &str, file: &str) -> Vec<Frame> {
-    let mut frames = Vec::new();
-    for l in bt.lines() {
-        let Some(rest) = l.strip_prefix('#') else {
-            continue;
-        };
-        let Some((_, rest)) = rest.split_once(' ') else {
-            continue;
-        };
-        let rest = rest.trim_start();
-        let rest = if rest.starts_with("0x") {
-            rest.split_once(" in ").map(|x| x.1).unwrap_or("")
-        } else {
-            rest
-        };
-        let Some(func) = rest.split(" (").next() else {
-            continue;
-        };
-        let Some((_, at)) = rest.rsplit_once(" at ") else {
-            continue;
-        };
-        let Some((path, line)) = at.trim().rsplit_once(':') else {
-            continue;
-        };
-        if Path::new(path).file_name().and_then(|n| n.to_str()) != Some(file) {
-            continue;
-        }
-        frames.push(Frame {
-            func: func.trim().to_string(),
-            line: line.parse().unwrap(),
-        });
-    }
-    frames
-}
-
-/// Line counts from the segments of one file of `llvm-cov export`, as
-/// llvm-cov's `LineCoverageStats` computes them: the count of the segment
-/// wrapping into the line, raised to the largest count of a region that
-/// starts on the line. Only mapped lines are in the map: lines a region
-/// covers, unless a skipped region starts them.
-fn line_counts(segments: &[Value]) -> BTreeMap<u64, u64> {
-    struct Seg {
-        line: u64,
-        count: u64,
-        has_count: bool,
-        entry: bool,
-        gap: bool,
-    }
-    let segs: Vec<Seg> = segments
-        .iter()
-        .map(|s| Seg {
-            line: s[0].as_u64().unwrap(),
-            count: s[2].as_u64().unwrap(),
-            has_count: s[3].as_bool().unwrap(),
-            entry: s[4].as_bool().unwrap(),
-            gap: s[5].as_bool().unwrap(),
-        })
-        .collect();
-    let last = segs.iter().map(|s| s.line).max().unwrap_or(0);
-    let mut out = BTreeMap::new();
-    let mut wrapped: Option<&Seg> = None;
-    let mut i = 0;
-    for line in 1..=last {
-        let start = i;
-        while i < segs.len() && segs[i].line == line {
-            i += 1;
-        }
-        let on_line = &segs[start..i];
-        let starts_region = |s: &&Seg| !s.gap && s.has_count && s.entry;
-        let regions = on_line.iter().filter(starts_region).count();
-        let skipped = on_line
-            .first()
-            .map(|s| !s.has_count && s.entry)
-            .unwrap_or(false);
-        let mapped = !skipped && (wrapped.map(|w| w.has_count).unwrap_or(false) || regions > 0);
-        if mapped {
-            let mut count = wrapped.map(|w| w.count).unwrap_or(0);
-            for s in on_line.iter().filter(starts_region) {
-                count = count.max(s.count);
-            }
-            out.insert(line, count);
-        }
-        if let Some(s) = on_line.last() {
-            wrapped = Some(s);
-        }
-    }
-    out
-}
-
-/// Line counts as `llvm-cov show` prints them (`  LINE|  COUNT|source`);
-/// counts it abbreviates (`1.2k`) are left out.
-fn shown_counts(text: &str) -> BTreeMap<u64, u64> {
-    let mut out = BTreeMap::new();
-    for l in text.lines() {
-        let mut parts = l.splitn(3, '|');
-        let (Some(line), Some(count)) = (parts.next(), parts.next()) else {
-            continue;
-        };
-        let (Ok(line), count) = (line.trim().parse::<u64>(), count.trim()) else {
-            continue;
-        };
-        if count.is_empty() {
-            continue;
-        }
-        if let Ok(n) = count.parse() {
-            out.insert(line, n);
-        } else {
-            assert!(
-                count.ends_with(['k', 'M', 'G']),
-                "llvm-cov show count {count:?} in {l:?}"
-            );
-        }
-    }
-    out
-}
-
-/// What really ran, per line of the program's source.
-struct Truth {
-    counts: BTreeMap<u64, u64>,
-    /// For each line, how many active frames its function had at the crash.
-    active: BTreeMap<u64, u64>,
-    frame_lines: BTreeSet<u64>,
-}
-
-enum Ran {
-    Yes,
-    No,
-    Unknown,
-    Unmapped,
-}
-
-impl Truth {
-    fn ran(&self, line: u64) -> Ran {
-        let Some(c) = self.counts.get(&line) else {
-            return if self.frame_lines.contains(&line) {
-                Ran::Yes
-            } else {
-                Ran::Unmapped
-            };
-        };
-        let k = self.active.get(&line).copied().unwrap_or(0);
-        if self.frame_lines.contains(&line) || *c > k {
-            Ran::Yes
-        } else if *c == 0 {
-            Ran::No
-        } else {
-            Ran::Unknown
-        }
-    }
+    source_frames(bt)
+        .into_iter()
+        .filter(|f| f.file_name() == file)
+        .collect()
 }
 
 /// A program of `tests/data/e2e`, the input that crashes it, and what the
@@ -436,30 +241,9 @@ fn check(case: &Case) {
         case.name
     );
 
-    // A frame belongs to the function whose code spans its line (names
-    // would need demangling for C++).
-    let mut active = BTreeMap::new();
-    for func in cov["functions"].as_array().unwrap() {
-        let code: Vec<&Vec<Value>> = func["regions"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r.as_array().unwrap())
-            .filter(|r| r[5] == 0 && r[7] == 0) // in the function's own file; code regions
-            .collect();
-        let first = code.iter().map(|r| r[0].as_u64().unwrap()).min().unwrap();
-        let last = code.iter().map(|r| r[2].as_u64().unwrap()).max().unwrap();
-        let k = frames
-            .iter()
-            .filter(|f| (first..=last).contains(&f.line))
-            .count() as u64;
-        if k == 0 {
-            continue;
-        }
-        for line in first..=last {
-            *active.entry(line).or_insert(0) += k;
-        }
-    }
+    let active = active_frames(cov["functions"].as_array().unwrap(), &frames)
+        .remove(&cov_file)
+        .unwrap_or_default();
     let frame_lines: BTreeSet<u64> = frames.iter().map(|f| f.line).collect();
     for l in &frame_lines {
         assert!(
