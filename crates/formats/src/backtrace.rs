@@ -362,6 +362,7 @@ pub fn parse_backtrace(text: &str, source_name: &str) -> Result<Backtrace, Forma
     for f in &mut bt.frames {
         finish_frame(f);
     }
+    merge_inlined(&mut bt);
     cut_signal_handler(&mut bt);
     if bt.frames.is_empty() {
         return Err(FormatError::text(
@@ -429,6 +430,72 @@ fn is_trampoline(f: &RawFrame) -> bool {
         f.function.as_deref(),
         Some("<signal handler called>" | "_sigtramp" | "__sigtramp" | "__restore_rt")
     )
+}
+
+/// Merges each inlined frame into the frame it is inlined in. An inlined
+/// call is no call in the program's graph: its code is part of the
+/// caller's function, so a frame for it would ask for a call edge that
+/// does not exist. The merged frame is the physical one (function, module,
+/// address) located where the innermost of its inlined frames stopped.
+///
+/// Inlined frames are recognised where the format shows them: gdb prints
+/// the program counter only on the innermost frame of a physical frame's
+/// chain of inlined calls, so a frame other than `#0` without an address
+/// has the frame inside it inlined in it (`#0 0x.. in deref`, `#1 mid`,
+/// `#2 outer`, `#3 0x.. in caller`: deref and mid are inlined in outer); a
+/// sanitizer prints an inlined frame with the program counter of the
+/// frame it is inlined in. (lldb's `outer [inlined] inner` frames are
+/// read as `inner` already.)
+fn merge_inlined(bt: &mut Backtrace) {
+    let n = bt.frames.len();
+    let inlined = |i: usize, frames: &[RawFrame]| -> bool {
+        let (f, outer) = (&frames[i], &frames[i + 1]);
+        if f.runtime || outer.runtime || f.function.is_none() {
+            return false;
+        }
+        match bt.format {
+            BacktraceFormat::Gdb => {
+                outer.address.is_none() && outer.file.is_some() && outer.function.is_some()
+            }
+            BacktraceFormat::Sanitizer => f.address.is_some() && f.address == outer.address,
+            _ => false,
+        }
+    };
+    if n < 2 || !(0..n - 1).any(|i| inlined(i, &bt.frames)) {
+        return;
+    }
+    let frames = std::mem::take(&mut bt.frames);
+    let mut merged: Vec<RawFrame> = Vec::with_capacity(n);
+    let mut names: Vec<String> = Vec::new();
+    // `pending`: the innermost frame of a run of inlined frames, waiting
+    // for the physical frame they are inlined in.
+    let mut pending: Option<RawFrame> = None;
+    for i in 0..n {
+        let f = &frames[i];
+        let is_inlined = i + 1 < n && inlined(i, &frames);
+        if is_inlined {
+            names.push(f.label());
+            if pending.is_none() {
+                pending = Some(f.clone());
+            }
+            continue;
+        }
+        let mut out = f.clone();
+        if let Some(inner) = pending.take() {
+            out.file = inner.file;
+            out.line = inner.line;
+            out.column = inner.column;
+        }
+        merged.push(out);
+    }
+    bt.notes.push(format!(
+        "{} inlined frame{} merged into the frame{} they were inlined in (an inlined call is no call in the graph): {}",
+        names.len(),
+        if names.len() == 1 { "" } else { "s" },
+        if names.len() == 1 { "" } else { "s" },
+        names.join(", ")
+    ));
+    bt.frames = merged;
 }
 
 /// Drops the frames that ran inside a signal handler.
@@ -1231,6 +1298,44 @@ mod tests {
         parse_backtrace(text, "bt.txt").unwrap()
     }
 
+    #[test]
+    fn inlined_frames_are_merged_into_their_physical_frame() {
+        // gdb: the pc only on the innermost frame of each inline chain.
+        let gdb = "Program received signal SIGSEGV, Segmentation fault.\n\
+#0  0x0000555555555160 in deref (p=0x0) at inl.c:2\n\
+#1  mid (p=0x0) at inl.c:3\n\
+#2  outer (p=0x0) at inl.c:4\n\
+#3  0x00005555555551f6 in top (p=0x0) at inl.c:5\n\
+#4  main (argc=1, argv=0x7fffffffe7f8) at inl.c:6\n";
+        let bt = parse(gdb);
+        let got: Vec<(&str, Option<u32>)> = bt
+            .frames
+            .iter()
+            .map(|f| (f.function.as_deref().unwrap(), f.line))
+            .collect();
+        // outer, located where deref stopped; main, where top called outer.
+        assert_eq!(got, [("outer", Some(2)), ("main", Some(5))]);
+        assert!(bt.notes.iter().any(|n| n.starts_with("3 inlined frames")), "{:?}", bt.notes);
+        // A breakpoint's #0 has no address either, but #1 has one: nothing
+        // is inlined.
+        let plain = "#0  f (x=1) at a.c:3\n#1  0x0000555555555160 in main () at a.c:9\n";
+        assert_eq!(parse(plain).frames.len(), 2);
+        // A sanitizer gives an inlined frame the pc of its physical frame.
+        let asan = "==1==ERROR: AddressSanitizer: SEGV on unknown address 0x000000000000\n\
+    #0 0x555555555160 in deref inl.c:2:66\n\
+    #1 0x555555555160 in mid inl.c:3:70\n\
+    #2 0x555555555160 in outer inl.c:4:55\n\
+    #3 0x5555555551f6 in top inl.c:5:62\n\
+    #4 0x5555555551f6 in main inl.c:6:60\n";
+        let bt = parse(asan);
+        let got: Vec<(&str, Option<u32>)> = bt
+            .frames
+            .iter()
+            .map(|f| (f.function.as_deref().unwrap(), f.line))
+            .collect();
+        assert_eq!(got, [("outer", Some(2)), ("main", Some(5))]);
+    }
+
     fn names(bt: &Backtrace) -> Vec<&str> {
         bt.frames
             .iter()
@@ -1242,7 +1347,7 @@ mod tests {
     fn gdb_frames_with_and_without_addresses_and_sources() {
         let bt = parse(
             "#0  0x0000555555555149 in foo (x=1, s=0x5555 \"a (b\") at src/a.c:12\n\
-             #1  main () at a.c:30\n\
+             #1  0x00005555555551a0 in main () at a.c:30\n\
              #2  0x00007ffff7829d90 in __libc_start_call_main () from /lib/x86_64-linux-gnu/libc.so.6\n",
         );
         assert_eq!(bt.format, BacktraceFormat::Gdb);
@@ -1250,7 +1355,7 @@ mod tests {
         assert_eq!(bt.frames[0].file.as_deref(), Some("src/a.c"));
         assert_eq!(bt.frames[0].line, Some(12));
         assert_eq!(bt.frames[0].address, Some(0x5555_5555_5149));
-        assert_eq!(bt.frames[1].address, None);
+        assert_eq!(bt.frames[1].address, Some(0x5555_5555_51a0));
         assert_eq!(
             bt.frames[2].module.as_deref(),
             Some("/lib/x86_64-linux-gnu/libc.so.6")
@@ -1295,7 +1400,7 @@ mod tests {
 
     #[test]
     fn signal_handler_frames_are_dropped() {
-        let bt = parse("#0  handler (sig=11) at h.c:3\n#1  <signal handler called>\n#2  0x0000555555555150 in foo () at a.c:8\n#3  main () at a.c:20\n");
+        let bt = parse("#0  handler (sig=11) at h.c:3\n#1  <signal handler called>\n#2  0x0000555555555150 in foo () at a.c:8\n#3  0x0000555555555190 in main () at a.c:20\n");
         assert_eq!(names(&bt), vec!["foo", "main"]);
         assert!(bt.notes[0].contains("signal handler"), "{:?}", bt.notes);
     }
