@@ -289,6 +289,7 @@ struct Built {
     bin: PathBuf,
 }
 
+/// The C files of `p` whose sources are in `src`, in a fixed order.
 fn c_files(p: &Program, src: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
     for s in p.sources {
