@@ -55,6 +55,13 @@ pub enum Scale {
     GccFsa,
     /// A few hundred nodes.
     Small,
+    /// The coverage-like ambiguity mix (issue 9): 400 functions, ~110k
+    /// nodes, 535 ambiguous obsNo sets of 2-3 call sites, 1,335 single
+    /// obsNo, ambiguous obsYes elements, an ordered vector of ten two-node
+    /// sets and a reliable trace of 16 calls.
+    Coverage,
+    /// The same mix at gcc size (2,300 functions).
+    CoverageGcc,
 }
 
 fn config(scale: Scale, seed: u64) -> SynthConfig {
@@ -68,6 +75,14 @@ fn config(scale: Scale, seed: u64) -> SynthConfig {
             ..SynthConfig::gcc_fsa()
         },
         Scale::Small => SynthConfig::small(seed),
+        Scale::Coverage => SynthConfig {
+            seed,
+            ..SynthConfig::coverage_mix(400.0 / 2300.0)
+        },
+        Scale::CoverageGcc => SynthConfig {
+            seed,
+            ..SynthConfig::coverage_mix(1.0)
+        },
     }
 }
 
