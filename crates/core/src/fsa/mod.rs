@@ -708,33 +708,42 @@ impl Solver for Fsa {
                 Ok(_) => return Err(infeasible()),
                 Err(s) => {
                     // Too large with every ambiguous obsNo: keep the ones
-                    // that fit (in report order, halving), weaken the rest.
+                    // that fit (in report order: none, then 1, 2, 4, ...,
+                    // so that only the last attempt fails), weaken the rest.
                     if !matches!(s, Stop::Time) && !sp.droppable.is_empty() {
-                        let why = format!("the product with it did not fit ({})", stop_message(s.clone()));
-                        let mut keep = sp.droppable.len() / 2;
+                        let why = format!(
+                            "the product with it did not fit ({})",
+                            stop_message(s.clone())
+                        );
+                        let total = sp.droppable.len();
+                        let mut best: Option<(contracted::Coarse, Split)> = None;
+                        let mut keep = 0;
                         loop {
-                            let drop: Vec<usize> = (keep..sp.droppable.len()).collect();
+                            let drop: Vec<usize> = (keep..total).collect();
                             let weak = sp.without(&drop, &why);
                             match run(&weak, false) {
-                                Ok(contracted::Outcome::Classified(c)) if c.decided() => {
-                                    return Ok(contracted_recovery(g, &c, weak.weakened));
-                                }
-                                Ok(contracted::Outcome::Classified(c)) => {
-                                    let mut rec = coarse_recovery(
-                                        g,
-                                        report,
-                                        &c,
-                                        "some nodes were left undecided".into(),
-                                    )?;
-                                    rec.weakened.extend(weak.weakened);
-                                    return Ok(rec);
-                                }
+                                Ok(contracted::Outcome::Classified(c)) => best = Some((c, weak)),
                                 // The weaker report is impossible only if the report is.
                                 Ok(_) => return Err(infeasible()),
-                                Err(Stop::Time) => break,
-                                Err(_) if keep == 0 => break,
-                                Err(_) => keep /= 2,
+                                Err(_) => break,
                             }
+                            if keep + 1 >= total {
+                                break;
+                            }
+                            keep = (keep * 2).max(1).min(total - 1);
+                        }
+                        if let Some((c, weak)) = best {
+                            if c.decided() {
+                                return Ok(contracted_recovery(g, &c, weak.weakened));
+                            }
+                            let mut rec = coarse_recovery(
+                                g,
+                                report,
+                                &c,
+                                "some nodes were left undecided".into(),
+                            )?;
+                            rec.weakened.extend(weak.weakened);
+                            return Ok(rec);
                         }
                     }
                     first = Some(Err(s))
