@@ -144,7 +144,9 @@ pub(crate) fn split(
     report: &Report,
     query: Option<&Query>,
     red: Option<&Reduced>,
+    max_auto_states: usize,
 ) -> Result<Split, Origin> {
+    let max_bursty = max_auto_states.min(MAX_BURSTY_STATES);
     let report = red.map_or(report, |r| &r.report);
     let labels = red.map(|r| &r.labels[..]);
     let no_origin = |i: usize| Origin::ObsNo(red.map_or(i, |r| r.no_origin[i]));
@@ -265,7 +267,7 @@ pub(crate) fn split(
             .iter()
             .map(|burst| reduce_all(burst, origin))
             .collect::<Result<_, _>>()?;
-        match Dfa::bursty(origin, &bursts, MAX_BURSTY_STATES) {
+        match Dfa::bursty(origin, &bursts, max_bursty) {
             Some(d) => autos.push(d),
             None => {
                 // As UTL does: one unreliable trace of all the elements.
@@ -273,7 +275,7 @@ pub(crate) fn split(
                     origin,
                     how: format!(
                         "bursty trace treated as one unreliable trace: its automaton exceeds \
-                         {MAX_BURSTY_STATES} states"
+                         {max_bursty} states (--max-states)"
                     ),
                 });
                 let all: Vec<NodeSet> = bursts.into_iter().flatten().collect();
@@ -427,7 +429,7 @@ impl Fsa {
             Ok(r) => r,
             Err(_) => return Ok(impossible),
         };
-        let Ok(sp) = split(g, report, query, red.as_ref()) else {
+        let Ok(sp) = split(g, report, query, red.as_ref(), self.limits.max_states) else {
             return Ok(impossible);
         };
         let start = [g.start().as_u32()];
@@ -684,7 +686,7 @@ impl Solver for Fsa {
             culprit: self.culprit(g, report).unwrap_or(Origin::Crash),
         };
         let red = self.reduction(g, report).map_err(|_| infeasible())?;
-        let sp = split(g, report, None, red.as_ref()).map_err(|_| infeasible())?;
+        let sp = split(g, report, None, red.as_ref(), self.limits.max_states).map_err(|_| infeasible())?;
         let start = [g.start().as_u32()];
         let Some(prep) = self.prepare(g, &sp, &start) else {
             return Err(infeasible());
