@@ -546,3 +546,41 @@ fn limit_in_product_exploration_degrades_soundly() {
     assert!(fitted > 10, "weakened to fit only {fitted} times");
     assert!(gave_up > 20, "gave up only {gave_up} times");
 }
+
+/// Every solver gives a witness for a possible answer: UTL's satisfies
+/// the constraints UTL checked (the report as UTL weakens it, and the
+/// query), checked by the independent witness checker; on reports UTL
+/// expresses exactly, that is the whole report.
+#[test]
+fn utl_witnesses_pass_the_independent_checker() {
+    use postmortem_core::testgen::utl_weakened;
+    let mut checked = 0;
+    for seed in 0..1500u64 {
+        let mut rng = Rng::new(seed ^ 0x77);
+        let g = random_icfg(&mut rng, &GraphShape::default());
+        let r = random_report(&mut rng, &g, seed % 2 == 0);
+        let weak = utl_weakened(&r);
+        let queries = [
+            None,
+            Some(Query::MayRun(NodeId::new(rng.below(g.num_nodes())))),
+            Some(Query::MaySkip(NodeId::new(rng.below(g.num_nodes())))),
+        ];
+        for q in &queries {
+            let c = Utl::default().check(&g, &r, q.as_ref()).unwrap();
+            assert_eq!(c.answer, oracle::check(&g, &weak, q.as_ref()), "seed {seed}");
+            if c.answer == Answer::Possible {
+                let w = c.witness.expect("a witness for a possible answer");
+                if let Err(e) = check_witness(&g, &weak, q.as_ref(), &w) {
+                    panic!("seed {seed}: bad utl witness: {e}\n{}", describe(&g, &r));
+                }
+                if seed % 2 == 0 {
+                    check_witness(&g, &r, q.as_ref(), &w).unwrap();
+                }
+                checked += 1;
+            }
+            // The answer alone agrees.
+            assert_eq!(Utl::default().possible(&g, &r, q.as_ref()).unwrap(), c.answer);
+        }
+    }
+    assert!(checked > 1000, "only {checked} witnesses");
+}
