@@ -526,6 +526,19 @@ fn limit_in_product_exploration_degrades_soundly() {
                 Err(e) => panic!("seed {seed}: {e}"),
             };
             assert_sound(&rec.labels, &truth, &format!("seed {seed} budget {budget}"));
+            // A query under the same budget: impossible only if truly so, a
+            // witness only if real, a weakened "possible" says so.
+            let q = Query::MayRun(NodeId::new(rng.below(g.num_nodes())));
+            if let Ok(c) = fsa.check(&g, &r, Some(&q)) {
+                let want = oracle::check(&g, &r, Some(&q));
+                if c.answer == Answer::Impossible {
+                    assert_eq!(want, Answer::Impossible, "seed {seed} budget {budget}");
+                } else if let Some(w) = &c.witness {
+                    check_witness(&g, &r, Some(&q), w).unwrap();
+                } else {
+                    assert!(want == Answer::Possible || !c.weakened.is_empty(), "seed {seed}");
+                }
+            }
             if rec.weakened.iter().any(|w| w.how.contains("did not fit")) {
                 fitted += 1;
                 assert!(rec

@@ -31,6 +31,11 @@ pub struct Dfa {
     /// `q <= q'`): a product state that made more progress subsumes one
     /// that made less.
     monotone: bool,
+    /// States are bit masks and a state accepts every continuation that a
+    /// superset accepts (`L(q) ⊇ L(q')` when `q ⊆ q'`): "not all of S",
+    /// whose state is the members seen. A product vertex that has seen a
+    /// subset subsumes one that has seen more.
+    mask_order: bool,
 }
 
 /// Every combination of initial states of `autos`, each after `prefix`,
@@ -115,7 +120,22 @@ impl Dfa {
             class,
             identity,
             monotone: false,
+            mask_order: false,
         }
+    }
+
+    /// Does state `a` accept every continuation that state `b` accepts
+    /// (equal, or by the automaton's order)?
+    #[inline]
+    pub fn covers(&self, a: u32, b: u32) -> bool {
+        a == b
+            || (self.monotone && a >= b)
+            || (self.mask_order && a != DEAD && b != DEAD && a & b == a)
+    }
+
+    /// Whether some state covers another that is not equal to it.
+    pub fn has_order(&self) -> bool {
+        self.monotone || self.mask_order
     }
 
     /// See the `monotone` field.
@@ -299,7 +319,7 @@ impl Dfa {
             .map(|(i, n)| (n.as_u32(), i as u32 + 1))
             .collect();
         let full: u32 = ((1u64 << k) - 1) as u32;
-        Some(Dfa::new(
+        let mut d = Dfa::new(
             origin,
             full, // masks 0..full; the full mask is dead
             vec![0],
@@ -317,7 +337,9 @@ impl Dfa {
                     t
                 }
             },
-        ))
+        );
+        d.mask_order = true;
+        Some(d)
     }
 
     /// A general automaton over caller-defined classes (used by queries).

@@ -323,7 +323,12 @@ pub(crate) fn explore(
     };
     let progress = |qs: &[u32]| -> u64 { qs[1 + k_o..].iter().map(|&p| u64::from(p)).sum() };
     let covers = |a: &[u32], b: &[u32]| {
-        a[..1 + k_o] == b[..1 + k_o] && a[1 + k_o..].iter().zip(&b[1 + k_o..]).all(|(x, y)| x >= y)
+        a[0] == b[0]
+            && others
+                .iter()
+                .zip(a[1..1 + k_o].iter().zip(&b[1..1 + k_o]))
+                .all(|(d, (&x, &y))| d.covers(x, y))
+            && a[1 + k_o..].iter().zip(&b[1 + k_o..]).all(|(x, y)| x >= y)
     };
 
     let mut keys: Vec<u32> = Vec::new();

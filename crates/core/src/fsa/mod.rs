@@ -486,8 +486,74 @@ impl Fsa {
                     witness,
                 })
             }
-            Err(s) => Err(SolveError::Limit(stop_message(s))),
+            Err(s) => {
+                drop(p);
+                match self.check_weakened(g, &prep, &sp, start[0], &stop_message(s.clone())) {
+                    Some(c) => Ok(c),
+                    None => Err(SolveError::Limit(stop_message(s))),
+                }
+            }
         }
+    }
+
+    /// When both products are too large: the contracted product with only
+    /// the ambiguous `obsNo` automata that fit (none, 1, 2, 4, ...). An
+    /// impossible answer is exact (a weaker report already is); a witness
+    /// that happens to satisfy the dropped sets too is a real one, and the
+    /// answer exact; otherwise the answer is "possible" for the weakened
+    /// report, each dropped set listed, without a witness.
+    fn check_weakened(
+        &self,
+        g: &Icfg,
+        prep: &Prepared,
+        sp: &Split,
+        start: u32,
+        why: &str,
+    ) -> Option<Checked> {
+        let total = sp.droppable.len();
+        if total == 0 || !self.limits.contracted_first || self.limits.coarse_states == 0 {
+            return None;
+        }
+        let st = structure(g, prep, start);
+        let limits = self.coarse_limits();
+        let why = format!("the product with it did not fit ({why})");
+        let mut best: Option<Vec<crate::solver::Weakening>> = None;
+        let mut keep = 0;
+        loop {
+            let drop: Vec<usize> = (keep..total).collect();
+            let weak = sp.without(&drop, &why);
+            match contracted::explore(&st, &weak, limits, contracted::Mode::Check { witness: true }) {
+                Ok(contracted::Outcome::Impossible) => {
+                    return Some(Checked {
+                        answer: Answer::Impossible,
+                        weakened: sp.weakened.clone(),
+                        witness: None,
+                    })
+                }
+                Ok(contracted::Outcome::Witness(w)) => {
+                    let dropped = drop.iter().map(|&i| &sp.autos[sp.droppable[i]]);
+                    if dropped.into_iter().all(|a| accepts(a, &w)) && sp.weakened.is_empty() {
+                        return Some(Checked {
+                            answer: Answer::Possible,
+                            weakened: vec![],
+                            witness: Some(w.into_iter().map(|v| NodeId::new(v as usize)).collect()),
+                        });
+                    }
+                    best = Some(weak.weakened);
+                }
+                Ok(_) => {}
+                Err(_) => break,
+            }
+            if keep + 1 >= total {
+                break;
+            }
+            keep = (keep * 2).max(1).min(total - 1);
+        }
+        best.map(|weakened| Checked {
+            answer: Answer::Possible,
+            weakened,
+            witness: None,
+        })
     }
 
     /// `report` reduced exactly with UTL's labels, before any automaton
@@ -613,6 +679,20 @@ fn stop_message(s: Stop) -> String {
             b >> 20
         ),
     }
+}
+
+/// Whether the automaton accepts the node sequence `w`.
+fn accepts(a: &Dfa, w: &[u32]) -> bool {
+    a.initial.iter().any(|&q0| {
+        let mut q = q0;
+        for &v in w {
+            q = a.step(q, v);
+            if q == automaton::DEAD {
+                return false;
+            }
+        }
+        a.accepting[q as usize]
+    })
 }
 
 /// `report` reduced with sound `labels` (see [`split`]), and the index in

@@ -250,7 +250,7 @@ impl<'a> Product<'a> {
         self.autos
             .iter()
             .zip(a.iter().zip(b))
-            .all(|(d, (&x, &y))| if d.is_monotone() { x >= y } else { x == y })
+            .all(|(d, (&x, &y))| d.covers(x, y))
     }
 
     fn progress(&self, qs: &[u32]) -> u64 {
@@ -335,7 +335,7 @@ impl<'a> Product<'a> {
         let s = self.start;
         let cs = sccs.comp[s as usize];
         let mut queue = Frontier::new(stop_at_accept);
-        if stop_at_accept && self.autos.iter().any(|a| a.is_monotone()) {
+        if stop_at_accept && self.autos.iter().any(|a| a.has_order()) {
             self.antichain = Some(HashMap::new());
         }
         let mut found = false;
@@ -364,7 +364,7 @@ impl<'a> Product<'a> {
         while let Some(v) = queue.pop() {
             if self.accepting[v as usize] {
                 found = true;
-                if stop_at_accept {
+                if stop_at_accept && self.autos.iter().any(|a| a.has_order()) {
                     return Ok(true);
                 }
             }
