@@ -31,9 +31,10 @@ EXAMPLES (PLDI 2017)
   Was lock called twice with no unlock in between?
       postmortem query --cfg G --report R --solver fsa --regex '.* call:lock (!call:unlock)* call:lock .*'
 
-The first output line is `possible` or `impossible`. When possible, --solver
-fsa also gives a witness: a complete path from the start to the crash that
-satisfies everything (JSON: \"witness\", input node ids). When impossible,
+The first output line is `possible` or `impossible`. When possible, it comes
+with a witness: a complete path from the start to the crash that satisfies
+everything the solver checked (JSON: \"witness\", input node ids; with utl,
+the report as weakened, the weakenings listed). When impossible,
 --explain (or --format json) gives a minimal set of report constraints, plus
 the query, that is already impossible (every member is needed; found with
 O(k log n) checks for k members out of n constraints, so it takes longer

@@ -26,6 +26,54 @@ pub struct SolverArgs {
     /// degradation).
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
+    /// fsa: memory budget of each product exploration, in bytes, or with a
+    /// suffix K, M, G (powers of 1024), e.g. `2G`. Default: half the
+    /// machine's RAM (MemTotal in /proc/meminfo; 4G if unreadable). When
+    /// it would be exceeded the answer degrades soundly, as for
+    /// --max-states.
+    #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
+    pub max_memory: Option<usize>,
+}
+
+/// `123`, `64K`, `512M`, `2G` (powers of 1024) to bytes.
+pub fn parse_bytes(s: &str) -> Result<usize, String> {
+    let t = s.trim();
+    let (num, mult) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let m: usize = match c.to_ascii_uppercase() {
+                'K' => 1 << 10,
+                'M' => 1 << 20,
+                'G' => 1 << 30,
+                'T' => 1 << 40,
+                'B' => 1,
+                _ => return Err(format!("unknown size suffix in {s:?} (use K, M or G)")),
+            };
+            (&t[..i], m)
+        }
+        _ => (t, 1),
+    };
+    let n: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("not a size: {s:?} (e.g. 2G, 512M)"))?;
+    if !(n.is_finite() && n > 0.0) {
+        return Err(format!("not a positive size: {s:?}"));
+    }
+    Ok((n * mult as f64).min(usize::MAX as f64) as usize)
+}
+
+/// Half the machine's RAM, from /proc/meminfo; 4 GiB if unreadable.
+pub fn default_memory_budget() -> usize {
+    let total_kib = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|s| {
+            let line = s.lines().find(|l| l.starts_with("MemTotal:"))?.to_owned();
+            line.split_whitespace().nth(1)?.parse::<usize>().ok()
+        });
+    match total_kib {
+        Some(k) if k > 0 => k.saturating_mul(1024) / 2,
+        _ => 4 << 30,
+    }
 }
 
 /// A solver by name.
@@ -52,6 +100,7 @@ impl SolverArgs {
                         .timeout
                         .filter(|t| t.is_finite() && *t > 0.0)
                         .map(Duration::from_secs_f64),
+                    max_memory: self.max_memory.unwrap_or_else(default_memory_budget),
                     ..FsaLimits::default()
                 },
             })),

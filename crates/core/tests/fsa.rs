@@ -388,3 +388,212 @@ fn coarse_tier_case(coarse: Fsa) {
         assert!(checks > 20, "only {checks} exact checks");
     }
 }
+
+/// `r` plus `k` ambiguous `obsNo` sets of 2 or 3 random nodes (coverage
+/// bits standing for several statements) and an ambiguous `obsYes`
+/// element.
+fn with_ambiguous_obs_no(rng: &mut Rng, g: &Icfg, mut r: Report, k: usize) -> Report {
+    use postmortem_core::{NodeSet, Trace};
+    let n = g.num_nodes();
+    for _ in 0..k {
+        let m = 2 + rng.below(2);
+        let set: Vec<NodeId> = (0..m).map(|_| NodeId::new(rng.below(n))).collect();
+        r.obs_no.push(NodeSet::new(set).expect("non-empty"));
+    }
+    if rng.chance(50) {
+        let e = NodeSet::new(vec![NodeId::new(rng.below(n)), NodeId::new(rng.below(n))]);
+        r.obs_yes.push(Trace {
+            reliable: false,
+            entries: vec![e.expect("non-empty")],
+        });
+    }
+    r
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases() / 2, ..ProptestConfig::default() })]
+
+    /// Many ambiguous obsNo sets (issue 9): exact against the oracle, with
+    /// the contracted product first and with the full product alone.
+    #[test]
+    fn fsa_bulk_is_exact_with_many_ambiguous_obs_no(seed in any::<u64>()) {
+        let mut rng = Rng::new(seed);
+        let g = random_icfg(&mut rng, &GraphShape::default());
+        let r = random_report(&mut rng, &g, false);
+        let k = 2 + rng.below(5);
+        let r = with_ambiguous_obs_no(&mut rng, &g, r, k);
+        let truth = oracle::recover(&g, &r);
+        for fsa in [Fsa::default(), full_product()] {
+            match fsa.recover(&g, &r) {
+                Ok(rec) => {
+                    prop_assert!(rec.undecided.is_empty());
+                    prop_assert!(rec.weakened.is_empty(), "{:?}", rec.weakened);
+                    prop_assert_eq!(Some(rec.labels), truth.clone(), "{}", describe(&g, &r));
+                }
+                Err(SolveError::Infeasible { .. }) => prop_assert_eq!(truth.clone(), None, "{}", describe(&g, &r)),
+                Err(e) => prop_assert!(false, "{e}"),
+            }
+        }
+        // Queries too, with checked witnesses.
+        let q = Query::MayRun(NodeId::new(rng.below(g.num_nodes())));
+        let got = Fsa::default().check(&g, &r, Some(&q)).unwrap();
+        prop_assert_eq!(got.answer, oracle::check(&g, &r, Some(&q)));
+        if let Some(w) = got.witness {
+            prop_assert!(check_witness(&g, &r, Some(&q), &w).is_ok());
+        }
+    }
+}
+
+/// Labels sound against the oracle's (a Yes or No is the truth).
+fn assert_sound(labels: &[Label], truth: &[Label], what: &str) {
+    for (i, (l, t)) in labels.iter().zip(truth).enumerate() {
+        assert!(*l == Label::Maybe || l == t, "{what}: node {i}: {l:?}, truly {t:?}");
+    }
+}
+
+/// A limit trips inside automaton construction (the subset construction
+/// of a bursty trace, capped by --max-states) and the answer stays sound,
+/// the trace listed as weakened.
+#[test]
+fn limit_in_automaton_construction_weakens_soundly() {
+    use postmortem_core::fsa::FsaLimits;
+    use postmortem_core::report::Bursty;
+    use postmortem_core::NodeSet;
+    let fsa = Fsa {
+        limits: FsaLimits {
+            max_states: 1,
+            ..FsaLimits::default()
+        },
+    };
+    let mut tripped = 0;
+    for seed in 0..400u64 {
+        let mut rng = Rng::new(seed ^ 0xB0);
+        let g = random_icfg(&mut rng, &GraphShape::default());
+        let mut r = random_report(&mut rng, &g, false);
+        let n = g.num_nodes();
+        r.bursty.push(Bursty {
+            bursts: vec![
+                vec![NodeSet::one(NodeId::new(rng.below(n)))],
+                vec![NodeSet::one(NodeId::new(rng.below(n)))],
+            ],
+        });
+        let (Some(truth), Ok(rec)) = (oracle::recover(&g, &r), fsa.recover(&g, &r)) else {
+            continue;
+        };
+        assert_sound(&rec.labels, &truth, &format!("seed {seed}"));
+        if rec
+            .weakened
+            .iter()
+            .any(|w| w.how.contains("bursty trace") && w.how.contains("--max-states"))
+        {
+            tripped += 1;
+        }
+    }
+    assert!(tripped > 50, "the automaton limit tripped {tripped} times");
+}
+
+/// A memory budget trips inside product exploration: the answer stays
+/// sound and says what it gave up (ambiguous obsNo weakened to fit, or the
+/// whole product given up for the UTL labels).
+#[test]
+fn limit_in_product_exploration_degrades_soundly() {
+    use postmortem_core::fsa::FsaLimits;
+    let (mut fitted, mut gave_up) = (0, 0);
+    for seed in 0..600u64 {
+        let mut rng = Rng::new(seed ^ 0x3E3);
+        let g = random_icfg(
+            &mut rng,
+            &GraphShape {
+                max_functions: 4,
+                max_body: 5,
+            },
+        );
+        let r = random_report(&mut rng, &g, false);
+        let k = 3 + rng.below(4);
+        let r = with_ambiguous_obs_no(&mut rng, &g, r, k);
+        let Some(truth) = oracle::recover(&g, &r) else {
+            continue;
+        };
+        for budget in [1usize, 2_000, 4_000, 8_000, 16_000] {
+            let fsa = Fsa {
+                limits: FsaLimits {
+                    max_memory: budget,
+                    ..FsaLimits::default()
+                },
+            };
+            let rec = match fsa.recover(&g, &r) {
+                Ok(rec) => rec,
+                Err(e) => panic!("seed {seed}: {e}"),
+            };
+            assert_sound(&rec.labels, &truth, &format!("seed {seed} budget {budget}"));
+            // A query under the same budget: impossible only if truly so, a
+            // witness only if real, a weakened "possible" says so.
+            let q = Query::MayRun(NodeId::new(rng.below(g.num_nodes())));
+            if let Ok(c) = fsa.check(&g, &r, Some(&q)) {
+                let want = oracle::check(&g, &r, Some(&q));
+                if c.answer == Answer::Impossible {
+                    assert_eq!(want, Answer::Impossible, "seed {seed} budget {budget}");
+                } else if let Some(w) = &c.witness {
+                    check_witness(&g, &r, Some(&q), w).unwrap();
+                } else {
+                    assert!(want == Answer::Possible || !c.weakened.is_empty(), "seed {seed}");
+                }
+            }
+            if rec.weakened.iter().any(|w| w.how.contains("did not fit")) {
+                fitted += 1;
+                assert!(rec
+                    .weakened
+                    .iter()
+                    .all(|w| !w.how.contains("did not fit") || w.how.contains("--max-memory")));
+            }
+            if rec
+                .weakened
+                .iter()
+                .any(|w| w.how.contains("gave up") && w.how.contains("--max-memory"))
+            {
+                gave_up += 1;
+            }
+        }
+    }
+    eprintln!("weakened to fit {fitted} times, gave up {gave_up} times");
+    assert!(fitted > 10, "weakened to fit only {fitted} times");
+    assert!(gave_up > 20, "gave up only {gave_up} times");
+}
+
+/// Every solver gives a witness for a possible answer: UTL's satisfies
+/// the constraints UTL checked (the report as UTL weakens it, and the
+/// query), checked by the independent witness checker; on reports UTL
+/// expresses exactly, that is the whole report.
+#[test]
+fn utl_witnesses_pass_the_independent_checker() {
+    use postmortem_core::testgen::utl_weakened;
+    let mut checked = 0;
+    for seed in 0..1500u64 {
+        let mut rng = Rng::new(seed ^ 0x77);
+        let g = random_icfg(&mut rng, &GraphShape::default());
+        let r = random_report(&mut rng, &g, seed % 2 == 0);
+        let weak = utl_weakened(&r);
+        let queries = [
+            None,
+            Some(Query::MayRun(NodeId::new(rng.below(g.num_nodes())))),
+            Some(Query::MaySkip(NodeId::new(rng.below(g.num_nodes())))),
+        ];
+        for q in &queries {
+            let c = Utl::default().check(&g, &r, q.as_ref()).unwrap();
+            assert_eq!(c.answer, oracle::check(&g, &weak, q.as_ref()), "seed {seed}");
+            if c.answer == Answer::Possible {
+                let w = c.witness.expect("a witness for a possible answer");
+                if let Err(e) = check_witness(&g, &weak, q.as_ref(), &w) {
+                    panic!("seed {seed}: bad utl witness: {e}\n{}", describe(&g, &r));
+                }
+                if seed % 2 == 0 {
+                    check_witness(&g, &r, q.as_ref(), &w).unwrap();
+                }
+                checked += 1;
+            }
+            // The answer alone agrees.
+            assert_eq!(Utl::default().possible(&g, &r, q.as_ref()).unwrap(), c.answer);
+        }
+    }
+    assert!(checked > 1000, "only {checked} witnesses");
+}

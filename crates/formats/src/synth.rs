@@ -122,6 +122,15 @@ pub struct SynthConfig {
     /// Number of `obsYes` entries made ambiguous: "this call site or that
     /// other one ran" (the first one did).
     pub ambiguous: usize,
+    /// Number of ambiguous `obsNo` sets of 2 or 3 call sites, "at least one
+    /// of these never ran", as a coverage bit that stands for several
+    /// statements gives: one call site that never ran plus one or two
+    /// others of the same function (that may have run).
+    pub ambiguous_no: usize,
+    /// Length of an ordered `obsYes` vector of two-node sets taken from
+    /// the run (0: none): each element is a call site that ran, in order,
+    /// or some other call site.
+    pub ambiguous_vector: usize,
 }
 
 impl SynthConfig {
@@ -150,6 +159,28 @@ impl SynthConfig {
             max_steps: 100_000_000,
             reliable_trace: 0,
             ambiguous: 0,
+            ambiguous_no: 0,
+            ambiguous_vector: 0,
+        }
+    }
+
+    /// The coverage-like ambiguity mix (issue 9) on [`SynthConfig::gcc_like`]
+    /// scaled by `factor`: ambiguous `obsNo` sets of 2–3 call sites (535 at
+    /// 113k nodes, scaled), ambiguous `obsYes` elements, an ordered vector
+    /// of 10 two-node sets and a reliable trace of 16 calls.
+    /// `coverage_mix(400.0 / 2300.0)` is the ~110k-node program of the
+    /// issue, `coverage_mix(1.0)` the gcc-sized one.
+    pub fn coverage_mix(factor: f64) -> Self {
+        let base = Self::gcc_like().scaled(factor);
+        let f = |n: f64| ((n * factor * 2300.0 / 400.0).round() as usize).max(1);
+        SynthConfig {
+            coverage: f(67.0),
+            obs_no: f(1335.0),
+            ambiguous_no: f(535.0),
+            ambiguous: f(20.0),
+            ambiguous_vector: 10,
+            reliable_trace: 16,
+            ..base
         }
     }
 
@@ -185,6 +216,22 @@ impl SynthConfig {
             max_steps: 20_000,
             reliable_trace: 0,
             ambiguous: 0,
+            ambiguous_no: 0,
+            ambiguous_vector: 0,
+        }
+    }
+
+    /// [`SynthConfig::small`] in the coverage-like ambiguity mode: many
+    /// ambiguous `obsNo` sets for its size, ambiguous `obsYes` elements, an
+    /// ordered vector of two-node sets and a reliable trace.
+    pub fn small_coverage(seed: u64) -> Self {
+        SynthConfig {
+            obs_no: 12,
+            ambiguous_no: 40,
+            ambiguous: 4,
+            ambiguous_vector: 4,
+            reliable_trace: 4,
+            ..Self::small(seed)
         }
     }
 
@@ -247,8 +294,45 @@ pub fn generate(
     graphml: &mut impl Write,
     report: &mut impl Write,
 ) -> io::Result<SynthStats> {
+    generate_inner(cfg, graphml, report, false).map(|(s, _)| s)
+}
+
+/// [`generate`], also returning the input ids of every node the simulated
+/// run executed (sorted, deduplicated): the known execution, for
+/// soundness tests (a Yes node must be among them, a No node must not).
+pub fn generate_traced(
+    cfg: &SynthConfig,
+    graphml: &mut impl Write,
+    report: &mut impl Write,
+) -> io::Result<(SynthStats, Vec<String>)> {
+    let (s, ran) = generate_inner(cfg, graphml, report, true)?;
+    Ok((s, ran.unwrap_or_default()))
+}
+
+fn generate_inner(
+    cfg: &SynthConfig,
+    graphml: &mut impl Write,
+    report: &mut impl Write,
+    traced: bool,
+) -> io::Result<(SynthStats, Option<Vec<String>>)> {
     let prog = build_program(cfg);
-    let run = simulate(&prog, cfg, cfg.reliable_trace > 0);
+    let run = simulate(
+        &prog,
+        cfg,
+        traced || cfg.reliable_trace > 0 || cfg.ambiguous_vector > 0,
+    );
+    let ran = traced.then(|| {
+        let mut seen: HashSet<(u32, u32)> = HashSet::new();
+        let mut ids: Vec<String> = run
+            .trace
+            .iter()
+            .flatten()
+            .filter(|&&x| seen.insert(x))
+            .map(|&(f, l)| format!("n:-{}:{l}", prog.funcs[f as usize].num))
+            .collect();
+        ids.sort();
+        ids
+    });
     {
         let mut w = BufWriter::with_capacity(1 << 17, &mut *graphml);
         write_graphml(&prog, &mut w)?;
@@ -266,16 +350,19 @@ pub fn generate(
             .iter()
             .map(|f| if f.kind == FKind::Stub { 2 } else { 1 })
             .sum::<usize>();
-    Ok(SynthStats {
-        nodes,
-        blocks: prog.blocks.len(),
-        functions: prog.defined,
-        call_sites: prog.calls.len(),
-        stack_depth: run.stack.len(),
-        obs_yes,
-        obs_no,
-        executed_steps: run.steps as usize,
-    })
+    Ok((
+        SynthStats {
+            nodes,
+            blocks: prog.blocks.len(),
+            functions: prog.defined,
+            call_sites: prog.calls.len(),
+            stack_depth: run.stack.len(),
+            obs_yes,
+            obs_no,
+            executed_steps: run.steps as usize,
+        },
+        ran,
+    ))
 }
 
 // ---------------------------------------------------------------------------
@@ -2079,6 +2166,7 @@ fn write_report<W: Write>(
             )?;
         }
     }
+    let mut n_yes = yes.len();
     if let (true, Some(trace)) = (cfg.reliable_trace > 0, &run.trace) {
         // Occurrences of every call site in the run.
         let by_loc: HashMap<(u32, u32), u32> = (0..ncalls as u32)
@@ -2127,6 +2215,42 @@ fn write_report<W: Write>(
                 "{sep}{{\"reliable\": true, \"entries\": [{}]}}",
                 entries.join(", ")
             )?;
+            n_yes += 1;
+        }
+    }
+    if let (true, Some(trace)) = (cfg.ambiguous_vector > 0 && ncalls > 1, &run.trace) {
+        // Call occurrences of the run, in order; a sorted sample of them.
+        let by_loc: HashMap<(u32, u32), u32> = (0..ncalls as u32)
+            .map(|c| {
+                (
+                    (p.calls[c as usize].func, p.call_local(&p.calls[c as usize])),
+                    c,
+                )
+            })
+            .collect();
+        let occ: Vec<u32> = trace.iter().filter_map(|loc| by_loc.get(loc).copied()).collect();
+        let mut idx = sample(&mut rng, (0..occ.len() as u32).collect(), cfg.ambiguous_vector);
+        idx.sort_unstable();
+        let entries: Vec<String> = idx
+            .iter()
+            .map(|&i| {
+                let c = occ[i as usize];
+                let mut o = rng.index(ncalls) as u32;
+                if o == c {
+                    o = (o + 1) % ncalls as u32;
+                }
+                let ((n, l), (on, ol)) = (call_id(c), call_id(o));
+                format!("[\"n:-{n}:{l}\", \"n:-{on}:{ol}\"]")
+            })
+            .collect();
+        if !entries.is_empty() {
+            let sep = if n_yes == 0 { "" } else { ", " };
+            write!(
+                w,
+                "{sep}{{\"reliable\": false, \"entries\": [{}]}}",
+                entries.join(", ")
+            )?;
+            n_yes += 1;
         }
     }
     let (cf, cl) = run.crash;
@@ -2140,6 +2264,47 @@ fn write_report<W: Write>(
         let sep = if i == 0 { "" } else { ", " };
         write!(w, "{sep}[\"n:-{n}:{l}\"]")?;
     }
+    // Coverage bits standing for several call sites of one function: at
+    // least one of them (the first, which never ran) did not run.
+    let mut n_no = no.len();
+    if cfg.ambiguous_no > 0 {
+        let never: Vec<u32> = (0..ncalls as u32)
+            .filter(|&c| !run.executed[c as usize])
+            .collect();
+        let picked = sample(&mut rng, never.clone(), cfg.ambiguous_no.min(never.len()));
+        for c in picked {
+            let f = &p.funcs[p.calls[c as usize].func as usize];
+            let mut set = vec![c];
+            let others = 1 + rng.index(2);
+            for _ in 0..others {
+                let span = (f.calls.1 - f.calls.0) as usize;
+                let o = if span > 1 {
+                    f.calls.0 + rng.index(span) as u32
+                } else {
+                    rng.index(ncalls) as u32
+                };
+                if !set.contains(&o) {
+                    set.push(o);
+                }
+            }
+            if set.len() < 2 {
+                let o = (c + 1) % ncalls as u32;
+                if o != c {
+                    set.push(o);
+                }
+            }
+            let ids: Vec<String> = set
+                .iter()
+                .map(|&x| {
+                    let (n, l) = call_id(x);
+                    format!("\"n:-{n}:{l}\"")
+                })
+                .collect();
+            let sep = if n_no == 0 { "" } else { ", " };
+            write!(w, "{sep}[{}]", ids.join(", "))?;
+            n_no += 1;
+        }
+    }
     w.write_all(b"], \"stack\": [")?;
     for (i, &(c, f)) in run.stack.iter().enumerate() {
         let (n, l) = call_id(c);
@@ -2151,7 +2316,7 @@ fn write_report<W: Write>(
         )?;
     }
     w.write_all(b"]}")?;
-    Ok((yes.len(), no.len()))
+    Ok((n_yes, n_no))
 }
 
 #[cfg(test)]

@@ -31,26 +31,65 @@ pub struct Dfa {
     /// `q <= q'`): a product state that made more progress subsumes one
     /// that made less.
     monotone: bool,
+    /// States are bit masks and a state accepts every continuation that a
+    /// superset accepts (`L(q) ⊇ L(q')` when `q ⊆ q'`): "not all of S",
+    /// whose state is the members seen. A product vertex that has seen a
+    /// subset subsumes one that has seen more.
+    mask_order: bool,
 }
 
-/// Every combination of initial states of `autos`, each after `prefix`.
+/// Every combination of initial states of `autos`, each after `prefix`,
+/// enumerated lazily (an odometer): the caller stops when its limits are
+/// reached, so many automata with several initial states never build an
+/// exponential list. (Every automaton built here has one initial state; a
+/// caller-built one may have more.)
 pub(crate) fn initial_combinations<'a>(
     prefix: &[u32],
     autos: impl IntoIterator<Item = &'a Dfa>,
-) -> Vec<Vec<u32>> {
-    let mut combos: Vec<Vec<u32>> = vec![prefix.to_vec()];
-    for a in autos {
-        combos = combos
-            .into_iter()
-            .flat_map(|c| {
-                a.initial
-                    .iter()
-                    .map(move |&q| [c.clone(), vec![q]].concat())
-            })
-            .collect();
+) -> InitialCombos<'a> {
+    let autos: Vec<&'a Dfa> = autos.into_iter().collect();
+    let done = autos.iter().any(|a| a.initial.is_empty());
+    InitialCombos {
+        prefix: prefix.to_vec(),
+        pos: vec![0; autos.len()],
+        autos,
+        done,
     }
-    combos
 }
+
+/// The iterator of [`initial_combinations`].
+pub(crate) struct InitialCombos<'a> {
+    prefix: Vec<u32>,
+    autos: Vec<&'a Dfa>,
+    pos: Vec<usize>,
+    done: bool,
+}
+
+impl Iterator for InitialCombos<'_> {
+    type Item = Vec<u32>;
+    fn next(&mut self) -> Option<Vec<u32>> {
+        if self.done {
+            return None;
+        }
+        let mut c = self.prefix.clone();
+        c.extend(self.autos.iter().zip(&self.pos).map(|(a, &i)| a.initial[i]));
+        // Advance the odometer (last automaton fastest).
+        self.done = true;
+        for k in (0..self.autos.len()).rev() {
+            self.pos[k] += 1;
+            if self.pos[k] < self.autos[k].initial.len() {
+                self.done = false;
+                break;
+            }
+            self.pos[k] = 0;
+        }
+        Some(c)
+    }
+}
+
+/// Largest "at least one of these did not run" set given an exact
+/// automaton (2^k - 1 states); a larger one is weakened by the caller.
+pub const MAX_NOT_ALL: usize = 16;
 
 impl Dfa {
     /// Builds an automaton from its class map and transition function.
@@ -81,7 +120,22 @@ impl Dfa {
             class,
             identity,
             monotone: false,
+            mask_order: false,
         }
+    }
+
+    /// Does state `a` accept every continuation that state `b` accepts
+    /// (equal, or by the automaton's order)?
+    #[inline]
+    pub fn covers(&self, a: u32, b: u32) -> bool {
+        a == b
+            || (self.monotone && a >= b)
+            || (self.mask_order && a != DEAD && b != DEAD && a & b == a)
+    }
+
+    /// Whether some state covers another that is not equal to it.
+    pub fn has_order(&self) -> bool {
+        self.monotone || self.mask_order
     }
 
     /// See the `monotone` field.
@@ -208,8 +262,8 @@ impl Dfa {
     /// trace mentions) separated by unconstrained execution (PLDI 2017,
     /// section 5.3). Built as an NFA (an occurrence of a burst's first
     /// element may be unobserved, so the burst may start later) and
-    /// determinised.
-    pub fn bursty(origin: Origin, bursts: &[Vec<NodeSet>]) -> Dfa {
+    /// determinised. `None` if the DFA would exceed `max_states` states.
+    pub fn bursty(origin: Origin, bursts: &[Vec<NodeSet>], max_states: usize) -> Option<Dfa> {
         let elems: Vec<NodeSet> = bursts.iter().flatten().cloned().collect();
         let refs: Vec<&NodeSet> = elems.iter().collect();
         let (class, sigs) = Self::classes_of(&refs);
@@ -244,27 +298,48 @@ impl Dfa {
             class,
             sigs.len() as u32,
             step,
+            max_states,
         )
     }
 
-    /// "At least one of these did not run": guess which one, then forbid it.
-    pub fn not_all(origin: Origin, set: &NodeSet) -> Dfa {
-        let k = set.nodes().len() as u32;
+    /// "At least one of these did not run", deterministically: the state
+    /// is the set of members seen so far (a bit mask), and the run dies
+    /// when it has seen them all. Exact, no guess: `2^k - 1` states for `k`
+    /// members. `None` when `k` exceeds [`MAX_NOT_ALL`] (the caller weakens
+    /// the constraint).
+    pub fn not_all(origin: Origin, set: &NodeSet) -> Option<Dfa> {
+        let k = set.nodes().len();
+        if k > MAX_NOT_ALL {
+            return None;
+        }
         let class: HashMap<u32, u32> = set
             .nodes()
             .iter()
             .enumerate()
             .map(|(i, n)| (n.as_u32(), i as u32 + 1))
             .collect();
-        Dfa::new(
+        let full: u32 = ((1u64 << k) - 1) as u32;
+        let mut d = Dfa::new(
             origin,
-            k,
-            (0..k).collect(),
-            vec![true; k as usize],
+            full, // masks 0..full; the full mask is dead
+            vec![0],
+            vec![true; full as usize],
             class,
-            k + 1,
-            |q, c| if c == q + 1 { DEAD } else { q },
-        )
+            k as u32 + 1,
+            |q, c| {
+                if c == 0 {
+                    return q;
+                }
+                let t = q | 1 << (c - 1);
+                if t == full {
+                    DEAD
+                } else {
+                    t
+                }
+            },
+        );
+        d.mask_order = true;
+        Some(d)
     }
 
     /// A general automaton over caller-defined classes (used by queries).
@@ -290,7 +365,8 @@ impl Dfa {
 }
 
 /// Subset construction: the DFA of an NFA given by `step` over `n_classes`
-/// classes, from the initial set `init`.
+/// classes, from the initial set `init`. `None` if it would have more than
+/// `max_states` states (checked as each state is built).
 pub fn determinize(
     origin: Origin,
     init: Vec<u32>,
@@ -298,7 +374,8 @@ pub fn determinize(
     class: HashMap<u32, u32>,
     n_classes: u32,
     step: impl Fn(u32, u32) -> Vec<u32>,
-) -> Dfa {
+    max_states: usize,
+) -> Option<Dfa> {
     let mut init = init;
     init.sort_unstable();
     init.dedup();
@@ -309,6 +386,9 @@ pub fn determinize(
     sets.push(init);
     let mut i = 0;
     while i < sets.len() {
+        if sets.len() > max_states {
+            return None;
+        }
         for c in 0..n_classes {
             let mut next: Vec<u32> = sets[i].iter().flat_map(|&q| step(q, c)).collect();
             next.sort_unstable();
@@ -330,7 +410,7 @@ pub fn determinize(
         .iter()
         .map(|s| s.iter().any(|&q| accepting(q)))
         .collect();
-    Dfa::from_table(origin, 0, acc, class, n_classes, delta)
+    Some(Dfa::from_table(origin, 0, acc, class, n_classes, delta))
 }
 
 #[cfg(test)]
@@ -379,7 +459,9 @@ mod tests {
         let d = Dfa::bursty(
             Origin::Query,
             &[vec![set(&[1]), set(&[2])], vec![set(&[1])]],
-        );
+            1000,
+        )
+        .unwrap();
         assert!(run(&d, &[2, 1, 2, 2, 1]));
         assert!(
             run(&d, &[1, 1, 2, 1]),
@@ -392,10 +474,31 @@ mod tests {
     }
 
     #[test]
-    fn not_all_guesses() {
-        let d = Dfa::not_all(Origin::Query, &set(&[1, 2]));
+    fn not_all_is_deterministic_and_exact() {
+        let d = Dfa::not_all(Origin::Query, &set(&[1, 2])).unwrap();
+        assert_eq!(d.initial, vec![0]);
         assert!(run(&d, &[1, 1]));
         assert!(run(&d, &[]));
         assert!(!run(&d, &[2, 1]));
+        let d = Dfa::not_all(Origin::Query, &set(&[1, 2, 3])).unwrap();
+        assert_eq!(d.num_states(), 7);
+        assert!(run(&d, &[1, 2, 9, 2, 1]));
+        assert!(run(&d, &[3, 3, 1]));
+        assert!(!run(&d, &[3, 2, 1]));
+        let big: Vec<usize> = (0..=MAX_NOT_ALL).collect();
+        assert!(Dfa::not_all(Origin::Query, &set(&big)).is_none());
+    }
+
+    #[test]
+    fn initial_combinations_are_lazy() {
+        let mut d = Dfa::not_all(Origin::Query, &set(&[1, 2])).unwrap();
+        d.initial = vec![0, 1];
+        // 2^200 combinations: taking three must not enumerate them all.
+        let autos = vec![d; 200];
+        let got: Vec<Vec<u32>> = initial_combinations(&[7], &autos).take(3).collect();
+        assert_eq!(got.len(), 3);
+        assert_eq!(got[0][0], 7);
+        assert_eq!(got[1][200], 1);
+        assert_eq!(got[2][199], 1);
     }
 }

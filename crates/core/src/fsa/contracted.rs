@@ -25,8 +25,8 @@
 //! co-reachability is computed over explored edges *including* the edges
 //! to covering vertices, which can only add vertices.
 
-use super::automaton::{Dfa, DEAD};
-use super::product::Stop;
+use super::automaton::Dfa;
+use super::product::{estimated_bytes, Stop, Touch};
 use super::Split;
 use crate::algo::{bfs_tree, Sccs, Walker, NONE};
 use crate::graph::{BitSet, Csr};
@@ -111,6 +111,8 @@ pub(crate) enum Outcome {
 pub(crate) struct CoarseLimits {
     pub max_states: usize,
     pub deadline: Option<Instant>,
+    /// Memory budget of the exploration, in bytes (estimated).
+    pub max_memory: usize,
     /// Exact checks ([`Mode::Avoid`] explorations) allowed for members of
     /// locations with requirements that witnesses and dominators leave.
     pub checks: usize,
@@ -166,6 +168,7 @@ pub(crate) fn explore(
     let CoarseLimits {
         max_states,
         deadline,
+        max_memory,
         ..
     } = limits;
     let alive = |v: u32| {
@@ -183,6 +186,7 @@ pub(crate) fn explore(
             }
         }
     }
+    let touch = Touch::new(others.iter().copied());
     // Silent sub-components.
     let sub = Sccs::compute(g, |v| !all_loud && alive(v) && !loud.contains(v as usize));
     let loc_of = |v: u32| -> u32 {
@@ -282,12 +286,9 @@ pub(crate) fn explore(
     let step = |qs: &[u32], w: u32, l: u32, out: &mut Vec<u32>| -> bool {
         out.clear();
         out.push(l);
-        for (a, &q) in others.iter().zip(&qs[1..1 + k_o]) {
-            let t = a.step(q, w);
-            if t == DEAD {
-                return false;
-            }
-            out.push(t);
+        out.extend_from_slice(&qs[1..1 + k_o]);
+        if !touch.step(&others, &mut out[1..], w) {
+            return false;
         }
         for (t, &p) in trackers.iter().zip(&qs[1 + k_o..]) {
             let mut p = p as usize;
@@ -322,7 +323,12 @@ pub(crate) fn explore(
     };
     let progress = |qs: &[u32]| -> u64 { qs[1 + k_o..].iter().map(|&p| u64::from(p)).sum() };
     let covers = |a: &[u32], b: &[u32]| {
-        a[..1 + k_o] == b[..1 + k_o] && a[1 + k_o..].iter().zip(&b[1 + k_o..]).all(|(x, y)| x >= y)
+        a[0] == b[0]
+            && others
+                .iter()
+                .zip(a[1..1 + k_o].iter().zip(&b[1..1 + k_o]))
+                .all(|(d, (&x, &y))| d.covers(x, y))
+            && a[1 + k_o..].iter().zip(&b[1 + k_o..]).all(|(x, y)| x >= y)
     };
 
     let mut keys: Vec<u32> = Vec::new();
@@ -542,8 +548,18 @@ pub(crate) fn explore(
     if !alive(start) {
         return Ok(Outcome::Impossible);
     }
+    // Every combination of initial states, lazily and under the limits.
     let combos = super::automaton::initial_combinations(&[NONE], others.iter().copied());
-    for mut c in combos {
+    for (i, mut c) in combos.enumerate() {
+        if acc.len() > max_states {
+            return Err(Stop::States(max_states));
+        }
+        if estimated_bytes(acc.len(), width, 0) > max_memory {
+            return Err(Stop::Memory(max_memory));
+        }
+        if i % 1024 == 1023 && deadline.is_some_and(|d| Instant::now() > d) {
+            return Err(Stop::Time);
+        }
         c.extend(std::iter::repeat_n(0, trackers.len()));
         if step(&c, start, loc_of(start), &mut buf) {
             let qs = buf.clone();
@@ -567,6 +583,9 @@ pub(crate) fn explore(
         popped += 1;
         if acc.len() > max_states || keys.len() > max_states.saturating_mul(8) {
             return Err(Stop::States(max_states));
+        }
+        if estimated_bytes(acc.len(), width, edges.len()) > max_memory {
+            return Err(Stop::Memory(max_memory));
         }
         if popped.is_multiple_of(1024) && deadline.is_some_and(|d| Instant::now() > d) {
             return Err(Stop::Time);

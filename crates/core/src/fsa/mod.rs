@@ -77,6 +77,9 @@ pub struct FsaLimits {
     /// full one, and keep its answer when it decided everything; the full
     /// product is explored only when it did not.
     pub contracted_first: bool,
+    /// Memory budget, in bytes, of every product exploration (estimated
+    /// from what it stores; the CLI gives half the machine's RAM).
+    pub max_memory: usize,
 }
 
 impl Default for FsaLimits {
@@ -89,6 +92,7 @@ impl Default for FsaLimits {
             coarse_states: 4_000_000,
             coarse_checks: 128,
             contracted_first: true,
+            max_memory: 4 << 30,
         }
     }
 }
@@ -109,6 +113,11 @@ pub(crate) struct Split {
     /// The elements of every subsequence automaton in `autos` (same order
     /// among them), for the contracted product.
     pub traces: Vec<Vec<NodeSet>>,
+    /// Constraints weakened while splitting.
+    pub weakened: Vec<crate::solver::Weakening>,
+    /// Indices in `autos` of the automata that may be dropped (weakened)
+    /// when the product does not fit: ambiguous `obsNo`, in report order.
+    pub droppable: Vec<usize>,
 }
 
 fn singles(elems: &[NodeSet]) -> Option<Vec<u32>> {
@@ -118,11 +127,53 @@ fn singles(elems: &[NodeSet]) -> Option<Vec<u32>> {
         .collect()
 }
 
-pub(crate) fn split(g: &Icfg, report: &Report, query: Option<&Query>) -> Split {
+/// Splits a report (and query) into structural UTL constraints and
+/// automata.
+///
+/// With `labels` (the UTL solver's labels for this report, sound for it:
+/// every consistent execution runs the Yes nodes and none of the No nodes),
+/// the report is first reduced, exactly, before any automaton is built:
+/// an ambiguous `obsNo` set with a No member is already satisfied and is
+/// dropped, its Yes members cannot be the one that did not run and are
+/// removed (one member left: a structural `obsNo`; none: the report is
+/// impossible); members UTL labels No are removed from "one of these"
+/// elements (none left: impossible). Returns the origin of the constraint
+/// that the reduction found impossible.
+pub(crate) fn split(
+    g: &Icfg,
+    report: &Report,
+    query: Option<&Query>,
+    red: Option<&Reduced>,
+    max_auto_states: usize,
+) -> Result<Split, Origin> {
+    let max_bursty = max_auto_states.min(MAX_BURSTY_STATES);
+    let report = red.map_or(report, |r| &r.report);
+    let labels = red.map(|r| &r.labels[..]);
+    let no_origin = |i: usize| Origin::ObsNo(red.map_or(i, |r| r.no_origin[i]));
     let mut absent = BitSet::new(g.num_nodes());
     let mut vectors = Vec::new();
     let mut autos = Vec::new();
     let mut traces = Vec::new();
+    let mut weakened = Vec::new();
+    let mut droppable = Vec::new();
+    let label = |n: NodeId| labels.map_or(Label::Maybe, |l| l[n.index()]);
+    // An element without the members that never run.
+    let reduce = |e: &NodeSet, origin: Origin| -> Result<NodeSet, Origin> {
+        if labels.is_none() || e.single().is_some() {
+            return Ok(e.clone());
+        }
+        NodeSet::new(
+            e.nodes()
+                .iter()
+                .copied()
+                .filter(|&n| label(n) != Label::No)
+                .collect(),
+        )
+        .ok_or(origin)
+    };
+    let reduce_all = |elems: &[NodeSet], origin: Origin| -> Result<Vec<NodeSet>, Origin> {
+        elems.iter().map(|e| reduce(e, origin)).collect()
+    };
     let targets = report
         .crash
         .as_ref()
@@ -143,11 +194,11 @@ pub(crate) fn split(g: &Icfg, report: &Report, query: Option<&Query>) -> Split {
             }
         }
     };
-    let stack: Vec<NodeSet> = report
-        .stack
-        .iter()
-        .flat_map(|f| [f.call.clone(), f.entry.clone()])
-        .collect();
+    let mut stack: Vec<NodeSet> = Vec::new();
+    for (i, f) in report.stack.iter().enumerate() {
+        stack.push(reduce(&f.call, Origin::Frame(i))?);
+        stack.push(reduce(&f.entry, Origin::Frame(i))?);
+    }
     trace(
         Origin::Frame(0),
         &stack,
@@ -156,12 +207,13 @@ pub(crate) fn split(g: &Icfg, report: &Report, query: Option<&Query>) -> Split {
         &mut traces,
     );
     for (i, t) in report.obs_yes.iter().enumerate() {
+        let entries = reduce_all(&t.entries, Origin::ObsYes(i))?;
         if t.reliable {
-            autos.push(Dfa::reliable(Origin::ObsYes(i), &t.entries));
+            autos.push(Dfa::reliable(Origin::ObsYes(i), &entries));
         } else {
             trace(
                 Origin::ObsYes(i),
-                &t.entries,
+                &entries,
                 &mut vectors,
                 &mut autos,
                 &mut traces,
@@ -169,15 +221,67 @@ pub(crate) fn split(g: &Icfg, report: &Report, query: Option<&Query>) -> Split {
         }
     }
     for (i, s) in report.obs_no.iter().enumerate() {
-        match s.single() {
-            Some(n) => {
+        let origin = no_origin(i);
+        if let Some(n) = s.single() {
+            absent.insert(n.index());
+            continue;
+        }
+        if s.nodes().iter().any(|&n| label(n) == Label::No) {
+            continue; // already satisfied
+        }
+        let left: Vec<NodeId> = s
+            .nodes()
+            .iter()
+            .copied()
+            .filter(|&n| label(n) != Label::Yes)
+            .collect();
+        match left.as_slice() {
+            [] => return Err(origin),
+            [n] => {
                 absent.insert(n.index());
             }
-            None => autos.push(Dfa::not_all(Origin::ObsNo(i), s)),
+            _ => {
+                let set = NodeSet::new(left).expect("non-empty");
+                match Dfa::not_all(origin, &set) {
+                    Some(d) => {
+                        droppable.push(autos.len());
+                        autos.push(d);
+                    }
+                    None => weakened.push(crate::solver::Weakening {
+                        origin,
+                        how: format!(
+                            "\"at least one of these {} nodes did not run\" dropped (more than {} \
+                             members the UTL labels leave open)",
+                            set.nodes().len(),
+                            automaton::MAX_NOT_ALL
+                        ),
+                    }),
+                }
+            }
         }
     }
     for (i, b) in report.bursty.iter().enumerate() {
-        autos.push(Dfa::bursty(Origin::Bursty(i), &b.bursts));
+        let origin = Origin::Bursty(i);
+        let bursts: Vec<Vec<NodeSet>> = b
+            .bursts
+            .iter()
+            .map(|burst| reduce_all(burst, origin))
+            .collect::<Result<_, _>>()?;
+        match Dfa::bursty(origin, &bursts, max_bursty) {
+            Some(d) => autos.push(d),
+            None => {
+                // As UTL does: one unreliable trace of all the elements.
+                weakened.push(crate::solver::Weakening {
+                    origin,
+                    how: format!(
+                        "bursty trace treated as one unreliable trace: its automaton exceeds \
+                         {max_bursty} states (--max-states)"
+                    ),
+                });
+                let all: Vec<NodeSet> = bursts.into_iter().flatten().collect();
+                trace(origin, &all, &mut vectors, &mut autos, &mut traces);
+            }
+        }
     }
     match query {
         None => {}
@@ -188,12 +292,62 @@ pub(crate) fn split(g: &Icfg, report: &Report, query: Option<&Query>) -> Split {
         Some(Query::Trace(t)) => trace(Origin::Query, t, &mut vectors, &mut autos, &mut traces),
         Some(Query::Language(d)) => autos.push(d.clone()),
     }
-    Split {
+    Ok(Split {
         absent,
         vectors,
         targets,
         autos,
         traces,
+        weakened,
+        droppable,
+    })
+}
+
+/// A report reduced exactly with the UTL labels (see [`Fsa::reduction`]).
+pub(crate) struct Reduced {
+    /// The reduced report: same stack, `obsYes` and bursty traces (elements
+    /// without members that never run), fewer `obsNo` sets.
+    report: Report,
+    /// UTL's labels for `report` (sound for it and for the original).
+    labels: Vec<Label>,
+    /// The original index of every `obsNo` set of `report`.
+    no_origin: Vec<usize>,
+}
+
+/// Most states of a bursty trace's automaton (a subset construction);
+/// beyond, the trace is weakened to an unreliable one.
+const MAX_BURSTY_STATES: usize = 1 << 16;
+
+impl Split {
+    /// This split without the droppable automata (ambiguous `obsNo`) at
+    /// `drop` (indices into `droppable`), each listed as weakened.
+    fn without(&self, drop: &[usize], why: &str) -> Split {
+        let gone: HashSet<usize> = drop.iter().map(|&i| self.droppable[i]).collect();
+        let mut weakened = self.weakened.clone();
+        let mut autos = Vec::new();
+        let mut droppable = Vec::new();
+        for (i, a) in self.autos.iter().enumerate() {
+            if gone.contains(&i) {
+                weakened.push(crate::solver::Weakening {
+                    origin: a.origin,
+                    how: format!("\"at least one of these nodes did not run\" dropped: {why}"),
+                });
+                continue;
+            }
+            if self.droppable.contains(&i) {
+                droppable.push(autos.len());
+            }
+            autos.push(a.clone());
+        }
+        Split {
+            absent: self.absent.clone(),
+            vectors: self.vectors.clone(),
+            targets: self.targets.clone(),
+            autos,
+            traces: self.traces.clone(),
+            weakened,
+            droppable,
+        }
     }
 }
 
@@ -266,17 +420,25 @@ impl Fsa {
         query: Option<&Query>,
         witness: bool,
     ) -> Result<Checked, SolveError> {
-        let sp = split(g, report, query);
-
-        let start = [g.start().as_u32()];
         let impossible = Checked {
             answer: Answer::Impossible,
             weakened: vec![],
             witness: None,
         };
+        let red = match self.reduction(g, report) {
+            Ok(r) => r,
+            Err(_) => return Ok(impossible),
+        };
+        let Ok(sp) = split(g, report, query, red.as_ref(), self.limits.max_states) else {
+            return Ok(impossible);
+        };
+        let start = [g.start().as_u32()];
         let Some(prep) = self.prepare(g, &sp, &start) else {
             return Ok(impossible);
         };
+        // A witness must satisfy every constraint: none if one was weakened.
+        let witness = witness && sp.weakened.is_empty();
+        let weakened = sp.weakened.clone();
         // The contracted product first (antichains, exact for emptiness);
         // the full product if that reaches its limit.
         if self.limits.contracted_first && self.limits.coarse_states > 0 {
@@ -291,7 +453,7 @@ impl Fsa {
                     let witness = w.into_iter().map(|v| NodeId::new(v as usize)).collect();
                     return Ok(Checked {
                         answer: Answer::Possible,
-                        weakened: vec![],
+                        weakened,
                         witness: Some(witness),
                     });
                 }
@@ -299,27 +461,142 @@ impl Fsa {
                 Ok(contracted::Outcome::Possible) => {
                     return Ok(Checked {
                         answer: Answer::Possible,
-                        weakened: vec![],
+                        weakened,
                         witness: None,
                     });
                 }
-                Ok(_) | Err(Stop::States(_)) => {}
+                Ok(_) | Err(Stop::States(_)) | Err(Stop::Memory(_)) => {}
                 Err(Stop::Time) => return Err(SolveError::Limit(stop_message(Stop::Time))),
             }
         }
         let mut p = product(g, &prep, start[0]);
-        match p.explore(true, self.limits.max_states, self.deadline()) {
+        match p.explore(
+            true,
+            self.limits.max_states,
+            self.limits.max_memory,
+            self.deadline(),
+        ) {
             Ok(false) => Ok(impossible),
             Ok(true) => {
                 let last = p.first_accepting().expect("accepting vertex");
                 let witness = witness.then(|| Self::witness(g, &p, &sp.vectors, last));
                 Ok(Checked {
                     answer: Answer::Possible,
-                    weakened: vec![],
+                    weakened,
                     witness,
                 })
             }
-            Err(s) => Err(SolveError::Limit(stop_message(s))),
+            Err(s) => {
+                drop(p);
+                match self.check_weakened(g, &prep, &sp, start[0], &stop_message(s.clone())) {
+                    Some(c) => Ok(c),
+                    None => Err(SolveError::Limit(stop_message(s))),
+                }
+            }
+        }
+    }
+
+    /// When both products are too large: the contracted product with only
+    /// the ambiguous `obsNo` automata that fit (none, 1, 2, 4, ...). An
+    /// impossible answer is exact (a weaker report already is); a witness
+    /// that happens to satisfy the dropped sets too is a real one, and the
+    /// answer exact; otherwise the answer is "possible" for the weakened
+    /// report, each dropped set listed, without a witness.
+    fn check_weakened(
+        &self,
+        g: &Icfg,
+        prep: &Prepared,
+        sp: &Split,
+        start: u32,
+        why: &str,
+    ) -> Option<Checked> {
+        let total = sp.droppable.len();
+        if total == 0 || !self.limits.contracted_first || self.limits.coarse_states == 0 {
+            return None;
+        }
+        let st = structure(g, prep, start);
+        let limits = self.coarse_limits();
+        let why = format!("the product with it did not fit ({why})");
+        let mut best: Option<Vec<crate::solver::Weakening>> = None;
+        let mut keep = 0;
+        loop {
+            let drop: Vec<usize> = (keep..total).collect();
+            let weak = sp.without(&drop, &why);
+            match contracted::explore(&st, &weak, limits, contracted::Mode::Check { witness: true }) {
+                Ok(contracted::Outcome::Impossible) => {
+                    return Some(Checked {
+                        answer: Answer::Impossible,
+                        weakened: sp.weakened.clone(),
+                        witness: None,
+                    })
+                }
+                Ok(contracted::Outcome::Witness(w)) => {
+                    let dropped = drop.iter().map(|&i| &sp.autos[sp.droppable[i]]);
+                    if dropped.into_iter().all(|a| accepts(a, &w)) && sp.weakened.is_empty() {
+                        return Some(Checked {
+                            answer: Answer::Possible,
+                            weakened: vec![],
+                            witness: Some(w.into_iter().map(|v| NodeId::new(v as usize)).collect()),
+                        });
+                    }
+                    best = Some(weak.weakened);
+                }
+                Ok(_) => {}
+                Err(_) => break,
+            }
+            if keep + 1 >= total {
+                break;
+            }
+            keep = (keep * 2).max(1).min(total - 1);
+        }
+        best.map(|weakened| Checked {
+            answer: Answer::Possible,
+            weakened,
+            witness: None,
+        })
+    }
+
+    /// `report` reduced exactly with UTL's labels, before any automaton
+    /// is built (see [`split`]): `None` when it has nothing to reduce (no
+    /// "one of these" set). Reduces and relabels a few times, since a
+    /// reduced report (an ambiguous `obsNo` become single) can give UTL
+    /// more labels; the labels returned are always those of the report
+    /// returned (never used on the report they were derived from with a
+    /// reduction of their own). `Err` if the report is impossible.
+    fn reduction(&self, g: &Icfg, report: &Report) -> Result<Option<Reduced>, ()> {
+        let ambiguous = report.obs_no.iter().any(|s| s.single().is_none())
+            || report
+                .obs_yes
+                .iter()
+                .any(|t| t.entries.iter().any(|e| e.single().is_none()))
+            || report
+                .stack
+                .iter()
+                .any(|f| f.call.single().is_none() || f.entry.single().is_none())
+            || !report.bursty.is_empty();
+        if !ambiguous {
+            return Ok(None);
+        }
+        let utl = crate::utl::Utl::default();
+        let mut r = report.clone();
+        let mut no_origin: Vec<usize> = (0..r.obs_no.len()).collect();
+        let mut round = 0;
+        loop {
+            let labels = match utl.recover(g, &r) {
+                Ok(rec) => rec.labels,
+                Err(SolveError::Infeasible { .. }) => return Err(()),
+                Err(_) => return Ok(None),
+            };
+            round += 1;
+            if round == 3 {
+                return Ok(Some(Reduced { report: r, labels, no_origin }));
+            }
+            let (r2, kept) = reduced(&r, &labels)?;
+            if r2 == r {
+                return Ok(Some(Reduced { report: r, labels, no_origin }));
+            }
+            no_origin = kept.into_iter().map(|i| no_origin[i]).collect();
+            r = r2;
         }
     }
 
@@ -327,6 +604,7 @@ impl Fsa {
         contracted::CoarseLimits {
             max_states: self.limits.coarse_states,
             deadline: self.deadline(),
+            max_memory: self.limits.max_memory,
             checks: self.limits.coarse_checks,
         }
     }
@@ -396,7 +674,68 @@ fn stop_message(s: Stop) -> String {
     match s {
         Stop::States(n) => format!("the product exceeded {n} states (--max-states)"),
         Stop::Time => "the exploration exceeded its time limit (--timeout)".into(),
+        Stop::Memory(b) => format!(
+            "the product exceeded its memory budget of {} MiB (--max-memory)",
+            b >> 20
+        ),
     }
+}
+
+/// Whether the automaton accepts the node sequence `w`.
+fn accepts(a: &Dfa, w: &[u32]) -> bool {
+    a.initial.iter().any(|&q0| {
+        let mut q = q0;
+        for &v in w {
+            q = a.step(q, v);
+            if q == automaton::DEAD {
+                return false;
+            }
+        }
+        a.accepting[q as usize]
+    })
+}
+
+/// `report` reduced with sound `labels` (see [`split`]), and the index in
+/// `report` of every `obsNo` set kept (dropped ones disappear). `Err` if a
+/// reduction shows the report impossible.
+fn reduced(report: &Report, labels: &[Label]) -> Result<(Report, Vec<usize>), ()> {
+    let l = |n: &NodeId| labels[n.index()];
+    let elem = |e: &NodeSet| -> Result<NodeSet, ()> {
+        if e.single().is_some() {
+            return Ok(e.clone());
+        }
+        NodeSet::new(e.nodes().iter().copied().filter(|n| l(n) != Label::No).collect()).ok_or(())
+    };
+    let mut r = report.clone();
+    for f in &mut r.stack {
+        f.call = elem(&f.call)?;
+        f.entry = elem(&f.entry)?;
+    }
+    for t in &mut r.obs_yes {
+        t.entries = t.entries.iter().map(elem).collect::<Result<_, _>>()?;
+    }
+    for b in &mut r.bursty {
+        for burst in &mut b.bursts {
+            *burst = burst.iter().map(elem).collect::<Result<_, _>>()?;
+        }
+    }
+    let mut no = Vec::new();
+    let mut kept = Vec::new();
+    for (i, s) in report.obs_no.iter().enumerate() {
+        if s.single().is_some() {
+            no.push(s.clone());
+            kept.push(i);
+            continue;
+        }
+        if s.nodes().iter().any(|n| l(n) == Label::No) {
+            continue;
+        }
+        let left: Vec<NodeId> = s.nodes().iter().copied().filter(|n| l(n) != Label::Yes).collect();
+        no.push(NodeSet::new(left).ok_or(())?);
+        kept.push(i);
+    }
+    r.obs_no = no;
+    Ok((r, kept))
 }
 
 impl Solver for Fsa {
@@ -423,39 +762,90 @@ impl Solver for Fsa {
     }
 
     fn recover(&self, g: &Icfg, report: &Report) -> Result<Recovery, SolveError> {
-        let sp = split(g, report, None);
-        let start = [g.start().as_u32()];
         let infeasible = || SolveError::Infeasible {
             culprit: self.culprit(g, report).unwrap_or(Origin::Crash),
         };
+        let red = self.reduction(g, report).map_err(|_| infeasible())?;
+        let sp = split(g, report, None, red.as_ref(), self.limits.max_states).map_err(|_| infeasible())?;
+        let start = [g.start().as_u32()];
         let Some(prep) = self.prepare(g, &sp, &start) else {
             return Err(infeasible());
         };
         let st = structure(g, &prep, start[0]);
         let limits = self.coarse_limits();
-        let run = |subsume: bool| {
-            contracted::explore(&st, &sp, limits, contracted::Mode::Classify { subsume })
+        let run = |sp: &Split, subsume: bool| {
+            contracted::explore(&st, sp, limits, contracted::Mode::Classify { subsume })
         };
         // The contracted product first: far smaller, and exact unless it
         // lists nodes it could not decide.
         let mut first: Option<Result<contracted::Outcome, Stop>> = None;
         if self.limits.contracted_first && self.limits.coarse_states > 0 {
-            match run(false) {
+            match run(&sp, false) {
                 Ok(contracted::Outcome::Classified(c)) if c.decided() => {
-                    return Ok(contracted_recovery(g, &c))
+                    return Ok(contracted_recovery(g, &c, sp.weakened.clone()))
                 }
                 Ok(contracted::Outcome::Classified(c)) => {
                     first = Some(Ok(contracted::Outcome::Classified(c)))
                 }
                 Ok(_) => return Err(infeasible()),
-                Err(s) => first = Some(Err(s)),
+                Err(s) => {
+                    // Too large with every ambiguous obsNo: keep the ones
+                    // that fit (in report order: none, then 1, 2, 4, ...,
+                    // so that only the last attempt fails), weaken the rest.
+                    if !matches!(s, Stop::Time) && !sp.droppable.is_empty() {
+                        let why = format!(
+                            "the product with it did not fit ({})",
+                            stop_message(s.clone())
+                        );
+                        let total = sp.droppable.len();
+                        let mut best: Option<(contracted::Coarse, Split)> = None;
+                        let mut keep = 0;
+                        loop {
+                            let drop: Vec<usize> = (keep..total).collect();
+                            let weak = sp.without(&drop, &why);
+                            match run(&weak, false) {
+                                Ok(contracted::Outcome::Classified(c)) => best = Some((c, weak)),
+                                // The weaker report is impossible only if the report is.
+                                Ok(_) => return Err(infeasible()),
+                                Err(_) => break,
+                            }
+                            if keep + 1 >= total {
+                                break;
+                            }
+                            keep = (keep * 2).max(1).min(total - 1);
+                        }
+                        if let Some((c, weak)) = best {
+                            if c.decided() {
+                                return Ok(contracted_recovery(g, &c, weak.weakened));
+                            }
+                            let mut rec = coarse_recovery(
+                                g,
+                                report,
+                                &c,
+                                "some nodes were left undecided".into(),
+                            )?;
+                            rec.weakened.extend(weak.weakened);
+                            return Ok(rec);
+                        }
+                    }
+                    first = Some(Err(s))
+                }
             }
         }
         // The full product.
         let mut p = product(g, &prep, start[0]);
-        match p.explore(false, self.limits.max_states, self.deadline()) {
+        match p.explore(
+            false,
+            self.limits.max_states,
+            self.limits.max_memory,
+            self.deadline(),
+        ) {
             Ok(false) => Err(infeasible()),
-            Ok(true) => Ok(classify(g, &p, &sp, self.limits)),
+            Ok(true) => {
+                let mut rec = classify(g, &p, &sp, self.limits);
+                rec.weakened.extend(sp.weakened.iter().cloned());
+                Ok(rec)
+            }
             Err(s) => {
                 drop(p);
                 let why = stop_message(s);
@@ -463,12 +853,16 @@ impl Solver for Fsa {
                     return degrade(g, report, why);
                 }
                 // Explicitly first (exact "may run"), with antichains if that is too big.
-                let c = match first.unwrap_or_else(|| run(false)) {
-                    Err(Stop::States(_)) => run(true),
+                let c = match first.unwrap_or_else(|| run(&sp, false)) {
+                    Err(Stop::States(_)) | Err(Stop::Memory(_)) => run(&sp, true),
                     other => other,
                 };
                 match c {
-                    Ok(contracted::Outcome::Classified(c)) => coarse_recovery(g, report, &c, why),
+                    Ok(contracted::Outcome::Classified(c)) => {
+                        let mut rec = coarse_recovery(g, report, &c, why)?;
+                        rec.weakened.extend(sp.weakened.iter().cloned());
+                        Ok(rec)
+                    }
                     Ok(_) => Err(infeasible()),
                     Err(s2) => degrade(
                         g,
@@ -506,7 +900,11 @@ fn structure<'a>(g: &'a Icfg, prep: &'a Prepared, start: u32) -> contracted::Str
 }
 
 /// Labels from a contracted product that decided every node.
-fn contracted_recovery(g: &Icfg, c: &contracted::Coarse) -> Recovery {
+fn contracted_recovery(
+    g: &Icfg,
+    c: &contracted::Coarse,
+    weakened: Vec<crate::solver::Weakening>,
+) -> Recovery {
     let labels = (0..g.num_nodes())
         .map(|i| {
             if !c.may.contains(i) {
@@ -520,7 +918,7 @@ fn contracted_recovery(g: &Icfg, c: &contracted::Coarse) -> Recovery {
         .collect();
     Recovery {
         labels,
-        weakened: vec![],
+        weakened,
         undecided: vec![],
         stats: c.stats(),
     }

@@ -57,6 +57,60 @@ impl Frontier {
 pub(crate) enum Stop {
     States(usize),
     Time,
+    /// The estimated memory of the exploration exceeded this many bytes.
+    Memory(usize),
+}
+
+/// Which automata can change state on each node: those that act on nodes
+/// they do not mention (`always`), and per node those that mention it, so
+/// that a step touches only the automata that may move (a report with
+/// hundreds of automata would otherwise cost hundreds of lookups per edge).
+pub(crate) struct Touch {
+    always: Vec<usize>,
+    by_node: HashMap<u32, Vec<usize>>,
+}
+
+impl Touch {
+    pub fn new<'a>(autos: impl IntoIterator<Item = &'a Dfa>) -> Touch {
+        let mut always = Vec::new();
+        let mut by_node: HashMap<u32, Vec<usize>> = HashMap::new();
+        for (i, a) in autos.into_iter().enumerate() {
+            if !a.silent_elsewhere() {
+                always.push(i);
+                continue;
+            }
+            for v in a.mentioned() {
+                if !a.silent_on(v) {
+                    by_node.entry(v).or_default().push(i);
+                }
+            }
+        }
+        Touch { always, by_node }
+    }
+
+    /// Steps `out` (a copy of the states, one per automaton of `autos`)
+    /// on node `w`; false if some automaton rejects.
+    #[inline]
+    pub fn step(&self, autos: &[&Dfa], out: &mut [u32], w: u32) -> bool {
+        let touched = self.by_node.get(&w).map_or(&[][..], |v| &v[..]);
+        for &i in self.always.iter().chain(touched) {
+            let t = autos[i].step(out[i], w);
+            if t == DEAD {
+                return false;
+            }
+            out[i] = t;
+        }
+        true
+    }
+}
+
+/// Estimated bytes of an exploration of `vertices` vertices of `width`
+/// words each and `edges` edges: the key and its index copy, the side
+/// tables, and what the classification builds afterwards.
+pub(crate) fn estimated_bytes(vertices: usize, width: usize, edges: usize) -> usize {
+    vertices
+        .saturating_mul(8 * width + 96)
+        .saturating_add(edges.saturating_mul(48))
 }
 
 pub(crate) struct Product<'a> {
@@ -65,6 +119,8 @@ pub(crate) struct Product<'a> {
     pub seg: &'a Segments,
     pub ends: &'a Ends,
     pub autos: &'a [Dfa],
+    auto_refs: Vec<&'a Dfa>,
+    touch: Touch,
     pub silent_comp: Vec<bool>,
     pub start: u32,
     n: u32,
@@ -124,6 +180,8 @@ impl<'a> Product<'a> {
             seg,
             ends,
             autos,
+            auto_refs: autos.iter().collect(),
+            touch: Touch::new(autos),
             silent_comp,
             start,
             n,
@@ -192,7 +250,7 @@ impl<'a> Product<'a> {
         self.autos
             .iter()
             .zip(a.iter().zip(b))
-            .all(|(d, (&x, &y))| if d.is_monotone() { x >= y } else { x == y })
+            .all(|(d, (&x, &y))| d.covers(x, y))
     }
 
     fn progress(&self, qs: &[u32]) -> u64 {
@@ -237,14 +295,8 @@ impl<'a> Product<'a> {
 
     fn step_all(&self, qs: &[u32], w: u32, out: &mut Vec<u32>) -> bool {
         out.clear();
-        for (a, &q) in self.autos.iter().zip(qs) {
-            let t = a.step(q, w);
-            if t == DEAD {
-                return false;
-            }
-            out.push(t);
-        }
-        true
+        out.extend_from_slice(qs);
+        self.touch.step(&self.auto_refs, out, w)
     }
 
     fn comp_out_edges(&mut self, c: u32) -> Vec<(u32, u32)> {
@@ -276,24 +328,30 @@ impl<'a> Product<'a> {
         &mut self,
         stop_at_accept: bool,
         max_states: usize,
+        max_memory: usize,
         deadline: Option<Instant>,
     ) -> Result<bool, Stop> {
         let sccs = &self.core.sccs;
         let s = self.start;
         let cs = sccs.comp[s as usize];
         let mut queue = Frontier::new(stop_at_accept);
-        if stop_at_accept && self.autos.iter().any(|a| a.is_monotone()) {
+        if stop_at_accept && self.autos.iter().any(|a| a.has_order()) {
             self.antichain = Some(HashMap::new());
         }
         let mut found = false;
         if cs == NONE || !self.seg.alive[cs as usize] || !self.ends.is_source(s) {
             return Ok(false);
         }
-        // Every combination of initial states, then read the start node.
+        // Every combination of initial states (lazily, under the limits),
+        // then read the start node.
         let combos = super::automaton::initial_combinations(&[], self.autos);
         let mut buf = Vec::new();
         let loc = self.loc_of_node(s);
-        for c in combos {
+        for (i, c) in combos.enumerate() {
+            self.check_limits(max_states, max_memory)?;
+            if i % 1024 == 1023 && deadline.is_some_and(|d| Instant::now() > d) {
+                return Err(Stop::Time);
+            }
             if self.step_all(&c, s, &mut buf) {
                 let qs = buf.clone();
                 let id = self.intern(loc, &qs, &mut queue, NONE);
@@ -306,7 +364,7 @@ impl<'a> Product<'a> {
         while let Some(v) = queue.pop() {
             if self.accepting[v as usize] {
                 found = true;
-                if stop_at_accept {
+                if stop_at_accept && self.autos.iter().any(|a| a.has_order()) {
                     return Ok(true);
                 }
             }
@@ -318,10 +376,7 @@ impl<'a> Product<'a> {
                     }
                 }
             }
-            // The limit bounds memory: a vertex costs one word per automaton.
-            if self.num_vertices() > max_states || self.keys.len() > max_states.saturating_mul(8) {
-                return Err(Stop::States(max_states));
-            }
+            self.check_limits(max_states, max_memory)?;
             let qs: Vec<u32> = self.states(v).to_vec();
             let moves: Vec<(u32, u32)> = match self.loc(v) {
                 Ok(node) => self.g.succs(node).iter().map(|&w| (node, w)).collect(),
@@ -352,6 +407,18 @@ impl<'a> Product<'a> {
             }
         }
         Ok(found)
+    }
+
+    /// The state limit (which also bounds memory: a vertex costs one word
+    /// per automaton) and the memory budget.
+    fn check_limits(&self, max_states: usize, max_memory: usize) -> Result<(), Stop> {
+        if self.num_vertices() > max_states || self.keys.len() > max_states.saturating_mul(8) {
+            return Err(Stop::States(max_states));
+        }
+        if estimated_bytes(self.num_vertices(), self.width, self.edges.len()) > max_memory {
+            return Err(Stop::Memory(max_memory));
+        }
+        Ok(())
     }
 
     /// Vertices from which an accepting vertex is reachable.

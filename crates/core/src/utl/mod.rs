@@ -173,16 +173,13 @@ impl Utl {
     }
 }
 
-impl Solver for Utl {
-    fn name(&self) -> &'static str {
-        "utl"
-    }
-
-    fn check(
+impl Utl {
+    fn check_with(
         &self,
         g: &Icfg,
         report: &Report,
         query: Option<&Query>,
+        witness: bool,
     ) -> Result<Checked, SolveError> {
         if let Some(Query::Language(_)) = query {
             return Err(SolveError::Unsupported(
@@ -193,6 +190,14 @@ impl Solver for Utl {
         let start = [g.start().as_u32()];
         let inst = Self::instance(g, &low, &start);
         let possible = inst.solve(|v| low.absent.contains(v as usize)).is_some();
+        let witness = (possible && witness)
+            .then(|| {
+                crate::fsa::Fsa::default()
+                    .check(g, &lowered_report(&low), None)
+                    .ok()
+                    .and_then(|c| c.witness)
+            })
+            .flatten();
         Ok(Checked {
             answer: if possible {
                 Answer::Possible
@@ -200,8 +205,58 @@ impl Solver for Utl {
                 Answer::Impossible
             },
             weakened: low.weakened,
-            witness: None,
+            witness,
         })
+    }
+}
+
+/// The constraints UTL checks, as a report of their own (the query
+/// included): the crash set, one unreliable trace per vector, one `obsNo`
+/// per removed node.
+fn lowered_report(low: &Lowered) -> Report {
+    let one = |v: u32| NodeSet::one(NodeId::new(v as usize));
+    Report {
+        crash: low.targets.as_ref().and_then(|t| {
+            NodeSet::new(t.iter().map(|&v| NodeId::new(v as usize)).collect())
+        }),
+        obs_yes: low
+            .vectors
+            .iter()
+            .map(|v| crate::report::Trace {
+                reliable: false,
+                entries: v.iter().map(|&x| one(x)).collect(),
+            })
+            .collect(),
+        obs_no: low.absent.iter().map(|v| one(v as u32)).collect(),
+        ..Report::default()
+    }
+}
+
+impl Solver for Utl {
+    fn name(&self) -> &'static str {
+        "utl"
+    }
+
+    /// A possible answer comes with a witness: a path that satisfies the
+    /// constraints UTL checked (the report and query as lowered, weakenings
+    /// included), built by the FSA machinery on those constraints alone
+    /// (all UTL-expressible, so no automaton: the contracted product).
+    fn check(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        query: Option<&Query>,
+    ) -> Result<Checked, SolveError> {
+        self.check_with(g, report, query, true)
+    }
+
+    fn possible(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        query: Option<&Query>,
+    ) -> Result<Answer, SolveError> {
+        self.check_with(g, report, query, false).map(|c| c.answer)
     }
 
     fn recover(&self, g: &Icfg, report: &Report) -> Result<Recovery, SolveError> {
