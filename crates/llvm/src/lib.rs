@@ -127,6 +127,7 @@
 mod decls;
 mod lower;
 mod operands;
+pub mod sancov;
 
 use postmortem_core::icfg::BuildError;
 use postmortem_core::Icfg;
@@ -298,6 +299,9 @@ pub struct Loaded {
     pub icfg: Icfg,
     /// What the front-end approximated.
     pub report: FrontendReport,
+    /// The SanitizerCoverage flags of the module mapped to nodes (see
+    /// [`sancov`]); None when the module has none.
+    pub sancov: Option<sancov::SancovMap>,
 }
 
 /// The two input forms of LLVM IR.
@@ -405,6 +409,11 @@ pub fn lower_module(
     noreturn_declarations: &HashSet<String>,
     name: &str,
 ) -> Result<Loaded, LlvmError> {
-    let (icfg, report) = lower::Lowering::new(module, noreturn_declarations, name).run()?;
-    Ok(Loaded { icfg, report })
+    let (icfg, report, blocks) = lower::Lowering::new(module, noreturn_declarations, name).run()?;
+    let sancov = sancov::scan(module, &blocks, &icfg);
+    Ok(Loaded {
+        icfg,
+        report,
+        sancov,
+    })
 }

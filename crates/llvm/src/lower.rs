@@ -92,6 +92,8 @@ pub(crate) struct Lowering<'m> {
     noreturn_decls: &'m HashSet<String>,
     report: FrontendReport,
     path: String,
+    /// The nodes each block produced (for `sancov.rs`).
+    pub(crate) block_nodes: crate::sancov::BlockNodes,
 }
 
 fn name_str(n: &Name) -> String {
@@ -153,10 +155,13 @@ impl<'m> Lowering<'m> {
             noreturn_decls,
             report: FrontendReport::default(),
             path: path.to_string(),
+            block_nodes: Default::default(),
         }
     }
 
-    pub(crate) fn run(mut self) -> Result<(Icfg, FrontendReport), LlvmError> {
+    pub(crate) fn run(
+        mut self,
+    ) -> Result<(Icfg, FrontendReport, crate::sancov::BlockNodes), LlvmError> {
         self.index();
         self.find_address_taken();
         self.entries_and_exits()?;
@@ -173,7 +178,7 @@ impl<'m> Lowering<'m> {
         report.nodes = g.num_nodes();
         report.edges = g.num_edges();
         report.call_sites = g.num_call_sites();
-        Ok((g, report))
+        Ok((g, report, self.block_nodes))
     }
 
     // ---- pass 1: indexing ------------------------------------------------
@@ -430,7 +435,9 @@ impl<'m> Lowering<'m> {
             ids: &mut ids,
         };
 
+        let mut ranges = Vec::with_capacity(f.basic_blocks.len());
         for (bi, bb) in f.basic_blocks.iter().enumerate() {
+            let block_start = self.b.num_nodes() as u32;
             let mut st = BlockState {
                 first: None,
                 prev: None,
@@ -558,7 +565,9 @@ impl<'m> Lowering<'m> {
                 pending.push((last, s));
             }
             block_first[bi] = st.first;
+            ranges.push(block_start..self.b.num_nodes() as u32);
         }
+        self.block_nodes.insert(f.name.clone(), ranges);
         if let Some(Some(first)) = block_first.first() {
             self.b.add_flow_edge(entry, *first);
         }
