@@ -334,3 +334,65 @@ fn pattern(f: &Function, s: usize) -> Option<(usize, Option<usize>)> {
     let t_only = preds[t].iter().all(|&p| p == *l || p == s) && t != *l && t != s;
     Some((*l, t_only.then_some(t)))
 }
+
+/// What a flag dump says, as report constraints.
+#[derive(Clone, Debug, Default)]
+pub struct FlagConstraints {
+    /// One unordered "ran" observation per set flag (an unreliable trace
+    /// of one node), in flag order.
+    pub ran: Vec<postmortem_core::report::Trace>,
+    /// Flag index of each element of `ran`.
+    pub ran_flags: Vec<usize>,
+    /// "Never ran" singletons, one per node of the blocks of clear flags
+    /// (each node once).
+    pub not_ran: Vec<postmortem_core::report::NodeSet>,
+    /// Set and clear flags.
+    pub set: usize,
+    /// Clear flags.
+    pub clear: usize,
+}
+
+impl SancovMap {
+    /// The constraints of a flag dump: `flags` holds one byte per flag,
+    /// in section order (the bytes of
+    /// `__start___sancov_bools..__stop___sancov_bools`), 0 or 1. An error
+    /// (one line) when its length or a value does not fit.
+    pub fn constraints(&self, flags: &[u8]) -> Result<FlagConstraints, String> {
+        use postmortem_core::report::{NodeSet, Trace};
+        if flags.len() != self.flags.len() {
+            return Err(format!(
+                "{} coverage flags, but the graph's module has {}: not the flags of this program's instrumented build",
+                flags.len(),
+                self.flags.len()
+            ));
+        }
+        if let Some(i) = flags.iter().position(|&b| b > 1) {
+            return Err(format!(
+                "flag {i} has value {}: a coverage flag is 0 or 1 (not a dump of __sancov_bools)",
+                flags[i]
+            ));
+        }
+        let mut out = FlagConstraints::default();
+        let mut seen = std::collections::HashSet::new();
+        for (i, (f, &b)) in self.flags.iter().zip(flags).enumerate() {
+            if b == 1 {
+                out.set += 1;
+                if let Some(n) = f.ran {
+                    out.ran.push(Trace {
+                        reliable: false,
+                        entries: vec![NodeSet::one(n)],
+                    });
+                    out.ran_flags.push(i);
+                }
+            } else {
+                out.clear += 1;
+                for &n in &f.not_ran {
+                    if seen.insert(n) {
+                        out.not_ran.push(NodeSet::one(n));
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+}
