@@ -216,6 +216,11 @@ struct Truth {
     /// For each line, how many active frames its function had at the crash.
     active: BTreeMap<u64, u64>,
     frame_lines: BTreeSet<u64>,
+    /// Lines holding only `}`: llvm-cov gives them the count of the
+    /// region they close, but their own code (the branch at the end of a
+    /// loop body, say) is skipped by a `continue`, so a count > 0 does
+    /// not show that they ran. Coverage flags tell these apart.
+    brace_lines: BTreeSet<u64>,
 }
 
 enum Ran {
@@ -235,7 +240,11 @@ impl Truth {
             };
         };
         let k = self.active.get(&line).copied().unwrap_or(0);
-        if self.frame_lines.contains(&line) || *c > k {
+        if self.frame_lines.contains(&line) {
+            Ran::Yes
+        } else if self.brace_lines.contains(&line) && *c > 0 {
+            Ran::Unknown
+        } else if *c > k {
             Ran::Yes
         } else if *c == 0 {
             Ran::No
@@ -254,6 +263,10 @@ struct Case {
     crash_in: &'static str,
     /// How many program frames the backtrace has.
     depth: usize,
+    /// Where the crash is: in the program's own code (a core's stack can be
+    /// unwound) or in the C library (`abort`): then the core's analyses
+    /// also get the backtrace, for the stack.
+    in_libc: bool,
 }
 
 /// Compiles, crashes and checks one program.
@@ -421,18 +434,40 @@ fn check(case: &Case) {
             case.name
         );
     }
+    let source = std::fs::read_to_string(dir.join(&src)).unwrap();
+    let brace_lines = source
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.trim() == "}")
+        .map(|(i, _)| i as u64 + 1)
+        .collect();
     let truth = Truth {
         counts,
         active,
         frame_lines,
+        brace_lines,
     };
 
     // The analyses.
     let pm = env!("CARGO_BIN_EXE_postmortem");
-    let failure: Vec<Vec<&str>> = vec![
-        vec!["--backtrace", "bt.txt"],
-        vec!["--backtrace", "bt.txt", "--log", "out.log"],
+    let mut failure: Vec<(String, Vec<&str>)> = vec![
+        (bc.clone(), vec!["--backtrace", "bt.txt"]),
+        (
+            bc.clone(),
+            vec!["--backtrace", "bt.txt", "--log", "out.log"],
+        ),
     ];
+    // The same crash from a core dump of a SanitizerCoverage build (func
+    // and bb flags, see `sancov_core`).
+    for mode in ["func", "bb"] {
+        let (cfg, mut args) = sancov_core(&dir, case, &src, mode);
+        if case.in_libc {
+            args.extend(["--backtrace", "bt.txt"]);
+        }
+        failure.push((cfg.clone(), args.clone()));
+        args.extend(["--log", "out.log"]);
+        failure.push((cfg, args));
+    }
     let log = std::fs::read_to_string(dir.join("out.log")).unwrap();
     assert!(
         !log.trim().is_empty(),
@@ -440,13 +475,13 @@ fn check(case: &Case) {
         case.name
     );
     let mut summary = Vec::new();
-    for inputs in &failure {
+    for (bc, inputs) in &failure {
         for solver in ["utl", "fsa"] {
             let what = format!("{} {} --solver {solver}", case.name, inputs.join(" "));
             let o = Command::new(pm)
                 .current_dir(&dir)
                 .args([
-                    "analyze", "--cfg", &bc, "--format", "json", "--solver", solver,
+                    "analyze", "--cfg", bc, "--format", "json", "--solver", solver,
                 ])
                 .args(inputs)
                 .output()
@@ -506,11 +541,13 @@ fn check(case: &Case) {
                 yes_ok > 0 && no_ok > 0,
                 "{what}: Yes lines {yes:?} ({yes_ok} confirmed), No lines {no:?} ({no_ok} confirmed)"
             );
+            let maybe = get("maybe").len();
             summary.push(format!(
-                "{what}: {} yes ({yes_ok} confirmed), {} no ({no_ok} confirmed), {} maybe; {unknown} unknown, {unmapped} unmapped",
+                "{what}: {} yes ({yes_ok} confirmed), {} no ({no_ok} confirmed), {} maybe ({:.0}% of lines decided); {unknown} unknown, {unmapped} unmapped",
                 yes.len(),
                 no.len(),
-                get("maybe").len()
+                maybe,
+                100.0 * (yes.len() + no.len()) as f64 / (yes.len() + no.len() + maybe).max(1) as f64
             ));
         }
         let o = Command::new(pm)
@@ -518,7 +555,7 @@ fn check(case: &Case) {
             .args([
                 "analyze",
                 "--cfg",
-                &bc,
+                bc,
                 "--compare",
                 "fsa,utl",
                 "--expect",
@@ -545,6 +582,7 @@ fn loops_abort_inside_a_do_while() {
         args: &["5", "12"],
         crash_in: "check_row",
         depth: 2,
+        in_libc: true,
     });
 }
 
@@ -555,6 +593,7 @@ fn recursion_divides_by_zero_four_calls_deep() {
         args: &["+ 1 * 2 / 6 - 3 3"],
         crash_in: "apply",
         depth: 8,
+        in_libc: false,
     });
 }
 
@@ -565,6 +604,7 @@ fn function_pointers_crash_in_a_command_called_through_the_table() {
         args: &["sort", "sum", "last"],
         crash_in: "cmd_last",
         depth: 3,
+        in_libc: false,
     });
 }
 
@@ -575,6 +615,7 @@ fn early_returns_then_a_failed_assert() {
         args: &["7:alice:42", "3:bob:-1", "x", "9:carol:250"],
         crash_in: "store",
         depth: 2,
+        in_libc: true,
     });
 }
 
@@ -585,7 +626,58 @@ fn switch_falls_through_and_dereferences_an_empty_stack() {
         args: &["12+3*p.d"],
         crash_in: "step",
         depth: 3,
+        in_libc: false,
     });
+}
+
+/// Builds `src` with `-fsanitize-coverage=MODE,inline-bool-flag,pc-table`
+/// (the IR for the graph, and the binary from that IR, linked with the
+/// sancov callbacks of `tests/data/sancov/sancov_stub.c`), runs it with
+/// the case's input under gdb to the crash and writes a core there with
+/// `generate-core-file` (not the kernel's core_pattern, which CI does not
+/// control). Returns the graph and the `--core`/`--binary` arguments.
+fn sancov_core(dir: &Path, case: &Case, src: &str, mode: &str) -> (String, Vec<&'static str>) {
+    let stub = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/sancov/sancov_stub.c");
+    std::fs::copy(&stub, dir.join("sancov_stub.c")).unwrap();
+    let bc = format!("{}-{mode}.bc", case.name);
+    let bin = format!("{}-{mode}", case.name);
+    let cov = format!("-fsanitize-coverage={mode},inline-bool-flag,pc-table");
+    sh(
+        dir,
+        "clang-14",
+        &["-g", "-O0", &cov, "-emit-llvm", "-c", src, "-o", &bc],
+    );
+    sh(
+        dir,
+        "clang-14",
+        &["-g", "-O0", &bc, "sancov_stub.c", "-o", &bin],
+    );
+    let quoted: Vec<String> = case.args.iter().map(|a| format!("'{a}'")).collect();
+    let core = format!("core-{mode}");
+    let gdb = Command::new("gdb")
+        .current_dir(dir)
+        .args([
+            "-nx",
+            "-batch",
+            "-iex",
+            "set debuginfod enabled off",
+            "-ex",
+            &format!("run {} > /dev/null", quoted.join(" ")),
+            "-ex",
+            &format!("generate-core-file {core}"),
+        ])
+        .arg(format!("./{bin}"))
+        .stdin(Stdio::null())
+        .output()
+        .expect("run gdb");
+    assert!(
+        dir.join(&core).exists(),
+        "{}: gdb wrote no core: {}",
+        case.name,
+        show(&gdb)
+    );
+    let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
+    (bc, vec!["--core", leak(core), "--binary", leak(bin)])
 }
 
 #[test]
