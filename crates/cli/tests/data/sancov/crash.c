@@ -19,6 +19,9 @@ static int cube(int x) {
 
 static void never_called(void) { puts("never"); }
 
+/* Not called from anywhere: its flag can never be set. */
+void unused_helper(void) { puts("unused"); }
+
 static int deep(int *p, int n) {
   int s = 0;
   for (int i = 0; i < n; i++) {
@@ -45,6 +48,7 @@ int main(int argc, char **argv) {
   }
   int n = atoi(argv[2]);
   int v = 0;
+  printf("mode %s n=%d\n", argv[1], n);
   if (strcmp(argv[1], "segv") == 0) {
     v = deep(NULL, n);
   } else if (strcmp(argv[1], "abort") == 0) {
