@@ -263,10 +263,6 @@ struct Case {
     crash_in: &'static str,
     /// How many program frames the backtrace has.
     depth: usize,
-    /// Where the crash is: in the program's own code (a core's stack can be
-    /// unwound) or in the C library (`abort`): then the core's analyses
-    /// also get the backtrace, for the stack.
-    in_libc: bool,
 }
 
 /// Compiles, crashes and checks one program.
@@ -461,9 +457,6 @@ fn check(case: &Case) {
     // and bb flags, see `sancov_core`).
     for mode in ["func", "bb"] {
         let (cfg, mut args) = sancov_core(&dir, case, &src, mode);
-        if case.in_libc {
-            args.extend(["--backtrace", "bt.txt"]);
-        }
         failure.push((cfg.clone(), args.clone()));
         args.extend(["--log", "out.log"]);
         failure.push((cfg, args));
@@ -582,7 +575,6 @@ fn loops_abort_inside_a_do_while() {
         args: &["5", "12"],
         crash_in: "check_row",
         depth: 2,
-        in_libc: true,
     });
 }
 
@@ -593,7 +585,6 @@ fn recursion_divides_by_zero_four_calls_deep() {
         args: &["+ 1 * 2 / 6 - 3 3"],
         crash_in: "apply",
         depth: 8,
-        in_libc: false,
     });
 }
 
@@ -604,7 +595,6 @@ fn function_pointers_crash_in_a_command_called_through_the_table() {
         args: &["sort", "sum", "last"],
         crash_in: "cmd_last",
         depth: 3,
-        in_libc: false,
     });
 }
 
@@ -615,7 +605,6 @@ fn early_returns_then_a_failed_assert() {
         args: &["7:alice:42", "3:bob:-1", "x", "9:carol:250"],
         crash_in: "store",
         depth: 2,
-        in_libc: true,
     });
 }
 
@@ -626,7 +615,6 @@ fn switch_falls_through_and_dereferences_an_empty_stack() {
         args: &["12+3*p.d"],
         crash_in: "step",
         depth: 3,
-        in_libc: false,
     });
 }
 

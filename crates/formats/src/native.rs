@@ -13,17 +13,21 @@
 //! * [`read_flags`]: the flag bytes, after checking that the core is of
 //!   this binary (build id in the core's memory, entry point, and the
 //!   relocated pc table in the core equal to the binary's).
-//! * [`unwind`]: the crash stack by a frame-pointer walk (clang keeps
-//!   frame pointers at `-O0`), every step checked (frame-pointer prologue
-//!   of the function, a call instruction before every return address); a
-//!   stack that cannot be walked soundly is refused, never guessed.
+//! * [`unwind`]: the crash stack. Frames in shared libraries (a crash in
+//!   `abort`) are unwound with the library's `.eh_frame` (gimli), the
+//!   library read from this machine and used only when its build id is
+//!   the one in the core; the binary's frames by a frame-pointer walk
+//!   (clang keeps frame pointers at `-O0`), every step checked
+//!   (frame-pointer prologue of the function, a call instruction before
+//!   every return address). A stack that cannot be unwound soundly is
+//!   refused, never guessed.
 //!
 //! Every error is one line ([`NativeError`]).
 
 use crate::backtrace::RawFrame;
 use object::elf;
 use object::read::elf::{FileHeader, ProgramHeader};
-use object::{Object, ObjectSection, ObjectSymbol, SymbolKind};
+use object::{Object, ObjectSection, ObjectSegment, ObjectSymbol, SymbolKind};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -638,10 +642,12 @@ pub fn read_flags(core: &Core, bin: &Binary) -> Result<CoreFlags, NativeError> {
 }
 
 /// The crash stack of the first thread, innermost first, symbolized with
-/// the binary's DWARF. Frames outside the binary end the walk (the C
-/// library's start-up code below `main`). Refused (an error saying why)
-/// when the crash pc is outside the binary, or when a frame has no frame
-/// pointer or a return address that does not follow a call.
+/// the binary's DWARF; library frames above the program's are unwound (see
+/// `unwind_libraries`) but not listed. A return into code outside the
+/// binary ends the walk (the C library's start-up code below `main`).
+/// Refused (an error saying why) when a library cannot be unwound, or a
+/// frame of the binary has no frame pointer or a return address that does
+/// not follow a call.
 pub fn unwind(core: &Core, bin: &Binary, base: u64) -> Result<Vec<RawFrame>, NativeError> {
     let cs = core.shown();
     let Some(regs) = core.regs else {
@@ -652,22 +658,33 @@ pub fn unwind(core: &Core, bin: &Binary, base: u64) -> Result<Vec<RawFrame>, Nat
     let rel = |a: u64| a.wrapping_sub(base);
     let pc = rel(regs.rip);
     let Some(f) = bin.func_at(pc) else {
-        let lib = core
-            .files
-            .iter()
-            .find(|m| regs.rip >= m.start && regs.rip < m.end)
-            .map(|m| m.path.as_str())
-            .unwrap_or("code outside the binary");
-        return err(format!(
-            "{cs}: the crash pc {:#x} is in {lib}, which postmortem cannot unwind through (only frame pointers of the binary): pass the crash stack with --backtrace (e.g. `gdb -batch -ex bt PROG CORE`)",
-            regs.rip
-        ));
+        // The crash is in a library (abort, raise, ...): walk its frames
+        // with the library's call frame information, then go on with the
+        // binary's frame pointers from the first frame in the binary.
+        let (ret, rsp, rbp) = unwind_libraries(core, regs).map_err(|e| {
+            NativeError(format!(
+                "{cs}: the crash pc {:#x} is outside the binary and {e}: pass the crash stack with --backtrace (e.g. `gdb -batch -ex bt PROG CORE`)",
+                regs.rip
+            ))
+        })?;
+        let _ = rsp;
+        let r = rel(ret);
+        let Some(g) = bin.func_at(r) else {
+            return err(format!(
+                "{cs}: the library frames return to {ret:#x}, outside the binary"
+            ));
+        };
+        if !after_call(bin, r) || !has_frame_pointer(bin, g) {
+            return err(format!(
+                "{cs}: the library frames return to {ret:#x} in `{}`, which does not follow a call instruction or has no frame pointer: pass --backtrace",
+                g.name
+            ));
+        }
+        let frames = bin.symbolize(r - 1);
+        return walk(core, bin, base, frames, rbp.wrapping_add(8), core.word(rbp));
     };
-    let mut frames = bin.symbolize(pc);
-    // Where the innermost function's return address is.
-    let prologue = bin.bytes_at(f.addr, 4);
-    let has_fp = prologue == Some(&[0x55, 0x48, 0x89, 0xe5][..]);
-    if !has_fp {
+    let frames = bin.symbolize(pc);
+    if !has_frame_pointer(bin, f) {
         return err(format!(
             "{cs}: `{}` has no frame-pointer prologue: build with -O0 or -fno-omit-frame-pointer, or pass --backtrace",
             f.name
@@ -675,7 +692,7 @@ pub fn unwind(core: &Core, bin: &Binary, base: u64) -> Result<Vec<RawFrame>, Nat
     }
     // (stack slot of the return address, the caller's frame pointer).
     let at_ret = bin.bytes_at(pc, 1) == Some(&[0xc3][..]);
-    let (mut ret_slot, mut caller_rbp) = match pc - f.addr {
+    let (ret_slot, caller_rbp) = match pc - f.addr {
         // Before `push rbp`, after it, or at the final `ret`: rbp is still
         // (or again) the caller's.
         0 => (regs.rsp, Some(regs.rbp)),
@@ -683,6 +700,27 @@ pub fn unwind(core: &Core, bin: &Binary, base: u64) -> Result<Vec<RawFrame>, Nat
         _ if at_ret => (regs.rsp, Some(regs.rbp)),
         _ => (regs.rbp.wrapping_add(8), core.word(regs.rbp)),
     };
+    walk(core, bin, base, frames, ret_slot, caller_rbp)
+}
+
+/// Whether `f` starts with `push rbp; mov rbp, rsp`.
+fn has_frame_pointer(bin: &Binary, f: &FuncSym) -> bool {
+    bin.bytes_at(f.addr, 4) == Some(&[0x55, 0x48, 0x89, 0xe5][..])
+}
+
+/// The frame-pointer walk over the binary's frames: `ret_slot` holds the
+/// return address of the innermost frame so far, `caller_rbp` its
+/// caller's frame pointer.
+fn walk(
+    core: &Core,
+    bin: &Binary,
+    base: u64,
+    mut frames: Vec<RawFrame>,
+    mut ret_slot: u64,
+    mut caller_rbp: Option<u64>,
+) -> Result<Vec<RawFrame>, NativeError> {
+    let cs = core.shown();
+    let rel = |a: u64| a.wrapping_sub(base);
     for _ in 0..100_000 {
         let Some(ret) = core.word(ret_slot) else {
             return err(format!(
@@ -700,7 +738,7 @@ pub fn unwind(core: &Core, bin: &Binary, base: u64) -> Result<Vec<RawFrame>, Nat
                 "{cs}: the frame chain at {ret_slot:#x} holds {ret:#x}, which does not follow a call instruction: cannot unwind soundly, pass --backtrace"
             ));
         }
-        if bin.bytes_at(g.addr, 4) != Some(&[0x55, 0x48, 0x89, 0xe5][..]) {
+        if !has_frame_pointer(bin, g) {
             return err(format!(
                 "{cs}: `{}` has no frame-pointer prologue: build with -O0 or -fno-omit-frame-pointer, or pass --backtrace",
                 g.name
@@ -743,4 +781,166 @@ fn after_call(bin: &Binary, r: u64) -> bool {
         }
     }
     false
+}
+
+/// A library mapped in the crashed process, with its call frame
+/// information.
+struct Lib {
+    /// Load bias: runtime address = file vaddr + bias.
+    bias: u64,
+    eh_frame: Vec<u8>,
+    eh_frame_addr: u64,
+    text_addr: u64,
+}
+
+/// Opens the library mapped at runtime address `pc` (from the core's
+/// `NT_FILE` list, read from this machine's file system) after checking
+/// that it is the same file as in the crashed process: its build id must
+/// be in the core's memory and equal.
+fn open_lib(core: &Core, pc: u64) -> Result<Lib, String> {
+    let m = core
+        .files
+        .iter()
+        .find(|m| pc >= m.start && pc < m.end)
+        .ok_or_else(|| format!("no mapped file holds {pc:#x}"))?;
+    let data =
+        std::fs::read(&m.path).map_err(|e| format!("{} cannot be read here ({e})", m.path))?;
+    let file = object::File::parse(&*data).map_err(|e| format!("{}: {e}", m.path))?;
+    // The file vaddr of the mapping's start.
+    let seg = file
+        .segments()
+        .find(|s| {
+            let (off, size) = s.file_range();
+            m.offset >= off && m.offset < off + size.max(1)
+        })
+        .ok_or_else(|| format!("{}: no segment at file offset {:#x}", m.path, m.offset))?;
+    let bias = m
+        .start
+        .wrapping_sub(seg.address() + (m.offset - seg.file_range().0));
+    let id = file
+        .build_id()
+        .ok()
+        .flatten()
+        .ok_or_else(|| format!("{} has no build id to check it against the core", m.path))?;
+    let note = file
+        .section_by_name(".note.gnu.build-id")
+        .ok_or_else(|| format!("{} has no build-id note", m.path))?;
+    match core.mem(note.address().wrapping_add(bias) + 16, id.len() as u64) {
+        Some(mem) if mem == id => {}
+        Some(_) => {
+            return Err(format!(
+                "{} is not the library the crashed process had (build id differs)",
+                m.path
+            ))
+        }
+        None => {
+            return Err(format!(
+                "the core does not hold the build id of {}, so it cannot be checked",
+                m.path
+            ))
+        }
+    }
+    let eh = file
+        .section_by_name(".eh_frame")
+        .ok_or_else(|| format!("{} has no .eh_frame", m.path))?;
+    let text_addr = file
+        .section_by_name(".text")
+        .map(|t| t.address())
+        .unwrap_or(0);
+    Ok(Lib {
+        bias,
+        eh_frame: eh.data().map_err(|e| e.to_string())?.to_vec(),
+        eh_frame_addr: eh.address(),
+        text_addr,
+    })
+}
+
+/// Unwinds the frames of the crash that are in libraries, with their
+/// `.eh_frame` call frame information (only CFA rules over rsp or rbp,
+/// the return address and rbp saved at CFA offsets, as the C library's
+/// functions have). Returns the first return address outside the
+/// libraries, with the stack and frame pointers of that frame.
+fn unwind_libraries(core: &Core, regs: Regs) -> Result<(u64, u64, u64), String> {
+    use addr2line::gimli::{
+        BaseAddresses, CfaRule, EhFrame, LittleEndian, Register, RegisterRule, UnwindContext,
+        UnwindSection,
+    };
+    const RBP: Register = Register(6);
+    const RSP: Register = Register(7);
+    const RA: Register = Register(16);
+    let (mut pc, mut rsp, mut rbp) = (regs.rip, regs.rsp, regs.rbp);
+    let mut innermost = true;
+    let mut libs: HashMap<String, Lib> = HashMap::new();
+    let mut ctx = UnwindContext::new();
+    for _ in 0..64 {
+        let Some(m) = core.files.iter().find(|m| pc >= m.start && pc < m.end) else {
+            return Err(format!("no mapped file holds {pc:#x}"));
+        };
+        if !libs.contains_key(&m.path) {
+            let lib = open_lib(core, pc)?;
+            libs.insert(m.path.clone(), lib);
+        }
+        let lib = &libs[&m.path];
+        let eh = EhFrame::new(&lib.eh_frame, LittleEndian);
+        let bases = BaseAddresses::default()
+            .set_eh_frame(lib.eh_frame_addr)
+            .set_text(lib.text_addr);
+        // A return address is looked up one byte back (inside the call).
+        let probe = pc
+            .wrapping_sub(lib.bias)
+            .wrapping_sub(u64::from(!innermost));
+        let row = eh
+            .unwind_info_for_address(&bases, &mut ctx, probe, EhFrame::cie_from_offset)
+            .map_err(|e| format!("{} has no call frame information for {pc:#x} ({e})", m.path))?;
+        let cfa = match row.cfa() {
+            CfaRule::RegisterAndOffset { register, offset } if *register == RSP => {
+                rsp.wrapping_add(*offset as u64)
+            }
+            CfaRule::RegisterAndOffset { register, offset } if *register == RBP => {
+                rbp.wrapping_add(*offset as u64)
+            }
+            _ => {
+                return Err(format!(
+                    "the call frame information of {} at {pc:#x} is beyond this unwinder",
+                    m.path
+                ))
+            }
+        };
+        let at = |rule: Option<RegisterRule<usize>>, old: u64| -> Result<u64, String> {
+            match rule {
+                None | Some(RegisterRule::SameValue) => Ok(old),
+                Some(RegisterRule::Offset(o)) => {
+                    core.word(cfa.wrapping_add(o as u64)).ok_or_else(|| {
+                        format!(
+                            "the stack at {:#x} is not in the core",
+                            cfa.wrapping_add(o as u64)
+                        )
+                    })
+                }
+                Some(_) => Err(format!(
+                    "the call frame information of {} at {pc:#x} is beyond this unwinder",
+                    m.path
+                )),
+            }
+        };
+        let ret = match row.register(RA) {
+            Some(RegisterRule::Offset(o)) => core
+                .word(cfa.wrapping_add(o as u64))
+                .ok_or_else(|| "the stack is not in the core".to_string())?,
+            _ => return Err(format!("no return address rule in {} at {pc:#x}", m.path)),
+        };
+        rbp = at(row.register(RBP), rbp)?;
+        rsp = cfa;
+        pc = ret;
+        innermost = false;
+        let in_lib = core
+            .files
+            .iter()
+            .find(|m| pc >= m.start && pc < m.end)
+            .is_some_and(|m| libs.contains_key(&m.path) || m.path.contains(".so"));
+        if !in_lib {
+            return Ok((pc, rsp, rbp));
+        }
+    }
+    Err("the library frames do not end".into())
 }
