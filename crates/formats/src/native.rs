@@ -285,10 +285,26 @@ pub struct Regs {
     pub rbp: u64,
 }
 
+/// The bytes of a core: mapped from the file (or owned, for tests).
+enum Bytes {
+    Mapped(memmap2::Mmap),
+    Owned(Vec<u8>),
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Mapped(m) => m,
+            Bytes::Owned(v) => v,
+        }
+    }
+}
+
 /// A Linux ELF core dump.
 pub struct Core {
     path: PathBuf,
-    data: Vec<u8>,
+    data: Bytes,
     segs: Vec<Seg>,
     /// Auxiliary vector (`NT_AUXV`).
     pub auxv: Vec<(u64, u64)>,
@@ -306,12 +322,22 @@ impl Core {
     /// Reads an ELF core; a truncated file is an error.
     pub fn read(path: &Path) -> Result<Core, NativeError> {
         let shown = path.display().to_string();
-        let data =
-            std::fs::read(path).map_err(|e| NativeError(format!("{shown}: cannot read: {e}")))?;
+        let cannot = |e: std::io::Error| NativeError(format!("{shown}: cannot read: {e}"));
+        let file = std::fs::File::open(path).map_err(cannot)?;
+        let len = file.metadata().map_err(cannot)?.len();
+        let data = if len == 0 {
+            Bytes::Owned(Vec::new())
+        } else {
+            // SAFETY: the map is read only; a core changed by another
+            // process while it is read gives wrong bytes (caught by the
+            // checks that follow) but no undefined behaviour in practice,
+            // as for every reader of mapped files.
+            Bytes::Mapped(unsafe { memmap2::Mmap::map(&file) }.map_err(cannot)?)
+        };
         Core::parse(data, path)
     }
 
-    fn parse(data: Vec<u8>, path: &Path) -> Result<Core, NativeError> {
+    fn parse(data: Bytes, path: &Path) -> Result<Core, NativeError> {
         let shown = path.display().to_string();
         let bad = |what: String| NativeError(format!("{shown}: {what}"));
         let hdr = elf::FileHeader64::<object::Endianness>::parse(&*data)
@@ -328,7 +354,7 @@ impl Core {
             .map_err(|e| bad(format!("truncated or corrupt core: {e}")))?;
         let mut core = Core {
             path: path.to_path_buf(),
-            data: Vec::new(),
+            data: Bytes::Owned(Vec::new()),
             segs: Vec::new(),
             auxv: Vec::new(),
             files: Vec::new(),
