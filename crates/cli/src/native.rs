@@ -40,6 +40,10 @@ fn arrays(map: &SancovMap) -> Vec<(Option<String>, usize)> {
 }
 
 /// Reads `--core`/`--binary`/`--sancov-flags`.
+///
+/// The flags are process-wide: with several threads in the core, a set
+/// flag may be another thread's, so only the clear flags are used (and a
+/// `--sancov-flags` dump is taken to be of a single-threaded run).
 pub fn load(
     inputs: &crate::inputs::Inputs,
     g: &Icfg,
@@ -92,9 +96,22 @@ pub fn load(
             (true, Some(map)) => {
                 let cf = native::read_flags(&core, bin).map_err(Failure::input)?;
                 native::check_order(bin, &cf.pcs, &arrays(map)).map_err(Failure::input)?;
-                let c = map
+                let mut c = map
                     .constraints(&cf.flags)
                     .map_err(|e| Failure::input(format!("{name}: {e}")))?;
+                if core.threads > 1 {
+                    // The flags are process-wide: a set flag may be another
+                    // thread's. A clear flag holds for every thread.
+                    warn(
+                        warnings,
+                        format!(
+                            "{name}: {} threads: the {} set coverage flags may have been set by other threads and are not used (the clear ones are)",
+                            core.threads, c.set
+                        ),
+                    );
+                    c.ran.clear();
+                    c.ran_flags.clear();
+                }
                 check_reachable(g, map, &c, &name)?;
                 note_flags(&name, &c);
                 out.flags = Some(c);
@@ -174,7 +191,7 @@ fn check_reachable(
             return Err(Failure {
                 code: 3,
                 message: format!(
-                    "{name}: coverage flag {i} (function `{}`, block {}, node {}) is set, but the graph says that code cannot run: the flags are not of this program, or the graph misses control flow that reaches it",
+                    "{name}: coverage flag {i} (function `{}`, block {}, node {}) is set, but the graph says that code cannot run: the flags are not of this program, or the graph misses control flow that reaches it (constructors, signal and atexit handlers, threads are not on the graph's paths from the start)",
                     f.function,
                     f.block,
                     g.ext_id(n)

@@ -38,7 +38,7 @@ fn setup() -> &'static Path {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/sancov");
-        for f in ["crash.c", "sancov_stub.c"] {
+        for f in ["crash.c", "sancov_stub.c", "threads.c"] {
             std::fs::copy(data.join(f), dir.join(f)).unwrap();
         }
         for mode in ["bb", "func"] {
@@ -66,6 +66,34 @@ fn setup() -> &'static Path {
             &dir,
             "clang-14",
             &["-g", "-O0", "crash.c", "-o", "crash-plain"],
+        );
+        let cov = "-fsanitize-coverage=bb,inline-bool-flag,pc-table";
+        sh(
+            &dir,
+            "clang-14",
+            &[
+                "-g",
+                "-O0",
+                cov,
+                "-emit-llvm",
+                "-c",
+                "threads.c",
+                "-o",
+                "threads.bc",
+            ],
+        );
+        sh(
+            &dir,
+            "clang-14",
+            &[
+                "-g",
+                "-O0",
+                "threads.bc",
+                "sancov_stub.c",
+                "-o",
+                "threads",
+                "-lpthread",
+            ],
         );
         let gdb = |bin: &str, args: &str, core: &str, extra: &[&str]| {
             let mut cmd = Command::new("gdb");
@@ -104,6 +132,7 @@ fn setup() -> &'static Path {
         std::fs::write(dir.join("bt-abort.txt"), bt).unwrap();
         gdb("./crash-func", "segv 3", "core-func", &[]);
         gdb("./crash-plain", "segv 3", "core-plain", &[]);
+        gdb("./threads", "", "core-threads", &[]);
         let core = std::fs::read(dir.join("core-segv")).unwrap();
         std::fs::write(dir.join("core-trunc"), &core[..core.len() / 2]).unwrap();
         sh(
@@ -257,6 +286,28 @@ fn a_crash_inside_the_c_library_is_unwound_through_it() {
         "bt-abort.txt",
     ]);
     assert_eq!(v["nodes"], w["nodes"], "core stack vs gdb backtrace");
+}
+
+#[test]
+fn with_several_threads_only_clear_flags_are_used() {
+    let (v, err) = json(&[
+        "--cfg",
+        "threads.bc",
+        "--core",
+        "core-threads",
+        "--binary",
+        "threads",
+    ]);
+    assert!(err.contains("2 threads"), "{err}");
+    assert_eq!(err.matches("warning").count(), 1, "{err}");
+    // The crashing thread's stack: main called boom.
+    let src = std::fs::read_to_string(setup().join("threads.c")).unwrap();
+    let boom = src
+        .lines()
+        .position(|l| l.contains("static void boom"))
+        .unwrap() as u64
+        + 1;
+    assert!(lines(&v, "yes").contains(&boom));
 }
 
 #[test]

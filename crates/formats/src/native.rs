@@ -314,6 +314,8 @@ pub struct Core {
     pub regs: Option<Regs>,
     /// The first thread's signal (`NT_PRSTATUS`).
     pub signal: Option<u32>,
+    /// Number of threads (`NT_PRSTATUS` notes).
+    pub threads: usize,
 }
 
 const AT_ENTRY: u64 = 9;
@@ -360,6 +362,7 @@ impl Core {
             files: Vec::new(),
             regs: None,
             signal: None,
+            threads: 0,
         };
         for ph in phdrs {
             let (offset, filesz) = (ph.p_offset(endian), ph.p_filesz(endian));
@@ -394,10 +397,11 @@ impl Core {
                         let desc = note.desc();
                         let t = note.n_type(endian).0;
                         match t {
-                            _ if t == elf::NT_PRSTATUS.0
-                                && core.regs.is_none()
-                                && core.signal.is_none() =>
-                            {
+                            _ if t == elf::NT_PRSTATUS.0 && core.threads > 0 => {
+                                core.threads += 1;
+                            }
+                            _ if t == elf::NT_PRSTATUS.0 => {
+                                core.threads = 1;
                                 if desc.len() >= 12 {
                                     core.signal =
                                         Some(u32::from_le_bytes(desc[..4].try_into().unwrap()));
