@@ -422,6 +422,74 @@ fn bad_inputs_are_one_line_and_exit_2_or_3() {
             "0 or 1",
         ),
     ];
+    let core = std::fs::read(setup().join("core-segv")).unwrap();
+    std::fs::write(setup().join("core-head"), &core[..64]).unwrap();
+    std::fs::write(setup().join("empty"), b"").unwrap();
+    let hostile: &[(&[&str], &str)] = &[
+        (
+            &[
+                "--cfg",
+                "crash-bb.bc",
+                "--core",
+                "crash.c",
+                "--binary",
+                "crash-bb",
+            ],
+            "not a 64-bit ELF core",
+        ),
+        (
+            &[
+                "--cfg",
+                "crash-bb.bc",
+                "--core",
+                "empty",
+                "--binary",
+                "crash-bb",
+            ],
+            "core",
+        ),
+        (
+            &[
+                "--cfg",
+                "crash-bb.bc",
+                "--core",
+                "core-head",
+                "--binary",
+                "crash-bb",
+            ],
+            "core",
+        ),
+        (
+            &[
+                "--cfg",
+                "crash-bb.bc",
+                "--core",
+                "core-segv",
+                "--binary",
+                "crash.c",
+            ],
+            "not an ELF binary",
+        ),
+        (
+            &[
+                "--cfg",
+                "crash-bb.bc",
+                "--core",
+                "missing",
+                "--binary",
+                "crash-bb",
+            ],
+            "cannot read",
+        ),
+    ];
+    for (args, needle) in hostile {
+        let (c, msg) = fails(args);
+        assert_eq!(c, 2, "{args:?}: {msg}");
+        assert!(
+            msg.contains(needle),
+            "{args:?}: expected {needle:?} in {msg}"
+        );
+    }
     let n = std::fs::metadata(setup().join("flags-segv.bin"))
         .unwrap()
         .len() as usize;

@@ -110,7 +110,7 @@ impl Binary {
                 BOOLS => bools = Some((s.address(), s.size())),
                 PCS => pcs_range = Some((s.address(), s.size())),
                 // Note header: namesz, descsz, type (4 bytes each), "GNU\0".
-                ".note.gnu.build-id" => build_id_addr = Some(s.address() + 16),
+                ".note.gnu.build-id" => build_id_addr = Some(s.address().wrapping_add(16)),
                 _ => {}
             }
             if let Some((off, size)) = s.file_range() {
@@ -163,13 +163,13 @@ impl Binary {
 
     /// The file's bytes at file vaddr `addr`.
     pub fn bytes_at(&self, addr: u64, len: u64) -> Option<&[u8]> {
-        let &(va, size, off) = self
-            .sections
-            .iter()
-            .find(|&&(va, size, _)| addr >= va && addr.saturating_add(len) <= va + size)?;
+        let &(va, size, off) = self.sections.iter().find(|&&(va, size, _)| {
+            addr >= va && addr.saturating_add(len) <= va.saturating_add(size)
+        })?;
         let _ = size;
-        let start = (off + (addr - va)) as usize;
-        self.data.get(start..start + len as usize)
+        let start = usize::try_from(off.checked_add(addr - va)?).ok()?;
+        self.data
+            .get(start..start.checked_add(usize::try_from(len).ok()?)?)
     }
 
     /// The pc table as the file holds it: `(pc, flags)` pairs at file
@@ -189,7 +189,7 @@ impl Binary {
         }
         let i = self.funcs.partition_point(|f| f.addr <= addr);
         let f = self.funcs.get(i.checked_sub(1)?)?;
-        (f.size == 0 || addr < f.addr + f.size).then_some(f)
+        (f.size == 0 || addr - f.addr < f.size).then_some(f)
     }
 
     /// A function symbol by name.
@@ -445,8 +445,9 @@ impl Core {
         if rel.checked_add(len)? > s.filesz {
             return None;
         }
-        let start = (s.offset + rel) as usize;
-        self.data.get(start..start + len as usize)
+        let start = usize::try_from(s.offset.checked_add(rel)?).ok()?;
+        self.data
+            .get(start..start.checked_add(usize::try_from(len).ok()?)?)
     }
 
     fn word(&self, addr: u64) -> Option<u64> {
@@ -726,7 +727,7 @@ pub fn unwind(core: &Core, bin: &Binary, base: u64) -> Result<Vec<RawFrame>, Nat
         // Before `push rbp`, after it, or at the final `ret`: rbp is still
         // (or again) the caller's.
         0 => (regs.rsp, Some(regs.rbp)),
-        1 => (regs.rsp + 8, Some(regs.rbp)),
+        1 => (regs.rsp.wrapping_add(8), Some(regs.rbp)),
         _ if at_ret => (regs.rsp, Some(regs.rbp)),
         _ => (regs.rbp.wrapping_add(8), core.word(regs.rbp)),
     };
@@ -841,12 +842,12 @@ fn open_lib(core: &Core, pc: u64) -> Result<Lib, String> {
         .segments()
         .find(|s| {
             let (off, size) = s.file_range();
-            m.offset >= off && m.offset < off + size.max(1)
+            m.offset >= off && m.offset < off.saturating_add(size.max(1))
         })
         .ok_or_else(|| format!("{}: no segment at file offset {:#x}", m.path, m.offset))?;
     let bias = m
         .start
-        .wrapping_sub(seg.address() + (m.offset - seg.file_range().0));
+        .wrapping_sub(seg.address().wrapping_add(m.offset - seg.file_range().0));
     let id = file
         .build_id()
         .ok()
@@ -855,7 +856,10 @@ fn open_lib(core: &Core, pc: u64) -> Result<Lib, String> {
     let note = file
         .section_by_name(".note.gnu.build-id")
         .ok_or_else(|| format!("{} has no build-id note", m.path))?;
-    match core.mem(note.address().wrapping_add(bias) + 16, id.len() as u64) {
+    match core.mem(
+        note.address().wrapping_add(bias).wrapping_add(16),
+        id.len() as u64,
+    ) {
         Some(mem) if mem == id => {}
         Some(_) => {
             return Err(format!(
