@@ -298,7 +298,11 @@ fn measure(
             if let Ok(r) = r {
                 fsa_undecided += r.undecided.len();
                 fsa_gave_up |= r.weakened.iter().any(|w| w.how.contains("gave up"));
-                fsa_dropped += r.weakened.iter().filter(|w| w.how.contains("did not fit")).count();
+                fsa_dropped += r
+                    .weakened
+                    .iter()
+                    .filter(|w| w.how.contains("did not fit"))
+                    .count();
             }
         }
     }

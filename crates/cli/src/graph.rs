@@ -56,6 +56,14 @@ fn read_head(f: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
 /// Reads a control-flow graph: a graph cache, LLVM IR (`.ll`/`.bc`) or
 /// csi-cc GraphML (optionally gzip-compressed).
 pub fn load_graph(path: &Path) -> Result<Icfg, Failure> {
+    load_graph_with_sancov(path).map(|(g, _)| g)
+}
+
+/// [`load_graph`], with the SanitizerCoverage flag map of LLVM IR input
+/// (None for other inputs: the `.pmcfg` cache does not keep it).
+pub fn load_graph_with_sancov(
+    path: &Path,
+) -> Result<(Icfg, Option<postmortem_llvm::sancov::SancovMap>), Failure> {
     // Large inputs take a second or more: say what is happening, on a terminal.
     let big = std::fs::metadata(path)
         .map(|m| m.len() > 32 << 20)
@@ -68,16 +76,18 @@ pub fn load_graph(path: &Path) -> Result<Icfg, Failure> {
         GraphFormat::Cache => {
             let bytes = std::fs::read(path)
                 .map_err(|e| Failure::input(format!("{}: cannot read: {e}", path.display())))?;
-            Icfg::decode(&bytes).map_err(|e| Failure::input(format!("{}: {e}", path.display())))
+            Icfg::decode(&bytes)
+                .map(|g| (g, None))
+                .map_err(|e| Failure::input(format!("{}: {e}", path.display())))
         }
         GraphFormat::Llvm => {
             let loaded = postmortem_llvm::load_path(path).map_err(Failure::input)?;
             eprintln!("postmortem: note: {}", loaded.report.summary());
-            Ok(loaded.icfg)
+            Ok((loaded.icfg, loaded.sancov))
         }
-        GraphFormat::GraphMl => {
-            postmortem_formats::graphml::read_graphml_path(path).map_err(Failure::input)
-        }
+        GraphFormat::GraphMl => postmortem_formats::graphml::read_graphml_path(path)
+            .map(|g| (g, None))
+            .map_err(Failure::input),
     }
 }
 

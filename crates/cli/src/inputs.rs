@@ -8,7 +8,7 @@
 //! stderr (`postmortem: warning: ...`), never errors: their constraints are
 //! left out or widened, so answers stay sound.
 
-use crate::graph::load_graph;
+use crate::graph::load_graph_with_sancov;
 use crate::Failure;
 use clap::{ArgMatches, Args, Command, FromArgMatches};
 use postmortem_core::locate::PathMap;
@@ -33,7 +33,7 @@ fn path_map_rule(s: &str) -> Result<(String, String), String> {
 
 /// The arguments as clap sees them.
 #[derive(Args)]
-#[command(group(clap::ArgGroup::new("failure").required(true).multiple(true).args(["report", "backtrace"])))]
+#[command(group(clap::ArgGroup::new("failure").required(true).multiple(true).args(["report", "backtrace", "core", "sancov_flags"])))]
 struct RawInputs {
     /// The control-flow graph: LLVM IR from clang-14 -g (`.ll`, `.bc`), a
     /// graph cache (`.pmcfg`), or csi-cc GraphML (optionally gzip-compressed).
@@ -50,6 +50,21 @@ struct RawInputs {
     /// panic backtrace (the format is detected).
     #[arg(long, value_name = "FILE")]
     backtrace: Option<PathBuf>,
+    /// A core dump of the crash (ELF, Linux) of the program --binary: gives
+    /// the crash stack (frame-pointer walk, unless --backtrace is given)
+    /// and, for a build with -fsanitize-coverage=func|bb,inline-bool-flag,pc-table,
+    /// the coverage flags (--cfg must then be that build's .ll/.bc).
+    #[arg(long, value_name = "CORE", requires = "binary")]
+    core: Option<PathBuf>,
+    /// The crashed program's ELF binary (for --core and --sancov-flags).
+    #[arg(long, value_name = "PROG")]
+    binary: Option<PathBuf>,
+    /// The coverage flags as raw bytes (one byte per flag, the memory of
+    /// __start___sancov_bools..__stop___sancov_bools), for crash pipelines
+    /// that keep no core; --cfg must be the instrumented .ll/.bc. With
+    /// --binary, the flag order is checked against its pc table.
+    #[arg(long = "sancov-flags", id = "sancov_flags", value_name = "FILE")]
+    sancov_flags: Option<PathBuf>,
     /// The program's log (one printed line per line): each line is matched
     /// to the calls of printf-like functions whose constant format string
     /// can print it, and the lines form one ordered trace.
@@ -84,6 +99,12 @@ pub struct Inputs {
     pub report_file: Option<PathBuf>,
     /// `--backtrace`.
     pub backtrace: Option<PathBuf>,
+    /// `--core`.
+    pub core: Option<PathBuf>,
+    /// `--binary`.
+    pub binary: Option<PathBuf>,
+    /// `--sancov-flags`.
+    pub sancov_flags: Option<PathBuf>,
     /// `--log`.
     pub log: Option<PathBuf>,
     /// `--path-map` rules.
@@ -98,11 +119,17 @@ pub struct Inputs {
 
 impl From<RawInputs> for Inputs {
     fn from(r: RawInputs) -> Inputs {
-        let names: Vec<String> = [&r.report_file, &r.backtrace, &r.log]
-            .into_iter()
-            .flatten()
-            .map(|p| p.display().to_string())
-            .collect();
+        let names: Vec<String> = [
+            &r.report_file,
+            &r.backtrace,
+            &r.core,
+            &r.sancov_flags,
+            &r.log,
+        ]
+        .into_iter()
+        .flatten()
+        .map(|p| p.display().to_string())
+        .collect();
         let mut path_map = PathMap::new();
         for (from, to) in &r.path_map {
             path_map.push(from, to);
@@ -116,6 +143,9 @@ impl From<RawInputs> for Inputs {
             report: PathBuf::from(names.join(" + ")),
             report_file: r.report_file,
             backtrace: r.backtrace,
+            core: r.core,
+            binary: r.binary,
+            sancov_flags: r.sancov_flags,
             log: r.log,
             path_map,
             log_config,
@@ -193,7 +223,7 @@ fn explain(g: &Icfg, source: &str, m: &LogMatch) {
 
 pub fn load(inputs: &Inputs) -> Result<Loaded, Failure> {
     let t = Instant::now();
-    let graph = load_graph(&inputs.cfg)?;
+    let (graph, sancov) = load_graph_with_sancov(&inputs.cfg)?;
     let parse_graph_ms = crate::ms(t);
     let t = Instant::now();
     let mut warnings = Vec::new();
@@ -212,6 +242,28 @@ pub fn load(inputs: &Inputs) -> Result<Loaded, Failure> {
             }
         }
         report = mapped.report;
+    }
+    let native = crate::native::load(inputs, &graph, sancov.as_ref(), &mut warnings)?;
+    if let (Some(frames), None) = (&native.frames, &inputs.backtrace) {
+        let name = inputs
+            .core
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        let located = locator(&graph, inputs.path_map.clone()).locate_stack(frames);
+        for w in &located.warnings {
+            warn(&mut warnings, format!("{name}: {w}"));
+        }
+        if !located.report.stack.is_empty() {
+            report.stack = located.report.stack;
+        }
+        if located.report.crash.is_some() {
+            report.crash = located.report.crash;
+        }
+    }
+    if let Some(c) = native.flags {
+        report.obs_yes.extend(c.ran);
+        report.obs_no.extend(c.not_ran);
     }
     if let Some(path) = &inputs.backtrace {
         let bt = read_backtrace_path(path).map_err(Failure::input)?;

@@ -9,6 +9,7 @@ mod analyze;
 mod bench;
 mod graph;
 mod inputs;
+mod native;
 mod query;
 mod render;
 mod solvers;

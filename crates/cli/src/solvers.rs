@@ -64,12 +64,10 @@ pub fn parse_bytes(s: &str) -> Result<usize, String> {
 
 /// Half the machine's RAM, from /proc/meminfo; 4 GiB if unreadable.
 pub fn default_memory_budget() -> usize {
-    let total_kib = std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|s| {
-            let line = s.lines().find(|l| l.starts_with("MemTotal:"))?.to_owned();
-            line.split_whitespace().nth(1)?.parse::<usize>().ok()
-        });
+    let total_kib = std::fs::read_to_string("/proc/meminfo").ok().and_then(|s| {
+        let line = s.lines().find(|l| l.starts_with("MemTotal:"))?.to_owned();
+        line.split_whitespace().nth(1)?.parse::<usize>().ok()
+    });
     match total_kib {
         Some(k) if k > 0 => k.saturating_mul(1024) / 2,
         _ => 4 << 30,

@@ -184,7 +184,10 @@ const PCRE2: Program = Program {
         log: true,
     }],
     // The API's names are macros for these (8-bit code units).
-    pinned: &[(0, "pcre2_get_error_message_8", 2), (0, "pcre2_substitute_8", 20)],
+    pinned: &[
+        (0, "pcre2_get_error_message_8", 2),
+        (0, "pcre2_substitute_8", 20),
+    ],
     auto: 10,
 };
 
@@ -315,7 +318,13 @@ fn c_files(p: &Program, src: &Path) -> Vec<PathBuf> {
 /// Builds `p` into `target/realprogs/NAME/` (compiled unless the same
 /// recipe is already there; the graph always anew).
 fn build(p: &Program, crates: &HashMap<String, PathBuf>) -> Built {
-    for tool in ["clang-14", "llvm-link-14", "gdb", "llvm-profdata-14", "llvm-cov-14"] {
+    for tool in [
+        "clang-14",
+        "llvm-link-14",
+        "gdb",
+        "llvm-profdata-14",
+        "llvm-cov-14",
+    ] {
         require(tool);
     }
     let src = crates
@@ -331,7 +340,11 @@ fn build(p: &Program, crates: &HashMap<String, PathBuf>) -> Built {
     };
     let files = c_files(p, &src);
     let mut flags: Vec<String> = vec!["-g".into(), "-O0".into()];
-    flags.extend(p.includes.iter().map(|i| format!("-I{}", src.join(i).display())));
+    flags.extend(
+        p.includes
+            .iter()
+            .map(|i| format!("-I{}", src.join(i).display())),
+    );
     flags.extend(p.defines.iter().map(|d| format!("-D{d}")));
     // The recipe: flags, files, and our drivers' text.
     let mut recipe = format!("{flags:?}\n{files:?}\n{:?}\n", p.libs);
@@ -361,13 +374,23 @@ fn compile(p: &Program, dir: &Path, files: &[PathBuf], flags: &[String]) {
     let (mut bcs, mut objs) = (Vec::new(), Vec::new());
     for (i, f) in files.iter().enumerate() {
         let stem = format!("{i}-{}", f.file_stem().unwrap().to_str().unwrap());
-        let (bc, o) = (obj.join(format!("{stem}.bc")), obj.join(format!("{stem}.o")));
+        let (bc, o) = (
+            obj.join(format!("{stem}.bc")),
+            obj.join(format!("{stem}.o")),
+        );
         let f = f.to_str().unwrap();
         let mut args: Vec<&str> = flags.iter().map(|s| s.as_str()).collect();
         args.extend(["-emit-llvm", "-c", f, "-o", bc.to_str().unwrap()]);
         sh(dir, "clang-14", &args);
         let mut args: Vec<&str> = flags.iter().map(|s| s.as_str()).collect();
-        args.extend(["-fprofile-instr-generate", "-fcoverage-mapping", "-c", f, "-o", o.to_str().unwrap()]);
+        args.extend([
+            "-fprofile-instr-generate",
+            "-fcoverage-mapping",
+            "-c",
+            f,
+            "-o",
+            o.to_str().unwrap(),
+        ]);
         sh(dir, "clang-14", &args);
         bcs.push(bc.to_str().unwrap().to_string());
         objs.push(o.to_str().unwrap().to_string());
@@ -412,7 +435,12 @@ fn coverage(b: &Built, dir: &Path, profraw: &Path) -> Value {
     sh(
         dir,
         "llvm-profdata-14",
-        &["merge", "-o", profdata.to_str().unwrap(), profraw.to_str().unwrap()],
+        &[
+            "merge",
+            "-o",
+            profdata.to_str().unwrap(),
+            profraw.to_str().unwrap(),
+        ],
     );
     let export = sh(
         dir,
@@ -446,7 +474,12 @@ fn auto_points(p: &Program, b: &Built, w: usize, n: usize, taken: &[Point]) -> V
         .stdin(Stdio::null())
         .output()
         .unwrap();
-    assert!(profraw.exists(), "{}: full run wrote no profile: {}", p.name, show(&o));
+    assert!(
+        profraw.exists(),
+        "{}: full run wrote no profile: {}",
+        p.name,
+        show(&o)
+    );
     let cov = coverage(b, &dir, &profraw);
     let mut names: HashMap<String, (u64, usize)> = HashMap::new();
     for f in cov["functions"].as_array().unwrap() {
@@ -469,7 +502,11 @@ fn auto_points(p: &Program, b: &Built, w: usize, n: usize, taken: &[Point]) -> V
     let n = n.min(ran.len());
     (0..n)
         .map(|i| {
-            let (count, func) = &ran[if n == 1 { 0 } else { i * (ran.len() - 1) / (n - 1) }];
+            let (count, func) = &ran[if n == 1 {
+                0
+            } else {
+                i * (ran.len() - 1) / (n - 1)
+            }];
             Point {
                 workload: w,
                 func: func.clone(),
@@ -527,7 +564,11 @@ fn expansions(functions: &[Value]) -> HashMap<PathBuf, BTreeMap<u64, u64>> {
             }
             let file = files[r[5].as_u64().unwrap() as usize].as_str().unwrap();
             let (line, count) = (r[0].as_u64().unwrap(), r[4].as_u64().unwrap());
-            let lowest = out.entry(canonical(file)).or_default().entry(line).or_insert(count);
+            let lowest = out
+                .entry(canonical(file))
+                .or_default()
+                .entry(line)
+                .or_insert(count);
             *lowest = (*lowest).min(count);
         }
     }
@@ -567,7 +608,8 @@ fn crash(p: &Program, b: &Built, point: &Point, dir: &Path) -> Crash {
         .stdin(Stdio::null())
         .output()
         .expect("run gdb");
-    let bt = String::from_utf8_lossy(&gdb.stdout).to_string() + &String::from_utf8_lossy(&gdb.stderr);
+    let bt =
+        String::from_utf8_lossy(&gdb.stdout).to_string() + &String::from_utf8_lossy(&gdb.stderr);
     std::fs::write(dir.join("bt.txt"), &bt).unwrap();
     let frames = source_frames(&bt);
     assert!(
@@ -598,6 +640,7 @@ fn crash(p: &Program, b: &Built, point: &Point, dir: &Path) -> Crash {
                 counts: line_counts(f["segments"].as_array().unwrap()),
                 active: active.remove(name).unwrap_or_default(),
                 frame_lines,
+                brace_lines: BTreeSet::new(),
             },
         );
     }
@@ -655,7 +698,10 @@ impl Unsound {
 fn describe(found: &[Unsound]) -> String {
     let mut by_line: BTreeMap<(&str, u64, &str), Vec<&Unsound>> = BTreeMap::new();
     for u in found {
-        by_line.entry((&u.file, u.line, u.label)).or_default().push(u);
+        by_line
+            .entry((&u.file, u.line, u.label))
+            .or_default()
+            .push(u);
     }
     let mut out = String::new();
     for ((file, line, label), all) in by_line {
@@ -705,7 +751,10 @@ impl Sources {
                 .map(|t| t.lines().map(str::to_string).collect())
                 .unwrap_or_default()
         });
-        lines.get(line as usize - 1).map(|l| l.as_str()).unwrap_or("")
+        lines
+            .get(line as usize - 1)
+            .map(|l| l.as_str())
+            .unwrap_or("")
     }
 
     /// The line starts with `}`: left out of the comparison (module doc).
@@ -715,14 +764,24 @@ impl Sources {
 }
 
 /// Runs the analyses of one crash and checks their labels into `fig`.
-fn check_crash(p: &Program, b: &Built, point: &Point, c: &Crash, fig: &mut Figures, src: &mut Sources) {
+fn check_crash(
+    p: &Program,
+    b: &Built,
+    point: &Point,
+    c: &Crash,
+    fig: &mut Figures,
+    src: &mut Sources,
+) {
     let pm = env!("CARGO_BIN_EXE_postmortem");
     let mut reports: Vec<(&'static str, Vec<&str>)> = vec![
         ("gdb backtrace", vec!["--backtrace", "bt.txt"]),
         ("sanitizer backtrace", vec!["--backtrace", "asan.txt"]),
     ];
     if p.workloads[point.workload].log {
-        reports.push(("gdb backtrace + log", vec!["--backtrace", "bt.txt", "--log", "out.log"]));
+        reports.push((
+            "gdb backtrace + log",
+            vec!["--backtrace", "bt.txt", "--log", "out.log"],
+        ));
     }
     let pmcfg = b.pmcfg.to_str().unwrap();
     for (report, inputs) in &reports {
@@ -730,7 +789,9 @@ fn check_crash(p: &Program, b: &Built, point: &Point, c: &Crash, fig: &mut Figur
             let what = format!("{} {point}: {report}, --solver {solver}", p.name);
             let o = Command::new(pm)
                 .current_dir(&c.dir)
-                .args(["analyze", "--cfg", pmcfg, "--format", "json", "--solver", solver])
+                .args([
+                    "analyze", "--cfg", pmcfg, "--format", "json", "--solver", solver,
+                ])
                 .args(["--timeout", "60"])
                 .args(inputs)
                 .output()
@@ -757,7 +818,10 @@ fn check_crash(p: &Program, b: &Built, point: &Point, c: &Crash, fig: &mut Figur
                 let path = canonical(file);
                 let none = Truth::default();
                 let truth = c.truth.get(&path).unwrap_or(&none);
-                let labelled = yes.iter().map(|l| (*l, "Yes")).chain(no.iter().map(|l| (*l, "No")));
+                let labelled = yes
+                    .iter()
+                    .map(|l| (*l, "Yes"))
+                    .chain(no.iter().map(|l| (*l, "No")));
                 for (line, label) in labelled {
                     if src.is_brace(&path, line) {
                         fig.braces += 1;
@@ -817,7 +881,12 @@ fn run(p: &Program, limit: Option<usize>) -> Figures {
     let mut fig = Figures::default();
     let mut src = Sources(HashMap::new());
     for (i, point) in points.iter().enumerate() {
-        let c = crash(p, &b, point, &b.dir.join(format!("runs/{i:02}-{}", point.func)));
+        let c = crash(
+            p,
+            &b,
+            point,
+            &b.dir.join(format!("runs/{i:02}-{}", point.func)),
+        );
         fig.runs += 1;
         check_crash(p, &b, point, &c, &mut fig, &mut src);
         eprintln!(
@@ -844,7 +913,11 @@ fn table(results: &[(&str, &Figures)]) -> String {
                 .map(|(d, all)| format!("{:.1}%", 100.0 * *d as f64 / (*all).max(1) as f64))
                 .unwrap_or_default()
         };
-        let distinct: BTreeSet<(&str, u64)> = f.unsound.iter().map(|u| (u.file.as_str(), u.line)).collect();
+        let distinct: BTreeSet<(&str, u64)> = f
+            .unsound
+            .iter()
+            .map(|u| (u.file.as_str(), u.line))
+            .collect();
         writeln!(
             out,
             "| {name} | {} | {} ({}) | {} ({} Yes, {} No confirmed; {} unknown, of which {} macro lines; {} `}}` lines left out) | {} ({}) | {} | {} | {:.0} s |",
@@ -876,7 +949,10 @@ fn assert_sound(results: &[(&str, &Figures)]) {
             write!(msg, "{name}:\n{}", describe(&f.unsound)).unwrap();
         }
     }
-    assert!(msg.is_empty(), "unsound labels (a Yes line that did not run, a No line that ran):\n{msg}");
+    assert!(
+        msg.is_empty(),
+        "unsound labels (a Yes line that did not run, a No line that ran):\n{msg}"
+    );
 }
 
 fn check_programs(programs: &[&Program], limit: Option<usize>) {
@@ -886,7 +962,10 @@ fn check_programs(programs: &[&Program], limit: Option<usize>) {
         eprintln!("{}", table(&results));
     }
     for (_, f) in &results {
-        assert!(f.yes_confirmed > 0 && f.no_confirmed > 0, "nothing learned and confirmed");
+        assert!(
+            f.yes_confirmed > 0 && f.no_confirmed > 0,
+            "nothing learned and confirmed"
+        );
     }
     assert_sound(&results);
 }

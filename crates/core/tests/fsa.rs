@@ -447,7 +447,10 @@ proptest! {
 /// Labels sound against the oracle's (a Yes or No is the truth).
 fn assert_sound(labels: &[Label], truth: &[Label], what: &str) {
     for (i, (l, t)) in labels.iter().zip(truth).enumerate() {
-        assert!(*l == Label::Maybe || l == t, "{what}: node {i}: {l:?}, truly {t:?}");
+        assert!(
+            *l == Label::Maybe || l == t,
+            "{what}: node {i}: {l:?}, truly {t:?}"
+        );
     }
 }
 
@@ -536,7 +539,10 @@ fn limit_in_product_exploration_degrades_soundly() {
                 } else if let Some(w) = &c.witness {
                     check_witness(&g, &r, Some(&q), w).unwrap();
                 } else {
-                    assert!(want == Answer::Possible || !c.weakened.is_empty(), "seed {seed}");
+                    assert!(
+                        want == Answer::Possible || !c.weakened.is_empty(),
+                        "seed {seed}"
+                    );
                 }
             }
             if rec.weakened.iter().any(|w| w.how.contains("did not fit")) {
@@ -580,7 +586,11 @@ fn utl_witnesses_pass_the_independent_checker() {
         ];
         for q in &queries {
             let c = Utl::default().check(&g, &r, q.as_ref()).unwrap();
-            assert_eq!(c.answer, oracle::check(&g, &weak, q.as_ref()), "seed {seed}");
+            assert_eq!(
+                c.answer,
+                oracle::check(&g, &weak, q.as_ref()),
+                "seed {seed}"
+            );
             if c.answer == Answer::Possible {
                 let w = c.witness.expect("a witness for a possible answer");
                 if let Err(e) = check_witness(&g, &weak, q.as_ref(), &w) {
@@ -592,7 +602,10 @@ fn utl_witnesses_pass_the_independent_checker() {
                 checked += 1;
             }
             // The answer alone agrees.
-            assert_eq!(Utl::default().possible(&g, &r, q.as_ref()).unwrap(), c.answer);
+            assert_eq!(
+                Utl::default().possible(&g, &r, q.as_ref()).unwrap(),
+                c.answer
+            );
         }
     }
     assert!(checked > 1000, "only {checked} witnesses");

@@ -1315,7 +1315,11 @@ mod tests {
             .collect();
         // outer, located where deref stopped; main, where top called outer.
         assert_eq!(got, [("outer", Some(2)), ("main", Some(5))]);
-        assert!(bt.notes.iter().any(|n| n.starts_with("3 inlined frames")), "{:?}", bt.notes);
+        assert!(
+            bt.notes.iter().any(|n| n.starts_with("3 inlined frames")),
+            "{:?}",
+            bt.notes
+        );
         // A breakpoint's #0 has no address either, but #1 has one: nothing
         // is inlined.
         let plain = "#0  f (x=1) at a.c:3\n#1  0x0000555555555160 in main () at a.c:9\n";

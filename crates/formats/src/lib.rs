@@ -19,6 +19,7 @@ pub mod graphml;
 pub mod html;
 pub mod lcov;
 pub mod logs;
+pub mod native;
 pub mod output;
 pub mod pmreport;
 pub mod report_json;

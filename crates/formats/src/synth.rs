@@ -2228,8 +2228,15 @@ fn write_report<W: Write>(
                 )
             })
             .collect();
-        let occ: Vec<u32> = trace.iter().filter_map(|loc| by_loc.get(loc).copied()).collect();
-        let mut idx = sample(&mut rng, (0..occ.len() as u32).collect(), cfg.ambiguous_vector);
+        let occ: Vec<u32> = trace
+            .iter()
+            .filter_map(|loc| by_loc.get(loc).copied())
+            .collect();
+        let mut idx = sample(
+            &mut rng,
+            (0..occ.len() as u32).collect(),
+            cfg.ambiguous_vector,
+        );
         idx.sort_unstable();
         let entries: Vec<String> = idx
             .iter()

@@ -59,7 +59,10 @@ fn small_coverage_mix_is_sound_against_the_run() {
     let (mut exact, mut weakened) = (0, 0);
     for seed in 0..20u64 {
         let (g, r, ran) = program(&SynthConfig::small_coverage(seed));
-        assert!(ambiguous_no(&r) >= 10, "seed {seed}: too few ambiguous obsNo");
+        assert!(
+            ambiguous_no(&r) >= 10,
+            "seed {seed}: too few ambiguous obsNo"
+        );
         let utl = Utl::default().recover(&g, &r).unwrap();
         let (uy, un) = assert_sound(&g, &utl, &ran, &format!("seed {seed} utl"));
         let fsa = Fsa::default()
@@ -67,7 +70,10 @@ fn small_coverage_mix_is_sound_against_the_run() {
             .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         let (fy, f_no) = assert_sound(&g, &fsa, &ran, &format!("seed {seed} fsa"));
         // FSA refines UTL: it keeps every UTL Yes and No.
-        assert!(fy >= uy && f_no >= un, "seed {seed}: fsa less precise than utl");
+        assert!(
+            fy >= uy && f_no >= un,
+            "seed {seed}: fsa less precise than utl"
+        );
         if fsa.weakened.is_empty() && fsa.undecided.is_empty() {
             exact += 1;
         }

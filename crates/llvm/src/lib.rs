@@ -176,6 +176,7 @@ mod decls;
 mod libc;
 mod lower;
 mod operands;
+pub mod sancov;
 
 pub use decls::DeclAttributes;
 
@@ -305,6 +306,9 @@ pub struct FrontendReport {
     /// C++: plain calls that may throw, given an edge to their function's
     /// exit (the exception leaves the frame).
     pub unwind_edges: usize,
+    /// Constructors and destructors (`llvm.global_ctors`/`_dtors`): the
+    /// synthetic `<program>` start calls them before and after `main`.
+    pub constructors: usize,
     /// `invoke`/`callbr` of inline assembly or an intrinsic (call sites
     /// with no callee in the program).
     pub opaque_calls: usize,
@@ -350,6 +354,10 @@ impl FrontendReport {
                 "functions that may run asynchronously (signal handlers, threads)",
             ),
             (self.unwind_edges, "calls that may throw out of their frame"),
+            (
+                self.constructors,
+                "constructors/destructors run around main",
+            ),
             (self.noreturn_calls, "noreturn calls"),
             (self.callbr, "callbr sites over-approximated"),
             (
@@ -382,6 +390,9 @@ pub struct Loaded {
     pub icfg: Icfg,
     /// What the front-end approximated.
     pub report: FrontendReport,
+    /// The SanitizerCoverage flags of the module mapped to nodes (see
+    /// [`sancov`]); None when the module has none.
+    pub sancov: Option<sancov::SancovMap>,
 }
 
 /// The two input forms of LLVM IR.
@@ -489,6 +500,11 @@ pub fn lower_module(
     declarations: &DeclAttributes,
     name: &str,
 ) -> Result<Loaded, LlvmError> {
-    let (icfg, report) = lower::Lowering::new(module, declarations, name).run()?;
-    Ok(Loaded { icfg, report })
+    let (icfg, report, blocks) = lower::Lowering::new(module, declarations, name).run()?;
+    let sancov = sancov::scan(module, &blocks, &icfg);
+    Ok(Loaded {
+        icfg,
+        report,
+        sancov,
+    })
 }

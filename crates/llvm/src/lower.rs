@@ -120,6 +120,10 @@ pub(crate) struct Lowering<'m> {
     unknown_code_sites: Vec<NodeId>,
     /// Whether the program registers exit handlers (`atexit`, ...).
     exit_handlers: bool,
+    /// Defined functions of `llvm.global_ctors` and `llvm.global_dtors`,
+    /// in the order they run (by priority, then as listed).
+    ctors: Vec<usize>,
+    dtors: Vec<usize>,
     /// Functions registered to run asynchronously (signal handlers,
     /// thread start routines), with the call site that registers them.
     async_roots: HashSet<(usize, NodeId)>,
@@ -134,6 +138,19 @@ pub(crate) struct Lowering<'m> {
             )>,
         >,
     >,
+    /// The nodes each block produced (for `sancov.rs`).
+    pub(crate) block_nodes: crate::sancov::BlockNodes,
+}
+
+/// Globals that hold function addresses for the tool chain, not for
+/// calls: `llvm.used`, `llvm.compiler.used`, the constructor and
+/// destructor lists, and SanitizerCoverage's pc table.
+fn is_tool_table(g: &llvm_ir::module::GlobalVariable) -> bool {
+    let name = name_str(&g.name);
+    matches!(
+        name.as_str(),
+        "llvm.used" | "llvm.compiler.used" | "llvm.global_ctors" | "llvm.global_dtors"
+    ) || g.section.as_deref() == Some(crate::sancov::PCS_SECTION)
 }
 
 fn name_str(n: &Name) -> String {
@@ -200,12 +217,17 @@ impl<'m> Lowering<'m> {
             longjmp_sites: Vec::new(),
             unknown_code_sites: Vec::new(),
             exit_handlers: false,
+            ctors: Vec::new(),
+            dtors: Vec::new(),
             async_roots: HashSet::new(),
             callers: None,
+            block_nodes: Default::default(),
         }
     }
 
-    pub(crate) fn run(mut self) -> Result<(Icfg, FrontendReport), LlvmError> {
+    pub(crate) fn run(
+        mut self,
+    ) -> Result<(Icfg, FrontendReport, crate::sancov::BlockNodes), LlvmError> {
         self.index();
         self.find_address_taken();
         self.entries_and_exits()?;
@@ -223,7 +245,7 @@ impl<'m> Lowering<'m> {
         report.nodes = g.num_nodes();
         report.edges = g.num_edges();
         report.call_sites = g.num_call_sites();
-        Ok((g, report))
+        Ok((g, report, self.block_nodes))
     }
 
     // ---- pass 1: indexing ------------------------------------------------
@@ -374,11 +396,53 @@ impl<'m> Lowering<'m> {
                 }
             }
             for g in &m.global_vars {
+                // Constructors and destructors are called by the start-up
+                // and exit code (the `<program>` start, see `hidden_flow`),
+                // not by any library call; `llvm.used` and SanitizerCoverage's
+                // pc table keep a function's address for tools, not for calls.
+                if is_tool_table(g) {
+                    continue;
+                }
                 if let Some(init) = &g.initializer {
                     mark(&Operand::ConstantOperand(init.clone()));
                 }
             }
         }
+        for (list, name) in [
+            (&mut self.ctors, "llvm.global_ctors"),
+            (&mut self.dtors, "llvm.global_dtors"),
+        ] {
+            let Some(g) = m.global_vars.iter().find(|g| name_str(&g.name) == name) else {
+                continue;
+            };
+            let Some(init) = &g.initializer else { continue };
+            let mut found: Vec<(u64, usize)> = Vec::new();
+            if let Constant::Array { elements, .. } = strip_casts(init) {
+                for e in elements {
+                    let Constant::Struct { values, .. } = strip_casts(e) else {
+                        continue;
+                    };
+                    let prio = match values.first().map(|v| strip_casts(v)) {
+                        Some(Constant::Int { value, .. }) => *value,
+                        _ => u64::MAX,
+                    };
+                    if let Some(Constant::GlobalReference { name, .. }) =
+                        values.get(1).map(|v| strip_casts(v))
+                    {
+                        if let Some(i) = self.by_name.get(name_str(name).as_str()).copied() {
+                            if self.infos[i].def.is_some() {
+                                found.push((prio, i));
+                            }
+                        }
+                    }
+                }
+            }
+            // Stable: equal priorities run in the order listed.
+            found.sort_by_key(|&(p, _)| p);
+            list.extend(found.into_iter().map(|(_, i)| i));
+        }
+        // Destructors run in the reverse order.
+        self.dtors.reverse();
         for (i, t) in taken.into_iter().enumerate() {
             if t && !self.infos[i].intrinsic {
                 self.address_taken.push(i);
@@ -493,7 +557,9 @@ impl<'m> Lowering<'m> {
             ids: &mut ids,
         };
 
+        let mut ranges = Vec::with_capacity(f.basic_blocks.len());
         for (bi, bb) in f.basic_blocks.iter().enumerate() {
+            let block_start = self.b.num_nodes() as u32;
             let mut st = BlockState {
                 first: None,
                 prev: None,
@@ -621,7 +687,9 @@ impl<'m> Lowering<'m> {
                 pending.push((last, s));
             }
             block_first[bi] = st.first;
+            ranges.push(block_start..self.b.num_nodes() as u32);
         }
+        self.block_nodes.insert(f.name.clone(), ranges);
         if let Some(Some(first)) = block_first.first() {
             self.b.add_flow_edge(entry, *first);
         }
@@ -1223,63 +1291,103 @@ impl<'m> Lowering<'m> {
             .collect();
         let needs_external = (!self.unknown_code_sites.is_empty() || self.exit_handlers)
             && (!escaping.is_empty() || !resumes.is_empty());
-        if !needs_external {
-            return Ok(());
-        }
-        let func = self.b.function("<external code>");
-        let label = "code outside the program";
-        let entry = self.node("<external>:entry", NodeKind::Entry, func, label, &[])?;
-        let dispatch = self.node("<external>:dispatch", NodeKind::Statement, func, label, &[])?;
-        let exit = self.node("<external>:exit", NodeKind::Exit, func, label, &[])?;
-        self.b.add_flow_edge(entry, dispatch);
-        self.b.add_flow_edge(dispatch, exit);
-        for &i in &escaping {
-            let name = self.infos[i].name;
-            let site = self.node(
-                &format!("<external>:calls:{name}"),
-                NodeKind::CallSite,
-                func,
-                &format!("call {name}"),
-                &[],
-            )?;
-            self.b.add_flow_edge(dispatch, site);
-            self.b.add_flow_edge(site, dispatch);
-            self.b
-                .add_call_edge(site, self.infos[i].entry.expect("filtered"));
-        }
-        for &r in &resumes {
-            self.b.add_flow_edge(dispatch, r);
-            self.report.longjmp_edges += 1;
-        }
-        for &site in &self.unknown_code_sites {
-            self.b.add_call_edge(site, entry);
-        }
-        self.report.external_code_sites = self.unknown_code_sites.len();
-        self.report.external_code_targets = escaping.len();
-        if self.exit_handlers {
-            let main = self.by_name.get("main").and_then(|&i| self.infos[i].entry);
-            if let Some(main) = main {
-                let func = self.b.function("<program>");
-                let label = "the process: main, then exit handlers";
-                let start = self.node("<program>:entry", NodeKind::Entry, func, label, &[])?;
-                let call_main =
-                    self.node("<program>:main", NodeKind::CallSite, func, "call main", &[])?;
-                let handlers = self.node(
-                    "<program>:exit-handlers",
+        let mut external_entry = None;
+        if needs_external {
+            let func = self.b.function("<external code>");
+            let label = "code outside the program";
+            let entry = self.node("<external>:entry", NodeKind::Entry, func, label, &[])?;
+            let dispatch =
+                self.node("<external>:dispatch", NodeKind::Statement, func, label, &[])?;
+            let exit = self.node("<external>:exit", NodeKind::Exit, func, label, &[])?;
+            self.b.add_flow_edge(entry, dispatch);
+            self.b.add_flow_edge(dispatch, exit);
+            for &i in &escaping {
+                let name = self.infos[i].name;
+                let site = self.node(
+                    &format!("<external>:calls:{name}"),
                     NodeKind::CallSite,
                     func,
-                    "call exit handlers",
+                    &format!("call {name}"),
                     &[],
                 )?;
-                let end = self.node("<program>:exit", NodeKind::Exit, func, label, &[])?;
-                self.b.add_flow_edge(start, call_main);
-                self.b.add_flow_edge(call_main, handlers);
-                self.b.add_flow_edge(handlers, end);
-                self.b.add_call_edge(call_main, main);
-                self.b.add_call_edge(handlers, entry);
-                self.b.set_start(start);
+                self.b.add_flow_edge(dispatch, site);
+                self.b.add_flow_edge(site, dispatch);
+                self.b
+                    .add_call_edge(site, self.infos[i].entry.expect("filtered"));
             }
+            for &r in &resumes {
+                self.b.add_flow_edge(dispatch, r);
+                self.report.longjmp_edges += 1;
+            }
+            for &site in &self.unknown_code_sites {
+                self.b.add_call_edge(site, entry);
+            }
+            self.report.external_code_sites = self.unknown_code_sites.len();
+            self.report.external_code_targets = escaping.len();
+            external_entry = Some(entry);
         }
+        let handlers = external_entry.filter(|_| self.exit_handlers);
+        let ctors: Vec<usize> = self
+            .ctors
+            .iter()
+            .copied()
+            .filter(|&i| self.infos[i].entry.is_some())
+            .collect();
+        let dtors: Vec<usize> = self
+            .dtors
+            .iter()
+            .copied()
+            .filter(|&i| self.infos[i].entry.is_some())
+            .collect();
+        if handlers.is_none() && ctors.is_empty() && dtors.is_empty() {
+            return Ok(());
+        }
+        let Some(main) = self.by_name.get("main").and_then(|&i| self.infos[i].entry) else {
+            return Ok(());
+        };
+        // The process: constructors, main, then exit handlers and
+        // destructors (which `exit` also runs: it calls unknown code).
+        let func = self.b.function("<program>");
+        let label = "the process: constructors, main, exit handlers, destructors";
+        let start = self.node("<program>:entry", NodeKind::Entry, func, label, &[])?;
+        let mut calls: Vec<(String, String, NodeId)> = Vec::new();
+        for &i in &ctors {
+            let name = self.infos[i].name;
+            let entry = self.infos[i].entry.expect("filtered");
+            calls.push((
+                format!("<program>:ctor:{name}"),
+                format!("call constructor {name}"),
+                entry,
+            ));
+        }
+        calls.push(("<program>:main".into(), "call main".into(), main));
+        if let Some(entry) = handlers {
+            calls.push((
+                "<program>:exit-handlers".into(),
+                "call exit handlers".into(),
+                entry,
+            ));
+        }
+        for &i in &dtors {
+            let name = self.infos[i].name;
+            let entry = self.infos[i].entry.expect("filtered");
+            calls.push((
+                format!("<program>:dtor:{name}"),
+                format!("call destructor {name}"),
+                entry,
+            ));
+        }
+        let mut last = start;
+        for (key, text, callee) in calls {
+            let site = self.node(&key, NodeKind::CallSite, func, &text, &[])?;
+            self.b.add_flow_edge(last, site);
+            self.b.add_call_edge(site, callee);
+            last = site;
+        }
+        let end = self.node("<program>:exit", NodeKind::Exit, func, label, &[])?;
+        self.b.add_flow_edge(last, end);
+        self.b.set_start(start);
+        self.report.constructors = ctors.len() + dtors.len();
         Ok(())
     }
 

@@ -210,10 +210,7 @@ pub fn shown_counts(text: &str) -> BTreeMap<u64, u64> {
 /// active in the function that spans the line: from the `functions` of an
 /// `llvm-cov export`. A frame is matched to the function whose code spans
 /// its line in the frame's file.
-pub fn active_frames(
-    functions: &[Value],
-    frames: &[Frame],
-) -> HashMap<String, BTreeMap<u64, u64>> {
+pub fn active_frames(functions: &[Value], frames: &[Frame]) -> HashMap<String, BTreeMap<u64, u64>> {
     let mut out: HashMap<String, BTreeMap<u64, u64>> = HashMap::new();
     for func in functions {
         let Some(own_file) = func["filenames"][0].as_str() else {
@@ -260,6 +257,12 @@ pub struct Truth {
     /// For each line, how many active frames its function had at the crash.
     pub active: BTreeMap<u64, u64>,
     pub frame_lines: BTreeSet<u64>,
+    /// Lines holding only `}`: llvm-cov gives them the count of the
+    /// region they close, but their own code (the branch at the end of a
+    /// loop body, say) is skipped by a `continue`, so a count > 0 does
+    /// not show that they ran. Coverage flags tell these apart. (Callers
+    /// that judge such lines otherwise leave this empty.)
+    pub brace_lines: BTreeSet<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -280,7 +283,11 @@ impl Truth {
             };
         };
         let k = self.active.get(&line).copied().unwrap_or(0);
-        if self.frame_lines.contains(&line) || *c > k {
+        if self.frame_lines.contains(&line) {
+            Ran::Yes
+        } else if self.brace_lines.contains(&line) && *c > 0 {
+            Ran::Unknown
+        } else if *c > k {
             Ran::Yes
         } else if *c == 0 {
             Ran::No

@@ -522,7 +522,12 @@ impl Fsa {
         loop {
             let drop: Vec<usize> = (keep..total).collect();
             let weak = sp.without(&drop, &why);
-            match contracted::explore(&st, &weak, limits, contracted::Mode::Check { witness: true }) {
+            match contracted::explore(
+                &st,
+                &weak,
+                limits,
+                contracted::Mode::Check { witness: true },
+            ) {
                 Ok(contracted::Outcome::Impossible) => {
                     return Some(Checked {
                         answer: Answer::Impossible,
@@ -589,11 +594,19 @@ impl Fsa {
             };
             round += 1;
             if round == 3 {
-                return Ok(Some(Reduced { report: r, labels, no_origin }));
+                return Ok(Some(Reduced {
+                    report: r,
+                    labels,
+                    no_origin,
+                }));
             }
             let (r2, kept) = reduced(&r, &labels)?;
             if r2 == r {
-                return Ok(Some(Reduced { report: r, labels, no_origin }));
+                return Ok(Some(Reduced {
+                    report: r,
+                    labels,
+                    no_origin,
+                }));
             }
             no_origin = kept.into_iter().map(|i| no_origin[i]).collect();
             r = r2;
@@ -704,7 +717,14 @@ fn reduced(report: &Report, labels: &[Label]) -> Result<(Report, Vec<usize>), ()
         if e.single().is_some() {
             return Ok(e.clone());
         }
-        NodeSet::new(e.nodes().iter().copied().filter(|n| l(n) != Label::No).collect()).ok_or(())
+        NodeSet::new(
+            e.nodes()
+                .iter()
+                .copied()
+                .filter(|n| l(n) != Label::No)
+                .collect(),
+        )
+        .ok_or(())
     };
     let mut r = report.clone();
     for f in &mut r.stack {
@@ -730,7 +750,12 @@ fn reduced(report: &Report, labels: &[Label]) -> Result<(Report, Vec<usize>), ()
         if s.nodes().iter().any(|n| l(n) == Label::No) {
             continue;
         }
-        let left: Vec<NodeId> = s.nodes().iter().copied().filter(|n| l(n) != Label::Yes).collect();
+        let left: Vec<NodeId> = s
+            .nodes()
+            .iter()
+            .copied()
+            .filter(|n| l(n) != Label::Yes)
+            .collect();
         no.push(NodeSet::new(left).ok_or(())?);
         kept.push(i);
     }
@@ -766,7 +791,8 @@ impl Solver for Fsa {
             culprit: self.culprit(g, report).unwrap_or(Origin::Crash),
         };
         let red = self.reduction(g, report).map_err(|_| infeasible())?;
-        let sp = split(g, report, None, red.as_ref(), self.limits.max_states).map_err(|_| infeasible())?;
+        let sp = split(g, report, None, red.as_ref(), self.limits.max_states)
+            .map_err(|_| infeasible())?;
         let start = [g.start().as_u32()];
         let Some(prep) = self.prepare(g, &sp, &start) else {
             return Err(infeasible());

@@ -216,9 +216,10 @@ impl Utl {
 fn lowered_report(low: &Lowered) -> Report {
     let one = |v: u32| NodeSet::one(NodeId::new(v as usize));
     Report {
-        crash: low.targets.as_ref().and_then(|t| {
-            NodeSet::new(t.iter().map(|&v| NodeId::new(v as usize)).collect())
-        }),
+        crash: low
+            .targets
+            .as_ref()
+            .and_then(|t| NodeSet::new(t.iter().map(|&v| NodeId::new(v as usize)).collect())),
         obs_yes: low
             .vectors
             .iter()

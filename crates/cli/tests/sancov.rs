@@ -1,0 +1,506 @@
+//! `analyze --core/--binary` and `--sancov-flags` on real crashes of
+//! `tests/data/sancov/crash.c` built with clang-14's
+//! `-fsanitize-coverage=bb,inline-bool-flag,pc-table`, cores written by
+//! gdb's `generate-core-file`; and every bad input: a core of another
+//! binary, a truncated core, a binary without the sancov sections, a graph
+//! without the flag map, flag dumps that do not fit or contradict the
+//! graph. Needs clang-14 and gdb (fails, never skips, without them).
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+
+fn sh(dir: &Path, program: &str, args: &[&str]) -> Output {
+    let o = Command::new(program)
+        .current_dir(dir)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {program} (see .ci/run): {e}"));
+    assert!(
+        o.status.success(),
+        "{program} {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    o
+}
+
+/// Builds everything once: `crash-bb.bc` + `crash-bb` (the instrumented
+/// build), `crash-func` (another instrumented binary), `crash-plain` (no
+/// sancov), cores `core-segv`, `core-abort` of crash-bb, `core-func` of
+/// crash-func and `core-plain` of crash-plain, the gdb backtraces `bt-segv.txt`, `bt-abort.txt`, the raw flags
+/// `flags-segv.bin`, and `core-trunc` (half of core-segv).
+fn setup() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("pm-sancov-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/sancov");
+        for f in ["crash.c", "sancov_stub.c", "threads.c"] {
+            std::fs::copy(data.join(f), dir.join(f)).unwrap();
+        }
+        for mode in ["bb", "func"] {
+            let cov = format!("-fsanitize-coverage={mode},inline-bool-flag,pc-table");
+            let bc = format!("crash-{mode}.bc");
+            sh(
+                &dir,
+                "clang-14",
+                &["-g", "-O0", &cov, "-emit-llvm", "-c", "crash.c", "-o", &bc],
+            );
+            sh(
+                &dir,
+                "clang-14",
+                &[
+                    "-g",
+                    "-O0",
+                    &bc,
+                    "sancov_stub.c",
+                    "-o",
+                    &format!("crash-{mode}"),
+                ],
+            );
+        }
+        sh(
+            &dir,
+            "clang-14",
+            &["-g", "-O0", "crash.c", "-o", "crash-plain"],
+        );
+        let cov = "-fsanitize-coverage=bb,inline-bool-flag,pc-table";
+        sh(
+            &dir,
+            "clang-14",
+            &[
+                "-g",
+                "-O0",
+                cov,
+                "-emit-llvm",
+                "-c",
+                "threads.c",
+                "-o",
+                "threads.bc",
+            ],
+        );
+        sh(
+            &dir,
+            "clang-14",
+            &[
+                "-g",
+                "-O0",
+                "threads.bc",
+                "sancov_stub.c",
+                "-o",
+                "threads",
+                "-lpthread",
+            ],
+        );
+        let gdb = |bin: &str, args: &str, core: &str, extra: &[&str]| {
+            let mut cmd = Command::new("gdb");
+            cmd.current_dir(&dir).args([
+                "-nx",
+                "-batch",
+                "-iex",
+                "set debuginfod enabled off",
+                "-ex",
+                &format!("run {args} > /dev/null"),
+                "-ex",
+                &format!("generate-core-file {core}"),
+            ]);
+            for e in extra {
+                cmd.args(["-ex", e]);
+            }
+            let o = cmd.arg(bin).stdin(Stdio::null()).output().unwrap();
+            assert!(
+                dir.join(core).exists(),
+                "no core: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            String::from_utf8_lossy(&o.stdout).to_string()
+        };
+        let bt = gdb(
+            "./crash-bb",
+            "segv 5",
+            "core-segv",
+            &[
+                "bt",
+                "dump binary memory flags-segv.bin &__start___sancov_bools &__stop___sancov_bools",
+            ],
+        );
+        std::fs::write(dir.join("bt-segv.txt"), bt).unwrap();
+        let bt = gdb("./crash-bb", "abort 20", "core-abort", &["bt"]);
+        std::fs::write(dir.join("bt-abort.txt"), bt).unwrap();
+        gdb("./crash-func", "segv 3", "core-func", &[]);
+        gdb("./crash-plain", "segv 3", "core-plain", &[]);
+        gdb("./threads", "", "core-threads", &[]);
+        let core = std::fs::read(dir.join("core-segv")).unwrap();
+        std::fs::write(dir.join("core-trunc"), &core[..core.len() / 2]).unwrap();
+        sh(
+            &dir,
+            env!("CARGO_BIN_EXE_postmortem"),
+            &["cfg", "build", "crash-bb.bc", "-o", "crash-bb.pmcfg"],
+        );
+        dir
+    })
+}
+
+fn pm(args: &[&str]) -> Output {
+    let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
+        .current_dir(setup())
+        .args(args)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+    o
+}
+
+fn json(args: &[&str]) -> (Value, String) {
+    let mut a = vec!["analyze", "--format", "json"];
+    a.extend(args);
+    let o = pm(&a);
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert!(o.status.success(), "{args:?}: {err}");
+    (serde_json::from_slice(&o.stdout).unwrap(), err)
+}
+
+fn lines(v: &Value, k: &str) -> Vec<u64> {
+    let files = v["lines"].as_object().unwrap();
+    assert_eq!(files.len(), 1);
+    let (_, l) = files.iter().next().unwrap();
+    l[k].as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .collect()
+}
+
+fn line_of(text: &str) -> u64 {
+    let src = std::fs::read_to_string(setup().join("crash.c")).unwrap();
+    src.lines().position(|l| l.contains(text)).unwrap() as u64 + 1
+}
+
+/// Exit code and the one-line message of a failing run.
+fn fails(args: &[&str]) -> (i32, String) {
+    let mut a = vec!["analyze"];
+    a.extend(args);
+    let o = pm(&a);
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    let msg: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("postmortem: error") || !l.starts_with("postmortem: "))
+        .collect();
+    (o.status.code().unwrap_or(-1), msg.join("\n") + &err)
+}
+
+#[test]
+fn core_alone_gives_the_stack_and_the_flags() {
+    for solver in ["utl", "fsa"] {
+        let (v, err) = json(&[
+            "--cfg",
+            "crash-bb.bc",
+            "--core",
+            "core-segv",
+            "--binary",
+            "crash-bb",
+            "--solver",
+            solver,
+        ]);
+        assert!(!err.contains("warning"), "{err}");
+        let (yes, no) = (lines(&v, "yes"), lines(&v, "no"));
+        assert!(yes.contains(&line_of("return s + *p;")), "{yes:?}");
+        assert!(yes.contains(&line_of("v = deep(NULL, n);")), "{yes:?}");
+        // Ran: both arms of the loop body (i = 0 and i = 1..4); not: the
+        // negative branch of cube, the abort path, never_called.
+        assert!(yes.contains(&line_of("s += square(i);")));
+        assert!(yes.contains(&line_of("s += cube(i);")));
+        assert!(no.contains(&line_of("return -cube(-x);")), "{no:?}");
+        assert!(no.contains(&line_of("never_called();")));
+        assert!(no.contains(&line_of("fprintf(stderr, \"too big")));
+        // The stack unwound from the core is the gdb backtrace's.
+        let (w, _) = json(&[
+            "--cfg",
+            "crash-bb.bc",
+            "--core",
+            "core-segv",
+            "--binary",
+            "crash-bb",
+            "--backtrace",
+            "bt-segv.txt",
+            "--solver",
+            solver,
+        ]);
+        assert_eq!(
+            v["nodes"], w["nodes"],
+            "{solver}: core stack vs gdb backtrace"
+        );
+        // The raw flag dump gives the same as the core's flags.
+        let (x, err) = json(&[
+            "--cfg",
+            "crash-bb.bc",
+            "--sancov-flags",
+            "flags-segv.bin",
+            "--binary",
+            "crash-bb",
+            "--backtrace",
+            "bt-segv.txt",
+            "--solver",
+            solver,
+        ]);
+        assert!(!err.contains("warning"), "{err}");
+        assert_eq!(v["nodes"], x["nodes"], "{solver}: --sancov-flags vs --core");
+    }
+    // Without --binary, the order is not checked: a warning.
+    let (_, err) = json(&[
+        "--cfg",
+        "crash-bb.bc",
+        "--sancov-flags",
+        "flags-segv.bin",
+        "--backtrace",
+        "bt-segv.txt",
+    ]);
+    assert!(err.contains("not checked"), "{err}");
+}
+
+#[test]
+fn a_crash_inside_the_c_library_is_unwound_through_it() {
+    let (v, err) = json(&[
+        "--cfg",
+        "crash-bb.bc",
+        "--core",
+        "core-abort",
+        "--binary",
+        "crash-bb",
+    ]);
+    assert!(!err.contains("warning"), "{err}");
+    assert!(lines(&v, "yes").contains(&line_of("abort();")));
+    assert!(lines(&v, "no").contains(&line_of("return -cube(-x);")));
+    let (w, _) = json(&[
+        "--cfg",
+        "crash-bb.bc",
+        "--core",
+        "core-abort",
+        "--binary",
+        "crash-bb",
+        "--backtrace",
+        "bt-abort.txt",
+    ]);
+    assert_eq!(v["nodes"], w["nodes"], "core stack vs gdb backtrace");
+}
+
+#[test]
+fn with_several_threads_only_clear_flags_are_used() {
+    let (v, err) = json(&[
+        "--cfg",
+        "threads.bc",
+        "--core",
+        "core-threads",
+        "--binary",
+        "threads",
+    ]);
+    assert!(err.contains("2 threads"), "{err}");
+    assert_eq!(err.matches("warning").count(), 1, "{err}");
+    // The crashing thread's stack: main called boom.
+    let src = std::fs::read_to_string(setup().join("threads.c")).unwrap();
+    let boom = src
+        .lines()
+        .position(|l| l.contains("static void boom"))
+        .unwrap() as u64
+        + 1;
+    assert!(lines(&v, "yes").contains(&boom));
+}
+
+#[test]
+fn bad_inputs_are_one_line_and_exit_2_or_3() {
+    let cases: &[(&[&str], i32, &str)] = &[
+        (
+            &[
+                "--cfg",
+                "crash-bb.bc",
+                "--core",
+                "core-func",
+                "--binary",
+                "crash-bb",
+            ],
+            2,
+            "not of",
+        ),
+        (
+            &[
+                "--cfg",
+                "crash-bb.bc",
+                "--core",
+                "core-trunc",
+                "--binary",
+                "crash-bb",
+            ],
+            2,
+            "truncated",
+        ),
+        (
+            &[
+                "--cfg",
+                "crash-bb.bc",
+                "--core",
+                "core-plain",
+                "--binary",
+                "crash-plain",
+            ],
+            2,
+            "no __sancov_bools",
+        ),
+        (
+            &[
+                "--cfg",
+                "crash-bb.pmcfg",
+                "--core",
+                "core-segv",
+                "--binary",
+                "crash-bb",
+            ],
+            2,
+            "no coverage flag map",
+        ),
+        (
+            &[
+                "--cfg",
+                "crash-func.bc",
+                "--core",
+                "core-segv",
+                "--binary",
+                "crash-bb",
+            ],
+            2,
+            "coverage flags",
+        ),
+        (
+            &[
+                "--cfg",
+                "crash-bb.bc",
+                "--core",
+                "crash-bb",
+                "--binary",
+                "crash-bb",
+            ],
+            2,
+            "not a core",
+        ),
+        (
+            &[
+                "--cfg",
+                "crash-bb.bc",
+                "--sancov-flags",
+                "crash.c",
+                "--binary",
+                "crash-bb",
+            ],
+            2,
+            "coverage flags",
+        ),
+        (
+            &[
+                "--cfg",
+                "crash-bb.bc",
+                "--sancov-flags",
+                "ones.bin",
+                "--binary",
+                "crash-bb",
+            ],
+            3,
+            "unused_helper",
+        ),
+        (
+            &[
+                "--cfg",
+                "crash-bb.bc",
+                "--sancov-flags",
+                "twos.bin",
+                "--binary",
+                "crash-bb",
+            ],
+            2,
+            "0 or 1",
+        ),
+    ];
+    let core = std::fs::read(setup().join("core-segv")).unwrap();
+    std::fs::write(setup().join("core-head"), &core[..64]).unwrap();
+    std::fs::write(setup().join("empty"), b"").unwrap();
+    let hostile: &[(&[&str], &str)] = &[
+        (
+            &[
+                "--cfg",
+                "crash-bb.bc",
+                "--core",
+                "crash.c",
+                "--binary",
+                "crash-bb",
+            ],
+            "not a 64-bit ELF core",
+        ),
+        (
+            &[
+                "--cfg",
+                "crash-bb.bc",
+                "--core",
+                "empty",
+                "--binary",
+                "crash-bb",
+            ],
+            "core",
+        ),
+        (
+            &[
+                "--cfg",
+                "crash-bb.bc",
+                "--core",
+                "core-head",
+                "--binary",
+                "crash-bb",
+            ],
+            "core",
+        ),
+        (
+            &[
+                "--cfg",
+                "crash-bb.bc",
+                "--core",
+                "core-segv",
+                "--binary",
+                "crash.c",
+            ],
+            "not an ELF binary",
+        ),
+        (
+            &[
+                "--cfg",
+                "crash-bb.bc",
+                "--core",
+                "missing",
+                "--binary",
+                "crash-bb",
+            ],
+            "cannot read",
+        ),
+    ];
+    for (args, needle) in hostile {
+        let (c, msg) = fails(args);
+        assert_eq!(c, 2, "{args:?}: {msg}");
+        assert!(
+            msg.contains(needle),
+            "{args:?}: expected {needle:?} in {msg}"
+        );
+    }
+    let n = std::fs::metadata(setup().join("flags-segv.bin"))
+        .unwrap()
+        .len() as usize;
+    std::fs::write(setup().join("ones.bin"), vec![1u8; n]).unwrap();
+    std::fs::write(setup().join("twos.bin"), vec![2u8; n]).unwrap();
+    for (args, code, needle) in cases {
+        let (c, msg) = fails(args);
+        assert_eq!(c, *code, "{args:?}: {msg}");
+        assert!(
+            msg.contains(needle),
+            "{args:?}: expected {needle:?} in {msg}"
+        );
+    }
+}

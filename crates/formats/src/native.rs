@@ -1,0 +1,980 @@
+//! Native crash data: an ELF binary built with
+//! `-fsanitize-coverage=...,inline-bool-flag,pc-table` and a Linux core
+//! dump of it.
+//!
+//! * [`Binary`]: the `__sancov_bools` and `__sancov_pcs` sections, the
+//!   function symbols, the build id, and DWARF line info (through
+//!   `addr2line`) for symbolizing addresses.
+//! * [`Core`]: an ELF core (`ET_CORE`): its `PT_LOAD` segments (memory),
+//!   the auxiliary vector (`AT_ENTRY`, for the load base of a PIE), the
+//!   `NT_FILE` mappings and the first thread's registers (`NT_PRSTATUS`,
+//!   x86-64: the thread that got the fatal signal, which the kernel and gdb
+//!   write first).
+//! * [`read_flags`]: the flag bytes, after checking that the core is of
+//!   this binary (build id in the core's memory, entry point, and the
+//!   relocated pc table in the core equal to the binary's).
+//! * [`unwind`]: the crash stack. Frames in shared libraries (a crash in
+//!   `abort`) are unwound with the library's `.eh_frame` (gimli), the
+//!   library read from this machine and used only when its build id is
+//!   the one in the core; the binary's frames by a frame-pointer walk
+//!   (clang keeps frame pointers at `-O0`), every step checked
+//!   (frame-pointer prologue of the function, a call instruction before
+//!   every return address). A stack that cannot be unwound soundly is
+//!   refused, never guessed.
+//!
+//! Every error is one line ([`NativeError`]).
+
+use crate::backtrace::RawFrame;
+use object::elf;
+use object::read::elf::{FileHeader, ProgramHeader};
+use object::{Object, ObjectSection, ObjectSegment, ObjectSymbol, SymbolKind};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// One line: what is wrong with which file.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct NativeError(pub String);
+
+fn err<T>(msg: impl Into<String>) -> Result<T, NativeError> {
+    Err(NativeError(msg.into()))
+}
+
+/// The flag array section.
+pub const BOOLS: &str = "__sancov_bools";
+/// The pc table section: `(pc, flags)` pairs, one per flag; flags bit 0
+/// marks a function entry.
+pub const PCS: &str = "__sancov_pcs";
+
+/// A function symbol of the binary.
+#[derive(Clone, Debug)]
+pub struct FuncSym {
+    /// Its name.
+    pub name: String,
+    /// Its address (file vaddr).
+    pub addr: u64,
+    /// Its size in bytes (0 when unknown).
+    pub size: u64,
+}
+
+/// An ELF executable with sancov sections.
+pub struct Binary {
+    path: PathBuf,
+    data: Vec<u8>,
+    /// Position independent (`ET_DYN`): loaded at a base chosen at run
+    /// time.
+    pub pie: bool,
+    /// `e_entry`.
+    pub entry: u64,
+    /// The GNU build id, if any.
+    pub build_id: Option<Vec<u8>>,
+    /// Address of the build-id note's descriptor (file vaddr).
+    build_id_addr: Option<u64>,
+    /// `__sancov_bools`: (vaddr, size).
+    pub bools: Option<(u64, u64)>,
+    /// `__sancov_pcs`: (vaddr, size).
+    pcs_range: Option<(u64, u64)>,
+    /// Function symbols by address.
+    funcs: Vec<FuncSym>,
+    by_name: HashMap<String, usize>,
+    /// Sections with file contents: (vaddr, size, file offset).
+    sections: Vec<(u64, u64, u64)>,
+    /// Code sections: (vaddr, size).
+    text: Vec<(u64, u64)>,
+    lines: Option<addr2line::Loader>,
+}
+
+impl Binary {
+    /// Reads an ELF executable.
+    pub fn read(path: &Path) -> Result<Binary, NativeError> {
+        let shown = path.display();
+        let data =
+            std::fs::read(path).map_err(|e| NativeError(format!("{shown}: cannot read: {e}")))?;
+        let file = object::File::parse(&*data)
+            .map_err(|e| NativeError(format!("{shown}: not an ELF binary: {e}")))?;
+        if file.format() != object::BinaryFormat::Elf {
+            return err(format!("{shown}: not an ELF binary"));
+        }
+        let pie = file.kind() == object::ObjectKind::Dynamic;
+        let mut bools = None;
+        let mut pcs_range = None;
+        let mut build_id_addr = None;
+        let mut sections = Vec::new();
+        let mut text = Vec::new();
+        for s in file.sections() {
+            if s.kind() == object::SectionKind::Text {
+                text.push((s.address(), s.size()));
+            }
+            let name = s.name().unwrap_or("");
+            match name {
+                BOOLS => bools = Some((s.address(), s.size())),
+                PCS => pcs_range = Some((s.address(), s.size())),
+                // Note header: namesz, descsz, type (4 bytes each), "GNU\0".
+                ".note.gnu.build-id" => build_id_addr = Some(s.address().wrapping_add(16)),
+                _ => {}
+            }
+            if let Some((off, size)) = s.file_range() {
+                if s.address() != 0 && s.kind() != object::SectionKind::UninitializedData {
+                    sections.push((s.address(), size, off));
+                }
+            }
+        }
+        let build_id = file.build_id().ok().flatten().map(|b| b.to_vec());
+        let mut funcs: Vec<FuncSym> = file
+            .symbols()
+            .filter(|s| s.kind() == SymbolKind::Text && s.address() != 0)
+            .filter_map(|s| {
+                Some(FuncSym {
+                    name: s.name().ok()?.to_string(),
+                    addr: s.address(),
+                    size: s.size(),
+                })
+            })
+            .collect();
+        funcs.sort_by_key(|f| (f.addr, std::cmp::Reverse(f.size)));
+        let by_name = funcs
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.name.clone(), i))
+            .collect();
+        let entry = file.entry();
+        drop(file);
+        let lines = addr2line::Loader::new(path).ok();
+        Ok(Binary {
+            path: path.to_path_buf(),
+            data,
+            pie,
+            entry,
+            build_id,
+            build_id_addr,
+            bools,
+            pcs_range,
+            funcs,
+            by_name,
+            sections,
+            text,
+            lines,
+        })
+    }
+
+    fn shown(&self) -> String {
+        self.path.display().to_string()
+    }
+
+    /// The file's bytes at file vaddr `addr`.
+    pub fn bytes_at(&self, addr: u64, len: u64) -> Option<&[u8]> {
+        let &(va, size, off) = self.sections.iter().find(|&&(va, size, _)| {
+            addr >= va && addr.saturating_add(len) <= va.saturating_add(size)
+        })?;
+        let _ = size;
+        let start = usize::try_from(off.checked_add(addr - va)?).ok()?;
+        self.data
+            .get(start..start.checked_add(usize::try_from(len).ok()?)?)
+    }
+
+    /// The pc table as the file holds it: `(pc, flags)` pairs at file
+    /// addresses. (In a PIE the pcs are also filled by relocations at load
+    /// time; GNU ld writes the addends into the file too, and
+    /// [`load_base`] tolerates zero words.)
+    pub fn pcs(&self) -> Option<Vec<(u64, u64)>> {
+        let (addr, size) = self.pcs_range?;
+        let b = self.bytes_at(addr, size)?;
+        Some(pairs(b))
+    }
+
+    /// The function symbol containing `addr` (file vaddr).
+    pub fn func_at(&self, addr: u64) -> Option<&FuncSym> {
+        if !self.text.iter().any(|&(a, n)| addr >= a && addr - a < n) {
+            return None;
+        }
+        let i = self.funcs.partition_point(|f| f.addr <= addr);
+        let f = self.funcs.get(i.checked_sub(1)?)?;
+        (f.size == 0 || addr - f.addr < f.size).then_some(f)
+    }
+
+    /// A function symbol by name.
+    pub fn func_named(&self, name: &str) -> Option<&FuncSym> {
+        self.by_name.get(name).map(|&i| &self.funcs[i])
+    }
+
+    /// The frames at file vaddr `probe` (several with inlining, innermost
+    /// first): function, file, line, column from DWARF, else the symbol.
+    pub fn symbolize(&self, probe: u64) -> Vec<RawFrame> {
+        let mut out = Vec::new();
+        if let Some(l) = &self.lines {
+            if let Ok(mut it) = l.find_frames(probe) {
+                while let Ok(Some(f)) = it.next() {
+                    let function = f
+                        .function
+                        .as_ref()
+                        .and_then(|n| n.raw_name().ok().map(|s| s.to_string()));
+                    let (file, line, column) = match &f.location {
+                        Some(loc) => (
+                            loc.file.map(str::to_string),
+                            loc.line,
+                            loc.column.filter(|&c| c != 0),
+                        ),
+                        None => (None, None, None),
+                    };
+                    out.push(RawFrame {
+                        function,
+                        file,
+                        line,
+                        column,
+                        module: Some(self.shown()),
+                        address: Some(probe),
+                        ..RawFrame::default()
+                    });
+                }
+            }
+        }
+        if out.is_empty() {
+            out.push(RawFrame {
+                function: self.func_at(probe).map(|f| f.name.clone()),
+                module: Some(self.shown()),
+                address: Some(probe),
+                ..RawFrame::default()
+            });
+        }
+        out
+    }
+}
+
+fn pairs(b: &[u8]) -> Vec<(u64, u64)> {
+    b.chunks_exact(16)
+        .map(|c| {
+            (
+                u64::from_le_bytes(c[..8].try_into().unwrap()),
+                u64::from_le_bytes(c[8..].try_into().unwrap()),
+            )
+        })
+        .collect()
+}
+
+/// A `PT_LOAD` segment of a core: memory `[vaddr, vaddr + memsz)`, of
+/// which the first `filesz` bytes are in the file at `offset`.
+#[derive(Clone, Copy, Debug)]
+struct Seg {
+    vaddr: u64,
+    memsz: u64,
+    filesz: u64,
+    offset: u64,
+}
+
+/// An `NT_FILE` entry: a file mapped at `[start, end)` from page `pgoff`.
+#[derive(Clone, Debug)]
+pub struct Mapping {
+    /// Start address.
+    pub start: u64,
+    /// End address.
+    pub end: u64,
+    /// Offset in the file, in bytes.
+    pub offset: u64,
+    /// The file.
+    pub path: String,
+}
+
+/// x86-64 registers of the crashing thread.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Regs {
+    /// Program counter.
+    pub rip: u64,
+    /// Stack pointer.
+    pub rsp: u64,
+    /// Frame pointer.
+    pub rbp: u64,
+}
+
+/// The bytes of a core: mapped from the file (or owned, for tests).
+enum Bytes {
+    Mapped(memmap2::Mmap),
+    Owned(Vec<u8>),
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Mapped(m) => m,
+            Bytes::Owned(v) => v,
+        }
+    }
+}
+
+/// A Linux ELF core dump.
+pub struct Core {
+    path: PathBuf,
+    data: Bytes,
+    segs: Vec<Seg>,
+    /// Auxiliary vector (`NT_AUXV`).
+    pub auxv: Vec<(u64, u64)>,
+    /// File mappings (`NT_FILE`).
+    pub files: Vec<Mapping>,
+    /// The first thread's registers (x86-64 only).
+    pub regs: Option<Regs>,
+    /// The first thread's signal (`NT_PRSTATUS`).
+    pub signal: Option<u32>,
+    /// Number of threads (`NT_PRSTATUS` notes).
+    pub threads: usize,
+}
+
+const AT_ENTRY: u64 = 9;
+
+impl Core {
+    /// Reads an ELF core; a truncated file is an error.
+    pub fn read(path: &Path) -> Result<Core, NativeError> {
+        let shown = path.display().to_string();
+        let cannot = |e: std::io::Error| NativeError(format!("{shown}: cannot read: {e}"));
+        let file = std::fs::File::open(path).map_err(cannot)?;
+        let len = file.metadata().map_err(cannot)?.len();
+        let data = if len == 0 {
+            Bytes::Owned(Vec::new())
+        } else {
+            // SAFETY: the map is read only; a core changed by another
+            // process while it is read gives wrong bytes (caught by the
+            // checks that follow) but no undefined behaviour in practice,
+            // as for every reader of mapped files.
+            Bytes::Mapped(unsafe { memmap2::Mmap::map(&file) }.map_err(cannot)?)
+        };
+        Core::parse(data, path)
+    }
+
+    fn parse(data: Bytes, path: &Path) -> Result<Core, NativeError> {
+        let shown = path.display().to_string();
+        let bad = |what: String| NativeError(format!("{shown}: {what}"));
+        let hdr = elf::FileHeader64::<object::Endianness>::parse(&*data)
+            .map_err(|e| bad(format!("not a 64-bit ELF core: {e}")))?;
+        let endian = hdr
+            .endian()
+            .map_err(|e| bad(format!("not an ELF core: {e}")))?;
+        if hdr.e_type(endian) != elf::ET_CORE {
+            return Err(bad("not a core dump (ELF type is not ET_CORE)".into()));
+        }
+        let x86_64 = hdr.e_machine(endian) == elf::EM_X86_64;
+        let phdrs = hdr
+            .program_headers(endian, &*data)
+            .map_err(|e| bad(format!("truncated or corrupt core: {e}")))?;
+        let mut core = Core {
+            path: path.to_path_buf(),
+            data: Bytes::Owned(Vec::new()),
+            segs: Vec::new(),
+            auxv: Vec::new(),
+            files: Vec::new(),
+            regs: None,
+            signal: None,
+            threads: 0,
+        };
+        for ph in phdrs {
+            let (offset, filesz) = (ph.p_offset(endian), ph.p_filesz(endian));
+            if offset
+                .checked_add(filesz)
+                .is_none_or(|end| end > data.len() as u64)
+            {
+                return Err(bad(format!(
+                    "truncated core: a segment needs bytes up to {} but the file has {}",
+                    offset.saturating_add(filesz),
+                    data.len()
+                )));
+            }
+            match ph.p_type(endian) {
+                elf::PT_LOAD => core.segs.push(Seg {
+                    vaddr: ph.p_vaddr(endian),
+                    memsz: ph.p_memsz(endian),
+                    filesz,
+                    offset,
+                }),
+                elf::PT_NOTE => {
+                    let Some(mut notes) = ph
+                        .notes(endian, &*data)
+                        .map_err(|e| bad(format!("corrupt note segment: {e}")))?
+                    else {
+                        continue;
+                    };
+                    while let Some(note) = notes
+                        .next()
+                        .map_err(|e| bad(format!("corrupt note segment: {e}")))?
+                    {
+                        let desc = note.desc();
+                        let t = note.n_type(endian).0;
+                        match t {
+                            _ if t == elf::NT_PRSTATUS.0 && core.threads > 0 => {
+                                core.threads += 1;
+                            }
+                            _ if t == elf::NT_PRSTATUS.0 => {
+                                core.threads = 1;
+                                if desc.len() >= 12 {
+                                    core.signal =
+                                        Some(u32::from_le_bytes(desc[..4].try_into().unwrap()));
+                                }
+                                // elf_prstatus: 112 bytes, then pr_reg
+                                // (user_regs_struct: rbp 4, rip 16, rsp 19).
+                                let reg = |i: usize| {
+                                    let o = 112 + 8 * i;
+                                    desc.get(o..o + 8)
+                                        .map(|b| u64::from_le_bytes(b.try_into().unwrap()))
+                                };
+                                if x86_64 {
+                                    if let (Some(rbp), Some(rip), Some(rsp)) =
+                                        (reg(4), reg(16), reg(19))
+                                    {
+                                        core.regs = Some(Regs { rip, rsp, rbp });
+                                    }
+                                }
+                            }
+                            _ if t == elf::NT_AUXV.0 => core.auxv = pairs(desc),
+                            _ if t == elf::NT_FILE.0 => core.files = parse_nt_file(desc),
+                            _ => {}
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        core.data = data;
+        Ok(core)
+    }
+
+    /// The bytes at `addr` in the crashed process, when the core holds
+    /// them.
+    pub fn mem(&self, addr: u64, len: u64) -> Option<&[u8]> {
+        let s = self
+            .segs
+            .iter()
+            .find(|s| addr >= s.vaddr && addr - s.vaddr < s.memsz)?;
+        let rel = addr - s.vaddr;
+        if rel.checked_add(len)? > s.filesz {
+            return None;
+        }
+        let start = usize::try_from(s.offset.checked_add(rel)?).ok()?;
+        self.data
+            .get(start..start.checked_add(usize::try_from(len).ok()?)?)
+    }
+
+    fn word(&self, addr: u64) -> Option<u64> {
+        self.mem(addr, 8)
+            .map(|b| u64::from_le_bytes(b.try_into().unwrap()))
+    }
+
+    fn shown(&self) -> String {
+        self.path.display().to_string()
+    }
+}
+
+fn parse_nt_file(d: &[u8]) -> Vec<Mapping> {
+    let w = |i: usize| {
+        d.get(8 * i..8 * i + 8)
+            .map(|b| u64::from_le_bytes(b.try_into().unwrap()))
+    };
+    let (Some(count), Some(page)) = (w(0), w(1)) else {
+        return Vec::new();
+    };
+    let count = count.min(d.len() as u64 / 24) as usize;
+    let names_at = 16 + 24 * count;
+    let mut names = d.get(names_at..).unwrap_or(&[]).split(|&b| b == 0);
+    (0..count)
+        .filter_map(|i| {
+            let (s, e, off) = (w(2 + 3 * i)?, w(3 + 3 * i)?, w(4 + 3 * i)?);
+            Some(Mapping {
+                start: s,
+                end: e,
+                offset: off.saturating_mul(page),
+                path: String::from_utf8_lossy(names.next().unwrap_or(&[])).into_owned(),
+            })
+        })
+        .collect()
+}
+
+/// Where the binary was loaded in the crashed process: 0 for a fixed
+/// address executable, `AT_ENTRY - e_entry` for a PIE. Checks that the
+/// core belongs to this binary: the build id in the core's memory (when
+/// the core holds that page), the entry point, and, when both have one,
+/// the relocated pc table.
+pub fn load_base(core: &Core, bin: &Binary) -> Result<u64, NativeError> {
+    let (cs, bs) = (core.shown(), bin.shown());
+    let at_entry = core
+        .auxv
+        .iter()
+        .find(|&&(k, _)| k == AT_ENTRY)
+        .map(|&(_, v)| v);
+    let base = match (bin.pie, at_entry) {
+        (false, Some(e)) if e != bin.entry => {
+            return err(format!(
+                "{cs}: the core is not of {bs}: its entry point is {e:#x}, the binary's {:#x}",
+                bin.entry
+            ))
+        }
+        (false, _) => 0,
+        (true, Some(e)) => {
+            let base = e.wrapping_sub(bin.entry);
+            if base % 4096 != 0 {
+                return err(format!(
+                    "{cs}: the core is not of {bs}: its entry point {e:#x} is not the binary's ({:#x}) at a page-aligned base",
+                    bin.entry
+                ));
+            }
+            base
+        }
+        (true, None) => {
+            // No auxiliary vector: the mapping of a file with the
+            // binary's name at offset 0.
+            let name = bin
+                .path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned());
+            match core.files.iter().find(|m| {
+                m.offset == 0 && Path::new(&m.path).file_name().map(|n| n.to_string_lossy().into_owned()) == name
+            }) {
+                Some(m) => m.start,
+                None => {
+                    return err(format!(
+                        "{cs}: cannot find where {bs} was loaded (no auxiliary vector, no mapping of that file)"
+                    ))
+                }
+            }
+        }
+    };
+    if let (Some(id), Some(at)) = (&bin.build_id, bin.build_id_addr) {
+        if let Some(mem) = core.mem(base.wrapping_add(at), id.len() as u64) {
+            if mem != id.as_slice() {
+                return err(format!(
+                    "{cs}: the core is not of {bs}: build id {} in the core, {} in the binary",
+                    hex(mem),
+                    hex(id)
+                ));
+            }
+        }
+    }
+    if let Some((addr, size)) = bin.pcs_range {
+        if let (Some(mem), Some(file)) = (core.mem(base.wrapping_add(addr), size), bin.pcs()) {
+            let core_pcs = pairs(mem);
+            for (i, (&(cpc, cfl), &(fpc, ffl))) in core_pcs.iter().zip(&file).enumerate() {
+                // A PIE's file words may be 0 (filled by relocations).
+                let pc_ok = cpc.wrapping_sub(base) == fpc || (bin.pie && fpc == 0);
+                if !pc_ok || cfl != ffl {
+                    return err(format!(
+                        "{cs}: the core is not of {bs}: pc table entry {i} is {:#x} in the core, {fpc:#x} in the binary",
+                        cpc.wrapping_sub(base)
+                    ));
+                }
+            }
+        }
+    }
+    Ok(base)
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// What the flag array order was checked against.
+#[derive(Clone, Debug, Default)]
+pub struct OrderCheck {
+    /// Arrays whose first pc-table entry is their function's entry and
+    /// address.
+    pub arrays_checked: usize,
+}
+
+/// Checks that the binary's flags are laid out as the front-end's arrays
+/// (`(function, number of flags)` in module order): the pc table has one
+/// entry per flag; the first entry of each array is marked as a function
+/// entry and is the address of that function's symbol; no other entry is
+/// marked. `pcs` is the pc table relocated to file addresses (from the
+/// core for a PIE, else from the file).
+pub fn check_order(
+    bin: &Binary,
+    pcs: &[(u64, u64)],
+    arrays: &[(Option<String>, usize)],
+) -> Result<OrderCheck, NativeError> {
+    let bs = bin.shown();
+    let total: usize = arrays.iter().map(|a| a.1).sum();
+    if pcs.len() != total {
+        return err(format!(
+            "{bs}: the binary has {} coverage flags, the graph {total}: the graph is not of this binary's IR (build both from the same instrumented bitcode)",
+            pcs.len()
+        ));
+    }
+    let mut at = 0;
+    let mut check = OrderCheck::default();
+    for (func, len) in arrays {
+        for (k, &(pc, flags)) in pcs[at..at + len].iter().enumerate() {
+            if (flags & 1 == 1) != (k == 0) {
+                return err(format!(
+                    "{bs}: pc table entry {} {} a function entry, but the graph's flag order says otherwise: the flag order cannot be verified",
+                    at + k,
+                    if flags & 1 == 1 { "is" } else { "is not" }
+                ));
+            }
+            if k == 0 {
+                if let Some(name) = func {
+                    match bin.func_named(name) {
+                        Some(f) if f.addr == pc => {}
+                        Some(f) => {
+                            return err(format!(
+                                "{bs}: pc table entry {at} is {pc:#x}, but the graph's flag order puts `{name}` there, at {:#x}: the flag order cannot be verified",
+                                f.addr
+                            ))
+                        }
+                        None => {
+                            return err(format!(
+                                "{bs}: no symbol `{name}` in the binary: the flag order cannot be verified (is the binary stripped?)"
+                            ))
+                        }
+                    }
+                    check.arrays_checked += 1;
+                }
+            }
+        }
+        at += len;
+    }
+    Ok(check)
+}
+
+/// The flag bytes and the relocated pc table, read from the core.
+pub struct CoreFlags {
+    /// The load base of the binary.
+    pub base: u64,
+    /// `__start___sancov_bools..__stop___sancov_bools`.
+    pub flags: Vec<u8>,
+    /// The pc table at file addresses.
+    pub pcs: Vec<(u64, u64)>,
+}
+
+/// Reads the flags of `bin` from `core` (after [`load_base`]'s checks).
+pub fn read_flags(core: &Core, bin: &Binary) -> Result<CoreFlags, NativeError> {
+    let (cs, bs) = (core.shown(), bin.shown());
+    let Some((addr, size)) = bin.bools else {
+        return err(format!(
+            "{bs}: no {BOOLS} section: build with -fsanitize-coverage=func,inline-bool-flag,pc-table (or bb,...)"
+        ));
+    };
+    let Some((paddr, psize)) = bin.pcs_range else {
+        return err(format!(
+            "{bs}: no {PCS} section: build with -fsanitize-coverage=...,inline-bool-flag,pc-table"
+        ));
+    };
+    let base = load_base(core, bin)?;
+    let flags = core
+        .mem(base.wrapping_add(addr), size)
+        .ok_or_else(|| {
+            NativeError(format!(
+                "{cs}: the core does not hold the coverage flags of {bs} (at {:#x}, {size} bytes): truncated core, or a core_pattern / coredump_filter that drops data pages",
+                base.wrapping_add(addr)
+            ))
+        })?
+        .to_vec();
+    let pcs = match core.mem(base.wrapping_add(paddr), psize) {
+        Some(m) => pairs(m)
+            .into_iter()
+            .map(|(pc, f)| (pc.wrapping_sub(base), f))
+            .collect(),
+        None => bin.pcs().unwrap_or_default(),
+    };
+    Ok(CoreFlags { base, flags, pcs })
+}
+
+/// The crash stack of the first thread, innermost first, symbolized with
+/// the binary's DWARF; library frames above the program's are unwound (see
+/// `unwind_libraries`) but not listed. A return into code outside the
+/// binary ends the walk (the C library's start-up code below `main`).
+/// Refused (an error saying why) when a library cannot be unwound, or a
+/// frame of the binary has no frame pointer or a return address that does
+/// not follow a call.
+pub fn unwind(core: &Core, bin: &Binary, base: u64) -> Result<Vec<RawFrame>, NativeError> {
+    let cs = core.shown();
+    let Some(regs) = core.regs else {
+        return err(format!(
+            "{cs}: no x86-64 register note (NT_PRSTATUS): cannot unwind the crash stack"
+        ));
+    };
+    let rel = |a: u64| a.wrapping_sub(base);
+    let pc = rel(regs.rip);
+    let Some(f) = bin.func_at(pc) else {
+        // The crash is in a library (abort, raise, ...): walk its frames
+        // with the library's call frame information, then go on with the
+        // binary's frame pointers from the first frame in the binary.
+        let (ret, rsp, rbp) = unwind_libraries(core, regs).map_err(|e| {
+            NativeError(format!(
+                "{cs}: the crash pc {:#x} is outside the binary and {e}: pass the crash stack with --backtrace (e.g. `gdb -batch -ex bt PROG CORE`)",
+                regs.rip
+            ))
+        })?;
+        let _ = rsp;
+        let r = rel(ret);
+        let Some(g) = bin.func_at(r) else {
+            return err(format!(
+                "{cs}: the library frames return to {ret:#x}, outside the binary"
+            ));
+        };
+        if !after_call(bin, r) || !has_frame_pointer(bin, g) {
+            return err(format!(
+                "{cs}: the library frames return to {ret:#x} in `{}`, which does not follow a call instruction or has no frame pointer: pass --backtrace",
+                g.name
+            ));
+        }
+        let frames = bin.symbolize(r - 1);
+        return walk(core, bin, base, frames, rbp.wrapping_add(8), core.word(rbp));
+    };
+    let frames = bin.symbolize(pc);
+    if !has_frame_pointer(bin, f) {
+        return err(format!(
+            "{cs}: `{}` has no frame-pointer prologue: build with -O0 or -fno-omit-frame-pointer, or pass --backtrace",
+            f.name
+        ));
+    }
+    // (stack slot of the return address, the caller's frame pointer).
+    let at_ret = bin.bytes_at(pc, 1) == Some(&[0xc3][..]);
+    let (ret_slot, caller_rbp) = match pc - f.addr {
+        // Before `push rbp`, after it, or at the final `ret`: rbp is still
+        // (or again) the caller's.
+        0 => (regs.rsp, Some(regs.rbp)),
+        1 => (regs.rsp.wrapping_add(8), Some(regs.rbp)),
+        _ if at_ret => (regs.rsp, Some(regs.rbp)),
+        _ => (regs.rbp.wrapping_add(8), core.word(regs.rbp)),
+    };
+    walk(core, bin, base, frames, ret_slot, caller_rbp)
+}
+
+/// Whether `f` starts with `push rbp; mov rbp, rsp`.
+fn has_frame_pointer(bin: &Binary, f: &FuncSym) -> bool {
+    bin.bytes_at(f.addr, 4) == Some(&[0x55, 0x48, 0x89, 0xe5][..])
+}
+
+/// The frame-pointer walk over the binary's frames: `ret_slot` holds the
+/// return address of the innermost frame so far, `caller_rbp` its
+/// caller's frame pointer.
+fn walk(
+    core: &Core,
+    bin: &Binary,
+    base: u64,
+    mut frames: Vec<RawFrame>,
+    mut ret_slot: u64,
+    mut caller_rbp: Option<u64>,
+) -> Result<Vec<RawFrame>, NativeError> {
+    let cs = core.shown();
+    let rel = |a: u64| a.wrapping_sub(base);
+    for _ in 0..100_000 {
+        let Some(ret) = core.word(ret_slot) else {
+            return err(format!(
+                "{cs}: the stack at {ret_slot:#x} is not in the core: cannot unwind"
+            ));
+        };
+        let r = rel(ret);
+        let Some(g) = bin.func_at(r) else {
+            // Returned into code outside the binary: the C library's
+            // start-up code that called main.
+            return Ok(frames);
+        };
+        if !after_call(bin, r) {
+            return err(format!(
+                "{cs}: the frame chain at {ret_slot:#x} holds {ret:#x}, which does not follow a call instruction: cannot unwind soundly, pass --backtrace"
+            ));
+        }
+        if !has_frame_pointer(bin, g) {
+            return err(format!(
+                "{cs}: `{}` has no frame-pointer prologue: build with -O0 or -fno-omit-frame-pointer, or pass --backtrace",
+                g.name
+            ));
+        }
+        // A caller's frame: the line of the call, at the return address - 1.
+        frames.extend(bin.symbolize(r - 1));
+        let Some(rbp) = caller_rbp else {
+            return err(format!(
+                "{cs}: the frame pointer chain leaves the core's memory: cannot unwind"
+            ));
+        };
+        if rbp <= ret_slot {
+            return err(format!(
+                "{cs}: the frame chain goes down the stack at {rbp:#x}: cannot unwind soundly, pass --backtrace"
+            ));
+        }
+        ret_slot = rbp.wrapping_add(8);
+        caller_rbp = core.word(rbp);
+    }
+    err(format!("{cs}: the frame chain does not end"))
+}
+
+/// Whether the instruction before file vaddr `r` is a call (`call rel32`,
+/// or `call *` through a register or memory operand).
+fn after_call(bin: &Binary, r: u64) -> bool {
+    let b = |k: u64| bin.bytes_at(r.wrapping_sub(k), 1).map(|x| x[0]);
+    if b(5) == Some(0xe8) {
+        return true;
+    }
+    // ff /2 with a ModRM of 2, 3, 6 or 7 bytes of instruction (with or
+    // without a REX prefix).
+    for len in [2u64, 3, 4, 6, 7] {
+        if b(len) == Some(0xff) {
+            if let Some(modrm) = b(len - 1) {
+                if (modrm >> 3) & 7 == 2 {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
+/// A library mapped in the crashed process, with its call frame
+/// information.
+struct Lib {
+    /// Load bias: runtime address = file vaddr + bias.
+    bias: u64,
+    eh_frame: Vec<u8>,
+    eh_frame_addr: u64,
+    text_addr: u64,
+}
+
+/// Opens the library mapped at runtime address `pc` (from the core's
+/// `NT_FILE` list, read from this machine's file system) after checking
+/// that it is the same file as in the crashed process: its build id must
+/// be in the core's memory and equal.
+fn open_lib(core: &Core, pc: u64) -> Result<Lib, String> {
+    let m = core
+        .files
+        .iter()
+        .find(|m| pc >= m.start && pc < m.end)
+        .ok_or_else(|| format!("no mapped file holds {pc:#x}"))?;
+    let data =
+        std::fs::read(&m.path).map_err(|e| format!("{} cannot be read here ({e})", m.path))?;
+    let file = object::File::parse(&*data).map_err(|e| format!("{}: {e}", m.path))?;
+    // The file vaddr of the mapping's start.
+    let seg = file
+        .segments()
+        .find(|s| {
+            let (off, size) = s.file_range();
+            m.offset >= off && m.offset < off.saturating_add(size.max(1))
+        })
+        .ok_or_else(|| format!("{}: no segment at file offset {:#x}", m.path, m.offset))?;
+    let bias = m
+        .start
+        .wrapping_sub(seg.address().wrapping_add(m.offset - seg.file_range().0));
+    let id = file
+        .build_id()
+        .ok()
+        .flatten()
+        .ok_or_else(|| format!("{} has no build id to check it against the core", m.path))?;
+    let note = file
+        .section_by_name(".note.gnu.build-id")
+        .ok_or_else(|| format!("{} has no build-id note", m.path))?;
+    match core.mem(
+        note.address().wrapping_add(bias).wrapping_add(16),
+        id.len() as u64,
+    ) {
+        Some(mem) if mem == id => {}
+        Some(_) => {
+            return Err(format!(
+                "{} is not the library the crashed process had (build id differs)",
+                m.path
+            ))
+        }
+        None => {
+            return Err(format!(
+                "the core does not hold the build id of {}, so it cannot be checked",
+                m.path
+            ))
+        }
+    }
+    let eh = file
+        .section_by_name(".eh_frame")
+        .ok_or_else(|| format!("{} has no .eh_frame", m.path))?;
+    let text_addr = file
+        .section_by_name(".text")
+        .map(|t| t.address())
+        .unwrap_or(0);
+    Ok(Lib {
+        bias,
+        eh_frame: eh.data().map_err(|e| e.to_string())?.to_vec(),
+        eh_frame_addr: eh.address(),
+        text_addr,
+    })
+}
+
+/// Unwinds the frames of the crash that are in libraries, with their
+/// `.eh_frame` call frame information (only CFA rules over rsp or rbp,
+/// the return address and rbp saved at CFA offsets, as the C library's
+/// functions have). Returns the first return address outside the
+/// libraries, with the stack and frame pointers of that frame.
+fn unwind_libraries(core: &Core, regs: Regs) -> Result<(u64, u64, u64), String> {
+    use addr2line::gimli::{
+        BaseAddresses, CfaRule, EhFrame, LittleEndian, Register, RegisterRule, UnwindContext,
+        UnwindSection,
+    };
+    const RBP: Register = Register(6);
+    const RSP: Register = Register(7);
+    const RA: Register = Register(16);
+    let (mut pc, mut rsp, mut rbp) = (regs.rip, regs.rsp, regs.rbp);
+    let mut innermost = true;
+    let mut libs: HashMap<String, Lib> = HashMap::new();
+    let mut ctx = UnwindContext::new();
+    for _ in 0..64 {
+        let Some(m) = core.files.iter().find(|m| pc >= m.start && pc < m.end) else {
+            return Err(format!("no mapped file holds {pc:#x}"));
+        };
+        if !libs.contains_key(&m.path) {
+            let lib = open_lib(core, pc)?;
+            libs.insert(m.path.clone(), lib);
+        }
+        let lib = &libs[&m.path];
+        let eh = EhFrame::new(&lib.eh_frame, LittleEndian);
+        let bases = BaseAddresses::default()
+            .set_eh_frame(lib.eh_frame_addr)
+            .set_text(lib.text_addr);
+        // A return address is looked up one byte back (inside the call).
+        let probe = pc
+            .wrapping_sub(lib.bias)
+            .wrapping_sub(u64::from(!innermost));
+        let row = eh
+            .unwind_info_for_address(&bases, &mut ctx, probe, EhFrame::cie_from_offset)
+            .map_err(|e| format!("{} has no call frame information for {pc:#x} ({e})", m.path))?;
+        let cfa = match row.cfa() {
+            CfaRule::RegisterAndOffset { register, offset } if *register == RSP => {
+                rsp.wrapping_add(*offset as u64)
+            }
+            CfaRule::RegisterAndOffset { register, offset } if *register == RBP => {
+                rbp.wrapping_add(*offset as u64)
+            }
+            _ => {
+                return Err(format!(
+                    "the call frame information of {} at {pc:#x} is beyond this unwinder",
+                    m.path
+                ))
+            }
+        };
+        let at = |rule: Option<RegisterRule<usize>>, old: u64| -> Result<u64, String> {
+            match rule {
+                None | Some(RegisterRule::SameValue) => Ok(old),
+                Some(RegisterRule::Offset(o)) => {
+                    core.word(cfa.wrapping_add(o as u64)).ok_or_else(|| {
+                        format!(
+                            "the stack at {:#x} is not in the core",
+                            cfa.wrapping_add(o as u64)
+                        )
+                    })
+                }
+                Some(_) => Err(format!(
+                    "the call frame information of {} at {pc:#x} is beyond this unwinder",
+                    m.path
+                )),
+            }
+        };
+        let ret = match row.register(RA) {
+            Some(RegisterRule::Offset(o)) => core
+                .word(cfa.wrapping_add(o as u64))
+                .ok_or_else(|| "the stack is not in the core".to_string())?,
+            _ => return Err(format!("no return address rule in {} at {pc:#x}", m.path)),
+        };
+        rbp = at(row.register(RBP), rbp)?;
+        rsp = cfa;
+        pc = ret;
+        innermost = false;
+        let in_lib = core
+            .files
+            .iter()
+            .find(|m| pc >= m.start && pc < m.end)
+            .is_some_and(|m| libs.contains_key(&m.path) || m.path.contains(".so"));
+        if !in_lib {
+            return Ok((pc, rsp, rbp));
+        }
+    }
+    Err("the library frames do not end".into())
+}
