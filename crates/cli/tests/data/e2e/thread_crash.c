@@ -8,7 +8,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static volatile int main_ready;
+/* main writes a byte when it has logged (a pipe, not a flag polled in a
+ * loop: the lines that run must not depend on the scheduling, since the
+ * coverage run and the core-dump run are different runs). */
+static int ready[2];
 
 static int ratio(int a, int b) {
   return a / b;
@@ -16,8 +19,9 @@ static int ratio(int a, int b) {
 
 static void *worker(void *arg) {
   int n = *(int *)arg;
-  while (!main_ready)
-    usleep(1000);
+  char c;
+  if (read(ready[0], &c, 1) != 1)
+    return NULL;
   printf("worker %d\n", n);
   printf("ratio %d\n", ratio(n, n - 7));
   return NULL;
@@ -26,9 +30,12 @@ static void *worker(void *arg) {
 int main(int argc, char **argv) {
   int n = argc > 1 ? atoi(argv[1]) : 1;
   pthread_t t;
+  if (pipe(ready) != 0)
+    return 1;
   pthread_create(&t, NULL, worker, &n);
   printf("started worker with %d\n", n);
-  main_ready = 1;
+  if (write(ready[1], "x", 1) != 1)
+    return 1;
   pthread_join(t, NULL);
   printf("joined\n");
   return 0;
