@@ -88,8 +88,8 @@ pub fn run(a: AnalyzeArgs) -> Result<(), Failure> {
         stack_only: a.inputs.stack_only,
         timings: loaded.timings,
     };
-    // The HTML page shows one concrete execution when the solver builds
-    // witnesses (fsa); a failed or limited search just leaves it out.
+    // The HTML page shows one concrete execution (every solver builds
+    // witnesses); a failed or limited search just leaves it out.
     let witness = if a.output.format == render::AnalyzeFormat::Html {
         s.check(&loaded.graph, &loaded.report, None)
             .ok()

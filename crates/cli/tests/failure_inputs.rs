@@ -451,7 +451,8 @@ fn html_writes_a_linked_escaped_site() {
         ),
         "{index}"
     );
-    assert!(!index.contains("Witness"));
+    // Every solver gives a witness now (utl too): one concrete execution.
+    assert!(index.contains("<h2>Witness path</h2>"), "{index}");
     let page = std::fs::read_to_string(dir.join("file-0.html")).unwrap();
     assert!(page.contains("<tr id=\"L21\" class=\"y\">"), "{page}");
     assert!(page.contains("crash(&quot;big&quot;);"), "{page}");
