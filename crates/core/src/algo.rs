@@ -231,49 +231,6 @@ pub fn dominators(g: &Csr, preds: &Csr, root: u32, inside: impl Fn(u32) -> bool)
     idom
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sccs_are_topologically_numbered() {
-        // 0 -> 1 <-> 2 -> 3, 3 -> 3 (self loop), 4 isolated
-        let g = Csr::from_edges(5, &[(0, 1), (1, 2), (2, 1), (2, 3), (3, 3)]);
-        let s = Sccs::compute(&g, |_| true);
-        assert_eq!(s.count, 4);
-        assert_eq!(s.comp[1], s.comp[2]);
-        assert!(s.comp[0] < s.comp[1] && s.comp[1] < s.comp[3]);
-        assert!(s.trivial[s.comp[0] as usize]);
-        assert!(!s.trivial[s.comp[1] as usize]);
-        assert!(!s.trivial[s.comp[3] as usize], "self loop is not trivial");
-        let s = Sccs::compute(&g, |v| v != 2);
-        assert_eq!(s.comp[2], NONE);
-        assert!(s.trivial[s.comp[1] as usize]);
-    }
-
-    #[test]
-    fn deep_graphs_do_not_overflow_the_stack() {
-        let n = 1_000_000u32;
-        let mut e: Vec<(u32, u32)> = (0..n - 1).map(|i| (i, i + 1)).collect();
-        e.push((n - 1, 0));
-        let g = Csr::from_edges(n as usize, &e);
-        let s = Sccs::compute(&g, |_| true);
-        assert_eq!(s.count, 1);
-        let idom = dominators(&g, &g.reversed(), 0, |_| true);
-        assert_eq!(idom[5], 4);
-    }
-
-    #[test]
-    fn dominators_of_a_diamond_with_loop() {
-        // 0 -> 1, 0 -> 2, 1 -> 3, 2 -> 3, 3 -> 4, 4 -> 1
-        let g = Csr::from_edges(5, &[(0, 1), (0, 2), (1, 3), (2, 3), (3, 4), (4, 1)]);
-        let idom = dominators(&g, &g.reversed(), 0, |_| true);
-        assert_eq!(idom, vec![0, 0, 0, 0, 3]);
-        let idom = dominators(&g, &g.reversed(), 0, |v| v != 2);
-        assert_eq!(idom, vec![0, 0, NONE, 1, 3]);
-    }
-}
-
 /// Breadth-first walks inside one component, with marks reused across
 /// walks (a generation counter instead of clearing).
 pub(crate) struct Walker {
@@ -366,4 +323,47 @@ pub(crate) fn bfs_tree(g: &Csr, root: u32, inside: impl Fn(u32) -> bool) -> (Vec
         }
     }
     (parent, depth)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sccs_are_topologically_numbered() {
+        // 0 -> 1 <-> 2 -> 3, 3 -> 3 (self loop), 4 isolated
+        let g = Csr::from_edges(5, &[(0, 1), (1, 2), (2, 1), (2, 3), (3, 3)]);
+        let s = Sccs::compute(&g, |_| true);
+        assert_eq!(s.count, 4);
+        assert_eq!(s.comp[1], s.comp[2]);
+        assert!(s.comp[0] < s.comp[1] && s.comp[1] < s.comp[3]);
+        assert!(s.trivial[s.comp[0] as usize]);
+        assert!(!s.trivial[s.comp[1] as usize]);
+        assert!(!s.trivial[s.comp[3] as usize], "self loop is not trivial");
+        let s = Sccs::compute(&g, |v| v != 2);
+        assert_eq!(s.comp[2], NONE);
+        assert!(s.trivial[s.comp[1] as usize]);
+    }
+
+    #[test]
+    fn deep_graphs_do_not_overflow_the_stack() {
+        let n = 1_000_000u32;
+        let mut e: Vec<(u32, u32)> = (0..n - 1).map(|i| (i, i + 1)).collect();
+        e.push((n - 1, 0));
+        let g = Csr::from_edges(n as usize, &e);
+        let s = Sccs::compute(&g, |_| true);
+        assert_eq!(s.count, 1);
+        let idom = dominators(&g, &g.reversed(), 0, |_| true);
+        assert_eq!(idom[5], 4);
+    }
+
+    #[test]
+    fn dominators_of_a_diamond_with_loop() {
+        // 0 -> 1, 0 -> 2, 1 -> 3, 2 -> 3, 3 -> 4, 4 -> 1
+        let g = Csr::from_edges(5, &[(0, 1), (0, 2), (1, 3), (2, 3), (3, 4), (4, 1)]);
+        let idom = dominators(&g, &g.reversed(), 0, |_| true);
+        assert_eq!(idom, vec![0, 0, 0, 0, 3]);
+        let idom = dominators(&g, &g.reversed(), 0, |v| v != 2);
+        assert_eq!(idom, vec![0, 0, NONE, 1, 3]);
+    }
 }

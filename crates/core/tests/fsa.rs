@@ -235,11 +235,8 @@ fn state_limit_degrades_to_sound_labels() {
         let (Some(truth), Ok(rec)) = (oracle::recover(&g, &r), tiny.recover(&g, &r)) else {
             continue;
         };
-        for i in 0..g.num_nodes() {
-            assert!(
-                rec.labels[i] == Label::Maybe || rec.labels[i] == truth[i],
-                "seed {seed}"
-            );
+        for (got, want) in rec.labels.iter().zip(&truth) {
+            assert!(*got == Label::Maybe || got == want, "seed {seed}");
         }
         if rec.weakened.iter().any(|w| w.how.contains("gave up")) {
             degraded += 1;
@@ -330,17 +327,17 @@ fn coarse_tier_case(coarse: Fsa) {
         let truth = oracle::recover(&g, &r);
         match (coarse.recover(&g, &r), &truth) {
             (Ok(rec), Some(t)) => {
-                for i in 0..g.num_nodes() {
+                for (i, (&got, &want)) in rec.labels.iter().zip(t).enumerate() {
                     assert!(
-                        rec.labels[i] == Label::Maybe || rec.labels[i] == t[i],
+                        got == Label::Maybe || got == want,
                         "seed {seed} node {i}\n{}",
                         describe(&g, &r)
                     );
                     // Nodes not listed as undecided carry the exact label.
                     if !rec.undecided.contains(&NodeId::new(i)) {
                         assert_eq!(
-                            rec.labels[i],
-                            t[i],
+                            got,
+                            want,
                             "seed {seed} node {i} not undecided\n{}",
                             describe(&g, &r)
                         );

@@ -477,7 +477,7 @@ pub(crate) fn explore(
             while !wanted.is_empty() {
                 let cur = *path.last().expect("entry");
                 if let Some(leg) =
-                    walker.walk(g, cur, |x| wanted.contains_key(&x), &inside, false, 4096)
+                    walker.walk(g, cur, |x| wanted.contains_key(&x), inside, false, 4096)
                 {
                     let x = *leg.last().expect("a goal");
                     path.extend(leg);
@@ -485,8 +485,8 @@ pub(crate) fn explore(
                     continue;
                 }
                 let (into, out_of, depth) = trees.get_or_insert_with(|| {
-                    let (into, _) = bfs_tree(g_rev, *entry, &inside);
-                    let (out_of, depth) = bfs_tree(g, *entry, &inside);
+                    let (into, _) = bfs_tree(g_rev, *entry, inside);
+                    let (out_of, depth) = bfs_tree(g, *entry, inside);
                     (into, out_of, depth)
                 });
                 let Some(x) = wanted
@@ -517,7 +517,7 @@ pub(crate) fn explore(
                     // Already at the goal: a fresh visit needs a cycle.
                     path.extend(
                         walker
-                            .walk(g, cur, |z| z == x, &inside, false, usize::MAX)
+                            .walk(g, cur, |z| z == x, inside, false, usize::MAX)
                             .unwrap_or_default(),
                     );
                 }
@@ -535,7 +535,7 @@ pub(crate) fn explore(
             let cur = *path.last().expect("entry");
             path.extend(
                 walker
-                    .walk(g, cur, |x| out.contains(&x), &inside, true, usize::MAX)
+                    .walk(g, cur, |x| out.contains(&x), inside, true, usize::MAX)
                     .unwrap_or_default(),
             );
         }
