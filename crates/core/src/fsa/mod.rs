@@ -787,6 +787,126 @@ impl Solver for Fsa {
     }
 
     fn recover(&self, g: &Icfg, report: &Report) -> Result<Recovery, SolveError> {
+        let started = Instant::now();
+        let rec = self.recover_once(g, report)?;
+        Ok(self.confirm(g, report, rec, started))
+    }
+}
+
+/// Rounds of [`Fsa::confirm`]: choices tried at most.
+const CONFIRM_ROUNDS: u64 = 8;
+
+impl Fsa {
+    /// Makes labels computed with ambiguous `obsNo` sets weakened (dropped
+    /// because the product with them did not fit) exact where it can.
+    ///
+    /// The labels are sound, but a Maybe may be a Yes or a No that the
+    /// dropped sets would have shown. A *choice* names, for every
+    /// ambiguous `obsNo` set, one member that did not run; the report with
+    /// each set replaced by its chosen member (a single node, no automaton)
+    /// has only executions of the report, so whatever it shows possible is
+    /// possible: a node that is Maybe under one choice, or Yes under one
+    /// and No under another, is really Maybe. Up to [`CONFIRM_ROUNDS`]
+    /// choices (pseudo-random members, never a Yes one) are tried, each
+    /// as cheap as one recovery without ambiguous sets. When every Maybe
+    /// is confirmed the labels are exact and the weakenings are withdrawn;
+    /// otherwise the unconfirmed Maybe nodes are listed as undecided (and
+    /// the weakenings stay listed). Labels never change here.
+    fn confirm(&self, g: &Icfg, report: &Report, mut rec: Recovery, started: Instant) -> Recovery {
+        let dropped = |w: &crate::solver::Weakening| matches!(w.origin, Origin::ObsNo(i) if report.obs_no.get(i).is_some_and(|s| s.nodes().len() > 1));
+        if rec.weakened.is_empty() || !rec.weakened.iter().all(dropped) {
+            // Nothing weakened, or weakenings a choice cannot undo.
+            return rec;
+        }
+        let maybe: Vec<usize> = (0..rec.labels.len())
+            .filter(|&i| rec.labels[i] == Label::Maybe)
+            .collect();
+        let undecided: HashSet<NodeId> = rec.undecided.iter().copied().collect();
+        // Per Maybe node: 1 seen Yes, 2 seen No, 4 seen Maybe.
+        let mut seen = vec![0u8; maybe.len()];
+        let confirmed = |m: u8| m & 4 != 0 || m & 3 == 3;
+        let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut rounds = 0;
+        for round in 0..CONFIRM_ROUNDS {
+            if seen.iter().all(|&m| confirmed(m)) {
+                break;
+            }
+            let remaining = match self.limits.timeout {
+                Some(t) => match t.checked_sub(started.elapsed()) {
+                    Some(r) if !r.is_zero() => Some(r),
+                    _ => break,
+                },
+                None => None,
+            };
+            let mut chosen = report.clone();
+            for set in &mut chosen.obs_no {
+                if set.nodes().len() < 2 {
+                    continue;
+                }
+                let open: Vec<NodeId> = set
+                    .nodes()
+                    .iter()
+                    .copied()
+                    .filter(|&n| rec.labels[n.index()] != Label::Yes)
+                    .collect();
+                let Some(&first) = open.first() else { continue };
+                let pick = if round == 0 {
+                    first
+                } else {
+                    // SplitMix64 step.
+                    state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+                    let mut z = state;
+                    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+                    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+                    z ^= z >> 31;
+                    open[(z % open.len() as u64) as usize]
+                };
+                *set = NodeSet::new(vec![pick]).expect("one node");
+            }
+            let mut inner = self.clone();
+            inner.limits.timeout = remaining;
+            rounds += 1;
+            let Ok(r) = inner.recover_once(g, &chosen) else {
+                continue; // this choice is impossible (or too large)
+            };
+            if !r.weakened.is_empty() {
+                continue;
+            }
+            // Yes and No under this choice show an execution that runs
+            // (skips) the node only if the choice is surely possible: an
+            // exact result (nothing weakened, nothing undecided).
+            let exact = r.undecided.is_empty();
+            let open: HashSet<NodeId> = r.undecided.iter().copied().collect();
+            for (k, &i) in maybe.iter().enumerate() {
+                seen[k] |= match r.labels[i] {
+                    Label::Yes if exact => 1,
+                    Label::No if exact => 2,
+                    Label::Yes | Label::No => 0,
+                    Label::Maybe if !open.contains(&NodeId::new(i)) => 4,
+                    Label::Maybe => 0,
+                };
+            }
+        }
+        rec.stats.push(("confirm_rounds", rounds));
+        let unconfirmed: Vec<NodeId> = maybe
+            .iter()
+            .zip(&seen)
+            .filter(|&(_, &m)| !confirmed(m))
+            .map(|(&i, _)| NodeId::new(i))
+            .collect();
+        if unconfirmed.is_empty() {
+            rec.weakened.clear();
+            rec.undecided.clear();
+        } else {
+            let mut all: Vec<NodeId> = undecided.into_iter().chain(unconfirmed).collect();
+            all.sort_unstable();
+            all.dedup();
+            rec.undecided = all;
+        }
+        rec
+    }
+
+    fn recover_once(&self, g: &Icfg, report: &Report) -> Result<Recovery, SolveError> {
         let infeasible = || SolveError::Infeasible {
             culprit: self.culprit(g, report).unwrap_or(Origin::Crash),
         };
