@@ -814,10 +814,16 @@ impl Fsa {
     /// the weakenings stay listed). Labels never change here.
     fn confirm(&self, g: &Icfg, report: &Report, mut rec: Recovery, started: Instant) -> Recovery {
         let dropped = |w: &crate::solver::Weakening| matches!(w.origin, Origin::ObsNo(i) if report.obs_no.get(i).is_some_and(|s| s.nodes().len() > 1));
-        if rec.weakened.is_empty() || !rec.weakened.iter().all(dropped) {
-            // Nothing weakened, or weakenings a choice cannot undo.
+        // A "gave up" weakening (origin `Query`) only leaves Maybe nodes
+        // undecided, each listed; any other dropped constraint (a bursty
+        // trace made unreliable, say) a choice cannot undo.
+        let gave_up = |w: &crate::solver::Weakening| w.origin == Origin::Query;
+        if !rec.weakened.iter().any(dropped)
+            || !rec.weakened.iter().all(|w| dropped(w) || gave_up(w))
+        {
             return rec;
         }
+        let base = started.elapsed();
         let maybe: Vec<usize> = (0..rec.labels.len())
             .filter(|&i| rec.labels[i] == Label::Maybe)
             .collect();
@@ -863,19 +869,25 @@ impl Fsa {
                 };
                 *set = NodeSet::new(vec![pick]).expect("one node");
             }
+            // Choices cost at most about as much as the recovery did.
+            if round > 0 && started.elapsed() > base * 2 + Duration::from_millis(200) {
+                break;
+            }
             let mut inner = self.clone();
             inner.limits.timeout = remaining;
             rounds += 1;
             let Ok(r) = inner.recover_once(g, &chosen) else {
                 continue; // this choice is impossible (or too large)
             };
-            if !r.weakened.is_empty() {
+            // Its Maybe nodes not listed as undecided are real unless it
+            // dropped a constraint.
+            if !r.weakened.iter().all(gave_up) {
                 continue;
             }
             // Yes and No under this choice show an execution that runs
             // (skips) the node only if the choice is surely possible: an
             // exact result (nothing weakened, nothing undecided).
-            let exact = r.undecided.is_empty();
+            let exact = r.undecided.is_empty() && r.weakened.is_empty();
             let open: HashSet<NodeId> = r.undecided.iter().copied().collect();
             for (k, &i) in maybe.iter().enumerate() {
                 seen[k] |= match r.labels[i] {
@@ -895,7 +907,7 @@ impl Fsa {
             .map(|(&i, _)| NodeId::new(i))
             .collect();
         if unconfirmed.is_empty() {
-            rec.weakened.clear();
+            rec.weakened.retain(|w| !dropped(w));
             rec.undecided.clear();
         } else {
             let mut all: Vec<NodeId> = undecided.into_iter().chain(unconfirmed).collect();
