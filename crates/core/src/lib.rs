@@ -18,6 +18,7 @@
 #![deny(missing_docs)]
 
 pub mod algo;
+pub mod automaton;
 pub mod concurrency;
 pub mod fsa;
 pub mod graph;
@@ -28,6 +29,7 @@ pub mod oracle;
 pub mod query;
 pub mod report;
 pub mod solver;
+pub(crate) mod structure;
 pub mod summary;
 pub mod testgen;
 pub mod utl;

@@ -107,7 +107,7 @@ pub fn path_consistent(report: &Report, query: Option<&Query>, path: &[NodeId]) 
             let mut q = q0;
             for x in path {
                 q = d.step(q, x.as_u32());
-                if q == crate::fsa::automaton::DEAD {
+                if q == crate::automaton::DEAD {
                     return false;
                 }
             }
@@ -206,7 +206,7 @@ enum Auto {
     /// A bursty trace; state = bit set of possible matched counts.
     Bursty(Vec<NodeSet>, Vec<bool>),
     /// A query automaton (one initial state); state = its state.
-    Lang(crate::fsa::automaton::Dfa),
+    Lang(crate::automaton::Dfa),
 }
 
 const DEAD: u16 = u16::MAX;
@@ -244,7 +244,7 @@ impl Auto {
             Auto::Must(n) => u16::from(s == 1 || *n == x),
             Auto::Lang(d) => {
                 let t = d.step(u32::from(s), x.as_u32());
-                if t == crate::fsa::automaton::DEAD {
+                if t == crate::automaton::DEAD {
                     DEAD
                 } else {
                     t as u16

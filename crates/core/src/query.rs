@@ -33,7 +33,7 @@
 //! are separated by spaces or operators; quote a selector with `"` if it
 //! holds operator characters.
 
-use crate::fsa::automaton::Dfa;
+use crate::automaton::Dfa;
 use crate::icfg::{Icfg, NodeKind};
 use crate::ids::NodeId;
 use crate::report::Origin;
@@ -693,7 +693,7 @@ pub fn compile_regex(g: &Icfg, text: &str) -> Result<Dfa, QueryError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fsa::automaton::DEAD;
+    use crate::automaton::DEAD;
     use crate::icfg::{IcfgBuilder, NodeSpec};
 
     fn graph() -> (Icfg, Vec<NodeId>) {

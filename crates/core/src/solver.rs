@@ -39,7 +39,7 @@ pub enum Query {
     /// May these have run in this order (an unreliable trace)?
     Trace(Vec<NodeSet>),
     /// Is some path in this regular language (over nodes)?
-    Language(crate::fsa::automaton::Dfa),
+    Language(crate::automaton::Dfa),
 }
 
 /// The answer to a query.

@@ -1,6 +1,6 @@
 //! The FSA solver against the brute-force oracle and the UTL solver.
 
-use postmortem_core::fsa::automaton::{Dfa, DEAD};
+use postmortem_core::automaton::{Dfa, DEAD};
 use postmortem_core::fsa::Fsa;
 use postmortem_core::testgen::{random_icfg, random_report, GraphShape, Rng};
 use postmortem_core::utl::Utl;

@@ -30,7 +30,7 @@ use super::product::{estimated_bytes, Stop, Touch};
 use super::Split;
 use crate::algo::{bfs_tree, Sccs, Walker, NONE};
 use crate::graph::{BitSet, Csr};
-use crate::utl::engine::{Core, Crossing, Ends, Leg, Segments, Verdict};
+use crate::structure::{Core, Crossing, Ends, Leg, Segments, Verdict};
 use std::collections::{BinaryHeap, HashMap};
 use std::time::Instant;
 
@@ -929,7 +929,7 @@ pub(crate) fn explore(
             let mut class = vec![0u32; k];
             let mut class_states: Vec<Vec<u32>> = vec![Vec::new()];
             let mut budget = 200_000_000u64;
-            let mut stats = crate::utl::engine::BulkStats::default();
+            let mut stats = crate::structure::BulkStats::default();
             for &sv in states {
                 let (entries, exits) = crossing_ends(sv, members);
                 // The UTL elements of a fully silent component are all
@@ -1185,7 +1185,7 @@ impl Held<'_> {
             }
         }
         if let Some(legs) = self.legs(&crossing) {
-            crate::utl::engine::star_rounds(k, legs[0].entry, 4, &mut candidates, |root, avoid| {
+            crate::structure::star_rounds(k, legs[0].entry, 4, &mut candidates, |root, avoid| {
                 crossing.star_legs(root, &legs, avoid)
             });
             // One star per remaining member, with trees that avoid just it.

@@ -35,7 +35,8 @@
 //! crossing can avoid a node is the UTL crossing analysis again, once per
 //! automaton state, with the entries and exits the trimmed product uses.
 
-pub mod automaton;
+/// The constraint automata, at the top of the crate (queries use them too).
+pub use crate::automaton;
 mod contracted;
 mod product;
 
@@ -45,9 +46,7 @@ use crate::icfg::Icfg;
 use crate::ids::NodeId;
 use crate::report::{NodeSet, Origin, Report};
 use crate::solver::{Answer, Checked, Label, Query, Recovery, SolveError, Solver};
-use crate::utl::engine::{
-    BulkLimits, BulkStats, Core, Crossing, Ends, Instance, Segments, Verdict,
-};
+use crate::structure::{BulkLimits, BulkStats, Core, Crossing, Ends, Instance, Segments, Verdict};
 use automaton::Dfa;
 use product::{Product, Stop};
 use std::collections::{HashMap, HashSet};

@@ -11,7 +11,7 @@
 use super::automaton::{Dfa, DEAD};
 use crate::algo::NONE;
 use crate::graph::{BitSet, Csr};
-use crate::utl::engine::{Core, Ends, Segments};
+use crate::structure::{Core, Ends, Segments};
 use std::collections::{HashMap, VecDeque};
 use std::time::Instant;
 

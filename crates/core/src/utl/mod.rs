@@ -18,13 +18,11 @@
 //! * an `obsNo` set of several nodes is dropped;
 //! * a bursty trace becomes one unreliable trace of all its elements.
 //!
-//! The algorithms are in [`engine`]; see its docs for the one-pass bulk
-//! recovery and its complexity.
+//! The algorithms are in the crate's `structure` module, shared with the FSA
+//! solver; see its docs for the one-pass bulk recovery and its complexity.
 
-pub(crate) mod engine;
-
-pub use engine::{BulkLimits, BulkStats};
-use engine::{Instance, Verdict};
+pub use crate::structure::{BulkLimits, BulkStats};
+use crate::structure::{Instance, Verdict};
 
 use crate::graph::BitSet;
 use crate::icfg::Icfg;
@@ -269,7 +267,7 @@ impl Solver for Utl {
                 culprit: self.culprit(g, report).unwrap_or(Origin::Crash),
             });
         };
-        let (verdicts, stats) = engine::bulk(&inst, &core, self.limits);
+        let (verdicts, stats) = crate::structure::bulk(&inst, &core, self.limits);
         let mut undecided = Vec::new();
         let labels = verdicts
             .iter()

@@ -1,6 +1,28 @@
-//! The UTL emptiness check and one-pass bulk recovery.
+//! The structure every solver shares: what the graph's shape decides
+//! before any automaton or stack is considered.
 //!
-//! # Problem
+//! UTL uses it alone; the FSA solver builds its products on it (the
+//! contracted product's locations are its components, its trackers act
+//! only where automata mention nodes); the context-sensitive solver is
+//! meant to be written on it too. The pieces, and what each decides:
+//!
+//! * [`Core`]: the trimmed graph condensed into strongly connected
+//!   components, in topological order, with the required components (those
+//!   holding a vector element) and the chain they must form: *is there a
+//!   consistent path at all* ([`Verdict`]).
+//! * [`Segments`]: for every component, the last chain index reaching it
+//!   and the first it reaches: *may this component run*.
+//! * [`Ends`]: the usable entries and exits of a component: where a
+//!   crossing of it may begin and end.
+//! * [`Crossing`]: one non-trivial component crossed from its entries to
+//!   its exits with the vector pieces inside it: *must this crossing visit
+//!   n* (dominators both ways, star crossings, exact checks under a
+//!   budget).
+//! * [`star_rounds`] and [`Leg`]: concrete crossings through chosen roots
+//!   (witnesses of avoidability), also used by the contracted product.
+//! * [`bulk`]: UTL's one-pass bulk recovery over all of the above.
+//!
+//! //! # Problem
 //!
 //! Given a digraph, a set of absent vertices, source vertices, target
 //! vertices and *vectors* (unreliable traces: each vector must occur as a
