@@ -3,7 +3,7 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use postmortem_core::query::{compile, compile_regex};
-use postmortem_core::testgen::{random_icfg, GraphShape, Rng};
+use postmortem_testkit::testgen::{random_icfg, GraphShape, Rng};
 
 fuzz_target!(|data: &[u8]| {
     let g = random_icfg(&mut Rng::new(7), &GraphShape::default());

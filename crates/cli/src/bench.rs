@@ -9,7 +9,7 @@ use postmortem_core::fsa::Fsa;
 use postmortem_core::summary::Counts;
 use postmortem_core::utl::Utl;
 use postmortem_core::Solver;
-use postmortem_formats::synth::{self, SynthConfig};
+use postmortem_testkit::synth::{self, SynthConfig};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 

@@ -1458,7 +1458,6 @@ mod tests {
 #[cfg(test)]
 mod cache_tests {
     use super::*;
-    use crate::testgen::{random_icfg, GraphShape, Rng};
     use proptest::prelude::*;
 
     /// Everything an accessor can see, in one comparable value.
@@ -1552,22 +1551,6 @@ mod cache_tests {
     }
 
     #[test]
-    fn round_trip_of_random_graphs() {
-        let mut rng = Rng::new(7);
-        for _ in 0..200 {
-            let g = random_icfg(
-                &mut rng,
-                &GraphShape {
-                    max_functions: 5,
-                    max_body: 8,
-                },
-            );
-            let h = Icfg::decode(&g.encode()).unwrap();
-            assert_eq!(observe(&g), observe(&h));
-        }
-    }
-
-    #[test]
     fn wrong_magic_version_and_length_are_named() {
         let bytes = sample().encode();
         assert_eq!(
@@ -1622,9 +1605,10 @@ mod cache_tests {
         /// Changes that keep a valid checksum (a crafted file) never panic
         /// the decoder, and a graph it accepts never panics its accessors.
         #[test]
-        fn resealed_corruption_never_panics(seed in 0u64..1000, edits in proptest::collection::vec((0usize..100_000, any::<u8>()), 1..4)) {
-            let g = random_icfg(&mut Rng::new(seed), &GraphShape { max_functions: 4, max_body: 6 });
-            let mut bytes = g.encode();
+        fn resealed_corruption_never_panics(edits in proptest::collection::vec((0usize..100_000, any::<u8>()), 1..6)) {
+            // (Random graphs live in the testkit crate, out of reach of
+            // unit tests; the pmcfg fuzz target covers those.)
+            let mut bytes = sample().encode();
             for (pos, val) in edits {
                 let pos = CACHE_HEADER + pos % (bytes.len() - CACHE_HEADER - 8);
                 bytes[pos] = val;

@@ -13,7 +13,10 @@
 //!   keeps any solver's labels sound for the whole process.
 //! * [`query`]: the query language (selectors, formulas, regexes) compiled
 //!   to automata.
-//! * [`oracle`]: brute-force reference solvers for tests.
+//! * [`automaton`]: the constraint automata queries and the FSA solver use.
+//!
+//! Random graphs and reports, the brute-force oracles and the synthetic
+//! program generator are in the `postmortem-testkit` crate (tests only).
 //! * [`algo`], [`graph`]: graph algorithms and storage they share.
 #![deny(missing_docs)]
 
@@ -25,13 +28,11 @@ pub mod graph;
 pub mod icfg;
 pub mod ids;
 pub mod locate;
-pub mod oracle;
 pub mod query;
 pub mod report;
 pub mod solver;
 pub(crate) mod structure;
 pub mod summary;
-pub mod testgen;
 pub mod utl;
 
 pub use icfg::{CallNote, EdgeKind, Icfg, IcfgBuilder, NodeKind, NodeSpec};

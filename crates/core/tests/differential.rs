@@ -2,9 +2,10 @@
 //! thousands of random ICFGs (calls, recursion, loops, library calls) and
 //! random reports (stacks, ambiguous crash sets, every weakened form).
 
-use postmortem_core::testgen::{random_icfg, random_report, utl_weakened, GraphShape, Rng};
 use postmortem_core::utl::Utl;
-use postmortem_core::{oracle, Answer, Label, Query, Report, SolveError, Solver};
+use postmortem_core::{Answer, Label, Query, Report, SolveError, Solver};
+use postmortem_testkit::oracle;
+use postmortem_testkit::testgen::{random_icfg, random_report, utl_weakened, GraphShape, Rng};
 use proptest::prelude::*;
 
 fn cases() -> u32 {

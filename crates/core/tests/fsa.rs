@@ -2,11 +2,12 @@
 
 use postmortem_core::automaton::{Dfa, DEAD};
 use postmortem_core::fsa::Fsa;
-use postmortem_core::testgen::{random_icfg, random_report, GraphShape, Rng};
 use postmortem_core::utl::Utl;
 use postmortem_core::{
-    oracle, Answer, EdgeKind, Icfg, Label, NodeId, Origin, Query, Report, SolveError, Solver,
+    Answer, EdgeKind, Icfg, Label, NodeId, Origin, Query, Report, SolveError, Solver,
 };
+use postmortem_testkit::oracle;
+use postmortem_testkit::testgen::{random_icfg, random_report, GraphShape, Rng};
 use proptest::prelude::*;
 use std::collections::HashMap;
 
@@ -596,7 +597,7 @@ fn limit_in_product_exploration_degrades_soundly() {
 /// expresses exactly, that is the whole report.
 #[test]
 fn utl_witnesses_pass_the_independent_checker() {
-    use postmortem_core::testgen::utl_weakened;
+    use postmortem_testkit::testgen::utl_weakened;
     let mut checked = 0;
     for seed in 0..1500u64 {
         let mut rng = Rng::new(seed ^ 0x77);

@@ -2,9 +2,8 @@
 //! Data from Incomplete Observations" (WODA 2015).
 
 use postmortem_core::utl::Utl;
-use postmortem_core::{
-    oracle, IcfgBuilder, Label, NodeKind, NodeSet, NodeSpec, Report, Solver, Trace,
-};
+use postmortem_core::{IcfgBuilder, Label, NodeKind, NodeSet, NodeSpec, Report, Solver, Trace};
+use postmortem_testkit::oracle;
 
 fn woda() -> (postmortem_core::Icfg, Report) {
     let mut b = IcfgBuilder::new();

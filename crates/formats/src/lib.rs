@@ -23,7 +23,6 @@ pub mod native;
 pub mod output;
 pub mod pmreport;
 pub mod report_json;
-pub mod synth;
 
 pub use error::{FormatError, XmlPosition};
 pub use graphml::{read_graphml, read_graphml_path};

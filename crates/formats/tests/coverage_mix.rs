@@ -10,8 +10,8 @@
 use postmortem_core::fsa::{Fsa, FsaLimits};
 use postmortem_core::utl::Utl;
 use postmortem_core::{Icfg, Label, Recovery, Report, Solver};
-use postmortem_formats::synth::{generate_traced, SynthConfig};
 use postmortem_formats::{read_graphml, read_report_str};
+use postmortem_testkit::synth::{generate_traced, SynthConfig};
 use std::collections::HashSet;
 
 fn program(cfg: &SynthConfig) -> (Icfg, Report, HashSet<String>) {

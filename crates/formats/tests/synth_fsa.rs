@@ -6,9 +6,10 @@
 //! takes about 25 s per program: checked by hand, not here.)
 
 use postmortem_core::fsa::{Fsa, FsaLimits};
-use postmortem_core::{oracle, Answer, Label, NodeId, Query, Solver};
-use postmortem_formats::synth::{generate, SynthConfig};
+use postmortem_core::{Answer, Label, NodeId, Query, Solver};
 use postmortem_formats::{read_graphml, read_report_str};
+use postmortem_testkit::oracle;
+use postmortem_testkit::synth::{generate, SynthConfig};
 
 #[test]
 fn contracted_product_is_exact_on_synthetic_programs_with_fsa_constraints() {

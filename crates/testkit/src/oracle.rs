@@ -12,10 +12,10 @@
 //! [`Product`] explores the product of the ICFG with one small automaton per
 //! constraint, breadth first, and is exact (no bound).
 
-use crate::icfg::Icfg;
-use crate::ids::NodeId;
-use crate::report::{NodeSet, Report};
-use crate::solver::{Answer, Label, Query};
+use postmortem_core::icfg::Icfg;
+use postmortem_core::ids::NodeId;
+use postmortem_core::report::{NodeSet, Report};
+use postmortem_core::solver::{Answer, Label, Query};
 use std::collections::{HashSet, VecDeque};
 
 /// Calls `visit` on every path from the start with at most `max_len`
@@ -107,12 +107,13 @@ pub fn path_consistent(report: &Report, query: Option<&Query>, path: &[NodeId]) 
             let mut q = q0;
             for x in path {
                 q = d.step(q, x.as_u32());
-                if q == crate::automaton::DEAD {
+                if q == postmortem_core::automaton::DEAD {
                     return false;
                 }
             }
             d.accepting[q as usize]
         }),
+        Some(q) => unimplemented!("the oracle does not know the query {q:?}"),
     }
 }
 
@@ -206,7 +207,7 @@ enum Auto {
     /// A bursty trace; state = bit set of possible matched counts.
     Bursty(Vec<NodeSet>, Vec<bool>),
     /// A query automaton (one initial state); state = its state.
-    Lang(crate::automaton::Dfa),
+    Lang(postmortem_core::automaton::Dfa),
 }
 
 const DEAD: u16 = u16::MAX;
@@ -244,7 +245,7 @@ impl Auto {
             Auto::Must(n) => u16::from(s == 1 || *n == x),
             Auto::Lang(d) => {
                 let t = d.step(u32::from(s), x.as_u32());
-                if t == crate::automaton::DEAD {
+                if t == postmortem_core::automaton::DEAD {
                     DEAD
                 } else {
                     t as u16
@@ -356,6 +357,7 @@ impl<'a> Product<'a> {
                 );
                 autos.push(Auto::Lang(d.clone()));
             }
+            Some(q) => unimplemented!("the oracle does not know the query {q:?}"),
         }
         Product {
             g,

@@ -2,36 +2,10 @@
 //! this crate's tests and by the other crates' test suites). Deterministic
 //! in a seed, so a failing case is reproduced by its seed.
 
-use crate::icfg::{Icfg, IcfgBuilder, NodeKind, NodeSpec};
-use crate::ids::NodeId;
-use crate::report::{Frame, NodeSet, Report, Trace};
-
-/// A small deterministic PRNG (SplitMix64).
-#[derive(Clone, Debug)]
-pub struct Rng(u64);
-
-impl Rng {
-    /// Seeded generator.
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-    /// Next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `0..n` (`n > 0`).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-    /// True with probability `p` percent.
-    pub fn chance(&mut self, p: u32) -> bool {
-        self.below(100) < p as usize
-    }
-}
+pub use crate::rng::Rng;
+use postmortem_core::icfg::{Icfg, IcfgBuilder, NodeKind, NodeSpec};
+use postmortem_core::ids::NodeId;
+use postmortem_core::report::{Frame, NodeSet, Report, Trace};
 
 /// Shape of the random graphs.
 #[derive(Clone, Debug)]
@@ -184,7 +158,7 @@ pub fn random_report(rng: &mut Rng, g: &Icfg, expressible: bool) -> Report {
         for w in walk.windows(2) {
             let is_call = g
                 .succs(w[0])
-                .any(|(t, k)| t == w[1] && k == crate::icfg::EdgeKind::Call);
+                .any(|(t, k)| t == w[1] && k == postmortem_core::icfg::EdgeKind::Call);
             if is_call && rng.chance(60) {
                 frames.push(Frame {
                     call: set(rng, w[0]),
@@ -230,7 +204,7 @@ pub fn random_report(rng: &mut Rng, g: &Icfg, expressible: bool) -> Report {
                 .collect();
             bursts.push(burst);
         }
-        r.bursty.push(crate::report::Bursty { bursts });
+        r.bursty.push(postmortem_core::report::Bursty { bursts });
     }
     for _ in 0..rng.below(3) {
         let mut x = any(rng);

@@ -368,46 +368,22 @@ fn generate_inner(
 // ---------------------------------------------------------------------------
 // PRNG
 
-/// splitmix64: tiny, fast, good enough for shaping test programs.
-struct Rng(u64);
+use crate::rng::Rng;
 
-impl Rng {
-    fn new(seed: u64, stream: u64) -> Rng {
-        let mut r = Rng(seed ^ stream.wrapping_mul(0xD6E8_FEB8_6659_FD93));
-        r.next_u64();
-        r
-    }
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `0..n` (`n > 0`).
-    fn below(&mut self, n: u64) -> u64 {
-        ((self.next_u64() as u128 * n as u128) >> 64) as u64
-    }
-    fn index(&mut self, n: usize) -> usize {
-        self.below(n as u64) as usize
-    }
-    /// Uniform in `[0, 1)`.
-    fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
-    }
-    fn chance(&mut self, p: f64) -> bool {
-        self.unit() < p
-    }
-    fn permille(&mut self, p: u32) -> bool {
-        self.below(1000) < p as u64
-    }
+/// What the generator draws beyond the shared [`Rng`].
+trait Draw {
+    fn geometric(&mut self, mean: f64, cap: u64) -> u64;
+    fn heavy(&mut self, e8: u32, cap: f64) -> f64;
+}
+
+impl Draw for Rng {
     /// Number of failures before the first success with success
     /// probability `1/(mean+1)` (geometric with the given mean), at most
     /// `cap`. Counted trial by trial: no libm, so the same on every platform.
     fn geometric(&mut self, mean: f64, cap: u64) -> u64 {
         let q = mean / (mean + 1.0);
         let mut n = 0;
-        while n < cap && self.chance(q) {
+        while n < cap && self.chance_f(q) {
             n += 1;
         }
         n
@@ -765,7 +741,7 @@ struct Gen<'c> {
 }
 
 fn build_program(cfg: &SynthConfig) -> Program {
-    let mut rng = Rng::new(cfg.seed, 1);
+    let mut rng = Rng::with_stream(cfg.seed, 1);
     let nf = cfg.functions.max(2);
     let extra = (cfg.crash_depth / 4).max(2);
     let nlayers = (cfg.crash_depth + 1 + extra).min(nf).max(2);
@@ -1049,8 +1025,8 @@ impl Gen<'_> {
     /// A sub-region size in `1..=avail`, skewed towards small.
     fn sub(&mut self, avail: usize) -> usize {
         let a = avail.clamp(1, 64) as u64;
-        let x = self.rng.below(a);
-        let y = self.rng.below(a);
+        let x = self.rng.below_u64(a);
+        let y = self.rng.below_u64(a);
         (1 + x * y / a) as usize
     }
 
@@ -1084,7 +1060,7 @@ impl Gen<'_> {
                 w[6] = 4;
             }
             let sum: u32 = w.iter().sum();
-            let mut x = self.rng.below(sum as u64) as u32;
+            let mut x = self.rng.below_u64(sum as u64) as u32;
             let mut choice = 0;
             while x >= w[choice] {
                 x -= w[choice];
@@ -1173,7 +1149,7 @@ impl Gen<'_> {
                 }
                 6 => {
                     let mut k = 3 + self.rng.index(4);
-                    if left > 200 && self.rng.chance(0.3) {
+                    if left > 200 && self.rng.chance_f(0.3) {
                         k = 8 + self.rng.index((left / 6).min(60));
                     }
                     let k = k.min(left - 1);
@@ -1298,7 +1274,7 @@ impl Gen<'_> {
         let has_lib = self.cfg.library_functions + self.cfg.declarations > 0;
         let may_call = !bottom || has_lib;
         let file = self.funcs[fi].file as usize;
-        let fline = file_line[file] + 1 + self.rng.below(8) as u32;
+        let fline = file_line[file] + 1 + self.rng.below_u64(8) as u32;
         let mut nst = 0u32;
         let mut slots: Vec<(u32, u32)> = Vec::new(); // (block, offset)
         for b in start..end {
@@ -1331,7 +1307,7 @@ impl Gen<'_> {
                     .collect();
                 if !opt_blocks.is_empty() || slots.is_empty() {
                     let b = if opt_blocks.is_empty() {
-                        start + self.rng.below((end - start) as u64) as u32
+                        start + self.rng.below_u64((end - start) as u64) as u32
                     } else {
                         opt_blocks[self.rng.index(opt_blocks.len())]
                     };
@@ -1343,7 +1319,7 @@ impl Gen<'_> {
                         }
                         nst += 1;
                     }
-                    let off = self.rng.below(self.blocks[b as usize].stmts as u64 - 1) as u32;
+                    let off = self.rng.below_u64(self.blocks[b as usize].stmts as u64 - 1) as u32;
                     if !slots.contains(&(b, off)) {
                         slots.push((b, off));
                         slots.sort_unstable();
@@ -1402,7 +1378,7 @@ impl Gen<'_> {
         if s + d == 0 {
             return None;
         }
-        let decl = d > 0 && (s == 0 || self.rng.chance(DECLARATION_SHARE));
+        let decl = d > 0 && (s == 0 || self.rng.chance_f(DECLARATION_SHARE));
         let (base, n) = if decl {
             (self.defined + s, d)
         } else {
@@ -1449,7 +1425,7 @@ impl Gen<'_> {
                 let t = self.pick_spine(layer + 1);
                 self.targets.push(t);
             } else {
-                let lib = if bottom || self.rng.chance(LIBRARY_SHARE) {
+                let lib = if bottom || self.rng.chance_f(LIBRARY_SHARE) {
                     self.pick_lib()
                 } else {
                     None
@@ -1474,7 +1450,7 @@ impl Gen<'_> {
                         }
                     }
                 } else {
-                    let t = if self.rng.chance(UNCALLED_SHARE) {
+                    let t = if self.rng.chance_f(UNCALLED_SHARE) {
                         self.pick_uncalled()
                     } else {
                         None
@@ -1550,7 +1526,7 @@ impl Gen<'_> {
             }
             let ci = cands[self.rng.index(cands.len())] as usize;
             let mut target = fi as u32;
-            if !self.rng.chance(SELF_RECURSION_SHARE) {
+            if !self.rng.chance_f(SELF_RECURSION_SHARE) {
                 let cs: Vec<u32> = fcallers.iter().copied().filter(|&g| g != 0).collect();
                 if !cs.is_empty() {
                     let g = cs[self.rng.index(cs.len())];
@@ -1691,7 +1667,7 @@ impl Sim<'_> {
 }
 
 fn simulate(p: &Program, cfg: &SynthConfig, record: bool) -> Run {
-    let mut rng = Rng::new(cfg.seed, 2);
+    let mut rng = Rng::with_stream(cfg.seed, 2);
     let target = p.depth;
     let switch_at = cfg.coverage + cfg.coverage / 10;
     let max_iter = cfg.max_loop_iterations.min(255);
@@ -1794,7 +1770,7 @@ fn simulate(p: &Program, cfg: &SynthConfig, record: bool) -> Run {
         let crashing = fr.mode == Mode::Dive && depth == target;
         let more_calls = fr.next_call < b.calls.1;
         if crashing {
-            let k = *walk.get_or_insert_with(|| rng.below(CRASH_WALK + 1) as u32);
+            let k = *walk.get_or_insert_with(|| rng.below_u64(CRASH_WALK + 1) as u32);
             let stop = if more_calls {
                 p.calls[fr.next_call as usize].offset
             } else {
@@ -1844,7 +1820,7 @@ fn simulate(p: &Program, cfg: &SynthConfig, record: bool) -> Run {
                     let m = if depth + 1 < cfg.explore_depth
                         && active[t as usize] < cfg.recursion_bound
                         && (seen < FRESH_EXPLORATIONS
-                            || rng.chance(FRESH_EXPLORATIONS as f64 / seen as f64))
+                            || rng.chance_f(FRESH_EXPLORATIONS as f64 / seen as f64))
                     {
                         explored[t as usize] = seen.saturating_add(1);
                         Mode::Explore
@@ -1888,21 +1864,21 @@ fn simulate(p: &Program, cfg: &SynthConfig, record: bool) -> Run {
                 Term::Goto(n) => n,
                 Term::Return => EXIT,
                 Term::Cond { take, skip } => {
-                    if rng.chance(arm_p[depth.min(arm_p.len() - 1)]) {
+                    if rng.chance_f(arm_p[depth.min(arm_p.len() - 1)]) {
                         take
                     } else {
                         skip
                     }
                 }
                 Term::Switch { start, len } => {
-                    p.arms[(start + rng.below(len as u64) as u32) as usize]
+                    p.arms[(start + rng.below_u64(len as u64) as u32) as usize]
                 }
                 Term::Loop { body, exit, id } => {
                     if fr.block == p.driver_header && depth == 0 {
                         body
                     } else {
                         let c = &mut loops[(fr.loop_base + id) as usize];
-                        if (*c as u32) < max_iter && rng.chance(LOOP_P) {
+                        if (*c as u32) < max_iter && rng.chance_f(LOOP_P) {
                             *c += 1;
                             body
                         } else {
@@ -2125,7 +2101,7 @@ fn write_report<W: Write>(
     cfg: &SynthConfig,
     w: &mut W,
 ) -> io::Result<(usize, usize)> {
-    let mut rng = Rng::new(cfg.seed, 3);
+    let mut rng = Rng::with_stream(cfg.seed, 3);
     let sample = |rng: &mut Rng, mut v: Vec<u32>, k: usize| {
         let k = k.min(v.len());
         for i in 0..k {
@@ -2347,9 +2323,9 @@ mod tests {
             ..SynthConfig::small(5)
         };
         let (g, r, _) = gen(&cfg);
-        let g = crate::graphml::read_graphml(&g[..], "synth.graphml").unwrap();
+        let g = postmortem_formats::read_graphml(&g[..], "synth.graphml").unwrap();
         let rep =
-            crate::report_json::read_report_str(std::str::from_utf8(&r).unwrap(), "synth.json", &g)
+            postmortem_formats::read_report_str(std::str::from_utf8(&r).unwrap(), "synth.json", &g)
                 .unwrap();
         let reliable: Vec<_> = rep.obs_yes.iter().filter(|t| t.reliable).collect();
         assert_eq!(reliable.len(), 1);
@@ -2736,13 +2712,13 @@ mod tests {
         for seed in 0..5 {
             let cfg = SynthConfig::small(seed);
             let (g, r, s) = gen(&cfg);
-            let icfg = crate::graphml::read_graphml(&g[..], "synth.graphml").unwrap();
+            let icfg = postmortem_formats::read_graphml(&g[..], "synth.graphml").unwrap();
             // Declarations are left out of the model.
             assert_eq!(icfg.num_nodes(), s.nodes - cfg.declarations);
             assert_eq!(icfg.num_call_sites(), s.call_sites);
             let main = format!("n:-{}:1", build_program(&cfg).funcs[0].num);
             assert_eq!(icfg.ext_id(icfg.start()), main);
-            let report = crate::report_json::read_report_str(
+            let report = postmortem_formats::read_report_str(
                 std::str::from_utf8(&r).unwrap(),
                 "synth.json",
                 &icfg,
