@@ -832,8 +832,15 @@ fn crash_core(p: &Program, b: &Built, sb: &SancovBuild, point: &Point, c: &mut C
             "-ex",
             &format!("run {} > out-{}.log", args.join(" "), sb.mode),
         ])
-        .args(["-ex", &format!("tbreak *((char *){} + {join})", point.func)])
-        .args(["-ex", "continue"])
+        .args(match join {
+            Some(off) => vec![
+                "-ex".to_string(),
+                format!("tbreak *((char *){} + {off})", point.func),
+                "-ex".to_string(),
+                "continue".to_string(),
+            ],
+            None => Vec::new(),
+        })
         .args(["-ex", "bt"])
         .args(["-ex", &format!("generate-core-file {}", core.display())])
         .args(["-ex", "kill"])
@@ -867,7 +874,11 @@ fn crash_core(p: &Program, b: &Built, sb: &SancovBuild, point: &Point, c: &mut C
 /// check reach next: the first such store within a few instructions of
 /// gdb's breakpoint address (the sancov check sits at the entry block's
 /// first insertion point).
-fn past_flag_store(bin: &Path, func: &str) -> u64 {
+///
+/// None when there is no such store: sancov leaves a block that ends in
+/// `unreachable` (a `noreturn` function's body) without a flag, and the
+/// breakpoint is then a state a crash may have.
+fn past_flag_store(bin: &Path, func: &str) -> Option<u64> {
     let o = Command::new("gdb")
         .args(["-nx", "-batch", "-iex", "set debuginfod enabled off"])
         .args(["-ex", &format!("break {func}")])
@@ -898,12 +909,13 @@ fn past_flag_store(bin: &Path, func: &str) -> u64 {
         .position(|i| i.0 == bp)
         .unwrap_or_else(|| panic!("{func}: the breakpoint address is not an instruction:\n{text}"));
     let store = (at..(at + 8).min(insns.len()))
-        .find(|&i| insns[i].2.starts_with("movb   $0x1,") && insns[i].2.contains("(%rip)"))
-        .unwrap_or_else(|| panic!("{func}: no flag store after the breakpoint:\n{text}"));
-    insns
-        .get(store + 1)
-        .unwrap_or_else(|| panic!("{func}: nothing after the flag store"))
-        .1
+        .find(|&i| insns[i].2.starts_with("movb   $0x1,") && insns[i].2.contains("(%rip)"))?;
+    Some(
+        insns
+            .get(store + 1)
+            .unwrap_or_else(|| panic!("{func}: nothing after the flag store"))
+            .1,
+    )
 }
 
 /// The stack of `frames` as an AddressSanitizer report prints it. gdb

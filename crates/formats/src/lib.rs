@@ -23,6 +23,7 @@ pub mod native;
 pub mod output;
 pub mod pmreport;
 pub mod report_json;
+pub mod sentry;
 pub mod synth;
 
 pub use error::{FormatError, XmlPosition};
