@@ -512,7 +512,8 @@ fn bad_inputs_are_one_line_and_exit_2_or_3() {
 /// truth is unreliable at -O2, so the truth is the flags themselves,
 /// dumped by gdb from the process (not read by postmortem's core reader),
 /// mapped by the front-end's own map: the node a set flag says ran is
-/// never No, the nodes a clear flag says did not run are never Yes.
+/// never No, the nodes a clear flag says did not run are never Yes. The
+/// crash stack is unwound from the core as well.
 #[test]
 fn optimised_builds_map_their_flags_and_label_soundly() {
     let dir = setup().join("o2");
