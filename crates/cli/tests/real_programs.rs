@@ -109,7 +109,10 @@ const LUA: Program = Program {
     exclude: &[],
     driver: Some("lua_main.c"),
     includes: &["."],
-    defines: &["LUA_USE_POSIX"],
+    // luai_makeseed: Lua seeds its string hashes from the time and from
+    // addresses, which differ between builds and runs; a fixed seed makes
+    // the coverage and the sancov builds take the same path.
+    defines: &["LUA_USE_POSIX", "luai_makeseed(L)=0u"],
     libs: &["-lm"],
     workloads: &[Workload {
         args: &["@IN/workload.lua"],
@@ -324,7 +327,11 @@ struct SancovBuild {
 /// into `target/realprogs/NAME/sancov-MODE/` (cached with its own recipe):
 /// each file to instrumented IR, linked by llvm-link-14 into `prog.bc`
 /// (the graph), the binary `prog` compiled from that very IR and linked
-/// with the callback stub of `tests/data/sancov/sancov_stub.c`.
+/// with the callback stub of `tests/data/sancov/sancov_stub.c`: as
+/// deployed, without llvm-cov's instrumentation (whose counter updates
+/// carry stale line numbers, e.g. a `case` block's counter the line of
+/// the `break` before it, which would give the graph nodes on lines that
+/// did not run).
 fn sancov_build(p: &Program, b: &Built, mode: &'static str) -> SancovBuild {
     let dir = b.dir.join(format!("sancov-{mode}"));
     let out = SancovBuild {
@@ -536,7 +543,7 @@ impl std::fmt::Display for Point {
 }
 
 /// `llvm-cov export` of the profile `profraw` of the binary of `b`.
-fn coverage(b: &Built, dir: &Path, profraw: &Path) -> Value {
+fn coverage(bin: &Path, dir: &Path, profraw: &Path) -> Value {
     let profdata = dir.join("prog.profdata");
     sh(
         dir,
@@ -558,7 +565,7 @@ fn coverage(b: &Built, dir: &Path, profraw: &Path) -> Value {
             // which are most of the text (100 times less for Lua).
             "-skip-expansions",
             &format!("-instr-profile={}", profdata.display()),
-            b.bin.to_str().unwrap(),
+            bin.to_str().unwrap(),
         ],
     );
     let v: Value = serde_json::from_slice(&export.stdout).unwrap();
@@ -586,7 +593,7 @@ fn auto_points(p: &Program, b: &Built, w: usize, n: usize, taken: &[Point]) -> V
         p.name,
         show(&o)
     );
-    let cov = coverage(b, &dir, &profraw);
+    let cov = coverage(&b.bin, &dir, &profraw);
     let mut names: HashMap<String, (u64, usize)> = HashMap::new();
     for f in cov["functions"].as_array().unwrap() {
         let name = f["name"].as_str().unwrap().rsplit(':').next().unwrap();
@@ -648,17 +655,20 @@ fn points(p: &Program, b: &Built, limit: Option<usize>) -> Vec<Point> {
 /// One crash: its reports and the truth of its run.
 struct Crash {
     dir: PathBuf,
-    /// Per SanitizerCoverage build: its mode, graph, binary and the core
-    /// of the same run stopped at the same point.
-    cores: Vec<(&'static str, PathBuf, PathBuf, PathBuf)>,
+    /// Per SanitizerCoverage build: the core of its run stopped at the same
+    /// point (the same path, so `truth` is its truth too).
+    cores: Vec<CoreRun>,
     frames: Vec<Frame>,
-    /// The truth per source file (canonical path).
-    truth: HashMap<PathBuf, Truth>,
-    /// Per source file, the lines where a macro expansion starts, with the
-    /// lowest count of such an expansion.
-    expansions: HashMap<PathBuf, BTreeMap<u64, u64>>,
-    /// Per source file and line, the count at the line's first token.
-    first_code: HashMap<PathBuf, BTreeMap<u64, u64>>,
+    truth: RunTruth,
+}
+
+/// A run of a SanitizerCoverage build to a crash point.
+struct CoreRun {
+    mode: &'static str,
+    /// The graph (the build's linked IR) and the binary.
+    bc: PathBuf,
+    bin: PathBuf,
+    core: PathBuf,
 }
 
 /// The lines of each file where a macro is expanded, with the lowest count
@@ -734,8 +744,30 @@ fn crash(p: &Program, b: &Built, point: &Point, dir: &Path) -> Crash {
         .expect("gdb printed the pc");
     std::fs::write(dir.join("asan.txt"), sanitizer_report(&frames, pc)).unwrap();
 
-    let cov = coverage(b, dir, &profraw);
-    let mut active = active_frames(cov["functions"].as_array().unwrap(), &frames);
+    Crash {
+        dir: dir.to_path_buf(),
+        cores: Vec::new(),
+        truth: run_truth(&b.bin, dir, &profraw, &frames),
+        frames,
+    }
+}
+
+/// What really ran in one run, from its profile (see the module doc).
+struct RunTruth {
+    /// The truth per source file (canonical path).
+    truth: HashMap<PathBuf, Truth>,
+    /// Per source file, the lines where a macro expansion starts, with the
+    /// lowest count of such an expansion.
+    expansions: HashMap<PathBuf, BTreeMap<u64, u64>>,
+    /// Per source file and line, the count at the line's first token.
+    first_code: HashMap<PathBuf, BTreeMap<u64, u64>>,
+}
+
+/// The truth of the run of `bin` that wrote `profraw` and stopped with
+/// the stack `frames`.
+fn run_truth(bin: &Path, dir: &Path, profraw: &Path, frames: &[Frame]) -> RunTruth {
+    let cov = coverage(bin, dir, profraw);
+    let mut active = active_frames(cov["functions"].as_array().unwrap(), frames);
     let mut truth = HashMap::new();
     let mut first_code = HashMap::new();
     for f in cov["files"].as_array().unwrap() {
@@ -760,10 +792,7 @@ fn crash(p: &Program, b: &Built, point: &Point, dir: &Path) -> Crash {
             },
         );
     }
-    Crash {
-        dir: dir.to_path_buf(),
-        cores: Vec::new(),
-        frames,
+    RunTruth {
         truth,
         expansions: expansions(cov["functions"].as_array().unwrap()),
         first_code,
@@ -802,11 +831,12 @@ fn first_code_counts(file: &Path, segments: &[Value]) -> BTreeMap<u64, u64> {
 
 /// Runs the same workload on the SanitizerCoverage build `sb` under gdb
 /// to the same crash point and writes a core there (`generate-core-file`,
-/// not the kernel's core_pattern, which CI does not control). The run
-/// must stop at the same place as the coverage build's, `frames` (same
-/// functions, files and lines, innermost first), so that the coverage
-/// run's truth is this run's truth: same inputs, same breakpoint hit, a
-/// deterministic program.
+/// not the kernel's core_pattern, which CI does not control). The truth is
+/// that of the coverage build's run (`c`): the two builds are run with the
+/// same inputs to the same breakpoint hit of a deterministic program (Lua
+/// is made so, [`LUA`]'s `luai_makeseed`), and this run must stop with the
+/// same stack (functions, files and lines; the crash frame's line may
+/// differ, see below).
 ///
 /// gdb's `break F` stops right after the prologue, which in a sancov build
 /// is the load of F's entry flag, before the store that sets it: a state
@@ -873,7 +903,12 @@ fn crash_core(p: &Program, b: &Built, sb: &SancovBuild, point: &Point, c: &mut C
         p.name,
         sb.mode
     );
-    c.cores.push((sb.mode, sb.bc.clone(), sb.bin.clone(), core));
+    c.cores.push(CoreRun {
+        mode: sb.mode,
+        bc: sb.bc.clone(),
+        bin: sb.bin.clone(),
+        core,
+    });
 }
 
 /// The offset in `func` of the instruction after the store that sets its
@@ -1056,19 +1091,28 @@ fn check_crash(
     let pm = env!("CARGO_BIN_EXE_postmortem");
     let pmcfg = b.pmcfg.to_str().unwrap().to_string();
     let args = |a: &[&str]| -> Vec<String> { a.iter().map(|s| s.to_string()).collect() };
-    // (report, its kind in the precision table, graph, inputs)
-    let mut reports: Vec<(&'static str, Option<&'static str>, String, Vec<String>)> = vec![
+    // (report, its kind in the precision table, graph, inputs, the truth)
+    #[allow(clippy::type_complexity)]
+    let mut reports: Vec<(
+        &'static str,
+        Option<&'static str>,
+        String,
+        Vec<String>,
+        &RunTruth,
+    )> = vec![
         (
             "gdb backtrace",
             (!c.cores.is_empty()).then_some("backtrace"),
             pmcfg.clone(),
             args(&["--backtrace", "bt.txt"]),
+            &c.truth,
         ),
         (
             "sanitizer backtrace",
             None,
             pmcfg.clone(),
             args(&["--backtrace", "asan.txt"]),
+            &c.truth,
         ),
     ];
     if p.workloads[point.workload].log {
@@ -1077,10 +1121,12 @@ fn check_crash(
             None,
             pmcfg.clone(),
             args(&["--backtrace", "bt.txt", "--log", "out.log"]),
+            &c.truth,
         ));
     }
-    for (mode, bc, bin, core) in &c.cores {
-        let (report, kind) = match *mode {
+    for run in &c.cores {
+        let (bc, bin, core) = (&run.bc, &run.bin, &run.core);
+        let (report, kind) = match run.mode {
             "func" => ("core, func flags", "func flags"),
             _ => ("core, bb flags", "bb flags"),
         };
@@ -1094,9 +1140,10 @@ fn check_crash(
                 "--binary".into(),
                 bin.display().to_string(),
             ],
+            &c.truth,
         ));
     }
-    for (report, kind, cfg, inputs) in &reports {
+    for (report, kind, cfg, inputs, run) in &reports {
         for solver in ["utl", "fsa"] {
             let what = format!("{} {point}: {report}, --solver {solver}", p.name);
             let o = Command::new(pm)
@@ -1130,7 +1177,7 @@ fn check_crash(
                 all += yes.len() + no.len() + maybe.len();
                 let path = canonical(file);
                 let none = Truth::default();
-                let truth = c.truth.get(&path).unwrap_or(&none);
+                let truth = run.truth.get(&path).unwrap_or(&none);
                 let labelled = yes
                     .iter()
                     .map(|l| (*l, "Yes"))
@@ -1142,7 +1189,7 @@ fn check_crash(
                     }
                     let mut ran = truth.ran(line);
                     let k = truth.active.get(&line).copied().unwrap_or(0);
-                    let expanded = c.expansions.get(&path).and_then(|m| m.get(&line));
+                    let expanded = run.expansions.get(&path).and_then(|m| m.get(&line));
                     if ran == Ran::Yes
                         && !truth.frame_lines.contains(&line)
                         && expanded.is_some_and(|e| *e <= k)
@@ -1153,7 +1200,8 @@ fn check_crash(
                         fig.macros += 1;
                     } else if ran == Ran::Yes
                         && !truth.frame_lines.contains(&line)
-                        && c.first_code
+                        && run
+                            .first_code
                             .get(&path)
                             .and_then(|m| m.get(&line))
                             .is_some_and(|n| *n <= k)
