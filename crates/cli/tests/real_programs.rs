@@ -669,6 +669,10 @@ struct CoreRun {
     bc: PathBuf,
     bin: PathBuf,
     core: PathBuf,
+    /// The crash frame's file and line in this run, where it differs from
+    /// the coverage build's: a frame's line, so it ran (as in
+    /// [`Truth::ran`]).
+    crash_line: Option<(PathBuf, u64)>,
 }
 
 /// The lines of each file where a macro is expanded, with the lowest count
@@ -903,11 +907,16 @@ fn crash_core(p: &Program, b: &Built, sb: &SancovBuild, point: &Point, c: &mut C
         p.name,
         sb.mode
     );
+    let crash_line = here
+        .first()
+        .filter(|f| Some(*f) != there.first())
+        .map(|f| (canonical(&f.1), f.2));
     c.cores.push(CoreRun {
         mode: sb.mode,
         bc: sb.bc.clone(),
         bin: sb.bin.clone(),
         core,
+        crash_line,
     });
 }
 
@@ -1091,7 +1100,8 @@ fn check_crash(
     let pm = env!("CARGO_BIN_EXE_postmortem");
     let pmcfg = b.pmcfg.to_str().unwrap().to_string();
     let args = |a: &[&str]| -> Vec<String> { a.iter().map(|s| s.to_string()).collect() };
-    // (report, its kind in the precision table, graph, inputs, the truth)
+    // (report, its kind in the precision table, graph, inputs, the truth,
+    // the crash frame's line where it differs from the truth's)
     #[allow(clippy::type_complexity)]
     let mut reports: Vec<(
         &'static str,
@@ -1099,6 +1109,7 @@ fn check_crash(
         String,
         Vec<String>,
         &RunTruth,
+        Option<&(PathBuf, u64)>,
     )> = vec![
         (
             "gdb backtrace",
@@ -1106,6 +1117,7 @@ fn check_crash(
             pmcfg.clone(),
             args(&["--backtrace", "bt.txt"]),
             &c.truth,
+            None,
         ),
         (
             "sanitizer backtrace",
@@ -1113,6 +1125,7 @@ fn check_crash(
             pmcfg.clone(),
             args(&["--backtrace", "asan.txt"]),
             &c.truth,
+            None,
         ),
     ];
     if p.workloads[point.workload].log {
@@ -1122,6 +1135,7 @@ fn check_crash(
             pmcfg.clone(),
             args(&["--backtrace", "bt.txt", "--log", "out.log"]),
             &c.truth,
+            None,
         ));
     }
     for run in &c.cores {
@@ -1141,9 +1155,10 @@ fn check_crash(
                 bin.display().to_string(),
             ],
             &c.truth,
+            run.crash_line.as_ref(),
         ));
     }
-    for (report, kind, cfg, inputs, run) in &reports {
+    for (report, kind, cfg, inputs, run, crash_line) in &reports {
         for solver in ["utl", "fsa"] {
             let what = format!("{} {point}: {report}, --solver {solver}", p.name);
             let o = Command::new(pm)
@@ -1188,6 +1203,9 @@ fn check_crash(
                         continue;
                     }
                     let mut ran = truth.ran(line);
+                    if crash_line.is_some_and(|(f, l)| *f == path && *l == line) {
+                        ran = Ran::Yes;
+                    }
                     let k = truth.active.get(&line).copied().unwrap_or(0);
                     let expanded = run.expansions.get(&path).and_then(|m| m.get(&line));
                     if ran == Ran::Yes
