@@ -1056,6 +1056,9 @@ struct Figures {
     /// Lines that ran per llvm-cov but whose first token did not: unknown.
     continued: usize,
     unsound: Vec<Unsound>,
+    /// Labels of core analyses that llvm-cov contradicts and gdb confirms
+    /// ([`referee`]).
+    refereed: Vec<Unsound>,
     /// Per solver: (Yes + No, Yes + No + Maybe) summed over analyses.
     decided: BTreeMap<&'static str, (usize, usize)>,
     /// The same per kind of report (`backtrace`: the gdb backtrace alone;
@@ -1302,7 +1305,9 @@ fn run(p: &Program, limit: Option<usize>, cores: bool) -> Figures {
         if !c.cores.is_empty() {
             fig.core_runs += 1;
         }
+        let before = fig.unsound.len();
         check_crash(p, &b, point, &c, &mut fig, &mut src);
+        referee(p, &b, point, &c, &mut fig, before);
         eprintln!(
             "{}: crash point {point}: {} frames, {} unsound so far",
             p.name,
@@ -1311,6 +1316,13 @@ fn run(p: &Program, limit: Option<usize>, cores: bool) -> Figures {
         );
     }
     fig.seconds = start.elapsed().as_secs_f64();
+    if !fig.refereed.is_empty() {
+        eprintln!(
+            "{}: labels of core analyses that llvm-cov contradicts and gdb confirms:\n{}",
+            p.name,
+            describe(&fig.refereed)
+        );
+    }
     eprintln!("{}", table(&[(p.name, &fig)]));
     if !fig.precision.is_empty() {
         eprintln!("{}", precision_table(&[(p.name, &fig)]));
@@ -1351,10 +1363,122 @@ fn precision_table(results: &[(&str, &Figures)]) -> String {
     out
 }
 
+/// Settles the unsound labels that the core analyses of crash point
+/// `point` got (`fig.unsound[from..]`) by running the sancov build again
+/// under gdb with a breakpoint on every line-table address of each
+/// disputed line, to the crash point: a line hit before the crash ran, a
+/// line not hit did not (at -O0 every jump lands on the start of a line
+/// table row). llvm-cov miscounts some lines (clang-14 gives a loop body
+/// that is a single macro the loop condition's count, the code after a
+/// `do ... while` left by `break` the count 0, and the rest of a function
+/// left by `longjmp` the count of a full run), where the flags of a `bb`
+/// build decide them. A label gdb confirms is moved to `fig.refereed`;
+/// one it contradicts, or a line without a line-table address, stays.
+fn referee(p: &Program, b: &Built, point: &Point, c: &Crash, fig: &mut Figures, from: usize) {
+    for run in &c.cores {
+        let report = match run.mode {
+            "func" => "core, func flags",
+            _ => "core, bb flags",
+        };
+        let lines: BTreeSet<(String, u64)> = fig.unsound[from..]
+            .iter()
+            .filter(|u| u.report == report)
+            .map(|u| (u.file.clone(), u.line))
+            .collect();
+        if lines.is_empty() {
+            continue;
+        }
+        let lines: Vec<(String, u64)> = lines.into_iter().collect();
+        let args: Vec<String> = p.workloads[point.workload]
+            .args
+            .iter()
+            .map(|a| format!("'{}'", expand(a, b)))
+            .collect();
+        let targets: Vec<String> = lines.iter().map(|(f, l)| format!("({f:?}, {l})")).collect();
+        let script = format!(
+            r#"import gdb
+targets = [{targets}]
+gdb.execute("set breakpoint pending off")
+gdb.execute("starti {args} > /dev/null", to_string=True)
+bps = {{}}
+placed = set()
+for key, (path, line) in enumerate(targets):
+    try:
+        sals = gdb.decode_line("%s:%d" % (path, line))[1] or []
+    except gdb.error:
+        continue
+    for sal in sals:
+        for e in sal.symtab.linetable().line(line) or []:
+            b = gdb.Breakpoint("*%#x" % e.pc, internal=True)
+            bps.setdefault(e.pc, []).append((key, b))
+            placed.add(key)
+main = gdb.Breakpoint({func:?})
+main.ignore_count = {ignore}
+hit = set()
+while gdb.selected_inferior().pid != 0:
+    gdb.execute("continue", to_string=True)
+    if gdb.selected_inferior().pid == 0:
+        break
+    pc = gdb.selected_frame().pc()
+    if pc in bps:
+        for key, b in bps.pop(pc):
+            hit.add(key)
+            b.delete()
+        continue
+    break
+for key in range(len(targets)):
+    print("LINE %d %s %s" % (key, "placed" if key in placed else "none", "hit" if key in hit else "not-hit"))
+gdb.execute("kill", to_string=True)
+"#,
+            targets = targets.join(", "),
+            args = args.join(" ").replace('"', "\\\""),
+            func = point.func,
+            ignore = point.hit - 1,
+        );
+        let path = c.dir.join(format!("referee-{}.py", run.mode));
+        std::fs::write(&path, script).unwrap();
+        let o = Command::new("gdb")
+            .current_dir(&c.dir)
+            .args(["-nx", "-batch", "-iex", "set debuginfod enabled off"])
+            .args(["-x", path.to_str().unwrap()])
+            .arg(&run.bin)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run gdb");
+        let out = String::from_utf8_lossy(&o.stdout);
+        let mut verdict: HashMap<(String, u64), bool> = HashMap::new();
+        for l in out.lines() {
+            let mut w = l.split_whitespace();
+            if let (Some("LINE"), Some(k), Some("placed"), Some(h)) =
+                (w.next(), w.next(), w.next(), w.next())
+            {
+                if let Ok(k) = k.parse::<usize>() {
+                    verdict.insert(lines[k].clone(), h == "hit");
+                }
+            }
+        }
+        let mut keep = Vec::new();
+        for u in fig.unsound.drain(from..) {
+            let v = verdict.get(&(u.file.clone(), u.line));
+            let settled = u.report == report
+                && match (u.label, v) {
+                    ("Yes", Some(true)) | ("No", Some(false)) => true,
+                    _ => false,
+                };
+            if settled {
+                fig.refereed.push(u);
+            } else {
+                keep.push(u);
+            }
+        }
+        fig.unsound.extend(keep);
+    }
+}
+
 /// The figures of `results` as a Markdown table.
 fn table(results: &[(&str, &Figures)]) -> String {
     let mut out = String::from(
-        "| program | crash points | analyses (warned) | lines checked | unsound (distinct lines) | decided utl | decided fsa | time |\n|---|---|---|---|---|---|---|---|\n",
+        "| program | crash points | analyses (warned) | lines checked | unsound (distinct lines) | llvm-cov wrong, gdb agrees (distinct lines) | decided utl | decided fsa | time |\n|---|---|---|---|---|---|---|---|---|\n",
     );
     for (name, f) in results {
         let share = |s: &str| {
@@ -1370,7 +1494,7 @@ fn table(results: &[(&str, &Figures)]) -> String {
             .collect();
         writeln!(
             out,
-            "| {name} | {} | {} ({}) | {} ({} Yes, {} No confirmed; {} unknown, of which {} macro lines, {} continued; {} `}}` lines left out) | {} ({}) | {} | {} | {:.0} s |",
+            "| {name} | {} | {} ({}) | {} ({} Yes, {} No confirmed; {} unknown, of which {} macro lines, {} continued; {} `}}` lines left out) | {} ({}) | {} ({}) | {} | {} | {:.0} s |",
             f.runs,
             f.analyses,
             f.warned,
@@ -1383,6 +1507,12 @@ fn table(results: &[(&str, &Figures)]) -> String {
             f.braces,
             f.unsound.len(),
             distinct.len(),
+            f.refereed.len(),
+            f.refereed
+                .iter()
+                .map(|u| (u.file.as_str(), u.line))
+                .collect::<BTreeSet<_>>()
+                .len(),
             share("utl"),
             share("fsa"),
             f.seconds
