@@ -49,10 +49,23 @@
 //! confirm. A test fails with the list of unsound lines
 //! (file:line, label, llvm-cov count, solver, report, crash point).
 //!
+//! **From cores** (issue 12; programs with [`Program::sancov`]): each
+//! crash point is also analysed from a core alone (`--core` + `--binary`)
+//! of a `-fsanitize-coverage=func,inline-bool-flag,pc-table` build and of
+//! a `bb,...` build ([`sancov_build`]: the graph is the instrumented IR
+//! linked by llvm-link-14, the binary is built from it with the callback
+//! stub), run with the same inputs to the same breakpoint hit
+//! ([`crash_core`], which checks the stack is the same and steps past the
+//! entry flag's store), and checked against the coverage build's truth
+//! like the backtrace analyses. Where llvm-cov contradicts a core
+//! analysis's label, gdb referees ([`referee`]). The precision table
+//! gives the share of lines decided with the backtrace alone and from each
+//! core, per solver.
+//!
 //! The figures (runs, lines checked, unsound lines, share of lines
 //! decided, time) are printed per program. `scripts/real-programs.sh` runs
 //! the whole (`#[ignore]`d here); the CI part is two programs at a few
-//! points each.
+//! points each (bzip2's also from cores).
 //!
 //! Needs clang-14, llvm-link-14, llvm-profdata-14, llvm-cov-14, gdb and
 //! cargo: without them the tests fail, they do not skip.
