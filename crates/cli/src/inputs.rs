@@ -2,8 +2,9 @@
 //! (a report, a backtrace, a log), and how to read them.
 //!
 //! The failure data combine: `--backtrace` gives the crash and the stack,
-//! `--log` gives one ordered trace, `--report` (csi-grissom JSON or
-//! postmortem's own JSON, told apart by their keys) gives the rest.
+//! `--log` gives one ordered trace, `--report` (csi-grissom JSON,
+//! postmortem's own JSON or a Sentry event, told apart by their keys)
+//! gives the rest.
 //! Frames, selectors and log lines that match nothing are warnings on
 //! stderr (`postmortem: warning: ...`), never errors: their constraints are
 //! left out or widened, so answers stay sound.
@@ -41,8 +42,10 @@ struct RawInputs {
     cfg: PathBuf,
     /// The failure report: csi-grissom JSON (`stack`+`crash` or
     /// `crashstack`, `obsYes`, `obsNo`) or postmortem's own JSON
-    /// (`stack`, `ran`, `not_ran`, `log`, by function, file and line);
-    /// the format is told by its keys.
+    /// (`stack`, `ran`, `not_ran`, `log`, by function, file and line) or
+    /// a Sentry event (`exception.values[].stacktrace.frames` as the
+    /// stack, `breadcrumbs` messages as log lines); the format is told by
+    /// its keys.
     #[arg(long = "report", id = "report", value_name = "REPORT")]
     report_file: Option<PathBuf>,
     /// A backtrace of the crash, for the crash location and the stack:

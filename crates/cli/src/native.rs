@@ -135,6 +135,14 @@ pub fn load(
         if inputs.backtrace.is_none() {
             match native::unwind(&core, bin, base) {
                 Ok(frames) => {
+                    // As for backtraces: an inlined call is no call in the
+                    // graph (the unwinder lists inlined frames with the pc
+                    // of the frame they are inlined in).
+                    let (frames, note) =
+                        postmortem_formats::backtrace::merge_inlined_by_address(frames);
+                    if let Some(n) = note {
+                        warn(warnings, format!("{name}: {n}"));
+                    }
                     out.frames = Some(
                         frames
                             .into_iter()

@@ -504,3 +504,128 @@ fn bad_inputs_are_one_line_and_exit_2_or_3() {
         );
     }
 }
+
+/// `-O2` builds (with `-fno-omit-frame-pointer`), `func` and `bb`: the
+/// flag-to-block map of the optimised IR is verified against the binary
+/// (pc table and symbol table; a mismatch would be exit 2, which fails
+/// here), and the labels agree with the flags of the run. llvm-cov's line
+/// truth is unreliable at -O2, so the truth is the flags themselves,
+/// dumped by gdb from the process (not read by postmortem's core reader),
+/// mapped by the front-end's own map: the node a set flag says ran is
+/// never No, the nodes a clear flag says did not run are never Yes. The
+/// crash stack is unwound from the core as well.
+#[test]
+fn optimised_builds_map_their_flags_and_label_soundly() {
+    let dir = setup().join("o2");
+    std::fs::create_dir_all(&dir).unwrap();
+    for mode in ["func", "bb"] {
+        let cov = format!("-fsanitize-coverage={mode},inline-bool-flag,pc-table");
+        let opt = ["-g", "-O2", "-fno-omit-frame-pointer"];
+        let (bc, bin, core, flags) = (
+            format!("crash-{mode}.bc"),
+            format!("crash-{mode}"),
+            format!("core-{mode}"),
+            format!("flags-{mode}.bin"),
+        );
+        sh(
+            &dir,
+            "clang-14",
+            &[
+                &opt[..],
+                &[&cov, "-emit-llvm", "-c", "../crash.c", "-o", &bc],
+            ]
+            .concat(),
+        );
+        sh(
+            &dir,
+            "clang-14",
+            &[&opt[..], &[bc.as_str(), "../sancov_stub.c", "-o", &bin]].concat(),
+        );
+        let o = Command::new("gdb")
+            .current_dir(&dir)
+            .args(["-nx", "-batch", "-iex", "set debuginfod enabled off"])
+            .args(["-ex", "run abort 20 > /dev/null"])
+            .args(["-ex", &format!("generate-core-file {core}")])
+            .args([
+                "-ex",
+                &format!(
+                    "dump binary memory {flags} &__start___sancov_bools &__stop___sancov_bools"
+                ),
+            ])
+            .arg(format!("./{bin}"))
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(dir.join(&core).exists(), "no core: {}", show_o(&o));
+        let bytes = std::fs::read(dir.join(&flags)).unwrap();
+        let loaded = postmortem_llvm::load_path(&dir.join(&bc)).unwrap();
+        let map = loaded.sancov.expect("the -O2 IR has its flag map");
+        assert_eq!(map.flags.len(), bytes.len(), "{mode}: flag count");
+        let g = &loaded.icfg;
+        for solver in ["utl", "fsa"] {
+            let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
+                .current_dir(&dir)
+                .args(["analyze", "--format", "json", "--solver", solver])
+                .args(["--cfg", &bc, "--core", &core, "--binary", &bin])
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(o.status.success(), "{mode} {solver}: {}", show_o(&o));
+            assert!(
+                err.contains("coverage flags set"),
+                "{mode}: flags not used: {err}"
+            );
+            let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+            let ids = |k: &str| -> std::collections::HashSet<String> {
+                v["nodes"][k]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|x| x.as_str().unwrap().to_string())
+                    .collect()
+            };
+            let (yes, no) = (ids("yes"), ids("no"));
+            let (mut set_checked, mut clear_checked) = (0, 0);
+            for (i, (f, b)) in map.flags.iter().zip(&bytes).enumerate() {
+                if *b == 1 {
+                    if let Some(n) = f.ran {
+                        let id = g.ext_id(n);
+                        assert!(
+                            !no.contains(id),
+                            "{mode} {solver}: flag {i} set, but {id} is No"
+                        );
+                        // (The ids are the output's: some set flag's node is Yes.)
+                        set_checked += usize::from(yes.contains(id));
+                    }
+                } else {
+                    for &n in &f.not_ran {
+                        let id = g.ext_id(n);
+                        assert!(
+                            !yes.contains(id),
+                            "{mode} {solver}: flag {i} clear, but {id} is Yes"
+                        );
+                        clear_checked += 1;
+                    }
+                }
+            }
+            assert!(
+                set_checked > 0 && clear_checked > 0,
+                "{mode}: nothing checked"
+            );
+            // The flags decide something: some node is Yes and some No.
+            assert!(
+                !yes.is_empty() && !no.is_empty(),
+                "{mode} {solver}: nothing decided"
+            );
+        }
+    }
+}
+
+fn show_o(o: &Output) -> String {
+    format!(
+        "exit {:?}\n{}{}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}

@@ -446,6 +446,20 @@ fn is_trampoline(f: &RawFrame) -> bool {
 /// sanitizer prints an inlined frame with the program counter of the
 /// frame it is inlined in. (lldb's `outer [inlined] inner` frames are
 /// read as `inner` already.)
+/// [`merge_inlined`] on frames that give every frame of one physical frame
+/// the same address (a sanitizer report, or the frames a core is unwound
+/// into, `crate::native::unwind`): the merged frames and the note, if any
+/// frame was merged.
+pub fn merge_inlined_by_address(frames: Vec<RawFrame>) -> (Vec<RawFrame>, Option<String>) {
+    let mut bt = Backtrace {
+        format: BacktraceFormat::Sanitizer,
+        frames,
+        notes: Vec::new(),
+    };
+    merge_inlined(&mut bt);
+    (bt.frames, bt.notes.pop())
+}
+
 fn merge_inlined(bt: &mut Backtrace) {
     let n = bt.frames.len();
     let inlined = |i: usize, frames: &[RawFrame]| -> bool {

@@ -23,6 +23,7 @@ pub mod native;
 pub mod output;
 pub mod pmreport;
 pub mod report_json;
+pub mod sentry;
 
 pub use error::{FormatError, XmlPosition};
 pub use graphml::{read_graphml, read_graphml_path};

@@ -700,7 +700,10 @@ pub fn unwind(core: &Core, bin: &Binary, base: u64) -> Result<Vec<RawFrame>, Nat
         })?;
         let _ = rsp;
         let r = rel(ret);
-        let Some(g) = bin.func_at(r) else {
+        // The caller is the function holding the call, at r - 1: a call
+        // of a `noreturn` function can be its last instruction, so that r
+        // is already past its end (in padding or the next function).
+        let Some(g) = bin.func_at(r.wrapping_sub(1)) else {
             return err(format!(
                 "{cs}: the library frames return to {ret:#x}, outside the binary"
             ));
@@ -759,7 +762,8 @@ fn walk(
             ));
         };
         let r = rel(ret);
-        let Some(g) = bin.func_at(r) else {
+        // At r - 1, inside the call: see `unwind`.
+        let Some(g) = bin.func_at(r.wrapping_sub(1)) else {
             // Returned into code outside the binary: the C library's
             // start-up code that called main.
             return Ok(frames);

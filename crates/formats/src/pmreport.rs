@@ -96,9 +96,11 @@ pub enum ReportKind {
     Grissom,
     /// This module's format.
     Postmortem,
+    /// A Sentry event ([`crate::sentry`]): an `exception` key.
+    Sentry,
 }
 
-/// Tells the formats apart: `ran`, `not_ran`, `log`, or a `stack` of
+/// Tells the formats apart: `exception` means [`ReportKind::Sentry`]; `ran`, `not_ran`, `log`, or a `stack` of
 /// frames with `function`/`file` keys mean [`ReportKind::Postmortem`];
 /// anything else (including invalid JSON) is left to the csi-grissom
 /// reader.
@@ -106,6 +108,9 @@ pub fn detect(v: &Value) -> ReportKind {
     let Some(obj) = v.as_object() else {
         return ReportKind::Grissom;
     };
+    if crate::sentry::is_sentry(v) {
+        return ReportKind::Sentry;
+    }
     if ["crash", "crashstack", "obsYes", "obsNo"]
         .iter()
         .any(|k| obj.contains_key(*k))
@@ -438,6 +443,12 @@ pub fn read_any_report_str(
                     log: None,
                 },
             ))
+        }
+        ReportKind::Sentry => {
+            let v: Value = serde_json::from_str(text)
+                .map_err(|e| FormatError::json_syntax(source_name, &e.to_string()))?;
+            let event = crate::sentry::parse_sentry(&v, source_name)?;
+            Ok((kind, event.to_report(g, paths, logs)))
         }
         ReportKind::Postmortem => {
             let parsed = parse_pmreport(text, source_name)?;

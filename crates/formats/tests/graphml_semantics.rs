@@ -340,4 +340,18 @@ fn fuzz_seeds_are_valid() {
         let path = entry.unwrap().path();
         postmortem_formats::read_report_path(&path, &g).unwrap_or_else(|e| panic!("{e}"));
     }
+    // The `pmreport` target's seeds: any `--report` format (a Sentry event).
+    for entry in std::fs::read_dir(seeds.join("pmreport")).unwrap() {
+        let path = entry.unwrap().path();
+        let (kind, _) = postmortem_formats::pmreport::read_any_report(
+            &path,
+            &g,
+            &Default::default(),
+            &Default::default(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        if path.file_name().is_some_and(|n| n == "sentry.json") {
+            assert_eq!(kind, postmortem_formats::pmreport::ReportKind::Sentry);
+        }
+    }
 }

@@ -23,6 +23,38 @@ pub struct DeclAttributes {
     pub noreturn: HashSet<String>,
     /// Declarations that may return twice (`setjmp` and its family).
     pub returns_twice: HashSet<String>,
+    /// For each global variable of section `__sancov_bools` that is in a
+    /// comdat, the comdat as a small number (equal numbers, one comdat;
+    /// `llvm-ir` 0.11 keeps no comdat names). The binary's flag order
+    /// follows the comdats (see `sancov::section_order`).
+    pub sancov_comdats: std::collections::HashMap<String, usize>,
+}
+
+/// The comdat of a `__sancov_bools` global in textual IR: `comdat($name)`,
+/// or a bare `comdat` (the global's own name). `@name = ... section
+/// "__sancov_bools", comdat($f), align 1` -> (name, f).
+fn sancov_comdat(line: &str) -> Option<(String, String)> {
+    let rest = line.strip_prefix('@')?;
+    if !line.contains("section \"__sancov_bools\"") {
+        return None;
+    }
+    let (name, after) = if let Some(q) = rest.strip_prefix('"') {
+        let end = q.find('"')?;
+        (unescape(&q[..end]), &q[end + 1..])
+    } else {
+        let end = rest.find([' ', '='])?;
+        (rest[..end].to_string(), &rest[end..])
+    };
+    let at = after.find(", comdat")?;
+    let tail = &after[at + ", comdat".len()..];
+    let comdat = if let Some(t) = tail.strip_prefix("($") {
+        let t = t.strip_prefix('"').unwrap_or(t);
+        let end = t.find(['"', ')'])?;
+        unescape(&t[..end])
+    } else {
+        name.clone()
+    };
+    Some((name, comdat))
 }
 
 /// Names of declarations with `noreturn` and with `returns_twice` in
@@ -30,9 +62,15 @@ pub struct DeclAttributes {
 pub(crate) fn from_text(text: &str) -> DeclAttributes {
     let mut groups: Vec<(&str, &str)> = Vec::new();
     let mut decls: Vec<(String, Vec<&str>)> = Vec::new();
+    let mut sancov_comdats = std::collections::HashMap::new();
+    let mut comdat_ids: std::collections::HashMap<String, usize> = Default::default();
     for line in text.lines() {
         let t = line.trim_start();
-        if let Some(rest) = t.strip_prefix("attributes ") {
+        if let Some((global, comdat)) = sancov_comdat(t) {
+            let n = comdat_ids.len();
+            let id = *comdat_ids.entry(comdat).or_insert(n);
+            sancov_comdats.insert(global, id);
+        } else if let Some(rest) = t.strip_prefix("attributes ") {
             // attributes #3 = { noreturn nounwind "frame-pointer"="all" }
             let Some((group, body)) = rest.split_once('=') else {
                 continue;
@@ -59,6 +97,7 @@ pub(crate) fn from_text(text: &str) -> DeclAttributes {
     DeclAttributes {
         noreturn: with("noreturn"),
         returns_twice: with("returns_twice"),
+        sancov_comdats,
     }
 }
 
@@ -202,6 +241,28 @@ pub(crate) fn from_bitcode(bytes: &[u8]) -> Option<DeclAttributes> {
             }
             f = LLVMGetNextFunction(f);
         }
+        // The comdats of the flag arrays, told apart by identity (the C
+        // API has no getter for a comdat's name).
+        let mut ids: std::collections::HashMap<usize, usize> = Default::default();
+        let mut g = LLVMGetFirstGlobal(module);
+        while !g.is_null() {
+            let mut len = 0usize;
+            let sec = LLVMGetSection(g);
+            let is_bools =
+                !sec.is_null() && std::ffi::CStr::from_ptr(sec).to_bytes() == b"__sancov_bools";
+            let comdat = llvm_sys::comdat::LLVMGetComdat(g);
+            if is_bools && !comdat.is_null() {
+                let p = LLVMGetValueName2(g, &mut len);
+                if !p.is_null() {
+                    let name = std::slice::from_raw_parts(p.cast::<u8>(), len);
+                    let name = String::from_utf8_lossy(name).into_owned();
+                    let n = ids.len();
+                    let id = *ids.entry(comdat as usize).or_insert(n);
+                    out.sancov_comdats.insert(name, id);
+                }
+            }
+            g = LLVMGetNextGlobal(g);
+        }
         LLVMDisposeModule(module);
         LLVMContextDispose(ctx);
     }
@@ -221,6 +282,26 @@ fn groups(text: &str) -> std::collections::HashMap<String, bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sancov_arrays_are_numbered_by_comdat() {
+        let ll = r#"
+$f = comdat nodeduplicate
+@__sancov_gen_ = private global [1 x i1] zeroinitializer, section "__sancov_bools", comdat($f), align 1
+@__sancov_gen_.1 = private constant [2 x i64*] [i64* null, i64* null], section "__sancov_pcs", comdat($f), align 8
+@__sancov_gen_.2 = private global [2 x i1] zeroinitializer, section "__sancov_bools", comdat($g), align 1
+@__sancov_gen_.3 = private global [1 x i1] zeroinitializer, section "__sancov_bools", comdat($f), align 1
+@g = global i32 0, comdat, section "__sancov_bools"
+@"quoted name" = private global [1 x i1] zeroinitializer, section "__sancov_bools", comdat($"g"), align 1
+@__sancov_gen_.4 = private global [1 x i1] zeroinitializer, section "__sancov_bools", align 1
+"#;
+        let c = from_text(ll).sancov_comdats;
+        assert_eq!(c["__sancov_gen_"], c["__sancov_gen_.3"]);
+        assert_eq!(c["__sancov_gen_.2"], c["g"]);
+        assert_eq!(c["quoted name"], c["g"]);
+        assert_ne!(c["__sancov_gen_"], c["__sancov_gen_.2"]);
+        assert!(!c.contains_key("__sancov_gen_.1") && !c.contains_key("__sancov_gen_.4"));
+    }
 
     #[test]
     fn text_scan_finds_inline_and_grouped_noreturn() {

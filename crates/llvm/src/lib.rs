@@ -501,7 +501,7 @@ pub fn lower_module(
     name: &str,
 ) -> Result<Loaded, LlvmError> {
     let (icfg, report, blocks) = lower::Lowering::new(module, declarations, name).run()?;
-    let sancov = sancov::scan(module, &blocks, &icfg);
+    let sancov = sancov::scan(module, &declarations.sancov_comdats, &blocks, &icfg);
     Ok(Loaded {
         icfg,
         report,

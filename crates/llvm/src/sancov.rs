@@ -32,9 +32,9 @@
 //!   fallback nothing is concluded from a clear flag (counted in
 //!   [`SancovMap::inexact`]).
 //!
-//! The flag order here is the module's order of the `__sancov_gen_` arrays
-//! in section `__sancov_bools`, which is the order the arrays are emitted
-//! into the object file; the binary reader checks it against the linked
+//! The flag order here is the order the `__sancov_gen_` arrays of section
+//! `__sancov_bools` are emitted into the object file: module order, grouped
+//! by comdat (see `section_order`); the binary reader checks it against the linked
 //! binary's pc table and symbol table before using any flag.
 
 use llvm_ir::constant::Constant;
@@ -86,7 +86,7 @@ pub struct SancovFlag {
 /// The flags of a module, in section order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SancovMap {
-    /// The flag arrays, in module (= section) order.
+    /// The flag arrays, in section order (module order grouped by comdat).
     pub arrays: Vec<SancovArray>,
     /// Every flag of every array, in the same order as the bytes of
     /// `__start___sancov_bools..__stop___sancov_bools`.
@@ -194,15 +194,50 @@ fn block_name(n: &Name) -> String {
     }
 }
 
-/// Finds the flag arrays of `m` and maps each flag to the nodes of its
-/// block. None when the module has no `__sancov_bools` array.
-pub(crate) fn scan(m: &Module, blocks: &BlockNodes, g: &Icfg) -> Option<SancovMap> {
-    let mut map = SancovMap::default();
-    let mut by_name: HashMap<&Name, usize> = HashMap::new();
+/// The `__sancov_bools` arrays of `m` in the order a binary holds them.
+/// The object file has one `__sancov_bools` section per comdat group (and
+/// one for the arrays without a comdat), created at its first array in
+/// module order, each holding its arrays in module order; the linker keeps
+/// the sections' order. So the arrays are grouped by comdat, the groups in
+/// order of first appearance. The groups matter after `llvm-link`: two
+/// files' `static` functions of one name (bzip2's `myfeof`) keep one
+/// comdat name (`$myfeof`, `nodeduplicate`), and the second's array sits
+/// in the first's section, before arrays that precede it in the module.
+fn section_order<'m>(m: &'m Module, comdats: &HashMap<String, usize>) -> Vec<&'m GlobalVariable> {
+    let mut groups: Vec<Vec<&GlobalVariable>> = Vec::new();
+    let mut index: HashMap<Option<usize>, usize> = HashMap::new();
     for gv in &m.global_vars {
         if gv.section.as_deref() != Some(BOOLS_SECTION) {
             continue;
         }
+        // `llvm-ir` keeps no comdat names: the declaration scan numbers
+        // them. Without its numbers (a module lowered with default
+        // declarations) this is module order; the binary check catches a
+        // difference.
+        let key = match &gv.name {
+            Name::Name(s) => comdats.get(s.as_str()).copied(),
+            Name::Number(k) => comdats.get(&k.to_string()).copied(),
+        };
+        let i = *index.entry(key).or_insert_with(|| {
+            groups.push(Vec::new());
+            groups.len() - 1
+        });
+        groups[i].push(gv);
+    }
+    groups.into_iter().flatten().collect()
+}
+
+/// Finds the flag arrays of `m` and maps each flag to the nodes of its
+/// block. None when the module has no `__sancov_bools` array.
+pub(crate) fn scan(
+    m: &Module,
+    comdats: &HashMap<String, usize>,
+    blocks: &BlockNodes,
+    g: &Icfg,
+) -> Option<SancovMap> {
+    let mut map = SancovMap::default();
+    let mut by_name: HashMap<&Name, usize> = HashMap::new();
+    for gv in section_order(m, comdats) {
         let len = array_len(gv).unwrap_or(1);
         by_name.insert(&gv.name, map.arrays.len());
         let global = match &gv.name {

@@ -1,0 +1,215 @@
+//! Sentry event JSON as a failure report (`--report event.json`, detected
+//! by its `exception` key).
+//!
+//! ```text
+//! { "event_id": "...", "platform": "native",
+//!   "exception": { "values": [ { "type": "SIGFPE",
+//!       "stacktrace": { "frames": [            // caller to callee
+//!         { "function": "main", "filename": "calc.c", "abs_path": "/src/calc.c",
+//!           "lineno": 82, "colno": 13, "in_app": true },
+//!         { "function": "apply", "filename": "calc.c", "lineno": 39, "in_app": true } ] } } ] },
+//!   "breadcrumbs": { "values": [ { "message": "depth 1" }, ... ] } }
+//! ```
+//!
+//! * The crash stack is the `stacktrace.frames` of the **last** value of
+//!   `exception.values` that has frames (Sentry lists chained exceptions
+//!   oldest first; a native crash has one). Frames are ordered caller to
+//!   callee: the last frame is the crash. `function`, `abs_path` (else
+//!   `filename`), `lineno`, `colno` locate a frame exactly like a
+//!   backtrace frame ([`crate::backtrace::RawFrame`], then
+//!   [`postmortem_core::locate`]); `in_app: false` marks a runtime or
+//!   library frame (without `in_app`, the backtrace reader's list of
+//!   runtime functions decides). `instruction_addr` and `package` are kept
+//!   as the frame's address and module.
+//! * `breadcrumbs.values[].message` (or a bare `breadcrumbs` array), in
+//!   order, are log lines matched like `--log` ([`crate::logs`]);
+//!   breadcrumbs without a message are skipped.
+//! * Everything else of the event is ignored. The fields read are checked:
+//!   a wrong type, a non-positive line or column, no frames at all is one
+//!   error with its JSON path.
+
+use crate::backtrace::{is_runtime_function, locator, RawFrame};
+use crate::error::FormatError;
+use crate::logs::{LogConfig, LogMatcher};
+use crate::pmreport::Mapped;
+use postmortem_core::locate::{PathMap, SourceFrame};
+use postmortem_core::Icfg;
+use serde_json::Value;
+
+/// Whether `v` is a Sentry event: an object with an `exception` key.
+pub fn is_sentry(v: &Value) -> bool {
+    v.as_object().is_some_and(|o| o.contains_key("exception"))
+}
+
+/// A Sentry event's crash stack and log.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SentryEvent {
+    /// The crash stack, innermost first (as backtraces are).
+    pub frames: Vec<RawFrame>,
+    /// The breadcrumbs' messages, in order.
+    pub log: Vec<String>,
+}
+
+impl SentryEvent {
+    /// The frames as the locator takes them.
+    pub fn source_frames(&self) -> Vec<SourceFrame> {
+        self.frames.iter().map(RawFrame::to_source_frame).collect()
+    }
+
+    /// Maps the event to a report over `g`: the stack like a backtrace,
+    /// the breadcrumbs like a log.
+    pub fn to_report(&self, g: &Icfg, paths: &PathMap, logs: &LogConfig) -> Mapped {
+        let loc = locator(g, paths.clone());
+        let located = loc.locate_stack(&self.source_frames());
+        let mut report = located.report;
+        let log = if self.log.is_empty() {
+            None
+        } else {
+            let m = LogMatcher::new(g, logs).match_lines(self.log.iter().map(String::as_str));
+            if let Some(t) = &m.trace {
+                report.obs_yes.push(t.clone());
+            }
+            Some(m)
+        };
+        Mapped {
+            report,
+            warnings: located.warnings,
+            log,
+        }
+    }
+}
+
+/// Reads a Sentry event (see the module doc). `name` names it in errors.
+pub fn parse_sentry(v: &Value, name: &str) -> Result<SentryEvent, FormatError> {
+    let err = |path: &str, msg: &str| FormatError::json(name, path, msg);
+    let values = v
+        .get("exception")
+        .and_then(|e| e.get("values"))
+        .ok_or_else(|| err("$.exception", "expected an object with `values`"))?
+        .as_array()
+        .ok_or_else(|| err("$.exception.values", "expected an array"))?;
+    let mut chosen = None;
+    for (i, e) in values.iter().enumerate() {
+        if !e.is_object() {
+            return Err(err(
+                &format!("$.exception.values[{i}]"),
+                "expected an object",
+            ));
+        }
+        match e.get("stacktrace") {
+            None | Some(Value::Null) => {}
+            Some(st) => {
+                let path = format!("$.exception.values[{i}].stacktrace.frames");
+                let frames = st
+                    .get("frames")
+                    .and_then(Value::as_array)
+                    .ok_or_else(|| err(&path, "expected an array of frames"))?;
+                if !frames.is_empty() {
+                    chosen = Some((path, frames));
+                }
+            }
+        }
+    }
+    let (path, frames) = chosen.ok_or_else(|| {
+        err(
+            "$.exception.values",
+            "no exception has stacktrace frames: no crash stack",
+        )
+    })?;
+    let mut out = SentryEvent::default();
+    let n = frames.len();
+    for (i, f) in frames.iter().enumerate().rev() {
+        let at = format!("{path}[{i}]");
+        let o = f
+            .as_object()
+            .ok_or_else(|| err(&at, "expected a frame object"))?;
+        let string = |k: &str| -> Result<Option<String>, FormatError> {
+            match o.get(k) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s.clone())),
+                Some(_) => Err(err(&format!("{at}.{k}"), "expected a string")),
+            }
+        };
+        let positive = |k: &str| -> Result<Option<u32>, FormatError> {
+            match o.get(k) {
+                None | Some(Value::Null) => Ok(None),
+                Some(x) => x
+                    .as_u64()
+                    .filter(|&l| l >= 1)
+                    .and_then(|l| u32::try_from(l).ok())
+                    .map(Some)
+                    .ok_or_else(|| {
+                        err(
+                            &format!("{at}.{k}"),
+                            &format!("expected a positive integer, found {x}"),
+                        )
+                    }),
+            }
+        };
+        let in_app = match o.get("in_app") {
+            None | Some(Value::Null) => None,
+            Some(Value::Bool(b)) => Some(*b),
+            Some(_) => return Err(err(&format!("{at}.in_app"), "expected true or false")),
+        };
+        let function = string("function")?;
+        let file = match string("abs_path")? {
+            Some(p) => Some(p),
+            None => string("filename")?,
+        };
+        let (line, column) = (positive("lineno")?, positive("colno")?);
+        if column.is_some() && line.is_none() {
+            return Err(err(&format!("{at}.colno"), "a column needs `lineno`"));
+        }
+        let address = match string("instruction_addr")? {
+            None => None,
+            Some(a) => Some(
+                a.strip_prefix("0x")
+                    .and_then(|h| u64::from_str_radix(h, 16).ok())
+                    .ok_or_else(|| {
+                        err(
+                            &format!("{at}.instruction_addr"),
+                            &format!("expected a hex address, found {a:?}"),
+                        )
+                    })?,
+            ),
+        };
+        let runtime = match in_app {
+            Some(b) => !b,
+            None => function.as_deref().is_some_and(is_runtime_function),
+        };
+        out.frames.push(RawFrame {
+            index: Some((n - 1 - i) as u32),
+            function,
+            symbol: string("symbol")?.filter(|s| s.starts_with("_Z") || s.starts_with("_R")),
+            file,
+            line,
+            column,
+            module: string("package")?,
+            address,
+            runtime,
+        });
+    }
+    let crumbs = match v.get("breadcrumbs") {
+        None | Some(Value::Null) => None,
+        Some(Value::Array(a)) => Some(("$.breadcrumbs", a)),
+        Some(b) => match b.get("values") {
+            Some(Value::Array(a)) => Some(("$.breadcrumbs.values", a)),
+            _ => {
+                return Err(err(
+                    "$.breadcrumbs",
+                    "expected an array or an object with a `values` array",
+                ))
+            }
+        },
+    };
+    if let Some((path, crumbs)) = crumbs {
+        for (i, c) in crumbs.iter().enumerate() {
+            match c.get("message") {
+                None | Some(Value::Null) => {}
+                Some(Value::String(m)) => out.log.push(m.clone()),
+                Some(_) => return Err(err(&format!("{path}[{i}].message"), "expected a string")),
+            }
+        }
+    }
+    Ok(out)
+}
