@@ -15,6 +15,7 @@
 pub mod annotate;
 pub mod backtrace;
 pub mod error;
+pub mod frontend;
 pub mod graphml;
 pub mod html;
 pub mod lcov;
@@ -22,6 +23,7 @@ pub mod logs;
 pub mod native;
 pub mod output;
 pub mod pmreport;
+pub mod sancov;
 pub mod report_json;
 pub mod synth;
 
