@@ -315,3 +315,79 @@ pub fn decode_loaded(bytes: &[u8]) -> Result<Loaded, String> {
         sancov,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use postmortem_core::testgen::{random_icfg, GraphShape, Rng};
+
+    fn loaded() -> Loaded {
+        let icfg = random_icfg(&mut Rng::new(7), &GraphShape::default());
+        let n = icfg.num_nodes();
+        Loaded {
+            icfg,
+            report: FrontendReport {
+                functions: 3,
+                nodes: n,
+                indirect_calls: 2,
+                ..FrontendReport::default()
+            },
+            sancov: Some(SancovMap {
+                arrays: vec![SancovArray {
+                    global: "__sancov_gen_.1".into(),
+                    function: Some("main".into()),
+                    len: 2,
+                    first_flag: 0,
+                }],
+                flags: vec![
+                    SancovFlag {
+                        array: 0,
+                        function: "main".into(),
+                        block: "%3".into(),
+                        ran: Some(NodeId::new(n - 1)),
+                        not_ran: vec![NodeId::new(0), NodeId::new(1)],
+                        exact: true,
+                    },
+                    SancovFlag {
+                        array: 0,
+                        function: "main".into(),
+                        block: "%9".into(),
+                        ran: None,
+                        not_ran: vec![],
+                        exact: false,
+                    },
+                ],
+                inexact: 1,
+                unmapped: 0,
+            }),
+        }
+    }
+
+    #[test]
+    fn the_wire_format_round_trips() {
+        let l = loaded();
+        let back = decode_loaded(&encode_loaded(&l)).unwrap();
+        assert_eq!(back.icfg.encode(), l.icfg.encode());
+        assert_eq!(back.report, l.report);
+        assert_eq!(back.sancov, l.sancov);
+        let plain = Loaded { sancov: None, ..l };
+        assert_eq!(decode_loaded(&encode_loaded(&plain)).unwrap().sancov, None);
+    }
+
+    #[test]
+    fn corrupt_wire_output_is_an_error_not_a_panic() {
+        let bytes = encode_loaded(&loaded());
+        for cut in [0, 7, 15, 16, 40, bytes.len() - 1] {
+            assert!(decode_loaded(&bytes[..cut]).is_err(), "cut at {cut}");
+        }
+        let mut huge = bytes.clone();
+        huge[8..16].copy_from_slice(&u64::MAX.to_le_bytes());
+        assert!(decode_loaded(&huge).is_err());
+        // A node index out of the graph.
+        let mut l = loaded();
+        let n = l.icfg.num_nodes();
+        l.sancov.as_mut().unwrap().flags[1].not_ran = vec![NodeId::new(n)];
+        let e = decode_loaded(&encode_loaded(&l)).unwrap_err();
+        assert!(e.contains(&format!("node {n} of a graph of {n}")), "{e}");
+    }
+}
