@@ -19,7 +19,12 @@ fuzz_target!(|data: &[u8]| {
     let core = Core::from_bytes(core.to_vec(), Path::new("core"));
     let bin = Binary::from_bytes(bin.to_vec(), Path::new("prog"));
     if let Ok(c) = &core {
-        let _ = (c.mem(0, 8), c.mem(u64::MAX - 3, 8), c.auxv.len(), c.files.len());
+        let _ = (
+            c.mem(0, 8),
+            c.mem(u64::MAX - 3, 8),
+            c.auxv.len(),
+            c.files.len(),
+        );
         for (a, _) in c.auxv.iter().take(4) {
             let _ = c.mem(*a, 64);
         }

@@ -38,10 +38,20 @@ fn seal(bytes: &[u8]) -> Vec<u8> {
 fn exercise(bytes: &[u8]) {
     if let Ok(g) = Icfg::decode(bytes) {
         for n in g.nodes() {
-            let _ = (g.kind(n), g.ext_id(n), g.lines(n), g.succs(n).count(), g.preds(n).count());
+            let _ = (
+                g.kind(n),
+                g.ext_id(n),
+                g.lines(n),
+                g.succs(n).count(),
+                g.preds(n).count(),
+            );
             let _ = (g.label(n), g.func_of(n), g.return_sites(n).len());
         }
-        let _ = (g.start(), g.functions().len(), g.async_registrations().len());
+        let _ = (
+            g.start(),
+            g.functions().len(),
+            g.async_registrations().len(),
+        );
         let again = g.encode();
         assert_eq!(seal(&again), again, "the checksum replica is out of date");
         let g2 = Icfg::decode(&again).expect("a re-encoded graph decodes");

@@ -15,7 +15,10 @@ use postmortem_core::{oracle, Answer, Label, NodeId, Query, SolveError, Solver};
 fn sound(labels: &[Label], truth: &[Label], what: &str) {
     assert_eq!(labels.len(), truth.len(), "{what}: label count");
     for (i, (l, t)) in labels.iter().zip(truth).enumerate() {
-        assert!(*l == Label::Maybe || l == t, "{what}: node {i}: {l:?}, truly {t:?}");
+        assert!(
+            *l == Label::Maybe || l == t,
+            "{what}: node {i}: {l:?}, truly {t:?}"
+        );
     }
 }
 
@@ -62,7 +65,8 @@ fuzz_target!(|data: &[u8]| {
         match (fsa.recover(&g, &r), &truth) {
             (Ok(rec), Some(t)) => {
                 sound(&rec.labels, t, what);
-                if *what != "fsa tiny limits" && rec.undecided.is_empty() && rec.weakened.is_empty() {
+                if *what != "fsa tiny limits" && rec.undecided.is_empty() && rec.weakened.is_empty()
+                {
                     assert_eq!(&rec.labels, t, "{what}: exact");
                 }
             }
@@ -88,7 +92,11 @@ fuzz_target!(|data: &[u8]| {
     }
     // One query per solver against the oracle.
     let n = NodeId::new(rng.below(g.num_nodes()));
-    let q = if opt(4) & 1 == 1 { Query::MayRun(n) } else { Query::MaySkip(n) };
+    let q = if opt(4) & 1 == 1 {
+        Query::MayRun(n)
+    } else {
+        Query::MaySkip(n)
+    };
     let exact = oracle::check(&g, &r, Some(&q));
     for (what, fsa) in &solvers[..2] {
         if let Ok(c) = fsa.check(&g, &r, Some(&q)) {
@@ -97,7 +105,10 @@ fuzz_target!(|data: &[u8]| {
                 if let Some(w) = &c.witness {
                     assert_eq!(w.first(), Some(&g.start()), "{what}: witness start");
                     for p in w.windows(2) {
-                        assert!(g.succs(p[0]).any(|(x, _)| x == p[1]), "{what}: witness edge");
+                        assert!(
+                            g.succs(p[0]).any(|(x, _)| x == p[1]),
+                            "{what}: witness edge"
+                        );
                     }
                     assert!(oracle::path_consistent(&r, Some(&q), w), "{what}: witness");
                 }

@@ -27,7 +27,10 @@ fn locate() -> PathBuf {
         return PathBuf::from(p);
     }
     let exe = format!("{EXE}{}", std::env::consts::EXE_SUFFIX);
-    if let Some(dir) = std::env::current_exe().ok().and_then(|e| e.parent().map(Path::to_path_buf)) {
+    if let Some(dir) = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(Path::to_path_buf))
+    {
         let here = dir.join(&exe);
         if here.is_file() {
             return here;
@@ -76,7 +79,6 @@ pub fn load_ir(path: &Path) -> Result<Loaded, Failure> {
             }
         }));
     }
-    decode_loaded(&out.stdout).map_err(|e| {
-        Failure::input(format!("{shown}: {} ({}): {e}", EXE, exe.display()))
-    })
+    decode_loaded(&out.stdout)
+        .map_err(|e| Failure::input(format!("{shown}: {} ({}): {e}", EXE, exe.display())))
 }

@@ -63,9 +63,7 @@ pub fn load_graph(path: &Path) -> Result<Icfg, Failure> {
 
 /// [`load_graph`], with the SanitizerCoverage flag map of LLVM IR input
 /// (None for other inputs: the `.pmcfg` cache does not keep it).
-pub fn load_graph_with_sancov(
-    path: &Path,
-) -> Result<(Icfg, Option<SancovMap>), Failure> {
+pub fn load_graph_with_sancov(path: &Path) -> Result<(Icfg, Option<SancovMap>), Failure> {
     // Large inputs take a second or more: say what is happening, on a terminal.
     let big = std::fs::metadata(path)
         .map(|m| m.len() > 32 << 20)

@@ -81,7 +81,10 @@ fn ir_input_goes_through_the_front_end_found_next_to_postmortem() {
 #[test]
 fn a_missing_front_end_is_one_error_line() {
     let err = one_error_line(&stats_with(Some("/nonexistent/postmortem-llvm")));
-    assert!(err.contains("crash.ll: cannot run the LLVM front-end /nonexistent/postmortem-llvm"), "{err}");
+    assert!(
+        err.contains("crash.ll: cannot run the LLVM front-end /nonexistent/postmortem-llvm"),
+        "{err}"
+    );
     assert!(err.contains("POSTMORTEM_LLVM"), "{err}");
 }
 
@@ -91,7 +94,10 @@ fn a_failing_or_wrong_front_end_is_one_error_line() {
     assert!(err.contains("the LLVM front-end false failed"), "{err}");
     // Output that is not the front-end's.
     let err = one_error_line(&stats_with(Some("echo")));
-    assert!(err.contains("not the output of this version of postmortem-llvm"), "{err}");
+    assert!(
+        err.contains("not the output of this version of postmortem-llvm"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -102,5 +108,8 @@ fn the_front_end_alone_reports_bad_input_in_one_line() {
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert_eq!(err.trim(), "postmortem-llvm: /nonexistent.ll: cannot read: No such file or directory (os error 2)");
+    assert_eq!(
+        err.trim(),
+        "postmortem-llvm: /nonexistent.ll: cannot read: No such file or directory (os error 2)"
+    );
 }

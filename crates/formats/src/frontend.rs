@@ -199,7 +199,6 @@ pub fn is_bitcode(head: &[u8]) -> bool {
     head.starts_with(&[0x42, 0x43, 0xC0, 0xDE]) || head.starts_with(&[0xDE, 0xC0, 0x17, 0x0B])
 }
 
-
 /// The first 8 bytes of the front-end's output: `PMLLVM\0` and the
 /// version of the format.
 pub const WIRE_MAGIC: [u8; 8] = *b"PMLLVM\0\x01";
@@ -274,14 +273,16 @@ pub fn decode_loaded(bytes: &[u8]) -> Result<Loaded, String> {
         .ok_or("truncated front-end output")?;
     let header: WireHeader = serde_json::from_slice(&bytes[16..json_end])
         .map_err(|e| format!("corrupt front-end output: {e}"))?;
-    let icfg = Icfg::decode(&bytes[json_end..])
-        .map_err(|e| format!("corrupt front-end output: {e}"))?;
+    let icfg =
+        Icfg::decode(&bytes[json_end..]).map_err(|e| format!("corrupt front-end output: {e}"))?;
     let n = icfg.num_nodes();
     let node = |i: u32| -> Result<NodeId, String> {
         if (i as usize) < n {
             Ok(NodeId::new(i as usize))
         } else {
-            Err(format!("corrupt front-end output: node {i} of a graph of {n}"))
+            Err(format!(
+                "corrupt front-end output: node {i} of a graph of {n}"
+            ))
         }
     };
     let sancov = match header.sancov {

@@ -23,8 +23,8 @@ pub mod logs;
 pub mod native;
 pub mod output;
 pub mod pmreport;
-pub mod sancov;
 pub mod report_json;
+pub mod sancov;
 pub mod synth;
 
 pub use error::{FormatError, XmlPosition};

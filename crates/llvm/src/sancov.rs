@@ -274,4 +274,3 @@ fn pattern(f: &Function, s: usize) -> Option<(usize, Option<usize>)> {
     let t_only = preds[t].iter().all(|&p| p == *l || p == s) && t != *l && t != s;
     Some((*l, t_only.then_some(t)))
 }
-
