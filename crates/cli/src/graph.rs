@@ -6,14 +6,16 @@
 //! * a graph cache (`.pmcfg`, written by `cfg build`): magic `PMCFG\0`;
 //! * LLVM IR from clang-14: bitcode by its magic, textual IR by the `.ll`
 //!   extension or a leading `; ModuleID` line (and `.bc` by extension),
-//!   through the `postmortem-llvm` front-end, whose diagnostics summary
-//!   goes to stderr as one `postmortem: note: ...` line;
+//!   through the `postmortem-llvm` front-end, run as its own process
+//!   (`frontend.rs`: this binary does not link LLVM), whose diagnostics
+//!   summary goes to stderr as one `postmortem: note: ...` line;
 //! * otherwise csi-cc GraphML, optionally gzip-compressed.
 
 use crate::Failure;
 use postmortem_core::icfg::CACHE_MAGIC;
 use postmortem_core::Icfg;
-use postmortem_llvm::IrFormat;
+use postmortem_formats::frontend::IrFormat;
+use postmortem_formats::sancov::SancovMap;
 use std::io::Read;
 use std::path::Path;
 
@@ -61,9 +63,7 @@ pub fn load_graph(path: &Path) -> Result<Icfg, Failure> {
 
 /// [`load_graph`], with the SanitizerCoverage flag map of LLVM IR input
 /// (None for other inputs: the `.pmcfg` cache does not keep it).
-pub fn load_graph_with_sancov(
-    path: &Path,
-) -> Result<(Icfg, Option<postmortem_llvm::sancov::SancovMap>), Failure> {
+pub fn load_graph_with_sancov(path: &Path) -> Result<(Icfg, Option<SancovMap>), Failure> {
     // Large inputs take a second or more: say what is happening, on a terminal.
     let big = std::fs::metadata(path)
         .map(|m| m.len() > 32 << 20)
@@ -81,7 +81,7 @@ pub fn load_graph_with_sancov(
                 .map_err(|e| Failure::input(format!("{}: {e}", path.display())))
         }
         GraphFormat::Llvm => {
-            let loaded = postmortem_llvm::load_path(path).map_err(Failure::input)?;
+            let loaded = crate::frontend::load_ir(path)?;
             eprintln!("postmortem: note: {}", loaded.report.summary());
             Ok((loaded.icfg, loaded.sancov))
         }

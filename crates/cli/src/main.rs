@@ -7,6 +7,7 @@
 
 mod analyze;
 mod bench;
+mod frontend;
 mod graph;
 mod inputs;
 mod native;

@@ -13,7 +13,7 @@ use crate::Failure;
 use postmortem_core::locate::SourceFrame;
 use postmortem_core::Icfg;
 use postmortem_formats::native::{self, Binary, Core};
-use postmortem_llvm::sancov::{FlagConstraints, SancovMap};
+use postmortem_formats::sancov::{FlagConstraints, SancovMap};
 
 /// What the native inputs gave.
 #[derive(Default)]

@@ -15,6 +15,7 @@
 pub mod annotate;
 pub mod backtrace;
 pub mod error;
+pub mod frontend;
 pub mod graphml;
 pub mod html;
 pub mod lcov;
@@ -23,6 +24,7 @@ pub mod native;
 pub mod output;
 pub mod pmreport;
 pub mod report_json;
+pub mod sancov;
 pub mod sentry;
 
 pub use error::{FormatError, XmlPosition};

@@ -90,6 +90,23 @@ impl Binary {
         let shown = path.display();
         let data =
             std::fs::read(path).map_err(|e| NativeError(format!("{shown}: cannot read: {e}")))?;
+        let lines = addr2line::Loader::new(path).ok();
+        Binary::parse(data, path, lines)
+    }
+
+    /// An ELF executable from its bytes (for tests and fuzzing); `name`
+    /// names it in errors. Without the file there is no DWARF line table:
+    /// [`Binary::symbolize`] gives function names only.
+    pub fn from_bytes(data: Vec<u8>, name: &Path) -> Result<Binary, NativeError> {
+        Binary::parse(data, name, None)
+    }
+
+    fn parse(
+        data: Vec<u8>,
+        path: &Path,
+        lines: Option<addr2line::Loader>,
+    ) -> Result<Binary, NativeError> {
+        let shown = path.display();
         let file = object::File::parse(&*data)
             .map_err(|e| NativeError(format!("{shown}: not an ELF binary: {e}")))?;
         if file.format() != object::BinaryFormat::Elf {
@@ -139,7 +156,6 @@ impl Binary {
             .collect();
         let entry = file.entry();
         drop(file);
-        let lines = addr2line::Loader::new(path).ok();
         Ok(Binary {
             path: path.to_path_buf(),
             data,
@@ -337,6 +353,12 @@ impl Core {
             Bytes::Mapped(unsafe { memmap2::Mmap::map(&file) }.map_err(cannot)?)
         };
         Core::parse(data, path)
+    }
+
+    /// A core from its bytes (for tests and fuzzing); `name` names it in
+    /// errors.
+    pub fn from_bytes(data: Vec<u8>, name: &Path) -> Result<Core, NativeError> {
+        Core::parse(Bytes::Owned(data), name)
     }
 
     fn parse(data: Bytes, path: &Path) -> Result<Core, NativeError> {

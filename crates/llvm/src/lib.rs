@@ -1,6 +1,6 @@
 //! LLVM IR front-end: reads a C/C++ program compiled by clang-14
 //! (`clang-14 -g -O0 -emit-llvm`, textual `.ll` or bitcode `.bc`) into
-//! postmortem's interprocedural control-flow graph ([`Icfg`]).
+//! postmortem's interprocedural control-flow graph ([`Icfg`](postmortem_core::Icfg)).
 //!
 //! ```no_run
 //! let loaded = postmortem_llvm::load_path(std::path::Path::new("prog.bc"))?;
@@ -179,9 +179,11 @@ mod operands;
 pub mod sancov;
 
 pub use decls::DeclAttributes;
+// The front-end's results are plain data, defined without LLVM so that the
+// `postmortem` binary reads them without linking it.
+pub use postmortem_formats::frontend::{is_bitcode, FrontendReport, IrFormat, Loaded};
 
 use postmortem_core::icfg::BuildError;
-use postmortem_core::Icfg;
 use std::path::Path;
 
 /// Declarations whose calls never return even without a `noreturn`
@@ -251,182 +253,6 @@ pub enum LlvmError {
         /// What the graph builder reported.
         source: BuildError,
     },
-}
-
-/// What the front-end had to approximate or wants the user to know, with
-/// the sizes of what it built. Returned alongside the graph.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct FrontendReport {
-    /// Defined functions (each with an entry and an exit node).
-    pub functions: usize,
-    /// Declared functions (outside the program), intrinsics excluded.
-    pub declarations: usize,
-    /// Nodes of the graph.
-    pub nodes: usize,
-    /// Edges of the graph (all kinds).
-    pub edges: usize,
-    /// Call-site nodes.
-    pub call_sites: usize,
-    /// Call sites with a known callee.
-    pub direct_calls: usize,
-    /// Direct calls to declarations (they flow through).
-    pub external_calls: usize,
-    /// Indirect call sites (through a function pointer).
-    pub indirect_calls: usize,
-    /// Indirect calls with at least one compatible address-taken function.
-    pub indirect_resolved: usize,
-    /// Indirect calls with no candidate, treated as calls outside the
-    /// program.
-    pub indirect_unresolved: usize,
-    /// Call edges added for indirect calls.
-    pub indirect_edges: usize,
-    /// Defined functions whose address is taken.
-    pub address_taken: usize,
-    /// Calls to declarations that got call edges to callbacks passed to
-    /// them.
-    pub callback_sites: usize,
-    /// Calls that never return (their path ends there).
-    pub noreturn_calls: usize,
-    /// Call sites of `setjmp`-like (`returns_twice`) functions.
-    pub setjmp_sites: usize,
-    /// Non-local jump edges: from `longjmp`-like sites and from external
-    /// code to the resume point of every `setjmp`-like site.
-    pub longjmp_edges: usize,
-    /// Call sites that may run unknown external code (they call the
-    /// synthetic `<external code>` function).
-    pub external_code_sites: usize,
-    /// Address-taken functions that `<external code>` may call back.
-    pub external_code_targets: usize,
-    /// Calls that register asynchronous roots (signal handlers, thread
-    /// start routines).
-    pub async_registrations: usize,
-    /// Functions that may run asynchronously (see
-    /// [`postmortem_core::Icfg::async_functions`]).
-    pub async_functions: usize,
-    /// C++: plain calls that may throw, given an edge to their function's
-    /// exit (the exception leaves the frame).
-    pub unwind_edges: usize,
-    /// Constructors and destructors (`llvm.global_ctors`/`_dtors`): the
-    /// synthetic `<program>` start calls them before and after `main`.
-    pub constructors: usize,
-    /// `invoke`/`callbr` of inline assembly or an intrinsic (call sites
-    /// with no callee in the program).
-    pub opaque_calls: usize,
-    /// Inline-assembly calls (ordinary instructions).
-    pub inline_asm: usize,
-    /// `callbr` instructions, whose site flows to every block of its
-    /// function.
-    pub callbr: usize,
-    /// Instructions located in another file than their function (their
-    /// line is not recorded).
-    pub foreign_locations: usize,
-    /// Defined functions without debug info (nodes without lines).
-    pub functions_without_debug_info: usize,
-    /// Branches to a block that does not exist (malformed input; dropped).
-    pub bad_branches: usize,
-}
-
-impl FrontendReport {
-    /// One line for the user, e.g. for `postmortem: note: ...`.
-    pub fn summary(&self) -> String {
-        let mut s = format!(
-            "llvm front-end: {} functions, {} nodes, {} call sites; ",
-            self.functions, self.nodes, self.call_sites
-        );
-        if self.indirect_calls == 0 {
-            s.push_str("no indirect calls");
-        } else {
-            s.push_str(&format!(
-                "{} of {} indirect calls resolved to address-taken functions of a compatible type ({} call edges, {} unresolved calls treated as external)",
-                self.indirect_resolved, self.indirect_calls, self.indirect_edges, self.indirect_unresolved
-            ));
-        }
-        let extras = [
-            (self.callback_sites, "library calls given callback edges"),
-            (
-                self.external_code_sites,
-                "calls into unknown external code (which may call back an address-taken function)",
-            ),
-            (self.setjmp_sites, "setjmp sites"),
-            (self.longjmp_edges, "longjmp edges to setjmp resume points"),
-            (
-                self.async_functions,
-                "functions that may run asynchronously (signal handlers, threads)",
-            ),
-            (self.unwind_edges, "calls that may throw out of their frame"),
-            (
-                self.constructors,
-                "constructors/destructors run around main",
-            ),
-            (self.noreturn_calls, "noreturn calls"),
-            (self.callbr, "callbr sites over-approximated"),
-            (
-                self.inline_asm,
-                "inline-assembly calls taken as ordinary instructions",
-            ),
-            (
-                self.foreign_locations,
-                "instructions located in another file",
-            ),
-            (
-                self.functions_without_debug_info,
-                "functions without debug info",
-            ),
-            (self.bad_branches, "branches to missing blocks dropped"),
-        ];
-        for (n, what) in extras {
-            if n > 0 {
-                s.push_str(&format!("; {n} {what}"));
-            }
-        }
-        s
-    }
-}
-
-/// A graph built from LLVM IR, with the front-end's report.
-#[derive(Clone, Debug)]
-pub struct Loaded {
-    /// The graph.
-    pub icfg: Icfg,
-    /// What the front-end approximated.
-    pub report: FrontendReport,
-    /// The SanitizerCoverage flags of the module mapped to nodes (see
-    /// [`sancov`]); None when the module has none.
-    pub sancov: Option<sancov::SancovMap>,
-}
-
-/// The two input forms of LLVM IR.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum IrFormat {
-    /// Textual IR (`.ll`).
-    Text,
-    /// Bitcode (`.bc`), raw or in the wrapper format.
-    Bitcode,
-}
-
-impl IrFormat {
-    /// The format of a file from its first bytes and its name: bitcode by
-    /// its magic number, textual IR by the `.ll` extension or a leading
-    /// `; ModuleID` / `source_filename` line. `None`: not LLVM IR.
-    pub fn sniff(path: &Path, head: &[u8]) -> Option<IrFormat> {
-        if is_bitcode(head) {
-            return Some(IrFormat::Bitcode);
-        }
-        let ext = path.extension().and_then(|e| e.to_str());
-        if ext == Some("ll")
-            || head.starts_with(b"; ModuleID")
-            || head.starts_with(b"source_filename")
-        {
-            return Some(IrFormat::Text);
-        }
-        None
-    }
-}
-
-/// Whether `head` starts with LLVM's bitcode magic (raw `BC 0xC0DE` or the
-/// wrapper `0x0B17C0DE`).
-pub fn is_bitcode(head: &[u8]) -> bool {
-    head.starts_with(&[0x42, 0x43, 0xC0, 0xDE]) || head.starts_with(&[0xDE, 0xC0, 0x17, 0x0B])
 }
 
 /// Reads a `.ll` or `.bc` file (told apart by content, see
