@@ -1474,10 +1474,7 @@ gdb.execute("kill", to_string=True)
         for u in fig.unsound.drain(from..) {
             let v = verdict.get(&(u.file.clone(), u.line));
             let settled = u.report == report
-                && match (u.label, v) {
-                    ("Yes", Some(true)) | ("No", Some(false)) => true,
-                    _ => false,
-                };
+                && matches!((u.label, v), ("Yes", Some(true)) | ("No", Some(false)));
             if settled {
                 fig.refereed.push(u);
             } else {
