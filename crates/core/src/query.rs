@@ -258,6 +258,9 @@ enum Re {
     Cat(Vec<Re>),
     Alt(Vec<Re>),
     Star(Box<Re>),
+    /// One or more: built once (not as `x x*`, which copies `x` and makes
+    /// `x++++...` exponential in the number of `+`).
+    Plus(Box<Re>),
 }
 
 struct ReParser {
@@ -293,7 +296,7 @@ impl ReParser {
         while let Some(Tok::Op(c @ ('*' | '+' | '?'))) = self.toks.get(self.pos) {
             r = match c {
                 '*' => Re::Star(Box::new(r)),
-                '+' => Re::Cat(vec![r.clone(), Re::Star(Box::new(r))]),
+                '+' => Re::Plus(Box::new(r)),
                 _ => Re::Alt(vec![r, Re::Cat(vec![])]),
             };
             self.pos += 1;
@@ -545,6 +548,12 @@ impl Nfa {
                 self.eps[b as usize].push(a);
                 self.eps[b as usize].push(o);
             }
+            Re::Plus(x) => {
+                let (a, b) = self.build(x);
+                self.eps[i as usize].push(a);
+                self.eps[b as usize].push(a);
+                self.eps[b as usize].push(o);
+            }
         }
         (i, o)
     }
@@ -569,7 +578,7 @@ fn re_sels(r: &Re, out: &mut Vec<String>) {
             }
         }
         Re::Cat(v) | Re::Alt(v) => v.iter().for_each(|x| re_sels(x, out)),
-        Re::Star(x) => re_sels(x, out),
+        Re::Star(x) | Re::Plus(x) => re_sels(x, out),
     }
 }
 
@@ -803,6 +812,26 @@ mod tests {
         assert!(compile_regex(&g, "(x0").is_err());
         assert!(compile_regex(&g, "x0)").is_err());
         assert!(compile_regex(&g, "!").is_err());
+    }
+
+    /// Fuzzer find (`query` target, out of memory): `x+` was `x x*`, so
+    /// every further `+` doubled the expression: 44 of them ran out of
+    /// memory. Now linear, and `x++` means `x+`.
+    #[test]
+    fn repeated_plus_is_linear() {
+        let (g, x) = graph();
+        let many = format!("x0{}", "+".repeat(60));
+        let d = compile_regex(&g, &many).unwrap();
+        let one = compile_regex(&g, "x0+").unwrap();
+        assert_eq!(d.num_states(), one.num_states());
+        assert!(accepts(&d, &[x[0]]) && accepts(&d, &[x[0], x[0], x[0]]));
+        assert!(!accepts(&d, &[]) && !accepts(&d, &[x[1]]));
+        let d = compile_regex(&g, "(x0 x1)+").unwrap();
+        assert!(accepts(&d, &[x[0], x[1], x[0], x[1]]));
+        assert!(!accepts(&d, &[x[0], x[1], x[0]]));
+        // The fuzzer's input itself.
+        let found = "R\0++++++++++++++++++++++++++++++++++++++++++\"\"*++\0\"\"*++";
+        let _ = compile_regex(&g, found);
     }
 
     #[test]
