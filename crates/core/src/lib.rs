@@ -9,6 +9,8 @@
 //!   (PLDI 2017, section 4.2), with one-pass bulk recovery.
 //! * [`fsa`]: the FSA solver: any regular constraint or query, explored on
 //!   the fly in the product with the ICFG, with witnesses.
+//! * [`cs`]: the context-sensitive solver (matched calls and returns, the
+//!   crash stack as the pending calls) over a base solver's labels.
 //! * [`concurrency`]: signal handlers and threads: [`concurrency::ProcessWide`]
 //!   keeps any solver's labels sound for the whole process.
 //! * [`query`]: the query language (selectors, formulas, regexes) compiled
@@ -23,6 +25,7 @@
 pub mod algo;
 pub mod automaton;
 pub mod concurrency;
+pub mod cs;
 pub mod fsa;
 pub mod graph;
 pub mod icfg;

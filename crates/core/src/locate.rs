@@ -935,6 +935,8 @@ impl<'g> Locator<'g> {
         // that cannot be built is blamed on the callee when its entry is
         // missing, else on the caller.
         let mut stack_inner_first: Vec<Frame> = Vec::new();
+        // The pair index k of every frame built, innermost first.
+        let mut built: Vec<usize> = Vec::new();
         let mut blame: Vec<Option<(Problem, usize)>> = vec![None; frames.len()];
         let mut charge = |k: usize, p: Problem| {
             let e = blame[k].get_or_insert((p, 0));
@@ -989,7 +991,10 @@ impl<'g> Locator<'g> {
                 Place::Outside | Place::Unknown => None,
             };
             match (call, entry) {
-                (Some(call), Some(entry)) => stack_inner_first.push(Frame { call, entry }),
+                (Some(call), Some(entry)) => {
+                    built.push(k);
+                    stack_inner_first.push(Frame { call, entry });
+                }
                 (_, None) => charge(
                     k,
                     match callee {
@@ -1021,6 +1026,7 @@ impl<'g> Locator<'g> {
         }
         stack_inner_first.reverse();
         report.stack = stack_inner_first;
+        report.stack_gaps = stack_gaps(&built, c, frames.len());
         Located { report, warnings }
     }
 
@@ -1063,6 +1069,39 @@ impl<'g> Locator<'g> {
             action: Action::Dropped,
         }
     }
+}
+
+/// Where frames were dropped, as [`Report::stack_gaps`] positions (outer
+/// first), given the pair index `k` of every frame built (innermost first;
+/// pair `k` joins backtrace frames `k` and `k + 1`), the crash frame `c`
+/// and the number of backtrace frames.
+fn stack_gaps(built: &[usize], c: usize, n_frames: usize) -> Vec<usize> {
+    let m = built.len();
+    let pairs_end = n_frames.saturating_sub(1); // pairs c..pairs_end
+    let mut gaps = Vec::new();
+    match (built.first(), built.last()) {
+        (Some(&first), Some(&last)) => {
+            if last + 1 < pairs_end {
+                gaps.push(0);
+            }
+            for p in (0..m - 1).rev() {
+                if built[p + 1] > built[p] + 1 {
+                    gaps.push(m - 1 - p);
+                }
+            }
+            if first > c {
+                gaps.push(m);
+            }
+        }
+        _ => {
+            if pairs_end > c {
+                gaps.push(0);
+            }
+        }
+    }
+    gaps.sort_unstable();
+    gaps.dedup();
+    gaps
 }
 
 /// Names a library function may carry in call notes, given the name a

@@ -89,6 +89,16 @@ pub struct Report {
     pub obs_no: Vec<NodeSet>,
     /// Bursty traces.
     pub bursty: Vec<Bursty>,
+    /// Where the stack may have frames the report does not show: `i` in
+    /// this list means unreported calls may be pending between frame
+    /// `i - 1` (or the start, for 0) and frame `i` (or the crash, for
+    /// `stack.len()`). A backtrace frame that could not be placed in the
+    /// graph (library code calling back into the program, a function not
+    /// found) leaves such a gap. The context-insensitive solvers read the
+    /// stack as a subsequence anyway; the context-sensitive solver reads
+    /// it as exactly the pending calls except at these gaps (and where
+    /// consecutive frames do not chain). Sorted, deduplicated.
+    pub stack_gaps: Vec<usize>,
 }
 
 /// Where a constraint came from in the report.
@@ -127,6 +137,7 @@ impl Report {
         Report {
             stack: self.stack.clone(),
             crash: self.crash.clone(),
+            stack_gaps: self.stack_gaps.clone(),
             ..Report::default()
         }
     }
@@ -152,17 +163,45 @@ impl Report {
     /// solvers.
     pub fn restrict(&self, keep: &[Origin]) -> Report {
         let mut r = Report::default();
+        // Original index of each kept frame, to mark the gaps left by
+        // dropped ones.
+        let mut kept: Vec<usize> = Vec::new();
         for o in keep {
             match *o {
                 Origin::Crash => r.crash = self.crash.clone(),
-                Origin::Frame(i) => r.stack.push(self.stack[i].clone()),
+                Origin::Frame(i) => {
+                    kept.push(i);
+                    r.stack.push(self.stack[i].clone());
+                }
                 Origin::ObsYes(i) => r.obs_yes.push(self.obs_yes[i].clone()),
                 Origin::ObsNo(i) => r.obs_no.push(self.obs_no[i].clone()),
                 Origin::Bursty(i) => r.bursty.push(self.bursty[i].clone()),
                 Origin::Query => {}
             }
         }
+        r.stack_gaps = self.gaps_after_keeping(&kept);
         r
+    }
+
+    /// The gaps of the stack made of the frames `kept` (original indices,
+    /// increasing): a gap wherever frames were dropped or there was one.
+    fn gaps_after_keeping(&self, kept: &[usize]) -> Vec<usize> {
+        let has_gap = |lo: usize, hi: usize| {
+            // Dropped frames lo..hi, or a gap at some position lo..=hi.
+            hi > lo || self.stack_gaps.iter().any(|&g| g >= lo && g <= hi)
+        };
+        let mut gaps = Vec::new();
+        let mut prev = 0usize; // first original index not yet accounted for
+        for (new_i, &orig) in kept.iter().enumerate() {
+            if has_gap(prev, orig) {
+                gaps.push(new_i);
+            }
+            prev = orig + 1;
+        }
+        if has_gap(prev, self.stack.len()) {
+            gaps.push(kept.len());
+        }
+        gaps
     }
 
     /// Every node the report mentions (for validation and display).

@@ -8,12 +8,15 @@
 //!   tests and fuzz targets.
 //! * [`oracle`]: brute-force reference solvers (bounded path enumeration)
 //!   every solver is checked against.
+//! * [`oracle_cs`]: the same for the context-sensitive solver: valid
+//!   paths with matched calls and returns, bounded stack.
 //! * [`synth`]: the synthetic gcc-sized program and the report of a
 //!   simulated run of it, for benchmarks.
 
 #![deny(missing_docs)]
 
 pub mod oracle;
+pub mod oracle_cs;
 pub mod rng;
 pub mod synth;
 pub mod testgen;

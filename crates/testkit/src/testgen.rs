@@ -28,6 +28,32 @@ impl Default for GraphShape {
 /// A random ICFG with calls, recursion, loops and library calls. Node `i`
 /// gets input id `"v<i>"`.
 pub fn random_icfg(rng: &mut Rng, shape: &GraphShape) -> Icfg {
+    random_builder(rng, shape)
+        .0
+        .build()
+        .expect("random graph builds")
+}
+
+/// A random ICFG as [`random_icfg`] makes, plus non-local jumps
+/// (`longjmp`): flow edges from a few nodes to nodes of other functions.
+pub fn random_icfg_with_jumps(rng: &mut Rng, shape: &GraphShape) -> Icfg {
+    let (mut b, funcs_nodes) = random_builder(rng, shape);
+    if funcs_nodes.len() > 1 {
+        for _ in 0..1 + rng.below(2) {
+            let fa = rng.below(funcs_nodes.len());
+            let mut fb = rng.below(funcs_nodes.len());
+            if fb == fa {
+                fb = (fb + 1) % funcs_nodes.len();
+            }
+            let (a, c) = (&funcs_nodes[fa], &funcs_nodes[fb]);
+            b.add_flow_edge(a[rng.below(a.len())], c[rng.below(c.len())]);
+        }
+    }
+    b.build().expect("random graph builds")
+}
+
+/// The builder of [`random_icfg`], and the body nodes of each function.
+fn random_builder(rng: &mut Rng, shape: &GraphShape) -> (IcfgBuilder, Vec<Vec<NodeId>>) {
     let nf = 1 + rng.below(shape.max_functions.max(1));
     let mut b = IcfgBuilder::new();
     let mut funcs = Vec::new();
@@ -109,7 +135,8 @@ pub fn random_icfg(rng: &mut Rng, shape: &GraphShape) -> Icfg {
             }
         }
     }
-    b.build().expect("random graph builds")
+    let bodies = parts.iter().map(|p| p.2.clone()).collect();
+    (b, bodies)
 }
 
 /// A random report. Most are derived from a real random walk (so they are

@@ -1,0 +1,248 @@
+//! The context-sensitive solver: calls and returns matched, the crash
+//! stack exactly the pending calls (PLDI 2017's s-VPA semantics, Definition
+//! 3, for the stack).
+//!
+//! [`Cs`] runs a *base* solver (FSA by default) on the whole report, then
+//! refines its labels with the context-sensitive analysis of the stack in
+//! [`frames`] over the graph without the nodes the base proved never ran.
+//! Both are sound, so the combination is: a node is Yes if either proves
+//! it ran on every consistent execution, No if either proves it ran on
+//! none. The context-sensitive part reads the stack, the crash and the
+//! nodes known not to have run; the other constraints (traces, ambiguous
+//! sets) it leaves to the base, so its labels are never less precise than
+//! the base's and are exact for reports of a stack and a crash.
+//!
+//! `best` is the same combination, but when the context-sensitive part
+//! finds no path (the stack does not fit the graph's calls: a frame the
+//! backtrace reader could not place, an inaccurate call graph) it keeps the
+//! base's answer and says so, where `cs` reports the stack impossible.
+
+pub(crate) mod frames;
+
+use crate::graph::BitSet;
+use crate::icfg::Icfg;
+use crate::report::{Origin, Report};
+use crate::solver::{Answer, Checked, Label, Query, Recovery, SolveError, Solver, Weakening};
+use frames::{CsFail, FrameGraph, SameLevel};
+
+/// Limits of the context-sensitive part.
+#[derive(Clone, Debug)]
+pub struct CsLimits {
+    /// Maximum number of (node, stack segment) states of the frame graph;
+    /// past it the base solver's labels are kept, with a weakening.
+    pub max_states: usize,
+}
+
+impl Default for CsLimits {
+    fn default() -> Self {
+        CsLimits {
+            max_states: 4_000_000,
+        }
+    }
+}
+
+/// The context-sensitive solver over a base solver (see the module docs).
+#[derive(Clone, Debug, Default)]
+pub struct Cs<B> {
+    /// The solver whose labels are refined.
+    pub base: B,
+    /// Limits.
+    pub limits: CsLimits,
+    /// `best`: fall back to the base when the stack has no valid path.
+    pub best: bool,
+}
+
+/// The labels of the context-sensitive part alone, for the report's stack
+/// and crash, with the nodes in `removed` known not to have run.
+pub fn stack_labels(
+    g: &Icfg,
+    report: &Report,
+    removed: &BitSet,
+    max_states: usize,
+) -> Result<(Vec<Label>, Vec<(&'static str, u64)>), SolveError> {
+    let sl = SameLevel::compute(g, removed);
+    match FrameGraph::compute(g, report, removed, &sl, max_states) {
+        Ok(fg) => {
+            let labels = (0..g.num_nodes())
+                .map(|v| {
+                    if !fg.may.contains(v) {
+                        Label::No
+                    } else if fg.must.contains(v) {
+                        Label::Yes
+                    } else {
+                        Label::Maybe
+                    }
+                })
+                .collect();
+            let stats = vec![
+                ("cs_states", fg.states as u64),
+                ("cs_kept", fg.kept as u64),
+                ("cs_invoked_functions", fg.invoked as u64),
+            ];
+            Ok((labels, stats))
+        }
+        Err(CsFail::Infeasible) => Err(SolveError::Infeasible {
+            culprit: stack_culprit(g, report, max_states),
+        }),
+        Err(CsFail::TooLarge(n)) => Err(SolveError::Limit(format!(
+            "the context-sensitive frame graph exceeds {n} states"
+        ))),
+    }
+}
+
+/// The first frame (or the crash) whose addition makes the stack
+/// impossible.
+fn stack_culprit(g: &Icfg, report: &Report, max_states: usize) -> Origin {
+    let none = BitSet::new(g.num_nodes());
+    let sl = SameLevel::compute(g, &none);
+    for i in 1..=report.stack.len() {
+        let keep: Vec<Origin> = (0..i).map(Origin::Frame).collect();
+        let r = report.restrict(&keep);
+        if matches!(
+            FrameGraph::compute(g, &r, &none, &sl, max_states),
+            Err(CsFail::Infeasible)
+        ) {
+            return Origin::Frame(i - 1);
+        }
+    }
+    Origin::Crash
+}
+
+impl<B: Solver> Cs<B> {
+    fn refine(&self, g: &Icfg, report: &Report, mut rec: Recovery) -> Result<Recovery, SolveError> {
+        let mut removed = BitSet::new(g.num_nodes());
+        for (v, &l) in rec.labels.iter().enumerate() {
+            if l == Label::No {
+                removed.insert(v);
+            }
+        }
+        for s in &report.obs_no {
+            if let Some(n) = s.single() {
+                removed.insert(n.index());
+            }
+        }
+        let (labels, stats) = match stack_labels(g, report, &removed, self.limits.max_states) {
+            Ok(x) => x,
+            Err(SolveError::Infeasible { culprit }) if !self.best => {
+                return Err(SolveError::Infeasible { culprit })
+            }
+            Err(e) => {
+                rec.weakened.push(Weakening {
+                    origin: Origin::Crash,
+                    how: format!(
+                        "context-sensitive refinement skipped ({e}); labels of the {} solver kept",
+                        self.base.name()
+                    ),
+                });
+                rec.stats.push(("cs_skipped", 1));
+                return Ok(rec);
+            }
+        };
+        let (mut yes, mut no) = (0u64, 0u64);
+        for (v, l) in labels.into_iter().enumerate() {
+            match (rec.labels[v], l) {
+                (Label::Yes, Label::No) | (Label::No, Label::Yes) => {
+                    // Both sound: no execution is consistent at all.
+                    if self.best {
+                        rec.stats.push(("cs_conflict", 1));
+                        return Ok(rec);
+                    }
+                    return Err(SolveError::Infeasible {
+                        culprit: stack_culprit(g, report, self.limits.max_states),
+                    });
+                }
+                (Label::Maybe, Label::Yes) => {
+                    rec.labels[v] = Label::Yes;
+                    yes += 1;
+                }
+                (Label::Maybe, Label::No) => {
+                    rec.labels[v] = Label::No;
+                    no += 1;
+                }
+                _ => {}
+            }
+        }
+        rec.undecided
+            .retain(|n| rec.labels[n.index()] == Label::Maybe);
+        rec.stats.extend(stats);
+        rec.stats.push(("cs_yes_added", yes));
+        rec.stats.push(("cs_no_added", no));
+        Ok(rec)
+    }
+}
+
+impl<B: Solver> Solver for Cs<B> {
+    fn name(&self) -> &'static str {
+        if self.best {
+            "best"
+        } else {
+            "cs"
+        }
+    }
+
+    fn check(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        query: Option<&Query>,
+    ) -> Result<Checked, SolveError> {
+        let impossible = Checked {
+            answer: Answer::Impossible,
+            weakened: Vec::new(),
+            witness: None,
+        };
+        match self.decided(g, report, query)? {
+            Some(Answer::Impossible) => Ok(impossible),
+            _ => self.base.check(g, report, query),
+        }
+    }
+
+    fn possible(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        query: Option<&Query>,
+    ) -> Result<Answer, SolveError> {
+        match self.decided(g, report, query)? {
+            Some(Answer::Impossible) => Ok(Answer::Impossible),
+            _ => self.base.possible(g, report, query),
+        }
+    }
+
+    fn recover(&self, g: &Icfg, report: &Report) -> Result<Recovery, SolveError> {
+        let rec = self.base.recover(g, report)?;
+        self.refine(g, report, rec)
+    }
+}
+
+impl<B: Solver> Cs<B> {
+    /// What the context-sensitive labels alone say about a query:
+    /// `Some(Impossible)` when the report is impossible with the stack, or
+    /// the query asks whether a node that is No ran (or whether a Yes one
+    /// was skipped); `None` when the base must answer.
+    fn decided(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        query: Option<&Query>,
+    ) -> Result<Option<Answer>, SolveError> {
+        let mut removed = BitSet::new(g.num_nodes());
+        for s in &report.obs_no {
+            if let Some(n) = s.single() {
+                removed.insert(n.index());
+            }
+        }
+        let labels = match stack_labels(g, report, &removed, self.limits.max_states) {
+            Ok((l, _)) => l,
+            Err(SolveError::Infeasible { .. }) if !self.best => {
+                return Ok(Some(Answer::Impossible))
+            }
+            Err(_) => return Ok(None),
+        };
+        Ok(match query {
+            Some(Query::MayRun(n)) if labels[n.index()] == Label::No => Some(Answer::Impossible),
+            Some(Query::MaySkip(n)) if labels[n.index()] == Label::Yes => Some(Answer::Impossible),
+            _ => None,
+        })
+    }
+}

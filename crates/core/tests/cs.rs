@@ -1,0 +1,510 @@
+//! The context-sensitive solver against a bounded-stack oracle of valid
+//! paths, and against the solvers it refines.
+
+use postmortem_core::cs::Cs;
+use postmortem_core::fsa::Fsa;
+use postmortem_core::utl::Utl;
+use postmortem_core::{
+    EdgeKind, Frame, Icfg, IcfgBuilder, Label, NodeId, NodeKind, NodeSet, NodeSpec, Report,
+    SolveError, Solver,
+};
+use postmortem_testkit::oracle_cs;
+use postmortem_testkit::testgen::{random_icfg, random_report, GraphShape, Rng};
+
+fn cases() -> u64 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2000)
+}
+
+fn cs() -> Cs<Fsa> {
+    Cs::default()
+}
+
+/// A report whose stack is the pending calls of a random valid walk (so it
+/// is usually feasible for the context-sensitive semantics), with the
+/// random report's other constraints.
+fn cs_report(rng: &mut Rng, g: &Icfg, expressible: bool) -> Report {
+    let mut r = random_report(rng, g, expressible);
+    if rng.chance(30) {
+        return r;
+    }
+    // A valid walk with a stack.
+    let mut v = g.start();
+    let mut stack: Vec<(NodeId, NodeId)> = Vec::new();
+    let len = 1 + rng.below(14);
+    for _ in 0..len {
+        let mut next: Vec<(NodeId, Option<(NodeId, NodeId)>, bool)> = Vec::new();
+        for (w, k) in g.succs(v) {
+            match k {
+                EdgeKind::Local => next.push((w, None, false)),
+                EdgeKind::Call => next.push((w, Some((v, w)), false)),
+                EdgeKind::Return => {}
+            }
+        }
+        if g.function(g.func_of(v)).exit == Some(v) {
+            if let Some(&(s, _)) = stack.last() {
+                for rs in g.return_sites(s) {
+                    next.push((rs, None, true));
+                }
+            }
+        }
+        if next.is_empty() {
+            break;
+        }
+        let (w, push, pop) = next[rng.below(next.len())];
+        if pop {
+            stack.pop();
+        }
+        if let Some(f) = push {
+            stack.push(f);
+        }
+        v = w;
+    }
+    r.crash = Some(NodeSet::one(v));
+    r.stack = stack
+        .iter()
+        .map(|&(s, e)| Frame {
+            call: NodeSet::one(s),
+            entry: NodeSet::one(e),
+        })
+        .collect();
+    if !r.stack.is_empty() && rng.chance(20) {
+        // Drop a frame: the locator's gap.
+        let i = rng.below(r.stack.len());
+        let keep: Vec<_> = r
+            .origins()
+            .into_iter()
+            .filter(|o| *o != postmortem_core::Origin::Frame(i))
+            .collect();
+        r = r.restrict(&keep);
+    }
+    if rng.chance(50) {
+        r.obs_yes.clear();
+        r.bursty.clear();
+    }
+    r
+}
+
+fn describe(g: &Icfg, r: &Report) -> String {
+    let mut s = String::new();
+    for v in g.nodes() {
+        let succ: Vec<String> = g
+            .succs(v)
+            .map(|(w, k)| format!("{}{:?}", g.ext_id(w), k))
+            .collect();
+        s.push_str(&format!(
+            "{} {:?} {:?}: {}\n",
+            g.ext_id(v),
+            g.kind(v),
+            g.function(g.func_of(v)).name,
+            succ.join(" ")
+        ));
+    }
+    s.push_str(&format!("{r:?}\n"));
+    s
+}
+
+/// Sound against the oracle's paths, never less precise than FSA, and
+/// exact for stack-only reports when the enumeration was complete.
+#[test]
+fn cs_is_sound_against_valid_paths_and_refines_fsa() {
+    let shape = GraphShape {
+        max_functions: 4,
+        max_body: 4,
+    };
+    let (mut compared, mut exact_checked, mut refined) = (0, 0, 0);
+    for seed in 0..cases() {
+        let mut rng = Rng::new(seed ^ 0xC5);
+        let g = random_icfg(&mut rng, &shape);
+        let mut r = cs_report(&mut rng, &g, seed % 3 == 0);
+        let stack_only = seed % 2 == 0;
+        if stack_only {
+            r = Report {
+                obs_no: Vec::new(),
+                ..r.stack_only()
+            };
+        }
+        let paths = oracle_cs::enumerate(&g, &r, 13, 4);
+        let base = Fsa::default().recover(&g, &r);
+        let got = cs().recover(&g, &r);
+        let ctx = || format!("seed {seed}\n{}", describe(&g, &r));
+        let labels = match got {
+            Ok(rec) => rec.labels,
+            Err(SolveError::Infeasible { .. }) => {
+                assert_eq!(
+                    paths.found,
+                    0,
+                    "cs says impossible, the oracle found a path: {}",
+                    ctx()
+                );
+                continue;
+            }
+            Err(e) => panic!("{e} {}", ctx()),
+        };
+        compared += 1;
+        if let Some(want) = paths.labels() {
+            for v in 0..g.num_nodes() {
+                match labels[v] {
+                    Label::No => assert!(!paths.seen[v], "node {v} No but ran: {}", ctx()),
+                    Label::Yes => assert!(paths.all[v], "node {v} Yes but skipped: {}", ctx()),
+                    Label::Maybe => {}
+                }
+            }
+            if stack_only && !paths.cut {
+                exact_checked += 1;
+                for v in 0..g.num_nodes() {
+                    assert_eq!(
+                        labels[v] == Label::No,
+                        want[v] == Label::No,
+                        "node {v}: may-run is not exact: {}",
+                        ctx()
+                    );
+                }
+            }
+        } else if stack_only {
+            // The stack alone is decided exactly; with other constraints
+            // the combination may miss that no path satisfies them all
+            // (then any label is vacuously sound).
+            assert!(paths.cut, "no path at all, yet cs labels: {}", ctx());
+        }
+        if let Ok(b) = base {
+            for v in 0..g.num_nodes() {
+                if b.labels[v] != Label::Maybe {
+                    assert_eq!(
+                        labels[v],
+                        b.labels[v],
+                        "node {v}: less precise than fsa: {}",
+                        ctx()
+                    );
+                }
+            }
+            if labels != b.labels {
+                refined += 1;
+            }
+        }
+    }
+    // The comparison must have bitten.
+    eprintln!("compared {compared}, exact {exact_checked}, refined {refined}");
+    assert!(compared > cases() / 4, "{compared}");
+    assert!(exact_checked > cases() / 50, "{exact_checked}");
+    assert!(refined > cases() / 20, "{refined}");
+}
+
+/// UTL as the base: the same relations.
+#[test]
+fn cs_over_utl_is_sound() {
+    for seed in 0..cases() / 2 {
+        let mut rng = Rng::new(seed ^ 0x07);
+        let g = random_icfg(&mut rng, &GraphShape::default());
+        let r = cs_report(&mut rng, &g, true);
+        let paths = oracle_cs::enumerate(&g, &r, 12, 4);
+        let s: Cs<Utl> = Cs::default();
+        if let Ok(rec) = s.recover(&g, &r) {
+            for v in 0..g.num_nodes() {
+                match rec.labels[v] {
+                    Label::No => assert!(!paths.seen[v], "seed {seed} node {v}"),
+                    Label::Yes => assert!(paths.found == 0 || paths.all[v], "seed {seed} node {v}"),
+                    Label::Maybe => {}
+                }
+            }
+        } else {
+            assert_eq!(paths.found, 0, "seed {seed}");
+        }
+    }
+}
+
+struct Prog {
+    g: Icfg,
+}
+
+impl Prog {
+    fn id(&self, s: &str) -> NodeId {
+        self.g.lookup(s).expect(s)
+    }
+}
+
+/// Builds a graph from `(function, [(id, kind)], flow edges, calls)`.
+fn build(
+    funcs: &[(&str, &[(&str, NodeKind)])],
+    flow: &[(&str, &str)],
+    calls: &[(&str, &str)],
+) -> Prog {
+    let mut b = IcfgBuilder::new();
+    for (name, nodes) in funcs {
+        let f = b.function(name);
+        for (i, (id, kind)) in nodes.iter().enumerate() {
+            b.add_node(NodeSpec {
+                ext_id: id,
+                kind: *kind,
+                func: f,
+                label: id,
+                lines: &[i as u32 + 1],
+            })
+            .unwrap();
+        }
+    }
+    for (a, c) in flow {
+        let (a, c) = (b.lookup(a).unwrap(), b.lookup(c).unwrap());
+        b.add_flow_edge(a, c);
+    }
+    for (a, c) in calls {
+        let (a, c) = (b.lookup(a).unwrap(), b.lookup(c).unwrap());
+        b.add_call_edge(a, c);
+    }
+    Prog {
+        g: b.build().unwrap(),
+    }
+}
+
+use NodeKind::{CallSite as C, Entry as En, Exit as Ex, Statement as S};
+
+/// PLDI 2017, Figure 1: `main` calls `f` twice; the crash is in `f`
+/// called from the first site, so `E` (after the first call returns) did
+/// not run; context-insensitively it may have.
+#[test]
+fn figure1_code_after_a_pending_call_did_not_run() {
+    let p = build(
+        &[
+            (
+                "main",
+                &[("m.en", En), ("c1", C), ("E", S), ("c2", C), ("m.ex", Ex)],
+            ),
+            ("f", &[("f.en", En), ("crash", S), ("f.ex", Ex)]),
+        ],
+        &[
+            ("m.en", "c1"),
+            ("c1", "E"),
+            ("E", "c2"),
+            ("c2", "m.ex"),
+            ("f.en", "crash"),
+            ("crash", "f.ex"),
+        ],
+        &[("c1", "f.en"), ("c2", "f.en")],
+    );
+    let r = Report {
+        stack: vec![Frame {
+            call: NodeSet::one(p.id("c1")),
+            entry: NodeSet::one(p.id("f.en")),
+        }],
+        crash: Some(NodeSet::one(p.id("crash"))),
+        ..Report::default()
+    };
+    let fsa = Fsa::default().recover(&p.g, &r).unwrap();
+    let got = cs().recover(&p.g, &r).unwrap();
+    assert_eq!(fsa.labels[p.id("E").index()], Label::Maybe);
+    assert_eq!(got.labels[p.id("E").index()], Label::No);
+    assert_eq!(got.labels[p.id("c2").index()], Label::No);
+    assert_eq!(got.labels[p.id("f.ex").index()], Label::No);
+    assert_eq!(got.labels[p.id("c1").index()], Label::Yes);
+    // The query "was E executed?" is impossible, "was c1?" possible.
+    use postmortem_core::{Answer, Query};
+    let q = |n: &str| {
+        cs().possible(&p.g, &r, Some(&Query::MayRun(p.id(n))))
+            .unwrap()
+    };
+    assert_eq!(q("E"), Answer::Impossible);
+    assert_eq!(q("c1"), Answer::Possible);
+    // With a gap before the frame (the backtrace lost a frame), E may have
+    // run: main may have called f at c2 after E, through unreported frames
+    // only if something else calls; here nothing does, so it stays No.
+    let gapped = Report {
+        stack_gaps: vec![1],
+        ..r.clone()
+    };
+    let l = cs().recover(&p.g, &gapped).unwrap().labels;
+    assert_eq!(l[p.id("E").index()], Label::No);
+}
+
+/// A completed call inside the crashing frame: the callee ran completely
+/// (its exit is Yes) and code that only a return to the wrong caller would
+/// reach stays No.
+#[test]
+fn completed_calls_return_to_their_caller() {
+    let p = build(
+        &[
+            ("main", &[("m.en", En), ("a", C), ("b", C), ("m.ex", Ex)]),
+            ("g", &[("g.en", En), ("x", C), ("after_x", S), ("g.ex", Ex)]),
+            ("h", &[("h.en", En), ("h1", S), ("h.ex", Ex)]),
+            ("k", &[("k.en", En), ("crash", S), ("k.ex", Ex)]),
+        ],
+        &[
+            ("m.en", "a"),
+            ("a", "b"),
+            ("b", "m.ex"),
+            ("g.en", "x"),
+            ("x", "after_x"),
+            ("after_x", "g.ex"),
+            ("h.en", "h1"),
+            ("h1", "h.ex"),
+            ("k.en", "crash"),
+            ("crash", "k.ex"),
+        ],
+        // main: a calls h, b calls g; g: x calls h then after_x; the crash
+        // is in k, called from... nobody but g's x? No: x calls h and k.
+        &[("a", "h.en"), ("b", "g.en"), ("x", "h.en"), ("x", "k.en")],
+    );
+    // Crash in k called from g's x called from main's b.
+    let r = Report {
+        stack: vec![
+            Frame {
+                call: NodeSet::one(p.id("b")),
+                entry: NodeSet::one(p.id("g.en")),
+            },
+            Frame {
+                call: NodeSet::one(p.id("x")),
+                entry: NodeSet::one(p.id("k.en")),
+            },
+        ],
+        crash: Some(NodeSet::one(p.id("crash"))),
+        ..Report::default()
+    };
+    let l = cs().recover(&p.g, &r).unwrap().labels;
+    let at = |n: &str| l[p.id(n).index()];
+    // h ran completely from a (the only way through a).
+    assert_eq!(at("h1"), Label::Yes);
+    assert_eq!(at("h.ex"), Label::Yes);
+    // g's code after the pending call x did not run.
+    assert_eq!(at("after_x"), Label::No);
+    assert_eq!(at("g.ex"), Label::No);
+    assert_eq!(at("m.ex"), Label::No);
+}
+
+/// A longjmp from a callee back into main's setjmp resume point: code after
+/// the resume point may run even though the callee never returned.
+#[test]
+fn longjmp_out_of_a_callee_is_a_way_back() {
+    let p = build(
+        &[
+            (
+                "main",
+                &[
+                    ("m.en", En),
+                    ("sj", C),
+                    ("resume", S),
+                    ("c", C),
+                    ("after", S),
+                    ("crash", S),
+                    ("m.ex", Ex),
+                ],
+            ),
+            ("f", &[("f.en", En), ("lj", C), ("f.ex", Ex)]),
+        ],
+        &[
+            ("m.en", "sj"),
+            ("sj", "resume"),
+            ("resume", "c"),
+            ("c", "after"),
+            ("after", "crash"),
+            ("crash", "m.ex"),
+            ("f.en", "lj"),
+            // longjmp: a cross-function flow edge to the resume point.
+            ("lj", "resume"),
+        ],
+        &[("c", "f.en")],
+    );
+    let r = Report {
+        crash: Some(NodeSet::one(p.id("crash"))),
+        ..Report::default()
+    };
+    // f never returns normally: the jump lands at "resume", which only
+    // leads back to c; "after" needs a normal return, so the crash is
+    // impossible.
+    assert!(matches!(
+        cs().recover(&p.g, &r),
+        Err(SolveError::Infeasible { .. })
+    ));
+    // Give f a normal return too and the crash is possible; f's longjmp
+    // line may have run.
+    let p2 = build(
+        &[
+            (
+                "main",
+                &[
+                    ("m.en", En),
+                    ("sj", C),
+                    ("resume", S),
+                    ("c", C),
+                    ("after", S),
+                    ("crash", S),
+                    ("m.ex", Ex),
+                ],
+            ),
+            ("f", &[("f.en", En), ("lj", C), ("ok", S), ("f.ex", Ex)]),
+        ],
+        &[
+            ("m.en", "sj"),
+            ("sj", "resume"),
+            ("resume", "c"),
+            ("c", "after"),
+            ("after", "crash"),
+            ("crash", "m.ex"),
+            ("f.en", "lj"),
+            ("f.en", "ok"),
+            ("ok", "f.ex"),
+            ("lj", "resume"),
+        ],
+        &[("c", "f.en")],
+    );
+    let r2 = Report {
+        crash: Some(NodeSet::one(p2.id("crash"))),
+        ..Report::default()
+    };
+    let l2 = cs().recover(&p2.g, &r2).unwrap().labels;
+    assert_eq!(
+        l2[p2.id("lj").index()],
+        Label::Maybe,
+        "the jump may have happened"
+    );
+    assert_eq!(l2[p2.id("ok").index()], Label::Yes);
+    let paths = oracle_cs::enumerate(&p2.g, &r2, 16, 3);
+    assert!(paths.seen[p2.id("lj").index()]);
+}
+
+/// Non-local jumps (`longjmp`): sound against the oracle, which pops
+/// frames to any activation of the target's function.
+#[test]
+fn cs_is_sound_with_non_local_jumps() {
+    let shape = GraphShape {
+        max_functions: 4,
+        max_body: 4,
+    };
+    let mut compared = 0;
+    for seed in 0..cases() {
+        let mut rng = Rng::new(seed ^ 0x1A);
+        let g = postmortem_testkit::testgen::random_icfg_with_jumps(&mut rng, &shape);
+        let r = cs_report(&mut rng, &g, seed % 2 == 0);
+        let paths = oracle_cs::enumerate(&g, &r, 13, 4);
+        match cs().recover(&g, &r) {
+            Ok(rec) => {
+                compared += usize::from(paths.found > 0);
+                for v in 0..g.num_nodes() {
+                    match rec.labels[v] {
+                        Label::No => assert!(
+                            !paths.seen[v],
+                            "seed {seed} node {v} No but ran\n{}",
+                            describe(&g, &r)
+                        ),
+                        Label::Yes => assert!(
+                            paths.found == 0 || paths.all[v],
+                            "seed {seed} node {v} Yes but skipped\n{}",
+                            describe(&g, &r)
+                        ),
+                        Label::Maybe => {}
+                    }
+                }
+            }
+            Err(SolveError::Infeasible { .. }) => {
+                assert_eq!(
+                    paths.found,
+                    0,
+                    "seed {seed}: impossible, but\n{}",
+                    describe(&g, &r)
+                )
+            }
+            Err(e) => panic!("seed {seed}: {e}"),
+        }
+    }
+    assert!(compared as u64 > cases() / 4, "{compared}");
+}

@@ -1,0 +1,250 @@
+//! Brute-force reference for the context-sensitive solver: enumerates the
+//! *valid* paths (calls and returns matched through an explicit stack) with
+//! a bounded length and stack depth.
+//!
+//! Semantics, written out independently of the solver:
+//!
+//! * a call edge pushes `(call site, callee entry)`; at a function's exit
+//!   the top frame is popped and the path continues at a return site of
+//!   its call site (return edges of the graph are not used); the exit of
+//!   the bottom activation ends nothing (the path stops there);
+//! * a flow edge between two functions is a non-local jump: it pops frames
+//!   until the current activation is one of the target's function (any
+//!   such depth), and is impossible if there is none;
+//! * at the end, the last node is a crash node and the pending frames,
+//!   outermost first, are `P₀ f₀ P₁ f₁ … fₖ₋₁ Pₖ` where frame `fⱼ` has its
+//!   call site in the report's `call` set and its callee entry in the
+//!   `entry` set, and each `Pⱼ` is empty unless `j` is a *gap*: `j = 0`,
+//!   `j` in the report's `stack_gaps`, or the nodes that end segment `j`
+//!   (frame `j`'s call sites, or the crash nodes for `j = k`) are not all
+//!   in functions that frame `j - 1` enters (a missing crash included);
+//! * every other constraint as in [`crate::oracle::path_consistent`].
+
+use crate::oracle::path_consistent;
+use postmortem_core::icfg::{EdgeKind, Icfg};
+use postmortem_core::ids::{FuncId, NodeId};
+use postmortem_core::report::Report;
+use postmortem_core::solver::Label;
+
+/// The result of an enumeration.
+#[derive(Clone, Debug)]
+pub struct CsPaths {
+    /// Per node: on some consistent path found.
+    pub seen: Vec<bool>,
+    /// Per node: on every consistent path found.
+    pub all: Vec<bool>,
+    /// Consistent paths found.
+    pub found: usize,
+    /// Whether a bound cut some path (if not, the enumeration is exact).
+    pub cut: bool,
+}
+
+impl CsPaths {
+    /// Labels from the paths found (`None` if none was found).
+    pub fn labels(&self) -> Option<Vec<Label>> {
+        if self.found == 0 {
+            return None;
+        }
+        Some(
+            (0..self.seen.len())
+                .map(|v| {
+                    if !self.seen[v] {
+                        Label::No
+                    } else if self.all[v] {
+                        Label::Yes
+                    } else {
+                        Label::Maybe
+                    }
+                })
+                .collect(),
+        )
+    }
+}
+
+fn gaps(g: &Icfg, r: &Report) -> Vec<bool> {
+    let k = r.stack.len();
+    (0..=k)
+        .map(|j| {
+            if j == 0 || r.stack_gaps.contains(&j) {
+                return true;
+            }
+            let home: Vec<FuncId> = r.stack[j - 1]
+                .entry
+                .nodes()
+                .iter()
+                .map(|&e| g.func_of(e))
+                .collect();
+            let ends: Vec<NodeId> = if j < k {
+                r.stack[j].call.nodes().to_vec()
+            } else {
+                match &r.crash {
+                    Some(c) => c.nodes().to_vec(),
+                    None => return true,
+                }
+            };
+            !ends.iter().all(|e| home.contains(&g.func_of(*e)))
+        })
+        .collect()
+}
+
+/// Whether the pending frames match the report's stack (see the module
+/// docs).
+fn stack_matches(r: &Report, gap: &[bool], pending: &[(NodeId, NodeId)]) -> bool {
+    // match_at(j, p): frames j.. of the report matched to pending[p..].
+    let k = r.stack.len();
+    let mut memo = vec![vec![None; pending.len() + 1]; k + 1];
+    fn go(
+        r: &Report,
+        gap: &[bool],
+        pending: &[(NodeId, NodeId)],
+        j: usize,
+        p: usize,
+        memo: &mut Vec<Vec<Option<bool>>>,
+    ) -> bool {
+        if let Some(b) = memo[j][p] {
+            return b;
+        }
+        let k = r.stack.len();
+        let res = if j == k {
+            p == pending.len() || gap[k]
+        } else {
+            let mut ok = false;
+            // Skip unreported frames only at a gap.
+            let mut q = p;
+            loop {
+                if q < pending.len() {
+                    let (s, t) = pending[q];
+                    if r.stack[j].call.contains(s)
+                        && r.stack[j].entry.contains(t)
+                        && go(r, gap, pending, j + 1, q + 1, memo)
+                    {
+                        ok = true;
+                        break;
+                    }
+                }
+                if !gap[j] || q >= pending.len() {
+                    break;
+                }
+                q += 1;
+            }
+            ok
+        };
+        memo[j][p] = Some(res);
+        res
+    }
+    go(r, gap, pending, 0, 0, &mut memo)
+}
+
+/// Enumerates valid paths of at most `max_len` nodes and `max_depth`
+/// pending frames, keeping those consistent with the report.
+pub fn enumerate(g: &Icfg, r: &Report, max_len: usize, max_depth: usize) -> CsPaths {
+    let n = g.num_nodes();
+    let gap = gaps(g, r);
+    let mut out = CsPaths {
+        seen: vec![false; n],
+        all: vec![true; n],
+        found: 0,
+        cut: false,
+    };
+    // Depth-first over (path, stack) with explicit successor lists.
+    struct Level {
+        succs: Vec<(NodeId, Vec<(NodeId, NodeId)>)>,
+        next: usize,
+    }
+    // The function of the activation with `d` pending frames under it.
+    let activation = |stack: &[(NodeId, NodeId)], d: usize| {
+        if d == 0 {
+            g.func_of(g.start())
+        } else {
+            g.func_of(stack[d - 1].1)
+        }
+    };
+    let successors = |v: NodeId, stack: &[(NodeId, NodeId)], cut: &mut bool| {
+        let mut out: Vec<(NodeId, Vec<(NodeId, NodeId)>)> = Vec::new();
+        let f = g.func_of(v);
+        for (w, k) in g.succs(v) {
+            match k {
+                EdgeKind::Local if g.func_of(w) == f => out.push((w, stack.to_vec())),
+                EdgeKind::Local => {
+                    // Pop to any activation of w's function.
+                    let target = g.func_of(w);
+                    for d in 0..=stack.len() {
+                        if activation(stack, d) == target {
+                            out.push((w, stack[..d].to_vec()));
+                        }
+                    }
+                }
+                EdgeKind::Call => {
+                    if stack.len() >= max_depth {
+                        *cut = true;
+                        continue;
+                    }
+                    let mut s = stack.to_vec();
+                    s.push((v, w));
+                    out.push((w, s));
+                }
+                EdgeKind::Return => {}
+            }
+        }
+        if g.function(f).exit == Some(v) {
+            if let Some(&(site, _)) = stack.last() {
+                let s = &stack[..stack.len() - 1];
+                for rs in g.return_sites(site) {
+                    if g.func_of(rs) == g.func_of(site) {
+                        out.push((rs, s.to_vec()));
+                    } else {
+                        // A return site in another function: a jump from
+                        // the caller's activation.
+                        for d in 0..=s.len() {
+                            if activation(s, d) == g.func_of(rs) && d < s.len() {
+                                out.push((rs, s[..d].to_vec()));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        out
+    };
+    let mut path = vec![g.start()];
+    let mut stacks: Vec<Vec<(NodeId, NodeId)>> = vec![Vec::new()];
+    let mut cut = false;
+    let mut levels = vec![Level {
+        succs: successors(g.start(), &[], &mut cut),
+        next: 0,
+    }];
+    let visit = |path: &[NodeId], stack: &[(NodeId, NodeId)], out: &mut CsPaths| {
+        if path_consistent(r, None, path) && stack_matches(r, &gap, stack) {
+            out.found += 1;
+            let mut on = vec![false; n];
+            for &x in path {
+                on[x.index()] = true;
+            }
+            for v in 0..n {
+                out.seen[v] |= on[v];
+                out.all[v] &= on[v];
+            }
+        }
+    };
+    visit(&path, &stacks[0], &mut out);
+    while let Some(top) = levels.last_mut() {
+        if top.next < top.succs.len() && path.len() < max_len {
+            let (w, s) = top.succs[top.next].clone();
+            top.next += 1;
+            let succs = successors(w, &s, &mut cut);
+            path.push(w);
+            visit(&path, &s, &mut out);
+            stacks.push(s);
+            levels.push(Level { succs, next: 0 });
+        } else {
+            if top.next < top.succs.len() {
+                cut = true;
+            }
+            levels.pop();
+            path.pop();
+            stacks.pop();
+        }
+    }
+    out.cut = cut;
+    out
+}
