@@ -2,6 +2,7 @@
 
 use clap::{Args, ValueEnum};
 use postmortem_core::concurrency::ProcessWide;
+use postmortem_core::cs::{Cs, CsLimits};
 use postmortem_core::fsa::{Fsa, FsaLimits};
 use postmortem_core::utl::Utl;
 use postmortem_core::Solver;
@@ -15,6 +16,11 @@ pub struct SolverArgs {
     /// ambiguous sets, reliable traces and regular queries are weakened or
     /// refused. `fsa`: any regular constraint and query, exactly, by
     /// exploring the product of the ICFG with one automaton per constraint.
+    /// `cs`: context-sensitive: `fsa`'s labels refined with calls and
+    /// returns matched and the crash stack exactly the pending calls (a
+    /// stack that fits no valid path is an impossible report). `best`: the
+    /// same, but when the stack fits no valid path (a backtrace frame the
+    /// reader could not place, say) it keeps `fsa`'s labels and says so.
     #[arg(long, value_enum, default_value_t = SolverName::Utl)]
     pub solver: SolverName,
     /// fsa: give up after this many product states, in the contracted
@@ -81,6 +87,10 @@ pub enum SolverName {
     Utl,
     /// Finite automata (any regular constraint or query).
     Fsa,
+    /// Context-sensitive (matched calls and returns, exact stack) over fsa.
+    Cs,
+    /// cs, falling back to fsa where the stack fits no valid path.
+    Best,
 }
 
 impl SolverArgs {
@@ -88,20 +98,30 @@ impl SolverArgs {
     /// (signal handlers and threads included, see
     /// `postmortem_core::concurrency`).
     pub fn build(&self, name: SolverName) -> Box<dyn Solver> {
+        let fsa = Fsa {
+            limits: FsaLimits {
+                max_states: self.max_states,
+                coarse_states: self.max_states,
+                timeout: self
+                    .timeout
+                    .filter(|t| t.is_finite() && *t > 0.0)
+                    .map(Duration::from_secs_f64),
+                max_memory: self.max_memory.unwrap_or_else(default_memory_budget),
+                ..FsaLimits::default()
+            },
+        };
+        let cs = |best| Cs {
+            base: fsa.clone(),
+            limits: CsLimits {
+                max_states: self.max_states,
+            },
+            best,
+        };
         match name {
             SolverName::Utl => Box::new(ProcessWide(Utl::default())),
-            SolverName::Fsa => Box::new(ProcessWide(Fsa {
-                limits: FsaLimits {
-                    max_states: self.max_states,
-                    coarse_states: self.max_states,
-                    timeout: self
-                        .timeout
-                        .filter(|t| t.is_finite() && *t > 0.0)
-                        .map(Duration::from_secs_f64),
-                    max_memory: self.max_memory.unwrap_or_else(default_memory_budget),
-                    ..FsaLimits::default()
-                },
-            })),
+            SolverName::Fsa => Box::new(ProcessWide(fsa.clone())),
+            SolverName::Cs => Box::new(ProcessWide(cs(false))),
+            SolverName::Best => Box::new(ProcessWide(cs(true))),
         }
     }
 }

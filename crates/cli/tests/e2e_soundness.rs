@@ -298,7 +298,7 @@ fn check(case: &Case) {
     );
     let mut summary = Vec::new();
     for (bc, inputs) in &failure {
-        for solver in ["utl", "fsa"] {
+        for solver in ["utl", "fsa", "cs", "best"] {
             let what = format!("{} {} --solver {solver}", case.name, inputs.join(" "));
             let o = Command::new(pm)
                 .current_dir(&dir)
@@ -385,26 +385,20 @@ fn check(case: &Case) {
                 100.0 * (yes.len() + no.len()) as f64 / (yes.len() + no.len() + maybe).max(1) as f64
             ));
         }
-        let o = Command::new(pm)
-            .current_dir(&dir)
-            .args([
-                "analyze",
-                "--cfg",
-                bc,
-                "--compare",
-                "fsa,utl",
-                "--expect",
-                "gt",
-            ])
-            .args(inputs)
-            .output()
-            .unwrap();
-        assert!(
-            o.status.success(),
-            "{} {inputs:?}: fsa is less precise than utl: {}",
-            case.name,
-            show(&o)
-        );
+        for pair in ["fsa,utl", "cs,fsa", "best,cs"] {
+            let o = Command::new(pm)
+                .current_dir(&dir)
+                .args(["analyze", "--cfg", bc, "--compare", pair, "--expect", "gt"])
+                .args(inputs)
+                .output()
+                .unwrap();
+            assert!(
+                o.status.success(),
+                "{} {inputs:?}: {pair}: the first is less precise than the second: {}",
+                case.name,
+                show(&o)
+            );
+        }
     }
     eprintln!("{}", summary.join("\n"));
     let _ = std::fs::remove_dir_all(&dir);
