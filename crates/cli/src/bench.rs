@@ -5,6 +5,7 @@ use crate::graph::load_graph;
 use crate::inputs::load_report;
 use crate::Failure;
 use clap::{Args, ValueEnum};
+use postmortem_core::cs::Cs;
 use postmortem_core::fsa::Fsa;
 use postmortem_core::summary::Counts;
 use postmortem_core::utl::Utl;
@@ -27,6 +28,15 @@ pub struct BenchArgs {
     /// Also time FSA bulk recovery (column "fsa max ms").
     #[arg(long)]
     fsa: bool,
+    /// Also time context-sensitive bulk recovery (column "cs max ms", and
+    /// its ratio to UTL's worst).
+    #[arg(long)]
+    cs: bool,
+    /// Instead of times: the share of nodes each solver decides (Yes or
+    /// No), per app of the shared data, with the stack only and with the
+    /// full report, next to the PLDI 2017 paper's figures.
+    #[arg(long)]
+    precision: bool,
     /// Runs per measurement; the minimum is reported.
     #[arg(long, default_value_t = 5)]
     repeat: usize,
@@ -197,6 +207,7 @@ struct Row {
     fsa_undecided: usize,
     /// Ambiguous obsNo sets weakened because the product did not fit.
     fsa_dropped: usize,
+    cs_max: Option<f64>,
 }
 
 fn print_rows(rows: &[Row]) {
@@ -246,6 +257,23 @@ fn print_rows(rows: &[Row]) {
             }
         );
     }
+    if rows.iter().any(|r| r.cs_max.is_some()) {
+        println!(
+            "\n{:<14} {:>12} {:>12} {:>10}",
+            "program", "utl max ms", "cs max ms", "cs / utl"
+        );
+        for r in rows {
+            if let Some(c) = r.cs_max {
+                println!(
+                    "{:<14} {:>12.3} {:>12.3} {:>10.1}",
+                    r.name,
+                    r.recover_max,
+                    c,
+                    c / r.recover_max.max(1e-9)
+                );
+            }
+        }
+    }
 }
 
 fn measure(
@@ -254,9 +282,12 @@ fn measure(
     repeat: usize,
     peak: bool,
     fsa_too: bool,
+    cs_too: bool,
 ) -> Result<Row, Failure> {
     let utl = Utl::default();
     let fsa = Fsa::default();
+    let cs: Cs<Fsa> = Cs::default();
+    let mut cs_max: f64 = 0.0;
     let mut fsa_max: f64 = 0.0;
     let mut fsa_gave_up = false;
     let mut fsa_undecided = 0;
@@ -292,6 +323,10 @@ fn measure(
         let so = report.stack_only();
         let (t, _) = min_time(repeat, || utl.recover(g, &so));
         so_max = so_max.max(t);
+        if cs_too {
+            let (t, _) = min_time(repeat.min(3), || cs.recover(g, &report));
+            cs_max = cs_max.max(t);
+        }
         if fsa_too {
             let (t, r) = min_time(repeat.min(3), || fsa.recover(g, &report));
             fsa_max = fsa_max.max(t);
@@ -326,7 +361,78 @@ fn measure(
         fsa_gave_up,
         fsa_dropped,
         fsa_undecided,
+        cs_max: cs_too.then_some(cs_max),
     })
+}
+
+/// Figures the PLDI 2017 paper states in its text for the shared apps
+/// (mean % of basic blocks decided; Figure 12: stack only, Figure 14:
+/// stack and call coverage). The other bars are only in the plots.
+fn paper_figure(app: &str) -> &'static str {
+    match app {
+        "print_tokens" => "s-VPA 20% stack only (Fig. 12); UTL 63% full (Fig. 14)",
+        _ => "",
+    }
+}
+
+/// `bench --precision`: the mean share of nodes decided per failure, per
+/// app and solver.
+fn precision(apps: &[(String, Vec<Failing>)]) -> Result<(), Failure> {
+    let solvers: [(&str, Box<dyn Solver>); 4] = [
+        ("utl", Box::new(Utl::default())),
+        ("fsa", Box::new(Fsa::default())),
+        ("cs", Box::new(Cs::<Fsa>::default())),
+        (
+            "best",
+            Box::new(Cs::<Fsa> {
+                best: true,
+                ..Cs::default()
+            }),
+        ),
+    ];
+    println!("Mean share of nodes decided (Yes or No) per failure, stack only | full report.");
+    println!("The paper counts basic blocks, we count the graph's nodes; its figures are");
+    println!("quoted where its text gives them.\n");
+    println!(
+        "| app | failures | utl | fsa | cs | best | cs max ms | paper |\n|---|---|---|---|---|---|---|---|"
+    );
+    for (name, fails) in apps {
+        let mut sums = [[0f64; 2]; 4];
+        let mut cs_max: f64 = 0.0;
+        let mut last: Option<(PathBuf, postmortem_core::Icfg)> = None;
+        for f in fails {
+            if last.as_ref().is_none_or(|(p, _)| *p != f.graph) {
+                last = Some((f.graph.clone(), load_graph(&f.graph)?));
+            }
+            let g = &last.as_ref().expect("graph").1;
+            let full = load_report(&f.report, g)?;
+            for (k, r) in [full.stack_only(), full].iter().enumerate() {
+                for (i, (sname, s)) in solvers.iter().enumerate() {
+                    let t = Instant::now();
+                    let rec = s.recover(g, r).map_err(|e| {
+                        Failure::internal(format!("{} ({sname}): {e}", f.report.display()))
+                    })?;
+                    if *sname == "cs" {
+                        cs_max = cs_max.max(ms(t));
+                    }
+                    let c = Counts::of(&rec.labels);
+                    sums[i][k] += 100.0 * (c.total() - c.maybe) as f64 / c.total().max(1) as f64;
+                }
+            }
+        }
+        let n = fails.len().max(1) as f64;
+        let cell = |i: usize| format!("{:.1} \\| {:.1}", sums[i][0] / n, sums[i][1] / n);
+        println!(
+            "| {name} | {} | {} | {} | {} | {} | {cs_max:.1} | {} |",
+            fails.len(),
+            cell(0),
+            cell(1),
+            cell(2),
+            cell(3),
+            paper_figure(name)
+        );
+    }
+    Ok(())
 }
 
 pub fn run(a: BenchArgs) -> Result<(), Failure> {
@@ -344,10 +450,12 @@ pub fn run(a: BenchArgs) -> Result<(), Failure> {
             a.repeat.min(3),
             true,
             a.fsa,
+            a.cs,
         );
         let _ = std::fs::remove_dir_all(&dir);
         rows.push(row?);
     }
+    let mut by_app: Vec<(String, Vec<Failing>)> = Vec::new();
     if !a.no_shared {
         let mut apps: Vec<PathBuf> = std::fs::read_dir(&a.data)
             .map_err(|e| {
@@ -367,10 +475,18 @@ pub fn run(a: BenchArgs) -> Result<(), Failure> {
                 .unwrap_or_default();
             eprintln!("postmortem: {name} ...");
             let fails = failures(&app);
-            if !fails.is_empty() {
-                rows.push(measure(&name, &fails, a.repeat, false, a.fsa)?);
+            if fails.is_empty() {
+                continue;
+            }
+            if a.precision {
+                by_app.push((name, fails));
+            } else {
+                rows.push(measure(&name, &fails, a.repeat, false, a.fsa, a.cs)?);
             }
         }
+    }
+    if a.precision {
+        return precision(&by_app);
     }
     println!(
         "UTL bulk recovery (times are the minimum of {} runs; recover = all nodes at once;",

@@ -652,3 +652,37 @@ fn query_language_examples_work_with_witness_and_explanation() {
         stderr(&o)
     );
 }
+
+/// `bench --precision` on print_tokens: the context-sensitive solver
+/// decides what the paper's s-VPA solver did with the stack only (20% of
+/// basic blocks, Figure 12), UTL with the full report what the paper's UTL
+/// did (63%, Figure 14), and cs beats utl and fsa in both columns.
+#[test]
+fn precision_bench_matches_the_paper_on_print_tokens() {
+    let dir = std::env::temp_dir().join(format!("pm-precision-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::os::unix::fs::symlink(shared_data().join("print_tokens"), dir.join("print_tokens"))
+        .unwrap();
+    let o = run(bin().args(["bench", "--precision", "--data"]).arg(&dir));
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("| print_tokens |"))
+        .unwrap_or_else(|| panic!("{out}"));
+    // | app | failures | utl | fsa | cs | best | ...; each "stack \| full".
+    let cells: Vec<&str> = row.split(" | ").collect();
+    let pair = |i: usize| -> (f64, f64) {
+        let (a, b) = cells[i]
+            .split_once(" \\| ")
+            .unwrap_or_else(|| panic!("{row}"));
+        (a.trim().parse().unwrap(), b.trim().parse().unwrap())
+    };
+    let (utl, fsa, cs, best) = (pair(2), pair(3), pair(4), pair(5));
+    assert!((cs.0 - 20.0).abs() < 2.0, "cs stack only {}: {row}", cs.0);
+    assert!((utl.1 - 63.0).abs() < 2.0, "utl full {}: {row}", utl.1);
+    assert!(cs.0 > fsa.0 && cs.1 > fsa.1 && fsa.0 >= utl.0, "{row}");
+    assert!(best.0 >= cs.0 && best.1 >= cs.1, "{row}");
+}

@@ -276,6 +276,9 @@ const PROGRAMS: [&Program; 5] = [&LUA, &BZIP2, &PCRE2, &SQLITE, &LZ4];
 /// call it ignores).
 const MAX_HIT: u64 = 2000;
 
+/// The solvers every crash point is analysed with.
+const SOLVERS: [&str; 4] = ["utl", "fsa", "cs", "best"];
+
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -1175,7 +1178,7 @@ fn check_crash(
         ));
     }
     for (report, kind, cfg, inputs, run, crash_line) in &reports {
-        for solver in ["utl", "fsa"] {
+        for solver in SOLVERS {
             let what = format!("{} {point}: {report}, --solver {solver}", p.name);
             let o = Command::new(pm)
                 .current_dir(&c.dir)
@@ -1355,7 +1358,7 @@ fn precision_table(results: &[(&str, &Figures)]) -> String {
         if f.precision.is_empty() {
             continue;
         }
-        for solver in ["utl", "fsa"] {
+        for solver in SOLVERS {
             let share = |kind: &str| {
                 f.precision
                     .get(&(kind, solver))
@@ -1488,7 +1491,7 @@ gdb.execute("kill", to_string=True)
 /// The figures of `results` as a Markdown table.
 fn table(results: &[(&str, &Figures)]) -> String {
     let mut out = String::from(
-        "| program | crash points | analyses (warned) | lines checked | unsound (distinct lines) | llvm-cov wrong, gdb agrees (distinct lines) | decided utl | decided fsa | time |\n|---|---|---|---|---|---|---|---|---|\n",
+        "| program | crash points | analyses (warned) | lines checked | unsound (distinct lines) | llvm-cov wrong, gdb agrees (distinct lines) | decided utl | decided fsa | decided cs | decided best | time |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for (name, f) in results {
         let share = |s: &str| {
@@ -1504,7 +1507,7 @@ fn table(results: &[(&str, &Figures)]) -> String {
             .collect();
         writeln!(
             out,
-            "| {name} | {} | {} ({}) | {} ({} Yes, {} No confirmed; {} unknown, of which {} macro lines, {} continued; {} `}}` lines left out) | {} ({}) | {} ({}) | {} | {} | {:.0} s |",
+            "| {name} | {} | {} ({}) | {} ({} Yes, {} No confirmed; {} unknown, of which {} macro lines, {} continued; {} `}}` lines left out) | {} ({}) | {} ({}) | {} | {} | {} | {} | {:.0} s |",
             f.runs,
             f.analyses,
             f.warned,
@@ -1525,6 +1528,8 @@ fn table(results: &[(&str, &Figures)]) -> String {
                 .len(),
             share("utl"),
             share("fsa"),
+            share("cs"),
+            share("best"),
             f.seconds
         )
         .unwrap();

@@ -385,7 +385,9 @@ fn cs_refines_fsa_on_every_shared_failure() {
             let full = read_report_path(rp, &g).unwrap_or_else(|e| panic!("{e}"));
             for (k, r) in [full.stack_only(), full].iter().enumerate() {
                 let ctx = format!("{} ({})", rp.display(), ["stack only", "full"][k]);
-                let f = Fsa::default().recover(&g, r).unwrap_or_else(|e| panic!("{ctx}: {e}"));
+                let f = Fsa::default()
+                    .recover(&g, r)
+                    .unwrap_or_else(|e| panic!("{ctx}: {e}"));
                 let t = std::time::Instant::now();
                 let c = Cs::<Fsa>::default()
                     .recover(&g, r)
