@@ -115,6 +115,7 @@ fn cs_is_sound_against_valid_paths_and_refines_fsa() {
         max_body: 4,
     };
     let (mut compared, mut exact_checked, mut refined) = (0, 0, 0);
+    let (mut missed_yes, mut yes_total) = (0, 0);
     for seed in 0..cases() {
         let mut rng = Rng::new(seed ^ 0xC5);
         let g = random_icfg(&mut rng, &shape);
@@ -161,6 +162,13 @@ fn cs_is_sound_against_valid_paths_and_refines_fsa() {
                         "node {v}: may-run is not exact: {}",
                         ctx()
                     );
+                    if want[v] == Label::Yes && labels[v] != Label::Yes {
+                        missed_yes += 1;
+                        if std::env::var("CS_SHOW_MISSED").is_ok() {
+                            eprintln!("missed Yes {v}: {}", ctx());
+                        }
+                    }
+                    yes_total += usize::from(want[v] == Label::Yes);
                 }
             }
         } else if stack_only {
@@ -186,8 +194,13 @@ fn cs_is_sound_against_valid_paths_and_refines_fsa() {
         }
     }
     // The comparison must have bitten.
-    eprintln!("compared {compared}, exact {exact_checked}, refined {refined}");
+    eprintln!(
+        "compared {compared}, exact {exact_checked}, refined {refined}; Yes missed {missed_yes} of {yes_total}"
+    );
     assert!(compared > cases() / 4, "{compared}");
+    // The must side is dominator-based (not complete in theory); on these
+    // graphs it misses (almost) nothing.
+    assert!(missed_yes * 100 <= yes_total, "{missed_yes} of {yes_total} Yes missed");
     assert!(exact_checked > cases() / 50, "{exact_checked}");
     assert!(refined > cases() / 20, "{refined}");
 }
