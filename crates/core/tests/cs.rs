@@ -200,7 +200,10 @@ fn cs_is_sound_against_valid_paths_and_refines_fsa() {
     assert!(compared > cases() / 4, "{compared}");
     // The must side is dominator-based (not complete in theory); on these
     // graphs it misses (almost) nothing.
-    assert!(missed_yes * 100 <= yes_total, "{missed_yes} of {yes_total} Yes missed");
+    assert!(
+        missed_yes * 100 <= yes_total,
+        "{missed_yes} of {yes_total} Yes missed"
+    );
     assert!(exact_checked > cases() / 50, "{exact_checked}");
     assert!(refined > cases() / 20, "{refined}");
 }
@@ -520,4 +523,55 @@ fn cs_is_sound_with_non_local_jumps() {
         }
     }
     assert!(compared as u64 > cases() / 4, "{compared}");
+}
+
+/// `cs::valid_path` (which keeps or drops the base solver's witness)
+/// against the oracle's valid paths: every oracle path is valid, and an
+/// FSA witness is valid exactly when the oracle has it.
+#[test]
+fn witnesses_are_kept_only_when_valid() {
+    use postmortem_core::{Answer, Query};
+    let (mut kept, mut dropped) = (0, 0);
+    for seed in 0..cases() / 2 {
+        let mut rng = Rng::new(seed ^ 0x3D);
+        let g = random_icfg(&mut rng, &GraphShape::default());
+        let r = cs_report(&mut rng, &g, seed % 2 == 0);
+        // Depth bounded by the length only.
+        let paths = oracle_cs::enumerate(&g, &r, 12, 12);
+        for p in &paths.paths {
+            assert!(
+                postmortem_core::cs::valid_path(&g, &r, p),
+                "seed {seed}: {p:?}"
+            );
+        }
+        let n = NodeId::new(rng.below(g.num_nodes()));
+        let q = Query::MayRun(n);
+        let Ok(f) = Fsa::default().check(&g, &r, Some(&q)) else {
+            continue;
+        };
+        if let Some(w) = &f.witness {
+            if w.len() <= 12 && paths.paths.len() < 10_000 {
+                let want = paths.paths.contains(w);
+                assert_eq!(
+                    postmortem_core::cs::valid_path(&g, &r, w),
+                    want,
+                    "seed {seed}: {w:?}\n{}",
+                    describe(&g, &r)
+                );
+            }
+        }
+        if let Ok(c) = cs().check(&g, &r, Some(&q)) {
+            if c.answer == Answer::Possible {
+                match &c.witness {
+                    Some(w) => {
+                        assert!(postmortem_core::cs::valid_path(&g, &r, w));
+                        kept += 1;
+                    }
+                    None => dropped += 1,
+                }
+            }
+        }
+    }
+    eprintln!("witnesses kept {kept}, dropped {dropped}");
+    assert!(kept > 0 && dropped > 0, "{kept} {dropped}");
 }

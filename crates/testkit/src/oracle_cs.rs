@@ -37,6 +37,8 @@ pub struct CsPaths {
     pub found: usize,
     /// Whether a bound cut some path (if not, the enumeration is exact).
     pub cut: bool,
+    /// The first 10,000 consistent paths found.
+    pub paths: Vec<Vec<NodeId>>,
 }
 
 impl CsPaths {
@@ -145,6 +147,7 @@ pub fn enumerate(g: &Icfg, r: &Report, max_len: usize, max_depth: usize) -> CsPa
         all: vec![true; n],
         found: 0,
         cut: false,
+        paths: Vec::new(),
     };
     // Depth-first over (path, stack) with explicit successor lists.
     struct Level {
@@ -216,6 +219,9 @@ pub fn enumerate(g: &Icfg, r: &Report, max_len: usize, max_depth: usize) -> CsPa
     let visit = |path: &[NodeId], stack: &[(NodeId, NodeId)], out: &mut CsPaths| {
         if path_consistent(r, None, path) && stack_matches(r, &gap, stack) {
             out.found += 1;
+            if out.paths.len() < 10_000 {
+                out.paths.push(path.to_vec());
+            }
             let mut on = vec![false; n];
             for &x in path {
                 on[x.index()] = true;

@@ -679,3 +679,53 @@ fn must_in(g: &Icfg, sl: &SameLevel, t: FuncId, nodes: &[NodeId]) -> Vec<(NodeId
     }
     out
 }
+
+/// Whether the pending calls `pending` (outermost first) are the report's
+/// frames, with unreported ones only at gaps (the semantics of
+/// [`FrameGraph`]).
+pub(crate) fn stack_matches(g: &Icfg, report: &Report, pending: &[(NodeId, NodeId)]) -> bool {
+    let k = report.stack.len();
+    let gap = |j: usize| -> bool {
+        if j == 0 || report.stack_gaps.contains(&j) {
+            return true;
+        }
+        let home: Vec<FuncId> = report.stack[j - 1]
+            .entry
+            .nodes()
+            .iter()
+            .map(|&e| g.func_of(e))
+            .collect();
+        let ends: Vec<NodeId> = if j < k {
+            report.stack[j].call.nodes().to_vec()
+        } else {
+            match &report.crash {
+                Some(c) => c.nodes().to_vec(),
+                None => return true,
+            }
+        };
+        ends.is_empty() || !ends.iter().all(|e| home.contains(&g.func_of(*e)))
+    };
+    // ok[p]: frames 0..j matched to pending[..p] (dynamic programme over j).
+    let mut ok = vec![false; pending.len() + 1];
+    ok[0] = true;
+    for j in 0..=k {
+        // Unreported frames at a gap.
+        if gap(j) {
+            for p in 1..=pending.len() {
+                ok[p] |= ok[p - 1];
+            }
+        }
+        if j == k {
+            break;
+        }
+        let mut next = vec![false; pending.len() + 1];
+        for p in 0..pending.len() {
+            let (s, t) = pending[p];
+            if ok[p] && report.stack[j].call.contains(s) && report.stack[j].entry.contains(t) {
+                next[p + 1] = true;
+            }
+        }
+        ok = next;
+    }
+    ok[pending.len()]
+}

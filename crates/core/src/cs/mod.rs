@@ -193,7 +193,23 @@ impl<B: Solver> Solver for Cs<B> {
         };
         match self.decided(g, report, query)? {
             Some(Answer::Impossible) => Ok(impossible),
-            _ => self.base.check(g, report, query),
+            _ => {
+                let mut c = self.base.check(g, report, query)?;
+                // Keep only a witness that is a valid path here too.
+                if let Some(w) = &c.witness {
+                    if !valid_path(g, report, w) {
+                        c.witness = None;
+                        c.weakened.push(Weakening {
+                            origin: Origin::Query,
+                            how: format!(
+                                "no witness: the {} solver's path does not match calls with returns or the stack",
+                                self.base.name()
+                            ),
+                        });
+                    }
+                }
+                Ok(c)
+            }
         }
     }
 
@@ -245,4 +261,68 @@ impl<B: Solver> Cs<B> {
             _ => None,
         })
     }
+}
+
+/// Whether `path` (from the start) is a valid path for the report's stack:
+/// every return goes back to its call's return site, and the calls pending
+/// at the end are the report's frames (unreported ones only at gaps, see
+/// [`frames`]). A non-local jump pops to the nearest activation of its
+/// target's function (so a valid path may be rejected, never the reverse).
+pub fn valid_path(g: &Icfg, report: &Report, path: &[crate::ids::NodeId]) -> bool {
+    use crate::icfg::EdgeKind;
+    use crate::ids::NodeId;
+    if path.first() != Some(&g.start()) {
+        return false;
+    }
+    let mut stack: Vec<(NodeId, NodeId)> = Vec::new();
+    let activation = |stack: &[(NodeId, NodeId)], d: usize| {
+        if d == 0 {
+            g.func_of(g.start())
+        } else {
+            g.func_of(stack[d - 1].1)
+        }
+    };
+    let pop_to = |stack: &mut Vec<(NodeId, NodeId)>, target| -> bool {
+        match (0..=stack.len())
+            .rev()
+            .find(|&d| activation(stack, d) == target)
+        {
+            Some(d) => {
+                stack.truncate(d);
+                true
+            }
+            None => false,
+        }
+    };
+    for w in path.windows(2) {
+        let (v, x) = (w[0], w[1]);
+        let Some(kind) = g.succs(v).find(|&(t, _)| t == x).map(|(_, k)| k) else {
+            return false;
+        };
+        match kind {
+            EdgeKind::Call => stack.push((v, x)),
+            EdgeKind::Local => {
+                if g.func_of(x) != g.func_of(v) && !pop_to(&mut stack, g.func_of(x)) {
+                    return false;
+                }
+            }
+            EdgeKind::Return => {
+                let Some((site, _)) = stack.pop() else {
+                    return false;
+                };
+                if !g.return_sites(site).any(|r| r == x) {
+                    return false;
+                }
+                if g.func_of(x) != g.func_of(site) && !pop_to(&mut stack, g.func_of(x)) {
+                    return false;
+                }
+            }
+        }
+    }
+    if let (Some(c), Some(last)) = (&report.crash, path.last()) {
+        if !c.contains(*last) {
+            return false;
+        }
+    }
+    frames::stack_matches(g, report, &stack)
 }
