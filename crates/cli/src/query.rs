@@ -34,7 +34,8 @@ EXAMPLES (PLDI 2017)
 The first output line is `possible` or `impossible`. When possible, it comes
 with a witness: a complete path from the start to the crash that satisfies
 everything the solver checked (JSON: \"witness\", input node ids; with utl,
-the report as weakened, the weakenings listed). When impossible,
+the report as weakened, the weakenings listed; with cs and best, only a path
+that matches calls with returns and the stack, else none). When impossible,
 --explain (or --format json) gives a minimal set of report constraints, plus
 the query, that is already impossible (every member is needed; found with
 O(k log n) checks for k members out of n constraints, so it takes longer

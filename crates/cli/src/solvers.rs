@@ -21,7 +21,7 @@ pub struct SolverArgs {
     /// stack that fits no valid path is an impossible report). `best`: the
     /// same, but when the stack fits no valid path (a backtrace frame the
     /// reader could not place, say) it keeps `fsa`'s labels and says so.
-    #[arg(long, value_enum, default_value_t = SolverName::Utl)]
+    #[arg(long, value_enum, default_value_t = SolverName::Best)]
     pub solver: SolverName,
     /// fsa: give up after this many product states, in the contracted
     /// product and in the full one (answers then degrade soundly to Maybe /

@@ -542,7 +542,7 @@ fn fsa_limits_degrade_soundly_and_say_so() {
     );
     // Never less precise than UTL (which is sound for the full report).
     let o = run(bin()
-        .args(["analyze", "--format", "json", "--cfg"])
+        .args(["analyze", "--solver", "utl", "--format", "json", "--cfg"])
         .arg(example_cfg())
         .arg("--report")
         .arg(&p));
@@ -644,13 +644,25 @@ fn query_language_examples_work_with_witness_and_explanation() {
         .arg(example_cfg())
         .arg("--report")
         .arg(example_report())
-        .arg("not ran(fn:main)"));
+        .args(["--solver", "utl", "not ran(fn:main)"]));
     assert_eq!(
         o.status.code(),
         Some(2),
         "utl refuses regular queries: {}",
         stderr(&o)
     );
+    // The default solver (best) answers them.
+    let o = run(bin()
+        .arg("query")
+        .arg("--cfg")
+        .arg(example_cfg())
+        .arg("--report")
+        .arg(example_report())
+        .args(["--format", "json", "not ran(fn:main)"]));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["solver"], "best", "{v}");
+    assert_eq!(v["answer"], "impossible", "main surely ran: {v}");
 }
 
 /// `bench --precision` on print_tokens: the context-sensitive solver

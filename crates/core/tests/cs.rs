@@ -1,5 +1,6 @@
 //! The context-sensitive solver against a bounded-stack oracle of valid
 //! paths, and against the solvers it refines.
+#![allow(clippy::needless_range_loop, clippy::type_complexity)]
 
 use postmortem_core::cs::Cs;
 use postmortem_core::fsa::Fsa;

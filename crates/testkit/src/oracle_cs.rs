@@ -226,9 +226,9 @@ pub fn enumerate(g: &Icfg, r: &Report, max_len: usize, max_depth: usize) -> CsPa
             for &x in path {
                 on[x.index()] = true;
             }
-            for v in 0..n {
-                out.seen[v] |= on[v];
-                out.all[v] &= on[v];
+            for (v, &o) in on.iter().enumerate() {
+                out.seen[v] |= o;
+                out.all[v] &= o;
             }
         }
     };

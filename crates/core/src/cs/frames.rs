@@ -496,10 +496,10 @@ impl FrameGraph {
         let n = g.num_nodes();
         let mut may = BitSet::new(n);
         let mut kept = 0;
-        for s in 0..ns {
+        for (s, &(v, _)) in states.iter().enumerate() {
             if bwd.contains(s) {
                 kept += 1;
-                may.insert(states[s].0 as usize);
+                may.insert(v as usize);
             }
         }
         // Functions invoked completely on kept paths: a kept call-site
@@ -512,11 +512,10 @@ impl FrameGraph {
                 inv_work.push(t);
             }
         };
-        for s in 0..ns {
+        for (s, &(v, j)) in states.iter().enumerate() {
             if !bwd.contains(s) {
                 continue;
             }
-            let (v, j) = states[s];
             let vn = NodeId::new(v as usize);
             if g.kind(vn) != crate::icfg::NodeKind::CallSite {
                 continue;

@@ -52,6 +52,9 @@ pub struct Cs<B> {
     pub best: bool,
 }
 
+/// Solver counters, as in [`Recovery::stats`].
+pub type Stats = Vec<(&'static str, u64)>;
+
 /// The labels of the context-sensitive part alone, for the report's stack
 /// and crash, with the nodes in `removed` known not to have run.
 pub fn stack_labels(
@@ -59,7 +62,7 @@ pub fn stack_labels(
     report: &Report,
     removed: &BitSet,
     max_states: usize,
-) -> Result<(Vec<Label>, Vec<(&'static str, u64)>), SolveError> {
+) -> Result<(Vec<Label>, Stats), SolveError> {
     let sl = SameLevel::compute(g, removed);
     match FrameGraph::compute(g, report, removed, &sl, max_states) {
         Ok(fg) => {
