@@ -25,7 +25,8 @@ pub struct SolverArgs {
     pub solver: SolverName,
     /// fsa: give up after this many product states, in the contracted
     /// product and in the full one (answers then degrade soundly to Maybe /
-    /// the UTL answer, and the output says so).
+    /// the UTL answer, and the output says so). cs, best: the same bound
+    /// on the frame graph (past it, fsa's labels are kept).
     #[arg(long, value_name = "N", default_value_t = 4_000_000)]
     pub max_states: usize,
     /// fsa: give up after this many seconds per exploration (same
@@ -114,6 +115,8 @@ impl SolverArgs {
             base: fsa.clone(),
             limits: CsLimits {
                 max_states: self.max_states,
+                timeout: fsa.limits.timeout,
+                max_memory: fsa.limits.max_memory,
             },
             best,
         };

@@ -576,3 +576,48 @@ fn witnesses_are_kept_only_when_valid() {
     eprintln!("witnesses kept {kept}, dropped {dropped}");
     assert!(kept > 0 && dropped > 0, "{kept} {dropped}");
 }
+
+/// A frame graph over its limits keeps the base's labels and says so.
+#[test]
+fn limits_keep_the_base_labels_and_say_so() {
+    use postmortem_core::cs::CsLimits;
+    let mut skipped = 0;
+    for seed in 0..300u64 {
+        let mut rng = Rng::new(seed ^ 0x11);
+        let g = random_icfg(&mut rng, &GraphShape::default());
+        let r = cs_report(&mut rng, &g, true);
+        let Ok(base) = Fsa::default().recover(&g, &r) else {
+            continue;
+        };
+        for limits in [
+            CsLimits {
+                max_states: 2,
+                ..CsLimits::default()
+            },
+            CsLimits {
+                max_memory: 100,
+                ..CsLimits::default()
+            },
+        ] {
+            let s = Cs {
+                base: Fsa::default(),
+                limits,
+                best: false,
+            };
+            let got = s.recover(&g, &r).unwrap();
+            if got
+                .weakened
+                .iter()
+                .any(|w| w.how.contains("refinement skipped"))
+            {
+                assert_eq!(got.labels, base.labels, "seed {seed}");
+                skipped += 1;
+            } else {
+                // Only a frame graph within the limit was explored.
+                let states = got.stats.iter().find(|s| s.0 == "cs_states").map(|s| s.1);
+                assert!(states.is_some_and(|n| n <= 2), "seed {seed}: {states:?}");
+            }
+        }
+    }
+    assert!(skipped > 100);
+}

@@ -52,13 +52,17 @@ use std::collections::HashMap;
 
 const NONE: u32 = u32::MAX;
 
+/// Estimated bytes per frame-graph state: its id map entry, the state,
+/// its edges forward and backward, and the per-state bit sets.
+pub const BYTES_PER_STATE: usize = 96;
+
 /// Why the frame graph gave no labels.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum CsFail {
     /// No valid path from the start to the crash with this stack.
     Infeasible,
-    /// The frame graph would exceed this many states.
-    TooLarge(usize),
+    /// The frame graph would exceed a limit (which, for humans).
+    TooLarge(String),
 }
 
 /// The same-level structure of the graph with some nodes removed.
@@ -325,14 +329,19 @@ pub(crate) struct FrameGraph {
 
 impl FrameGraph {
     /// Labels for `report`'s stack and crash over the same-level graph `sl`
-    /// (computed with `removed`), exploring at most `max_states` states.
+    /// (computed with `removed`), within `limits`.
     pub fn compute(
         g: &Icfg,
         report: &Report,
         removed: &BitSet,
         sl: &SameLevel,
-        max_states: usize,
+        limits: &super::CsLimits,
     ) -> Result<FrameGraph, CsFail> {
+        let started = std::time::Instant::now();
+        let max_states = limits
+            .max_states
+            .min(limits.max_memory / BYTES_PER_STATE)
+            .max(1);
         let ok = |v: NodeId| !removed.contains(v.index());
         let k = report.stack.len();
         let entry_funcs = |i: usize| -> Vec<FuncId> {
@@ -388,7 +397,18 @@ impl FrameGraph {
                 return Ok(id);
             }
             if states.len() >= max_states {
-                return Err(CsFail::TooLarge(max_states));
+                return Err(CsFail::TooLarge(if max_states < limits.max_states {
+                    format!("the memory budget ({} MiB)", limits.max_memory >> 20)
+                } else {
+                    format!("{max_states} states")
+                }));
+            }
+            if states.len() % 4096 == 4095 && limits.timeout.is_some_and(|t| started.elapsed() > t)
+            {
+                return Err(CsFail::TooLarge(format!(
+                    "the time limit ({:.1} s)",
+                    limits.timeout.map_or(0.0, |t| t.as_secs_f64())
+                )));
             }
             let id = states.len() as u32;
             ids.insert(key, id);

@@ -25,18 +25,25 @@ use crate::report::{Origin, Report};
 use crate::solver::{Answer, Checked, Label, Query, Recovery, SolveError, Solver, Weakening};
 use frames::{CsFail, FrameGraph, SameLevel};
 
-/// Limits of the context-sensitive part.
+/// Limits of the context-sensitive part. Past any of them the base
+/// solver's labels are kept, with a weakening that says which.
 #[derive(Clone, Debug)]
 pub struct CsLimits {
-    /// Maximum number of (node, stack segment) states of the frame graph;
-    /// past it the base solver's labels are kept, with a weakening.
+    /// Maximum number of (node, stack segment) states of the frame graph.
     pub max_states: usize,
+    /// Maximum wall-clock time of one frame-graph exploration.
+    pub timeout: Option<std::time::Duration>,
+    /// Memory budget of the frame graph, in bytes (estimated at
+    /// 96 bytes per state).
+    pub max_memory: usize,
 }
 
 impl Default for CsLimits {
     fn default() -> Self {
         CsLimits {
             max_states: 4_000_000,
+            timeout: None,
+            max_memory: 4 << 30,
         }
     }
 }
@@ -61,10 +68,10 @@ pub fn stack_labels(
     g: &Icfg,
     report: &Report,
     removed: &BitSet,
-    max_states: usize,
+    limits: &CsLimits,
 ) -> Result<(Vec<Label>, Stats), SolveError> {
     let sl = SameLevel::compute(g, removed);
-    match FrameGraph::compute(g, report, removed, &sl, max_states) {
+    match FrameGraph::compute(g, report, removed, &sl, limits) {
         Ok(fg) => {
             let labels = (0..g.num_nodes())
                 .map(|v| {
@@ -85,24 +92,24 @@ pub fn stack_labels(
             Ok((labels, stats))
         }
         Err(CsFail::Infeasible) => Err(SolveError::Infeasible {
-            culprit: stack_culprit(g, report, max_states),
+            culprit: stack_culprit(g, report, limits),
         }),
-        Err(CsFail::TooLarge(n)) => Err(SolveError::Limit(format!(
-            "the context-sensitive frame graph exceeds {n} states"
+        Err(CsFail::TooLarge(what)) => Err(SolveError::Limit(format!(
+            "the context-sensitive frame graph exceeds {what}"
         ))),
     }
 }
 
 /// The first frame (or the crash) whose addition makes the stack
 /// impossible.
-fn stack_culprit(g: &Icfg, report: &Report, max_states: usize) -> Origin {
+fn stack_culprit(g: &Icfg, report: &Report, limits: &CsLimits) -> Origin {
     let none = BitSet::new(g.num_nodes());
     let sl = SameLevel::compute(g, &none);
     for i in 1..=report.stack.len() {
         let keep: Vec<Origin> = (0..i).map(Origin::Frame).collect();
         let r = report.restrict(&keep);
         if matches!(
-            FrameGraph::compute(g, &r, &none, &sl, max_states),
+            FrameGraph::compute(g, &r, &none, &sl, limits),
             Err(CsFail::Infeasible)
         ) {
             return Origin::Frame(i - 1);
@@ -124,7 +131,7 @@ impl<B: Solver> Cs<B> {
                 removed.insert(n.index());
             }
         }
-        let (labels, stats) = match stack_labels(g, report, &removed, self.limits.max_states) {
+        let (labels, stats) = match stack_labels(g, report, &removed, &self.limits) {
             Ok(x) => x,
             Err(SolveError::Infeasible { culprit }) if !self.best => {
                 return Err(SolveError::Infeasible { culprit })
@@ -151,7 +158,7 @@ impl<B: Solver> Cs<B> {
                         return Ok(rec);
                     }
                     return Err(SolveError::Infeasible {
-                        culprit: stack_culprit(g, report, self.limits.max_states),
+                        culprit: stack_culprit(g, report, &self.limits),
                     });
                 }
                 (Label::Maybe, Label::Yes) => {
@@ -251,7 +258,7 @@ impl<B: Solver> Cs<B> {
                 removed.insert(n.index());
             }
         }
-        let labels = match stack_labels(g, report, &removed, self.limits.max_states) {
+        let labels = match stack_labels(g, report, &removed, &self.limits) {
             Ok((l, _)) => l,
             Err(SolveError::Infeasible { .. }) if !self.best => {
                 return Ok(Some(Answer::Impossible))
