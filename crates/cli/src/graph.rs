@@ -14,7 +14,7 @@
 use crate::Failure;
 use postmortem_core::icfg::CACHE_MAGIC;
 use postmortem_core::Icfg;
-use postmortem_formats::frontend::IrFormat;
+use postmortem_formats::frontend::{decode_loaded, encode_loaded, IrFormat, WIRE_MAGIC};
 use postmortem_formats::sancov::SancovMap;
 use std::io::Read;
 use std::path::Path;
@@ -23,6 +23,9 @@ use std::path::Path;
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum GraphFormat {
     Cache,
+    /// A cache of an instrumented build: the graph with its coverage flag
+    /// map (the front-end's wire format, see `cfg build`).
+    CacheWithFlags,
     Llvm,
     GraphMl,
 }
@@ -34,7 +37,9 @@ fn sniff(path: &Path) -> GraphFormat {
         .unwrap_or(0);
     let head = &head[..n];
     let ext = path.extension().and_then(|e| e.to_str());
-    if head.starts_with(&CACHE_MAGIC) || ext == Some("pmcfg") {
+    if head.starts_with(&WIRE_MAGIC) {
+        GraphFormat::CacheWithFlags
+    } else if head.starts_with(&CACHE_MAGIC) || ext == Some("pmcfg") {
         GraphFormat::Cache
     } else if IrFormat::sniff(path, head).is_some() || ext == Some("bc") {
         GraphFormat::Llvm
@@ -62,7 +67,7 @@ pub fn load_graph(path: &Path) -> Result<Icfg, Failure> {
 }
 
 /// [`load_graph`], with the SanitizerCoverage flag map of LLVM IR input
-/// (None for other inputs: the `.pmcfg` cache does not keep it).
+/// or of a `.pmcfg` cache built from it (None for other inputs).
 pub fn load_graph_with_sancov(path: &Path) -> Result<(Icfg, Option<SancovMap>), Failure> {
     // Large inputs take a second or more: say what is happening, on a terminal.
     let big = std::fs::metadata(path)
@@ -80,6 +85,13 @@ pub fn load_graph_with_sancov(path: &Path) -> Result<(Icfg, Option<SancovMap>), 
                 .map(|g| (g, None))
                 .map_err(|e| Failure::input(format!("{}: {e}", path.display())))
         }
+        GraphFormat::CacheWithFlags => {
+            let bytes = std::fs::read(path)
+                .map_err(|e| Failure::input(format!("{}: cannot read: {e}", path.display())))?;
+            decode_loaded(&bytes)
+                .map(|l| (l.icfg, l.sancov))
+                .map_err(|e| Failure::input(format!("{}: {e}", path.display())))
+        }
         GraphFormat::Llvm => {
             let loaded = crate::frontend::load_ir(path)?;
             eprintln!("postmortem: note: {}", loaded.report.summary());
@@ -92,20 +104,53 @@ pub fn load_graph_with_sancov(path: &Path) -> Result<(Icfg, Option<SancovMap>), 
 }
 
 /// `cfg build`: reads any graph and writes its binary cache to `output`.
+///
+/// The cache of an instrumented build (IR with SanitizerCoverage flags)
+/// keeps the flag map too, so that `--core` works with it: it is then the
+/// front-end's wire format (graph, front-end report, flag map), told apart
+/// from a plain cache by its magic.
 pub fn build_cache(input: &Path, output: &Path) -> Result<(), Failure> {
-    let g = load_graph(input)?;
-    let bytes = g.encode();
+    let (bytes, g, flags) = if sniff(input) == GraphFormat::Llvm {
+        let loaded = crate::frontend::load_ir(input)?;
+        eprintln!("postmortem: note: {}", loaded.report.summary());
+        match &loaded.sancov {
+            Some(m) => (
+                encode_loaded(&loaded),
+                loaded.icfg.clone(),
+                Some(m.flags.len()),
+            ),
+            None => (loaded.icfg.encode(), loaded.icfg, None),
+        }
+    } else {
+        let (g, flags) = load_graph_with_sancov(input)?;
+        match flags {
+            Some(m) => {
+                let n = m.flags.len();
+                let loaded = postmortem_formats::frontend::Loaded {
+                    icfg: g,
+                    report: Default::default(),
+                    sancov: Some(m),
+                };
+                (encode_loaded(&loaded), loaded.icfg, Some(n))
+            }
+            None => (g.encode(), g, None),
+        }
+    };
     std::fs::write(output, &bytes)
         .map_err(|e| Failure::input(format!("{}: cannot write: {e}", output.display())))?;
     crate::write_out(|out| {
         writeln!(
             out,
-            "wrote {}: {} nodes, {} edges, {} functions, {} bytes",
+            "wrote {}: {} nodes, {} edges, {} functions, {} bytes{}",
             output.display(),
             g.num_nodes(),
             g.num_edges(),
             g.functions().len(),
-            bytes.len()
+            bytes.len(),
+            match flags {
+                Some(n) => format!(", with the map of {n} coverage flags"),
+                None => String::new(),
+            }
         )
     })
 }

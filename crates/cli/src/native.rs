@@ -3,8 +3,8 @@
 //! a raw dump) turned into report constraints.
 //!
 //! The flags need the graph's flag map, which only the LLVM front-end
-//! gives (`--cfg prog.ll|prog.bc` of the same instrumented build; a
-//! `.pmcfg` cache does not keep it). Before a flag is used, the binary's
+//! gives (`--cfg prog.ll|prog.bc` of the same instrumented build, or a
+//! `.pmcfg` cache built from it with `cfg build`). Before a flag is used, the binary's
 //! flag order is checked against the map: one pc-table entry per flag,
 //! each array's first entry a function entry at that function's symbol
 //! address (see `postmortem_formats::native::check_order`).
@@ -27,7 +27,7 @@ pub struct Native {
 
 fn no_map(cfg: &std::path::Path) -> Failure {
     Failure::input(format!(
-        "{}: the graph has no coverage flag map: pass the instrumented build's .ll/.bc as --cfg (a .pmcfg cache or GraphML does not keep it)",
+        "{}: the graph has no coverage flag map: pass the instrumented build's .ll/.bc as --cfg, or a .pmcfg that `cfg build` made from it (GraphML, and caches of other graphs, have none)",
         cfg.display()
     ))
 }

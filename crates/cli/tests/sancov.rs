@@ -140,6 +140,25 @@ fn setup() -> &'static Path {
             env!("CARGO_BIN_EXE_postmortem"),
             &["cfg", "build", "crash-bb.bc", "-o", "crash-bb.pmcfg"],
         );
+        // A cache of a build without flags.
+        sh(
+            &dir,
+            "clang-14",
+            &[
+                "-g",
+                "-O0",
+                "-emit-llvm",
+                "-c",
+                "crash.c",
+                "-o",
+                "crash-plain.bc",
+            ],
+        );
+        sh(
+            &dir,
+            env!("CARGO_BIN_EXE_postmortem"),
+            &["cfg", "build", "crash-plain.bc", "-o", "crash-plain.pmcfg"],
+        );
         dir
     })
 }
@@ -195,7 +214,7 @@ fn fails(args: &[&str]) -> (i32, String) {
 
 #[test]
 fn core_alone_gives_the_stack_and_the_flags() {
-    for solver in ["utl", "fsa"] {
+    for solver in ["utl", "fsa", "best"] {
         let (v, err) = json(&[
             "--cfg",
             "crash-bb.bc",
@@ -249,6 +268,19 @@ fn core_alone_gives_the_stack_and_the_flags() {
         ]);
         assert!(!err.contains("warning"), "{err}");
         assert_eq!(v["nodes"], x["nodes"], "{solver}: --sancov-flags vs --core");
+        // The graph cache of the instrumented build keeps the flag map.
+        let (c, err) = json(&[
+            "--cfg",
+            "crash-bb.pmcfg",
+            "--core",
+            "core-segv",
+            "--binary",
+            "crash-bb",
+            "--solver",
+            solver,
+        ]);
+        assert!(!err.contains("warning"), "{err}");
+        assert_eq!(v["nodes"], c["nodes"], "{solver}: .pmcfg vs .bc");
     }
     // Without --binary, the order is not checked: a warning.
     let (_, err) = json(&[
@@ -352,7 +384,7 @@ fn bad_inputs_are_one_line_and_exit_2_or_3() {
         (
             &[
                 "--cfg",
-                "crash-bb.pmcfg",
+                "crash-plain.pmcfg",
                 "--core",
                 "core-segv",
                 "--binary",
