@@ -241,7 +241,7 @@ const SQLITE: Program = Program {
         (0, "print_row", 2),
     ],
     auto: 10,
-    sancov: false,
+    sancov: true,
 };
 
 const LZ4: Program = Program {

@@ -565,6 +565,10 @@ impl<'m> Lowering<'m> {
                 prev: None,
             };
             let mut group: Option<Group> = None;
+            // Values of SanitizerCoverage instrumentation in this block.
+            let mut instrumentation: HashSet<&Name> = HashSet::new();
+            // Whether an instruction of this block has a location.
+            let mut located = false;
             for inst in &bb.instrs {
                 let class = match inst {
                     Instruction::Call(c) => self.classify(c.function.as_ref().right()),
@@ -572,8 +576,12 @@ impl<'m> Lowering<'m> {
                 };
                 let pos = match class {
                     CallClass::Skip => None,
+                    // Instrumentation carries a borrowed location (see
+                    // `is_instrumentation`): no line.
+                    _ if is_instrumentation(inst, &mut instrumentation) => None,
                     _ => self.position(f, inst_loc(inst), true),
                 };
+                located |= pos.is_some();
                 match class {
                     CallClass::Skip => {}
                     CallClass::Plain => {
@@ -596,9 +604,26 @@ impl<'m> Lowering<'m> {
                     }
                 }
             }
-            // The terminator.
+            // The terminator. An unconditional branch alone in its block
+            // (nothing else located: a `case` label that falls through, an
+            // empty loop latch, the covered part of a coverage flag's
+            // split) carries the location of whatever statement clang
+            // emitted last, often another line's `break;`; so does the
+            // branch on a coverage flag. Neither gives a line.
             let term = &bb.term;
-            let pos = self.position(f, term_loc(term), true);
+            let borrowed = match term {
+                Terminator::Br(_) => !located,
+                Terminator::CondBr(x) => matches!(
+                    &x.condition,
+                    Operand::LocalOperand { name, .. } if instrumentation.contains(name)
+                ),
+                _ => false,
+            };
+            let pos = if borrowed {
+                None
+            } else {
+                self.position(f, term_loc(term), true)
+            };
             let (last, succs): (NodeId, Vec<&Name>) = match term {
                 Terminator::Invoke(x) => {
                     self.flush(&mut lower, &mut st, &mut group)?;
@@ -1506,6 +1531,32 @@ impl BodyCtx<'_, '_> {
                 return id;
             }
         }
+    }
+}
+
+/// Whether `inst` is SanitizerCoverage instrumentation: a load or store of
+/// a `__sancov_gen_` flag, or a comparison of such a load (recorded in
+/// `values`). Its debug location is the first instruction's of the block
+/// it covers, which for an empty block (a fall-through `case` label) is
+/// borrowed from an unrelated statement: attributing it to that line would
+/// make the line "run" whenever the flag is set.
+fn is_instrumentation<'m>(inst: &'m Instruction, values: &mut HashSet<&'m Name>) -> bool {
+    let is_flag = |op: &Operand| {
+        crate::sancov::flag_ref(op)
+            .is_some_and(|(n, _)| matches!(n, Name::Name(s) if s.starts_with("__sancov_gen_")))
+    };
+    let local = |op: &Operand, values: &HashSet<&Name>| matches!(op, Operand::LocalOperand { name, .. } if values.contains(name));
+    match inst {
+        Instruction::Load(l) if is_flag(&l.address) => {
+            values.insert(&l.dest);
+            true
+        }
+        Instruction::Store(s) => is_flag(&s.address),
+        Instruction::ICmp(c) if local(&c.operand0, values) || local(&c.operand1, values) => {
+            values.insert(&c.dest);
+            true
+        }
+        _ => false,
     }
 }
 

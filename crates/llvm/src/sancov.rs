@@ -65,7 +65,7 @@ fn array_len(g: &GlobalVariable) -> Option<usize> {
 
 /// `(array global, index)` of a pointer to an element of a flag array:
 /// `getelementptr (@G, 0, k)`, `bitcast @G` or `@G` itself (k = 0).
-fn flag_ref(op: &Operand) -> Option<(&Name, usize)> {
+pub(crate) fn flag_ref(op: &Operand) -> Option<(&Name, usize)> {
     let Operand::ConstantOperand(c) = op else {
         return None;
     };

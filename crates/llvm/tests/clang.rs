@@ -265,3 +265,71 @@ fn nonlocal_jumps_and_asynchronous_functions_from_clang() {
     assert_eq!(back.async_functions(), g.async_functions());
     assert_eq!(back.num_edges(), g.num_edges());
 }
+
+/// A `case` label that falls through is an empty block whose branch clang
+/// gives the location of the statement it emitted last: the previous
+/// case's `break;`. With coverage flags, that block's flag check gets the
+/// same location. Neither may put a node on the `break;` line, or the line
+/// would be Yes whenever the later case ran. Checked on the plain and the
+/// instrumented IR: every node on the `break;` line follows the previous
+/// case's body.
+#[test]
+fn fall_through_case_labels_do_not_borrow_the_previous_break() {
+    // As SQLite's parser: empty statements (a macro that expands to
+    // nothing) between the labels make each label its own block.
+    const SRC: &str = r#"#define T(X)
+int f(int x) {
+  int r = 0;
+  switch (x) {
+  case 1:
+    r = 10;
+    break;
+  case 2: T(x == 2);
+  case 3: T(x == 3);
+  case 4:
+    r = 20;
+    break;
+  }
+  return r;
+}
+int main(int argc, char **argv) { (void)argv; return f(argc); }
+"#;
+    let dir = TempDir::new("cases");
+    std::fs::write(dir.0.join("cases.c"), SRC).unwrap();
+    for (out, extra) in [
+        ("plain.ll", &[][..]),
+        (
+            "bb.ll",
+            &["-fsanitize-coverage=bb,inline-bool-flag,pc-table"][..],
+        ),
+    ] {
+        compile(
+            &dir.0,
+            "cases.c",
+            &[&["-S", "-emit-llvm", "-o", out][..], extra].concat(),
+        );
+        let g = load_path(&dir.0.join(out)).unwrap().icfg;
+        let on = |line: u32| -> Vec<NodeId> {
+            g.nodes()
+                .filter(|&n| {
+                    g.func_of(n) == g.function_by_name("f").unwrap() && g.lines(n).contains(&line)
+                })
+                .collect()
+        };
+        let (body, brk) = (on(6), on(7));
+        assert!(!body.is_empty() && !brk.is_empty(), "{out}");
+        for &n in &brk {
+            let ok = g
+                .preds(n)
+                .all(|(p, _)| body.contains(&p) || brk.contains(&p));
+            assert!(
+                ok,
+                "{out}: {} on the `break;` line is entered from {:?}",
+                g.ext_id(n),
+                g.preds(n)
+                    .map(|(p, _)| g.ext_id(p).to_string())
+                    .collect::<Vec<_>>()
+            );
+        }
+    }
+}
