@@ -1,9 +1,9 @@
 //! `postmortem analyze`: label every node, with one solver or comparing two.
 
+use crate::exit::{ms, write_out, Failure};
 use crate::inputs::{load, Inputs};
 use crate::render;
 use crate::solvers::{SolverArgs, SolverName};
-use crate::{ms, write_out, Failure};
 use clap::{Args, ValueEnum};
 use postmortem_core::{Label, Origin, Recovery, SolveError};
 use postmortem_formats::output::Analysis;

@@ -1,9 +1,9 @@
 //! `postmortem bench` and `postmortem synth`: timing tables on the shared
 //! failure data and on a synthetic gcc-sized program.
 
+use crate::exit::Failure;
 use crate::graph::load_graph;
 use crate::inputs::load_report;
-use crate::Failure;
 use clap::{Args, ValueEnum};
 use postmortem_core::cs::Cs;
 use postmortem_core::fsa::Fsa;

@@ -11,7 +11,7 @@
 //! `target/*/deps`), else `postmortem-llvm` on the `PATH`. A missing or
 //! failing front-end is one error line, exit code 2.
 
-use crate::Failure;
+use crate::exit::Failure;
 use postmortem_formats::frontend::{decode_loaded, Loaded};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -11,7 +11,7 @@
 //!   summary goes to stderr as one `postmortem: note: ...` line;
 //! * otherwise csi-cc GraphML, optionally gzip-compressed.
 
-use crate::Failure;
+use crate::exit::Failure;
 use postmortem_core::icfg::CACHE_MAGIC;
 use postmortem_core::Icfg;
 use postmortem_formats::frontend::{decode_loaded, encode_loaded, IrFormat, WIRE_MAGIC};
@@ -138,7 +138,7 @@ pub fn build_cache(input: &Path, output: &Path) -> Result<(), Failure> {
     };
     std::fs::write(output, &bytes)
         .map_err(|e| Failure::input(format!("{}: cannot write: {e}", output.display())))?;
-    crate::write_out(|out| {
+    crate::exit::write_out(|out| {
         writeln!(
             out,
             "wrote {}: {} nodes, {} edges, {} functions, {} bytes{}",

@@ -1,23 +1,19 @@
 //! The inputs every analysis command takes: a graph, the failure data
 //! (a report, a backtrace, a log), and how to read them.
 //!
-//! The failure data combine: `--backtrace` gives the crash and the stack,
-//! `--log` gives one ordered trace, `--report` (csi-grissom JSON,
-//! postmortem's own JSON or a Sentry event, told apart by their keys)
-//! gives the rest.
-//! Frames, selectors and log lines that match nothing are warnings on
-//! stderr (`postmortem: warning: ...`), never errors: their constraints are
-//! left out or widened, so answers stay sound.
+//! The failure data are combined into one report by
+//! [`postmortem_formats::failure::assemble`] (which says in what order);
+//! this module only turns arguments into its inputs and prints what it
+//! tells on the way (`postmortem: warning: ...`, `postmortem: note: ...`).
 
+use crate::exit::{ms, Failure};
 use crate::graph::load_graph_with_sancov;
-use crate::Failure;
 use clap::{ArgMatches, Args, Command, FromArgMatches};
 use postmortem_core::locate::PathMap;
 use postmortem_core::{Icfg, Report};
-use postmortem_formats::backtrace::{locator, read_backtrace_path};
-use postmortem_formats::logs::{write_explain, LogConfig, LogMatch, LogMatcher, Logger};
+use postmortem_formats::failure::{assemble, AssembleError, Event, FailureFiles, FailureOptions};
+use postmortem_formats::logs::{write_explain, LogConfig, Logger};
 use postmortem_formats::output::Timings;
-use postmortem_formats::pmreport::read_any_report;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -181,135 +177,47 @@ pub struct Loaded {
     pub graph: Icfg,
     pub report: Report,
     pub timings: Timings,
-    /// The warnings printed while loading (already on stderr).
-    #[allow(dead_code)]
-    pub warnings: Vec<String>,
 }
 
-/// Prints a warning and keeps it.
-fn warn(warnings: &mut Vec<String>, w: String) {
-    eprintln!("postmortem: warning: {w}");
-    warnings.push(w);
-}
-
-/// How many warnings of one kind (unmatched log lines) are printed.
-const MAX_SIMILAR: usize = 20;
-
-fn log_warnings(warnings: &mut Vec<String>, source: &str, m: &LogMatch) {
-    let mut unmatched = 0;
-    for w in &m.warnings {
-        if matches!(w, postmortem_formats::logs::LogWarning::Unmatched { .. }) {
-            unmatched += 1;
-            if unmatched > MAX_SIMILAR {
-                continue;
-            }
-        }
-        warn(warnings, format!("{source}: {w}"));
-    }
-    if unmatched > MAX_SIMILAR {
-        warn(
-            warnings,
-            format!(
-                "{source}: {} more log lines match no format string (see --explain-log)",
-                unmatched - MAX_SIMILAR
-            ),
-        );
-    }
-}
-
-fn explain(g: &Icfg, source: &str, m: &LogMatch) {
-    eprintln!("postmortem: log matches for {source}:");
-    let mut err = std::io::stderr().lock();
-    // Explaining is best effort: a closed stderr is not an error.
-    let _ = write_explain(&mut err, g, m);
-}
-
+/// Reads the graph and assembles the report from every failure input
+/// ([`postmortem_formats::failure::assemble`]), printing its warnings and
+/// notes to stderr as they come.
 pub fn load(inputs: &Inputs) -> Result<Loaded, Failure> {
     let t = Instant::now();
     let (graph, sancov) = load_graph_with_sancov(&inputs.cfg)?;
-    let parse_graph_ms = crate::ms(t);
+    let parse_graph_ms = ms(t);
     let t = Instant::now();
-    let mut warnings = Vec::new();
-    let mut report = Report::default();
-    if let Some(path) = &inputs.report_file {
-        let (_, mapped) = read_any_report(path, &graph, &inputs.path_map, &inputs.log_config)
-            .map_err(Failure::input)?;
-        let name = path.display().to_string();
-        for w in &mapped.warnings {
-            warn(&mut warnings, format!("{name}: {w}"));
-        }
-        if let Some(m) = &mapped.log {
-            log_warnings(&mut warnings, &name, m);
+    let files = FailureFiles {
+        cfg: Some(&inputs.cfg),
+        report: inputs.report_file.as_deref(),
+        backtrace: inputs.backtrace.as_deref(),
+        core: inputs.core.as_deref(),
+        binary: inputs.binary.as_deref(),
+        sancov_flags: inputs.sancov_flags.as_deref(),
+        log: inputs.log.as_deref(),
+    };
+    let opts = FailureOptions {
+        path_map: inputs.path_map.clone(),
+        log_config: inputs.log_config.clone(),
+        stack_only: inputs.stack_only,
+    };
+    let mut sink = |e: Event<'_>| match e {
+        Event::Warning(w) => eprintln!("postmortem: warning: {w}"),
+        Event::Note(n) => eprintln!("postmortem: note: {n}"),
+        Event::LogMatched { source, matched } => {
             if inputs.explain_log {
-                explain(&graph, &name, m);
+                eprintln!("postmortem: log matches for {source}:");
+                // Explaining is best effort: a closed stderr is not an error.
+                let _ = write_explain(&mut std::io::stderr().lock(), &graph, matched);
             }
         }
-        report = mapped.report;
-    }
-    let native = crate::native::load(inputs, &graph, sancov.as_ref(), &mut warnings)?;
-    if let (Some(frames), None) = (&native.frames, &inputs.backtrace) {
-        let name = inputs
-            .core
-            .as_ref()
-            .map(|p| p.display().to_string())
-            .unwrap_or_default();
-        let located = locator(&graph, inputs.path_map.clone()).locate_stack(frames);
-        for w in &located.warnings {
-            warn(&mut warnings, format!("{name}: {w}"));
-        }
-        if !located.report.stack.is_empty() {
-            report.stack = located.report.stack;
-        }
-        if located.report.crash.is_some() {
-            report.crash = located.report.crash;
-        }
-    }
-    if let Some(c) = native.flags {
-        report.obs_yes.extend(c.ran);
-        report.obs_no.extend(c.not_ran);
-    }
-    if let Some(path) = &inputs.backtrace {
-        let bt = read_backtrace_path(path).map_err(Failure::input)?;
-        let name = path.display().to_string();
-        for n in &bt.notes {
-            warn(&mut warnings, format!("{name}: {n}"));
-        }
-        let located = locator(&graph, inputs.path_map.clone()).locate_stack(&bt.source_frames());
-        for w in &located.warnings {
-            warn(&mut warnings, format!("{name}: {w}"));
-        }
-        let replaced = (!located.report.stack.is_empty() && !report.stack.is_empty())
-            || (located.report.crash.is_some() && report.crash.is_some());
-        if replaced {
-            warn(
-                &mut warnings,
-                format!("the crash and stack of the report are replaced by those of the backtrace {name}"),
-            );
-        }
-        if !located.report.stack.is_empty() {
-            report.stack = located.report.stack;
-        }
-        if located.report.crash.is_some() {
-            report.crash = located.report.crash;
-        }
-    }
-    if let Some(path) = &inputs.log {
-        let name = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|e| Failure::input(format!("{name}: {e}")))?;
-        let text = String::from_utf8_lossy(&bytes);
-        let m = LogMatcher::new(&graph, &inputs.log_config).match_text(&text);
-        log_warnings(&mut warnings, &name, &m);
-        if inputs.explain_log {
-            explain(&graph, &name, &m);
-        }
-        if let Some(t) = m.trace {
-            report.obs_yes.push(t);
-        }
-    }
-    if inputs.stack_only {
-        report = report.stack_only();
-    }
-    let parse_report_ms = crate::ms(t);
+    };
+    let report =
+        assemble(&graph, sancov.as_ref(), &files, &opts, &mut sink).map_err(|e| match e {
+            AssembleError::Input(m) => Failure::input(m),
+            AssembleError::Impossible(m) => Failure::impossible(m),
+        })?;
+    let parse_report_ms = ms(t);
     Ok(Loaded {
         graph,
         report,
@@ -318,6 +226,5 @@ pub fn load(inputs: &Inputs) -> Result<Loaded, Failure> {
             parse_report_ms,
             recover_ms: 0.0,
         },
-        warnings,
     })
 }

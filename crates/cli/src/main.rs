@@ -7,18 +7,18 @@
 
 mod analyze;
 mod bench;
+mod exit;
 mod frontend;
 mod graph;
 mod inputs;
-mod native;
 mod query;
 mod render;
 mod solvers;
 
 use clap::{Parser, Subcommand};
+use exit::{ms, write_out, Failure};
 use graph::load_graph;
 use render::Format;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -85,37 +85,6 @@ enum CfgCommand {
     },
 }
 
-/// A failure with its exit code and a message for stderr.
-pub struct Failure {
-    /// The exit code.
-    pub code: u8,
-    /// The message (one line).
-    pub message: String,
-}
-
-impl Failure {
-    /// Bad usage or input: exit code 2.
-    pub fn input(message: impl std::fmt::Display) -> Failure {
-        Failure {
-            code: 2,
-            message: message.to_string(),
-        }
-    }
-    /// An internal error: exit code 1.
-    pub fn internal(message: impl std::fmt::Display) -> Failure {
-        Failure {
-            code: 1,
-            message: message.to_string(),
-        }
-    }
-}
-
-impl From<std::io::Error> for Failure {
-    fn from(e: std::io::Error) -> Failure {
-        Failure::internal(format!("cannot write output: {e}"))
-    }
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
@@ -126,35 +95,7 @@ fn main() -> ExitCode {
         Command::Bench(b) => bench::run(b),
         Command::Synth(s) => bench::synth(s),
     };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(f) => {
-            // A closed pipe (`postmortem ... | head`) is not an error.
-            if !f.message.is_empty() {
-                eprintln!("postmortem: {}", f.message);
-            }
-            ExitCode::from(f.code)
-        }
-    }
-}
-
-/// Milliseconds since `since`.
-pub fn ms(since: Instant) -> f64 {
-    since.elapsed().as_secs_f64() * 1e3
-}
-
-/// Writes to stdout through a buffer; a closed pipe ends quietly.
-pub fn write_out(f: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<(), Failure> {
-    let stdout = std::io::stdout();
-    let mut lock = std::io::BufWriter::new(stdout.lock());
-    match f(&mut lock).and_then(|_| lock.flush()) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(Failure {
-            code: 0,
-            message: String::new(),
-        }),
-        Err(e) => Err(e.into()),
-    }
+    exit::exit_code(result)
 }
 
 fn cfg_stats(path: &Path, format: Format) -> Result<(), Failure> {

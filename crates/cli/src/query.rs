@@ -1,13 +1,13 @@
-//! `postmortem query`: one question, with a witness or an explanation.
+//! `postmortem query`: one question, with a witness or an explanation
+//! (written by `postmortem_formats::answer`).
 
 use crate::analyze::solve_failure;
+use crate::exit::{ms, write_out, Failure};
 use crate::inputs::{load, Inputs};
 use crate::solvers::SolverArgs;
-use crate::{ms, write_out, Failure};
 use clap::{Args, ValueEnum};
-use postmortem_core::{query as lang, Answer, Icfg, NodeId, Origin, Query, Report, Solver};
-use postmortem_formats::output::witness_lines;
-use serde_json::json;
+use postmortem_core::{query as lang, Answer, Icfg, NodeId, Query, Solver};
+use postmortem_formats::answer::{query_json, write_query_text, QueryAnswer};
 use std::time::Instant;
 
 const QUERY_HELP: &str = "\
@@ -83,45 +83,6 @@ fn node_arg(g: &Icfg, id: &str) -> Result<NodeId, Failure> {
     })
 }
 
-/// What a constraint of the report says, for explanations.
-fn describe(g: &Icfg, r: &Report, o: Origin, query: &str) -> String {
-    let ids = |s: &postmortem_core::NodeSet| {
-        s.nodes()
-            .iter()
-            .map(|&n| g.ext_id(n).to_string())
-            .collect::<Vec<_>>()
-            .join("|")
-    };
-    match o {
-        Origin::Crash => format!(
-            "crash: stopped at {}",
-            r.crash.as_ref().map(ids).unwrap_or_default()
-        ),
-        Origin::Frame(i) => format!(
-            "stack[{i}]: call {} entering {}",
-            ids(&r.stack[i].call),
-            ids(&r.stack[i].entry)
-        ),
-        Origin::ObsYes(i) => format!(
-            "obsYes[{i}]: {}ran {}",
-            if r.obs_yes[i].reliable {
-                "(reliable) "
-            } else {
-                ""
-            },
-            r.obs_yes[i]
-                .entries
-                .iter()
-                .map(ids)
-                .collect::<Vec<_>>()
-                .join(" then ")
-        ),
-        Origin::ObsNo(i) => format!("obsNo[{i}]: {} did not run", ids(&r.obs_no[i])),
-        Origin::Bursty(i) => format!("bursty[{i}]: {} bursts", r.bursty[i].bursts.len()),
-        Origin::Query => format!("query: {query}"),
-    }
-}
-
 pub fn run(q: QueryArgs) -> Result<(), Failure> {
     let loaded = load(&q.inputs)?;
     let g = &loaded.graph;
@@ -165,67 +126,23 @@ pub fn run(q: QueryArgs) -> Result<(), Failure> {
         } else {
             None
         };
-    let ids = |w: &[NodeId]| {
-        w.iter()
-            .map(|&n| g.ext_id(n).to_string())
-            .collect::<Vec<_>>()
+    let answer = QueryAnswer {
+        graph: g,
+        report: &loaded.report,
+        question: &what,
+        solver: s.name(),
+        checked: &checked,
+        report_possible,
+        culprit,
+        explanation: explanation.as_deref(),
+        time_ms: elapsed,
     };
-    write_out(|out| {
-        match q.format {
-            QueryFormat::Text => {
-                writeln!(out, "{}", checked.answer.as_str())?;
-                writeln!(out, "question: {what}")?;
-                if let Some(c) = culprit {
-                    writeln!(
-                        out,
-                        "note: the report itself is impossible (from constraint {c} on)"
-                    )?;
-                }
-                for w in &checked.weakened {
-                    writeln!(out, "weakened {}: {}", w.origin, w.how)?;
-                }
-                if let Some(w) = &checked.witness {
-                    writeln!(out, "witness ({} nodes):", w.len())?;
-                    for line in witness_lines(g, w) {
-                        writeln!(out, "  {line}")?;
-                    }
-                }
-                if let Some(ex) = &explanation {
-                    writeln!(
-                        out,
-                        "explanation: these {} constraints are already impossible together:",
-                        ex.len()
-                    )?;
-                    for &o in ex {
-                        writeln!(out, "  {}", describe(g, &loaded.report, o, &what))?;
-                    }
-                }
-                writeln!(out, "time: {elapsed:.1} ms")?;
-            }
-            QueryFormat::Json => {
-                let mut v = json!({
-                    "answer": checked.answer.as_str(),
-                    "question": what,
-                    "solver": s.name(),
-                    "report_possible": report_possible,
-                    "culprit": culprit.map(|c| c.to_string()),
-                    "weakened": checked.weakened.iter().map(|w| json!({"constraint": w.origin.to_string(), "how": w.how})).collect::<Vec<_>>(),
-                    "time_ms": elapsed,
-                });
-                if let Some(w) = &checked.witness {
-                    v["witness"] = json!(ids(w));
-                }
-                if let Some(ex) = &explanation {
-                    v["explanation"] = ex
-                        .iter()
-                        .map(|&o| json!({"constraint": o.to_string(), "what": describe(g, &loaded.report, o, &what)}))
-                        .collect();
-                }
-                serde_json::to_writer_pretty(&mut *out, &v)?;
-                writeln!(out)?;
-            }
+    write_out(|out| match q.format {
+        QueryFormat::Text => write_query_text(out, &answer),
+        QueryFormat::Json => {
+            serde_json::to_writer_pretty(&mut *out, &query_json(&answer))?;
+            writeln!(out)
         }
-        Ok(())
     })?;
     match culprit {
         Some(c) => Err(Failure {

@@ -13,8 +13,10 @@
 #![deny(missing_docs)]
 
 pub mod annotate;
+pub mod answer;
 pub mod backtrace;
 pub mod error;
+pub mod failure;
 pub mod frontend;
 pub mod graphml;
 pub mod html;

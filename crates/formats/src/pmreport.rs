@@ -48,7 +48,6 @@ use crate::logs::{LogConfig, LogMatch, LogMatcher};
 use postmortem_core::locate::{LocateWarning, Locator, PathMap, Selector, SourceFrame};
 use postmortem_core::{Icfg, Report, Trace};
 use serde_json::{Map, Value};
-use std::io::Read;
 use std::path::Path;
 
 /// One frame of the `stack`.
@@ -404,22 +403,7 @@ pub fn read_any_report(
     paths: &PathMap,
     logs: &LogConfig,
 ) -> Result<(ReportKind, Mapped), FormatError> {
-    let name = path.display().to_string();
-    let mut bytes = std::fs::read(path).map_err(|e| FormatError::io(&name, e))?;
-    if bytes.starts_with(&[0x1f, 0x8b]) {
-        let mut out = Vec::new();
-        flate2::read::MultiGzDecoder::new(&bytes[..])
-            .read_to_end(&mut out)
-            .map_err(|e| {
-                FormatError::io(
-                    &name,
-                    std::io::Error::new(e.kind(), format!("corrupt gzip data: {e}")),
-                )
-            })?;
-        bytes = out;
-    }
-    let text = String::from_utf8(bytes)
-        .map_err(|e| FormatError::json_syntax(&name, &format!("not valid UTF-8 ({e})")))?;
+    let (name, text) = crate::report_json::read_json_text(path)?;
     read_any_report_str(&text, &name, g, paths, logs)
 }
 

@@ -29,6 +29,14 @@ use std::path::Path;
 ///
 /// Errors name the file by `path` as displayed.
 pub fn read_report_path(path: &Path, g: &Icfg) -> Result<Report, FormatError> {
+    let (name, text) = read_json_text(path)?;
+    read_report_str(&text, &name, g)
+}
+
+/// A JSON file's name (as displayed) and text: gunzipped when it starts
+/// with gzip's magic, and checked to be UTF-8. Shared by the report
+/// readers.
+pub(crate) fn read_json_text(path: &Path) -> Result<(String, String), FormatError> {
     let name = path.display().to_string();
     let mut bytes = std::fs::read(path).map_err(|e| FormatError::io(&name, e))?;
     if bytes.starts_with(&[0x1f, 0x8b]) {
@@ -45,7 +53,7 @@ pub fn read_report_path(path: &Path, g: &Icfg) -> Result<Report, FormatError> {
     }
     let text = String::from_utf8(bytes)
         .map_err(|e| FormatError::json_syntax(&name, &format!("not valid UTF-8 ({e})")))?;
-    read_report_str(&text, &name, g)
+    Ok((name, text))
 }
 
 /// Reads a failure report from JSON text, resolving node ids against `g`.

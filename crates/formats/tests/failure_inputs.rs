@@ -517,6 +517,125 @@ fn a_handwritten_report_and_a_log() {
     assert!(parse_pmreport(text, "r.json").is_ok());
 }
 
+/// `failure::assemble` combines every input as its doc says: the
+/// report's observations, the backtrace's crash and stack (with its gaps,
+/// which the context-sensitive solver needs), the log's trace last; and
+/// tells every warning and log match on the way.
+#[test]
+fn assemble_combines_report_backtrace_and_log() {
+    use postmortem_formats::failure::{
+        assemble, AssembleError, Event, FailureFiles, FailureOptions,
+    };
+    let d = demo();
+    let dir = std::env::temp_dir().join(format!("pm-assemble-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let report = dir.join("r.json");
+    std::fs::write(
+        &report,
+        r#"{"stack": [{"file": "/build/demo/crash.c", "line": 16}],
+            "ran": [{"call": "fprintf"}], "not_ran": [{"function": "parse"}],
+            "log": ["starting with 2 args"]}"#,
+    )
+    .unwrap();
+    // A middle frame the graph does not have: frames are dropped, and the
+    // stack has a gap.
+    let bt_text = data("gdb-segv.txt").replace(
+        "in report (n=7) at crash.c:21",
+        "in dispatch (n=7) at other.c:5",
+    );
+    let bt = dir.join("bt.txt");
+    std::fs::write(&bt, &bt_text).unwrap();
+    let log = dir.join("out.log");
+    std::fs::write(&log, "parsed 7\nabout to crash: big\n").unwrap();
+    let files = FailureFiles {
+        report: Some(&report),
+        backtrace: Some(&bt),
+        log: Some(&log),
+        ..FailureFiles::default()
+    };
+    let mut warnings = Vec::new();
+    let mut logs = Vec::new();
+    let r = assemble(
+        &d.g,
+        None,
+        &files,
+        &FailureOptions::default(),
+        &mut |e| match e {
+            Event::Warning(w) => warnings.push(w),
+            Event::Note(_) => {}
+            Event::LogMatched { source, matched } => {
+                logs.push((source.to_string(), matched.lines.len()))
+            }
+        },
+    )
+    .unwrap();
+    let located = locator(&d.g, PathMap::new())
+        .locate_stack(&parse_backtrace(&bt_text, "bt.txt").unwrap().source_frames());
+    assert!(!located.report.stack_gaps.is_empty());
+    assert_eq!(r.stack, located.report.stack);
+    assert_eq!(r.stack_gaps, located.report.stack_gaps);
+    assert_eq!(r.crash, NodeSet::new(d.crash16.to_vec()));
+    assert_eq!(r.obs_yes.len(), 3, "ran, the report's log, the log file");
+    assert_eq!(r.obs_yes[2].entries.len(), 2);
+    assert_eq!(r.obs_yes[2].entries[1], NodeSet::one(d.crash15));
+    assert_eq!(r.obs_no.len(), 1);
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("replaced by those of the backtrace")),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings.iter().any(|w| w.contains("`dispatch`")),
+        "{warnings:?}"
+    );
+    assert_eq!(logs.len(), 2, "{logs:?}");
+    assert_eq!(logs[1], (log.display().to_string(), 2));
+
+    // Stack only: the observations go.
+    let opts = FailureOptions {
+        stack_only: true,
+        ..FailureOptions::default()
+    };
+    let r = assemble(&d.g, None, &files, &opts, &mut |_| {}).unwrap();
+    assert!(r.obs_yes.is_empty() && r.obs_no.is_empty());
+    assert_eq!(r.stack_gaps, located.report.stack_gaps);
+
+    // Bad inputs are errors that name them.
+    let missing = dir.join("missing.txt");
+    let e = assemble(
+        &d.g,
+        None,
+        &FailureFiles {
+            backtrace: Some(&missing),
+            ..FailureFiles::default()
+        },
+        &FailureOptions::default(),
+        &mut |_| {},
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&e, AssembleError::Input(m) if m.contains("missing.txt")),
+        "{e}"
+    );
+    let e = assemble(
+        &d.g,
+        None,
+        &FailureFiles {
+            core: Some(&bt),
+            ..FailureFiles::default()
+        },
+        &FailureOptions::default(),
+        &mut |_| {},
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&e, AssembleError::Input(m) if m.contains("--binary")),
+        "{e}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn the_demo_log_is_one_trace() {
     let d = demo();

@@ -1,0 +1,139 @@
+//! Writers for query answers (`postmortem query`): the answer, the
+//! weakenings, the witness and the explanation, as text for people or one
+//! JSON object for tools.
+
+use crate::output::witness_lines;
+use postmortem_core::solver::Checked;
+use postmortem_core::{Icfg, NodeId, NodeSet, Origin, Report};
+use serde_json::{json, Value};
+use std::io::{self, Write};
+
+/// One answered query, as the writers show it.
+pub struct QueryAnswer<'a> {
+    /// The graph.
+    pub graph: &'a Icfg,
+    /// The report the query was asked against.
+    pub report: &'a Report,
+    /// The question, as the user asked it.
+    pub question: &'a str,
+    /// The solver's name.
+    pub solver: &'a str,
+    /// The answer, its weakenings and its witness.
+    pub checked: &'a Checked,
+    /// Whether the report alone is possible.
+    pub report_possible: bool,
+    /// When it is not: the constraint from which it is impossible.
+    pub culprit: Option<Origin>,
+    /// When the answer is impossible and an explanation was asked for: a
+    /// minimal set of constraints (the query's included) that is
+    /// impossible.
+    pub explanation: Option<&'a [Origin]>,
+    /// The time the answer took, in milliseconds.
+    pub time_ms: f64,
+}
+
+/// What a constraint of the report says, in the graph's node ids.
+pub fn describe(g: &Icfg, r: &Report, o: Origin, question: &str) -> String {
+    let ids = |s: &NodeSet| {
+        s.nodes()
+            .iter()
+            .map(|&n| g.ext_id(n).to_string())
+            .collect::<Vec<_>>()
+            .join("|")
+    };
+    match o {
+        Origin::Crash => format!(
+            "crash: stopped at {}",
+            r.crash.as_ref().map(ids).unwrap_or_default()
+        ),
+        Origin::Frame(i) => format!(
+            "stack[{i}]: call {} entering {}",
+            ids(&r.stack[i].call),
+            ids(&r.stack[i].entry)
+        ),
+        Origin::ObsYes(i) => format!(
+            "obsYes[{i}]: {}ran {}",
+            if r.obs_yes[i].reliable {
+                "(reliable) "
+            } else {
+                ""
+            },
+            r.obs_yes[i]
+                .entries
+                .iter()
+                .map(ids)
+                .collect::<Vec<_>>()
+                .join(" then ")
+        ),
+        Origin::ObsNo(i) => format!("obsNo[{i}]: {} did not run", ids(&r.obs_no[i])),
+        Origin::Bursty(i) => format!("bursty[{i}]: {} bursts", r.bursty[i].bursts.len()),
+        Origin::Query => format!("query: {question}"),
+    }
+}
+
+/// Writes the answer for people: `possible` or `impossible` first, then
+/// the question, a note when the report itself is impossible, the
+/// weakenings, the witness (one line per step, repeats folded), the
+/// explanation and the time.
+pub fn write_query_text(out: &mut dyn Write, a: &QueryAnswer<'_>) -> io::Result<()> {
+    let g = a.graph;
+    writeln!(out, "{}", a.checked.answer.as_str())?;
+    writeln!(out, "question: {}", a.question)?;
+    if let Some(c) = a.culprit {
+        writeln!(
+            out,
+            "note: the report itself is impossible (from constraint {c} on)"
+        )?;
+    }
+    for w in &a.checked.weakened {
+        writeln!(out, "weakened {}: {}", w.origin, w.how)?;
+    }
+    if let Some(w) = &a.checked.witness {
+        writeln!(out, "witness ({} nodes):", w.len())?;
+        for line in witness_lines(g, w) {
+            writeln!(out, "  {line}")?;
+        }
+    }
+    if let Some(ex) = a.explanation {
+        writeln!(
+            out,
+            "explanation: these {} constraints are already impossible together:",
+            ex.len()
+        )?;
+        for &o in ex {
+            writeln!(out, "  {}", describe(g, a.report, o, a.question))?;
+        }
+    }
+    writeln!(out, "time: {:.1} ms", a.time_ms)
+}
+
+/// The answer as one JSON object: `answer`, `question`, `solver`,
+/// `report_possible`, `culprit`, `weakened`, `time_ms`, and when there
+/// are, `witness` (input node ids) and `explanation`.
+pub fn query_json(a: &QueryAnswer<'_>) -> Value {
+    let g = a.graph;
+    let ids = |w: &[NodeId]| {
+        w.iter()
+            .map(|&n| g.ext_id(n).to_string())
+            .collect::<Vec<_>>()
+    };
+    let mut v = json!({
+        "answer": a.checked.answer.as_str(),
+        "question": a.question,
+        "solver": a.solver,
+        "report_possible": a.report_possible,
+        "culprit": a.culprit.map(|c| c.to_string()),
+        "weakened": a.checked.weakened.iter().map(|w| json!({"constraint": w.origin.to_string(), "how": w.how})).collect::<Vec<_>>(),
+        "time_ms": a.time_ms,
+    });
+    if let Some(w) = &a.checked.witness {
+        v["witness"] = json!(ids(w));
+    }
+    if let Some(ex) = a.explanation {
+        v["explanation"] = ex
+            .iter()
+            .map(|&o| json!({"constraint": o.to_string(), "what": describe(g, a.report, o, a.question)}))
+            .collect();
+    }
+    v
+}

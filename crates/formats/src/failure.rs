@@ -1,0 +1,406 @@
+//! One [`Report`] from every failure input: a report file, a backtrace, a
+//! core dump with its binary, a raw coverage-flag dump, and a log.
+//!
+//! [`assemble`] is what every analysis command runs between reading the
+//! graph and solving. The inputs combine in a fixed order:
+//!
+//! 1. the report file (csi-grissom JSON, postmortem's JSON or a Sentry
+//!    event, told apart by their keys) gives the base report;
+//! 2. a core's unwound stack (when no backtrace is given) replaces its
+//!    crash and stack; a core's or a dump's coverage flags add `obsYes`
+//!    and `obsNo` constraints (only the clear flags when the core has
+//!    several threads: a set flag may be another thread's);
+//! 3. a backtrace replaces the crash and stack (with a warning when the
+//!    report had them);
+//! 4. a log adds one ordered trace;
+//! 5. `stack_only` then drops every observation.
+//!
+//! Frames, selectors and log lines that match nothing are [`Event::Warning`]s,
+//! never errors: their constraints are left out or widened, so answers
+//! stay sound. Events go to the caller's sink as they happen, so nothing
+//! said before an error is lost.
+
+use crate::backtrace::{locator, merge_inlined_by_address, read_backtrace_path};
+use crate::logs::{LogConfig, LogMatch, LogMatcher, LogWarning};
+use crate::native::{self, Binary, Core};
+use crate::pmreport::read_any_report;
+use crate::sancov::{FlagConstraints, SancovMap};
+use postmortem_core::locate::{PathMap, SourceFrame};
+use postmortem_core::{Icfg, Report};
+use std::fmt;
+use std::path::Path;
+
+/// The failure inputs, as files. At least one of them should be given;
+/// with none, the report is empty (every path to any node is consistent).
+#[derive(Clone, Copy, Default)]
+pub struct FailureFiles<'a> {
+    /// The graph's file, only to name it in messages.
+    pub cfg: Option<&'a Path>,
+    /// A report: csi-grissom JSON, postmortem JSON or a Sentry event.
+    pub report: Option<&'a Path>,
+    /// A backtrace (gdb, lldb, sanitizer, Rust panic).
+    pub backtrace: Option<&'a Path>,
+    /// A core dump of the crash (needs `binary`).
+    pub core: Option<&'a Path>,
+    /// The crashed program's ELF binary.
+    pub binary: Option<&'a Path>,
+    /// SanitizerCoverage flags as raw bytes, one per flag.
+    pub sancov_flags: Option<&'a Path>,
+    /// The program's log.
+    pub log: Option<&'a Path>,
+}
+
+/// How the failure inputs are read.
+#[derive(Clone, Default)]
+pub struct FailureOptions {
+    /// Path prefix rewrites between the failure data and the graph.
+    pub path_map: PathMap,
+    /// The printf-like logging functions, for the log.
+    pub log_config: LogConfig,
+    /// Keep only the crash and the stack (grissom's `-stackonly`).
+    pub stack_only: bool,
+}
+
+/// Something [`assemble`] tells its caller on the way.
+pub enum Event<'a> {
+    /// A part of the input that was left out or widened.
+    Warning(String),
+    /// Information (how many coverage flags were set).
+    Note(String),
+    /// A log (or a report's log) was matched against the graph's logging
+    /// calls: `source` names it (for `--explain-log`-style output).
+    LogMatched {
+        /// The file the log came from.
+        source: &'a str,
+        /// The match.
+        matched: &'a LogMatch,
+    },
+}
+
+/// Why [`assemble`] gave no report.
+#[derive(Debug)]
+pub enum AssembleError {
+    /// Unreadable, malformed or mismatched input (a core of another
+    /// binary, a graph without a flag map, ...).
+    Input(String),
+    /// The inputs contradict the graph: a coverage flag is set in code the
+    /// graph says cannot run.
+    Impossible(String),
+}
+
+impl fmt::Display for AssembleError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AssembleError::Input(m) | AssembleError::Impossible(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for AssembleError {}
+
+fn input(e: impl fmt::Display) -> AssembleError {
+    AssembleError::Input(e.to_string())
+}
+
+/// How many warnings of one kind (unmatched log lines) are passed on.
+const MAX_SIMILAR: usize = 20;
+
+/// Reads every failure input given in `files` against the graph `g` and
+/// combines them into one report, in the order the module doc gives.
+/// `flag_map` is the graph's coverage flag map (from the LLVM front-end),
+/// needed for coverage flags. Warnings and notes go to `sink` as they
+/// arise.
+pub fn assemble(
+    g: &Icfg,
+    flag_map: Option<&SancovMap>,
+    files: &FailureFiles<'_>,
+    opts: &FailureOptions,
+    sink: &mut dyn FnMut(Event<'_>),
+) -> Result<Report, AssembleError> {
+    let mut report = Report::default();
+    if let Some(path) = files.report {
+        let (_, mapped) =
+            read_any_report(path, g, &opts.path_map, &opts.log_config).map_err(input)?;
+        let name = path.display().to_string();
+        for w in &mapped.warnings {
+            sink(Event::Warning(format!("{name}: {w}")));
+        }
+        if let Some(m) = &mapped.log {
+            log_events(sink, &name, m);
+        }
+        report = mapped.report;
+    }
+    let native = load_native(g, flag_map, files, sink)?;
+    if let (Some(frames), None) = (&native.frames, files.backtrace) {
+        let name = files
+            .core
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        let located = locator(g, opts.path_map.clone()).locate_stack(frames);
+        for w in &located.warnings {
+            sink(Event::Warning(format!("{name}: {w}")));
+        }
+        if !located.report.stack.is_empty() || report.stack.is_empty() {
+            report.stack = located.report.stack;
+            report.stack_gaps = located.report.stack_gaps;
+        }
+        if located.report.crash.is_some() {
+            report.crash = located.report.crash;
+        }
+    }
+    if let Some(c) = native.flags {
+        report.obs_yes.extend(c.ran);
+        report.obs_no.extend(c.not_ran);
+    }
+    if let Some(path) = files.backtrace {
+        let bt = read_backtrace_path(path).map_err(input)?;
+        let name = path.display().to_string();
+        for n in &bt.notes {
+            sink(Event::Warning(format!("{name}: {n}")));
+        }
+        let located = locator(g, opts.path_map.clone()).locate_stack(&bt.source_frames());
+        for w in &located.warnings {
+            sink(Event::Warning(format!("{name}: {w}")));
+        }
+        let replaced = (!located.report.stack.is_empty() && !report.stack.is_empty())
+            || (located.report.crash.is_some() && report.crash.is_some());
+        if replaced {
+            sink(Event::Warning(format!(
+                "the crash and stack of the report are replaced by those of the backtrace {name}"
+            )));
+        }
+        if !located.report.stack.is_empty() || report.stack.is_empty() {
+            report.stack = located.report.stack;
+            report.stack_gaps = located.report.stack_gaps;
+        }
+        if located.report.crash.is_some() {
+            report.crash = located.report.crash;
+        }
+    }
+    if let Some(path) = files.log {
+        let name = path.display().to_string();
+        let bytes = std::fs::read(path).map_err(|e| input(format!("{name}: {e}")))?;
+        let text = String::from_utf8_lossy(&bytes);
+        let m = LogMatcher::new(g, &opts.log_config).match_text(&text);
+        log_events(sink, &name, &m);
+        if let Some(t) = m.trace {
+            report.obs_yes.push(t);
+        }
+    }
+    if opts.stack_only {
+        report = report.stack_only();
+    }
+    Ok(report)
+}
+
+/// A log's warnings (at most [`MAX_SIMILAR`] unmatched lines, then their
+/// count) and the match itself.
+fn log_events(sink: &mut dyn FnMut(Event<'_>), source: &str, m: &LogMatch) {
+    let mut unmatched = 0;
+    for w in &m.warnings {
+        if matches!(w, LogWarning::Unmatched { .. }) {
+            unmatched += 1;
+            if unmatched > MAX_SIMILAR {
+                continue;
+            }
+        }
+        sink(Event::Warning(format!("{source}: {w}")));
+    }
+    if unmatched > MAX_SIMILAR {
+        sink(Event::Warning(format!(
+            "{source}: {} more log lines match no format string (see --explain-log)",
+            unmatched - MAX_SIMILAR
+        )));
+    }
+    sink(Event::LogMatched { source, matched: m });
+}
+
+/// What the native inputs gave.
+#[derive(Default)]
+struct Native {
+    /// The unwound crash stack, innermost first (None: no core, a
+    /// backtrace was given, or the stack could not be unwound soundly).
+    frames: Option<Vec<SourceFrame>>,
+    /// The flags' constraints.
+    flags: Option<FlagConstraints>,
+}
+
+fn no_map(cfg: Option<&Path>) -> AssembleError {
+    input(format!(
+        "{}: the graph has no coverage flag map: pass the instrumented build's .ll/.bc as --cfg, or a .pmcfg that `cfg build` made from it (GraphML, and caches of other graphs, have none)",
+        cfg.map(|p| p.display().to_string()).unwrap_or_else(|| "the graph".into())
+    ))
+}
+
+fn arrays(map: &SancovMap) -> Vec<(Option<String>, usize)> {
+    map.arrays
+        .iter()
+        .map(|a| (a.function.clone(), a.len))
+        .collect()
+}
+
+/// Reads the core, binary and flag dump.
+///
+/// The flags need the graph's flag map. Before a flag is used, the
+/// binary's flag order is checked against the map: one pc-table entry per
+/// flag, each array's first entry a function entry at that function's
+/// symbol address (see [`native::check_order`]). The flags are
+/// process-wide: with several threads in the core, a set flag may be
+/// another thread's, so only the clear flags are used (and a flag dump is
+/// taken to be of a single-threaded run).
+fn load_native(
+    g: &Icfg,
+    map: Option<&SancovMap>,
+    files: &FailureFiles<'_>,
+    sink: &mut dyn FnMut(Event<'_>),
+) -> Result<Native, AssembleError> {
+    let mut out = Native::default();
+    if files.core.is_some() && files.sancov_flags.is_some() {
+        return Err(input(
+            "give the coverage flags either in --core or in --sancov-flags, not both",
+        ));
+    }
+    let bin_name = || {
+        files
+            .binary
+            .map(|p| p.display().to_string())
+            .unwrap_or_default()
+    };
+    let bin = match files.binary {
+        Some(p) => Some(Binary::read(p).map_err(input)?),
+        None => None,
+    };
+    if let Some(path) = files.sancov_flags {
+        let name = path.display().to_string();
+        let map = map.ok_or_else(|| no_map(files.cfg))?;
+        let bytes = std::fs::read(path).map_err(|e| input(format!("{name}: cannot read: {e}")))?;
+        if let Some(bin) = &bin {
+            let pcs = bin.pcs().ok_or_else(|| {
+                input(format!(
+                    "{}: no {} section: build with -fsanitize-coverage=...,inline-bool-flag,pc-table",
+                    bin_name(),
+                    native::PCS
+                ))
+            })?;
+            native::check_order(bin, &pcs, &arrays(map)).map_err(input)?;
+        } else {
+            sink(Event::Warning(format!(
+                "{name}: the flag order is not checked against the binary (pass --binary PROG to check it)"
+            )));
+        }
+        let c = map
+            .constraints(&bytes)
+            .map_err(|e| input(format!("{name}: {e}")))?;
+        check_reachable(g, map, &c, &name)?;
+        sink(Event::Note(flags_note(&name, &c)));
+        out.flags = Some(c);
+    }
+    if let Some(path) = files.core {
+        let name = path.display().to_string();
+        let bin = bin.as_ref().ok_or_else(|| {
+            input(format!(
+                "{name}: a core needs the program's binary (--binary)"
+            ))
+        })?;
+        let core = Core::read(path).map_err(input)?;
+        let base = native::load_base(&core, bin).map_err(input)?;
+        match (bin.bools.is_some(), map) {
+            (true, Some(map)) => {
+                let cf = native::read_flags(&core, bin).map_err(input)?;
+                native::check_order(bin, &cf.pcs, &arrays(map)).map_err(input)?;
+                let mut c = map
+                    .constraints(&cf.flags)
+                    .map_err(|e| input(format!("{name}: {e}")))?;
+                if core.threads > 1 {
+                    // The flags are process-wide: a set flag may be another
+                    // thread's. A clear flag holds for every thread.
+                    sink(Event::Warning(format!(
+                        "{name}: {} threads: the {} set coverage flags may have been set by other threads and are not used (the clear ones are)",
+                        core.threads, c.set
+                    )));
+                    c.ran.clear();
+                    c.ran_flags.clear();
+                }
+                check_reachable(g, map, &c, &name)?;
+                sink(Event::Note(flags_note(&name, &c)));
+                out.flags = Some(c);
+            }
+            (true, None) => return Err(no_map(files.cfg)),
+            (false, Some(_)) => {
+                return Err(input(format!(
+                    "{}: no {} section, but the graph has coverage flags: the binary is not built from --cfg's instrumented IR",
+                    bin_name(),
+                    native::BOOLS
+                )))
+            }
+            (false, None) => sink(Event::Warning(format!(
+                "{}: no coverage flags (build with -fsanitize-coverage=func,inline-bool-flag,pc-table for them); only the crash stack is used",
+                bin_name()
+            ))),
+        }
+        if files.backtrace.is_none() {
+            match native::unwind(&core, bin, base) {
+                Ok(frames) => {
+                    // As for backtraces: an inlined call is no call in the
+                    // graph (the unwinder lists inlined frames with the pc
+                    // of the frame they are inlined in).
+                    let (frames, note) = merge_inlined_by_address(frames);
+                    if let Some(n) = note {
+                        sink(Event::Warning(format!("{name}: {n}")));
+                    }
+                    out.frames = Some(
+                        frames
+                            .into_iter()
+                            .enumerate()
+                            .map(|(i, mut f)| {
+                                f.index = Some(i as u32);
+                                f.to_source_frame()
+                            })
+                            .collect(),
+                    )
+                }
+                Err(e) => sink(Event::Warning(format!("{e}; the crash stack is not used"))),
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn flags_note(name: &str, c: &FlagConstraints) -> String {
+    format!("{name}: {} coverage flags set, {} clear", c.set, c.clear)
+}
+
+/// A set flag in code the graph cannot reach from the start: the graph is
+/// not of this program, or misses control flow. Impossible, naming the
+/// flag.
+fn check_reachable(
+    g: &Icfg,
+    map: &SancovMap,
+    c: &FlagConstraints,
+    name: &str,
+) -> Result<(), AssembleError> {
+    let mut seen = vec![false; g.num_nodes()];
+    let mut stack = vec![g.start()];
+    seen[g.start().index()] = true;
+    while let Some(n) = stack.pop() {
+        for (s, _) in g.succs(n) {
+            if !seen[s.index()] {
+                seen[s.index()] = true;
+                stack.push(s);
+            }
+        }
+    }
+    for (t, &i) in c.ran.iter().zip(&c.ran_flags) {
+        let n = t.entries[0].nodes()[0];
+        if !seen[n.index()] {
+            let f = &map.flags[i];
+            return Err(AssembleError::Impossible(format!(
+                "{name}: coverage flag {i} (function `{}`, block {}, node {}) is set, but the graph says that code cannot run: the flags are not of this program, or the graph misses control flow that reaches it (constructors, signal and atexit handlers, threads are not on the graph's paths from the start)",
+                f.function,
+                f.block,
+                g.ext_id(n)
+            )));
+        }
+    }
+    Ok(())
+}
