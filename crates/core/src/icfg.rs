@@ -267,6 +267,7 @@ pub struct IcfgBuilder {
     columns: Vec<(u32, u32)>,
     call_notes: Vec<(u32, CallNote)>,
     async_regs: Vec<(NodeId, FuncId)>,
+    weak_lines: Vec<(NodeId, u32)>,
 }
 
 /// What a front-end knows about a call site beyond its call edges: the
@@ -417,6 +418,16 @@ impl IcfgBuilder {
         self.async_regs.push((registered_at, f));
     }
 
+    /// Records that node `n` executes an instruction located on `line`
+    /// whose location may be borrowed from another statement (a branch
+    /// alone in its block: a `case` label falling through carries the
+    /// previous case's `break;`, but a loop's entry branch is the loop's
+    /// own line). A weak line cannot make its line Yes, and keeps it from
+    /// being No while `n` may have run (see [`Icfg::weak_lines`]).
+    pub fn add_weak_line(&mut self, n: NodeId, line: u32) {
+        self.weak_lines.push((n, line));
+    }
+
     /// Sets the program's start node explicitly.
     pub fn set_start(&mut self, start: NodeId) {
         self.start = Some(start);
@@ -533,7 +544,11 @@ impl IcfgBuilder {
         let mut async_regs = self.async_regs;
         async_regs.sort_unstable();
         async_regs.dedup();
+        let mut weak_lines = self.weak_lines;
+        weak_lines.sort_unstable();
+        weak_lines.dedup();
         Ok(Icfg {
+            weak_lines,
             async_funcs: async_functions_of(&async_regs),
             async_regs,
             columns,
@@ -581,6 +596,7 @@ pub struct Icfg {
     func_lookup: HashMap<Box<str>, FuncId>,
     async_funcs: Vec<FuncId>,
     async_regs: Vec<(NodeId, FuncId)>,
+    weak_lines: Vec<(NodeId, u32)>,
 }
 
 /// The distinct functions of a registration list, sorted.
@@ -674,6 +690,16 @@ impl Icfg {
         };
         &self.lines[start..self.line_ends[i] as usize]
     }
+    /// The node's weak lines (see [`IcfgBuilder::add_weak_line`]): lines of
+    /// instructions it executes whose location may be borrowed. They are
+    /// not in [`Icfg::lines`]; a line summary counts them only against No.
+    pub fn weak_lines(&self, n: NodeId) -> impl Iterator<Item = u32> + '_ {
+        let start = self.weak_lines.partition_point(|&(m, _)| m < n);
+        self.weak_lines[start..]
+            .iter()
+            .take_while(move |&&(m, _)| m == n)
+            .map(|&(_, l)| l)
+    }
     /// The source file of a node (its function's file).
     pub fn file_of(&self, n: NodeId) -> Option<FileId> {
         self.functions[self.func_of(n).index()].file
@@ -743,6 +769,7 @@ impl Icfg {
             + self.ext_index.heap_bytes()
             + self.labels.heap_bytes()
             + (self.line_ends.capacity() + self.lines.capacity()) * 4
+            + self.weak_lines.capacity() * 8
             + self.succ.heap_bytes()
             + self.pred.heap_bytes()
             + self.return_sites.heap_bytes()
@@ -809,7 +836,7 @@ impl std::error::Error for CacheError {}
 pub const CACHE_MAGIC: [u8; 6] = *b"PMCFG\0";
 /// The cache format version [`Icfg::encode`] writes and [`Icfg::decode`]
 /// reads.
-pub const CACHE_VERSION: u16 = 2;
+pub const CACHE_VERSION: u16 = 3;
 /// Header: magic, version (u16), total length (u64).
 const CACHE_HEADER: usize = 6 + 2 + 8;
 /// Sentinel for "none" in optional `u32` fields.
@@ -1022,7 +1049,7 @@ impl Icfg {
     /// owning functions, the id and label string pools, lines, columns,
     /// functions (names, files, entries, exits), files, forward adjacency
     /// (CSR offsets, targets, edge kinds), return sites (CSR), the start
-    /// node, the call notes and the asynchronous functions; last a 64-bit checksum of everything before
+    /// node, the call notes, the asynchronous functions and the weak lines; last a 64-bit checksum of everything before
     /// it. Backward adjacency, the id index and the function lookup are
     /// rebuilt on decode rather than stored. The output is deterministic:
     /// equal graphs give equal bytes.
@@ -1096,6 +1123,8 @@ impl Icfg {
         w.pool(&strs.bytes, &strs.ends);
         w.u32s(self.async_regs.iter().map(|r| r.0 .0));
         w.u32s(self.async_regs.iter().map(|r| r.1 .0));
+        w.u32s(self.weak_lines.iter().map(|r| r.0 .0));
+        w.u32s(self.weak_lines.iter().map(|r| r.1));
         let total = (w.out.len() + 8) as u64;
         w.out[8..16].copy_from_slice(&total.to_le_bytes());
         let sum = cache_checksum(&w.out);
@@ -1311,6 +1340,18 @@ impl Icfg {
         {
             return Err(CacheError::Corrupt("asynchronous functions"));
         }
+        let weak_nodes = r.u32s(None, "weak lines")?;
+        let weak_line_nos = r.u32s(Some(weak_nodes.len()), "weak lines")?;
+        let weak_lines: Vec<(NodeId, u32)> = weak_nodes
+            .iter()
+            .zip(&weak_line_nos)
+            .map(|(&v, &l)| (NodeId(v), l))
+            .collect();
+        if weak_nodes.iter().any(|&v| v as usize >= n)
+            || weak_lines.windows(2).any(|w| w[0] >= w[1])
+        {
+            return Err(CacheError::Corrupt("weak lines"));
+        }
         if r.pos != body.len() {
             return Err(CacheError::Corrupt("trailing bytes after the last section"));
         }
@@ -1341,6 +1382,7 @@ impl Icfg {
             func_lookup,
             async_funcs: async_functions_of(&async_regs),
             async_regs,
+            weak_lines,
         })
     }
 }
@@ -1538,6 +1580,8 @@ mod cache_tests {
         b.add_string_arg(c, "");
         b.set_column(c, 3);
         b.set_column(fs, 1);
+        b.add_weak_line(fs, 13);
+        b.add_weak_line(me, 2);
         b.build().unwrap()
     }
 
@@ -1548,6 +1592,12 @@ mod cache_tests {
         let h = Icfg::decode(&bytes).unwrap();
         assert_eq!(observe(&g), observe(&h));
         assert_eq!(h.encode(), bytes, "encoding is deterministic");
+        for n in g.nodes() {
+            let w: Vec<u32> = h.weak_lines(n).collect();
+            assert_eq!(g.weak_lines(n).collect::<Vec<_>>(), w);
+        }
+        assert_eq!(h.weak_lines(NodeId(5)).collect::<Vec<_>>(), vec![13]);
+        assert_eq!(h.weak_lines(NodeId(0)).collect::<Vec<_>>(), vec![2]);
     }
 
     #[test]

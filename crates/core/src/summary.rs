@@ -58,6 +58,11 @@ impl Counts {
 }
 
 /// Summarises node labels per file and line, files in path order.
+///
+/// A line is Yes when a node of it is Yes, No when every node that has it
+/// (among its [weak lines](Icfg::weak_lines) too) is No, else Maybe. A
+/// line only some node's weak lines have is listed (Maybe or No), never
+/// Yes: the instruction may carry another statement's location.
 pub fn by_line(g: &Icfg, labels: &[Label]) -> Vec<FileLines> {
     // For each (file, line): (any yes, all no).
     let mut acc: BTreeMap<(FileId, u32), (bool, bool)> = BTreeMap::new();
@@ -67,6 +72,10 @@ pub fn by_line(g: &Icfg, labels: &[Label]) -> Vec<FileLines> {
         for &line in g.lines(n) {
             let e = acc.entry((file, line)).or_insert((false, true));
             e.0 |= l == Label::Yes;
+            e.1 &= l == Label::No;
+        }
+        for line in g.weak_lines(n) {
+            let e = acc.entry((file, line)).or_insert((false, true));
             e.1 &= l == Label::No;
         }
     }

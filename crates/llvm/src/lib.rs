@@ -167,13 +167,18 @@
 //!   instructions of an always-inlined function keep the callee's line
 //!   when it is in the same file; macro expansions are located at the
 //!   expansion site. Two kinds of instruction carry a *borrowed* location
-//!   and give their node no line: an unconditional branch alone in its
-//!   block (clang gives a `case` label that falls through, or an empty
-//!   latch, the location of the statement it emitted last, often another
-//!   case's `break;`), and SanitizerCoverage's flag check (located at the
-//!   covered block's first instruction, which for such a block is that
-//!   same borrowed one). Otherwise the `break;` line would be Yes whenever
-//!   a later case ran.
+//!   and give their node only a *weak* line
+//!   ([`postmortem_core::IcfgBuilder::add_weak_line`]): an unconditional
+//!   branch alone in its block (clang gives a `case` label that falls
+//!   through, or an empty latch, the location of the statement it emitted
+//!   last, often another case's `break;`), and SanitizerCoverage's flag
+//!   check (located at the covered block's first instruction, which for
+//!   such a block is that same borrowed one). A weak line never makes its
+//!   line Yes (else the `break;` line would be Yes whenever a later case
+//!   ran), but keeps it from being No while the branch may have run: the
+//!   branch is a real instruction of that line, and sometimes its only
+//!   one that ran (`for(;;)` entered and left in its first iteration:
+//!   the entry branch, alone after an `if`, has the loop's line).
 //! * `llvm-ir` does not expose the indirect destinations of `callbr` (asm
 //!   goto): the site flows to every block of its function instead
 //!   ([`FrontendReport::callbr`]).

@@ -569,6 +569,10 @@ impl<'m> Lowering<'m> {
             let mut instrumentation: HashSet<&Name> = HashSet::new();
             // Whether an instruction of this block has a location.
             let mut located = false;
+            // Weak lines (see `IcfgBuilder::add_weak_line`): of the
+            // instrumentation at the block's head, and of a borrowed
+            // terminator.
+            let mut head_weak: Vec<u32> = Vec::new();
             for inst in &bb.instrs {
                 let class = match inst {
                     Instruction::Call(c) => self.classify(c.function.as_ref().right()),
@@ -577,8 +581,13 @@ impl<'m> Lowering<'m> {
                 let pos = match class {
                     CallClass::Skip => None,
                     // Instrumentation carries a borrowed location (see
-                    // `is_instrumentation`): no line.
-                    _ if is_instrumentation(inst, &mut instrumentation) => None,
+                    // `is_instrumentation`): a weak line only.
+                    _ if is_instrumentation(inst, &mut instrumentation) => {
+                        if let Some((line, _)) = self.position(f, inst_loc(inst), false) {
+                            head_weak.push(line);
+                        }
+                        None
+                    }
                     _ => self.position(f, inst_loc(inst), true),
                 };
                 located |= pos.is_some();
@@ -609,7 +618,10 @@ impl<'m> Lowering<'m> {
             // empty loop latch, the covered part of a coverage flag's
             // split) carries the location of whatever statement clang
             // emitted last, often another line's `break;`; so does the
-            // branch on a coverage flag. Neither gives a line.
+            // branch on a coverage flag. Neither gives a line, only a weak
+            // one: the branch is an instruction of that line, and for a
+            // loop's entry branch (`for(;;)` entered, left at once) the only
+            // one that ran, so the line must not be No while it may have.
             let term = &bb.term;
             let borrowed = match term {
                 Terminator::Br(_) => !located,
@@ -618,6 +630,11 @@ impl<'m> Lowering<'m> {
                     Operand::LocalOperand { name, .. } if instrumentation.contains(name)
                 ),
                 _ => false,
+            };
+            let term_weak = if borrowed {
+                self.position(f, term_loc(term), false).map(|(l, _)| l)
+            } else {
+                None
             };
             let pos = if borrowed {
                 None
@@ -710,6 +727,14 @@ impl<'m> Lowering<'m> {
             };
             for s in succs {
                 pending.push((last, s));
+            }
+            if let Some(l) = term_weak {
+                self.b.add_weak_line(last, l);
+            }
+            if let Some(first) = st.first {
+                for l in head_weak {
+                    self.b.add_weak_line(first, l);
+                }
             }
             block_first[bi] = st.first;
             ranges.push(block_start..self.b.num_nodes() as u32);

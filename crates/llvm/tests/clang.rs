@@ -274,6 +274,78 @@ fn nonlocal_jumps_and_asynchronous_functions_from_clang() {
 /// instrumented IR: every node on the `break;` line follows the previous
 /// case's body.
 #[test]
+fn a_loop_left_in_its_first_iteration_keeps_its_for_line_off_no() {
+    // clang gives `for(;;)` two branches: the entry branch, alone in its
+    // block (a weak line: its location may be borrowed), and the back edge
+    // at the end of the body. Left in its first iteration, only the entry
+    // branch of that line ran: the line must not be No (SQLite's
+    // `lookupName`, `for(;;){`, gdb hits it).
+    const SRC: &str = r#"int g(int x) {
+  int r = 0;
+  if (x > 5)
+    r = 1;
+  for (;;) {
+    r += x;
+    if (r > 0) break;
+    r = -r;
+  }
+  return r;
+}
+int main(int argc, char **argv) { (void)argv; return g(argc); }
+"#;
+    let dir = TempDir::new("forloop");
+    std::fs::write(dir.0.join("forloop.c"), SRC).unwrap();
+    for (out, extra) in [
+        ("plain.ll", &[][..]),
+        (
+            "bb.ll",
+            &["-fsanitize-coverage=bb,inline-bool-flag,pc-table"][..],
+        ),
+    ] {
+        compile(
+            &dir.0,
+            "forloop.c",
+            &[&["-S", "-emit-llvm", "-o", out][..], extra].concat(),
+        );
+        let g = load_path(&dir.0.join(out)).unwrap().icfg;
+        let gf = g.function_by_name("g").unwrap();
+        let on = |line: u32| -> Vec<NodeId> {
+            g.nodes()
+                .filter(|&n| g.func_of(n) == gf && g.lines(n).contains(&line))
+                .collect()
+        };
+        // The crash at `return r;` (the `if` above the loop makes the loop's
+        // entry branch alone in its block), entered from main; `r = -r;`
+        // never ran.
+        let main = g.function_by_name("main").unwrap();
+        let call = g
+            .nodes()
+            .find(|&n| g.func_of(n) == main && g.succs(n).any(|(_, k)| k == EdgeKind::Call))
+            .unwrap();
+        let r = Report {
+            stack: vec![postmortem_core::Frame {
+                call: postmortem_core::NodeSet::one(call),
+                entry: postmortem_core::NodeSet::one(g.function(gf).entry.unwrap()),
+            }],
+            crash: postmortem_core::NodeSet::new(on(10)),
+            obs_no: on(8)
+                .into_iter()
+                .map(postmortem_core::NodeSet::one)
+                .collect(),
+            ..Report::default()
+        };
+        let rec = Utl::default().recover(&g, &r).unwrap();
+        let lines = postmortem_core::summary::by_line(&g, &rec.labels);
+        let line5 = lines[0].lines.get(&5).copied();
+        assert_eq!(lines[0].lines.get(&8), Some(&Label::No), "{out}");
+        assert!(
+            matches!(line5, Some(Label::Maybe)),
+            "{out}: the `for(;;)` line is {line5:?}"
+        );
+    }
+}
+
+#[test]
 fn fall_through_case_labels_do_not_borrow_the_previous_break() {
     // As SQLite's parser: empty statements (a macro that expands to
     // nothing) between the labels make each label its own block.
