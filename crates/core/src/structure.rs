@@ -703,6 +703,39 @@ impl<'a> Crossing<'a> {
         must
     }
 
+    /// Members every walk [`Crossing::star_legs`] can build through `root`
+    /// visits, whatever it avoids: the root, the members on every path of
+    /// some leg (an entry to the root, the root to an exit, the root to a
+    /// single-member goal and back), from the dominator trees of paths out
+    /// of and into the root. A cheap filter: a star avoiding one of them
+    /// need not be searched for. (Goals of several members are left out;
+    /// the filter stays sound, only less sharp.)
+    pub(crate) fn star_unavoidable(&self, root: u32, legs: &[Leg]) -> BitSet {
+        let k = self.members.len();
+        let concrete = |v: u32| (v as usize) < k;
+        let out = algo::dominators(&self.g, &self.rg, root, concrete);
+        let into = algo::dominators(&self.rg, &self.g, root, concrete);
+        let mut must = BitSet::new(k + 2);
+        must.insert(root as usize);
+        let mark = |tree: &[u32], from: u32, must: &mut BitSet| {
+            let mut x = from;
+            while x != NONE && x != root && must.insert(x as usize) {
+                x = tree[x as usize];
+            }
+        };
+        for leg in legs {
+            mark(&into, leg.entry, &mut must);
+            mark(&out, leg.exit, &mut must);
+            for set in &leg.goals {
+                if let [e] = set[..] {
+                    mark(&out, e, &mut must);
+                    mark(&into, e, &mut must);
+                }
+            }
+        }
+        must
+    }
+
     /// The vertex set of a concrete walk through the component made of
     /// `legs` (each entry → root → goal → root → … → root → exit), built
     /// from BFS trees into and out of `root` that avoid `avoid` where they
@@ -713,8 +746,29 @@ impl<'a> Crossing<'a> {
         let n = k + 2;
         // The virtual source and sink are not part of concrete legs.
         let costly = |v: u32| (v as usize) >= k || avoid.contains(v as usize);
-        let (out_parent, out_dist) = tree_01(&self.g, root, n, costly);
-        let (in_parent, in_dist) = tree_01(&self.rg, root, n, costly);
+        // The trees are grown only until every vertex a walk may need is
+        // settled (their paths are then final).
+        let cycle = self
+            .g
+            .succs(root)
+            .iter()
+            .copied()
+            .find(|&s| (s as usize) < k);
+        let goals = legs.iter().flat_map(|l| l.goals.iter().flatten().copied());
+        let outs: Vec<u32> = legs
+            .iter()
+            .map(|l| l.exit)
+            .chain(goals.clone())
+            .chain(cycle)
+            .collect();
+        let ins: Vec<u32> = legs
+            .iter()
+            .map(|l| l.entry)
+            .chain(goals)
+            .chain(cycle)
+            .collect();
+        let (out_parent, out_dist) = tree_01(&self.g, root, n, costly, &outs);
+        let (in_parent, in_dist) = tree_01(&self.rg, root, n, costly, &ins);
         let mut w_out = BitSet::new(n);
         let mut w_in = BitSet::new(n);
         // Walk tree parents from `from` to the root, marking; a vertex
@@ -858,16 +912,39 @@ fn nearest_common(parent: &[u32], depth: &[u32], mut a: u32, mut b: u32) -> u32 
 /// vertex costs 1 and any other vertex 0 (0-1 BFS with a deque), so that
 /// tree paths use as few costly vertices as possible, and the distances.
 /// `NONE` (distance `u32::MAX`) for unreached vertices; `NONE` for the root.
-fn tree_01(g: &Csr, root: u32, n: usize, costly: impl Fn(u32) -> bool) -> (Vec<u32>, Vec<u32>) {
+///
+/// The search stops once every vertex of `needed` is settled: the tree
+/// paths (and distances) of those vertices and of their ancestors are
+/// then final; other vertices may be left with provisional ones.
+fn tree_01(
+    g: &Csr,
+    root: u32,
+    n: usize,
+    costly: impl Fn(u32) -> bool,
+    needed: &[u32],
+) -> (Vec<u32>, Vec<u32>) {
     let mut parent = vec![NONE; n];
     let mut dist = vec![u32::MAX; n];
     let mut done = BitSet::new(n);
+    let mut wanted = BitSet::new(n);
+    let mut left = 0usize;
+    for &v in needed {
+        if wanted.insert(v as usize) {
+            left += 1;
+        }
+    }
     let mut deque = std::collections::VecDeque::new();
     dist[root as usize] = 0;
     deque.push_back(root);
     while let Some(v) = deque.pop_front() {
         if !done.insert(v as usize) {
             continue;
+        }
+        if wanted.contains(v as usize) {
+            left -= 1;
+            if left == 0 {
+                break;
+            }
         }
         let d = dist[v as usize];
         for &w in g.succs(v) {

@@ -1188,18 +1188,21 @@ impl Held<'_> {
             crate::structure::star_rounds(k, legs[0].entry, 4, &mut candidates, |root, avoid| {
                 crossing.star_legs(root, &legs, avoid)
             });
-            // One star per remaining member, with trees that avoid just it.
+            // One star per remaining member, with trees that avoid just it
+            // (none where the dominators show every such star visits it).
             let todo: Vec<usize> = candidates.iter().collect();
+            let (entry, exit) = (legs[0].entry, legs[0].exit);
+            let on_every = crossing.star_unavoidable(entry, &legs);
             for i in todo {
                 if !candidates.contains(i) {
                     continue;
                 }
+                let root = if i as u32 == entry { exit } else { entry };
+                if root == entry && on_every.contains(i) {
+                    continue;
+                }
                 let mut avoid = BitSet::new(k);
                 avoid.insert(i);
-                let root = [legs[0].entry, legs[0].exit]
-                    .into_iter()
-                    .find(|&r| r as usize != i)
-                    .unwrap_or(legs[0].entry);
                 if let Some(w) = crossing
                     .star_legs(root, &legs, &avoid)
                     .filter(|w| !w.contains(i))

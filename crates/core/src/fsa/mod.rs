@@ -79,6 +79,10 @@ pub struct FsaLimits {
     /// Memory budget, in bytes, of every product exploration (estimated
     /// from what it stores; the CLI gives half the machine's RAM).
     pub max_memory: usize,
+    /// Queries bulk recovery may make to settle, one by one, the nodes
+    /// that ambiguous `obsNo` sets dropped from the product leave unsure
+    /// (see `Fsa::settle`); nodes beyond are listed as undecided.
+    pub settle_checks: usize,
 }
 
 impl Default for FsaLimits {
@@ -92,6 +96,7 @@ impl Default for FsaLimits {
             coarse_checks: 128,
             contracted_first: true,
             max_memory: 4 << 30,
+            settle_checks: 256,
         }
     }
 }
@@ -428,7 +433,24 @@ impl Fsa {
             Ok(r) => r,
             Err(_) => return Ok(impossible),
         };
-        let Ok(sp) = split(g, report, query, red.as_ref(), self.limits.max_states) else {
+        self.check_reduced(g, report, red.as_ref(), query, witness)
+    }
+
+    /// [`Fsa::check_with`] once `report` is reduced to `red`.
+    fn check_reduced(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        red: Option<&Reduced>,
+        query: Option<&Query>,
+        witness: bool,
+    ) -> Result<Checked, SolveError> {
+        let impossible = Checked {
+            answer: Answer::Impossible,
+            weakened: vec![],
+            witness: None,
+        };
+        let Ok(sp) = split(g, report, query, red, self.limits.max_states) else {
             return Ok(impossible);
         };
         let start = [g.start().as_u32()];
@@ -787,13 +809,65 @@ impl Solver for Fsa {
 
     fn recover(&self, g: &Icfg, report: &Report) -> Result<Recovery, SolveError> {
         let started = Instant::now();
-        let rec = self.recover_once(g, report)?;
-        Ok(self.confirm(g, report, rec, started))
+        // Ambiguous `obsNo` sets that do not fit are dropped from the
+        // product at once; [`Fsa::confirm`] then makes the labels exact.
+        let explained = |e: SolveError| match e {
+            SolveError::Infeasible { .. } => SolveError::Infeasible {
+                culprit: self.culprit(g, report).unwrap_or(Origin::Crash),
+            },
+            e => e,
+        };
+        let rec = self.recover_once(g, report, false).map_err(explained)?;
+        if confirmable(report, &rec) {
+            return Ok(self.confirm(g, report, rec, started));
+        }
+        if rec.weakened.iter().any(|w| dropped(report, w)) {
+            // Nothing can undo some other weakening: keep as many of the
+            // sets as fit instead.
+            return self.recover_once(g, report, true).map_err(explained);
+        }
+        Ok(rec)
     }
 }
 
-/// Rounds of [`Fsa::confirm`]: choices tried at most.
-const CONFIRM_ROUNDS: u64 = 8;
+/// Whether `w` dropped an ambiguous `obsNo` set of `report`.
+fn dropped(report: &Report, w: &crate::solver::Weakening) -> bool {
+    matches!(w.origin, Origin::ObsNo(i) if report.obs_no.get(i).is_some_and(|s| s.nodes().len() > 1))
+}
+
+/// Whether `w` only gave up deciding nodes (each listed as undecided).
+fn gave_up(w: &crate::solver::Weakening) -> bool {
+    w.origin == Origin::Query
+}
+
+/// Whether [`Fsa::confirm`] can make `rec` exact: it dropped ambiguous
+/// `obsNo` sets and nothing else (a bursty trace made unreliable, say,
+/// no choice can undo).
+fn confirmable(report: &Report, rec: &Recovery) -> bool {
+    rec.weakened.iter().any(|w| dropped(report, w))
+        && rec
+            .weakened
+            .iter()
+            .all(|w| dropped(report, w) || gave_up(w))
+}
+
+/// While searching how many ambiguous `obsNo` sets fit in the contracted
+/// product, each attempt may have this many times the vertices of the last
+/// one that fit (and at least [`KEEP_FLOOR`]).
+const KEEP_GROWTH: usize = 4;
+const KEEP_FLOOR: usize = 100_000;
+
+/// Rounds of [`Fsa::confirm`]: choices tried at most. Rounds stop earlier
+/// once at most [`SETTLE_AT`] nodes are left unconfirmed, or after a batch
+/// of rounds that did not confirm half of those left: the rest are
+/// cheaper settled one by one.
+const CONFIRM_ROUNDS: u64 = 16;
+const SETTLE_AT: usize = 16;
+/// Choices tried at once, in parallel (at most one per core).
+const MAX_PARALLEL_CHOICES: usize = 4;
+/// [`Fsa::settle`] runs one bulk recovery with the sets it tracks when
+/// deciding a node left at least this many nodes to settle.
+const SETTLE_BULK_AT: usize = 8;
 
 impl Fsa {
     /// Makes labels computed with ambiguous `obsNo` sets weakened (dropped
@@ -805,24 +879,20 @@ impl Fsa {
     /// each set replaced by its chosen member (a single node, no automaton)
     /// has only executions of the report, so whatever it shows possible is
     /// possible: a node that is Maybe under one choice, or Yes under one
-    /// and No under another, is really Maybe. Up to [`CONFIRM_ROUNDS`]
-    /// choices (pseudo-random members, never a Yes one) are tried, each
-    /// as cheap as one recovery without ambiguous sets. When every Maybe
-    /// is confirmed the labels are exact and the weakenings are withdrawn;
+    /// and No under another, is really Maybe. Rounds of choices (members
+    /// drawn pseudo-randomly, never a Yes one, preferring members still
+    /// lacking an execution that skips them and avoiding those lacking one
+    /// that runs them) run while they confirm nodes, each as cheap as one
+    /// recovery without ambiguous sets (see [`CONFIRM_ROUNDS`]); the few
+    /// nodes left are settled one by one ([`Fsa::settle`]), which may also
+    /// turn a Maybe into the Yes or No it really is. When every Maybe is
+    /// confirmed the labels are exact and the weakenings are withdrawn;
     /// otherwise the unconfirmed Maybe nodes are listed as undecided (and
-    /// the weakenings stay listed). Labels never change here.
+    /// the weakenings stay listed).
     fn confirm(&self, g: &Icfg, report: &Report, mut rec: Recovery, started: Instant) -> Recovery {
-        let dropped = |w: &crate::solver::Weakening| matches!(w.origin, Origin::ObsNo(i) if report.obs_no.get(i).is_some_and(|s| s.nodes().len() > 1));
-        // A "gave up" weakening (origin `Query`) only leaves Maybe nodes
-        // undecided, each listed; any other dropped constraint (a bursty
-        // trace made unreliable, say) a choice cannot undo.
-        let gave_up = |w: &crate::solver::Weakening| w.origin == Origin::Query;
-        if !rec.weakened.iter().any(dropped)
-            || !rec.weakened.iter().all(|w| dropped(w) || gave_up(w))
-        {
+        if !confirmable(report, &rec) {
             return rec;
         }
-        let base = started.elapsed();
         let maybe: Vec<usize> = (0..rec.labels.len())
             .filter(|&i| rec.labels[i] == Label::Maybe)
             .collect();
@@ -830,12 +900,23 @@ impl Fsa {
         // Per Maybe node: 1 seen Yes, 2 seen No, 4 seen Maybe.
         let mut seen = vec![0u8; maybe.len()];
         let confirmed = |m: u8| m & 4 != 0 || m & 3 == 3;
+        // SplitMix64 (Steele, Lea, Flood 2014): deterministic draws.
         let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut below = |n: usize| {
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            ((z ^ (z >> 31)) % n as u64) as usize
+        };
         let mut rounds = 0;
-        for round in 0..CONFIRM_ROUNDS {
-            if seen.iter().all(|&m| confirmed(m)) {
-                break;
-            }
+        let mut left = maybe.len();
+        let mut stalled = false;
+        // Choices are independent: a batch of them runs in parallel.
+        let width = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(MAX_PARALLEL_CHOICES);
+        while rounds < CONFIRM_ROUNDS && left > 0 && (rounds == 0 || left > SETTLE_AT) && !stalled {
             let remaining = match self.limits.timeout {
                 Some(t) => match t.checked_sub(started.elapsed()) {
                     Some(r) if !r.is_zero() => Some(r),
@@ -843,62 +924,83 @@ impl Fsa {
                 },
                 None => None,
             };
-            let mut chosen = report.clone();
-            for set in &mut chosen.obs_no {
-                if set.nodes().len() < 2 {
-                    continue;
-                }
-                let open: Vec<NodeId> = set
-                    .nodes()
-                    .iter()
-                    .copied()
-                    .filter(|&n| rec.labels[n.index()] != Label::Yes)
-                    .collect();
-                let Some(&first) = open.first() else { continue };
-                let pick = if round == 0 {
-                    first
-                } else {
-                    // SplitMix64 step.
-                    state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-                    let mut z = state;
-                    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-                    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-                    z ^= z >> 31;
-                    open[(z % open.len() as u64) as usize]
-                };
-                *set = NodeSet::new(vec![pick]).expect("one node");
-            }
-            // Choices cost at most about as much as the recovery did.
-            if round > 0 && started.elapsed() > base * 2 + Duration::from_millis(200) {
-                break;
-            }
+            let choices: Vec<Report> = (0..width)
+                .map(|_| {
+                    let mut chosen = report.clone();
+                    for set in &mut chosen.obs_no {
+                        if set.nodes().len() < 2 {
+                            continue;
+                        }
+                        // What the member's not running would show: best a
+                        // node still lacking an execution that skips it,
+                        // worst one lacking an execution that runs it.
+                        let rank = |n: NodeId| match maybe.binary_search(&n.index()) {
+                            Ok(k) if !confirmed(seen[k]) => match seen[k] & 3 {
+                                1 => 0,
+                                2 => 3,
+                                _ => 2,
+                            },
+                            _ => 1,
+                        };
+                        let open = set
+                            .nodes()
+                            .iter()
+                            .copied()
+                            .filter(|&n| rec.labels[n.index()] != Label::Yes);
+                        let Some(best) = open.clone().map(rank).min() else {
+                            continue;
+                        };
+                        let open: Vec<NodeId> = open.filter(|&n| rank(n) == best).collect();
+                        let pick = open[below(open.len())];
+                        *set = NodeSet::new(vec![pick]).expect("one node");
+                    }
+                    chosen
+                })
+                .collect();
             let mut inner = self.clone();
             inner.limits.timeout = remaining;
-            rounds += 1;
-            let Ok(r) = inner.recover_once(g, &chosen) else {
-                continue; // this choice is impossible (or too large)
-            };
-            // Its Maybe nodes not listed as undecided are real unless it
-            // dropped a constraint.
-            if !r.weakened.iter().all(gave_up) {
-                continue;
+            rounds += choices.len() as u64;
+            let results: Vec<Result<Recovery, SolveError>> = std::thread::scope(|scope| {
+                let inner = &inner;
+                let runs: Vec<_> = choices
+                    .iter()
+                    .map(|c| scope.spawn(move || inner.recover_once(g, c, false)))
+                    .collect();
+                runs.into_iter()
+                    .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                    .collect()
+            });
+            for r in results {
+                // An impossible (or too large) choice shows nothing; nor
+                // does one that dropped a constraint.
+                let Ok(r) = r else { continue };
+                if !r.weakened.iter().all(gave_up) {
+                    continue;
+                }
+                // Yes and No under this choice show an execution that runs
+                // (skips) the node only if the choice is surely possible:
+                // an exact result (nothing weakened, nothing undecided).
+                // Its Maybe nodes not listed as undecided are real.
+                let exact = r.undecided.is_empty() && r.weakened.is_empty();
+                let open: HashSet<NodeId> = r.undecided.iter().copied().collect();
+                for (k, &i) in maybe.iter().enumerate() {
+                    seen[k] |= match r.labels[i] {
+                        Label::Yes if exact => 1,
+                        Label::No if exact => 2,
+                        Label::Yes | Label::No => 0,
+                        Label::Maybe if !open.contains(&NodeId::new(i)) => 4,
+                        Label::Maybe => 0,
+                    };
+                }
             }
-            // Yes and No under this choice show an execution that runs
-            // (skips) the node only if the choice is surely possible: an
-            // exact result (nothing weakened, nothing undecided).
-            let exact = r.undecided.is_empty() && r.weakened.is_empty();
-            let open: HashSet<NodeId> = r.undecided.iter().copied().collect();
-            for (k, &i) in maybe.iter().enumerate() {
-                seen[k] |= match r.labels[i] {
-                    Label::Yes if exact => 1,
-                    Label::No if exact => 2,
-                    Label::Yes | Label::No => 0,
-                    Label::Maybe if !open.contains(&NodeId::new(i)) => 4,
-                    Label::Maybe => 0,
-                };
-            }
+            let now = seen.iter().filter(|&&m| !confirmed(m)).count();
+            stalled = now > left / 2;
+            left = now;
         }
         rec.stats.push(("confirm_rounds", rounds));
+        let (checks, decided) = self.settle(g, report, &mut rec.labels, &maybe, &mut seen, started);
+        rec.stats.push(("settle_checks", checks));
+        rec.stats.push(("settle_decided", decided));
         let unconfirmed: Vec<NodeId> = maybe
             .iter()
             .zip(&seen)
@@ -906,7 +1008,8 @@ impl Fsa {
             .map(|(&i, _)| NodeId::new(i))
             .collect();
         if unconfirmed.is_empty() {
-            rec.weakened.retain(|w| !dropped(w));
+            // Every label is exact: nothing was given up either.
+            rec.weakened.retain(|w| !dropped(report, w) && !gave_up(w));
             rec.undecided.clear();
         } else {
             let mut all: Vec<NodeId> = undecided.into_iter().chain(unconfirmed).collect();
@@ -917,9 +1020,159 @@ impl Fsa {
         rec
     }
 
-    fn recover_once(&self, g: &Icfg, report: &Report) -> Result<Recovery, SolveError> {
+    /// Settles the Maybe nodes that no choice confirmed, one by one, by
+    /// counterexample-guided refinement: asks whether the node may run (may
+    /// be skipped) under the report with only the ambiguous `obsNo` sets
+    /// tracked so far; a witness that satisfies every set is evidence (for
+    /// every node, on or off it); one that violates sets adds them to the
+    /// tracked ones; an impossible answer is exact (a weaker report), and
+    /// decides the node. Returns the checks made and the nodes decided.
+    fn settle(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        labels: &mut [Label],
+        maybe: &[usize],
+        seen: &mut [u8],
+        started: Instant,
+    ) -> (u64, u64) {
+        let confirmed = |m: u8| m & 4 != 0 || m & 3 == 3;
+        // The report reduced once (UTL ignores ambiguous `obsNo` sets, so
+        // its labels hold for every subset of them).
+        let Ok(Some(red)) = self.reduction(g, report) else {
+            return (0, 0);
+        };
+        let base = &red.report;
+        let ambiguous: Vec<usize> = (0..base.obs_no.len())
+            .filter(|&i| base.obs_no[i].nodes().len() > 1)
+            .collect();
+        let original: Vec<&NodeSet> = report
+            .obs_no
+            .iter()
+            .filter(|s| s.nodes().len() > 1)
+            .collect();
+        let mut tracked = vec![false; ambiguous.len()];
+        let mut bulk_tracked = tracked.clone();
+        let (mut checks, mut decided) = (0, 0);
+        for k in 0..maybe.len() {
+            let v = NodeId::new(maybe[k]);
+            'need: for need in [1u8, 2] {
+                if confirmed(seen[k]) || seen[k] & need != 0 {
+                    continue;
+                }
+                loop {
+                    let remaining = match self.limits.timeout {
+                        Some(t) => match t.checked_sub(started.elapsed()) {
+                            Some(r) if !r.is_zero() => Some(r),
+                            _ => return (checks, decided),
+                        },
+                        None => None,
+                    };
+                    if checks >= self.limits.settle_checks as u64 {
+                        return (checks, decided);
+                    }
+                    let keep = |i: usize| {
+                        base.obs_no[i].nodes().len() < 2
+                            || ambiguous.binary_search(&i).is_ok_and(|j| tracked[j])
+                    };
+                    let mut sub = Reduced {
+                        report: base.clone(),
+                        labels: red.labels.clone(),
+                        no_origin: Vec::new(),
+                    };
+                    sub.report.obs_no.retain({
+                        let mut i = 0;
+                        move |_| {
+                            i += 1;
+                            keep(i - 1)
+                        }
+                    });
+                    sub.no_origin = (0..base.obs_no.len())
+                        .filter(|&i| keep(i))
+                        .map(|i| red.no_origin[i])
+                        .collect();
+                    let q = if need == 1 {
+                        Query::MayRun(v)
+                    } else {
+                        Query::MaySkip(v)
+                    };
+                    let mut inner = self.clone();
+                    inner.limits.timeout = remaining;
+                    checks += 1;
+                    let c = inner.check_reduced(g, &sub.report, Some(&sub), Some(&q), true);
+                    let Ok(c) = c else { break 'need };
+                    if c.answer == Answer::Impossible {
+                        // Exact: no execution of a weaker report does it.
+                        labels[maybe[k]] = if need == 1 { Label::No } else { Label::Yes };
+                        seen[k] = 4; // decided, nothing left to confirm
+                        decided += 1;
+                        // The sets that decided it may decide others: one
+                        // bulk recovery with them decides every node it
+                        // labels Yes or No (a weaker report's labels).
+                        let left = seen[k + 1..].iter().filter(|&&m| !confirmed(m)).count();
+                        if left >= SETTLE_BULK_AT && bulk_tracked != tracked {
+                            bulk_tracked.clone_from(&tracked);
+                            checks += 1;
+                            if let Ok(r) = inner.recover_once(g, &sub.report, false) {
+                                for kk in k + 1..maybe.len() {
+                                    let l = r.labels[maybe[kk]];
+                                    if !confirmed(seen[kk]) && l != Label::Maybe {
+                                        labels[maybe[kk]] = l;
+                                        seen[kk] = 4;
+                                        decided += 1;
+                                    }
+                                }
+                            }
+                        }
+                        break 'need;
+                    }
+                    let (true, Some(w)) = (c.weakened.is_empty(), c.witness) else {
+                        break 'need;
+                    };
+                    let mut on = vec![false; g.num_nodes()];
+                    for n in &w {
+                        on[n.index()] = true;
+                    }
+                    let mut violated = false;
+                    for (j, &i) in ambiguous.iter().enumerate() {
+                        if !tracked[j] && base.obs_no[i].nodes().iter().all(|n| on[n.index()]) {
+                            tracked[j] = true;
+                            violated = true;
+                        }
+                    }
+                    if violated {
+                        continue;
+                    }
+                    // Sets the reduction dropped are satisfied by every
+                    // path of the reduced report; checked all the same.
+                    if original
+                        .iter()
+                        .any(|s| s.nodes().iter().all(|n| on[n.index()]))
+                    {
+                        break 'need;
+                    }
+                    for (kk, &i) in maybe.iter().enumerate() {
+                        seen[kk] |= if on[i] { 1 } else { 2 };
+                    }
+                    break;
+                }
+            }
+        }
+        (checks, decided)
+    }
+
+    /// One bulk recovery. When the product with every ambiguous `obsNo`
+    /// set does not fit, `keep_search` keeps as many as fit (none, 1, 2,
+    /// 4, ...); without it, all of them are dropped at once.
+    fn recover_once(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        keep_search: bool,
+    ) -> Result<Recovery, SolveError> {
+        // The culprit is found by the caller (see `Fsa::recover`).
         let infeasible = || SolveError::Infeasible {
-            culprit: self.culprit(g, report).unwrap_or(Origin::Crash),
+            culprit: Origin::Crash,
         };
         let red = self.reduction(g, report).map_err(|_| infeasible())?;
         let sp = split(g, report, None, red.as_ref(), self.limits.max_states)
@@ -930,9 +1183,10 @@ impl Fsa {
         };
         let st = structure(g, &prep, start[0]);
         let limits = self.coarse_limits();
-        let run = |sp: &Split, subsume: bool| {
+        let run_within = |sp: &Split, subsume: bool, limits: contracted::CoarseLimits| {
             contracted::explore(&st, sp, limits, contracted::Mode::Classify { subsume })
         };
+        let run = |sp: &Split, subsume: bool| run_within(sp, subsume, limits);
         // The contracted product first: far smaller, and exact unless it
         // lists nodes it could not decide.
         let mut first: Option<Result<contracted::Outcome, Stop>> = None;
@@ -957,16 +1211,25 @@ impl Fsa {
                         let total = sp.droppable.len();
                         let mut best: Option<(contracted::Coarse, Split)> = None;
                         let mut keep = 0;
+                        let mut within = limits;
                         loop {
                             let drop: Vec<usize> = (keep..total).collect();
                             let weak = sp.without(&drop, &why);
-                            match run(&weak, false) {
-                                Ok(contracted::Outcome::Classified(c)) => best = Some((c, weak)),
+                            match run_within(&weak, false, within) {
+                                Ok(contracted::Outcome::Classified(c)) => {
+                                    // Each attempt may grow the product by
+                                    // KEEP_GROWTH over the last one that fit:
+                                    // the attempt that does not fit stops early.
+                                    within.max_states = limits
+                                        .max_states
+                                        .min((c.vertices * KEEP_GROWTH).max(KEEP_FLOOR));
+                                    best = Some((c, weak))
+                                }
                                 // The weaker report is impossible only if the report is.
                                 Ok(_) => return Err(infeasible()),
                                 Err(_) => break,
                             }
-                            if keep + 1 >= total {
+                            if keep + 1 >= total || !keep_search {
                                 break;
                             }
                             keep = (keep * 2).max(1).min(total - 1);
