@@ -817,14 +817,14 @@ impl Solver for Fsa {
             },
             e => e,
         };
-        let rec = self.recover_once(g, report, false).map_err(explained)?;
+        let rec = self.recover_once(g, report, false, None).map_err(explained)?;
         if confirmable(report, &rec) {
             return Ok(self.confirm(g, report, rec, started));
         }
         if rec.weakened.iter().any(|w| dropped(report, w)) {
             // Nothing can undo some other weakening: keep as many of the
             // sets as fit instead.
-            return self.recover_once(g, report, true).map_err(explained);
+            return self.recover_once(g, report, true, None).map_err(explained);
         }
         Ok(rec)
     }
@@ -893,6 +893,11 @@ impl Fsa {
         if !confirmable(report, &rec) {
             return rec;
         }
+        // The report reduced with UTL's labels: they are sound for every
+        // choice (a stronger report) and every report with fewer ambiguous
+        // `obsNo` sets (UTL ignores them), so they spare a UTL run each.
+        let red = self.reduction(g, report).ok().flatten();
+        let sound = red.as_ref().map(|r| &r.labels[..]);
         let maybe: Vec<usize> = (0..rec.labels.len())
             .filter(|&i| rec.labels[i] == Label::Maybe)
             .collect();
@@ -964,7 +969,7 @@ impl Fsa {
                 let inner = &inner;
                 let runs: Vec<_> = choices
                     .iter()
-                    .map(|c| scope.spawn(move || inner.recover_once(g, c, false)))
+                    .map(|c| scope.spawn(move || inner.recover_once(g, c, false, sound)))
                     .collect();
                 runs.into_iter()
                     .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
@@ -998,7 +1003,15 @@ impl Fsa {
             left = now;
         }
         rec.stats.push(("confirm_rounds", rounds));
-        let (checks, decided) = self.settle(g, report, &mut rec.labels, &maybe, &mut seen, started);
+        let (checks, decided) = self.settle(
+            g,
+            report,
+            &mut rec.labels,
+            &maybe,
+            &mut seen,
+            started,
+            red.as_ref(),
+        );
         rec.stats.push(("settle_checks", checks));
         rec.stats.push(("settle_decided", decided));
         let unconfirmed: Vec<NodeId> = maybe
@@ -1035,11 +1048,12 @@ impl Fsa {
         maybe: &[usize],
         seen: &mut [u8],
         started: Instant,
+        red: Option<&Reduced>,
     ) -> (u64, u64) {
         let confirmed = |m: u8| m & 4 != 0 || m & 3 == 3;
         // The report reduced once (UTL ignores ambiguous `obsNo` sets, so
         // its labels hold for every subset of them).
-        let Ok(Some(red)) = self.reduction(g, report) else {
+        let Some(red) = red else {
             return (0, 0);
         };
         let base = &red.report;
@@ -1113,7 +1127,7 @@ impl Fsa {
                         if left >= SETTLE_BULK_AT && bulk_tracked != tracked {
                             bulk_tracked.clone_from(&tracked);
                             checks += 1;
-                            if let Ok(r) = inner.recover_once(g, &sub.report, false) {
+                            if let Ok(r) = inner.recover_once(g, &sub.report, false, Some(&red.labels)) {
                                 for kk in k + 1..maybe.len() {
                                     let l = r.labels[maybe[kk]];
                                     if !confirmed(seen[kk]) && l != Label::Maybe {
@@ -1163,18 +1177,34 @@ impl Fsa {
 
     /// One bulk recovery. When the product with every ambiguous `obsNo`
     /// set does not fit, `keep_search` keeps as many as fit (none, 1, 2,
-    /// 4, ...); without it, all of them are dropped at once.
+    /// 4, ...); without it, all of them are dropped at once. `sound`:
+    /// labels known sound for `report` (from a weaker report whose
+    /// ambiguous `obsNo` sets they ignore, see [`Fsa::reduction`]), used
+    /// to reduce it instead of running UTL on it.
     fn recover_once(
         &self,
         g: &Icfg,
         report: &Report,
         keep_search: bool,
+        sound: Option<&[Label]>,
     ) -> Result<Recovery, SolveError> {
         // The culprit is found by the caller (see `Fsa::recover`).
         let infeasible = || SolveError::Infeasible {
             culprit: Origin::Crash,
         };
-        let red = self.reduction(g, report).map_err(|_| infeasible())?;
+        let red = match sound {
+            // Labels sound for a weaker report hold here: one reduction
+            // with them, no UTL run.
+            Some(labels) => {
+                let (r, kept) = reduced(report, labels).map_err(|_| infeasible())?;
+                Some(Reduced {
+                    report: r,
+                    labels: labels.to_vec(),
+                    no_origin: kept,
+                })
+            }
+            None => self.reduction(g, report).map_err(|_| infeasible())?,
+        };
         let sp = split(g, report, None, red.as_ref(), self.limits.max_states)
             .map_err(|_| infeasible())?;
         let start = [g.start().as_u32()];
