@@ -162,12 +162,17 @@ impl Report {
     /// from the stack vector, a weaker constraint for the context-insensitive
     /// solvers.
     pub fn restrict(&self, keep: &[Origin]) -> Report {
+        // In report order whatever the order of `keep` (explanations pass
+        // subsets in any order; the stack's order is meaningful).
+        let mut keep = keep.to_vec();
+        keep.sort_unstable();
+        keep.dedup();
         let mut r = Report::default();
         // Original index of each kept frame, to mark the gaps left by
         // dropped ones.
         let mut kept: Vec<usize> = Vec::new();
         for o in keep {
-            match *o {
+            match o {
                 Origin::Crash => r.crash = self.crash.clone(),
                 Origin::Frame(i) => {
                     kept.push(i);

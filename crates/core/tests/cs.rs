@@ -9,8 +9,8 @@ use postmortem_core::{
     EdgeKind, Frame, Icfg, IcfgBuilder, Label, NodeId, NodeKind, NodeSet, NodeSpec, Report,
     SolveError, Solver,
 };
-use postmortem_testkit::oracle_cs;
 use postmortem_testkit::testgen::{random_icfg, random_report, GraphShape, Rng};
+use postmortem_testkit::{oracle, oracle_cs};
 
 fn cases() -> u64 {
     std::env::var("PROPTEST_CASES")
@@ -526,13 +526,13 @@ fn cs_is_sound_with_non_local_jumps() {
     assert!(compared as u64 > cases() / 4, "{compared}");
 }
 
-/// `cs::valid_path` (which keeps or drops the base solver's witness)
-/// against the oracle's valid paths: every oracle path is valid, and an
-/// FSA witness is valid exactly when the oracle has it.
+/// Witnesses: every oracle path is valid, an FSA witness is valid exactly
+/// when the oracle has it, and the context-sensitive solver's own witness
+/// of a possible query is always a valid, consistent path.
 #[test]
-fn witnesses_are_kept_only_when_valid() {
+fn witnesses_are_valid_paths() {
     use postmortem_core::{Answer, Query};
-    let (mut kept, mut dropped) = (0, 0);
+    let (mut fsa_valid, mut fsa_invalid, mut cs_witnesses) = (0, 0, 0);
     for seed in 0..cases() / 2 {
         let mut rng = Rng::new(seed ^ 0x3D);
         let g = random_icfg(&mut rng, &GraphShape::default());
@@ -559,22 +559,163 @@ fn witnesses_are_kept_only_when_valid() {
                     "seed {seed}: {w:?}\n{}",
                     describe(&g, &r)
                 );
+                if want {
+                    fsa_valid += 1;
+                } else {
+                    fsa_invalid += 1;
+                }
             }
         }
         if let Ok(c) = cs().check(&g, &r, Some(&q)) {
             if c.answer == Answer::Possible {
-                match &c.witness {
-                    Some(w) => {
-                        assert!(postmortem_core::cs::valid_path(&g, &r, w));
-                        kept += 1;
-                    }
-                    None => dropped += 1,
-                }
+                let w = c.witness.as_ref().unwrap_or_else(|| {
+                    panic!("seed {seed}: possible without a witness: {:?}", c.weakened)
+                });
+                assert!(postmortem_core::cs::valid_path(&g, &r, w), "seed {seed}");
+                assert!(oracle::path_consistent(&r, Some(&q), w), "seed {seed}");
+                cs_witnesses += 1;
             }
         }
     }
-    eprintln!("witnesses kept {kept}, dropped {dropped}");
-    assert!(kept > 0 && dropped > 0, "{kept} {dropped}");
+    eprintln!(
+        "fsa witnesses valid {fsa_valid}, invalid {fsa_invalid}; cs witnesses {cs_witnesses}"
+    );
+    // FSA's paths are often not valid ones: the reason cs builds its own.
+    assert!(
+        fsa_valid > 0 && fsa_invalid > 0,
+        "{fsa_valid} {fsa_invalid}"
+    );
+    assert!(cs_witnesses > cases() / 20, "{cs_witnesses}");
+}
+
+/// A random query on `g`: may a node run, may it be skipped, may two
+/// nodes run in this order.
+fn random_query(rng: &mut Rng, g: &Icfg) -> postmortem_core::Query {
+    use postmortem_core::Query;
+    let kind = rng.below(3);
+    let mut node = || NodeId::new(rng.below(g.num_nodes()));
+    match kind {
+        0 => Query::MayRun(node()),
+        1 => Query::MaySkip(node()),
+        _ => Query::Trace(vec![NodeSet::one(node()), NodeSet::one(node())]),
+    }
+}
+
+/// Queries are exact in the context-sensitive semantics: possible
+/// whenever the oracle finds a valid consistent path, impossible whenever
+/// its enumeration is complete and finds none, and every witness is one.
+#[test]
+fn queries_are_exact_against_valid_paths() {
+    use postmortem_core::Answer;
+    let (mut exact, mut possible, mut impossible, mut stricter) = (0, 0, 0, 0);
+    for seed in 0..cases() {
+        let mut rng = Rng::new(seed ^ 0x9E);
+        let g = random_icfg(&mut rng, &GraphShape::default());
+        let r = cs_report(&mut rng, &g, seed % 3 == 0);
+        let paths = oracle_cs::enumerate(&g, &r, 12, 6);
+        let complete = !paths.cut && paths.found == paths.paths.len();
+        for _ in 0..3 {
+            let q = random_query(&mut rng, &g);
+            let want = paths
+                .paths
+                .iter()
+                .any(|p| oracle::path_consistent(&r, Some(&q), p));
+            let ctx = || format!("seed {seed} {q:?}\n{}", describe(&g, &r));
+            let c = cs()
+                .check(&g, &r, Some(&q))
+                .unwrap_or_else(|e| panic!("{e}: {}", ctx()));
+            assert!(c.weakened.is_empty(), "{:?}: {}", c.weakened, ctx());
+            assert_eq!(
+                cs().possible(&g, &r, Some(&q)).unwrap(),
+                c.answer,
+                "{}",
+                ctx()
+            );
+            match c.answer {
+                Answer::Possible => {
+                    possible += 1;
+                    // Never less precise than the context-insensitive answer.
+                    assert_eq!(
+                        Fsa::default().possible(&g, &r, Some(&q)).ok(),
+                        Some(Answer::Possible),
+                        "{}",
+                        ctx()
+                    );
+                    let w = c.witness.as_ref().expect("a witness");
+                    assert!(postmortem_core::cs::valid_path(&g, &r, w), "{}", ctx());
+                    assert!(oracle::path_consistent(&r, Some(&q), w), "{}", ctx());
+                    if complete {
+                        assert!(want, "possible, no valid path: {}", ctx());
+                    }
+                }
+                Answer::Impossible => {
+                    impossible += 1;
+                    assert!(!want, "impossible, the oracle has a path: {}", ctx());
+                    // The context-insensitive answer may differ.
+                    if Fsa::default().possible(&g, &r, Some(&q)).ok() == Some(Answer::Possible) {
+                        stricter += 1;
+                        // Explained in the context-sensitive semantics:
+                        // the explanation alone is impossible for cs.
+                        let why = cs().explain(&g, &r, Some(&q)).expect("an explanation");
+                        let keep: Vec<_> = why
+                            .iter()
+                            .copied()
+                            .filter(|o| *o != postmortem_core::Origin::Query)
+                            .collect();
+                        let with_query = why.contains(&postmortem_core::Origin::Query);
+                        assert_eq!(
+                            cs().possible(&g, &r.restrict(&keep), with_query.then_some(&q))
+                                .unwrap(),
+                            Answer::Impossible,
+                            "{why:?}: {}",
+                            ctx()
+                        );
+                    }
+                }
+            }
+            exact += usize::from(complete);
+        }
+    }
+    eprintln!(
+        "possible {possible}, impossible {impossible} ({stricter} possible for fsa), exact {exact}"
+    );
+    let n = cases() as usize;
+    assert!(
+        possible > n / 4 && impossible > n / 4,
+        "{possible} {impossible}"
+    );
+    assert!(stricter > n / 50, "{stricter}");
+    assert!(exact > n / 4, "{exact}");
+}
+
+/// On graphs with non-local jumps the search does not answer: the base
+/// solver does, soundly, and says so.
+#[test]
+fn queries_with_non_local_jumps_fall_back_soundly() {
+    use postmortem_core::Answer;
+    use postmortem_testkit::testgen::random_icfg_with_jumps;
+    let mut fallbacks = 0;
+    for seed in 0..cases() / 4 {
+        let mut rng = Rng::new(seed ^ 0x5A);
+        let g = random_icfg_with_jumps(&mut rng, &GraphShape::default());
+        let r = cs_report(&mut rng, &g, true);
+        let paths = oracle_cs::enumerate(&g, &r, 12, 6);
+        let q = random_query(&mut rng, &g);
+        let want = paths
+            .paths
+            .iter()
+            .any(|p| oracle::path_consistent(&r, Some(&q), p));
+        let Ok(c) = cs().check(&g, &r, Some(&q)) else {
+            continue;
+        };
+        if want {
+            assert_eq!(c.answer, Answer::Possible, "seed {seed}");
+        }
+        if c.weakened.iter().any(|w| w.how.contains("non-local jumps")) {
+            fallbacks += 1;
+        }
+    }
+    assert!(fallbacks > cases() / 20, "{fallbacks}");
 }
 
 /// A frame graph over its limits keeps the base's labels and says so.

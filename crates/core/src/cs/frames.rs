@@ -306,11 +306,56 @@ impl SameLevel {
 }
 
 /// Segment `j`'s description.
-struct Segment {
+pub(crate) struct Segment {
     /// Unreported pending calls may be made in it.
-    gap: bool,
+    pub gap: bool,
     /// Functions its activation may be in (empty at a gap: any).
-    home: Vec<FuncId>,
+    pub home: Vec<FuncId>,
+}
+
+/// The `report.stack.len() + 1` segments of the report's stack: segment 0
+/// (always a gap: the frames below `main`) and one per frame's callee. A
+/// segment is a gap where the report says so or where its frame's callee
+/// does not hold the next call site (or the crash).
+pub(crate) fn segments(g: &Icfg, report: &Report) -> Vec<Segment> {
+    let k = report.stack.len();
+    let entry_funcs = |i: usize| -> Vec<FuncId> {
+        let mut f: Vec<FuncId> = report.stack[i]
+            .entry
+            .nodes()
+            .iter()
+            .map(|&e| g.func_of(e))
+            .collect();
+        f.sort_unstable();
+        f.dedup();
+        f
+    };
+    let mut segs: Vec<Segment> = Vec::with_capacity(k + 1);
+    for j in 0..=k {
+        if j == 0 {
+            segs.push(Segment {
+                gap: true,
+                home: Vec::new(),
+            });
+            continue;
+        }
+        let home = entry_funcs(j - 1);
+        let ends: Vec<NodeId> = if j < k {
+            report.stack[j].call.nodes().to_vec()
+        } else {
+            report
+                .crash
+                .as_ref()
+                .map_or(Vec::new(), |c| c.nodes().to_vec())
+        };
+        let chained = !ends.is_empty() && ends.iter().all(|&e| home.contains(&g.func_of(e)));
+        let gap = report.stack_gaps.contains(&j) || !chained;
+        segs.push(Segment {
+            gap,
+            home: if gap { Vec::new() } else { home },
+        });
+    }
+    segs
 }
 
 /// The states (node, segment) on some valid path, and the labels.
@@ -344,42 +389,7 @@ impl FrameGraph {
             .max(1);
         let ok = |v: NodeId| !removed.contains(v.index());
         let k = report.stack.len();
-        let entry_funcs = |i: usize| -> Vec<FuncId> {
-            let mut f: Vec<FuncId> = report.stack[i]
-                .entry
-                .nodes()
-                .iter()
-                .map(|&e| g.func_of(e))
-                .collect();
-            f.sort_unstable();
-            f.dedup();
-            f
-        };
-        let mut segs: Vec<Segment> = Vec::with_capacity(k + 1);
-        for j in 0..=k {
-            if j == 0 {
-                segs.push(Segment {
-                    gap: true,
-                    home: Vec::new(),
-                });
-                continue;
-            }
-            let home = entry_funcs(j - 1);
-            let ends: Vec<NodeId> = if j < k {
-                report.stack[j].call.nodes().to_vec()
-            } else {
-                report
-                    .crash
-                    .as_ref()
-                    .map_or(Vec::new(), |c| c.nodes().to_vec())
-            };
-            let chained = !ends.is_empty() && ends.iter().all(|&e| home.contains(&g.func_of(e)));
-            let gap = report.stack_gaps.contains(&j) || !chained;
-            segs.push(Segment {
-                gap,
-                home: if gap { Vec::new() } else { home },
-            });
-        }
+        let segs = segments(g, report);
         // State ids.
         let mut ids: HashMap<(u32, u32), u32> = HashMap::new();
         let mut states: Vec<(u32, u32)> = Vec::new(); // (node, segment)
@@ -704,26 +714,8 @@ fn must_in(g: &Icfg, sl: &SameLevel, t: FuncId, nodes: &[NodeId]) -> Vec<(NodeId
 /// [`FrameGraph`]).
 pub(crate) fn stack_matches(g: &Icfg, report: &Report, pending: &[(NodeId, NodeId)]) -> bool {
     let k = report.stack.len();
-    let gap = |j: usize| -> bool {
-        if j == 0 || report.stack_gaps.contains(&j) {
-            return true;
-        }
-        let home: Vec<FuncId> = report.stack[j - 1]
-            .entry
-            .nodes()
-            .iter()
-            .map(|&e| g.func_of(e))
-            .collect();
-        let ends: Vec<NodeId> = if j < k {
-            report.stack[j].call.nodes().to_vec()
-        } else {
-            match &report.crash {
-                Some(c) => c.nodes().to_vec(),
-                None => return true,
-            }
-        };
-        ends.is_empty() || !ends.iter().all(|e| home.contains(&g.func_of(*e)))
-    };
+    let segs = segments(g, report);
+    let gap = |j: usize| segs[j].gap;
     // ok[p]: frames 0..j matched to pending[..p] (dynamic programme over j).
     let mut ok = vec![false; pending.len() + 1];
     ok[0] = true;

@@ -12,12 +12,18 @@
 //! sets) it leaves to the base, so its labels are never less precise than
 //! the base's and are exact for reports of a stack and a crash.
 //!
+//! Queries are answered in the context-sensitive semantics by
+//! [`product`] (tabulation with the constraint automata), with a valid
+//! matched path as witness; where it does not apply (non-local jumps) or
+//! exceeds the limits, by the base solver, with a weakening that says so.
+//!
 //! `best` is the same combination, but when the context-sensitive part
 //! finds no path (the stack does not fit the graph's calls: a frame the
 //! backtrace reader could not place, an inaccurate call graph) it keeps the
 //! base's answer and says so, where `cs` reports the stack impossible.
 
 pub(crate) mod frames;
+pub mod product;
 
 use crate::graph::BitSet;
 use crate::icfg::Icfg;
@@ -201,26 +207,38 @@ impl<B: Solver> Solver for Cs<B> {
             weakened: Vec::new(),
             witness: None,
         };
-        match self.decided(g, report, query)? {
-            Some(Answer::Impossible) => Ok(impossible),
-            _ => {
-                let mut c = self.base.check(g, report, query)?;
-                // Keep only a witness that is a valid path here too.
-                if let Some(w) = &c.witness {
-                    if !valid_path(g, report, w) {
-                        c.witness = None;
-                        c.weakened.push(Weakening {
-                            origin: Origin::Query,
-                            how: format!(
-                                "no witness: the {} solver's path does not match calls with returns or the stack",
-                                self.base.name()
-                            ),
-                        });
-                    }
-                }
-                Ok(c)
+        if let Some(Answer::Impossible) = self.decided(g, report, query)? {
+            return Ok(impossible);
+        }
+        let why = match self.search(g, report, query, true) {
+            Ok(a) => {
+                return Ok(Checked {
+                    answer: a.answer,
+                    weakened: a.weakened,
+                    witness: a.witness,
+                })
+            }
+            Err(product::Unsupported(why)) => why,
+        };
+        let mut c = self.base.check(g, report, query)?;
+        c.weakened.push(Weakening {
+            origin: Origin::Query,
+            how: format!("answered by the {} solver: {why}", self.base.name()),
+        });
+        // Keep only a witness that is a valid path here too.
+        if let Some(w) = &c.witness {
+            if !valid_path(g, report, w) {
+                c.witness = None;
+                c.weakened.push(Weakening {
+                    origin: Origin::Query,
+                    how: format!(
+                        "no witness: the {} solver's path does not match calls with returns or the stack",
+                        self.base.name()
+                    ),
+                });
             }
         }
+        Ok(c)
     }
 
     fn possible(
@@ -229,9 +247,12 @@ impl<B: Solver> Solver for Cs<B> {
         report: &Report,
         query: Option<&Query>,
     ) -> Result<Answer, SolveError> {
-        match self.decided(g, report, query)? {
-            Some(Answer::Impossible) => Ok(Answer::Impossible),
-            _ => self.base.possible(g, report, query),
+        if let Some(Answer::Impossible) = self.decided(g, report, query)? {
+            return Ok(Answer::Impossible);
+        }
+        match self.search(g, report, query, false) {
+            Ok(a) => Ok(a.answer),
+            Err(_) => self.base.possible(g, report, query),
         }
     }
 
@@ -242,6 +263,34 @@ impl<B: Solver> Solver for Cs<B> {
 }
 
 impl<B: Solver> Cs<B> {
+    /// The context-sensitive search of [`product`]. With `best`, an
+    /// impossible answer because the report itself has no valid path (the
+    /// stack does not fit the graph's calls) is left to the base.
+    fn search(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        query: Option<&Query>,
+        witness: bool,
+    ) -> Result<product::CsAnswer, product::Unsupported> {
+        let a = product::check(g, report, query, &self.limits, witness)?;
+        if self.best && a.answer == Answer::Impossible {
+            let alone = match query {
+                None => true,
+                Some(_) => {
+                    product::check(g, report, None, &self.limits, false)?.answer
+                        == Answer::Impossible
+                }
+            };
+            if alone {
+                return Err(product::Unsupported(
+                    "the report has no valid context-sensitive path".into(),
+                ));
+            }
+        }
+        Ok(a)
+    }
+
     /// What the context-sensitive labels alone say about a query:
     /// `Some(Impossible)` when the report is impossible with the stack, or
     /// the query asks whether a node that is No ran (or whether a Yes one

@@ -38,7 +38,7 @@
 /// The constraint automata, at the top of the crate (queries use them too).
 pub use crate::automaton;
 mod contracted;
-mod product;
+pub(crate) mod product;
 
 use crate::algo::{self, Walker, NONE};
 use crate::graph::{BitSet, Csr};
@@ -817,7 +817,9 @@ impl Solver for Fsa {
             },
             e => e,
         };
-        let rec = self.recover_once(g, report, false, None).map_err(explained)?;
+        let rec = self
+            .recover_once(g, report, false, None)
+            .map_err(explained)?;
         if confirmable(report, &rec) {
             return Ok(self.confirm(g, report, rec, started));
         }
@@ -1040,6 +1042,7 @@ impl Fsa {
     /// every node, on or off it); one that violates sets adds them to the
     /// tracked ones; an impossible answer is exact (a weaker report), and
     /// decides the node. Returns the checks made and the nodes decided.
+    #[allow(clippy::too_many_arguments)]
     fn settle(
         &self,
         g: &Icfg,
@@ -1127,7 +1130,9 @@ impl Fsa {
                         if left >= SETTLE_BULK_AT && bulk_tracked != tracked {
                             bulk_tracked.clone_from(&tracked);
                             checks += 1;
-                            if let Ok(r) = inner.recover_once(g, &sub.report, false, Some(&red.labels)) {
+                            if let Ok(r) =
+                                inner.recover_once(g, &sub.report, false, Some(&red.labels))
+                            {
                                 for kk in k + 1..maybe.len() {
                                     let l = r.labels[maybe[kk]];
                                     if !confirmed(seen[kk]) && l != Label::Maybe {

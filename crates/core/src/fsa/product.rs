@@ -88,6 +88,12 @@ impl Touch {
         Touch { always, by_node }
     }
 
+    /// Whether some automaton may change state on node `w`.
+    #[inline]
+    pub fn moves(&self, w: u32) -> bool {
+        !self.always.is_empty() || self.by_node.contains_key(&w)
+    }
+
     /// Steps `out` (a copy of the states, one per automaton of `autos`)
     /// on node `w`; false if some automaton rejects.
     #[inline]
