@@ -378,7 +378,7 @@ fn paper_figure(app: &str) -> &'static str {
 /// `bench --precision`: the mean share of nodes decided per failure, per
 /// app and solver.
 fn precision(apps: &[(String, Vec<Failing>)]) -> Result<(), Failure> {
-    let solvers: [(&str, Box<dyn Solver>); 4] = [
+    let solvers: [(&str, Box<dyn Solver>); 5] = [
         ("utl", Box::new(Utl::default())),
         ("fsa", Box::new(Fsa::default())),
         ("cs", Box::new(Cs::<Fsa>::default())),
@@ -389,16 +389,23 @@ fn precision(apps: &[(String, Vec<Failing>)]) -> Result<(), Failure> {
                 ..Cs::default()
             }),
         ),
+        (
+            "exact",
+            Box::new(Cs::<Fsa> {
+                exact: true,
+                ..Cs::default()
+            }),
+        ),
     ];
     println!("Mean share of nodes decided (Yes or No) per failure, stack only | full report.");
     println!("The paper counts basic blocks, we count the graph's nodes; its figures are");
     println!("quoted where its text gives them.\n");
     println!(
-        "| app | failures | utl | fsa | cs | best | cs max ms | paper |\n|---|---|---|---|---|---|---|---|"
+        "| app | failures | utl | fsa | cs | best | cs --exact | cs max ms | exact max ms | paper |\n|---|---|---|---|---|---|---|---|---|---|"
     );
     for (name, fails) in apps {
-        let mut sums = [[0f64; 2]; 4];
-        let mut cs_max: f64 = 0.0;
+        let mut sums = [[0f64; 2]; 5];
+        let (mut cs_max, mut exact_max): (f64, f64) = (0.0, 0.0);
         let mut last: Option<(PathBuf, postmortem_core::Icfg)> = None;
         for f in fails {
             if last.as_ref().is_none_or(|(p, _)| *p != f.graph) {
@@ -412,8 +419,10 @@ fn precision(apps: &[(String, Vec<Failing>)]) -> Result<(), Failure> {
                     let rec = s.recover(g, r).map_err(|e| {
                         Failure::internal(format!("{} ({sname}): {e}", f.report.display()))
                     })?;
-                    if *sname == "cs" {
-                        cs_max = cs_max.max(ms(t));
+                    match *sname {
+                        "cs" => cs_max = cs_max.max(ms(t)),
+                        "exact" => exact_max = exact_max.max(ms(t)),
+                        _ => {}
                     }
                     let c = Counts::of(&rec.labels);
                     sums[i][k] += 100.0 * (c.total() - c.maybe) as f64 / c.total().max(1) as f64;
@@ -423,12 +432,13 @@ fn precision(apps: &[(String, Vec<Failing>)]) -> Result<(), Failure> {
         let n = fails.len().max(1) as f64;
         let cell = |i: usize| format!("{:.1} \\| {:.1}", sums[i][0] / n, sums[i][1] / n);
         println!(
-            "| {name} | {} | {} | {} | {} | {} | {cs_max:.1} | {} |",
+            "| {name} | {} | {} | {} | {} | {} | {} | {cs_max:.1} | {exact_max:.1} | {} |",
             fails.len(),
             cell(0),
             cell(1),
             cell(2),
             cell(3),
+            cell(4),
             paper_figure(name)
         );
     }

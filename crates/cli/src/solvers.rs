@@ -40,6 +40,16 @@ pub struct SolverArgs {
     /// --max-states.
     #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
     pub max_memory: Option<usize>,
+    /// cs, best: decide every node the stack and the observations leave
+    /// open, exactly in the context-sensitive semantics (by searches of
+    /// the context-sensitive product, each valid path found clearing many
+    /// nodes at once). Without it the observations other than the stack
+    /// are read through fsa's labels. Slower: on the paper's failures
+    /// from milliseconds to up to seconds; past --max-states or --timeout
+    /// the nodes left are Maybe and the output says so. Queries are always
+    /// exact.
+    #[arg(long)]
+    pub exact: bool,
 }
 
 /// `123`, `64K`, `512M`, `2G` (powers of 1024) to bytes.
@@ -119,6 +129,7 @@ impl SolverArgs {
                 max_memory: fsa.limits.max_memory,
             },
             best,
+            exact: self.exact,
         };
         match name {
             SolverName::Utl => Box::new(ProcessWide(Utl::default())),

@@ -228,8 +228,10 @@ fn the_readme_example_runs_and_prints_a_summary() {
 
 #[test]
 fn queries_agree_with_bulk_recovery() {
+    // Queries are exact in the context-sensitive semantics; so is bulk
+    // recovery with --exact.
     let o = run(bin()
-        .args(["analyze", "--format", "json", "--cfg"])
+        .args(["analyze", "--exact", "--format", "json", "--cfg"])
         .arg(example_cfg())
         .arg("--report")
         .arg(example_report()));
@@ -692,9 +694,91 @@ fn precision_bench_matches_the_paper_on_print_tokens() {
             .unwrap_or_else(|| panic!("{row}"));
         (a.trim().parse().unwrap(), b.trim().parse().unwrap())
     };
-    let (utl, fsa, cs, best) = (pair(2), pair(3), pair(4), pair(5));
+    let (utl, fsa, cs, best, exact) = (pair(2), pair(3), pair(4), pair(5), pair(6));
     assert!((cs.0 - 20.0).abs() < 2.0, "cs stack only {}: {row}", cs.0);
     assert!((utl.1 - 63.0).abs() < 2.0, "utl full {}: {row}", utl.1);
     assert!(cs.0 > fsa.0 && cs.1 > fsa.1 && fsa.0 >= utl.0, "{row}");
     assert!(best.0 >= cs.0 && best.1 >= cs.1, "{row}");
+    // Exact closure: never less, and more with observations.
+    assert!(exact.0 >= cs.0 && exact.1 > cs.1, "{row}");
+}
+
+/// On the full report of the bundled failure (29 single-node
+/// observations, 21 ambiguous obsNo sets), `query --solver cs` answers in
+/// the context-sensitive semantics, with valid matched witnesses, agrees
+/// with the bulk labels, and decides some nodes that FSA leaves Maybe. It
+/// used to exceed its budget and fall back to FSA on every query.
+#[test]
+fn cs_queries_on_the_full_example_report_stay_context_sensitive() {
+    use postmortem_core::cs::{valid_path, Cs};
+    use postmortem_core::fsa::Fsa;
+    use postmortem_core::{Answer, Label, Query, Solver};
+    let g = postmortem_formats::graphml::read_graphml_path(&example_cfg()).unwrap();
+    let r = postmortem_formats::report_json::read_report_path(&example_report(), &g).unwrap();
+    let fsa = Fsa::default().recover(&g, &r).unwrap().labels;
+    let cs: Cs<Fsa> = Cs::default();
+    let bulk = cs.recover(&g, &r).unwrap().labels;
+    let maybe: Vec<usize> = (0..fsa.len()).filter(|&v| fsa[v] == Label::Maybe).collect();
+    assert!(maybe.len() > 500, "{}", maybe.len());
+    let mut stricter = 0;
+    for &v in maybe.iter().step_by(25) {
+        let n = postmortem_core::NodeId::new(v);
+        for (q, runs) in [(Query::MayRun(n), true), (Query::MaySkip(n), false)] {
+            let a = cs.check(&g, &r, Some(&q)).unwrap();
+            assert!(a.weakened.is_empty(), "{q:?}: {:?}", a.weakened);
+            match a.answer {
+                Answer::Possible => {
+                    let w = a.witness.expect("a witness");
+                    assert!(valid_path(&g, &r, &w), "{q:?}");
+                    assert_eq!(w.contains(&n), runs, "{q:?}");
+                    let no = if runs { Label::No } else { Label::Yes };
+                    assert_ne!(bulk[v], no, "{q:?} possible, bulk says {:?}", bulk[v]);
+                }
+                Answer::Impossible => stricter += 1,
+            }
+        }
+    }
+    assert!(stricter > 0, "no node decided by cs queries alone");
+}
+
+/// `analyze --exact` decides more of the bundled failure than `cs` alone,
+/// agrees with every label `cs` decides, and gives nothing up.
+#[test]
+fn exact_analysis_decides_more_and_agrees() {
+    let labels = |extra: &[&str]| {
+        let o = run(bin()
+            .arg("analyze")
+            .arg("--cfg")
+            .arg(example_cfg())
+            .arg("--report")
+            .arg(example_report())
+            .args(["--solver", "cs", "--format", "json"])
+            .args(extra));
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_str::<Value>(&stdout(&o)).unwrap()
+    };
+    let (plain, exact) = (labels(&[]), labels(&["--exact"]));
+    assert_eq!(
+        exact["weakened"].as_array().map(Vec::len),
+        Some(0),
+        "{}",
+        exact["weakened"]
+    );
+    let set = |v: &Value, k: &str| -> HashSet<String> {
+        v["nodes"][k]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_str().unwrap().to_string())
+            .collect()
+    };
+    for k in ["yes", "no"] {
+        assert!(set(&plain, k).is_subset(&set(&exact, k)), "{k}");
+    }
+    assert!(
+        set(&exact, "maybe").len() + 100 < set(&plain, "maybe").len(),
+        "{} vs {} Maybe",
+        set(&exact, "maybe").len(),
+        set(&plain, "maybe").len()
+    );
 }

@@ -209,6 +209,113 @@ fn cs_is_sound_against_valid_paths_and_refines_fsa() {
     assert!(refined > cases() / 20, "{refined}");
 }
 
+/// With `exact`, bulk recovery equals the labels of the valid consistent
+/// paths wherever the oracle's enumeration is complete, is sound
+/// everywhere, never less precise than without, and an impossible report
+/// is one the oracle finds no path for.
+#[test]
+fn exact_bulk_recovery_equals_the_valid_paths() {
+    let shape = GraphShape {
+        max_functions: 4,
+        max_body: 4,
+    };
+    let exact: Cs<Fsa> = Cs {
+        exact: true,
+        ..Cs::default()
+    };
+    let (mut checked, mut closed, mut infeasible) = (0, 0, 0);
+    for seed in 0..cases() {
+        let mut rng = Rng::new(seed ^ 0xE7);
+        let g = random_icfg(&mut rng, &shape);
+        let mut r = cs_report(&mut rng, &g, seed % 3 == 0);
+        if seed % 2 == 0 {
+            r = observed_on_a_path(&mut rng, &g, r.stack_only());
+        }
+        let paths = oracle_cs::enumerate(&g, &r, 13, 4);
+        let ctx = || format!("seed {seed}\n{}", describe(&g, &r));
+        let rec = match exact.recover(&g, &r) {
+            Ok(rec) => rec,
+            Err(SolveError::Infeasible { .. }) => {
+                assert_eq!(
+                    paths.found,
+                    0,
+                    "impossible, the oracle has a path: {}",
+                    ctx()
+                );
+                infeasible += 1;
+                continue;
+            }
+            Err(e) => panic!("{e} {}", ctx()),
+        };
+        assert!(
+            !rec.weakened.iter().any(|w| w.how.contains("closure")),
+            "{:?}: {}",
+            rec.weakened,
+            ctx()
+        );
+        let labels = &rec.labels;
+        for v in 0..g.num_nodes() {
+            match labels[v] {
+                Label::No => assert!(!paths.seen[v], "node {v} No but ran: {}", ctx()),
+                Label::Yes => assert!(paths.all[v], "node {v} Yes but skipped: {}", ctx()),
+                Label::Maybe => {}
+            }
+        }
+        if !paths.cut {
+            let want = paths
+                .labels()
+                .unwrap_or_else(|| panic!("labels, yet no valid path: {}", ctx()));
+            assert_eq!(labels, &want, "not exact: {}", ctx());
+            checked += 1;
+        }
+        if let Ok(plain) = cs().recover(&g, &r) {
+            for v in 0..g.num_nodes() {
+                if plain.labels[v] != Label::Maybe {
+                    assert_eq!(labels[v], plain.labels[v], "node {v}: {}", ctx());
+                } else if labels[v] != Label::Maybe {
+                    closed += 1;
+                }
+            }
+        }
+    }
+    eprintln!("exact {checked}, closed {closed} nodes, infeasible {infeasible}");
+    assert!(checked > cases() / 10, "{checked}");
+    assert!(closed > cases() / 100, "{closed}");
+}
+
+/// `r` with observations read off one of its valid paths (so usually
+/// feasible): single nodes that ran, and `obsNo` sets of one or two nodes
+/// with at least one the path missed.
+fn observed_on_a_path(rng: &mut Rng, g: &Icfg, r: Report) -> Report {
+    let paths = oracle_cs::enumerate(g, &r, 13, 4);
+    if paths.paths.is_empty() {
+        return r;
+    }
+    let p = &paths.paths[rng.below(paths.paths.len())];
+    let on: Vec<bool> = (0..g.num_nodes())
+        .map(|v| p.contains(&NodeId::new(v)))
+        .collect();
+    let mut out = r;
+    for _ in 0..1 + rng.below(3) {
+        let n = p[rng.below(p.len())];
+        out.obs_yes.push(postmortem_core::Trace {
+            reliable: false,
+            entries: vec![NodeSet::one(n)],
+        });
+    }
+    let off: Vec<usize> = (0..g.num_nodes()).filter(|&v| !on[v]).collect();
+    for _ in 0..rng.below(4) {
+        if off.is_empty() {
+            break;
+        }
+        let a = NodeId::new(off[rng.below(off.len())]);
+        let b = NodeId::new(rng.below(g.num_nodes()));
+        let set = if rng.chance(50) { vec![a] } else { vec![a, b] };
+        out.obs_no.extend(NodeSet::new(set));
+    }
+    out
+}
+
 /// UTL as the base: the same relations.
 #[test]
 fn cs_over_utl_is_sound() {
@@ -744,6 +851,7 @@ fn limits_keep_the_base_labels_and_say_so() {
                 base: Fsa::default(),
                 limits,
                 best: false,
+                exact: false,
             };
             let got = s.recover(&g, &r).unwrap();
             if got

@@ -12,6 +12,10 @@
 //! sets) it leaves to the base, so its labels are never less precise than
 //! the base's and are exact for reports of a stack and a crash.
 //!
+//! With [`Cs::exact`], bulk recovery then decides the nodes still Maybe
+//! in the context-sensitive semantics with every constraint, by the
+//! elimination searches of `product::close`.
+//!
 //! Queries are answered in the context-sensitive semantics by
 //! [`product`] (tabulation with the constraint automata), with a valid
 //! matched path as witness; where it does not apply (non-local jumps) or
@@ -63,6 +67,10 @@ pub struct Cs<B> {
     pub limits: CsLimits,
     /// `best`: fall back to the base when the stack has no valid path.
     pub best: bool,
+    /// Bulk recovery decides the nodes left Maybe exactly, by the searches
+    /// of [`product`] (see `product::close`): slower, by one search per
+    /// path needed to clear the candidates.
+    pub exact: bool,
 }
 
 /// Solver counters, as in [`Recovery::stats`].
@@ -178,11 +186,34 @@ impl<B: Solver> Cs<B> {
                 _ => {}
             }
         }
-        rec.undecided
-            .retain(|n| rec.labels[n.index()] == Label::Maybe);
         rec.stats.extend(stats);
         rec.stats.push(("cs_yes_added", yes));
         rec.stats.push(("cs_no_added", no));
+        // The frame graph decides the stack and crash alone (its Yes side
+        // by dominators); the rest needs the searches with the automata.
+        if self.exact && rec.labels.contains(&Label::Maybe) {
+            let deadline = self.limits.timeout.map(|t| std::time::Instant::now() + t);
+            let c = product::close(g, report, &mut rec.labels, &self.limits, deadline);
+            if c.infeasible && !self.best {
+                return Err(SolveError::Infeasible {
+                    culprit: stack_culprit(g, report, &self.limits),
+                });
+            }
+            if let Some(why) = c.stopped {
+                let left = rec.labels.iter().filter(|&&l| l == Label::Maybe).count();
+                rec.weakened.push(Weakening {
+                    origin: Origin::Crash,
+                    how: format!(
+                        "context-sensitive closure stopped ({why}); {left} nodes left Maybe"
+                    ),
+                });
+            }
+            rec.stats.push(("cs_close_searches", c.searches));
+            rec.stats.push(("cs_close_yes", c.yes));
+            rec.stats.push(("cs_close_no", c.no));
+        }
+        rec.undecided
+            .retain(|n| rec.labels[n.index()] == Label::Maybe);
         Ok(rec)
     }
 }
