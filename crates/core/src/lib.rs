@@ -27,6 +27,7 @@ pub mod automaton;
 pub mod concurrency;
 pub mod cs;
 pub mod fsa;
+mod fxhash;
 pub mod graph;
 pub mod icfg;
 pub mod ids;

@@ -61,12 +61,12 @@ use super::frames::segments;
 use super::CsLimits;
 use crate::automaton::{Dfa, DEAD};
 use crate::fsa::product::Touch;
+use crate::fxhash::FxHashMap as HashMap;
 use crate::graph::BitSet;
 use crate::icfg::{EdgeKind, Icfg};
 use crate::ids::NodeId;
 use crate::report::{NodeSet, Origin, Report};
 use crate::solver::{Answer, Label, Query, SolveError, Solver, Weakening};
-use std::collections::HashMap;
 use std::time::Instant;
 
 /// Why the search did not answer (a limit, or an unsupported graph).
@@ -202,6 +202,14 @@ impl Seen {
     }
 }
 
+/// Live states of one place (same automaton states): their ids, and
+/// their bits inline (`Seen::words` per state) for a fast scan.
+#[derive(Default)]
+struct Group {
+    ids: Vec<u32>,
+    bits: Vec<u32>,
+}
+
 struct Search<'a> {
     g: &'a Icfg,
     autos: Vec<&'a Dfa>,
@@ -220,7 +228,7 @@ struct Search<'a> {
     /// With tracked bits: the top-level states not subsumed, per (node,
     /// segment, base tuple), and those subsumed after they were added
     /// (not expanded: the state that subsumes them is).
-    top_live: HashMap<(u32, u32, u32), Vec<u32>>,
+    top_live: HashMap<(u32, u32, u32), Group>,
     top_dead: Vec<bool>,
     /// (callee entry, tuple on entry).
     ctx: Vec<(u32, u32)>,
@@ -233,7 +241,7 @@ struct Search<'a> {
     path_pred: Vec<Pred>,
     path_ids: HashMap<(u32, u32, u32), u32>,
     /// As `top_live` and `top_dead`, per (context, node, base tuple).
-    path_live: HashMap<(u32, u32, u32), Vec<u32>>,
+    path_live: HashMap<(u32, u32, u32), Group>,
     path_dead: Vec<bool>,
     /// States not added or not expanded because another subsumes them.
     subsumed: usize,
@@ -298,32 +306,36 @@ impl<'a> Search<'a> {
     /// Whether state `t` is subsumed by a live state of `group` (then it
     /// is not added); otherwise the live states it subsumes are marked
     /// dead and it joins the group.
-    #[allow(clippy::too_many_arguments)]
-    fn subsume(
-        seen: &Seen,
-        tuples: &[Box<[u32]>],
-        na: usize,
-        group: &mut Vec<u32>,
-        keys: impl Fn(u32) -> u32,
-        dead: &mut [bool],
-        t: u32,
-        id: u32,
-    ) -> bool {
-        let bits = &tuples[t as usize][na..];
-        if group
-            .iter()
-            .any(|&m| seen.subsumes(&tuples[keys(m) as usize][na..], bits))
-        {
+    fn subsume(seen: &Seen, bits: &[u32], group: &mut Group, dead: &mut [bool], id: u32) -> bool {
+        let w = bits.len();
+        let covered = if w == 1 {
+            // The common case, one word of bits: a tight scan.
+            let (b, up, down) = (bits[0], seen.up[0], seen.down[0]);
+            let eq = !(up | down);
+            group
+                .bits
+                .iter()
+                .any(|&a| b & up & !a == 0 && a & down & !b == 0 && (a ^ b) & eq == 0)
+        } else {
+            group.bits.chunks_exact(w).any(|m| seen.subsumes(m, bits))
+        };
+        if covered {
             return true;
         }
-        group.retain(|&m| {
-            let gone = seen.subsumes(bits, &tuples[keys(m) as usize][na..]);
-            if gone {
-                dead[m as usize] = true;
+        let mut i = 0;
+        while i < group.ids.len() {
+            if seen.subsumes(bits, &group.bits[i * w..(i + 1) * w]) {
+                dead[group.ids[i] as usize] = true;
+                let last = group.ids.len() - 1;
+                group.ids.swap_remove(i);
+                group.bits.copy_within(last * w..(last + 1) * w, i * w);
+                group.bits.truncate(last * w);
+            } else {
+                i += 1;
             }
-            !gone
-        });
-        group.push(id);
+        }
+        group.ids.push(id);
+        group.bits.extend_from_slice(bits);
         false
     }
 
@@ -386,17 +398,9 @@ impl<'a> Search<'a> {
                 .entry((v, j, self.base[t as usize]))
                 .or_default();
             self.top_dead.push(false);
-            let top = &self.top;
-            if Search::subsume(
-                &self.seen,
-                &self.tuples,
-                self.autos.len(),
-                group,
-                |m| top[m as usize].2,
-                &mut self.top_dead,
-                t,
-                id,
-            ) {
+            let na = self.autos.len();
+            let bits = &self.tuples[t as usize][na..];
+            if Search::subsume(&self.seen, bits, group, &mut self.top_dead, id) {
                 self.top_dead.pop();
                 self.subsumed += 1;
                 return Ok(());
@@ -422,17 +426,9 @@ impl<'a> Search<'a> {
                 .entry((c, v, self.base[t as usize]))
                 .or_default();
             self.path_dead.push(false);
-            let path = &self.path;
-            if Search::subsume(
-                &self.seen,
-                &self.tuples,
-                self.autos.len(),
-                group,
-                |m| path[m as usize].2,
-                &mut self.path_dead,
-                t,
-                id,
-            ) {
+            let na = self.autos.len();
+            let bits = &self.tuples[t as usize][na..];
+            if Search::subsume(&self.seen, bits, group, &mut self.path_dead, id) {
                 self.path_dead.pop();
                 self.subsumed += 1;
                 return Ok(());
@@ -928,21 +924,21 @@ fn search(
         seen,
         removed,
         tuples: Vec::new(),
-        tuple_ids: HashMap::new(),
+        tuple_ids: HashMap::default(),
         base: Vec::new(),
         top: Vec::new(),
         top_pred: Vec::new(),
-        top_ids: HashMap::new(),
-        top_live: HashMap::new(),
+        top_ids: HashMap::default(),
+        top_live: HashMap::default(),
         top_dead: Vec::new(),
         ctx: Vec::new(),
-        ctx_ids: HashMap::new(),
+        ctx_ids: HashMap::default(),
         exits: Vec::new(),
         waiters: Vec::new(),
         path: Vec::new(),
         path_pred: Vec::new(),
-        path_ids: HashMap::new(),
-        path_live: HashMap::new(),
+        path_ids: HashMap::default(),
+        path_live: HashMap::default(),
         path_dead: Vec::new(),
         subsumed: 0,
         work: Vec::new(),
