@@ -306,6 +306,7 @@ impl SameLevel {
 }
 
 /// Segment `j`'s description.
+#[derive(Clone, Debug)]
 pub(crate) struct Segment {
     /// Unreported pending calls may be made in it.
     pub gap: bool,

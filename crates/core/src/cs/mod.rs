@@ -18,8 +18,9 @@
 //!
 //! Queries are answered in the context-sensitive semantics by
 //! [`product`] (tabulation with the constraint automata), with a valid
-//! matched path as witness; where it does not apply (non-local jumps) or
-//! exceeds the limits, by the base solver, with a weakening that says so.
+//! matched path as witness (on graphs with non-local jumps the search
+//! over-approximates, see [`product`]); where it exceeds the limits, by
+//! the base solver, with a weakening that says so.
 //!
 //! `best` is the same combination, but when the context-sensitive part
 //! finds no path (the stack does not fit the graph's calls: a frame the

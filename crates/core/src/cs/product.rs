@@ -49,9 +49,17 @@
 //! and may exceed the limits; the caller then answers with its base
 //! solver and says so.
 //!
-//! Not handled, reported as [`Unsupported`] so that the caller answers
-//! with its base solver: graphs with non-local jumps (`longjmp`), whose
-//! pending calls this search does not pop.
+//! Non-local jumps (`longjmp`: a flow edge between functions, or a return
+//! site in another function than its call site) leave an invocation: a
+//! path edge that jumps makes an *escape record* of its context, which
+//! lands at each waiting caller whose function is the target's and
+//! escapes that caller's context too (a jump may pop to any activation of
+//! its target's function, as in the oracle). At top level it lands in
+//! the current or an earlier segment whose function may be the target's
+//! (or that is a gap); the path then calls the popped frames again. A
+//! landing in a gap segment may assume an unreported activation the path
+//! did not make: with jumps the search over-approximates (an impossible
+//! answer stays exact, a witness may not be a valid path).
 //!
 //! Cost: O((contexts + top-level states) · edges per node) steps, each
 //! stepping only the automata that move on the node; bounded by
@@ -103,6 +111,29 @@ enum Pred {
     /// A completed call: from the call site's state `call` (same kind),
     /// through the callee body that is path edge `exit`.
     Summary { call: u32, exit: u32 },
+    /// A non-local jump out of a call: from the call site's state `call`
+    /// (same kind), through the calls that escape record `esc` left.
+    Landing { call: u32, esc: u32 },
+}
+
+/// What an escape record's path is made of, after its call site.
+#[derive(Copy, Clone, Debug)]
+enum Body {
+    /// A path edge of the callee, up to the jump (or exit).
+    Path(u32),
+    /// The escape record of a deeper callee.
+    Esc(u32),
+}
+
+/// A non-local jump that leaves an invocation (a context): to `node`
+/// with `tuple`. Its path from the context's entry is path edge `call`
+/// (up to a call site) followed by `inner`, or `inner` alone.
+#[derive(Copy, Clone, Debug)]
+struct Esc {
+    node: u32,
+    tuple: u32,
+    call: Option<u32>,
+    inner: Body,
 }
 
 /// A state waiting on a context's exits: a top-level state or a path
@@ -245,6 +276,13 @@ struct Search<'a> {
     path_dead: Vec<bool>,
     /// States not added or not expanded because another subsumes them.
     subsumed: usize,
+    /// The stack's segments (where a jump may land, see [`Search::jump`]).
+    segs: Vec<super::frames::Segment>,
+    /// Escape records, per context the ids of its own, and their keys
+    /// (context, node, tuple).
+    esc: Vec<Esc>,
+    escapes: Vec<Vec<u32>>,
+    esc_ids: HashMap<(u32, u32, u32), u32>,
     work: Vec<Waiter>,
     max_states: usize,
     deadline: Option<Instant>,
@@ -253,7 +291,7 @@ struct Search<'a> {
 
 impl<'a> Search<'a> {
     fn size(&self) -> usize {
-        self.top.len() + self.path.len() + self.ctx.len() + self.tuples.len()
+        self.top.len() + self.path.len() + self.ctx.len() + self.tuples.len() + self.esc.len()
     }
 
     fn budget(&self) -> Result<(), Unsupported> {
@@ -478,6 +516,7 @@ impl<'a> Search<'a> {
         self.ctx.push(key);
         self.ctx_ids.insert(key, c);
         self.exits.push(Vec::new());
+        self.escapes.push(Vec::new());
         self.waiters.push(Vec::new());
         self.add_path((c, entry.as_u32(), t), Pred::Root)?;
         Ok(c)
@@ -514,6 +553,26 @@ impl<'a> Search<'a> {
         let site = NodeId::new(site as usize);
         for r in g.return_sites(site) {
             let Some(t2) = self.step(t, r) else { continue };
+            if g.func_of(r) != g.func_of(site) {
+                // A jump from the caller's activation to an outer one.
+                match waiter {
+                    Waiter::Top(id) => {
+                        let j = self.top[id as usize].1;
+                        self.jump(j, r, t2, Pred::Summary { call: id, exit })?;
+                    }
+                    Waiter::Path(id) => {
+                        let c = self.path[id as usize].0;
+                        let e = Esc {
+                            node: r.as_u32(),
+                            tuple: t2,
+                            call: Some(id),
+                            inner: Body::Path(exit),
+                        };
+                        self.escape(c, e)?;
+                    }
+                }
+                continue;
+            }
             match waiter {
                 Waiter::Top(id) => {
                     let seg = self.top[id as usize].1;
@@ -540,6 +599,84 @@ impl<'a> Search<'a> {
         for (tx, exit) in exits {
             self.resume(waiter, tx, exit)?;
         }
+        let escapes = self.escapes[c as usize].clone();
+        for e in escapes {
+            self.land(waiter, e)?;
+        }
+        Ok(())
+    }
+
+    /// A jump to `w` (tuple `t`) from a top-level state of segment `j`:
+    /// it lands in an activation of `w`'s function, in segment `j` or an
+    /// earlier one (popping frames the path must then call again), where
+    /// the segment's function may be it or unreported calls may be
+    /// pending (a gap). (Landing in segment `j` may assume an unreported
+    /// activation the path did not make: more paths, never fewer.)
+    fn jump(&mut self, j: u32, w: NodeId, t: u32, pred: Pred) -> Result<(), Unsupported> {
+        let f = self.g.func_of(w);
+        for i in 0..=j {
+            let seg = &self.segs[i as usize];
+            if seg.gap || seg.home.contains(&f) {
+                self.add_top((w.as_u32(), i, t), pred)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Records that an invocation of context `c` may leave by a jump, and
+    /// lands it at every caller waiting on `c`.
+    fn escape(&mut self, c: u32, e: Esc) -> Result<(), Unsupported> {
+        let key = (c, e.node, e.tuple);
+        if self.esc_ids.contains_key(&key) {
+            return Ok(());
+        }
+        self.budget()?;
+        let id = self.esc.len() as u32;
+        self.esc.push(e);
+        self.esc_ids.insert(key, id);
+        self.escapes[c as usize].push(id);
+        let waiters = self.waiters[c as usize].clone();
+        for wt in waiters {
+            if !self.dead(wt) {
+                self.land(wt, id)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Escape record `e` of a callee reaches `waiter` (at its call site):
+    /// the jump lands in the caller's activation if it is of the target's
+    /// function, and may go on to outer ones (any activation of it).
+    fn land(&mut self, waiter: Waiter, e: u32) -> Result<(), Unsupported> {
+        let Esc { node, tuple, .. } = self.esc[e as usize];
+        let w = NodeId::new(node as usize);
+        let (site, before) = match waiter {
+            Waiter::Top(id) => (self.top[id as usize].0, self.top[id as usize].2),
+            Waiter::Path(id) => (self.path[id as usize].1, self.path[id as usize].2),
+        };
+        let Some(t) = self.with_bits(tuple, before, true) else {
+            return Ok(());
+        };
+        let pred = |call| Pred::Landing { call, esc: e };
+        match waiter {
+            Waiter::Top(id) => {
+                let j = self.top[id as usize].1;
+                self.jump(j, w, t, pred(id))?;
+            }
+            Waiter::Path(id) => {
+                let c = self.path[id as usize].0;
+                if self.g.func_of(NodeId::new(site as usize)) == self.g.func_of(w) {
+                    self.add_path((c, node, t), pred(id))?;
+                }
+                let up = Esc {
+                    node,
+                    tuple: t,
+                    call: Some(id),
+                    inner: Body::Esc(e),
+                };
+                self.escape(c, up)?;
+            }
+        }
         Ok(())
     }
 
@@ -549,6 +686,7 @@ impl<'a> Search<'a> {
             Node(u32),
             Top(u32),
             Path(u32),
+            Esc(u32),
         }
         let mut out = Vec::new();
         let mut stack = vec![Item::Top(id)];
@@ -569,6 +707,10 @@ impl<'a> Search<'a> {
                             stack.push(Item::Path(exit));
                             s = call;
                         }
+                        Pred::Landing { call, esc } => {
+                            stack.push(Item::Esc(esc));
+                            s = call;
+                        }
                     }
                 },
                 Item::Path(mut s) => loop {
@@ -580,22 +722,26 @@ impl<'a> Search<'a> {
                             stack.push(Item::Path(exit));
                             s = call;
                         }
+                        Pred::Landing { call, esc } => {
+                            stack.push(Item::Esc(esc));
+                            s = call;
+                        }
                     }
                 },
+                Item::Esc(e) => {
+                    let r = self.esc[e as usize];
+                    stack.push(match r.inner {
+                        Body::Path(p) => Item::Path(p),
+                        Body::Esc(x) => Item::Esc(x),
+                    });
+                    if let Some(c) = r.call {
+                        stack.push(Item::Path(c));
+                    }
+                }
             }
         }
         Some(out)
     }
-}
-
-/// Whether the graph has a non-local jump: a flow edge between functions,
-/// or a return site in another function than its call site.
-fn has_jumps(g: &Icfg) -> bool {
-    g.nodes().any(|v| {
-        g.succs(v)
-            .any(|(w, k)| k == EdgeKind::Local && g.func_of(w) != g.func_of(v))
-            || g.return_sites(v).any(|r| g.func_of(r) != g.func_of(v))
-    })
 }
 
 /// Most rounds of [`check`]'s refinement of relaxed observations.
@@ -699,12 +845,6 @@ impl<'a> Prepared<'a> {
         limits: &'a CsLimits,
         deadline: Option<Instant>,
     ) -> Result<Option<Prepared<'a>>, Unsupported> {
-        if has_jumps(g) {
-            return Err(Unsupported(
-                "the graph has non-local jumps (longjmp), which the context-sensitive search does not model"
-                    .into(),
-            ));
-        }
         // UTL's labels: sound for the report, so for every valid path of it.
         let utl = crate::utl::Utl::default();
         let labels = match utl.recover(g, report) {
@@ -941,6 +1081,10 @@ fn search(
         path_live: HashMap::default(),
         path_dead: Vec::new(),
         subsumed: 0,
+        segs: segs.clone(),
+        esc: Vec::new(),
+        escapes: Vec::new(),
+        esc_ids: HashMap::default(),
         work: Vec::new(),
         max_states: limits
             .max_states
@@ -992,6 +1136,11 @@ impl Search<'_> {
                     }
                     for (w, kind) in g.succs(vn) {
                         match kind {
+                            EdgeKind::Local if g.func_of(w) != g.func_of(vn) => {
+                                if let Some(t2) = s.step(t, w) {
+                                    s.jump(j as u32, w, t2, Pred::Step(id))?;
+                                }
+                            }
                             EdgeKind::Local => {
                                 if let Some(t2) = s.step(t, w) {
                                     s.add_top((w.as_u32(), j as u32, t2), Pred::Step(id))?;
@@ -1034,6 +1183,17 @@ impl Search<'_> {
                     }
                     for (w, kind) in g.succs(vn) {
                         match kind {
+                            EdgeKind::Local if g.func_of(w) != g.func_of(vn) => {
+                                if let Some(t2) = s.step(t, w) {
+                                    let e = Esc {
+                                        node: w.as_u32(),
+                                        tuple: t2,
+                                        call: None,
+                                        inner: Body::Path(id),
+                                    };
+                                    s.escape(c, e)?;
+                                }
+                            }
                             EdgeKind::Local => {
                                 if let Some(t2) = s.step(t, w) {
                                     s.add_path((c, w.as_u32(), t2), Pred::Step(id))?;
