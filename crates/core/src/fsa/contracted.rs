@@ -29,9 +29,10 @@ use super::automaton::Dfa;
 use super::product::{estimated_bytes, Stop, Touch};
 use super::Split;
 use crate::algo::{bfs_tree, Sccs, Walker, NONE};
+use crate::fxhash::FxHashMap;
 use crate::graph::{BitSet, Csr};
 use crate::structure::{Core, Crossing, Ends, Leg, Segments, Verdict};
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::time::Instant;
 
 /// What the contracted product says about every node.
@@ -144,153 +145,272 @@ impl Coarse {
 /// locations, by the crossing analysis, star witnesses and (under
 /// `limits.checks`) exact [`Mode::Avoid`] explorations. With `subsume`,
 /// only an over-approximation of "may run" is computed.
+///
+/// The phases are the methods of [`ContractedProduct`], called in order:
+/// [`ContractedProduct::new`] (locations and trackers),
+/// [`ContractedProduct::seed`] and [`ContractedProduct::search`] (the
+/// worklist), then [`ContractedProduct::witness`] for an early accepting
+/// vertex, or [`ContractedProduct::classify`].
 pub(crate) fn explore(
     st: &Structure<'_>,
     sp: &Split,
     limits: CoarseLimits,
     mode: Mode,
 ) -> Result<Outcome, Stop> {
-    let Structure {
-        g,
-        rg: g_rev,
-        core,
-        seg,
-        ends,
-        start,
-    } = *st;
-    let n = g.num_vertices() as u32;
-    let sccs = &core.sccs;
-    let (subsume, skip, early) = match mode {
-        Mode::Classify { subsume } => (subsume, NONE, false),
-        Mode::Avoid(v) => (true, v, true),
-        Mode::Check { .. } => (true, NONE, true),
-    };
-    let CoarseLimits {
-        max_states,
-        deadline,
-        max_memory,
-        ..
-    } = limits;
-    let alive = |v: u32| {
-        let c = sccs.comp[v as usize];
-        c != NONE && seg.alive[c as usize] && v != skip
-    };
-    // Loud nodes: where an automaton other than a subsequence automaton acts.
-    let others: Vec<&Dfa> = sp.autos.iter().filter(|a| !a.is_monotone()).collect();
-    let all_loud = others.iter().any(|a| !a.silent_elsewhere());
-    let mut loud = BitSet::new(n as usize);
-    for a in &others {
-        for v in a.mentioned() {
-            if !a.silent_on(v) {
-                loud.insert(v as usize);
+    let mut cp = ContractedProduct::new(st, sp, limits, mode);
+    if !cp.alive(st.start) {
+        return Ok(Outcome::Impossible);
+    }
+    if let Some((qs, by)) = cp.seed()? {
+        return Ok(cp.witness(&qs, by));
+    }
+    if let Some((qs, by)) = cp.search()? {
+        return Ok(cp.witness(&qs, by));
+    }
+    if cp.early {
+        return Ok(Outcome::Impossible);
+    }
+    cp.classify()
+}
+
+/// How a product vertex was first reached: (vertex, from node, to node);
+/// [`NONE`] as the vertex for an initial one.
+type By = (u32, u32, u32);
+
+/// The contracted product of one report, built and explored in phases
+/// (see [`explore`]). A vertex is a *key* of `width` words: its location,
+/// the states of the automata that are not subsequence automata, and each
+/// tracker's position.
+struct ContractedProduct<'s, 'a> {
+    st: &'s Structure<'a>,
+    sp: &'s Split,
+    limits: CoarseLimits,
+    mode: Mode,
+    /// Antichains: a vertex covered by an explored one is not added.
+    subsume: bool,
+    /// Stop at the first accepting vertex.
+    early: bool,
+    /// The node avoided ([`Mode::Avoid`]), or [`NONE`].
+    skip: u32,
+    /// Nodes of the graph; locations `>= n` are sub-components `l - n`.
+    n: u32,
+    /// The automata that are not subsequence automata.
+    others: Vec<&'s Dfa>,
+    touch: Touch,
+    /// Silent sub-components (the contracted locations).
+    sub: Sccs,
+    /// Per component: one silent sub-component (fully silent).
+    whole_comp: Vec<bool>,
+    trackers: Vec<Tracker>,
+    /// `others.len()`.
+    k_o: usize,
+    width: usize,
+    /// Per sub-component: it holds a target (crash) node.
+    has_target: Vec<bool>,
+    // The explored graph.
+    keys: Vec<u32>,
+    index: HashMap<Box<[u32]>, u32>,
+    by_loc: HashMap<u32, Vec<u32>>,
+    edges: Vec<(u32, u32)>,
+    /// Per edge, the graph edge (from node, to node) it takes.
+    edge_nodes: Vec<(u32, u32)>,
+    acc: Vec<bool>,
+    heap: BinaryHeap<(u64, std::cmp::Reverse<u32>)>,
+    parent: Vec<By>,
+    initial: Vec<u32>,
+}
+
+impl<'s, 'a> ContractedProduct<'s, 'a> {
+    /// Locations (loud nodes stay themselves, silent sub-components are
+    /// contracted), then the trackers over them.
+    fn new(
+        st: &'s Structure<'a>,
+        sp: &'s Split,
+        limits: CoarseLimits,
+        mode: Mode,
+    ) -> ContractedProduct<'s, 'a> {
+        let g = st.g;
+        let n = g.num_vertices() as u32;
+        let (subsume, skip, early) = match mode {
+            Mode::Classify { subsume } => (subsume, NONE, false),
+            Mode::Avoid(v) => (true, v, true),
+            Mode::Check { .. } => (true, NONE, true),
+        };
+        // Loud nodes: where an automaton other than a subsequence
+        // automaton acts.
+        let others: Vec<&Dfa> = sp.autos.iter().filter(|a| !a.is_monotone()).collect();
+        let all_loud = others.iter().any(|a| !a.silent_elsewhere());
+        let mut loud = BitSet::new(n as usize);
+        for a in &others {
+            for v in a.mentioned() {
+                if !a.silent_on(v) {
+                    loud.insert(v as usize);
+                }
             }
         }
+        let touch = Touch::new(others.iter().copied());
+        let alive = |v: u32| alive_in(st, skip, v);
+        // Silent sub-components.
+        let sub = Sccs::compute(g, |v| !all_loud && alive(v) && !loud.contains(v as usize));
+        let k_o = others.len();
+        let mut cp = ContractedProduct {
+            st,
+            sp,
+            limits,
+            mode,
+            subsume,
+            early,
+            skip,
+            n,
+            others,
+            touch,
+            sub,
+            whole_comp: Vec::new(),
+            trackers: Vec::new(),
+            k_o,
+            width: 0,
+            has_target: Vec::new(),
+            keys: Vec::new(),
+            index: HashMap::new(),
+            by_loc: HashMap::new(),
+            edges: Vec::new(),
+            edge_nodes: Vec::new(),
+            acc: Vec::new(),
+            heap: BinaryHeap::new(),
+            parent: Vec::new(),
+            initial: Vec::new(),
+        };
+        // A component is fully silent when it is one silent sub-component.
+        // (Computed once for all components: it is asked per element.)
+        let sccs = &st.core.sccs;
+        cp.whole_comp = (0..sccs.count)
+            .map(|c| {
+                let m = sccs.members_of(c);
+                !sccs.trivial[c as usize]
+                    && cp.loc_of(m[0]) >= n
+                    && m.iter().all(|&v| cp.loc_of(v) == cp.loc_of(m[0]))
+            })
+            .collect();
+        cp.trackers = cp.trackers();
+        cp.width = 1 + k_o + cp.trackers.len();
+        cp.has_target = (0..cp.sub.count)
+            .map(|s| cp.sub.members_of(s).iter().any(|&v| st.ends.is_target(v)))
+            .collect();
+        cp
     }
-    let touch = Touch::new(others.iter().copied());
-    // Silent sub-components.
-    let sub = Sccs::compute(g, |v| !all_loud && alive(v) && !loud.contains(v as usize));
-    let loc_of = |v: u32| -> u32 {
-        let s = sub.comp[v as usize];
-        if s != NONE && !sub.trivial[s as usize] {
-            n + s
+
+    /// Whether node `v` can be on a consistent path at all (and is not the
+    /// node avoided).
+    fn alive(&self, v: u32) -> bool {
+        alive_in(self.st, self.skip, v)
+    }
+
+    /// The location of node `v`: itself, or `n` + its silent
+    /// sub-component when that is not trivial.
+    fn loc_of(&self, v: u32) -> u32 {
+        let s = self.sub.comp[v as usize];
+        if s != NONE && !self.sub.trivial[s as usize] {
+            self.n + s
         } else {
             v
         }
-    };
-    // A component is fully silent when it is one silent sub-component.
-    // (Computed once for all components: it is asked per element.)
-    let whole_comp: Vec<bool> = (0..sccs.count)
-        .map(|c| {
-            let m = sccs.members_of(c);
-            !sccs.trivial[c as usize]
-                && loc_of(m[0]) >= n
-                && m.iter().all(|&v| loc_of(v) == loc_of(m[0]))
-        })
-        .collect();
-    let whole = |c: u32| -> bool { whole_comp[c as usize] };
-    // Trackers over locations, each element with the node sets it stands
-    // for (one node of each must be visited where the element is matched).
-    let mut raw: Vec<Tracker> = Vec::new();
-    for vec in &sp.vectors {
-        let mut t = Tracker::default();
-        for &e in vec {
-            let c = sccs.comp[e as usize];
-            if !sccs.trivial[c as usize] && !whole(c) {
-                t.locs.push(vec![loc_of(e)]);
-                t.alts.push(vec![vec![vec![e]]]);
-            }
-        }
-        if !t.locs.is_empty() {
-            raw.push(t);
-        }
     }
-    for elems in &sp.traces {
-        let mut t = Tracker::default();
-        for e in elems {
-            let nodes: Vec<u32> = e
-                .nodes()
-                .iter()
-                .map(|x| x.as_u32())
-                .filter(|&v| alive(v))
-                .collect();
-            let mut locs: Vec<u32> = nodes.iter().map(|&v| loc_of(v)).collect();
-            locs.sort_unstable();
-            locs.dedup();
-            t.locs.push(locs);
-            t.alts.push(vec![vec![nodes]]);
-        }
-        raw.push(t);
+
+    fn whole(&self, c: u32) -> bool {
+        self.whole_comp[c as usize]
     }
-    // Merge consecutive identical single-location elements that are
-    // contracted locations (one visit matches them all), then trackers
-    // with the same locations (they move together).
-    for t in &mut raw {
-        let mut m = Tracker::default();
-        for (locs, alts) in t.locs.drain(..).zip(t.alts.drain(..)) {
-            if locs.len() == 1 && locs[0] >= n && m.locs.last() == Some(&locs) {
-                // Before trackers are merged, one constraint per position.
-                m.alts.last_mut().expect("parallel")[0].extend(alts.into_iter().flatten());
-            } else {
-                m.locs.push(locs);
-                m.alts.push(alts);
-            }
-        }
-        *t = m;
-    }
-    raw.sort_by(|a, b| a.locs.cmp(&b.locs));
-    let mut trackers: Vec<Tracker> = Vec::new();
-    for t in raw {
-        match trackers.last_mut() {
-            Some(last) if last.locs == t.locs => {
-                for (a, b) in last.alts.iter_mut().zip(t.alts) {
-                    a.extend(b);
-                }
-            }
-            _ => trackers.push(t),
-        }
-    }
-    let k_o = others.len();
-    let width = 1 + k_o + trackers.len();
-    let has_target: Vec<bool> = (0..sub.count)
-        .map(|s| sub.members_of(s).iter().any(|&v| ends.is_target(v)))
-        .collect();
-    let comp_of_loc = |l: u32| {
-        if l < n {
+
+    /// The component of location `l`.
+    fn comp_of_loc(&self, l: u32) -> u32 {
+        let sccs = &self.st.core.sccs;
+        if l < self.n {
             sccs.comp[l as usize]
         } else {
-            sccs.comp[sub.members_of(l - n)[0] as usize]
+            sccs.comp[self.sub.members_of(l - self.n)[0] as usize]
         }
-    };
+    }
 
-    // Steps into location `l` through node `w`; None if rejected.
-    let step = |qs: &[u32], w: u32, l: u32, out: &mut Vec<u32>| -> bool {
+    /// Trackers over locations, each element with the node sets it stands
+    /// for (one node of each must be visited where the element is
+    /// matched): one per UTL vector (its elements in components that are
+    /// not trivial nor fully silent) and per trace; consecutive identical
+    /// contracted elements merged, then identical trackers.
+    fn trackers(&self) -> Vec<Tracker> {
+        let (sp, n) = (self.sp, self.n);
+        let sccs = &self.st.core.sccs;
+        let mut raw: Vec<Tracker> = Vec::new();
+        for vec in &sp.vectors {
+            let mut t = Tracker::default();
+            for &e in vec {
+                let c = sccs.comp[e as usize];
+                if !sccs.trivial[c as usize] && !self.whole(c) {
+                    t.locs.push(vec![self.loc_of(e)]);
+                    t.alts.push(vec![vec![vec![e]]]);
+                }
+            }
+            if !t.locs.is_empty() {
+                raw.push(t);
+            }
+        }
+        for elems in &sp.traces {
+            let mut t = Tracker::default();
+            for e in elems {
+                let nodes: Vec<u32> = e
+                    .nodes()
+                    .iter()
+                    .map(|x| x.as_u32())
+                    .filter(|&v| self.alive(v))
+                    .collect();
+                let mut locs: Vec<u32> = nodes.iter().map(|&v| self.loc_of(v)).collect();
+                locs.sort_unstable();
+                locs.dedup();
+                t.locs.push(locs);
+                t.alts.push(vec![vec![nodes]]);
+            }
+            raw.push(t);
+        }
+        // Merge consecutive identical single-location elements that are
+        // contracted locations (one visit matches them all), then trackers
+        // with the same locations (they move together).
+        for t in &mut raw {
+            let mut m = Tracker::default();
+            for (locs, alts) in t.locs.drain(..).zip(t.alts.drain(..)) {
+                if locs.len() == 1 && locs[0] >= n && m.locs.last() == Some(&locs) {
+                    // Before trackers are merged, one constraint per position.
+                    m.alts.last_mut().expect("parallel")[0].extend(alts.into_iter().flatten());
+                } else {
+                    m.locs.push(locs);
+                    m.alts.push(alts);
+                }
+            }
+            *t = m;
+        }
+        raw.sort_by(|a, b| a.locs.cmp(&b.locs));
+        let mut trackers: Vec<Tracker> = Vec::new();
+        for t in raw {
+            match trackers.last_mut() {
+                Some(last) if last.locs == t.locs => {
+                    for (a, b) in last.alts.iter_mut().zip(t.alts) {
+                        a.extend(b);
+                    }
+                }
+                _ => trackers.push(t),
+            }
+        }
+        trackers
+    }
+
+    /// Steps from key `qs` into location `l` through node `w`: the next key
+    /// in `out`; false if an automaton rejects.
+    fn step(&self, qs: &[u32], w: u32, l: u32, out: &mut Vec<u32>) -> bool {
+        let (n, k_o) = (self.n, self.k_o);
         out.clear();
         out.push(l);
         out.extend_from_slice(&qs[1..1 + k_o]);
-        if !touch.step(&others, &mut out[1..], w) {
+        if !self.touch.step(&self.others, &mut out[1..], w) {
             return false;
         }
-        for (t, &p) in trackers.iter().zip(&qs[1 + k_o..]) {
+        for (t, &p) in self.trackers.iter().zip(&qs[1 + k_o..]) {
             let mut p = p as usize;
             let t = &t.locs;
             if l >= n {
@@ -303,414 +423,484 @@ pub(crate) fn explore(
             out.push(p as u32);
         }
         true
-    };
-    let accepting = |qs: &[u32]| -> bool {
+    }
+
+    fn accepting(&self, qs: &[u32]) -> bool {
+        let (n, k_o) = (self.n, self.k_o);
+        let Structure {
+            core, seg, ends, ..
+        } = *self.st;
         let l = qs[0];
         let at_end = if l < n {
-            ends.is_target(l) && seg.ends(sccs.comp[l as usize], core.m)
+            ends.is_target(l) && seg.ends(core.sccs.comp[l as usize], core.m)
         } else {
-            has_target[(l - n) as usize] && seg.ends(comp_of_loc(l), core.m)
+            self.has_target[(l - n) as usize] && seg.ends(self.comp_of_loc(l), core.m)
         };
         at_end
-            && others
+            && self
+                .others
                 .iter()
                 .zip(&qs[1..1 + k_o])
                 .all(|(a, &q)| a.accepting[q as usize])
-            && trackers
+            && self
+                .trackers
                 .iter()
                 .zip(&qs[1 + k_o..])
                 .all(|(t, &p)| p as usize == t.locs.len())
-    };
-    let progress = |qs: &[u32]| -> u64 { qs[1 + k_o..].iter().map(|&p| u64::from(p)).sum() };
-    let covers = |a: &[u32], b: &[u32]| {
+    }
+
+    /// Trackers' total progress: the worklist's priority.
+    fn progress(&self, qs: &[u32]) -> u64 {
+        qs[1 + self.k_o..].iter().map(|&p| u64::from(p)).sum()
+    }
+
+    /// Whether key `a` covers key `b` (antichains).
+    fn covers(&self, a: &[u32], b: &[u32]) -> bool {
+        let k_o = self.k_o;
         a[0] == b[0]
-            && others
+            && self
+                .others
                 .iter()
                 .zip(a[1..1 + k_o].iter().zip(&b[1..1 + k_o]))
                 .all(|(d, (&x, &y))| d.covers(x, y))
             && a[1 + k_o..].iter().zip(&b[1 + k_o..]).all(|(x, y)| x >= y)
-    };
+    }
 
-    let mut keys: Vec<u32> = Vec::new();
-    let mut index: HashMap<Box<[u32]>, u32> = HashMap::new();
-    let mut by_loc: HashMap<u32, Vec<u32>> = HashMap::new();
-    let mut edges: Vec<(u32, u32)> = Vec::new();
-    let mut edge_nodes: Vec<(u32, u32)> = Vec::new();
-    let mut acc: Vec<bool> = Vec::new();
-    let mut heap: BinaryHeap<(u64, std::cmp::Reverse<u32>)> = BinaryHeap::new();
-    let key = |keys: &Vec<u32>, v: u32| keys[v as usize * width..(v as usize + 1) * width].to_vec();
-    // How each vertex was first reached: (vertex, from node, to node).
-    let mut parent: Vec<(u32, u32, u32)> = Vec::new();
-    let mut intern = |qs: &[u32],
-                      by: (u32, u32, u32),
-                      keys: &mut Vec<u32>,
-                      heap: &mut BinaryHeap<(u64, std::cmp::Reverse<u32>)>,
-                      acc: &mut Vec<bool>,
-                      parent: &mut Vec<(u32, u32, u32)>|
-     -> u32 {
-        if let Some(&id) = index.get(qs) {
+    /// The key of vertex `v`.
+    fn key(&self, v: u32) -> &[u32] {
+        &self.keys[v as usize * self.width..(v as usize + 1) * self.width]
+    }
+
+    /// The vertex of key `qs` (reached by `by`), added if new (unless
+    /// covered, with antichains); [`NONE`] for an accepting vertex when
+    /// exploring stops at the first.
+    fn intern(&mut self, qs: &[u32], by: By) -> u32 {
+        if let Some(&id) = self.index.get(qs) {
             return id;
         }
-        if let Some(vs) = by_loc.get(&qs[0]).filter(|_| subsume) {
-            for &v in vs {
-                if covers(&keys[v as usize * width..(v as usize + 1) * width], qs) {
-                    return v;
+        if self.subsume {
+            if let Some(vs) = self.by_loc.get(&qs[0]) {
+                for &v in vs {
+                    if self.covers(self.key(v), qs) {
+                        return v;
+                    }
                 }
             }
         }
-        let id = acc.len() as u32;
-        if early && accepting(qs) {
+        let id = self.acc.len() as u32;
+        if self.early && self.accepting(qs) {
             // Mode::Avoid and Mode::Check: an accepting vertex is all we need.
             return NONE;
         }
-        parent.push(by);
-        keys.extend_from_slice(qs);
-        index.insert(qs.into(), id);
-        by_loc.entry(qs[0]).or_default().push(id);
-        acc.push(accepting(qs));
-        heap.push((progress(qs), std::cmp::Reverse(id)));
+        self.parent.push(by);
+        self.keys.extend_from_slice(qs);
+        self.index.insert(qs.into(), id);
+        self.by_loc.entry(qs[0]).or_default().push(id);
+        let acc = self.accepting(qs);
+        self.acc.push(acc);
+        let p = self.progress(qs);
+        self.heap.push((p, std::cmp::Reverse(id)));
         id
-    };
+    }
 
-    // An accepting state `qs` reached by `by`: in Mode::Check, the witness
-    // along the first-discovery tree (whose edges are real transitions).
-    let found = |qs: &[u32],
-                 by: (u32, u32, u32),
-                 keys: &Vec<u32>,
-                 parent: &Vec<(u32, u32, u32)>|
-     -> Outcome {
-        if !matches!(mode, Mode::Check { witness: true }) {
+    /// The initial vertices: every combination of initial states, lazily
+    /// and under the limits. An accepting one when exploring stops at the
+    /// first.
+    fn seed(&mut self) -> Result<Option<(Vec<u32>, By)>, Stop> {
+        let start = self.st.start;
+        let CoarseLimits {
+            max_states,
+            deadline,
+            max_memory,
+            ..
+        } = self.limits;
+        let mut buf = Vec::new();
+        let combos = super::automaton::initial_combinations(&[NONE], self.others.clone());
+        for (i, mut c) in combos.enumerate() {
+            if self.acc.len() > max_states {
+                return Err(Stop::States(max_states));
+            }
+            if estimated_bytes(self.acc.len(), self.width, 0) > max_memory {
+                return Err(Stop::Memory(max_memory));
+            }
+            if i % 1024 == 1023 && deadline.is_some_and(|d| Instant::now() > d) {
+                return Err(Stop::Time);
+            }
+            c.extend(std::iter::repeat_n(0, self.trackers.len()));
+            if self.step(&c, start, self.loc_of(start), &mut buf) {
+                let qs = buf.clone();
+                let id = self.intern(&qs, (NONE, NONE, start));
+                if id == NONE {
+                    return Ok(Some((qs, (NONE, NONE, start))));
+                }
+                self.initial.push(id);
+            }
+        }
+        Ok(None)
+    }
+
+    /// The worklist (most tracker progress first) over the usable edges
+    /// between locations, under the limits. An accepting vertex when
+    /// exploring stops at the first.
+    fn search(&mut self) -> Result<Option<(Vec<u32>, By)>, Stop> {
+        let Structure { g, core, seg, .. } = *self.st;
+        let (sccs, n) = (&core.sccs, self.n);
+        let CoarseLimits {
+            max_states,
+            deadline,
+            max_memory,
+            ..
+        } = self.limits;
+        let mut buf = Vec::new();
+        let mut out_edges: HashMap<u32, Vec<(u32, u32)>> = HashMap::new();
+        let mut popped = 0usize;
+        while let Some((_, std::cmp::Reverse(v))) = self.heap.pop() {
+            popped += 1;
+            if self.acc.len() > max_states || self.keys.len() > max_states.saturating_mul(8) {
+                return Err(Stop::States(max_states));
+            }
+            if estimated_bytes(self.acc.len(), self.width, self.edges.len()) > max_memory {
+                return Err(Stop::Memory(max_memory));
+            }
+            if popped.is_multiple_of(1024) && deadline.is_some_and(|d| Instant::now() > d) {
+                return Err(Stop::Time);
+            }
+            let qs = self.key(v).to_vec();
+            let l = qs[0];
+            let moves: Vec<(u32, u32)> = if l < n {
+                g.succs(l).iter().map(|&w| (l, w)).collect()
+            } else {
+                out_edges
+                    .entry(l)
+                    .or_insert_with(|| {
+                        let s = l - n;
+                        let mut e = Vec::new();
+                        for &x in self.sub.members_of(s) {
+                            for &w in g.succs(x) {
+                                if self.sub.comp[w as usize] != s {
+                                    e.push((x, w));
+                                }
+                            }
+                        }
+                        e
+                    })
+                    .clone()
+            };
+            for (from, w) in moves {
+                if !self.alive(w) {
+                    continue;
+                }
+                let (cf, cw) = (sccs.comp[from as usize], sccs.comp[w as usize]);
+                if cf != cw && !seg.usable(cf, cw) {
+                    continue;
+                }
+                if self.step(&qs, w, self.loc_of(w), &mut buf) {
+                    let next = buf.clone();
+                    let to = self.intern(&next, (v, from, w));
+                    if to == NONE {
+                        return Ok(Some((next, (v, from, w))));
+                    }
+                    self.edges.push((v, to));
+                    self.edge_nodes.push((from, w));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// An accepting key `qs` reached by `by`: in [`Mode::Check`] with a
+    /// witness, the execution along the first-discovery tree (whose edges
+    /// are real transitions), each contracted location crossed by
+    /// [`ContractedProduct::cross`]; otherwise just possible.
+    fn witness(&self, qs: &[u32], by: By) -> Outcome {
+        if !matches!(self.mode, Mode::Check { witness: true }) {
             return Outcome::Possible;
         }
         // (state, entry node, the move's from node) from the last back.
         let mut steps: Vec<(Vec<u32>, u32, u32)> = vec![(qs.to_vec(), by.2, by.1)];
         let mut v = by.0;
         while v != NONE {
-            let (pv, from, w) = parent[v as usize];
-            steps.push((key(keys, v), w, from));
+            let (pv, from, w) = self.parent[v as usize];
+            steps.push((self.key(v).to_vec(), w, from));
             v = pv;
         }
         steps.reverse();
         let mut path: Vec<u32> = Vec::new();
         let mut whole_done: Vec<u32> = Vec::new();
-        let mut walker = Walker::new(n as usize);
-        for (i, (qs, entry, _)) in steps.iter().enumerate() {
-            let l = qs[0];
-            if l < n {
+        let mut walker = Walker::new(self.n as usize);
+        for i in 0..steps.len() {
+            let l = steps[i].0[0];
+            if l < self.n {
                 path.push(l);
                 continue;
             }
-            let s = l - n;
-            let inside = |x: u32| sub.comp[x as usize] == s;
-            path.push(*entry);
-            // What the crossing must visit, as independent sequences of node
-            // sets: the elements every tracker matched on entry, and the
-            // UTL elements of a whole component (on its one crossing).
-            let mut seqs: Vec<Vec<Vec<u32>>> = Vec::new();
-            for (j, t) in trackers.iter().enumerate() {
-                let from = if i == 0 {
-                    0
-                } else {
-                    steps[i - 1].0[1 + k_o + j] as usize
-                };
-                let to = qs[1 + k_o + j] as usize;
-                for k in 0..t.alts.first().map_or(0, |a| a.len()) {
-                    let seq: Vec<Vec<u32>> = (from..to)
-                        .flat_map(|pos| {
-                            t.alts[pos][k]
-                                .iter()
-                                .map(|set| set.iter().copied().filter(|&x| inside(x)).collect())
-                        })
-                        .collect();
-                    seqs.push(seq);
-                }
-            }
-            let c = comp_of_loc(l);
-            if whole(c) && !whole_done.contains(&c) {
-                whole_done.push(c);
-                for vec in &sp.vectors {
-                    seqs.push(
-                        vec.iter()
-                            .copied()
-                            .filter(|&e| inside(e))
-                            .map(|e| vec![e])
-                            .collect(),
-                    );
-                }
-            }
-            // Walk to the nearest node some sequence needs next, again and
-            // again; one visit advances every sequence that needs it.
-            let mut ptr = vec![0usize; seqs.len()];
-            let mut wanted: HashMap<u32, Vec<usize>> = HashMap::new();
-            for (k, seq) in seqs.iter().enumerate() {
-                if let Some(first) = seq.first() {
-                    for &x in first {
-                        wanted.entry(x).or_default().push(k);
-                    }
-                }
-            }
-            let visit = |x: u32, wanted: &mut HashMap<u32, Vec<usize>>, ptr: &mut Vec<usize>| {
-                let Some(ks) = wanted.get(&x).cloned() else {
-                    return;
-                };
-                for k in ks {
-                    for y in &seqs[k][ptr[k]] {
-                        if let Some(list) = wanted.get_mut(y) {
-                            list.retain(|&z| z != k);
-                            if list.is_empty() {
-                                wanted.remove(y);
-                            }
-                        }
-                    }
-                    ptr[k] += 1;
-                    if let Some(next) = seqs[k].get(ptr[k]) {
-                        for &y in next {
-                            wanted.entry(y).or_default().push(k);
-                        }
-                    }
-                }
-            };
-            visit(*entry, &mut wanted, &mut ptr);
-            // Nearest first while that is cheap; when the next goal is far,
-            // through the entry along two BFS trees (into it and out of it).
-            let mut trees: Option<(Vec<u32>, Vec<u32>, Vec<u32>)> = None;
-            while !wanted.is_empty() {
-                let cur = *path.last().expect("entry");
-                if let Some(leg) =
-                    walker.walk(g, cur, |x| wanted.contains_key(&x), inside, false, 4096)
-                {
-                    let x = *leg.last().expect("a goal");
-                    path.extend(leg);
-                    visit(x, &mut wanted, &mut ptr);
-                    continue;
-                }
-                let (into, out_of, depth) = trees.get_or_insert_with(|| {
-                    let (into, _) = bfs_tree(g_rev, *entry, inside);
-                    let (out_of, depth) = bfs_tree(g, *entry, inside);
-                    (into, out_of, depth)
-                });
-                let Some(x) = wanted
-                    .keys()
-                    .take(64)
-                    .copied()
-                    .min_by_key(|&x| depth[x as usize])
-                else {
-                    break;
-                };
-                if depth[x as usize] == u32::MAX || into[cur as usize] == NONE && cur != *entry {
-                    break; // cannot happen in a strongly connected location
-                }
-                let before = path.len();
-                let mut y = cur;
-                while y != *entry {
-                    y = into[y as usize];
-                    path.push(y);
-                }
-                let mut down = Vec::new();
-                let mut y = x;
-                while y != *entry {
-                    down.push(y);
-                    y = out_of[y as usize];
-                }
-                path.extend(down.into_iter().rev());
-                if path.len() == before {
-                    // Already at the goal: a fresh visit needs a cycle.
-                    path.extend(
-                        walker
-                            .walk(g, cur, |z| z == x, inside, false, usize::MAX)
-                            .unwrap_or_default(),
-                    );
-                }
-                visit(x, &mut wanted, &mut ptr);
-            }
-            let out: Vec<u32> = match steps.get(i + 1) {
-                Some(next) => vec![next.2],
-                None => sub
-                    .members_of(s)
-                    .iter()
-                    .copied()
-                    .filter(|&x| ends.is_target(x))
-                    .collect(),
-            };
-            let cur = *path.last().expect("entry");
-            path.extend(
-                walker
-                    .walk(g, cur, |x| out.contains(&x), inside, true, usize::MAX)
-                    .unwrap_or_default(),
-            );
+            self.cross(&steps, i, &mut path, &mut whole_done, &mut walker);
         }
         Outcome::Witness(path)
-    };
+    }
 
-    // Initial vertices.
-    let mut initial: Vec<u32> = Vec::new();
-    let mut buf = Vec::new();
-    if !alive(start) {
-        return Ok(Outcome::Impossible);
-    }
-    // Every combination of initial states, lazily and under the limits.
-    let combos = super::automaton::initial_combinations(&[NONE], others.iter().copied());
-    for (i, mut c) in combos.enumerate() {
-        if acc.len() > max_states {
-            return Err(Stop::States(max_states));
-        }
-        if estimated_bytes(acc.len(), width, 0) > max_memory {
-            return Err(Stop::Memory(max_memory));
-        }
-        if i % 1024 == 1023 && deadline.is_some_and(|d| Instant::now() > d) {
-            return Err(Stop::Time);
-        }
-        c.extend(std::iter::repeat_n(0, trackers.len()));
-        if step(&c, start, loc_of(start), &mut buf) {
-            let qs = buf.clone();
-            let id = intern(
-                &qs,
-                (NONE, NONE, start),
-                &mut keys,
-                &mut heap,
-                &mut acc,
-                &mut parent,
-            );
-            if id == NONE {
-                return Ok(found(&qs, (NONE, NONE, start), &keys, &parent));
+    /// Appends to `path` the crossing of contracted location `steps[i]`:
+    /// from its entry, visiting what the trackers matched on entry (and
+    /// the UTL elements of a whole component, once), to the next step's
+    /// node or, last, to a target.
+    fn cross(
+        &self,
+        steps: &[(Vec<u32>, u32, u32)],
+        i: usize,
+        path: &mut Vec<u32>,
+        whole_done: &mut Vec<u32>,
+        walker: &mut Walker,
+    ) {
+        let Structure {
+            g, rg: g_rev, ends, ..
+        } = *self.st;
+        let (qs, entry) = (&steps[i].0, steps[i].1);
+        let (l, k_o) = (qs[0], self.k_o);
+        let s = l - self.n;
+        let inside = |x: u32| self.sub.comp[x as usize] == s;
+        path.push(entry);
+        // What the crossing must visit, as independent sequences of node
+        // sets: the elements every tracker matched on entry, and the UTL
+        // elements of a whole component (on its one crossing).
+        let mut seqs: Vec<Vec<Vec<u32>>> = Vec::new();
+        for (j, t) in self.trackers.iter().enumerate() {
+            let from = if i == 0 {
+                0
+            } else {
+                steps[i - 1].0[1 + k_o + j] as usize
+            };
+            let to = qs[1 + k_o + j] as usize;
+            for k in 0..t.alts.first().map_or(0, |a| a.len()) {
+                let seq: Vec<Vec<u32>> = (from..to)
+                    .flat_map(|pos| {
+                        t.alts[pos][k]
+                            .iter()
+                            .map(|set| set.iter().copied().filter(|&x| inside(x)).collect())
+                    })
+                    .collect();
+                seqs.push(seq);
             }
-            initial.push(id);
         }
-    }
-    let mut out_edges: HashMap<u32, Vec<(u32, u32)>> = HashMap::new();
-    let mut popped = 0usize;
-    while let Some((_, std::cmp::Reverse(v))) = heap.pop() {
-        popped += 1;
-        if acc.len() > max_states || keys.len() > max_states.saturating_mul(8) {
-            return Err(Stop::States(max_states));
+        let c = self.comp_of_loc(l);
+        if self.whole(c) && !whole_done.contains(&c) {
+            whole_done.push(c);
+            for vec in &self.sp.vectors {
+                seqs.push(
+                    vec.iter()
+                        .copied()
+                        .filter(|&e| inside(e))
+                        .map(|e| vec![e])
+                        .collect(),
+                );
+            }
         }
-        if estimated_bytes(acc.len(), width, edges.len()) > max_memory {
-            return Err(Stop::Memory(max_memory));
+        // Walk to the nearest node some sequence needs next, again and
+        // again; one visit advances every sequence that needs it.
+        let mut ptr = vec![0usize; seqs.len()];
+        // A fixed hasher: which goals come first is part of the witness,
+        // and witnesses are deterministic.
+        let mut wanted: FxHashMap<u32, Vec<usize>> = FxHashMap::default();
+        for (k, seq) in seqs.iter().enumerate() {
+            if let Some(first) = seq.first() {
+                for &x in first {
+                    wanted.entry(x).or_default().push(k);
+                }
+            }
         }
-        if popped.is_multiple_of(1024) && deadline.is_some_and(|d| Instant::now() > d) {
-            return Err(Stop::Time);
-        }
-        let qs = key(&keys, v);
-        let l = qs[0];
-        let moves: Vec<(u32, u32)> = if l < n {
-            g.succs(l).iter().map(|&w| (l, w)).collect()
-        } else {
-            out_edges
-                .entry(l)
-                .or_insert_with(|| {
-                    let s = l - n;
-                    let mut e = Vec::new();
-                    for &x in sub.members_of(s) {
-                        for &w in g.succs(x) {
-                            if sub.comp[w as usize] != s {
-                                e.push((x, w));
-                            }
+        let visit = |x: u32, wanted: &mut FxHashMap<u32, Vec<usize>>, ptr: &mut Vec<usize>| {
+            let Some(ks) = wanted.get(&x).cloned() else {
+                return;
+            };
+            for k in ks {
+                for y in &seqs[k][ptr[k]] {
+                    if let Some(list) = wanted.get_mut(y) {
+                        list.retain(|&z| z != k);
+                        if list.is_empty() {
+                            wanted.remove(y);
                         }
                     }
-                    e
-                })
-                .clone()
-        };
-        for (from, w) in moves {
-            if !alive(w) {
-                continue;
-            }
-            let (cf, cw) = (sccs.comp[from as usize], sccs.comp[w as usize]);
-            if cf != cw && !seg.usable(cf, cw) {
-                continue;
-            }
-            if step(&qs, w, loc_of(w), &mut buf) {
-                let next = buf.clone();
-                let to = intern(
-                    &next,
-                    (v, from, w),
-                    &mut keys,
-                    &mut heap,
-                    &mut acc,
-                    &mut parent,
-                );
-                if to == NONE {
-                    return Ok(found(&next, (v, from, w), &keys, &parent));
                 }
-                edges.push((v, to));
-                edge_nodes.push((from, w));
+                ptr[k] += 1;
+                if let Some(next) = seqs[k].get(ptr[k]) {
+                    for &y in next {
+                        wanted.entry(y).or_default().push(k);
+                    }
+                }
             }
-        }
-    }
-    if early {
-        return Ok(Outcome::Impossible);
-    }
-    // Over-approximate co-reachability.
-    let nv = acc.len();
-    let rev = Csr::from_edges(nv, &edges.iter().map(|&(a, b)| (b, a)).collect::<Vec<_>>());
-    let mut co = BitSet::new(nv);
-    crate::algo::reach(
-        &rev,
-        (0..nv as u32).filter(|&v| acc[v as usize]),
-        |_| true,
-        &mut co,
-    );
-    if co.count() == 0 {
-        return Ok(Outcome::Impossible);
-    }
-    let mut may = BitSet::new(n as usize);
-    for v in co.iter() {
-        let l = keys[v * width];
-        if l < n {
-            may.insert(l as usize);
-        } else {
-            for &x in sub.members_of(l - n) {
-                may.insert(x as usize);
-            }
-        }
-    }
-    let mut must = BitSet::new(n as usize);
-    let mut unsure = BitSet::new(n as usize);
-    let (mut held_decided, mut held_left, mut checks) = (0, 0, 0);
-    if subsume {
-        for v in 0..n as usize {
-            unsure.insert(v);
-        }
-    } else {
-        let live = |v: u32| co.contains(v as usize);
-        let split = SplitGraph::new(nv, &initial, &acc, &edges, live);
-        let (hg, root, sink) = (&split.hg, split.root, split.sink);
-        let nh = hg.num_vertices();
-        let hr = hg.reversed();
-        let idom = crate::algo::dominators(hg, &hr, root, |_| true);
-        let mut dom_sink = BitSet::new(nh);
-        let mut x = idom[sink as usize];
-        while x != NONE && x != root {
-            dom_sink.insert(x as usize);
-            x = idom[x as usize];
-        }
-        let cut = |set: &[u32]| -> bool {
-            if set.iter().any(|&v| dom_sink.contains(v as usize)) {
-                return true;
-            }
-            if set.len() == 1 {
-                return false;
-            }
-            let blocked: std::collections::HashSet<u32> = set.iter().copied().collect();
-            let mut seen = BitSet::new(nh);
-            crate::algo::reach(hg, [root], |v| !blocked.contains(&v), &mut seen);
-            !seen.contains(sink as usize)
         };
+        visit(entry, &mut wanted, &mut ptr);
+        // Nearest first while that is cheap; when the next goal is far,
+        // through the entry along two BFS trees (into it and out of it).
+        let mut trees: Option<(Vec<u32>, Vec<u32>, Vec<u32>)> = None;
+        while !wanted.is_empty() {
+            let cur = *path.last().expect("entry");
+            if let Some(leg) = walker.walk(g, cur, |x| wanted.contains_key(&x), inside, false, 4096)
+            {
+                let x = *leg.last().expect("a goal");
+                path.extend(leg);
+                visit(x, &mut wanted, &mut ptr);
+                continue;
+            }
+            let (into, out_of, depth) = trees.get_or_insert_with(|| {
+                let (into, _) = bfs_tree(g_rev, entry, inside);
+                let (out_of, depth) = bfs_tree(g, entry, inside);
+                (into, out_of, depth)
+            });
+            let Some(x) = wanted
+                .keys()
+                .take(64)
+                .copied()
+                .min_by_key(|&x| depth[x as usize])
+            else {
+                break;
+            };
+            if depth[x as usize] == u32::MAX || into[cur as usize] == NONE && cur != entry {
+                break; // cannot happen in a strongly connected location
+            }
+            let before = path.len();
+            let mut y = cur;
+            while y != entry {
+                y = into[y as usize];
+                path.push(y);
+            }
+            let mut down = Vec::new();
+            let mut y = x;
+            while y != entry {
+                down.push(y);
+                y = out_of[y as usize];
+            }
+            path.extend(down.into_iter().rev());
+            if path.len() == before {
+                // Already at the goal: a fresh visit needs a cycle.
+                path.extend(
+                    walker
+                        .walk(g, cur, |z| z == x, inside, false, usize::MAX)
+                        .unwrap_or_default(),
+                );
+            }
+            visit(x, &mut wanted, &mut ptr);
+        }
+        let out: Vec<u32> = match steps.get(i + 1) {
+            Some(next) => vec![next.2],
+            None => self
+                .sub
+                .members_of(s)
+                .iter()
+                .copied()
+                .filter(|&x| ends.is_target(x))
+                .collect(),
+        };
+        let cur = *path.last().expect("entry");
+        path.extend(
+            walker
+                .walk(g, cur, |x| out.contains(&x), inside, true, usize::MAX)
+                .unwrap_or_default(),
+        );
+    }
+
+    /// [`Mode::Classify`] after a complete exploration: "may run" from the
+    /// co-reachable vertices, then (without antichains) "must run" by
+    /// [`ContractedProduct::must_run`].
+    fn classify(self) -> Result<Outcome, Stop> {
+        let n = self.n;
+        // Over-approximate co-reachability.
+        let nv = self.acc.len();
+        let rev = Csr::from_edges(
+            nv,
+            &self.edges.iter().map(|&(a, b)| (b, a)).collect::<Vec<_>>(),
+        );
+        let mut co = BitSet::new(nv);
+        crate::algo::reach(
+            &rev,
+            (0..nv as u32).filter(|&v| self.acc[v as usize]),
+            |_| true,
+            &mut co,
+        );
+        if co.count() == 0 {
+            return Ok(Outcome::Impossible);
+        }
+        let mut may = BitSet::new(n as usize);
+        for v in co.iter() {
+            let l = self.keys[v * self.width];
+            if l < n {
+                may.insert(l as usize);
+            } else {
+                for &x in self.sub.members_of(l - n) {
+                    may.insert(x as usize);
+                }
+            }
+        }
+        let mut m = Must {
+            must: BitSet::new(n as usize),
+            unsure: BitSet::new(n as usize),
+            held_decided: 0,
+            held_left: 0,
+            checks: 0,
+        };
+        if self.subsume {
+            for v in 0..n as usize {
+                m.unsure.insert(v);
+            }
+        } else {
+            self.must_run(&co, &mut m);
+        }
+        Ok(Outcome::Classified(Coarse {
+            may,
+            must: m.must,
+            unsure: m.unsure,
+            vertices: nv,
+            trackers: self.trackers.len(),
+            held_decided: m.held_decided - m.held_left,
+            held_left: m.held_left,
+            checks: m.checks,
+            exact: !self.subsume,
+        }))
+    }
+
+    /// "Must run" over the trimmed product (vertices in `co`): a node that
+    /// is a location of its own runs iff its vertices cut the trimmed
+    /// graph (root to sink); the members of contracted locations by
+    /// [`ContractedProduct::held`] (locations with element requirements,
+    /// or crossed many times) or [`ContractedProduct::crossings`].
+    fn must_run(&self, co: &BitSet, m: &mut Must) {
+        let n = self.n;
+        let live = |v: u32| co.contains(v as usize);
+        let split = SplitGraph::new(self.acc.len(), &self.initial, &self.acc, &self.edges, live);
+        let cuts = Cuts::new(&split);
         // The vertices of the split graph at each location, if on some
         // root-to-sink path (a copy whose crossing cannot happen is not).
-        let (mut fwd, mut bwd) = (BitSet::new(nh), BitSet::new(nh));
-        crate::algo::reach(hg, [root], |_| true, &mut fwd);
-        crate::algo::reach(&hr, [sink], |_| true, &mut bwd);
         let mut at: HashMap<u32, Vec<u32>> = HashMap::new();
-        for x in 0..nh as u32 {
+        for x in 0..cuts.nh as u32 {
             let b = split.base[x as usize];
-            if b != NONE && fwd.contains(x as usize) && bwd.contains(x as usize) {
-                at.entry(keys[b as usize * width]).or_default().push(x);
+            if b != NONE && cuts.fwd.contains(x as usize) && cuts.bwd.contains(x as usize) {
+                at.entry(self.keys[b as usize * self.width])
+                    .or_default()
+                    .push(x);
             }
         }
+        // Concrete entry and exit nodes of every contracted vertex, in one
+        // pass over the edges.
+        let mut ends_of: HashMap<u32, (Vec<u32>, Vec<u32>)> = HashMap::new();
+        for (i, &(a, b)) in self.edges.iter().enumerate() {
+            if !(live(a) && live(b)) {
+                continue;
+            }
+            if self.keys[b as usize * self.width] >= n {
+                ends_of.entry(b).or_default().0.push(self.edge_nodes[i].1);
+            }
+            if self.keys[a as usize * self.width] >= n {
+                ends_of.entry(a).or_default().1.push(self.edge_nodes[i].0);
+            }
+        }
+        let ctx = Trimmed {
+            split: &split,
+            cuts: &cuts,
+            ends_of: &ends_of,
+        };
+        let mandatory = self.mandatory(&at, &cuts, &mut m.must);
         // Elements the trackers require inside each contracted location.
-        let mut holds = BitSet::new(sub.count as usize);
-        for t in &trackers {
+        let mut holds = BitSet::new(self.sub.count as usize);
+        for t in &self.trackers {
             for e in &t.locs {
                 for &l in e {
                     if l >= n {
@@ -719,53 +909,66 @@ pub(crate) fn explore(
                 }
             }
         }
-        // Concrete entry and exit nodes of every contracted vertex, in one
-        // pass over the edges.
-        let mut ends_of: HashMap<u32, (Vec<u32>, Vec<u32>)> = HashMap::new();
-        for (i, &(a, b)) in edges.iter().enumerate() {
-            if !(live(a) && live(b)) {
+        // UTL elements must run (inside a fully silent component, on its
+        // one crossing). The start and the crash are not required of every
+        // crossing: they are entries and exits of the right vertices.
+        let mut required = BitSet::new(n as usize);
+        for &e in self.sp.vectors.iter().flatten() {
+            required.insert(e as usize);
+        }
+        let mut witness_path: Option<Vec<Step>> = None;
+        for (&l, states) in &at {
+            if l < n {
                 continue;
             }
-            if keys[b as usize * width] >= n {
-                ends_of.entry(b).or_default().0.push(edge_nodes[i].1);
+            let s = l - n;
+            // A location that is not a whole component may be crossed many
+            // times on one path, and which crossing can avoid a member then
+            // depends on the others: decide it on whole paths. (So must a
+            // location with element requirements.)
+            if holds.contains(s as usize) || !self.whole(self.comp_of_loc(l)) {
+                if !cuts.cut(states) {
+                    // Some consistent path avoids the location: every
+                    // member is avoidable, and Maybe is exact.
+                    continue;
+                }
+                let path = witness_path.get_or_insert_with(|| product_path(&split, &self.edges));
+                let mandatory = mandatory.get(&s).map_or(&[][..], |m| &m[..]);
+                self.held(&ctx, l, states, mandatory, path, m);
+                continue;
             }
-            if keys[a as usize * width] >= n {
-                ends_of.entry(a).or_default().1.push(edge_nodes[i].0);
+            if !cuts.cut(states) {
+                // Some consistent path avoids the location altogether.
+                continue;
             }
+            self.crossings(&ctx, l, states, &required, m);
         }
-        // Entries and exits of the crossing of a split vertex at contracted
-        // location `s`.
-        let crossing_ends = |x: u32,
-                             members: &[u32]|
-         -> (
-            std::collections::HashSet<u32>,
-            std::collections::HashSet<u32>,
-        ) {
-            let (b, kind) = (split.base[x as usize], split.kind[x as usize]);
-            let none = (Vec::new(), Vec::new());
-            let es = ends_of.get(&b).unwrap_or(&none);
-            let entries = if kind.starts() {
-                [start].into_iter().collect()
-            } else {
-                es.0.iter().copied().collect()
-            };
-            let exits = if kind.ends() {
-                members
-                    .iter()
-                    .copied()
-                    .filter(|&v| ends.is_target(v))
-                    .collect()
-            } else {
-                es.1.iter().copied().collect()
-            };
-            (entries, exits)
-        };
-        // Node sets every path visits inside one contracted location: UTL
-        // elements and trace elements all of whose live nodes lie in it,
-        // the start, and the crash.
+    }
+
+    /// Node sets every path visits inside one contracted location, per
+    /// sub-component: UTL elements and trace elements all of whose live
+    /// nodes lie in it, the start, and the crash; also, for each node
+    /// that is a location of its own and must run (added to `must`), its
+    /// usable predecessors (successors) when they all lie in one
+    /// contracted location.
+    fn mandatory(
+        &self,
+        at: &HashMap<u32, Vec<u32>>,
+        cuts: &Cuts<'_>,
+        must: &mut BitSet,
+    ) -> HashMap<u32, Vec<Vec<u32>>> {
+        let Structure {
+            g,
+            rg: g_rev,
+            core,
+            seg,
+            ends,
+            start,
+        } = *self.st;
+        let (n, sp, sccs) = (self.n, self.sp, &core.sccs);
         let mut mandatory: HashMap<u32, Vec<Vec<u32>>> = HashMap::new();
         let targets: Vec<u32> = match &sp.targets {
-            Some(t) => t.iter().copied().filter(|&v| alive(v)).collect(),
+            Some(t) => t.iter().copied().filter(|&v| self.alive(v)).collect(),
             None => Vec::new(),
         };
         let elements = sp
@@ -777,7 +980,7 @@ pub(crate) fn explore(
                 e.nodes()
                     .iter()
                     .map(|x| x.as_u32())
-                    .filter(|&v| alive(v))
+                    .filter(|&v| self.alive(v))
                     .collect()
             }))
             .chain([vec![start], targets]);
@@ -785,8 +988,8 @@ pub(crate) fn explore(
             let Some(&first) = nodes.first() else {
                 continue;
             };
-            let l = loc_of(first);
-            if l >= n && nodes.iter().all(|&v| loc_of(v) == l) {
+            let l = self.loc_of(first);
+            if l >= n && nodes.iter().all(|&v| self.loc_of(v) == l) {
                 mandatory.entry(l - n).or_default().push(nodes);
             }
         }
@@ -797,10 +1000,10 @@ pub(crate) fn explore(
         // location, that is one more set the location must visit.
         let usable = |a: u32, b: u32| {
             let (ca, cb) = (sccs.comp[a as usize], sccs.comp[b as usize]);
-            alive(a) && alive(b) && (ca == cb || seg.usable(ca, cb))
+            self.alive(a) && self.alive(b) && (ca == cb || seg.usable(ca, cb))
         };
-        for (&l, states) in &at {
-            if l >= n || !cut(states) {
+        for (&l, states) in at {
+            if l >= n || !cuts.cut(states) {
                 continue;
             }
             must.insert(l as usize);
@@ -818,172 +1021,266 @@ pub(crate) fn explore(
                 .collect();
             for (set, needed) in [(preds, l != start), (succs, !ends.is_target(l))] {
                 if let Some(&first) = set.first() {
-                    let loc = loc_of(first);
-                    if needed && loc >= n && set.iter().all(|&v| loc_of(v) == loc) {
+                    let loc = self.loc_of(first);
+                    if needed && loc >= n && set.iter().all(|&v| self.loc_of(v) == loc) {
                         mandatory.entry(loc - n).or_default().push(set);
                     }
                 }
             }
         }
-        // UTL elements must run (inside a fully silent component, on its
-        // one crossing). The start and the crash are not required of every
-        // crossing: they are entries and exits of the right vertices.
-        let mut required = BitSet::new(n as usize);
-        for &e in sp.vectors.iter().flatten() {
-            required.insert(e as usize);
-        }
-        let mut witness_path: Option<Vec<Step>> = None;
-        for (&l, states) in &at {
-            if l < n {
-                continue;
-            }
-            let s = l - n;
-            let members = sub.members_of(s);
-            // A location that is not a whole component may be crossed many
-            // times on one path, and which crossing can avoid a member then
-            // depends on the others: decide it on whole paths. (So must a
-            // location with element requirements.)
-            if holds.contains(s as usize) || !whole(comp_of_loc(l)) {
-                if !cut(states) {
-                    // Some consistent path avoids the location: every
-                    // member is avoidable, and Maybe is exact.
-                    continue;
-                }
-                let path = witness_path.get_or_insert_with(|| product_path(&split, &edges));
-                let (mut entries, mut exits) = (
-                    std::collections::HashSet::new(),
-                    std::collections::HashSet::new(),
-                );
-                for &x in states {
-                    let (a, b) = crossing_ends(x, members);
-                    entries.extend(a);
-                    exits.extend(b);
-                }
-                let ctx = Held {
-                    g,
-                    members,
-                    comp: &sub.comp,
-                    s,
-                    l,
-                    entries: &entries,
-                    exits: &exits,
-                    start,
-                    is_target: &|v| ends.is_target(v),
-                    mandatory: mandatory.get(&s).map_or(&[][..], |m| &m[..]),
-                    // A whole component's UTL elements have no trackers: its
-                    // one crossing visits them, in order.
-                    untracked: if whole(comp_of_loc(l)) {
-                        sp.vectors
-                            .iter()
-                            .flatten()
-                            .copied()
-                            .filter(|&e| loc_of(e) == l)
-                            .collect()
-                    } else {
-                        Vec::new()
-                    },
-                    path,
-                    edge_nodes: &edge_nodes,
-                    keys: &keys,
-                    width,
-                    k_o,
-                    trackers: &trackers,
-                };
-                let (always, left) = ctx.decide();
-                for v in always {
-                    must.insert(v as usize);
-                }
-                // Exact checks for what is left, one per class, while allowed.
-                for class in left {
-                    let verdict = if checks < limits.checks {
-                        checks += 1;
-                        explore(st, sp, limits, Mode::Avoid(class[0])).ok()
-                    } else {
-                        None
-                    };
-                    for v in class {
-                        match verdict {
-                            Some(Outcome::Impossible) => {
-                                must.insert(v as usize);
-                            }
-                            Some(_) => {}
-                            None => {
-                                unsure.insert(v as usize);
-                                held_left += 1;
-                            }
-                        }
-                    }
-                }
-                held_decided += members.len();
-                continue;
-            }
-            if !cut(states) {
-                // Some consistent path avoids the location altogether.
-                continue;
-            }
-            // Per product vertex here, which members its crossings cannot
-            // avoid; a member must run iff the vertices where it cannot be
-            // avoided cut the trimmed graph. Members are grouped by that
-            // set of vertices (partition refinement, one vertex at a time).
-            let k = members.len();
-            let mut class = vec![0u32; k];
-            let mut class_states: Vec<Vec<u32>> = vec![Vec::new()];
-            let mut budget = 200_000_000u64;
-            let mut stats = crate::structure::BulkStats::default();
-            for &sv in states {
-                let (entries, exits) = crossing_ends(sv, members);
-                // The UTL elements of a fully silent component are all
-                // visited on its one crossing.
-                let crossing = Crossing::new(
-                    g,
-                    members,
-                    &sub.comp,
-                    s,
-                    |v| entries.contains(&v),
-                    |v| exits.contains(&v),
-                    &sp.vectors,
-                );
-                let verdicts = crossing.classify(&required, 4, &mut budget, &mut stats);
-                let mut remap: HashMap<(u32, bool), u32> = HashMap::new();
-                let mut next: Vec<Vec<u32>> = Vec::new();
-                for (i, v) in verdicts.into_iter().enumerate() {
-                    if v == Verdict::Undecided {
-                        unsure.insert(members[i] as usize);
-                    }
-                    let key = (class[i], v == Verdict::Always);
-                    class[i] = *remap.entry(key).or_insert_with(|| {
-                        let mut st = class_states[key.0 as usize].clone();
-                        if key.1 {
-                            st.push(sv);
-                        }
-                        next.push(st);
-                        next.len() as u32 - 1
-                    });
-                }
-                class_states = next;
-            }
-            let always: Vec<bool> = class_states
+        mandatory
+    }
+
+    /// Entries and exits of the crossing of split vertex `x` at a
+    /// contracted location with these members.
+    fn crossing_ends(
+        &self,
+        ctx: &Trimmed<'_>,
+        x: u32,
+        members: &[u32],
+    ) -> (HashSet<u32>, HashSet<u32>) {
+        let (b, kind) = (ctx.split.base[x as usize], ctx.split.kind[x as usize]);
+        let none = (Vec::new(), Vec::new());
+        let es = ctx.ends_of.get(&b).unwrap_or(&none);
+        let entries = if kind.starts() {
+            [self.st.start].into_iter().collect()
+        } else {
+            es.0.iter().copied().collect()
+        };
+        let exits = if kind.ends() {
+            members
                 .iter()
-                .map(|st| !st.is_empty() && cut(st))
-                .collect();
-            for (i, &v) in members.iter().enumerate() {
-                if always[class[i] as usize] && !unsure.contains(v as usize) {
-                    must.insert(v as usize);
+                .copied()
+                .filter(|&v| self.st.ends.is_target(v))
+                .collect()
+        } else {
+            es.1.iter().copied().collect()
+        };
+        (entries, exits)
+    }
+
+    /// The members of contracted location `l` that every consistent path
+    /// crosses and that holds element requirements (or is crossed many
+    /// times), decided on whole paths by [`Held`]; what it leaves, by exact
+    /// [`Mode::Avoid`] explorations while `limits.checks` allows.
+    fn held(
+        &self,
+        ctx: &Trimmed<'_>,
+        l: u32,
+        states: &[u32],
+        mandatory: &[Vec<u32>],
+        path: &[Step],
+        m: &mut Must,
+    ) {
+        let s = l - self.n;
+        let members = self.sub.members_of(s);
+        let (mut entries, mut exits) = (HashSet::new(), HashSet::new());
+        for &x in states {
+            let (a, b) = self.crossing_ends(ctx, x, members);
+            entries.extend(a);
+            exits.extend(b);
+        }
+        let held = Held {
+            g: self.st.g,
+            members,
+            comp: &self.sub.comp,
+            s,
+            l,
+            entries: &entries,
+            exits: &exits,
+            start: self.st.start,
+            is_target: &|v| self.st.ends.is_target(v),
+            mandatory,
+            // A whole component's UTL elements have no trackers: its
+            // one crossing visits them, in order.
+            untracked: if self.whole(self.comp_of_loc(l)) {
+                self.sp
+                    .vectors
+                    .iter()
+                    .flatten()
+                    .copied()
+                    .filter(|&e| self.loc_of(e) == l)
+                    .collect()
+            } else {
+                Vec::new()
+            },
+            path,
+            edge_nodes: &self.edge_nodes,
+            keys: &self.keys,
+            width: self.width,
+            k_o: self.k_o,
+            trackers: &self.trackers,
+        };
+        let (always, left) = held.decide();
+        for v in always {
+            m.must.insert(v as usize);
+        }
+        // Exact checks for what is left, one per class, while allowed.
+        for class in left {
+            let verdict = if m.checks < self.limits.checks {
+                m.checks += 1;
+                explore(self.st, self.sp, self.limits, Mode::Avoid(class[0])).ok()
+            } else {
+                None
+            };
+            for v in class {
+                match verdict {
+                    Some(Outcome::Impossible) => {
+                        m.must.insert(v as usize);
+                    }
+                    Some(_) => {}
+                    None => {
+                        m.unsure.insert(v as usize);
+                        m.held_left += 1;
+                    }
                 }
+            }
+        }
+        m.held_decided += members.len();
+    }
+
+    /// The members of contracted location `l`, a whole component crossed
+    /// once that every path crosses: per product vertex here, which members
+    /// its crossings cannot avoid (the crossing analysis); a member must
+    /// run iff the vertices where it cannot be avoided cut the trimmed
+    /// graph. Members are grouped by that set of vertices (partition
+    /// refinement, one vertex at a time).
+    fn crossings(
+        &self,
+        ctx: &Trimmed<'_>,
+        l: u32,
+        states: &[u32],
+        required: &BitSet,
+        m: &mut Must,
+    ) {
+        let s = l - self.n;
+        let members = self.sub.members_of(s);
+        let k = members.len();
+        let mut class = vec![0u32; k];
+        let mut class_states: Vec<Vec<u32>> = vec![Vec::new()];
+        let mut budget = 200_000_000u64;
+        let mut stats = crate::structure::BulkStats::default();
+        for &sv in states {
+            let (entries, exits) = self.crossing_ends(ctx, sv, members);
+            // The UTL elements of a fully silent component are all
+            // visited on its one crossing.
+            let crossing = Crossing::new(
+                self.st.g,
+                members,
+                &self.sub.comp,
+                s,
+                |v| entries.contains(&v),
+                |v| exits.contains(&v),
+                &self.sp.vectors,
+            );
+            let verdicts = crossing.classify(required, 4, &mut budget, &mut stats);
+            let mut remap: HashMap<(u32, bool), u32> = HashMap::new();
+            let mut next: Vec<Vec<u32>> = Vec::new();
+            for (i, v) in verdicts.into_iter().enumerate() {
+                if v == Verdict::Undecided {
+                    m.unsure.insert(members[i] as usize);
+                }
+                let key = (class[i], v == Verdict::Always);
+                class[i] = *remap.entry(key).or_insert_with(|| {
+                    let mut st = class_states[key.0 as usize].clone();
+                    if key.1 {
+                        st.push(sv);
+                    }
+                    next.push(st);
+                    next.len() as u32 - 1
+                });
+            }
+            class_states = next;
+        }
+        let always: Vec<bool> = class_states
+            .iter()
+            .map(|st| !st.is_empty() && ctx.cuts.cut(st))
+            .collect();
+        for (i, &v) in members.iter().enumerate() {
+            if always[class[i] as usize] && !m.unsure.contains(v as usize) {
+                m.must.insert(v as usize);
             }
         }
     }
-    Ok(Outcome::Classified(Coarse {
-        may,
-        must,
-        unsure,
-        vertices: nv,
-        trackers: trackers.len(),
-        held_decided: held_decided - held_left,
-        held_left,
-        checks,
-        exact: !subsume,
-    }))
+}
+
+/// Whether node `v` can be on a consistent path (its component is alive)
+/// and is not `skip`.
+fn alive_in(st: &Structure<'_>, skip: u32, v: u32) -> bool {
+    let c = st.core.sccs.comp[v as usize];
+    c != NONE && st.seg.alive[c as usize] && v != skip
+}
+
+/// "Must run" so far, and its counters.
+struct Must {
+    must: BitSet,
+    unsure: BitSet,
+    held_decided: usize,
+    held_left: usize,
+    checks: usize,
+}
+
+/// Cuts of the split trimmed product: which sets of its vertices every
+/// root-to-sink path meets.
+struct Cuts<'t> {
+    hg: &'t Csr,
+    nh: usize,
+    root: u32,
+    sink: u32,
+    /// Vertices that dominate the sink.
+    dom_sink: BitSet,
+    /// Reachable from the root, and reaching the sink.
+    fwd: BitSet,
+    bwd: BitSet,
+}
+
+impl<'t> Cuts<'t> {
+    fn new(split: &'t SplitGraph) -> Cuts<'t> {
+        let (hg, root, sink) = (&split.hg, split.root, split.sink);
+        let nh = hg.num_vertices();
+        let hr = hg.reversed();
+        let idom = crate::algo::dominators(hg, &hr, root, |_| true);
+        let mut dom_sink = BitSet::new(nh);
+        let mut x = idom[sink as usize];
+        while x != NONE && x != root {
+            dom_sink.insert(x as usize);
+            x = idom[x as usize];
+        }
+        let (mut fwd, mut bwd) = (BitSet::new(nh), BitSet::new(nh));
+        crate::algo::reach(hg, [root], |_| true, &mut fwd);
+        crate::algo::reach(&hr, [sink], |_| true, &mut bwd);
+        Cuts {
+            hg,
+            nh,
+            root,
+            sink,
+            dom_sink,
+            fwd,
+            bwd,
+        }
+    }
+
+    /// Whether every root-to-sink path meets `set`.
+    fn cut(&self, set: &[u32]) -> bool {
+        if set.iter().any(|&v| self.dom_sink.contains(v as usize)) {
+            return true;
+        }
+        if set.len() == 1 {
+            return false;
+        }
+        let blocked: HashSet<u32> = set.iter().copied().collect();
+        let mut seen = BitSet::new(self.nh);
+        crate::algo::reach(self.hg, [self.root], |v| !blocked.contains(&v), &mut seen);
+        !seen.contains(self.sink as usize)
+    }
+}
+
+/// The trimmed product as the must-run phases read it.
+struct Trimmed<'t> {
+    split: &'t SplitGraph,
+    cuts: &'t Cuts<'t>,
+    /// Per contracted vertex, its concrete entry and exit nodes.
+    ends_of: &'t HashMap<u32, (Vec<u32>, Vec<u32>)>,
 }
 
 /// One vertex of a product path, with the explored edges it is entered
