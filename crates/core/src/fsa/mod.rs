@@ -150,161 +150,192 @@ pub(crate) fn split(
     red: Option<&Reduced>,
     max_auto_states: usize,
 ) -> Result<Split, Origin> {
-    let max_bursty = max_auto_states.min(MAX_BURSTY_STATES);
     let report = red.map_or(report, |r| &r.report);
-    let labels = red.map(|r| &r.labels[..]);
-    let no_origin = |i: usize| Origin::ObsNo(red.map_or(i, |r| r.no_origin[i]));
-    let mut absent = BitSet::new(g.num_nodes());
-    let mut vectors = Vec::new();
-    let mut autos = Vec::new();
-    let mut traces = Vec::new();
-    let mut weakened = Vec::new();
-    let mut droppable = Vec::new();
-    let label = |n: NodeId| labels.map_or(Label::Maybe, |l| l[n.index()]);
-    // An element without the members that never run.
-    let reduce = |e: &NodeSet, origin: Origin| -> Result<NodeSet, Origin> {
-        if labels.is_none() || e.single().is_some() {
+    let mut b = Splitter {
+        labels: red.map(|r| &r.labels[..]),
+        no_origin: red.map(|r| &r.no_origin[..]),
+        max_bursty: max_auto_states.min(MAX_BURSTY_STATES),
+        out: Split {
+            absent: BitSet::new(g.num_nodes()),
+            vectors: Vec::new(),
+            targets: report
+                .crash
+                .as_ref()
+                .map(|c| c.nodes().iter().map(|n| n.as_u32()).collect()),
+            autos: Vec::new(),
+            traces: Vec::new(),
+            weakened: Vec::new(),
+            droppable: Vec::new(),
+        },
+    };
+    b.stack(report)?;
+    b.obs_yes(report)?;
+    b.obs_no(report)?;
+    b.bursty(report)?;
+    b.query(query);
+    Ok(b.out)
+}
+
+/// [`split`]'s state: the UTL labels it reduces with, and the split so
+/// far; one method per kind of constraint.
+struct Splitter<'r> {
+    labels: Option<&'r [Label]>,
+    /// The original index of every `obsNo` set (with a reduction).
+    no_origin: Option<&'r [usize]>,
+    max_bursty: usize,
+    out: Split,
+}
+
+impl Splitter<'_> {
+    fn label(&self, n: NodeId) -> Label {
+        self.labels.map_or(Label::Maybe, |l| l[n.index()])
+    }
+
+    /// An element without the members that never run.
+    fn reduce(&self, e: &NodeSet, origin: Origin) -> Result<NodeSet, Origin> {
+        if self.labels.is_none() || e.single().is_some() {
             return Ok(e.clone());
         }
         NodeSet::new(
             e.nodes()
                 .iter()
                 .copied()
-                .filter(|&n| label(n) != Label::No)
+                .filter(|&n| self.label(n) != Label::No)
                 .collect(),
         )
         .ok_or(origin)
-    };
-    let reduce_all = |elems: &[NodeSet], origin: Origin| -> Result<Vec<NodeSet>, Origin> {
-        elems.iter().map(|e| reduce(e, origin)).collect()
-    };
-    let targets = report
-        .crash
-        .as_ref()
-        .map(|c| c.nodes().iter().map(|n| n.as_u32()).collect());
-    let trace = |origin: Origin,
-                 elems: &[NodeSet],
-                 vectors: &mut Vec<Vec<u32>>,
-                 autos: &mut Vec<Dfa>,
-                 traces: &mut Vec<Vec<NodeSet>>| {
+    }
+
+    fn reduce_all(&self, elems: &[NodeSet], origin: Origin) -> Result<Vec<NodeSet>, Origin> {
+        elems.iter().map(|e| self.reduce(e, origin)).collect()
+    }
+
+    /// An unreliable trace: a UTL vector if every element is one node,
+    /// else a subsequence automaton.
+    fn trace(&mut self, origin: Origin, elems: &[NodeSet]) {
         if elems.is_empty() {
             return;
         }
         match singles(elems) {
-            Some(v) => vectors.push(v),
+            Some(v) => self.out.vectors.push(v),
             None => {
-                autos.push(Dfa::subsequence(origin, elems));
-                traces.push(elems.to_vec());
+                self.out.autos.push(Dfa::subsequence(origin, elems));
+                self.out.traces.push(elems.to_vec());
             }
         }
-    };
-    let mut stack: Vec<NodeSet> = Vec::new();
-    for (i, f) in report.stack.iter().enumerate() {
-        stack.push(reduce(&f.call, Origin::Frame(i))?);
-        stack.push(reduce(&f.entry, Origin::Frame(i))?);
     }
-    trace(
-        Origin::Frame(0),
-        &stack,
-        &mut vectors,
-        &mut autos,
-        &mut traces,
-    );
-    for (i, t) in report.obs_yes.iter().enumerate() {
-        let entries = reduce_all(&t.entries, Origin::ObsYes(i))?;
-        if t.reliable {
-            autos.push(Dfa::reliable(Origin::ObsYes(i), &entries));
-        } else {
-            trace(
-                Origin::ObsYes(i),
-                &entries,
-                &mut vectors,
-                &mut autos,
-                &mut traces,
-            );
+
+    /// The stack as one trace: each frame's call site, then its entry.
+    fn stack(&mut self, report: &Report) -> Result<(), Origin> {
+        let mut stack: Vec<NodeSet> = Vec::new();
+        for (i, f) in report.stack.iter().enumerate() {
+            stack.push(self.reduce(&f.call, Origin::Frame(i))?);
+            stack.push(self.reduce(&f.entry, Origin::Frame(i))?);
         }
+        self.trace(Origin::Frame(0), &stack);
+        Ok(())
     }
-    for (i, s) in report.obs_no.iter().enumerate() {
-        let origin = no_origin(i);
-        if let Some(n) = s.single() {
-            absent.insert(n.index());
-            continue;
-        }
-        if s.nodes().iter().any(|&n| label(n) == Label::No) {
-            continue; // already satisfied
-        }
-        let left: Vec<NodeId> = s
-            .nodes()
-            .iter()
-            .copied()
-            .filter(|&n| label(n) != Label::Yes)
-            .collect();
-        match left.as_slice() {
-            [] => return Err(origin),
-            [n] => {
-                absent.insert(n.index());
+
+    fn obs_yes(&mut self, report: &Report) -> Result<(), Origin> {
+        for (i, t) in report.obs_yes.iter().enumerate() {
+            let entries = self.reduce_all(&t.entries, Origin::ObsYes(i))?;
+            if t.reliable {
+                self.out
+                    .autos
+                    .push(Dfa::reliable(Origin::ObsYes(i), &entries));
+            } else {
+                self.trace(Origin::ObsYes(i), &entries);
             }
-            _ => {
-                let set = NodeSet::new(left).expect("non-empty");
-                match Dfa::not_all(origin, &set) {
-                    Some(d) => {
-                        droppable.push(autos.len());
-                        autos.push(d);
+        }
+        Ok(())
+    }
+
+    /// Single `obsNo` sets are absent nodes; ambiguous ones "not all"
+    /// automata (droppable), after the reduction.
+    fn obs_no(&mut self, report: &Report) -> Result<(), Origin> {
+        for (i, s) in report.obs_no.iter().enumerate() {
+            let origin = Origin::ObsNo(self.no_origin.map_or(i, |o| o[i]));
+            if let Some(n) = s.single() {
+                self.out.absent.insert(n.index());
+                continue;
+            }
+            if s.nodes().iter().any(|&n| self.label(n) == Label::No) {
+                continue; // already satisfied
+            }
+            let left: Vec<NodeId> = s
+                .nodes()
+                .iter()
+                .copied()
+                .filter(|&n| self.label(n) != Label::Yes)
+                .collect();
+            match left.as_slice() {
+                [] => return Err(origin),
+                [n] => {
+                    self.out.absent.insert(n.index());
+                }
+                _ => {
+                    let set = NodeSet::new(left).expect("non-empty");
+                    match Dfa::not_all(origin, &set) {
+                        Some(d) => {
+                            self.out.droppable.push(self.out.autos.len());
+                            self.out.autos.push(d);
+                        }
+                        None => self.out.weakened.push(crate::solver::Weakening {
+                            origin,
+                            how: format!(
+                                "\"at least one of these {} nodes did not run\" dropped (more than {} \
+                                 members the UTL labels leave open)",
+                                set.nodes().len(),
+                                automaton::MAX_NOT_ALL
+                            ),
+                        }),
                     }
-                    None => weakened.push(crate::solver::Weakening {
-                        origin,
-                        how: format!(
-                            "\"at least one of these {} nodes did not run\" dropped (more than {} \
-                             members the UTL labels leave open)",
-                            set.nodes().len(),
-                            automaton::MAX_NOT_ALL
-                        ),
-                    }),
                 }
             }
         }
+        Ok(())
     }
-    for (i, b) in report.bursty.iter().enumerate() {
-        let origin = Origin::Bursty(i);
-        let bursts: Vec<Vec<NodeSet>> = b
-            .bursts
-            .iter()
-            .map(|burst| reduce_all(burst, origin))
-            .collect::<Result<_, _>>()?;
-        match Dfa::bursty(origin, &bursts, max_bursty) {
-            Some(d) => autos.push(d),
-            None => {
-                // As UTL does: one unreliable trace of all the elements.
-                weakened.push(crate::solver::Weakening {
-                    origin,
-                    how: format!(
-                        "bursty trace treated as one unreliable trace: its automaton exceeds \
-                         {max_bursty} states (--max-states)"
-                    ),
-                });
-                let all: Vec<NodeSet> = bursts.into_iter().flatten().collect();
-                trace(origin, &all, &mut vectors, &mut autos, &mut traces);
+
+    /// Bursty traces: one automaton each, or (past the state bound) one
+    /// unreliable trace of all their elements, as UTL does.
+    fn bursty(&mut self, report: &Report) -> Result<(), Origin> {
+        for (i, b) in report.bursty.iter().enumerate() {
+            let origin = Origin::Bursty(i);
+            let bursts: Vec<Vec<NodeSet>> = b
+                .bursts
+                .iter()
+                .map(|burst| self.reduce_all(burst, origin))
+                .collect::<Result<_, _>>()?;
+            match Dfa::bursty(origin, &bursts, self.max_bursty) {
+                Some(d) => self.out.autos.push(d),
+                None => {
+                    self.out.weakened.push(crate::solver::Weakening {
+                        origin,
+                        how: format!(
+                            "bursty trace treated as one unreliable trace: its automaton exceeds \
+                             {} states (--max-states)",
+                            self.max_bursty
+                        ),
+                    });
+                    let all: Vec<NodeSet> = bursts.into_iter().flatten().collect();
+                    self.trace(origin, &all);
+                }
             }
         }
+        Ok(())
     }
-    match query {
-        None => {}
-        Some(Query::MayRun(n)) => vectors.push(vec![n.as_u32()]),
-        Some(Query::MaySkip(n)) => {
-            absent.insert(n.index());
+
+    fn query(&mut self, query: Option<&Query>) {
+        match query {
+            None => {}
+            Some(Query::MayRun(n)) => self.out.vectors.push(vec![n.as_u32()]),
+            Some(Query::MaySkip(n)) => {
+                self.out.absent.insert(n.index());
+            }
+            Some(Query::Trace(t)) => self.trace(Origin::Query, t),
+            Some(Query::Language(d)) => self.out.autos.push(d.clone()),
         }
-        Some(Query::Trace(t)) => trace(Origin::Query, t, &mut vectors, &mut autos, &mut traces),
-        Some(Query::Language(d)) => autos.push(d.clone()),
     }
-    Ok(Split {
-        absent,
-        vectors,
-        targets,
-        autos,
-        traces,
-        weakened,
-        droppable,
-    })
 }
 
 /// A report reduced exactly with the UTL labels (see [`Fsa::reduction`]).
