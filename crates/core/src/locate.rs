@@ -838,6 +838,118 @@ impl<'g> Locator<'g> {
         self.external_calls.keys().map(String::as_str)
     }
 
+    /// The crash nodes of the innermost program frame: on its line (or in
+    /// its function) the calls of the library function it called, if any,
+    /// narrowed by column; else every node there.
+    fn crash_set(
+        &self,
+        place: &Place,
+        frame: &SourceFrame,
+        lib_names: &[String],
+        warnings: &mut Vec<LocateWarning>,
+    ) -> Option<NodeSet> {
+        match place {
+            Place::Line { nodes, .. } => {
+                let calls = self.calling_external(nodes, lib_names);
+                let calls = match frame.column {
+                    Some(col) if calls.len() > 1 => {
+                        let on: Vec<NodeId> = calls
+                            .iter()
+                            .copied()
+                            .filter(|&s| self.g.column(s) == Some(col))
+                            .collect();
+                        if on.is_empty() {
+                            calls
+                        } else {
+                            on
+                        }
+                    }
+                    _ => calls,
+                };
+                NodeSet::new(if calls.is_empty() {
+                    nodes.clone()
+                } else {
+                    calls
+                })
+            }
+            Place::Function {
+                funcs,
+                missing_line,
+            } => {
+                let all = self.all_nodes(funcs);
+                let calls = self.calling_external(&all, lib_names);
+                let set = if calls.is_empty() { all } else { calls };
+                if let Some(line) = missing_line {
+                    warnings.push(LocateWarning {
+                        subject: frame.label.clone(),
+                        problem: Problem::NoNodeOnLine(*line),
+                        action: Action::CrashInFunction { count: set.len() },
+                    });
+                }
+                NodeSet::new(set)
+            }
+            Place::Unknown => {
+                warnings.push(LocateWarning {
+                    subject: frame.label.clone(),
+                    problem: Problem::Unplaceable,
+                    action: Action::CrashUnconstrained,
+                });
+                None
+            }
+            Place::Outside => unreachable!("the crash frame is the first one in the program"),
+        }
+    }
+
+    /// The call sites of a report frame in its caller's `frame`, calling
+    /// `callee_funcs` (on the frame's line, else anywhere in its function,
+    /// with a warning).
+    fn frame_call(
+        &self,
+        caller: &Place,
+        frame: &SourceFrame,
+        callee_funcs: &[FuncId],
+        warnings: &mut Vec<LocateWarning>,
+    ) -> Option<NodeSet> {
+        match caller {
+            Place::Line { funcs, nodes } => {
+                let sites = self.call_sites(nodes);
+                if sites.is_empty() {
+                    let all = self.narrow_calls(
+                        self.call_sites(&self.all_nodes(funcs)),
+                        callee_funcs,
+                        None,
+                    );
+                    if !all.is_empty() {
+                        warnings.push(LocateWarning {
+                            subject: frame.label.clone(),
+                            problem: Problem::NoCallSiteOnLine(frame.line.unwrap_or(0)),
+                            action: Action::CallAnywhereInFunction { count: all.len() },
+                        });
+                    }
+                    NodeSet::new(all)
+                } else {
+                    NodeSet::new(self.narrow_calls(sites, callee_funcs, frame.column))
+                }
+            }
+            Place::Function {
+                funcs,
+                missing_line,
+            } => {
+                let all =
+                    self.narrow_calls(self.call_sites(&self.all_nodes(funcs)), callee_funcs, None);
+                if let (Some(line), false) = (missing_line, all.is_empty()) {
+                    warnings.push(LocateWarning {
+                        subject: frame.label.clone(),
+                        problem: Problem::NoNodeOnLine(*line),
+                        action: Action::CallAnywhereInFunction { count: all.len() },
+                    });
+                }
+                NodeSet::new(all)
+            }
+            Place::Outside | Place::Unknown => None,
+        }
+    }
+
     /// Maps a crash stack, innermost frame first, to a report's `stack`
     /// and `crash` (see the module docs for the rules and weakenings).
     pub fn locate_stack(&self, frames: &[SourceFrame]) -> Located {
@@ -866,71 +978,13 @@ impl<'g> Locator<'g> {
             });
         }
         // Names of the library function the program frame called.
-        let lib_names: Vec<String> = if c > 0 {
-            let fr = &frames[c - 1];
-            let mut v: Vec<String> = Vec::new();
-            for n in [&fr.function, &fr.symbol].into_iter().flatten() {
-                for k in library_name_keys(n) {
-                    if !v.contains(&k) {
-                        v.push(k);
-                    }
-                }
-            }
-            v
+        let lib_names = if c > 0 {
+            library_names(&frames[c - 1])
         } else {
             Vec::new()
         };
         let crash_fr = &frames[c];
-        report.crash = match &places[c] {
-            Place::Line { nodes, .. } => {
-                let calls = self.calling_external(nodes, &lib_names);
-                let calls = match crash_fr.column {
-                    Some(col) if calls.len() > 1 => {
-                        let on: Vec<NodeId> = calls
-                            .iter()
-                            .copied()
-                            .filter(|&s| self.g.column(s) == Some(col))
-                            .collect();
-                        if on.is_empty() {
-                            calls
-                        } else {
-                            on
-                        }
-                    }
-                    _ => calls,
-                };
-                NodeSet::new(if calls.is_empty() {
-                    nodes.clone()
-                } else {
-                    calls
-                })
-            }
-            Place::Function {
-                funcs,
-                missing_line,
-            } => {
-                let all = self.all_nodes(funcs);
-                let calls = self.calling_external(&all, &lib_names);
-                let set = if calls.is_empty() { all } else { calls };
-                if let Some(line) = missing_line {
-                    warnings.push(LocateWarning {
-                        subject: crash_fr.label.clone(),
-                        problem: Problem::NoNodeOnLine(*line),
-                        action: Action::CrashInFunction { count: set.len() },
-                    });
-                }
-                NodeSet::new(set)
-            }
-            Place::Unknown => {
-                warnings.push(LocateWarning {
-                    subject: crash_fr.label.clone(),
-                    problem: Problem::Unplaceable,
-                    action: Action::CrashUnconstrained,
-                });
-                None
-            }
-            Place::Outside => unreachable!("c is the first frame not outside"),
-        };
+        report.crash = self.crash_set(&places[c], crash_fr, &lib_names, &mut warnings);
         // Frames: caller k+1 calls callee k, for k >= c. A report frame
         // that cannot be built is blamed on the callee when its entry is
         // missing, else on the caller.
@@ -949,47 +1003,7 @@ impl<'g> Locator<'g> {
                 _ => &[],
             };
             let entry = NodeSet::new(self.entries(callee_funcs));
-            let call = match caller {
-                Place::Line { funcs, nodes } => {
-                    let sites = self.call_sites(nodes);
-                    if sites.is_empty() {
-                        let all = self.narrow_calls(
-                            self.call_sites(&self.all_nodes(funcs)),
-                            callee_funcs,
-                            None,
-                        );
-                        if !all.is_empty() {
-                            warnings.push(LocateWarning {
-                                subject: frames[k + 1].label.clone(),
-                                problem: Problem::NoCallSiteOnLine(frames[k + 1].line.unwrap_or(0)),
-                                action: Action::CallAnywhereInFunction { count: all.len() },
-                            });
-                        }
-                        NodeSet::new(all)
-                    } else {
-                        NodeSet::new(self.narrow_calls(sites, callee_funcs, frames[k + 1].column))
-                    }
-                }
-                Place::Function {
-                    funcs,
-                    missing_line,
-                } => {
-                    let all = self.narrow_calls(
-                        self.call_sites(&self.all_nodes(funcs)),
-                        callee_funcs,
-                        None,
-                    );
-                    if let (Some(line), false) = (missing_line, all.is_empty()) {
-                        warnings.push(LocateWarning {
-                            subject: frames[k + 1].label.clone(),
-                            problem: Problem::NoNodeOnLine(*line),
-                            action: Action::CallAnywhereInFunction { count: all.len() },
-                        });
-                    }
-                    NodeSet::new(all)
-                }
-                Place::Outside | Place::Unknown => None,
-            };
+            let call = self.frame_call(caller, &frames[k + 1], callee_funcs, &mut warnings);
             match (call, entry) {
                 (Some(call), Some(entry)) => {
                     built.push(k);
@@ -1154,6 +1168,20 @@ fn library_name_keys(name: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// The name keys of the library function a frame shows (its function and
+/// symbol names).
+fn library_names(fr: &SourceFrame) -> Vec<String> {
+    let mut v: Vec<String> = Vec::new();
+    for n in [&fr.function, &fr.symbol].into_iter().flatten() {
+        for k in library_name_keys(n) {
+            if !v.contains(&k) {
+                v.push(k);
+            }
+        }
+    }
+    v
 }
 
 #[cfg(test)]
