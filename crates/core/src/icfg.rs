@@ -1138,33 +1138,7 @@ impl Icfg {
     /// error and never a panic (and a graph it accepts never panics its
     /// accessors).
     pub fn decode(bytes: &[u8]) -> Result<Icfg, CacheError> {
-        if bytes.len() < CACHE_MAGIC.len() || bytes[..CACHE_MAGIC.len()] != CACHE_MAGIC {
-            return Err(CacheError::NotACache);
-        }
-        if bytes.len() < CACHE_HEADER + 8 {
-            return Err(CacheError::Truncated {
-                expected: 0,
-                found: bytes.len() as u64,
-            });
-        }
-        let version = u16::from_le_bytes([bytes[6], bytes[7]]);
-        if version != CACHE_VERSION {
-            return Err(CacheError::Version {
-                found: version,
-                expected: CACHE_VERSION,
-            });
-        }
-        let total = u64::from_le_bytes(bytes[8..16].try_into().expect("8 bytes"));
-        if total != bytes.len() as u64 {
-            return Err(CacheError::Truncated {
-                expected: total,
-                found: bytes.len() as u64,
-            });
-        }
-        let (body, sum) = bytes.split_at(bytes.len() - 8);
-        if cache_checksum(body) != u64::from_le_bytes(sum.try_into().expect("8 bytes")) {
-            return Err(CacheError::Checksum);
-        }
+        let body = cache_body(bytes)?;
         let mut r = CacheReader {
             buf: body,
             pos: CACHE_HEADER,
@@ -1199,159 +1173,17 @@ impl Icfg {
         if !columns.is_empty() && columns.len() != n {
             return Err(CacheError::Corrupt("columns"));
         }
-        // Functions.
-        let nf = r.u64()?;
-        let nf = usize::try_from(nf)
-            .ok()
-            .filter(|&x| x <= u32::MAX as usize)
-            .ok_or(CacheError::Corrupt("functions"))?;
-        let names = r.pool(Some(nf), "function names")?;
-        let ffile = r.u32s(Some(nf), "function files")?;
-        let fentry = r.u32s(Some(nf), "function entries")?;
-        let fexit = r.u32s(Some(nf), "function exits")?;
-        let nfiles = r.u64()?;
-        let nfiles = usize::try_from(nfiles).map_err(|_| CacheError::Corrupt("files"))?;
-        let file_pool = r.pool(Some(nfiles), "files")?;
-        let files: Vec<Box<str>> = (0..nfiles).map(|i| file_pool.get(i).into()).collect();
-        if funcs_of.iter().any(|&f| f as usize >= nf) {
-            return Err(CacheError::Corrupt("a node belongs to no function"));
-        }
-        let mut functions = Vec::with_capacity(nf);
-        let mut func_lookup = HashMap::with_capacity(nf);
-        for i in 0..nf {
-            let file = match ffile[i] {
-                CACHE_NONE => None,
-                x if (x as usize) < nfiles => Some(FileId(x)),
-                _ => return Err(CacheError::Corrupt("function file")),
-            };
-            let node = |x: u32, kind: NodeKind| match x {
-                CACHE_NONE => Ok(None),
-                x if (x as usize) < n
-                    && kinds[x as usize] == kind
-                    && funcs_of[x as usize] as usize == i =>
-                {
-                    Ok(Some(NodeId(x)))
-                }
-                _ => Err(CacheError::Corrupt("function entry or exit")),
-            };
-            let entry = node(fentry[i], NodeKind::Entry)?;
-            let exit = node(fexit[i], NodeKind::Exit)?;
-            let name: Box<str> = names.get(i).into();
-            if func_lookup.insert(name.clone(), FuncId(i as u32)).is_some() {
-                return Err(CacheError::Corrupt("two functions have the same name"));
-            }
-            functions.push(Function {
-                name,
-                file,
-                entry,
-                exit,
-            });
-        }
-        // Edges.
-        let (offsets, targets) = r.csr(n, "successors")?;
-        let succ_kind: Vec<EdgeKind> = r
-            .u8s(Some(targets.len()), "edge kinds")?
-            .iter()
-            .map(|&k| match k {
-                0 => Ok(EdgeKind::Local),
-                1 => Ok(EdgeKind::Call),
-                2 => Ok(EdgeKind::Return),
-                _ => Err(CacheError::Corrupt("unknown edge kind")),
-            })
-            .collect::<Result<_, _>>()?;
-        let edges = edges_of(&offsets, &targets);
-        for (&(a, b), &k) in edges.iter().zip(&succ_kind) {
-            let ok = match k {
-                EdgeKind::Local => true,
-                EdgeKind::Call => kinds[b as usize] == NodeKind::Entry,
-                EdgeKind::Return => kinds[a as usize] == NodeKind::Exit,
-            };
-            if !ok {
-                return Err(CacheError::Corrupt(
-                    "a call edge does not enter a function or a return edge does not leave one",
-                ));
-            }
-        }
-        let succ = Csr::from_edges(n, &edges);
-        // Backward adjacency, exactly as `build` makes it: edges are sorted
-        // by (source, target), so a stable counting sort by target yields
-        // every target's predecessors in increasing order.
-        let rev: Vec<(u32, u32)> = edges.iter().map(|&(a, b)| (b, a)).collect();
-        let pred = Csr::from_edges(n, &rev);
-        let mut pred_kind = vec![EdgeKind::Local; edges.len()];
-        {
-            let mut fill: Vec<usize> = (0..n).map(|v| pred.edge_range(v as u32).start).collect();
-            for (&(_, b), &k) in edges.iter().zip(&succ_kind) {
-                pred_kind[fill[b as usize]] = k;
-                fill[b as usize] += 1;
-            }
-        }
-        drop(edges);
+        let (functions, func_lookup, files) = read_functions(&mut r, &kinds, &funcs_of)?;
+        let (succ, succ_kind, pred, pred_kind) = read_edges(&mut r, &kinds)?;
         let (rs_offsets, rs_targets) = r.csr(n, "return sites")?;
         let return_sites = Csr::from_edges(n, &edges_of(&rs_offsets, &rs_targets));
         let start = r.u32()?;
         if start as usize >= n {
             return Err(CacheError::Corrupt("start node"));
         }
-        // Call notes.
-        let sites = r.u32s(None, "call notes")?;
-        let ne = r.u32s(Some(sites.len()), "call notes")?;
-        let ns = r.u32s(Some(sites.len()), "call notes")?;
-        if sites.iter().any(|&s| s as usize >= n) || sites.windows(2).any(|w| w[0] >= w[1]) {
-            return Err(CacheError::Corrupt("call note sites"));
-        }
-        let nstr = r.u64()?;
-        let want: u64 = ne.iter().chain(&ns).map(|&x| x as u64).sum();
-        if nstr != want {
-            return Err(CacheError::Corrupt("call note strings"));
-        }
-        let strs = r.pool(usize::try_from(nstr).ok(), "call note strings")?;
-        let mut next = 0usize;
-        let mut take = |k: u32| -> Vec<Box<str>> {
-            let v = (next..next + k as usize)
-                .map(|i| strs.get(i).into())
-                .collect();
-            next += k as usize;
-            v
-        };
-        let call_notes: Vec<(u32, CallNote)> = sites
-            .iter()
-            .zip(ne.iter().zip(&ns))
-            .map(|(&s, (&e, &a))| {
-                (
-                    s,
-                    CallNote {
-                        external_callees: take(e),
-                        string_args: take(a),
-                    },
-                )
-            })
-            .collect();
-        let reg_sites = r.u32s(None, "asynchronous functions")?;
-        let reg_funcs = r.u32s(Some(reg_sites.len()), "asynchronous functions")?;
-        let async_regs: Vec<(NodeId, FuncId)> = reg_sites
-            .iter()
-            .zip(&reg_funcs)
-            .map(|(&s, &f)| (NodeId(s), FuncId(f)))
-            .collect();
-        if reg_sites.iter().any(|&s| s as usize >= n)
-            || reg_funcs.iter().any(|&f| f as usize >= functions.len())
-            || async_regs.windows(2).any(|w| w[0] >= w[1])
-        {
-            return Err(CacheError::Corrupt("asynchronous functions"));
-        }
-        let weak_nodes = r.u32s(None, "weak lines")?;
-        let weak_line_nos = r.u32s(Some(weak_nodes.len()), "weak lines")?;
-        let weak_lines: Vec<(NodeId, u32)> = weak_nodes
-            .iter()
-            .zip(&weak_line_nos)
-            .map(|(&v, &l)| (NodeId(v), l))
-            .collect();
-        if weak_nodes.iter().any(|&v| v as usize >= n)
-            || weak_lines.windows(2).any(|w| w[0] >= w[1])
-        {
-            return Err(CacheError::Corrupt("weak lines"));
-        }
+        let call_notes = read_call_notes(&mut r, n)?;
+        let async_regs = read_async_regs(&mut r, n, functions.len())?;
+        let weak_lines = read_weak_lines(&mut r, n)?;
         if r.pos != body.len() {
             return Err(CacheError::Corrupt("trailing bytes after the last section"));
         }
@@ -1385,6 +1217,222 @@ impl Icfg {
             weak_lines,
         })
     }
+}
+
+/// Checks a cache's magic, version, length and checksum; returns the
+/// body (without the checksum).
+fn cache_body(bytes: &[u8]) -> Result<&[u8], CacheError> {
+    if bytes.len() < CACHE_MAGIC.len() || bytes[..CACHE_MAGIC.len()] != CACHE_MAGIC {
+        return Err(CacheError::NotACache);
+    }
+    if bytes.len() < CACHE_HEADER + 8 {
+        return Err(CacheError::Truncated {
+            expected: 0,
+            found: bytes.len() as u64,
+        });
+    }
+    let version = u16::from_le_bytes([bytes[6], bytes[7]]);
+    if version != CACHE_VERSION {
+        return Err(CacheError::Version {
+            found: version,
+            expected: CACHE_VERSION,
+        });
+    }
+    let total = u64::from_le_bytes(bytes[8..16].try_into().expect("8 bytes"));
+    if total != bytes.len() as u64 {
+        return Err(CacheError::Truncated {
+            expected: total,
+            found: bytes.len() as u64,
+        });
+    }
+    let (body, sum) = bytes.split_at(bytes.len() - 8);
+    if cache_checksum(body) != u64::from_le_bytes(sum.try_into().expect("8 bytes")) {
+        return Err(CacheError::Checksum);
+    }
+    Ok(body)
+}
+
+/// The functions section: names, files, entries and exits (checked
+/// against the nodes' kinds and owners), and the files.
+#[allow(clippy::type_complexity)]
+fn read_functions(
+    r: &mut CacheReader<'_>,
+    kinds: &[NodeKind],
+    funcs_of: &[u32],
+) -> Result<(Vec<Function>, HashMap<Box<str>, FuncId>, Vec<Box<str>>), CacheError> {
+    let n = kinds.len();
+    let nf = r.u64()?;
+    let nf = usize::try_from(nf)
+        .ok()
+        .filter(|&x| x <= u32::MAX as usize)
+        .ok_or(CacheError::Corrupt("functions"))?;
+    let names = r.pool(Some(nf), "function names")?;
+    let ffile = r.u32s(Some(nf), "function files")?;
+    let fentry = r.u32s(Some(nf), "function entries")?;
+    let fexit = r.u32s(Some(nf), "function exits")?;
+    let nfiles = r.u64()?;
+    let nfiles = usize::try_from(nfiles).map_err(|_| CacheError::Corrupt("files"))?;
+    let file_pool = r.pool(Some(nfiles), "files")?;
+    let files: Vec<Box<str>> = (0..nfiles).map(|i| file_pool.get(i).into()).collect();
+    if funcs_of.iter().any(|&f| f as usize >= nf) {
+        return Err(CacheError::Corrupt("a node belongs to no function"));
+    }
+    let mut functions = Vec::with_capacity(nf);
+    let mut func_lookup = HashMap::with_capacity(nf);
+    for i in 0..nf {
+        let file = match ffile[i] {
+            CACHE_NONE => None,
+            x if (x as usize) < nfiles => Some(FileId(x)),
+            _ => return Err(CacheError::Corrupt("function file")),
+        };
+        let node = |x: u32, kind: NodeKind| match x {
+            CACHE_NONE => Ok(None),
+            x if (x as usize) < n
+                && kinds[x as usize] == kind
+                && funcs_of[x as usize] as usize == i =>
+            {
+                Ok(Some(NodeId(x)))
+            }
+            _ => Err(CacheError::Corrupt("function entry or exit")),
+        };
+        let entry = node(fentry[i], NodeKind::Entry)?;
+        let exit = node(fexit[i], NodeKind::Exit)?;
+        let name: Box<str> = names.get(i).into();
+        if func_lookup.insert(name.clone(), FuncId(i as u32)).is_some() {
+            return Err(CacheError::Corrupt("two functions have the same name"));
+        }
+        functions.push(Function {
+            name,
+            file,
+            entry,
+            exit,
+        });
+    }
+    Ok((functions, func_lookup, files))
+}
+
+/// The edges section: successors with their kinds (checked), and the
+/// predecessors exactly as `build` makes them.
+fn read_edges(
+    r: &mut CacheReader<'_>,
+    kinds: &[NodeKind],
+) -> Result<(Csr, Vec<EdgeKind>, Csr, Vec<EdgeKind>), CacheError> {
+    let n = kinds.len();
+    let (offsets, targets) = r.csr(n, "successors")?;
+    let succ_kind: Vec<EdgeKind> = r
+        .u8s(Some(targets.len()), "edge kinds")?
+        .iter()
+        .map(|&k| match k {
+            0 => Ok(EdgeKind::Local),
+            1 => Ok(EdgeKind::Call),
+            2 => Ok(EdgeKind::Return),
+            _ => Err(CacheError::Corrupt("unknown edge kind")),
+        })
+        .collect::<Result<_, _>>()?;
+    let edges = edges_of(&offsets, &targets);
+    for (&(a, b), &k) in edges.iter().zip(&succ_kind) {
+        let ok = match k {
+            EdgeKind::Local => true,
+            EdgeKind::Call => kinds[b as usize] == NodeKind::Entry,
+            EdgeKind::Return => kinds[a as usize] == NodeKind::Exit,
+        };
+        if !ok {
+            return Err(CacheError::Corrupt(
+                "a call edge does not enter a function or a return edge does not leave one",
+            ));
+        }
+    }
+    let succ = Csr::from_edges(n, &edges);
+    // Backward adjacency, exactly as `build` makes it: edges are sorted
+    // by (source, target), so a stable counting sort by target yields
+    // every target's predecessors in increasing order.
+    let rev: Vec<(u32, u32)> = edges.iter().map(|&(a, b)| (b, a)).collect();
+    let pred = Csr::from_edges(n, &rev);
+    let mut pred_kind = vec![EdgeKind::Local; edges.len()];
+    {
+        let mut fill: Vec<usize> = (0..n).map(|v| pred.edge_range(v as u32).start).collect();
+        for (&(_, b), &k) in edges.iter().zip(&succ_kind) {
+            pred_kind[fill[b as usize]] = k;
+            fill[b as usize] += 1;
+        }
+    }
+    drop(edges);
+    Ok((succ, succ_kind, pred, pred_kind))
+}
+
+/// The call notes section (sites in increasing order).
+fn read_call_notes(r: &mut CacheReader<'_>, n: usize) -> Result<Vec<(u32, CallNote)>, CacheError> {
+    let sites = r.u32s(None, "call notes")?;
+    let ne = r.u32s(Some(sites.len()), "call notes")?;
+    let ns = r.u32s(Some(sites.len()), "call notes")?;
+    if sites.iter().any(|&s| s as usize >= n) || sites.windows(2).any(|w| w[0] >= w[1]) {
+        return Err(CacheError::Corrupt("call note sites"));
+    }
+    let nstr = r.u64()?;
+    let want: u64 = ne.iter().chain(&ns).map(|&x| x as u64).sum();
+    if nstr != want {
+        return Err(CacheError::Corrupt("call note strings"));
+    }
+    let strs = r.pool(usize::try_from(nstr).ok(), "call note strings")?;
+    let mut next = 0usize;
+    let mut take = |k: u32| -> Vec<Box<str>> {
+        let v = (next..next + k as usize)
+            .map(|i| strs.get(i).into())
+            .collect();
+        next += k as usize;
+        v
+    };
+    let call_notes: Vec<(u32, CallNote)> = sites
+        .iter()
+        .zip(ne.iter().zip(&ns))
+        .map(|(&s, (&e, &a))| {
+            (
+                s,
+                CallNote {
+                    external_callees: take(e),
+                    string_args: take(a),
+                },
+            )
+        })
+        .collect();
+    Ok(call_notes)
+}
+
+/// The asynchronous-function registrations (sorted, in range).
+fn read_async_regs(
+    r: &mut CacheReader<'_>,
+    n: usize,
+    nf: usize,
+) -> Result<Vec<(NodeId, FuncId)>, CacheError> {
+    let reg_sites = r.u32s(None, "asynchronous functions")?;
+    let reg_funcs = r.u32s(Some(reg_sites.len()), "asynchronous functions")?;
+    let async_regs: Vec<(NodeId, FuncId)> = reg_sites
+        .iter()
+        .zip(&reg_funcs)
+        .map(|(&s, &f)| (NodeId(s), FuncId(f)))
+        .collect();
+    if reg_sites.iter().any(|&s| s as usize >= n)
+        || reg_funcs.iter().any(|&f| f as usize >= nf)
+        || async_regs.windows(2).any(|w| w[0] >= w[1])
+    {
+        return Err(CacheError::Corrupt("asynchronous functions"));
+    }
+    Ok(async_regs)
+}
+
+/// The weak lines (sorted, in range).
+fn read_weak_lines(r: &mut CacheReader<'_>, n: usize) -> Result<Vec<(NodeId, u32)>, CacheError> {
+    let weak_nodes = r.u32s(None, "weak lines")?;
+    let weak_line_nos = r.u32s(Some(weak_nodes.len()), "weak lines")?;
+    let weak_lines: Vec<(NodeId, u32)> = weak_nodes
+        .iter()
+        .zip(&weak_line_nos)
+        .map(|(&v, &l)| (NodeId(v), l))
+        .collect();
+    if weak_nodes.iter().any(|&v| v as usize >= n) || weak_lines.windows(2).any(|w| w[0] >= w[1]) {
+        return Err(CacheError::Corrupt("weak lines"));
+    }
+    Ok(weak_lines)
 }
 
 #[cfg(test)]
