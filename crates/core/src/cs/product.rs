@@ -1261,35 +1261,28 @@ pub(crate) fn close(
         }
     };
     let n = g.num_nodes();
-    // One search of the report alone sizes the cap of the others.
-    let mut no_c = BitSet::new(n);
-    let mut yes_c = BitSet::new(n);
+    let mut c = Candidates {
+        n,
+        no: BitSet::new(n),
+        yes: BitSet::new(n),
+    };
     let mut gone = Vec::new();
     for (v, l) in labels.iter().enumerate() {
         if *l == Label::Maybe {
             if p.removed(v) {
                 gone.push(v);
             } else {
-                no_c.insert(v);
-                yes_c.insert(v);
+                c.no.insert(v);
+                c.yes.insert(v);
             }
         }
     }
-    let clear = |path: &[NodeId], no_c: &mut BitSet, yes_c: &mut BitSet| {
-        let mut on = BitSet::new(n);
-        for v in path {
-            on.insert(v.index());
-            no_c.remove(v.index());
-        }
-        let off: Vec<usize> = yes_c.iter().filter(|&v| !on.contains(v)).collect();
-        for v in off {
-            yes_c.remove(v);
-        }
-    };
+    // One search of the report alone: is there a path at all, and how
+    // large is a search (the cap of the others)?
     out.searches += 1;
     match p.run(&[], &[], None, false) {
         Ok(Some(path)) => {
-            clear(&path, &mut no_c, &mut yes_c);
+            c.clear(&path);
             p.cap = p.last.saturating_mul(CAP_FACTOR).max(MIN_CAP);
         }
         Ok(None) => {
@@ -1305,65 +1298,106 @@ pub(crate) fn close(
         labels[v] = Label::No;
         out.no += 1;
     }
-    // Candidates for Yes first, in batches (their paths clear most
-    // candidates for No): a path that misses some node of the
-    // batch clears at least one; none proves the whole batch. Each node
-    // of a batch is one bit, and subsumption keeps only the states that
-    // saw fewest of them, so a batch over the cap is halved; a single
-    // node over it stays Maybe.
+    // Candidates for Yes first: their paths clear most candidates for No.
+    if let Err(Unsupported(why)) = close_yes(&mut p, &mut c, labels, &mut out, deadline) {
+        out.stopped = Some(why);
+        return out;
+    }
+    if let Err(Unsupported(why)) = close_no(&mut p, &mut c, labels, &mut out) {
+        out.stopped = Some(why);
+    }
+    out
+}
+
+/// The nodes [`close`] has yet to decide.
+struct Candidates {
+    /// Nodes of the graph.
+    n: usize,
+    /// Not yet seen on a consistent path.
+    no: BitSet,
+    /// Not yet seen missed by one.
+    yes: BitSet,
+}
+
+impl Candidates {
+    /// A consistent valid path clears the nodes on it of being No and
+    /// those off it of being Yes.
+    fn clear(&mut self, path: &[NodeId]) {
+        let mut on = BitSet::new(self.n);
+        for v in path {
+            on.insert(v.index());
+            self.no.remove(v.index());
+        }
+        let off: Vec<usize> = self.yes.iter().filter(|&v| !on.contains(v)).collect();
+        for v in off {
+            self.yes.remove(v);
+        }
+    }
+}
+
+/// The Yes side of [`close`], in batches: a path that misses some node of
+/// the batch clears at least one; none proves the whole batch. Each node
+/// of a batch is one bit, and subsumption keeps only the states that saw
+/// fewest of them, so a batch over the cap is halved; a single node over
+/// it stays Maybe (noted in `out.stopped`). Past the deadline, the error.
+fn close_yes(
+    p: &mut Prepared<'_>,
+    c: &mut Candidates,
+    labels: &mut [Label],
+    out: &mut Closed,
+    deadline: Option<Instant>,
+) -> Result<(), Unsupported> {
     let mut size = BATCH / 4;
     let mut given_up = 0usize;
-    while yes_c.iter().next().is_some() {
-        let nodes: Vec<u32> = yes_c.iter().take(size).map(|v| v as u32).collect();
+    while c.yes.iter().next().is_some() {
+        let nodes: Vec<u32> = c.yes.iter().take(size).map(|v| v as u32).collect();
         out.searches += 1;
         match p.run(&[], &[], Some(&nodes), false) {
-            Ok(Some(path)) => clear(&path, &mut no_c, &mut yes_c),
+            Ok(Some(path)) => c.clear(&path),
             Ok(None) => {
                 for &v in &nodes {
                     labels[v as usize] = Label::Yes;
-                    yes_c.remove(v as usize);
+                    c.yes.remove(v as usize);
                     out.yes += 1;
                 }
                 size = (size * 2).min(BATCH);
             }
-            Err(Unsupported(why)) => {
-                if deadline.is_some_and(|d| Instant::now() > d) || nodes.len() == 1 {
-                    if nodes.len() == 1 {
-                        yes_c.remove(nodes[0] as usize);
-                        given_up += 1;
-                    }
-                    if deadline.is_some_and(|d| Instant::now() > d) {
-                        out.stopped = Some(why);
-                        return out;
-                    }
-                    out.stopped = Some(format!("{why}, for {given_up} nodes"));
-                } else {
-                    size = nodes.len() / 2;
-                }
+            Err(e) if deadline.is_some_and(|d| Instant::now() > d) => return Err(e),
+            Err(Unsupported(why)) if nodes.len() == 1 => {
+                c.yes.remove(nodes[0] as usize);
+                given_up += 1;
+                out.stopped = Some(format!("{why}, for {given_up} nodes"));
             }
+            Err(_) => size = nodes.len() / 2,
         }
     }
-    // Then candidates for No (most were cleared by the paths above).
-    while no_c.iter().next().is_some() {
-        let nodes: Vec<NodeId> = no_c.iter().map(NodeId::new).collect();
+    Ok(())
+}
+
+/// The No side of [`close`]: a path through some remaining candidate (an
+/// automaton of two states) clears at least one; none proves them all.
+fn close_no(
+    p: &mut Prepared<'_>,
+    c: &mut Candidates,
+    labels: &mut [Label],
+    out: &mut Closed,
+) -> Result<(), Unsupported> {
+    while c.no.iter().next().is_some() {
+        let nodes: Vec<NodeId> = c.no.iter().map(NodeId::new).collect();
         let some = NodeSet::new(nodes).expect("candidates");
         let dfa = Dfa::subsequence(Origin::Query, &[some]);
         out.searches += 1;
-        match p.run(std::slice::from_ref(&dfa), &[], None, false) {
-            Ok(Some(path)) => clear(&path, &mut no_c, &mut yes_c),
-            Ok(None) => {
-                for v in no_c.iter() {
+        match p.run(std::slice::from_ref(&dfa), &[], None, false)? {
+            Some(path) => c.clear(&path),
+            None => {
+                for v in c.no.iter() {
                     labels[v] = Label::No;
-                    yes_c.remove(v);
+                    c.yes.remove(v);
                     out.no += 1;
                 }
                 break;
             }
-            Err(Unsupported(why)) => {
-                out.stopped = Some(why);
-                return out;
-            }
         }
     }
-    out
+    Ok(())
 }
