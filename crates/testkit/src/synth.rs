@@ -746,8 +746,58 @@ fn build_program(cfg: &SynthConfig) -> Program {
     let extra = (cfg.crash_depth / 4).max(2);
     let nlayers = (cfg.crash_depth + 1 + extra).min(nf).max(2);
     let depth = cfg.crash_depth.min(nlayers - 1);
+    let layer_start = layer_starts(nf, nlayers);
+    let nfiles = cfg.files.max(1);
+    let funcs = declare_functions(cfg, &mut rng, &layer_start, nfiles);
+    let pref = popularity(&mut rng, funcs.len());
+    let sizes = block_budgets(cfg, &mut rng, nf);
 
-    // Layer sizes: main alone in layer 0, deeper layers get more functions.
+    let stmts_mean_extra = (cfg.statements as f64 / cfg.blocks.max(1) as f64 - 1.0).max(0.0);
+    let nfuncs = funcs.len();
+    let mut g = Gen {
+        cfg,
+        rng,
+        funcs,
+        defined: nf,
+        blocks: Vec::with_capacity(cfg.blocks + 16),
+        arms: Vec::new(),
+        calls: Vec::new(),
+        targets: Vec::new(),
+        pref,
+        layer_start,
+        called: vec![false; nfuncs],
+        pool: Vec::new(),
+        cheap: Vec::new(),
+        cheap_pref: vec![0.0],
+        spine_cursor: 0,
+        label_used: [false; LABELS.len()],
+        label_counter: 0,
+        nloops: 0,
+        driver_header: NONE,
+        stmts_mean_extra,
+        early_returns: true,
+    };
+    g.build_bodies(&sizes, nlayers, nfiles);
+    g.add_recursion();
+    g.compute_heights();
+    let order = g.csi_order();
+    Program {
+        funcs: g.funcs,
+        defined: nf,
+        blocks: g.blocks,
+        arms: g.arms,
+        calls: g.calls,
+        targets: g.targets,
+        files: file_names(nfiles),
+        order,
+        driver_header: g.driver_header,
+        depth,
+    }
+}
+
+/// Layer sizes: main alone in layer 0, deeper layers get more functions.
+/// Returns each layer's first function (and the end).
+fn layer_starts(nf: usize, nlayers: usize) -> Vec<usize> {
     let mut layer_size = vec![1usize; nlayers];
     let weights: Vec<f64> = (1..nlayers).map(|l| pow_eighths(l as f64, 6)).collect();
     let wsum: f64 = weights.iter().sum();
@@ -768,9 +818,19 @@ fn build_program(cfg: &SynthConfig) -> Program {
     for l in 0..nlayers {
         layer_start[l + 1] = layer_start[l] + layer_size[l];
     }
+    layer_start
+}
 
-    // Functions: defined (in layer order), stubs, declarations.
-    let nfiles = cfg.files.max(1);
+/// Functions: defined (in layer order, named and placed in files),
+/// library stubs, declarations.
+fn declare_functions(
+    cfg: &SynthConfig,
+    rng: &mut Rng,
+    layer_start: &[usize],
+    nfiles: usize,
+) -> Vec<Func> {
+    let nlayers = layer_start.len() - 1;
+    let nf = layer_start[nlayers];
     let mut names = HashSet::new();
     let mut funcs = Vec::with_capacity(nf + cfg.library_functions + cfg.declarations);
     for l in 0..nlayers {
@@ -802,18 +862,24 @@ fn build_program(cfg: &SynthConfig) -> Program {
         let name = lib_name(&DECL_NAMES, i);
         funcs.push(Func::new(name, FKind::Decl, nlayers as u32, 0));
     }
+    funcs
+}
 
-    // Popularity: heavy-tailed, so a few functions are called from hundreds
-    // of sites.
-    let mut pref = Vec::with_capacity(funcs.len() + 1);
+/// Popularity prefix sums: heavy-tailed, so a few functions are called
+/// from hundreds of sites.
+fn popularity(rng: &mut Rng, n: usize) -> Vec<f64> {
+    let mut pref = Vec::with_capacity(n + 1);
     pref.push(0.0);
     let mut acc = 0.0;
-    for _ in 0..funcs.len() {
+    for _ in 0..n {
         acc += rng.heavy(7, 2000.0);
         pref.push(acc);
     }
+    pref
+}
 
-    // Block budgets: heavy-tailed function sizes.
+/// Block budgets: heavy-tailed function sizes summing to `cfg.blocks`.
+fn block_budgets(cfg: &SynthConfig, rng: &mut Rng, nf: usize) -> Vec<usize> {
     let main_blocks = (cfg.blocks / nf).clamp(6, 40);
     let mut sizes = vec![0usize; nf];
     sizes[0] = main_blocks;
@@ -838,82 +904,12 @@ fn build_program(cfg: &SynthConfig) -> Program {
     } else {
         sizes[big] += cfg.blocks - total;
     }
+    sizes
+}
 
-    let stmts_mean_extra = (cfg.statements as f64 / cfg.blocks.max(1) as f64 - 1.0).max(0.0);
-    let nfuncs = funcs.len();
-    let mut g = Gen {
-        cfg,
-        rng,
-        funcs,
-        defined: nf,
-        blocks: Vec::with_capacity(cfg.blocks + 16),
-        arms: Vec::new(),
-        calls: Vec::new(),
-        targets: Vec::new(),
-        pref,
-        layer_start,
-        called: vec![false; nfuncs],
-        pool: Vec::new(),
-        cheap: Vec::new(),
-        cheap_pref: vec![0.0],
-        spine_cursor: 0,
-        label_used: [false; LABELS.len()],
-        label_counter: 0,
-        nloops: 0,
-        driver_header: NONE,
-        stmts_mean_extra,
-        early_returns: true,
-    };
-    let mut file_line = vec![1u32; nfiles];
-
-    // Bottom-up: callees are complete (cost known) before their callers.
-    for l in (0..nlayers).rev() {
-        let cheap_snapshot = g.cheap.len();
-        g.spine_cursor = g.layer_start[(l + 1).min(nlayers)];
-        let (a, b) = (g.layer_start[l], g.layer_start[l + 1]);
-        for (fi, &size) in sizes.iter().enumerate().take(b).skip(a) {
-            g.build_function(fi, size, &mut file_line);
-            g.assign_calls(fi, cheap_snapshot);
-            let cost = g.cheap_cost(fi);
-            g.funcs[fi].cost = cost;
-            if cost <= CHEAP_COST_CAP && fi != 0 {
-                g.cheap.push(fi as u32);
-                let w = g.pref[fi + 1] - g.pref[fi];
-                let last = *g.cheap_pref.last().unwrap();
-                g.cheap_pref.push(last + w);
-            }
-        }
-        for fi in g.layer_start[l]..g.layer_start[l + 1] {
-            if !g.called[fi] && fi != 0 {
-                g.pool.push(fi as u32);
-            }
-        }
-    }
-    g.add_recursion();
-
-    // Heights over downward calls (higher index = same or lower layer).
-    for fi in (0..nf).rev() {
-        let (a, b) = g.funcs[fi].calls;
-        let mut h = 0;
-        for c in &g.calls[a as usize..b as usize] {
-            for &t in &g.targets[c.targets.0 as usize..c.targets.1 as usize] {
-                let tf = &g.funcs[t as usize];
-                if tf.kind == FKind::Defined && tf.layer > g.funcs[fi].layer {
-                    h = h.max(tf.height + 1);
-                }
-            }
-        }
-        g.funcs[fi].height = h;
-    }
-
-    // csi-cc numbering: defined functions grouped by file, then library.
-    let mut order: Vec<u32> = (0..nf as u32).collect();
-    order.sort_by_key(|&f| (g.funcs[f as usize].file, f));
-    order.extend(nf as u32..nfuncs as u32);
-    for (k, &f) in order.iter().enumerate() {
-        g.funcs[f as usize].num = k as u32 + 1;
-    }
-    let files = (0..nfiles)
+/// The source files' names.
+fn file_names(nfiles: usize) -> Vec<String> {
+    (0..nfiles)
         .map(|i| {
             let stem = if i == 0 {
                 "main".to_string()
@@ -928,19 +924,65 @@ fn build_program(cfg: &SynthConfig) -> Program {
             };
             format!("/synth/gcc-like/gcc/{stem}.c")
         })
-        .collect();
+        .collect()
+}
 
-    Program {
-        funcs: g.funcs,
-        defined: nf,
-        blocks: g.blocks,
-        arms: g.arms,
-        calls: g.calls,
-        targets: g.targets,
-        files,
-        order,
-        driver_header: g.driver_header,
-        depth,
+impl Gen<'_> {
+    /// Function bodies, bottom-up: callees are complete (cost known)
+    /// before their callers.
+    fn build_bodies(&mut self, sizes: &[usize], nlayers: usize, nfiles: usize) {
+        let mut file_line = vec![1u32; nfiles];
+        for l in (0..nlayers).rev() {
+            let cheap_snapshot = self.cheap.len();
+            self.spine_cursor = self.layer_start[(l + 1).min(nlayers)];
+            let (a, b) = (self.layer_start[l], self.layer_start[l + 1]);
+            for (fi, &size) in sizes.iter().enumerate().take(b).skip(a) {
+                self.build_function(fi, size, &mut file_line);
+                self.assign_calls(fi, cheap_snapshot);
+                let cost = self.cheap_cost(fi);
+                self.funcs[fi].cost = cost;
+                if cost <= CHEAP_COST_CAP && fi != 0 {
+                    self.cheap.push(fi as u32);
+                    let w = self.pref[fi + 1] - self.pref[fi];
+                    let last = *self.cheap_pref.last().unwrap();
+                    self.cheap_pref.push(last + w);
+                }
+            }
+            for fi in self.layer_start[l]..self.layer_start[l + 1] {
+                if !self.called[fi] && fi != 0 {
+                    self.pool.push(fi as u32);
+                }
+            }
+        }
+    }
+
+    /// Heights over downward calls (higher index = same or lower layer).
+    fn compute_heights(&mut self) {
+        for fi in (0..self.defined).rev() {
+            let (a, b) = self.funcs[fi].calls;
+            let mut h = 0;
+            for c in &self.calls[a as usize..b as usize] {
+                for &t in &self.targets[c.targets.0 as usize..c.targets.1 as usize] {
+                    let tf = &self.funcs[t as usize];
+                    if tf.kind == FKind::Defined && tf.layer > self.funcs[fi].layer {
+                        h = h.max(tf.height + 1);
+                    }
+                }
+            }
+            self.funcs[fi].height = h;
+        }
+    }
+
+    /// csi-cc numbering: defined functions grouped by file, then library.
+    fn csi_order(&mut self) -> Vec<u32> {
+        let nf = self.defined;
+        let mut order: Vec<u32> = (0..nf as u32).collect();
+        order.sort_by_key(|&f| (self.funcs[f as usize].file, f));
+        order.extend(nf as u32..self.funcs.len() as u32);
+        for (k, &f) in order.iter().enumerate() {
+            self.funcs[f as usize].num = k as u32 + 1;
+        }
+        order
     }
 }
 
