@@ -1709,47 +1709,120 @@ impl Sim<'_> {
 }
 
 fn simulate(p: &Program, cfg: &SynthConfig, record: bool) -> Run {
-    let mut rng = Rng::with_stream(cfg.seed, 2);
-    let target = p.depth;
-    let switch_at = cfg.coverage + cfg.coverage / 10;
-    let max_iter = cfg.max_loop_iterations.min(255);
-    let mut sim = Sim {
-        p,
-        visited: vec![0; p.blocks.len()],
-        parent: vec![0; p.blocks.len()],
-        stamp: 0,
-        queue: Vec::new(),
+    let mut r = Runner::new(p, cfg, record);
+    let crash = loop {
+        r.start_diving_when_due();
+        let depth = r.stack.len() - 1;
+        let fr = r.stack[depth];
+        if fr.mode == Mode::Dive && !r.plan_dive(depth, &fr) {
+            continue;
+        }
+        let b = &p.blocks[fr.block as usize];
+        let crashing = fr.mode == Mode::Dive && depth == r.target;
+        let more_calls = fr.next_call < b.calls.1;
+        if crashing {
+            if let Some(c) = r.crash_in(&fr, more_calls) {
+                break c;
+            }
+        }
+        if more_calls {
+            r.call(depth, &fr, crashing);
+        } else {
+            r.end_block(depth, &fr, crashing);
+        }
     };
-    let mut trace = if record { Some(Vec::new()) } else { None };
-    let mut executed = vec![false; p.calls.len()];
-    let mut n_exec = 0usize;
-    let mut steps = 0u64;
-    let mut active = vec![0u32; p.funcs.len()];
-    let mut explored = vec![0u32; p.funcs.len()];
-    // ARM_P0 * ARM_DECAY^depth, by repeated products (portable, unlike powi).
-    let mut arm_p = vec![ARM_P0];
-    for _ in 0..cfg.explore_depth.max(1) {
-        let last = *arm_p.last().unwrap();
-        arm_p.push(last * ARM_DECAY);
+    Run {
+        executed: r.executed,
+        stack: r.stack[1..].iter().map(|f| (f.via, f.func)).collect(),
+        crash,
+        steps: r.steps,
+        trace: r.trace,
     }
-    let mut loops: Vec<u8> = Vec::new();
-    let mut stack: Vec<Frame> = Vec::new();
-    let mut diving = false;
-    let mut plan: Option<DivePlan> = None;
-    let mut walk: Option<u32> = None;
+}
 
-    let push = |stack: &mut Vec<Frame>,
-                loops: &mut Vec<u8>,
-                active: &mut Vec<u32>,
-                f: u32,
-                via: u32,
-                mode: Mode| {
+/// The state of [`simulate`]'s run: one step per block visit or call.
+struct Runner<'p> {
+    p: &'p Program,
+    cfg: &'p SynthConfig,
+    rng: Rng,
+    sim: Sim<'p>,
+    /// The crash depth.
+    target: usize,
+    /// Executed call sites after which the run dives to the crash.
+    switch_at: usize,
+    max_iter: u32,
+    trace: Option<Vec<(u32, u32)>>,
+    executed: Vec<bool>,
+    n_exec: usize,
+    steps: u64,
+    /// Activations per function.
+    active: Vec<u32>,
+    /// Explorations per function.
+    explored: Vec<u32>,
+    /// Probability of a conditional's taken arm, per depth.
+    arm_p: Vec<f64>,
+    /// Loop iteration counters of the frames, in stack order.
+    loops: Vec<u8>,
+    stack: Vec<Frame>,
+    diving: bool,
+    plan: Option<DivePlan>,
+    /// Statements left to walk in the crashing frame.
+    walk: Option<u32>,
+}
+
+impl<'p> Runner<'p> {
+    fn new(p: &'p Program, cfg: &'p SynthConfig, record: bool) -> Runner<'p> {
+        // ARM_P0 * ARM_DECAY^depth, by repeated products (portable, unlike powi).
+        let mut arm_p = vec![ARM_P0];
+        for _ in 0..cfg.explore_depth.max(1) {
+            let last = *arm_p.last().unwrap();
+            arm_p.push(last * ARM_DECAY);
+        }
+        let mut r = Runner {
+            p,
+            cfg,
+            rng: Rng::with_stream(cfg.seed, 2),
+            sim: Sim {
+                p,
+                visited: vec![0; p.blocks.len()],
+                parent: vec![0; p.blocks.len()],
+                stamp: 0,
+                queue: Vec::new(),
+            },
+            target: p.depth,
+            switch_at: cfg.coverage + cfg.coverage / 10,
+            max_iter: cfg.max_loop_iterations.min(255),
+            trace: if record { Some(Vec::new()) } else { None },
+            executed: vec![false; p.calls.len()],
+            n_exec: 0,
+            steps: 0,
+            active: vec![0u32; p.funcs.len()],
+            explored: vec![0u32; p.funcs.len()],
+            arm_p,
+            loops: Vec::new(),
+            stack: Vec::new(),
+            diving: false,
+            plan: None,
+            walk: None,
+        };
+        if let Some(t) = &mut r.trace {
+            t.push((0, 1));
+        }
+        r.steps += 1;
+        r.push(0, NONE, Mode::Explore);
+        r
+    }
+
+    /// Enters function `f` from call site `via`.
+    fn push(&mut self, f: u32, via: u32, mode: Mode) {
+        let p = self.p;
         let func = &p.funcs[f as usize];
-        let base = loops.len() as u32;
-        loops.resize(loops.len() + func.nloops as usize, 0);
-        active[f as usize] += 1;
+        let base = self.loops.len() as u32;
+        self.loops
+            .resize(self.loops.len() + func.nloops as usize, 0);
+        self.active[f as usize] += 1;
         let b0 = func.blocks.0;
-        stack.push(Frame {
+        self.stack.push(Frame {
             func: f,
             block: b0,
             pos: 0,
@@ -1758,207 +1831,224 @@ fn simulate(p: &Program, cfg: &SynthConfig, record: bool) -> Run {
             loop_base: base,
             via,
         });
-    };
-    let rec = |trace: &mut Option<Vec<(u32, u32)>>, f: u32, b: u32, from: u32, to: u32| {
-        if let Some(t) = trace {
+    }
+
+    /// Records statements `from..to` of block `b` of function `f`.
+    fn rec(&mut self, f: u32, b: u32, from: u32, to: u32) {
+        if let Some(t) = &mut self.trace {
             for off in from..to {
-                t.push((f, p.local(b, off)));
+                t.push((f, self.p.local(b, off)));
             }
         }
-    };
-
-    if let Some(t) = &mut trace {
-        t.push((0, 1));
     }
-    steps += 1;
-    push(&mut stack, &mut loops, &mut active, 0, NONE, Mode::Explore);
 
-    let crash;
-    loop {
-        if !diving && (n_exec >= switch_at || steps >= cfg.max_steps) {
-            diving = true;
-            for fr in stack.iter_mut() {
+    /// After enough coverage (or steps), every exploring frame dives.
+    fn start_diving_when_due(&mut self) {
+        if !self.diving && (self.n_exec >= self.switch_at || self.steps >= self.cfg.max_steps) {
+            self.diving = true;
+            for fr in self.stack.iter_mut() {
                 if fr.mode == Mode::Explore {
                     fr.mode = Mode::Dive;
                 }
             }
         }
-        let depth = stack.len() - 1;
-        let fr = stack[depth];
-        if fr.mode == Mode::Dive {
-            if depth > target {
-                stack[depth].mode = Mode::Cheap;
-                plan = None;
-                continue;
-            }
-            if depth < target && !matches!(&plan, Some(d) if d.frame == depth) {
-                match sim.find_dive(&fr, (target - depth - 1) as u32) {
-                    Some((path, call)) => {
-                        plan = Some(DivePlan {
-                            frame: depth,
-                            path,
-                            call,
-                        })
-                    }
-                    None => {
-                        stack[depth].mode = Mode::Cheap;
-                        plan = None;
-                        continue;
-                    }
+    }
+
+    /// A diving frame plans its way to a call deep enough; false (the
+    /// frame turned cheap) when it is too deep or has none.
+    fn plan_dive(&mut self, depth: usize, fr: &Frame) -> bool {
+        if depth > self.target {
+            self.stack[depth].mode = Mode::Cheap;
+            self.plan = None;
+            return false;
+        }
+        if depth < self.target && !matches!(&self.plan, Some(d) if d.frame == depth) {
+            match self.sim.find_dive(fr, (self.target - depth - 1) as u32) {
+                Some((path, call)) => {
+                    self.plan = Some(DivePlan {
+                        frame: depth,
+                        path,
+                        call,
+                    })
+                }
+                None => {
+                    self.stack[depth].mode = Mode::Cheap;
+                    self.plan = None;
+                    return false;
                 }
             }
         }
+        true
+    }
+
+    /// In the crashing frame: walks a random number of statements and
+    /// crashes there, if it comes before the next call (or the return).
+    fn crash_in(&mut self, fr: &Frame, more_calls: bool) -> Option<(u32, u32)> {
+        let p = self.p;
         let b = &p.blocks[fr.block as usize];
-        let crashing = fr.mode == Mode::Dive && depth == target;
-        let more_calls = fr.next_call < b.calls.1;
-        if crashing {
-            let k = *walk.get_or_insert_with(|| rng.below_u64(CRASH_WALK + 1) as u32);
-            let stop = if more_calls {
-                p.calls[fr.next_call as usize].offset
-            } else {
-                b.stmts
-            };
-            let avail = stop - fr.pos;
-            if k < avail || (!more_calls && matches!(b.term, Term::Return)) {
-                let off = if k < avail { fr.pos + k } else { b.stmts - 1 };
-                rec(&mut trace, fr.func, fr.block, fr.pos, off + 1);
-                steps += (off + 1 - fr.pos) as u64;
-                crash = (fr.func, p.local(fr.block, off));
-                break;
-            }
-            walk = Some(k - avail);
+        let rng = &mut self.rng;
+        let k = *self
+            .walk
+            .get_or_insert_with(|| rng.below_u64(CRASH_WALK + 1) as u32);
+        let stop = if more_calls {
+            p.calls[fr.next_call as usize].offset
+        } else {
+            b.stmts
+        };
+        let avail = stop - fr.pos;
+        if k < avail || (!more_calls && matches!(b.term, Term::Return)) {
+            let off = if k < avail { fr.pos + k } else { b.stmts - 1 };
+            self.rec(fr.func, fr.block, fr.pos, off + 1);
+            self.steps += (off + 1 - fr.pos) as u64;
+            return Some((fr.func, p.local(fr.block, off)));
         }
-        if more_calls {
-            let ci = fr.next_call;
-            let c = p.calls[ci as usize];
-            rec(&mut trace, fr.func, fr.block, fr.pos, c.offset + 1);
-            steps += (c.offset + 1 - fr.pos) as u64;
-            {
-                let f = &mut stack[depth];
-                f.pos = c.offset + 1;
-                f.next_call += 1;
-            }
-            if !executed[ci as usize] {
-                executed[ci as usize] = true;
-                n_exec += 1;
-            }
-            let ts = p.targets_of(&c);
-            let (t, mode) = match fr.mode {
-                Mode::Dive if !crashing && plan.as_ref().is_some_and(|d| d.call == ci) => {
-                    let need = (target - depth - 1) as u32;
-                    let ok: Vec<u32> = ts
-                        .iter()
-                        .copied()
-                        .filter(|&t| {
-                            let f = &p.funcs[t as usize];
-                            f.kind == FKind::Defined && f.height >= need
-                        })
-                        .collect();
-                    (ok[rng.index(ok.len())], Mode::Dive)
-                }
-                Mode::Explore => {
-                    let t = ts[rng.index(ts.len())];
-                    let seen = explored[t as usize];
-                    let m = if depth + 1 < cfg.explore_depth
-                        && active[t as usize] < cfg.recursion_bound
-                        && (seen < FRESH_EXPLORATIONS
-                            || rng.chance_f(FRESH_EXPLORATIONS as f64 / seen as f64))
-                    {
-                        explored[t as usize] = seen.saturating_add(1);
-                        Mode::Explore
-                    } else {
-                        Mode::Cheap
-                    };
-                    (t, m)
-                }
-                _ => (ts[rng.index(ts.len())], Mode::Cheap),
-            };
-            match p.funcs[t as usize].kind {
-                FKind::Decl => {}
-                FKind::Stub => {
-                    if let Some(tr) = &mut trace {
-                        tr.push((t, 1));
-                        tr.push((t, 2));
-                    }
-                    steps += 2;
-                }
-                FKind::Defined => {
-                    if let Some(tr) = &mut trace {
-                        tr.push((t, 1));
-                    }
-                    steps += 1;
-                    push(&mut stack, &mut loops, &mut active, t, ci, mode);
-                    if mode == Mode::Dive {
-                        plan = None;
-                    }
-                }
-            }
-            continue;
+        self.walk = Some(k - avail);
+        None
+    }
+
+    /// The frame's next call: a target by the frame's mode, entered.
+    fn call(&mut self, depth: usize, fr: &Frame, crashing: bool) {
+        let p = self.p;
+        let ci = fr.next_call;
+        let c = p.calls[ci as usize];
+        self.rec(fr.func, fr.block, fr.pos, c.offset + 1);
+        self.steps += (c.offset + 1 - fr.pos) as u64;
+        {
+            let f = &mut self.stack[depth];
+            f.pos = c.offset + 1;
+            f.next_call += 1;
         }
-        // End of the block.
-        rec(&mut trace, fr.func, fr.block, fr.pos, b.stmts);
-        steps += (b.stmts - fr.pos) as u64;
+        if !self.executed[ci as usize] {
+            self.executed[ci as usize] = true;
+            self.n_exec += 1;
+        }
+        let ts = p.targets_of(&c);
+        let (t, mode) = match fr.mode {
+            Mode::Dive if !crashing && self.plan.as_ref().is_some_and(|d| d.call == ci) => {
+                let need = (self.target - depth - 1) as u32;
+                let ok: Vec<u32> = ts
+                    .iter()
+                    .copied()
+                    .filter(|&t| {
+                        let f = &p.funcs[t as usize];
+                        f.kind == FKind::Defined && f.height >= need
+                    })
+                    .collect();
+                (ok[self.rng.index(ok.len())], Mode::Dive)
+            }
+            Mode::Explore => {
+                let t = ts[self.rng.index(ts.len())];
+                let seen = self.explored[t as usize];
+                let m = if depth + 1 < self.cfg.explore_depth
+                    && self.active[t as usize] < self.cfg.recursion_bound
+                    && (seen < FRESH_EXPLORATIONS
+                        || self.rng.chance_f(FRESH_EXPLORATIONS as f64 / seen as f64))
+                {
+                    self.explored[t as usize] = seen.saturating_add(1);
+                    Mode::Explore
+                } else {
+                    Mode::Cheap
+                };
+                (t, m)
+            }
+            _ => (ts[self.rng.index(ts.len())], Mode::Cheap),
+        };
+        match p.funcs[t as usize].kind {
+            FKind::Decl => {}
+            FKind::Stub => {
+                if let Some(tr) = &mut self.trace {
+                    tr.push((t, 1));
+                    tr.push((t, 2));
+                }
+                self.steps += 2;
+            }
+            FKind::Defined => {
+                if let Some(tr) = &mut self.trace {
+                    tr.push((t, 1));
+                }
+                self.steps += 1;
+                self.push(t, ci, mode);
+                if mode == Mode::Dive {
+                    self.plan = None;
+                }
+            }
+        }
+    }
+
+    /// The end of the frame's block: the next block by the frame's mode,
+    /// or the return.
+    fn end_block(&mut self, depth: usize, fr: &Frame, crashing: bool) {
+        let p = self.p;
+        let b = &p.blocks[fr.block as usize];
+        self.rec(fr.func, fr.block, fr.pos, b.stmts);
+        self.steps += (b.stmts - fr.pos) as u64;
         let next = match fr.mode {
             Mode::Cheap => p.cheap_succ(fr.block),
             Mode::Dive if crashing => p.cheap_succ(fr.block),
-            Mode::Dive => plan.as_mut().and_then(|d| d.path.pop()).expect("dive path"),
-            Mode::Explore => match b.term {
-                Term::Goto(n) => n,
-                Term::Return => EXIT,
-                Term::Cond { take, skip } => {
-                    if rng.chance_f(arm_p[depth.min(arm_p.len() - 1)]) {
-                        take
-                    } else {
-                        skip
-                    }
-                }
-                Term::Switch { start, len } => {
-                    p.arms[(start + rng.below_u64(len as u64) as u32) as usize]
-                }
-                Term::Loop { body, exit, id } => {
-                    if fr.block == p.driver_header && depth == 0 {
-                        body
-                    } else {
-                        let c = &mut loops[(fr.loop_base + id) as usize];
-                        if (*c as u32) < max_iter && rng.chance_f(LOOP_P) {
-                            *c += 1;
-                            body
-                        } else {
-                            *c = 0;
-                            exit
-                        }
-                    }
-                }
-                Term::Open => unreachable!(),
-            },
+            Mode::Dive => self
+                .plan
+                .as_mut()
+                .and_then(|d| d.path.pop())
+                .expect("dive path"),
+            Mode::Explore => self.explore_succ(depth, fr),
         };
         if let Term::Loop { exit, id, .. } = b.term {
             if next == exit && fr.mode != Mode::Explore {
-                loops[(fr.loop_base + id) as usize] = 0;
+                self.loops[(fr.loop_base + id) as usize] = 0;
             }
         }
         if next == EXIT {
-            if let Some(t) = &mut trace {
+            if let Some(t) = &mut self.trace {
                 t.push((fr.func, 2));
             }
-            steps += 1;
-            active[fr.func as usize] -= 1;
-            loops.truncate(fr.loop_base as usize);
-            stack.pop();
-            assert!(!stack.is_empty(), "synthetic run returned from main");
-            continue;
+            self.steps += 1;
+            self.active[fr.func as usize] -= 1;
+            self.loops.truncate(fr.loop_base as usize);
+            self.stack.pop();
+            assert!(!self.stack.is_empty(), "synthetic run returned from main");
+            return;
         }
-        let f = &mut stack[depth];
+        let f = &mut self.stack[depth];
         f.block = next;
         f.pos = 0;
         f.next_call = p.blocks[next as usize].calls.0;
     }
-    Run {
-        executed,
-        stack: stack[1..].iter().map(|f| (f.via, f.func)).collect(),
-        crash,
-        steps,
-        trace,
+
+    /// An exploring frame's random successor block (or [`EXIT`]).
+    fn explore_succ(&mut self, depth: usize, fr: &Frame) -> u32 {
+        let p = self.p;
+        match p.blocks[fr.block as usize].term {
+            Term::Goto(n) => n,
+            Term::Return => EXIT,
+            Term::Cond { take, skip } => {
+                if self
+                    .rng
+                    .chance_f(self.arm_p[depth.min(self.arm_p.len() - 1)])
+                {
+                    take
+                } else {
+                    skip
+                }
+            }
+            Term::Switch { start, len } => {
+                p.arms[(start + self.rng.below_u64(len as u64) as u32) as usize]
+            }
+            Term::Loop { body, exit, id } => {
+                if fr.block == p.driver_header && depth == 0 {
+                    body
+                } else {
+                    let c = &mut self.loops[(fr.loop_base + id) as usize];
+                    if (*c as u32) < self.max_iter && self.rng.chance_f(LOOP_P) {
+                        *c += 1;
+                        body
+                    } else {
+                        *c = 0;
+                        exit
+                    }
+                }
+            }
+            Term::Open => unreachable!(),
+        }
     }
 }
 
