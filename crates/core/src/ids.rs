@@ -28,6 +28,17 @@ macro_rules! entity_id {
             }
         }
 
+        impl $crate::ids::EntityId for $name {
+            #[inline]
+            fn new(index: usize) -> Self {
+                Self::new(index)
+            }
+            #[inline]
+            fn index(self) -> usize {
+                self.index()
+            }
+        }
+
         impl std::fmt::Display for $name {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 write!(f, "{}{}", stringify!($name), self.0)
@@ -48,3 +59,67 @@ entity_id!(
     /// An interned source file path.
     FileId
 );
+
+pub(crate) use entity_id;
+
+/// A dense id: a `u32` newtype made by `entity_id!`.
+pub(crate) trait EntityId: Copy {
+    /// Builds an id from its dense index (panics past `u32`).
+    fn new(index: usize) -> Self;
+    /// The dense index of this id.
+    fn index(self) -> usize;
+}
+
+/// A vector indexed by a typed id (cranelift's `PrimaryMap`): `push`
+/// returns the new element's id, and only that id type indexes it.
+#[derive(Clone, Debug)]
+pub(crate) struct IdVec<I, T> {
+    items: Vec<T>,
+    _id: std::marker::PhantomData<fn(I) -> I>,
+}
+
+impl<I: EntityId, T> IdVec<I, T> {
+    pub(crate) fn new() -> Self {
+        IdVec {
+            items: Vec::new(),
+            _id: std::marker::PhantomData,
+        }
+    }
+
+    /// Appends `item`; its id.
+    pub(crate) fn push(&mut self, item: T) -> I {
+        let id = I::new(self.items.len());
+        self.items.push(item);
+        id
+    }
+
+    /// The id the next `push` returns.
+    pub(crate) fn next_id(&self) -> I {
+        I::new(self.items.len())
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.items.len()
+    }
+}
+
+impl<I: EntityId, T> Default for IdVec<I, T> {
+    fn default() -> Self {
+        IdVec::new()
+    }
+}
+
+impl<I: EntityId, T> std::ops::Index<I> for IdVec<I, T> {
+    type Output = T;
+    #[inline]
+    fn index(&self, id: I) -> &T {
+        &self.items[id.index()]
+    }
+}
+
+impl<I: EntityId, T> std::ops::IndexMut<I> for IdVec<I, T> {
+    #[inline]
+    fn index_mut(&mut self, id: I) -> &mut T {
+        &mut self.items[id.index()]
+    }
+}

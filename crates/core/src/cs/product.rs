@@ -72,7 +72,7 @@ use crate::fsa::product::Touch;
 use crate::fxhash::FxHashMap as HashMap;
 use crate::graph::BitSet;
 use crate::icfg::{EdgeKind, Icfg};
-use crate::ids::NodeId;
+use crate::ids::{entity_id, EntityId, IdVec, NodeId};
 use crate::report::{NodeSet, Origin, Report};
 use crate::solver::{Answer, Label, Query, SolveError, Solver, Weakening};
 use std::time::Instant;
@@ -101,28 +101,49 @@ const MAX_WITNESS: usize = 10_000_000;
 /// Estimated bytes per state (key, id map entry, predecessor, waiters).
 const BYTES_PER_STATE: usize = 80;
 
-/// How a state was first reached.
+entity_id!(
+    /// A tuple: one state per constraint automaton, then the seen bits.
+    TupleId
+);
+entity_id!(
+    /// A top-level state (node, segment, tuple).
+    TopId
+);
+entity_id!(
+    /// A path edge (context, node, tuple) inside a callee.
+    PathId
+);
+entity_id!(
+    /// A context: (callee entry, tuple on entry).
+    CtxId
+);
+entity_id!(
+    /// An escape record (see [`Esc`]).
+    EscId
+);
+
+/// How a state of kind `S` ([`TopId`] or [`PathId`]) was first reached.
 #[derive(Copy, Clone, Debug)]
-enum Pred {
+enum Pred<S> {
     /// An initial state (the start, or a callee's entry).
     Root,
     /// One flow or call step from this state (same kind of state).
-    Step(u32),
+    Step(S),
     /// A completed call: from the call site's state `call` (same kind),
     /// through the callee body that is path edge `exit`.
-    Summary { call: u32, exit: u32 },
+    Summary { call: S, exit: PathId },
     /// A non-local jump out of a call: from the call site's state `call`
     /// (same kind), through the calls that escape record `esc` left.
-    Landing { call: u32, esc: u32 },
+    Landing { call: S, esc: EscId },
 }
 
 /// What an escape record's path is made of, after its call site.
 #[derive(Copy, Clone, Debug)]
 enum Body {
     /// A path edge of the callee, up to the jump (or exit).
-    Path(u32),
+    Path(PathId),
     /// The escape record of a deeper callee.
-    Esc(u32),
+    Esc(EscId),
 }
 
 /// A non-local jump that leaves an invocation (a context): to `node`
@@ -130,9 +151,9 @@ enum Body {
 /// (up to a call site) followed by `inner`, or `inner` alone.
 #[derive(Copy, Clone, Debug)]
 struct Esc {
-    node: u32,
-    tuple: u32,
-    call: Option<u32>,
+    node: NodeId,
+    tuple: TupleId,
+    call: Option<PathId>,
     inner: Body,
 }
 
@@ -140,8 +161,8 @@ struct Esc {
 /// edge, at a call site.
 #[derive(Copy, Clone, Debug)]
 enum Waiter {
-    Top(u32),
-    Path(u32),
+    Top(TopId),
+    Path(PathId),
 }
 
 /// Relaxed observations tracked as bits of the tuple: "n ran" (its bit
@@ -235,10 +256,18 @@ impl Seen {
 
 /// Live states of one place (same automaton states): their ids, and
 /// their bits inline (`Seen::words` per state) for a fast scan.
-#[derive(Default)]
-struct Group {
-    ids: Vec<u32>,
+struct Group<S> {
+    ids: Vec<S>,
     bits: Vec<u32>,
+}
+
+impl<S> Default for Group<S> {
+    fn default() -> Self {
+        Group {
+            ids: Vec::new(),
+            bits: Vec::new(),
+        }
+    }
 }
 
 struct Search<'a> {
@@ -248,31 +277,31 @@ struct Search<'a> {
     /// Observations tracked as bits (see [`Seen`]).
     seen: Seen,
     removed: BitSet,
-    tuples: Vec<Box<[u32]>>,
-    tuple_ids: HashMap<Box<[u32]>, u32>,
+    tuples: IdVec<TupleId, Box<[u32]>>,
+    tuple_ids: HashMap<Box<[u32]>, TupleId>,
     /// Per tuple, the tuple with no bits set (its automaton states).
-    base: Vec<u32>,
+    base: IdVec<TupleId, TupleId>,
     /// (node, segment, tuple).
-    top: Vec<(u32, u32, u32)>,
-    top_pred: Vec<Pred>,
-    top_ids: HashMap<(u32, u32, u32), u32>,
+    top: IdVec<TopId, (NodeId, u32, TupleId)>,
+    top_pred: IdVec<TopId, Pred<TopId>>,
+    top_ids: HashMap<(NodeId, u32, TupleId), TopId>,
     /// With tracked bits: the top-level states not subsumed, per (node,
     /// segment, base tuple), and those subsumed after they were added
     /// (not expanded: the state that subsumes them is).
-    top_live: HashMap<(u32, u32, u32), Group>,
+    top_live: HashMap<(NodeId, u32, TupleId), Group<TopId>>,
     top_dead: Vec<bool>,
     /// (callee entry, tuple on entry).
-    ctx: Vec<(u32, u32)>,
-    ctx_ids: HashMap<(u32, u32), u32>,
+    ctx: IdVec<CtxId, (NodeId, TupleId)>,
+    ctx_ids: HashMap<(NodeId, TupleId), CtxId>,
     /// Per context: (exit tuple, the path edge that reached the exit).
-    exits: Vec<Vec<(u32, u32)>>,
-    waiters: Vec<Vec<Waiter>>,
+    exits: IdVec<CtxId, Vec<(TupleId, PathId)>>,
+    waiters: IdVec<CtxId, Vec<Waiter>>,
     /// (context, node, tuple).
-    path: Vec<(u32, u32, u32)>,
-    path_pred: Vec<Pred>,
-    path_ids: HashMap<(u32, u32, u32), u32>,
+    path: IdVec<PathId, (CtxId, NodeId, TupleId)>,
+    path_pred: IdVec<PathId, Pred<PathId>>,
+    path_ids: HashMap<(CtxId, NodeId, TupleId), PathId>,
     /// As `top_live` and `top_dead`, per (context, node, base tuple).
-    path_live: HashMap<(u32, u32, u32), Group>,
+    path_live: HashMap<(CtxId, NodeId, TupleId), Group<PathId>>,
     path_dead: Vec<bool>,
     /// States not added or not expanded because another subsumes them.
     subsumed: usize,
@@ -280,9 +309,9 @@ struct Search<'a> {
     segs: Vec<super::frames::Segment>,
     /// Escape records, per context the ids of its own, and their keys
     /// (context, node, tuple).
-    esc: Vec<Esc>,
-    escapes: Vec<Vec<u32>>,
-    esc_ids: HashMap<(u32, u32, u32), u32>,
+    esc: IdVec<EscId, Esc>,
+    escapes: IdVec<CtxId, Vec<EscId>>,
+    esc_ids: HashMap<(CtxId, NodeId, TupleId), EscId>,
     work: Vec<Waiter>,
     max_states: usize,
     deadline: Option<Instant>,
@@ -319,11 +348,11 @@ impl<'a> Search<'a> {
         Ok(())
     }
 
-    fn tuple(&mut self, t: Box<[u32]>) -> u32 {
+    fn tuple(&mut self, t: Box<[u32]>) -> TupleId {
         if let Some(&id) = self.tuple_ids.get(&t) {
             return id;
         }
-        let id = self.tuples.len() as u32;
+        let id = self.tuples.next_id();
         let na = self.autos.len();
         let bare = t[na..].iter().all(|&w| w == 0);
         let base = (!bare).then(|| {
@@ -336,7 +365,7 @@ impl<'a> Search<'a> {
         self.base.push(id);
         if let Some(b) = base {
             let b = self.tuple(b);
-            self.base[id as usize] = b;
+            self.base[id] = b;
         }
         id
     }
@@ -344,7 +373,13 @@ impl<'a> Search<'a> {
     /// Whether state `t` is subsumed by a live state of `group` (then it
     /// is not added); otherwise the live states it subsumes are marked
     /// dead and it joins the group.
-    fn subsume(seen: &Seen, bits: &[u32], group: &mut Group, dead: &mut [bool], id: u32) -> bool {
+    fn subsume<S: EntityId>(
+        seen: &Seen,
+        bits: &[u32],
+        group: &mut Group<S>,
+        dead: &mut [bool],
+        id: S,
+    ) -> bool {
         let w = bits.len();
         let covered = if w == 1 {
             // The common case, one word of bits: a tight scan.
@@ -363,7 +398,7 @@ impl<'a> Search<'a> {
         let mut i = 0;
         while i < group.ids.len() {
             if seen.subsumes(bits, &group.bits[i * w..(i + 1) * w]) {
-                dead[group.ids[i] as usize] = true;
+                dead[group.ids[i].index()] = true;
                 let last = group.ids.len() - 1;
                 group.ids.swap_remove(i);
                 group.bits.copy_within(last * w..(last + 1) * w, i * w);
@@ -378,7 +413,7 @@ impl<'a> Search<'a> {
     }
 
     /// The tuple after reading `w`, or `None` if an automaton rejects.
-    fn step(&mut self, t: u32, w: NodeId) -> Option<u32> {
+    fn step(&mut self, t: TupleId, w: NodeId) -> Option<TupleId> {
         if self.removed.contains(w.index()) {
             return None;
         }
@@ -386,7 +421,7 @@ impl<'a> Search<'a> {
         if !self.touch.moves(w.as_u32()) && bit.is_none() {
             return Some(t);
         }
-        let mut out = self.tuples[t as usize].clone();
+        let mut out = self.tuples[t].clone();
         let na = self.autos.len();
         if !self.touch.step(&self.autos, &mut out[..na], w.as_u32()) {
             return None;
@@ -401,10 +436,10 @@ impl<'a> Search<'a> {
     }
 
     /// Tuple `t` with its bits replaced by those of `bits` (a tuple).
-    fn with_bits(&mut self, t: u32, bits: u32, union: bool) -> Option<u32> {
+    fn with_bits(&mut self, t: TupleId, bits: TupleId, union: bool) -> Option<TupleId> {
         let na = self.autos.len();
-        let mut out = self.tuples[t as usize].clone();
-        let other = &self.tuples[bits as usize][na..];
+        let mut out = self.tuples[t].clone();
+        let other = &self.tuples[bits][na..];
         for (o, &b) in out[na..].iter_mut().zip(other) {
             *o = if union { *o | b } else { b };
         }
@@ -414,8 +449,8 @@ impl<'a> Search<'a> {
         Some(self.tuple(out))
     }
 
-    fn accepting(&self, t: u32) -> bool {
-        let t = &self.tuples[t as usize];
+    fn accepting(&self, t: TupleId) -> bool {
+        let t = &self.tuples[t];
         let na = self.autos.len();
         t[..na]
             .iter()
@@ -424,20 +459,21 @@ impl<'a> Search<'a> {
             && self.seen.complete(&t[na..])
     }
 
-    fn add_top(&mut self, key: (u32, u32, u32), pred: Pred) -> Result<(), Unsupported> {
+    fn add_top(
+        &mut self,
+        key: (NodeId, u32, TupleId),
+        pred: Pred<TopId>,
+    ) -> Result<(), Unsupported> {
         if self.top_ids.contains_key(&key) {
             return Ok(());
         }
-        let id = self.top.len() as u32;
+        let id = self.top.next_id();
         if self.seen.words > 0 {
             let (v, j, t) = key;
-            let group = self
-                .top_live
-                .entry((v, j, self.base[t as usize]))
-                .or_default();
+            let group = self.top_live.entry((v, j, self.base[t])).or_default();
             self.top_dead.push(false);
             let na = self.autos.len();
-            let bits = &self.tuples[t as usize][na..];
+            let bits = &self.tuples[t][na..];
             if Search::subsume(&self.seen, bits, group, &mut self.top_dead, id) {
                 self.top_dead.pop();
                 self.subsumed += 1;
@@ -452,20 +488,21 @@ impl<'a> Search<'a> {
         Ok(())
     }
 
-    fn add_path(&mut self, key: (u32, u32, u32), pred: Pred) -> Result<(), Unsupported> {
+    fn add_path(
+        &mut self,
+        key: (CtxId, NodeId, TupleId),
+        pred: Pred<PathId>,
+    ) -> Result<(), Unsupported> {
         if self.path_ids.contains_key(&key) {
             return Ok(());
         }
-        let id = self.path.len() as u32;
+        let id = self.path.next_id();
         if self.seen.words > 0 {
             let (c, v, t) = key;
-            let group = self
-                .path_live
-                .entry((c, v, self.base[t as usize]))
-                .or_default();
+            let group = self.path_live.entry((c, v, self.base[t])).or_default();
             self.path_dead.push(false);
             let na = self.autos.len();
-            let bits = &self.tuples[t as usize][na..];
+            let bits = &self.tuples[t][na..];
             if Search::subsume(&self.seen, bits, group, &mut self.path_dead, id) {
                 self.path_dead.pop();
                 self.subsumed += 1;
@@ -482,55 +519,53 @@ impl<'a> Search<'a> {
 
     /// Whether context `c` has an exit with tuple `t`, or one that
     /// subsumes it (same automaton states).
-    fn exit_known(&self, c: u32, t: u32) -> bool {
+    fn exit_known(&self, c: CtxId, t: TupleId) -> bool {
         let na = self.autos.len();
-        self.exits[c as usize].iter().any(|&(tx, _)| {
+        self.exits[c].iter().any(|&(tx, _)| {
             tx == t
                 || (self.seen.words > 0
-                    && self.base[tx as usize] == self.base[t as usize]
-                    && self.seen.subsumes(
-                        &self.tuples[tx as usize][na..],
-                        &self.tuples[t as usize][na..],
-                    ))
+                    && self.base[tx] == self.base[t]
+                    && self
+                        .seen
+                        .subsumes(&self.tuples[tx][na..], &self.tuples[t][na..]))
         })
     }
 
     /// Whether a state was subsumed after it was added.
     fn dead(&self, w: Waiter) -> bool {
         match w {
-            Waiter::Top(id) => self.top_dead.get(id as usize).copied().unwrap_or(false),
-            Waiter::Path(id) => self.path_dead.get(id as usize).copied().unwrap_or(false),
+            Waiter::Top(id) => self.top_dead.get(id.index()).copied().unwrap_or(false),
+            Waiter::Path(id) => self.path_dead.get(id.index()).copied().unwrap_or(false),
         }
     }
 
     /// The context of a call into `entry` with tuple `t` (after reading
     /// the entry), created with its first path edge when new.
-    fn context(&mut self, entry: NodeId, t: u32) -> Result<u32, Unsupported> {
+    fn context(&mut self, entry: NodeId, t: TupleId) -> Result<CtxId, Unsupported> {
         let t = self.entry_bits(entry, t);
-        let key = (entry.as_u32(), t);
+        let key = (entry, t);
         if let Some(&c) = self.ctx_ids.get(&key) {
             return Ok(c);
         }
         self.budget()?;
-        let c = self.ctx.len() as u32;
-        self.ctx.push(key);
+        let c = self.ctx.push(key);
         self.ctx_ids.insert(key, c);
         self.exits.push(Vec::new());
         self.escapes.push(Vec::new());
         self.waiters.push(Vec::new());
-        self.add_path((c, entry.as_u32(), t), Pred::Root)?;
+        self.add_path((c, entry, t), Pred::Root)?;
         Ok(c)
     }
 
     /// Tuple `t` (just after reading `entry`) with only `entry`'s bit: a
     /// context does not depend on what the caller saw, its callers add
     /// their bits back on return.
-    fn entry_bits(&mut self, entry: NodeId, t: u32) -> u32 {
+    fn entry_bits(&mut self, entry: NodeId, t: TupleId) -> TupleId {
         if self.seen.words == 0 {
             return t;
         }
         let na = self.autos.len();
-        let mut out = self.tuples[t as usize].clone();
+        let mut out = self.tuples[t].clone();
         out[na..].iter_mut().for_each(|w| *w = 0);
         if let Some(&b) = self.seen.bit.get(&entry.as_u32()) {
             out[na + b / 32] |= 1 << (b % 32);
@@ -541,29 +576,28 @@ impl<'a> Search<'a> {
     /// Resumes `waiter` (at call site `site`) after a callee reached its
     /// exit with tuple `t` on path edge `exit`: the callee's automaton
     /// states, with the caller's bits added to the callee's.
-    fn resume(&mut self, waiter: Waiter, t: u32, exit: u32) -> Result<(), Unsupported> {
+    fn resume(&mut self, waiter: Waiter, t: TupleId, exit: PathId) -> Result<(), Unsupported> {
         let g = self.g;
         let (site, before) = match waiter {
-            Waiter::Top(id) => (self.top[id as usize].0, self.top[id as usize].2),
-            Waiter::Path(id) => (self.path[id as usize].1, self.path[id as usize].2),
+            Waiter::Top(id) => (self.top[id].0, self.top[id].2),
+            Waiter::Path(id) => (self.path[id].1, self.path[id].2),
         };
         let Some(t) = self.with_bits(t, before, true) else {
             return Ok(());
         };
-        let site = NodeId::new(site as usize);
         for r in g.return_sites(site) {
             let Some(t2) = self.step(t, r) else { continue };
             if g.func_of(r) != g.func_of(site) {
                 // A jump from the caller's activation to an outer one.
                 match waiter {
                     Waiter::Top(id) => {
-                        let j = self.top[id as usize].1;
+                        let j = self.top[id].1;
                         self.jump(j, r, t2, Pred::Summary { call: id, exit })?;
                     }
                     Waiter::Path(id) => {
-                        let c = self.path[id as usize].0;
+                        let c = self.path[id].0;
                         let e = Esc {
-                            node: r.as_u32(),
+                            node: r,
                             tuple: t2,
                             call: Some(id),
                             inner: Body::Path(exit),
@@ -575,12 +609,12 @@ impl<'a> Search<'a> {
             }
             match waiter {
                 Waiter::Top(id) => {
-                    let seg = self.top[id as usize].1;
-                    self.add_top((r.as_u32(), seg, t2), Pred::Summary { call: id, exit })?;
+                    let seg = self.top[id].1;
+                    self.add_top((r, seg, t2), Pred::Summary { call: id, exit })?;
                 }
                 Waiter::Path(id) => {
-                    let c = self.path[id as usize].0;
-                    self.add_path((c, r.as_u32(), t2), Pred::Summary { call: id, exit })?;
+                    let c = self.path[id].0;
+                    self.add_path((c, r, t2), Pred::Summary { call: id, exit })?;
                 }
             }
         }
@@ -589,17 +623,17 @@ impl<'a> Search<'a> {
 
     /// A call from `waiter` at call site `v` (tuple `t`) into `w`: waits
     /// on the callee's context and resumes at the exits found so far.
-    fn call(&mut self, waiter: Waiter, w: NodeId, t: u32) -> Result<(), Unsupported> {
+    fn call(&mut self, waiter: Waiter, w: NodeId, t: TupleId) -> Result<(), Unsupported> {
         let Some(t1) = self.step(t, w) else {
             return Ok(());
         };
         let c = self.context(w, t1)?;
-        self.waiters[c as usize].push(waiter);
-        let exits = self.exits[c as usize].clone();
+        self.waiters[c].push(waiter);
+        let exits = self.exits[c].clone();
         for (tx, exit) in exits {
             self.resume(waiter, tx, exit)?;
         }
-        let escapes = self.escapes[c as usize].clone();
+        let escapes = self.escapes[c].clone();
         for e in escapes {
             self.land(waiter, e)?;
         }
@@ -612,12 +646,18 @@ impl<'a> Search<'a> {
     /// the segment's function may be it or unreported calls may be
     /// pending (a gap). (Landing in segment `j` may assume an unreported
     /// activation the path did not make: more paths, never fewer.)
-    fn jump(&mut self, j: u32, w: NodeId, t: u32, pred: Pred) -> Result<(), Unsupported> {
+    fn jump(
+        &mut self,
+        j: u32,
+        w: NodeId,
+        t: TupleId,
+        pred: Pred<TopId>,
+    ) -> Result<(), Unsupported> {
         let f = self.g.func_of(w);
         for i in 0..=j {
             let seg = &self.segs[i as usize];
             if seg.gap || seg.home.contains(&f) {
-                self.add_top((w.as_u32(), i, t), pred)?;
+                self.add_top((w, i, t), pred)?;
             }
         }
         Ok(())
@@ -625,17 +665,16 @@ impl<'a> Search<'a> {
 
     /// Records that an invocation of context `c` may leave by a jump, and
     /// lands it at every caller waiting on `c`.
-    fn escape(&mut self, c: u32, e: Esc) -> Result<(), Unsupported> {
+    fn escape(&mut self, c: CtxId, e: Esc) -> Result<(), Unsupported> {
         let key = (c, e.node, e.tuple);
         if self.esc_ids.contains_key(&key) {
             return Ok(());
         }
         self.budget()?;
-        let id = self.esc.len() as u32;
-        self.esc.push(e);
+        let id = self.esc.push(e);
         self.esc_ids.insert(key, id);
-        self.escapes[c as usize].push(id);
-        let waiters = self.waiters[c as usize].clone();
+        self.escapes[c].push(id);
+        let waiters = self.waiters[c].clone();
         for wt in waiters {
             if !self.dead(wt) {
                 self.land(wt, id)?;
@@ -647,26 +686,25 @@ impl<'a> Search<'a> {
     /// Escape record `e` of a callee reaches `waiter` (at its call site):
     /// the jump lands in the caller's activation if it is of the target's
     /// function, and may go on to outer ones (any activation of it).
-    fn land(&mut self, waiter: Waiter, e: u32) -> Result<(), Unsupported> {
-        let Esc { node, tuple, .. } = self.esc[e as usize];
-        let w = NodeId::new(node as usize);
+    fn land(&mut self, waiter: Waiter, e: EscId) -> Result<(), Unsupported> {
+        let Esc { node, tuple, .. } = self.esc[e];
+        let w = node;
         let (site, before) = match waiter {
-            Waiter::Top(id) => (self.top[id as usize].0, self.top[id as usize].2),
-            Waiter::Path(id) => (self.path[id as usize].1, self.path[id as usize].2),
+            Waiter::Top(id) => (self.top[id].0, self.top[id].2),
+            Waiter::Path(id) => (self.path[id].1, self.path[id].2),
         };
         let Some(t) = self.with_bits(tuple, before, true) else {
             return Ok(());
         };
-        let pred = |call| Pred::Landing { call, esc: e };
         match waiter {
             Waiter::Top(id) => {
-                let j = self.top[id as usize].1;
-                self.jump(j, w, t, pred(id))?;
+                let j = self.top[id].1;
+                self.jump(j, w, t, Pred::Landing { call: id, esc: e })?;
             }
             Waiter::Path(id) => {
-                let c = self.path[id as usize].0;
-                if self.g.func_of(NodeId::new(site as usize)) == self.g.func_of(w) {
-                    self.add_path((c, node, t), pred(id))?;
+                let c = self.path[id].0;
+                if self.g.func_of(site) == self.g.func_of(w) {
+                    self.add_path((c, node, t), Pred::Landing { call: id, esc: e })?;
                 }
                 let up = Esc {
                     node,
@@ -681,26 +719,26 @@ impl<'a> Search<'a> {
     }
 
     /// The path that reaches top-level state `id`.
-    fn witness(&self, id: u32) -> Option<Vec<NodeId>> {
+    fn witness(&self, id: TopId) -> Option<Vec<NodeId>> {
         enum Item {
-            Node(u32),
-            Top(u32),
-            Path(u32),
-            Esc(u32),
+            Node(NodeId),
+            Top(TopId),
+            Path(PathId),
+            Esc(EscId),
         }
         let mut out = Vec::new();
         let mut stack = vec![Item::Top(id)];
         while let Some(it) = stack.pop() {
             match it {
                 Item::Node(v) => {
-                    out.push(NodeId::new(v as usize));
+                    out.push(v);
                     if out.len() > MAX_WITNESS {
                         return None;
                     }
                 }
                 Item::Top(mut s) => loop {
-                    stack.push(Item::Node(self.top[s as usize].0));
-                    match self.top_pred[s as usize] {
+                    stack.push(Item::Node(self.top[s].0));
+                    match self.top_pred[s] {
                         Pred::Root => break,
                         Pred::Step(p) => s = p,
                         Pred::Summary { call, exit } => {
@@ -714,8 +752,8 @@ impl<'a> Search<'a> {
                     }
                 },
                 Item::Path(mut s) => loop {
-                    stack.push(Item::Node(self.path[s as usize].1));
-                    match self.path_pred[s as usize] {
+                    stack.push(Item::Node(self.path[s].1));
+                    match self.path_pred[s] {
                         Pred::Root => break,
                         Pred::Step(p) => s = p,
                         Pred::Summary { call, exit } => {
@@ -729,7 +767,7 @@ impl<'a> Search<'a> {
                     }
                 },
                 Item::Esc(e) => {
-                    let r = self.esc[e as usize];
+                    let r = self.esc[e];
                     stack.push(match r.inner {
                         Body::Path(p) => Item::Path(p),
                         Body::Esc(x) => Item::Esc(x),
@@ -1063,27 +1101,27 @@ fn search(
         touch,
         seen,
         removed,
-        tuples: Vec::new(),
+        tuples: IdVec::new(),
         tuple_ids: HashMap::default(),
-        base: Vec::new(),
-        top: Vec::new(),
-        top_pred: Vec::new(),
+        base: IdVec::new(),
+        top: IdVec::new(),
+        top_pred: IdVec::new(),
         top_ids: HashMap::default(),
         top_live: HashMap::default(),
         top_dead: Vec::new(),
-        ctx: Vec::new(),
+        ctx: IdVec::new(),
         ctx_ids: HashMap::default(),
-        exits: Vec::new(),
-        waiters: Vec::new(),
-        path: Vec::new(),
-        path_pred: Vec::new(),
+        exits: IdVec::new(),
+        waiters: IdVec::new(),
+        path: IdVec::new(),
+        path_pred: IdVec::new(),
         path_ids: HashMap::default(),
         path_live: HashMap::default(),
         path_dead: Vec::new(),
         subsumed: 0,
         segs: segs.clone(),
-        esc: Vec::new(),
-        escapes: Vec::new(),
+        esc: IdVec::new(),
+        escapes: IdVec::new(),
         esc_ids: HashMap::default(),
         work: Vec::new(),
         max_states: limits
@@ -1118,7 +1156,7 @@ impl Search<'_> {
             c.extend(std::iter::repeat_n(0, s.seen.words));
             let t = s.tuple(c.into_boxed_slice());
             if let Some(t) = s.step(t, start) {
-                s.add_top((start.as_u32(), 0, t), Pred::Root)?;
+                s.add_top((start, 0, t), Pred::Root)?;
             }
         }
         let is_target = |v: NodeId| targets.is_none_or(|t| t.contains(&v));
@@ -1128,8 +1166,7 @@ impl Search<'_> {
             }
             match item {
                 Waiter::Top(id) => {
-                    let (v, j, t) = s.top[id as usize];
-                    let vn = NodeId::new(v as usize);
+                    let (vn, j, t) = s.top[id];
                     let j = j as usize;
                     if j == k && is_target(vn) && s.accepting(t) {
                         return Ok(Some(s.witness(id)));
@@ -1143,7 +1180,7 @@ impl Search<'_> {
                             }
                             EdgeKind::Local => {
                                 if let Some(t2) = s.step(t, w) {
-                                    s.add_top((w.as_u32(), j as u32, t2), Pred::Step(id))?;
+                                    s.add_top((w, j as u32, t2), Pred::Step(id))?;
                                 }
                             }
                             EdgeKind::Call => {
@@ -1154,13 +1191,10 @@ impl Search<'_> {
                                 if segs[j].gap || frame {
                                     if let Some(t2) = s.step(t, w) {
                                         if segs[j].gap {
-                                            s.add_top((w.as_u32(), j as u32, t2), Pred::Step(id))?;
+                                            s.add_top((w, j as u32, t2), Pred::Step(id))?;
                                         }
                                         if frame {
-                                            s.add_top(
-                                                (w.as_u32(), j as u32 + 1, t2),
-                                                Pred::Step(id),
-                                            )?;
+                                            s.add_top((w, j as u32 + 1, t2), Pred::Step(id))?;
                                         }
                                     }
                                 }
@@ -1170,11 +1204,10 @@ impl Search<'_> {
                     }
                 }
                 Waiter::Path(id) => {
-                    let (c, v, t) = s.path[id as usize];
-                    let vn = NodeId::new(v as usize);
+                    let (c, vn, t) = s.path[id];
                     if g.function(g.func_of(vn)).exit == Some(vn) && !s.exit_known(c, t) {
-                        s.exits[c as usize].push((t, id));
-                        let waiters = s.waiters[c as usize].clone();
+                        s.exits[c].push((t, id));
+                        let waiters = s.waiters[c].clone();
                         for wt in waiters {
                             if !s.dead(wt) {
                                 s.resume(wt, t, id)?;
@@ -1186,7 +1219,7 @@ impl Search<'_> {
                             EdgeKind::Local if g.func_of(w) != g.func_of(vn) => {
                                 if let Some(t2) = s.step(t, w) {
                                     let e = Esc {
-                                        node: w.as_u32(),
+                                        node: w,
                                         tuple: t2,
                                         call: None,
                                         inner: Body::Path(id),
@@ -1196,7 +1229,7 @@ impl Search<'_> {
                             }
                             EdgeKind::Local => {
                                 if let Some(t2) = s.step(t, w) {
-                                    s.add_path((c, w.as_u32(), t2), Pred::Step(id))?;
+                                    s.add_path((c, w, t2), Pred::Step(id))?;
                                 }
                             }
                             EdgeKind::Call => s.call(Waiter::Path(id), w, t)?,
