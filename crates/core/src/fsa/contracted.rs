@@ -173,9 +173,19 @@ pub(crate) fn explore(
     cp.classify()
 }
 
-/// How a product vertex was first reached: (vertex, from node, to node);
-/// [`NONE`] as the vertex for an initial one.
-type By = (u32, u32, u32);
+/// How a product vertex was first reached: from `vertex` (none for an
+/// initial one) along the graph edge `from` → `to` (no `from` at the
+/// start).
+#[derive(Copy, Clone, Debug)]
+struct By {
+    vertex: Option<u32>,
+    from: Option<u32>,
+    to: u32,
+}
+
+/// A step of a witness: a key, the node it was entered by, and the node
+/// the move came from (none for the first).
+type WitnessStep = (Vec<u32>, u32, Option<u32>);
 
 /// The contracted product of one report, built and explored in phases
 /// (see [`explore`]). A vertex is a *key* of `width` words: its location,
@@ -190,8 +200,8 @@ struct ContractedProduct<'s, 'a> {
     subsume: bool,
     /// Stop at the first accepting vertex.
     early: bool,
-    /// The node avoided ([`Mode::Avoid`]), or [`NONE`].
-    skip: u32,
+    /// The node avoided ([`Mode::Avoid`]).
+    skip: Option<u32>,
     /// Nodes of the graph; locations `>= n` are sub-components `l - n`.
     n: u32,
     /// The automata that are not subsequence automata.
@@ -232,9 +242,9 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         let g = st.g;
         let n = g.num_vertices() as u32;
         let (subsume, skip, early) = match mode {
-            Mode::Classify { subsume } => (subsume, NONE, false),
-            Mode::Avoid(v) => (true, v, true),
-            Mode::Check { .. } => (true, NONE, true),
+            Mode::Classify { subsume } => (subsume, None, false),
+            Mode::Avoid(v) => (true, Some(v), true),
+            Mode::Check { .. } => (true, None, true),
         };
         // Loud nodes: where an automaton other than a subsequence
         // automaton acts.
@@ -472,17 +482,17 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
     }
 
     /// The vertex of key `qs` (reached by `by`), added if new (unless
-    /// covered, with antichains); [`NONE`] for an accepting vertex when
+    /// covered, with antichains); `None` for an accepting vertex when
     /// exploring stops at the first.
-    fn intern(&mut self, qs: &[u32], by: By) -> u32 {
+    fn intern(&mut self, qs: &[u32], by: By) -> Option<u32> {
         if let Some(&id) = self.index.get(qs) {
-            return id;
+            return Some(id);
         }
         if self.subsume {
             if let Some(vs) = self.by_loc.get(&qs[0]) {
                 for &v in vs {
                     if self.covers(self.key(v), qs) {
-                        return v;
+                        return Some(v);
                     }
                 }
             }
@@ -490,7 +500,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         let id = self.acc.len() as u32;
         if self.early && self.accepting(qs) {
             // Mode::Avoid and Mode::Check: an accepting vertex is all we need.
-            return NONE;
+            return None;
         }
         self.parent.push(by);
         self.keys.extend_from_slice(qs);
@@ -500,7 +510,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         self.acc.push(acc);
         let p = self.progress(qs);
         self.heap.push((p, std::cmp::Reverse(id)));
-        id
+        Some(id)
     }
 
     /// The initial vertices: every combination of initial states, lazily
@@ -529,10 +539,14 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
             c.extend(std::iter::repeat_n(0, self.trackers.len()));
             if self.step(&c, start, self.loc_of(start), &mut buf) {
                 let qs = buf.clone();
-                let id = self.intern(&qs, (NONE, NONE, start));
-                if id == NONE {
-                    return Ok(Some((qs, (NONE, NONE, start))));
-                }
+                let by = By {
+                    vertex: None,
+                    from: None,
+                    to: start,
+                };
+                let Some(id) = self.intern(&qs, by) else {
+                    return Ok(Some((qs, by)));
+                };
                 self.initial.push(id);
             }
         }
@@ -596,10 +610,14 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
                 }
                 if self.step(&qs, w, self.loc_of(w), &mut buf) {
                     let next = buf.clone();
-                    let to = self.intern(&next, (v, from, w));
-                    if to == NONE {
-                        return Ok(Some((next, (v, from, w))));
-                    }
+                    let by = By {
+                        vertex: Some(v),
+                        from: Some(from),
+                        to: w,
+                    };
+                    let Some(to) = self.intern(&next, by) else {
+                        return Ok(Some((next, by)));
+                    };
                     self.edges.push((v, to));
                     self.edge_nodes.push((from, w));
                 }
@@ -617,12 +635,12 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
             return Outcome::Possible;
         }
         // (state, entry node, the move's from node) from the last back.
-        let mut steps: Vec<(Vec<u32>, u32, u32)> = vec![(qs.to_vec(), by.2, by.1)];
-        let mut v = by.0;
-        while v != NONE {
-            let (pv, from, w) = self.parent[v as usize];
-            steps.push((self.key(v).to_vec(), w, from));
-            v = pv;
+        let mut steps: Vec<WitnessStep> = vec![(qs.to_vec(), by.to, by.from)];
+        let mut v = by.vertex;
+        while let Some(x) = v {
+            let p = self.parent[x as usize];
+            steps.push((self.key(x).to_vec(), p.to, p.from));
+            v = p.vertex;
         }
         steps.reverse();
         let mut path: Vec<u32> = Vec::new();
@@ -645,7 +663,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
     /// node or, last, to a target.
     fn cross(
         &self,
-        steps: &[(Vec<u32>, u32, u32)],
+        steps: &[WitnessStep],
         i: usize,
         path: &mut Vec<u32>,
         whole_done: &mut Vec<u32>,
@@ -781,7 +799,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
             visit(x, &mut wanted, &mut ptr);
         }
         let out: Vec<u32> = match steps.get(i + 1) {
-            Some(next) => vec![next.2],
+            Some(next) => vec![next.2.expect("a move into the next location")],
             None => self
                 .sub
                 .members_of(s)
@@ -1206,9 +1224,9 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
 
 /// Whether node `v` can be on a consistent path (its component is alive)
 /// and is not `skip`.
-fn alive_in(st: &Structure<'_>, skip: u32, v: u32) -> bool {
+fn alive_in(st: &Structure<'_>, skip: Option<u32>, v: u32) -> bool {
     let c = st.core.sccs.comp[v as usize];
-    c != NONE && st.seg.alive[c as usize] && v != skip
+    c != NONE && st.seg.alive[c as usize] && skip != Some(v)
 }
 
 /// "Must run" so far, and its counters.
