@@ -202,7 +202,8 @@ struct ContractedProduct<'s, 'a> {
     early: bool,
     /// The node avoided ([`Mode::Avoid`]).
     skip: Option<u32>,
-    /// Nodes of the graph; locations `>= n` are sub-components `l - n`.
+    /// Nodes of the graph. A location is a node `l < n`, or the contracted
+    /// sub-component `l - n` (see [`ContractedProduct::sub_of`]).
     n: u32,
     /// The automata that are not subsequence automata.
     others: Vec<&'s Dfa>,
@@ -297,7 +298,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
             .map(|c| {
                 let m = sccs.members_of(c);
                 !sccs.trivial[c as usize]
-                    && cp.loc_of(m[0]) >= n
+                    && cp.sub_of(cp.loc_of(m[0])).is_some()
                     && m.iter().all(|&v| cp.loc_of(v) == cp.loc_of(m[0]))
             })
             .collect();
@@ -330,13 +331,19 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         self.whole_comp[c as usize]
     }
 
+    /// The contracted sub-component location `l` stands for, or `None`
+    /// when it is a node of its own.
+    #[inline]
+    fn sub_of(&self, l: u32) -> Option<u32> {
+        l.checked_sub(self.n)
+    }
+
     /// The component of location `l`.
     fn comp_of_loc(&self, l: u32) -> u32 {
         let sccs = &self.st.core.sccs;
-        if l < self.n {
-            sccs.comp[l as usize]
-        } else {
-            sccs.comp[self.sub.members_of(l - self.n)[0] as usize]
+        match self.sub_of(l) {
+            None => sccs.comp[l as usize],
+            Some(s) => sccs.comp[self.sub.members_of(s)[0] as usize],
         }
     }
 
@@ -346,7 +353,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
     /// not trivial nor fully silent) and per trace; consecutive identical
     /// contracted elements merged, then identical trackers.
     fn trackers(&self) -> Vec<Tracker> {
-        let (sp, n) = (self.sp, self.n);
+        let sp = self.sp;
         let sccs = &self.st.core.sccs;
         let mut raw: Vec<Tracker> = Vec::new();
         for vec in &sp.vectors {
@@ -385,7 +392,8 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         for t in &mut raw {
             let mut m = Tracker::default();
             for (locs, alts) in t.locs.drain(..).zip(t.alts.drain(..)) {
-                if locs.len() == 1 && locs[0] >= n && m.locs.last() == Some(&locs) {
+                if locs.len() == 1 && self.sub_of(locs[0]).is_some() && m.locs.last() == Some(&locs)
+                {
                     // Before trackers are merged, one constraint per position.
                     m.alts.last_mut().expect("parallel")[0].extend(alts.into_iter().flatten());
                 } else {
@@ -413,7 +421,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
     /// Steps from key `qs` into location `l` through node `w`: the next key
     /// in `out`; false if an automaton rejects.
     fn step(&self, qs: &[u32], w: u32, l: u32, out: &mut Vec<u32>) -> bool {
-        let (n, k_o) = (self.n, self.k_o);
+        let k_o = self.k_o;
         out.clear();
         out.push(l);
         out.extend_from_slice(&qs[1..1 + k_o]);
@@ -423,7 +431,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         for (t, &p) in self.trackers.iter().zip(&qs[1 + k_o..]) {
             let mut p = p as usize;
             let t = &t.locs;
-            if l >= n {
+            if self.sub_of(l).is_some() {
                 while p < t.len() && t[p].binary_search(&l).is_ok() {
                     p += 1;
                 }
@@ -436,15 +444,14 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
     }
 
     fn accepting(&self, qs: &[u32]) -> bool {
-        let (n, k_o) = (self.n, self.k_o);
+        let k_o = self.k_o;
         let Structure {
             core, seg, ends, ..
         } = *self.st;
         let l = qs[0];
-        let at_end = if l < n {
-            ends.is_target(l) && seg.ends(core.sccs.comp[l as usize], core.m)
-        } else {
-            self.has_target[(l - n) as usize] && seg.ends(self.comp_of_loc(l), core.m)
+        let at_end = match self.sub_of(l) {
+            None => ends.is_target(l) && seg.ends(core.sccs.comp[l as usize], core.m),
+            Some(s) => self.has_target[s as usize] && seg.ends(self.comp_of_loc(l), core.m),
         };
         at_end
             && self
@@ -558,7 +565,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
     /// exploring stops at the first.
     fn search(&mut self) -> Result<Option<(Vec<u32>, By)>, Stop> {
         let Structure { g, core, seg, .. } = *self.st;
-        let (sccs, n) = (&core.sccs, self.n);
+        let sccs = &core.sccs;
         let CoarseLimits {
             max_states,
             deadline,
@@ -581,13 +588,11 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
             }
             let qs = self.key(v).to_vec();
             let l = qs[0];
-            let moves: Vec<(u32, u32)> = if l < n {
-                g.succs(l).iter().map(|&w| (l, w)).collect()
-            } else {
-                out_edges
+            let moves: Vec<(u32, u32)> = match self.sub_of(l) {
+                None => g.succs(l).iter().map(|&w| (l, w)).collect(),
+                Some(s) => out_edges
                     .entry(l)
                     .or_insert_with(|| {
-                        let s = l - n;
                         let mut e = Vec::new();
                         for &x in self.sub.members_of(s) {
                             for &w in g.succs(x) {
@@ -598,7 +603,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
                         }
                         e
                     })
-                    .clone()
+                    .clone(),
             };
             for (from, w) in moves {
                 if !self.alive(w) {
@@ -648,7 +653,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         let mut walker = Walker::new(self.n as usize);
         for i in 0..steps.len() {
             let l = steps[i].0[0];
-            if l < self.n {
+            if self.sub_of(l).is_none() {
                 path.push(l);
                 continue;
             }
@@ -674,7 +679,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         } = *self.st;
         let (qs, entry) = (&steps[i].0, steps[i].1);
         let (l, k_o) = (qs[0], self.k_o);
-        let s = l - self.n;
+        let s = self.sub_of(l).expect("a contracted location");
         let inside = |x: u32| self.sub.comp[x as usize] == s;
         path.push(entry);
         // What the crossing must visit, as independent sequences of node
@@ -840,11 +845,14 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         let mut may = BitSet::new(n as usize);
         for v in co.iter() {
             let l = self.keys[v * self.width];
-            if l < n {
-                may.insert(l as usize);
-            } else {
-                for &x in self.sub.members_of(l - n) {
-                    may.insert(x as usize);
+            match self.sub_of(l) {
+                None => {
+                    may.insert(l as usize);
+                }
+                Some(s) => {
+                    for &x in self.sub.members_of(s) {
+                        may.insert(x as usize);
+                    }
                 }
             }
         }
@@ -903,10 +911,10 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
             if !(live(a) && live(b)) {
                 continue;
             }
-            if self.keys[b as usize * self.width] >= n {
+            if self.sub_of(self.keys[b as usize * self.width]).is_some() {
                 ends_of.entry(b).or_default().0.push(self.edge_nodes[i].1);
             }
-            if self.keys[a as usize * self.width] >= n {
+            if self.sub_of(self.keys[a as usize * self.width]).is_some() {
                 ends_of.entry(a).or_default().1.push(self.edge_nodes[i].0);
             }
         }
@@ -921,8 +929,8 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         for t in &self.trackers {
             for e in &t.locs {
                 for &l in e {
-                    if l >= n {
-                        holds.insert((l - n) as usize);
+                    if let Some(s) = self.sub_of(l) {
+                        holds.insert(s as usize);
                     }
                 }
             }
@@ -936,10 +944,9 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         }
         let mut witness_path: Option<Vec<Step>> = None;
         for (&l, states) in &at {
-            if l < n {
+            let Some(s) = self.sub_of(l) else {
                 continue;
-            }
-            let s = l - n;
+            };
             // A location that is not a whole component may be crossed many
             // times on one path, and which crossing can avoid a member then
             // depends on the others: decide it on whole paths. (So must a
@@ -983,7 +990,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
             ends,
             start,
         } = *self.st;
-        let (n, sp, sccs) = (self.n, self.sp, &core.sccs);
+        let (sp, sccs) = (self.sp, &core.sccs);
         let mut mandatory: HashMap<u32, Vec<Vec<u32>>> = HashMap::new();
         let targets: Vec<u32> = match &sp.targets {
             Some(t) => t.iter().copied().filter(|&v| self.alive(v)).collect(),
@@ -1007,8 +1014,10 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
                 continue;
             };
             let l = self.loc_of(first);
-            if l >= n && nodes.iter().all(|&v| self.loc_of(v) == l) {
-                mandatory.entry(l - n).or_default().push(nodes);
+            if let Some(s) = self.sub_of(l) {
+                if nodes.iter().all(|&v| self.loc_of(v) == l) {
+                    mandatory.entry(s).or_default().push(nodes);
+                }
             }
         }
         // Nodes that are locations of their own first: they must run iff
@@ -1021,7 +1030,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
             self.alive(a) && self.alive(b) && (ca == cb || seg.usable(ca, cb))
         };
         for (&l, states) in at {
-            if l >= n || !cuts.cut(states) {
+            if self.sub_of(l).is_some() || !cuts.cut(states) {
                 continue;
             }
             must.insert(l as usize);
@@ -1040,8 +1049,11 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
             for (set, needed) in [(preds, l != start), (succs, !ends.is_target(l))] {
                 if let Some(&first) = set.first() {
                     let loc = self.loc_of(first);
-                    if needed && loc >= n && set.iter().all(|&v| self.loc_of(v) == loc) {
-                        mandatory.entry(loc - n).or_default().push(set);
+                    match self.sub_of(loc) {
+                        Some(s) if needed && set.iter().all(|&v| self.loc_of(v) == loc) => {
+                            mandatory.entry(s).or_default().push(set);
+                        }
+                        _ => {}
                     }
                 }
             }
@@ -1090,7 +1102,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         path: &[Step],
         m: &mut Must,
     ) {
-        let s = l - self.n;
+        let s = self.sub_of(l).expect("a contracted location");
         let members = self.sub.members_of(s);
         let (mut entries, mut exits) = (HashSet::new(), HashSet::new());
         for &x in states {
@@ -1171,7 +1183,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         required: &BitSet,
         m: &mut Must,
     ) {
-        let s = l - self.n;
+        let s = self.sub_of(l).expect("a contracted location");
         let members = self.sub.members_of(s);
         let k = members.len();
         let mut class = vec![0u32; k];
