@@ -45,7 +45,8 @@ pub struct SolverArgs {
     /// the context-sensitive product, each valid path found clearing many
     /// nodes at once). Without it the observations other than the stack
     /// are read through fsa's labels. Slower: on the paper's failures
-    /// from milliseconds to up to seconds; past --max-states or --timeout
+    /// from milliseconds to up to seconds. Its searches together build at
+    /// most twice --max-states states (and stop at --timeout); past that
     /// the nodes left are Maybe and the output says so. Queries are always
     /// exact.
     #[arg(long)]

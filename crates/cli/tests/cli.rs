@@ -781,4 +781,13 @@ fn exact_analysis_decides_more_and_agrees() {
         set(&exact, "maybe").len(),
         set(&plain, "maybe").len()
     );
+    // A small budget: the closure stops, says so, and what it decided is
+    // what the full closure decides.
+    let small = labels(&["--exact", "--max-states", "30000"]);
+    let how = small["weakened"].to_string();
+    assert!(how.contains("closure stopped"), "{how}");
+    for k in ["yes", "no"] {
+        assert!(set(&small, k).is_subset(&set(&exact, k)), "{k}");
+    }
+    assert!(set(&small, "maybe").len() > set(&exact, "maybe").len());
 }

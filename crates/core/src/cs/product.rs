@@ -1248,6 +1248,15 @@ impl Search<'_> {
 const CAP_FACTOR: usize = 8;
 const MIN_CAP: usize = 1 << 16;
 
+/// The states all searches of [`close`] may build: this many times the
+/// search of the report alone, at least [`CLOSE_MIN`] and at most
+/// [`CLOSE_MAX`] times `--max-states`; past it the candidates left stay
+/// Maybe, and the output says so. (Deterministic, unlike a time limit:
+/// a few seconds of searching at the default `--max-states`.)
+const CLOSE_FACTOR: usize = 256;
+const CLOSE_MIN: usize = 1 << 22;
+const CLOSE_MAX: usize = 2;
+
 /// Most Yes-candidates of one search of [`close`].
 const BATCH: usize = 32;
 
@@ -1296,6 +1305,7 @@ pub(crate) fn close(
     let n = g.num_nodes();
     let mut c = Candidates {
         n,
+        budget: usize::MAX,
         no: BitSet::new(n),
         yes: BitSet::new(n),
     };
@@ -1311,12 +1321,17 @@ pub(crate) fn close(
         }
     }
     // One search of the report alone: is there a path at all, and how
-    // large is a search (the cap of the others)?
+    // large is a search (the cap of the others, and their budget)?
     out.searches += 1;
     match p.run(&[], &[], None, false) {
         Ok(Some(path)) => {
             c.clear(&path);
             p.cap = p.last.saturating_mul(CAP_FACTOR).max(MIN_CAP);
+            c.budget = p
+                .last
+                .saturating_mul(CLOSE_FACTOR)
+                .max(CLOSE_MIN)
+                .min(limits.max_states.saturating_mul(CLOSE_MAX));
         }
         Ok(None) => {
             out.infeasible = true;
@@ -1346,6 +1361,8 @@ pub(crate) fn close(
 struct Candidates {
     /// Nodes of the graph.
     n: usize,
+    /// States all searches may build (see [`CLOSE_FACTOR`]).
+    budget: usize,
     /// Not yet seen on a consistent path.
     no: BitSet,
     /// Not yet seen missed by one.
@@ -1353,6 +1370,19 @@ struct Candidates {
 }
 
 impl Candidates {
+    /// An error once the searches have built more states than the budget;
+    /// else the next search is capped by what is left of it.
+    fn spent(&self, p: &mut Prepared<'_>) -> Result<(), Unsupported> {
+        if p.states >= self.budget {
+            return Err(Unsupported(format!(
+                "its searches built {} states, its budget",
+                self.budget
+            )));
+        }
+        p.cap = p.cap.min(self.budget - p.states);
+        Ok(())
+    }
+
     /// A consistent valid path clears the nodes on it of being No and
     /// those off it of being Yes.
     fn clear(&mut self, path: &[NodeId]) {
@@ -1383,6 +1413,7 @@ fn close_yes(
     let mut size = BATCH / 4;
     let mut given_up = 0usize;
     while c.yes.iter().next().is_some() {
+        c.spent(p)?;
         let nodes: Vec<u32> = c.yes.iter().take(size).map(|v| v as u32).collect();
         out.searches += 1;
         match p.run(&[], &[], Some(&nodes), false) {
@@ -1416,6 +1447,7 @@ fn close_no(
     out: &mut Closed,
 ) -> Result<(), Unsupported> {
     while c.no.iter().next().is_some() {
+        c.spent(p)?;
         let nodes: Vec<NodeId> = c.no.iter().map(NodeId::new).collect();
         let some = NodeSet::new(nodes).expect("candidates");
         let dfa = Dfa::subsequence(Origin::Query, &[some]);
