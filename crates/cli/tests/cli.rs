@@ -764,14 +764,7 @@ fn exact_analysis_decides_more_and_agrees() {
         "{}",
         exact["weakened"]
     );
-    let set = |v: &Value, k: &str| -> HashSet<String> {
-        v["nodes"][k]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|x| x.as_str().unwrap().to_string())
-            .collect()
-    };
+    let set = |v: &Value, k: &str| -> HashSet<String> { ids(&v["nodes"][k]).into_iter().collect() };
     for k in ["yes", "no"] {
         assert!(set(&plain, k).is_subset(&set(&exact, k)), "{k}");
     }

@@ -520,29 +520,36 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         Some(id)
     }
 
-    /// The initial vertices: every combination of initial states, lazily
-    /// and under the limits. An accepting one when exploring stops at the
-    /// first.
-    fn seed(&mut self) -> Result<Option<(Vec<u32>, By)>, Stop> {
-        let start = self.st.start;
+    /// The limits on vertices, keys, estimated memory and (when `tick`)
+    /// time.
+    fn within_limits(&self, tick: bool) -> Result<(), Stop> {
         let CoarseLimits {
             max_states,
             deadline,
             max_memory,
             ..
         } = self.limits;
+        if self.acc.len() > max_states || self.keys.len() > max_states.saturating_mul(8) {
+            return Err(Stop::States(max_states));
+        }
+        if estimated_bytes(self.acc.len(), self.width, self.edges.len()) > max_memory {
+            return Err(Stop::Memory(max_memory));
+        }
+        if tick && deadline.is_some_and(|d| Instant::now() > d) {
+            return Err(Stop::Time);
+        }
+        Ok(())
+    }
+
+    /// The initial vertices: every combination of initial states, lazily
+    /// and under the limits. An accepting one when exploring stops at the
+    /// first.
+    fn seed(&mut self) -> Result<Option<(Vec<u32>, By)>, Stop> {
+        let start = self.st.start;
         let mut buf = Vec::new();
         let combos = super::automaton::initial_combinations(&[NONE], self.others.clone());
         for (i, mut c) in combos.enumerate() {
-            if self.acc.len() > max_states {
-                return Err(Stop::States(max_states));
-            }
-            if estimated_bytes(self.acc.len(), self.width, 0) > max_memory {
-                return Err(Stop::Memory(max_memory));
-            }
-            if i % 1024 == 1023 && deadline.is_some_and(|d| Instant::now() > d) {
-                return Err(Stop::Time);
-            }
+            self.within_limits(i % 1024 == 1023)?;
             c.extend(std::iter::repeat_n(0, self.trackers.len()));
             if self.step(&c, start, self.loc_of(start), &mut buf) {
                 let qs = buf.clone();
@@ -566,26 +573,12 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
     fn search(&mut self) -> Result<Option<(Vec<u32>, By)>, Stop> {
         let Structure { g, core, seg, .. } = *self.st;
         let sccs = &core.sccs;
-        let CoarseLimits {
-            max_states,
-            deadline,
-            max_memory,
-            ..
-        } = self.limits;
         let mut buf = Vec::new();
         let mut out_edges: HashMap<u32, Vec<(u32, u32)>> = HashMap::new();
         let mut popped = 0usize;
         while let Some((_, std::cmp::Reverse(v))) = self.heap.pop() {
             popped += 1;
-            if self.acc.len() > max_states || self.keys.len() > max_states.saturating_mul(8) {
-                return Err(Stop::States(max_states));
-            }
-            if estimated_bytes(self.acc.len(), self.width, self.edges.len()) > max_memory {
-                return Err(Stop::Memory(max_memory));
-            }
-            if popped.is_multiple_of(1024) && deadline.is_some_and(|d| Instant::now() > d) {
-                return Err(Stop::Time);
-            }
+            self.within_limits(popped.is_multiple_of(1024))?;
             let qs = self.key(v).to_vec();
             let l = qs[0];
             let moves: Vec<(u32, u32)> = match self.sub_of(l) {
