@@ -128,6 +128,7 @@ impl SolverArgs {
                 max_states: self.max_states,
                 timeout: fsa.limits.timeout,
                 max_memory: fsa.limits.max_memory,
+                ..CsLimits::default()
             },
             best,
             exact: self.exact,

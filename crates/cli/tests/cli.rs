@@ -699,8 +699,12 @@ fn precision_bench_matches_the_paper_on_print_tokens() {
     assert!((utl.1 - 63.0).abs() < 2.0, "utl full {}: {row}", utl.1);
     assert!(cs.0 > fsa.0 && cs.1 > fsa.1 && fsa.0 >= utl.0, "{row}");
     assert!(best.0 >= cs.0 && best.1 >= cs.1, "{row}");
-    // Exact closure: never less, and more with observations.
-    assert!(exact.0 >= cs.0 && exact.1 > cs.1, "{row}");
+    // With the observations, the bulk pass makes the stack count (before
+    // it, cs decided 74.7% of the full reports, 11.6 points over fsa).
+    assert!(cs.1 > fsa.1 + 20.0, "{row}");
+    // The exact closure: never less, and nearly nothing more.
+    assert!(exact.0 >= cs.0 && exact.1 >= cs.1, "{row}");
+    assert!(exact.1 - cs.1 < 1.0, "{row}");
 }
 
 /// On the full report of the bundled failure (29 single-node
@@ -741,10 +745,12 @@ fn cs_queries_on_the_full_example_report_stay_context_sensitive() {
     assert!(stricter > 0, "no node decided by cs queries alone");
 }
 
-/// `analyze --exact` decides more of the bundled failure than `cs` alone,
-/// agrees with every label `cs` decides, and gives nothing up.
+/// `cs` decides far more of the bundled failure than `fsa` (the bulk
+/// pass), and `analyze --exact` (the closure's elimination searches, an
+/// independent method) agrees with every label and finds nothing more
+/// to decide: on this report the bulk pass is exact.
 #[test]
-fn exact_analysis_decides_more_and_agrees() {
+fn exact_analysis_agrees_with_the_bulk_pass() {
     let labels = |extra: &[&str]| {
         let o = run(bin()
             .arg("analyze")
@@ -752,12 +758,16 @@ fn exact_analysis_decides_more_and_agrees() {
             .arg(example_cfg())
             .arg("--report")
             .arg(example_report())
-            .args(["--solver", "cs", "--format", "json"])
+            .args(["--format", "json"])
             .args(extra));
         assert!(o.status.success(), "{}", stderr(&o));
         serde_json::from_str::<Value>(&stdout(&o)).unwrap()
     };
-    let (plain, exact) = (labels(&[]), labels(&["--exact"]));
+    let fsa = labels(&["--solver", "fsa"]);
+    let (plain, exact) = (
+        labels(&["--solver", "cs"]),
+        labels(&["--solver", "cs", "--exact"]),
+    );
     assert_eq!(
         exact["weakened"].as_array().map(Vec::len),
         Some(0),
@@ -766,21 +776,22 @@ fn exact_analysis_decides_more_and_agrees() {
     );
     let set = |v: &Value, k: &str| -> HashSet<String> { ids(&v["nodes"][k]).into_iter().collect() };
     for k in ["yes", "no"] {
+        assert!(set(&fsa, k).is_subset(&set(&plain, k)), "{k}");
         assert!(set(&plain, k).is_subset(&set(&exact, k)), "{k}");
     }
+    assert_eq!(set(&exact, "maybe"), set(&plain, "maybe"));
     assert!(
-        set(&exact, "maybe").len() + 100 < set(&plain, "maybe").len(),
+        set(&plain, "maybe").len() + 300 < set(&fsa, "maybe").len(),
         "{} vs {} Maybe",
-        set(&exact, "maybe").len(),
-        set(&plain, "maybe").len()
+        set(&plain, "maybe").len(),
+        set(&fsa, "maybe").len()
     );
     // A small budget: the closure stops, says so, and what it decided is
     // what the full closure decides.
-    let small = labels(&["--exact", "--max-states", "30000"]);
+    let small = labels(&["--solver", "cs", "--exact", "--max-states", "30000"]);
     let how = small["weakened"].to_string();
     assert!(how.contains("closure stopped"), "{how}");
     for k in ["yes", "no"] {
         assert!(set(&small, k).is_subset(&set(&exact, k)), "{k}");
     }
-    assert!(set(&small, "maybe").len() > set(&exact, "maybe").len());
 }

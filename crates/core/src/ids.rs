@@ -23,6 +23,7 @@ macro_rules! entity_id {
             }
             /// The raw `u32` value.
             #[inline]
+            #[allow(dead_code)]
             pub fn as_u32(self) -> u32 {
                 self.0
             }

@@ -27,6 +27,7 @@
 //! backtrace reader could not place, an inaccurate call graph) it keeps the
 //! base's answer and says so, where `cs` reports the stack impossible.
 
+pub(crate) mod bulk;
 pub(crate) mod frames;
 pub mod product;
 
@@ -47,6 +48,10 @@ pub struct CsLimits {
     /// Memory budget of the frame graph, in bytes (estimated at
     /// 96 bytes per state).
     pub max_memory: usize,
+    /// Most states of one exploration of the exact bulk pass
+    /// ([`bulk`]); past it that pass tracks fewer observations, or is
+    /// skipped (the labels stay sound). 0 skips it.
+    pub bulk_states: usize,
 }
 
 impl Default for CsLimits {
@@ -55,6 +60,7 @@ impl Default for CsLimits {
             max_states: 4_000_000,
             timeout: None,
             max_memory: 4 << 30,
+            bulk_states: 1 << 20,
         }
     }
 }
@@ -190,10 +196,43 @@ impl<B: Solver> Cs<B> {
         rec.stats.extend(stats);
         rec.stats.push(("cs_yes_added", yes));
         rec.stats.push(("cs_no_added", no));
+        let deadline = self.limits.timeout.map(|t| std::time::Instant::now() + t);
+        if self.limits.bulk_states > 0 && rec.labels.contains(&Label::Maybe) {
+            let b = bulk::refine(
+                g,
+                report,
+                &mut rec.labels,
+                &self.limits,
+                deadline,
+                self.limits.bulk_states,
+            );
+            if b.infeasible {
+                if !self.best {
+                    return Err(SolveError::Infeasible {
+                        culprit: stack_culprit(g, report, &self.limits),
+                    });
+                }
+                rec.stats.push(("cs_conflict", 1));
+            }
+            if let Some(why) = b.partial {
+                rec.stats.push(("cs_bulk_skipped", 1));
+                rec.weakened.push(Weakening {
+                    origin: Origin::Crash,
+                    how: format!(
+                        "context-sensitive bulk pass skipped ({why}); labels of the frame graph and the {} solver kept",
+                        self.base.name()
+                    ),
+                });
+            }
+            rec.stats.push(("cs_bulk_states", b.states as u64));
+            rec.stats.push(("cs_bulk_yes", b.yes));
+            rec.stats.push(("cs_bulk_no", b.no));
+            rec.stats.push(("cs_bulk_relaxed", b.relaxed as u64));
+            rec.stats.push(("cs_bulk_must_left", b.must_left as u64));
+        }
         // The frame graph decides the stack and crash alone (its Yes side
         // by dominators); the rest needs the searches with the automata.
         if self.exact && rec.labels.contains(&Label::Maybe) {
-            let deadline = self.limits.timeout.map(|t| std::time::Instant::now() + t);
             let c = product::close(g, report, &mut rec.labels, &self.limits, deadline);
             if c.infeasible && !self.best {
                 return Err(SolveError::Infeasible {

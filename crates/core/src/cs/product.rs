@@ -101,6 +101,10 @@ const MAX_WITNESS: usize = 10_000_000;
 /// Estimated bytes per state (key, id map entry, predecessor, waiters).
 const BYTES_PER_STATE: usize = 80;
 
+/// Logged derivation steps (bulk mode) that count as one state against
+/// the limits.
+const LOG_PER_STATE: usize = 4;
+
 entity_id!(
     /// A tuple: one state per constraint automaton, then the seen bits.
     TupleId
@@ -124,7 +128,7 @@ entity_id!(
 
 /// How a state of kind `S` ([`TopId`] or [`PathId`]) was first reached.
 #[derive(Copy, Clone, Debug)]
-enum Pred<S> {
+pub(super) enum Pred<S> {
     /// An initial state (the start, or a callee's entry).
     Root,
     /// One flow or call step from this state (same kind of state).
@@ -137,9 +141,24 @@ enum Pred<S> {
     Landing { call: S, esc: EscId },
 }
 
+impl<S> Pred<S> {
+    /// The same step, with its states of this kind renamed by `f`.
+    fn map<T>(self, f: impl Fn(S) -> T) -> Pred<T> {
+        match self {
+            Pred::Root => Pred::Root,
+            Pred::Step(p) => Pred::Step(f(p)),
+            Pred::Summary { call, exit } => Pred::Summary {
+                call: f(call),
+                exit,
+            },
+            Pred::Landing { call, esc } => Pred::Landing { call: f(call), esc },
+        }
+    }
+}
+
 /// What an escape record's path is made of, after its call site.
 #[derive(Copy, Clone, Debug)]
-enum Body {
+pub(super) enum Body {
     /// A path edge of the callee, up to the jump (or exit).
     Path(PathId),
     /// The escape record of a deeper callee.
@@ -316,11 +335,40 @@ struct Search<'a> {
     max_states: usize,
     deadline: Option<Instant>,
     limits: &'a CsLimits,
+    /// Bulk mode (see [`super::bulk`]): every way each state is reached,
+    /// the accepting top-level states, no subsumption, no early stop.
+    log: Option<Log>,
+}
+
+/// Every derivation step of a bulk exploration, for the backward passes
+/// of [`super::bulk`]: each state's incoming steps (its first one is also
+/// its `Pred`), every production of every escape record, and the
+/// accepting top-level states.
+#[derive(Default)]
+pub(super) struct Log {
+    pub top_in: Vec<(TopId, Pred<TopId>)>,
+    pub path_in: Vec<(PathId, Pred<PathId>)>,
+    pub esc_in: Vec<(EscId, Option<PathId>, Body)>,
+    pub accepting: Vec<TopId>,
 }
 
 impl<'a> Search<'a> {
     fn size(&self) -> usize {
-        self.top.len() + self.path.len() + self.ctx.len() + self.tuples.len() + self.esc.len()
+        let logged = self.log.as_ref().map_or(0, |l| {
+            (l.top_in.len() + l.path_in.len() + l.esc_in.len()) / LOG_PER_STATE
+        });
+        self.top.len()
+            + self.path.len()
+            + self.ctx.len()
+            + self.tuples.len()
+            + self.esc.len()
+            + logged
+    }
+
+    /// States are kept as antichains (not in bulk mode, which needs every
+    /// state).
+    fn subsuming(&self) -> bool {
+        self.seen.words > 0 && self.log.is_none()
     }
 
     fn budget(&self) -> Result<(), Unsupported> {
@@ -464,11 +512,17 @@ impl<'a> Search<'a> {
         key: (NodeId, u32, TupleId),
         pred: Pred<TopId>,
     ) -> Result<(), Unsupported> {
-        if self.top_ids.contains_key(&key) {
+        if let Some(&id) = self.top_ids.get(&key) {
+            if let Some(log) = &mut self.log {
+                log.top_in.push((id, pred));
+            }
             return Ok(());
         }
         let id = self.top.next_id();
-        if self.seen.words > 0 {
+        if let (Some(log), false) = (&mut self.log, matches!(pred, Pred::Root)) {
+            log.top_in.push((id, pred));
+        }
+        if self.subsuming() {
             let (v, j, t) = key;
             let group = self.top_live.entry((v, j, self.base[t])).or_default();
             self.top_dead.push(false);
@@ -493,11 +547,17 @@ impl<'a> Search<'a> {
         key: (CtxId, NodeId, TupleId),
         pred: Pred<PathId>,
     ) -> Result<(), Unsupported> {
-        if self.path_ids.contains_key(&key) {
+        if let Some(&id) = self.path_ids.get(&key) {
+            if let Some(log) = &mut self.log {
+                log.path_in.push((id, pred));
+            }
             return Ok(());
         }
         let id = self.path.next_id();
-        if self.seen.words > 0 {
+        if let (Some(log), false) = (&mut self.log, matches!(pred, Pred::Root)) {
+            log.path_in.push((id, pred));
+        }
+        if self.subsuming() {
             let (c, v, t) = key;
             let group = self.path_live.entry((c, v, self.base[t])).or_default();
             self.path_dead.push(false);
@@ -523,7 +583,7 @@ impl<'a> Search<'a> {
         let na = self.autos.len();
         self.exits[c].iter().any(|&(tx, _)| {
             tx == t
-                || (self.seen.words > 0
+                || (self.subsuming()
                     && self.base[tx] == self.base[t]
                     && self
                         .seen
@@ -667,11 +727,17 @@ impl<'a> Search<'a> {
     /// lands it at every caller waiting on `c`.
     fn escape(&mut self, c: CtxId, e: Esc) -> Result<(), Unsupported> {
         let key = (c, e.node, e.tuple);
-        if self.esc_ids.contains_key(&key) {
+        if let Some(&id) = self.esc_ids.get(&key) {
+            if let Some(log) = &mut self.log {
+                log.esc_in.push((id, e.call, e.inner));
+            }
             return Ok(());
         }
         self.budget()?;
         let id = self.esc.push(e);
+        if let Some(log) = &mut self.log {
+            log.esc_in.push((id, e.call, e.inner));
+        }
         self.esc_ids.insert(key, id);
         self.escapes[c].push(id);
         let waiters = self.waiters[c].clone();
@@ -947,6 +1013,46 @@ impl<'a> Prepared<'a> {
             Err(SolveError::Infeasible { .. }) => return Ok(None),
             Err(_) => {}
         }
+        Ok(Some(Prepared::assemble(
+            g, report, limits, deadline, &sp, removed, &implied,
+        )))
+    }
+
+    /// A report made ready with the nodes of `removed` known to be on no
+    /// consistent path, and no observation known implied.
+    pub(crate) fn with_removed(
+        g: &'a Icfg,
+        report: &'a Report,
+        limits: &'a CsLimits,
+        deadline: Option<Instant>,
+        mut removed: BitSet,
+    ) -> Option<Prepared<'a>> {
+        let plain = Report {
+            stack: Vec::new(),
+            stack_gaps: Vec::new(),
+            ..report.clone()
+        };
+        let sp = crate::fsa::split(g, &plain, None, None, limits.max_states).ok()?;
+        for v in sp.absent.iter() {
+            removed.insert(v);
+        }
+        let implied = BitSet::new(g.num_nodes());
+        Some(Prepared::assemble(
+            g, report, limits, deadline, &sp, removed, &implied,
+        ))
+    }
+
+    /// The automata of split report `sp`: observations of single nodes
+    /// and ambiguous `obsNo` sets relaxed unless `implied`, the rest fixed.
+    fn assemble(
+        g: &'a Icfg,
+        report: &'a Report,
+        limits: &'a CsLimits,
+        deadline: Option<Instant>,
+        sp: &crate::fsa::Split,
+        removed: BitSet,
+        implied: &BitSet,
+    ) -> Prepared<'a> {
         let mut fixed: Vec<Dfa> = Vec::new();
         let mut relaxed: Vec<(Vec<u32>, bool)> = Vec::new();
         for v in &sp.vectors {
@@ -969,7 +1075,7 @@ impl<'a> Prepared<'a> {
             .targets
             .as_ref()
             .map(|t| t.iter().map(|&n| NodeId::new(n as usize)).collect());
-        Ok(Some(Prepared {
+        Prepared {
             g,
             report,
             limits,
@@ -983,12 +1089,45 @@ impl<'a> Prepared<'a> {
             states: 0,
             cap: usize::MAX,
             last: 0,
-        }))
+        }
     }
 
     /// Whether `v` is on no consistent path (known before any search).
     pub(crate) fn removed(&self, v: usize) -> bool {
         self.removed.contains(v)
+    }
+
+    /// The relaxable observations: (nodes, "ran"), else "not all of
+    /// nodes".
+    pub(crate) fn relaxed(&self) -> &[(Vec<u32>, bool)] {
+        &self.relaxed
+    }
+
+    /// Every state of the valid paths of the report with its automata
+    /// (no relaxed observation tracked), and every way each is reached:
+    /// the hypergraph of [`super::bulk`]. At most `max_states` states
+    /// (with the derivation steps logged).
+    pub(crate) fn explode(&self, max_states: usize) -> Result<super::bulk::Hyper, Unsupported> {
+        let autos: Vec<&Dfa> = self.fixed.iter().collect();
+        let segs = segments(self.g, self.report);
+        let k = self.report.stack.len();
+        let max_states = max_states
+            .min(self.limits.max_states)
+            .min(self.limits.max_memory / BYTES_PER_STATE)
+            .max(1);
+        let mut s = Search::new(
+            self.g,
+            autos,
+            Seen::new(&[]),
+            self.removed.clone(),
+            segs.clone(),
+            self.limits,
+            self.deadline,
+            max_states,
+        );
+        s.log = Some(Log::default());
+        s.run(self.report, &segs, k, self.targets.as_deref())?;
+        Ok(s.hyper())
     }
 
     /// Is there a valid path for the report that is also accepted by
@@ -1092,52 +1231,129 @@ fn search(
     deadline: Option<Instant>,
     states: &mut usize,
 ) -> Result<Option<Option<Vec<NodeId>>>, Unsupported> {
-    let touch = Touch::new(autos.iter().copied());
     let segs = segments(g, report);
     let k = report.stack.len();
-    let mut s = Search {
+    let max_states = limits
+        .max_states
+        .saturating_sub(*states)
+        .min(limits.max_memory / BYTES_PER_STATE)
+        .max(1);
+    let mut s = Search::new(
         g,
         autos,
-        touch,
         seen,
         removed,
-        tuples: IdVec::new(),
-        tuple_ids: HashMap::default(),
-        base: IdVec::new(),
-        top: IdVec::new(),
-        top_pred: IdVec::new(),
-        top_ids: HashMap::default(),
-        top_live: HashMap::default(),
-        top_dead: Vec::new(),
-        ctx: IdVec::new(),
-        ctx_ids: HashMap::default(),
-        exits: IdVec::new(),
-        waiters: IdVec::new(),
-        path: IdVec::new(),
-        path_pred: IdVec::new(),
-        path_ids: HashMap::default(),
-        path_live: HashMap::default(),
-        path_dead: Vec::new(),
-        subsumed: 0,
-        segs: segs.clone(),
-        esc: IdVec::new(),
-        escapes: IdVec::new(),
-        esc_ids: HashMap::default(),
-        work: Vec::new(),
-        max_states: limits
-            .max_states
-            .saturating_sub(*states)
-            .min(limits.max_memory / BYTES_PER_STATE)
-            .max(1),
-        deadline,
+        segs.clone(),
         limits,
-    };
+        deadline,
+        max_states,
+    );
     let result = s.run(report, &segs, k, targets);
     *states += s.size();
     result
 }
 
-impl Search<'_> {
+impl<'a> Search<'a> {
+    /// A search with these automata and tracked observations, over the
+    /// graph without `removed`; `max_states` bounds it.
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        g: &'a Icfg,
+        autos: Vec<&'a Dfa>,
+        seen: Seen,
+        removed: BitSet,
+        segs: Vec<super::frames::Segment>,
+        limits: &'a CsLimits,
+        deadline: Option<Instant>,
+        max_states: usize,
+    ) -> Search<'a> {
+        Search {
+            g,
+            touch: Touch::new(autos.iter().copied()),
+            autos,
+            seen,
+            removed,
+            tuples: IdVec::new(),
+            tuple_ids: HashMap::default(),
+            base: IdVec::new(),
+            top: IdVec::new(),
+            top_pred: IdVec::new(),
+            top_ids: HashMap::default(),
+            top_live: HashMap::default(),
+            top_dead: Vec::new(),
+            ctx: IdVec::new(),
+            ctx_ids: HashMap::default(),
+            exits: IdVec::new(),
+            waiters: IdVec::new(),
+            path: IdVec::new(),
+            path_pred: IdVec::new(),
+            path_ids: HashMap::default(),
+            path_live: HashMap::default(),
+            path_dead: Vec::new(),
+            subsumed: 0,
+            segs,
+            esc: IdVec::new(),
+            escapes: IdVec::new(),
+            esc_ids: HashMap::default(),
+            work: Vec::new(),
+            max_states,
+            deadline,
+            limits,
+            log: None,
+        }
+    }
+
+    /// The logged exploration as a hypergraph over one id space: top-level
+    /// states, then path edges, then escape records.
+    fn hyper(self) -> super::bulk::Hyper {
+        use super::bulk::{Hyper, StateId};
+        let log = self.log.expect("a bulk exploration");
+        let (nt, np, ne) = (self.top.len(), self.path.len(), self.esc.len());
+        let top = |id: TopId| StateId::new(id.index());
+        let path = |id: PathId| StateId::new(nt + id.index());
+        let esc = |id: EscId| StateId::new(nt + np + id.index());
+        let body = |b: Body| match b {
+            Body::Path(p) => path(p),
+            Body::Esc(e) => esc(e),
+        };
+        let mut node = Vec::with_capacity(nt + np + ne);
+        let mut root = Vec::with_capacity(nt + np + ne);
+        for i in 0..nt {
+            let id = TopId::new(i);
+            node.push(Some(self.top[id].0));
+            root.push(matches!(self.top_pred[id], Pred::Root));
+        }
+        for i in 0..np {
+            let id = PathId::new(i);
+            node.push(Some(self.path[id].1));
+            root.push(matches!(self.path_pred[id], Pred::Root));
+        }
+        node.resize(nt + np + ne, None);
+        root.resize(nt + np + ne, false);
+        let mut recs = Vec::with_capacity(log.top_in.len() + log.path_in.len() + log.esc_in.len());
+        let mut step = |to: StateId, pred: Pred<StateId>| match pred {
+            Pred::Root => {}
+            Pred::Step(p) => recs.push((to, p, None)),
+            Pred::Summary { call, exit } => recs.push((to, call, Some(path(exit)))),
+            Pred::Landing { call, esc: e } => recs.push((to, call, Some(esc(e)))),
+        };
+        for (id, p) in log.top_in {
+            step(top(id), p.map(top));
+        }
+        for (id, p) in log.path_in {
+            step(path(id), p.map(path));
+        }
+        for (id, call, inner) in log.esc_in {
+            recs.push((esc(id), body(inner), call.map(path)));
+        }
+        Hyper::new(
+            node,
+            root,
+            recs,
+            log.accepting.into_iter().map(top).collect(),
+        )
+    }
+
     fn run(
         &mut self,
         report: &Report,
@@ -1169,7 +1385,10 @@ impl Search<'_> {
                     let (vn, j, t) = s.top[id];
                     let j = j as usize;
                     if j == k && is_target(vn) && s.accepting(t) {
-                        return Ok(Some(s.witness(id)));
+                        match &mut s.log {
+                            Some(log) => log.accepting.push(id),
+                            None => return Ok(Some(s.witness(id))),
+                        }
                     }
                     for (w, kind) in g.succs(vn) {
                         match kind {

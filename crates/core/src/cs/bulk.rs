@@ -1,0 +1,764 @@
+//! Bulk recovery in the context-sensitive semantics with every
+//! constraint: one exploration of the product and a few linear passes
+//! over it, no search per node.
+//!
+//! The exploration is [`super::product`]'s tabulation in *bulk mode*: no
+//! subsumption, no stop at the first accepting state, and every way each
+//! state is reached logged. That makes a hypergraph ([`Hyper`]) whose
+//! states are top-level states, path edges of invocations and escape
+//! records, and whose steps have one source (a flow or call step) or two
+//! (a completed call: the call site's state and the callee's exit path
+//! edge; a landing jump: the call site's state and the escape record).
+//! Every accepting derivation is a valid path that satisfies the report's
+//! automata; observations of single nodes and ambiguous `obsNo` sets are
+//! not tracked (each would be a bit of every tuple and could double the
+//! states), so the paths are a superset of the consistent ones and every
+//! label below is sound. The nodes already labelled No are removed first.
+//!
+//! * **May it have run?** A state is *live* if it is on an accepting
+//!   derivation: backward from the accepting states, every source of a
+//!   step into a live state is live. A callee's exit path edge becomes
+//!   live only through a live completed call that uses *that* exit, and
+//!   its invocation's path edges only by reaching it: forward and backward
+//!   facts are paired per invocation (callee entry, entry state, exit
+//!   state), never intersected per node across calling contexts. A node
+//!   no live state has never ran. The observations come back *pairwise*:
+//!   for every node `u` known to have run (Yes already: the observed nodes
+//!   first), a node none of whose live states lies on an accepting
+//!   derivation through `u` never ran ([`Hyper::apart`]: union flows,
+//!   before and after each state, bit-parallel over the known nodes).
+//! * **Must it have run?** For every state, the candidates (nodes still
+//!   Maybe) on *every* derivation of it (`pre`: ⋂ over its steps of the
+//!   union of its sources' sets, plus its own node, a greatest fixpoint)
+//!   and on every continuation of it to acceptance (`post`, backward the
+//!   same way). A step's two sources are derived independently, so
+//!   ⋂ᵢⱼ(Aᵢ ∪ Bⱼ) = (⋂Aᵢ) ∪ (⋂Bⱼ) and both are the meet over all paths,
+//!   not an approximation. A candidate must have run if it is in `pre` of
+//!   every accepting state, or in `pre ∪ post` of every live state of a
+//!   node known to have run (every consistent path goes through one of
+//!   them); candidates so proved are known too, to a fixpoint.
+//!
+//! Every pass visits the strongly connected components of "is a source
+//! of a step into" in topological order (a union flow once per component,
+//! an intersection flow with a worklist inside a cycle), so each costs
+//! about (states + steps) × words. The sets are bit sets over the
+//! candidates, in chunks under a memory budget and a work budget
+//! ([`FLOW_BUDGET`]); past them candidates stay Maybe.
+//!
+//! On the paper's failures this gives exactly the labels of the
+//! elimination searches of `product::close` (`--exact`), in milliseconds.
+
+use super::product::{Prepared, Unsupported};
+use super::CsLimits;
+use crate::algo::Sccs;
+use crate::fxhash::FxHashMap as HashMap;
+use crate::graph::{BitSet, Csr};
+use crate::icfg::Icfg;
+use crate::ids::{entity_id, NodeId};
+use crate::report::Report;
+use crate::solver::Label;
+use std::collections::VecDeque;
+use std::time::Instant;
+
+entity_id!(
+    /// A state of a bulk exploration: a top-level state, a path edge or an
+    /// escape record.
+    StateId
+);
+
+/// One way a state is reached: from one state, or from two (a call
+/// site's state and the callee's exit path edge or escape record).
+type Step = (StateId, Option<StateId>);
+
+/// The hypergraph of a bulk exploration (see the module docs).
+pub(crate) struct Hyper {
+    /// Node of each state (none for escape records).
+    node: Vec<Option<NodeId>>,
+    /// Initial states: the start, or an invocation's entry.
+    root: Vec<bool>,
+    /// The steps into each state: `ins[start[s]..start[s + 1]]`.
+    start: Vec<usize>,
+    ins: Vec<Step>,
+    /// Accepting top-level states.
+    accepting: Vec<StateId>,
+}
+
+impl Hyper {
+    /// From the states' nodes, which are initial, the steps `(to, from,
+    /// also from)` and the accepting states.
+    pub(super) fn new(
+        node: Vec<Option<NodeId>>,
+        root: Vec<bool>,
+        mut steps: Vec<(StateId, StateId, Option<StateId>)>,
+        accepting: Vec<StateId>,
+    ) -> Hyper {
+        let n = node.len();
+        steps.sort_unstable();
+        steps.dedup();
+        let mut start = vec![0usize; n + 1];
+        for &(to, _, _) in &steps {
+            start[to.index() + 1] += 1;
+        }
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let ins = steps.into_iter().map(|(_, a, b)| (a, b)).collect();
+        Hyper {
+            node,
+            root,
+            start,
+            ins,
+            accepting,
+        }
+    }
+
+    /// Number of states.
+    pub fn len(&self) -> usize {
+        self.node.len()
+    }
+
+    fn steps_into(&self, s: usize) -> &[Step] {
+        &self.ins[self.start[s]..self.start[s + 1]]
+    }
+
+    /// Whether some valid path is accepted.
+    pub fn feasible(&self) -> bool {
+        !self.accepting.is_empty()
+    }
+
+    /// The states on some derivation of an accepting state.
+    pub fn live(&self) -> BitSet {
+        let mut live = BitSet::new(self.len());
+        let mut stack: Vec<StateId> = Vec::new();
+        for &s in &self.accepting {
+            if live.insert(s.index()) {
+                stack.push(s);
+            }
+        }
+        while let Some(s) = stack.pop() {
+            for &(a, b) in self.steps_into(s.index()) {
+                for x in std::iter::once(a).chain(b) {
+                    if live.insert(x.index()) {
+                        stack.push(x);
+                    }
+                }
+            }
+        }
+        live
+    }
+
+    /// The nodes of live states: those that may have run.
+    pub fn may(&self, live: &BitSet, num_nodes: usize) -> BitSet {
+        let mut may = BitSet::new(num_nodes);
+        for s in live.iter() {
+            if let Some(v) = self.node[s] {
+                may.insert(v.index());
+            }
+        }
+        may
+    }
+
+    /// Of `candidates`, those that must have run: on every derivation of
+    /// every accepting state, or on every derivation through a node of
+    /// `known` (nodes known to run on every consistent execution, so
+    /// every consistent path is among those through it), closed over the
+    /// candidates so proved. Computed in chunks of at most `words` 64-bit
+    /// words per live state, only the first `max_chunks` chunks. Returns
+    /// the candidates proved, and how many were left unexamined.
+    pub fn must(
+        &self,
+        live: &BitSet,
+        num_nodes: usize,
+        candidates: &[NodeId],
+        known: &[NodeId],
+        words: usize,
+        max_chunks: usize,
+    ) -> (Vec<NodeId>, usize) {
+        if candidates.is_empty() || self.accepting.is_empty() {
+            return (Vec::new(), 0);
+        }
+        let flow = Flow::new(self, live);
+        let per_chunk = words.clamp(1, candidates.len().div_ceil(64)) * 64;
+        let mut proved = Vec::new();
+        let mut left = 0;
+        for (c, chunk) in candidates.chunks(per_chunk).enumerate() {
+            if c >= max_chunks {
+                left += chunk.len();
+                continue;
+            }
+            let mut bit = vec![u32::MAX; num_nodes];
+            for (i, v) in chunk.iter().enumerate() {
+                bit[v.index()] = i as u32;
+            }
+            let w = chunk.len().div_ceil(64);
+            let pre = flow.pre(self, &bit, w);
+            let post = flow.post(self, &bit, &pre);
+            let yes = flow.closure(&pre, &post, chunk, known);
+            proved.extend(
+                chunk
+                    .iter()
+                    .enumerate()
+                    .filter(|&(i, _)| yes[i / 64] & (1 << (i % 64)) != 0)
+                    .map(|(_, &v)| v),
+            );
+        }
+        (proved, left)
+    }
+
+    /// Of `candidates`, those on no accepting derivation that also goes
+    /// through `targets[i]`, for some `i` (nodes known to have run, so
+    /// every consistent path goes through each): they never ran. Only
+    /// the first `words` words of targets are used.
+    pub fn apart(
+        &self,
+        live: &BitSet,
+        num_nodes: usize,
+        candidates: &[NodeId],
+        targets: &[NodeId],
+        words: usize,
+    ) -> Vec<NodeId> {
+        if candidates.is_empty() || targets.is_empty() || self.accepting.is_empty() {
+            return Vec::new();
+        }
+        let flow = Flow::new(self, live);
+        let targets = &targets[..targets.len().min(words.max(1) * 64)];
+        let w = targets.len().div_ceil(64);
+        let mut bit = vec![u32::MAX; num_nodes];
+        for (i, v) in targets.iter().enumerate() {
+            bit[v.index()] = i as u32;
+        }
+        let through = flow.through(self, &bit, w);
+        let mut all = vec![0u64; w];
+        for i in 0..targets.len() {
+            all[i / 64] |= 1 << (i % 64);
+        }
+        let mut acc = vec![0u64; w];
+        candidates
+            .iter()
+            .copied()
+            .filter(|v| {
+                acc.fill(0);
+                for &i in flow.at.get(v).map_or(&[][..], |x| x) {
+                    or_into(&mut acc, through.get(i));
+                }
+                acc != all
+            })
+            .collect()
+    }
+}
+
+/// The live states of a [`Hyper`] numbered densely, with the steps out of
+/// each (for the backward passes), the strongly connected components of
+/// "is a source of a step into" (every pass visits them in topological
+/// order, forward or backward, iterating only inside a cycle), and the
+/// live states of each node.
+struct Flow {
+    /// Live states, in id order.
+    order: Vec<usize>,
+    /// Per live state, the steps into it, in dense numbers.
+    ins: Vec<(u32, Option<u32>)>,
+    in_start: Vec<usize>,
+    /// Per live state, the steps it is a source of: (target, the other
+    /// source).
+    out_start: Vec<usize>,
+    outs: Vec<(u32, Option<u32>)>,
+    /// Components, numbered so that sources come before targets.
+    sccs: Sccs,
+    /// Whether each live state is initial.
+    root: Vec<bool>,
+    /// Per node, its live states.
+    at: HashMap<NodeId, Vec<u32>>,
+    /// Live accepting states.
+    accepting: Vec<u32>,
+}
+
+/// Bit sets of `w` words per live state.
+struct Sets {
+    w: usize,
+    bits: Vec<u64>,
+}
+
+impl Sets {
+    fn new(n: usize, w: usize, fill: u64) -> Sets {
+        Sets {
+            w,
+            bits: vec![fill; n * w],
+        }
+    }
+
+    fn get(&self, i: u32) -> &[u64] {
+        &self.bits[i as usize * self.w..(i as usize + 1) * self.w]
+    }
+
+    /// Sets state `i` to `acc`; whether it changed.
+    fn set(&mut self, i: u32, acc: &[u64]) -> bool {
+        let cur = &mut self.bits[i as usize * self.w..(i as usize + 1) * self.w];
+        if cur == acc {
+            return false;
+        }
+        cur.copy_from_slice(acc);
+        true
+    }
+}
+
+fn set_bit(acc: &mut [u64], b: Option<u32>) {
+    if let Some(b) = b {
+        acc[b as usize / 64] |= 1 << (b % 64);
+    }
+}
+
+fn or_into(acc: &mut [u64], x: &[u64]) {
+    for (a, x) in acc.iter_mut().zip(x) {
+        *a |= x;
+    }
+}
+
+impl Flow {
+    fn new(h: &Hyper, live: &BitSet) -> Flow {
+        let order: Vec<usize> = live.iter().collect();
+        let mut local = vec![u32::MAX; h.len()];
+        for (i, &s) in order.iter().enumerate() {
+            local[s] = u32::try_from(i).expect("states fit in u32");
+        }
+        let n = order.len();
+        let mut ins = Vec::new();
+        let mut in_start = Vec::with_capacity(n + 1);
+        let mut outs: Vec<(u32, u32, Option<u32>)> = Vec::new();
+        let mut deps: Vec<(u32, u32)> = Vec::new();
+        let mut at: HashMap<NodeId, Vec<u32>> = HashMap::default();
+        for (i, &s) in order.iter().enumerate() {
+            let i = i as u32;
+            in_start.push(ins.len());
+            if let Some(v) = h.node[s] {
+                at.entry(v).or_default().push(i);
+            }
+            for &(a, b) in h.steps_into(s) {
+                let la = local[a.index()];
+                let lb = b.map(|b| local[b.index()]);
+                ins.push((la, lb));
+                outs.push((la, i, lb));
+                deps.push((la, i));
+                if let Some(lb) = lb {
+                    outs.push((lb, i, Some(la)));
+                    deps.push((lb, i));
+                }
+            }
+        }
+        in_start.push(ins.len());
+        outs.sort_unstable();
+        let mut out_start = vec![0usize; n + 1];
+        for &(from, _, _) in &outs {
+            out_start[from as usize + 1] += 1;
+        }
+        for i in 0..n {
+            out_start[i + 1] += out_start[i];
+        }
+        deps.sort_unstable();
+        deps.dedup();
+        let sccs = Sccs::compute(&Csr::from_edges(n, &deps), |_| true);
+        let accepting = h.accepting.iter().map(|s| local[s.index()]).collect();
+        let root = order.iter().map(|&s| h.root[s]).collect();
+        Flow {
+            order,
+            ins,
+            in_start,
+            out_start,
+            outs: outs.into_iter().map(|(_, to, other)| (to, other)).collect(),
+            sccs,
+            root,
+            at,
+            accepting,
+        }
+    }
+
+    fn ins(&self, i: u32) -> &[(u32, Option<u32>)] {
+        &self.ins[self.in_start[i as usize]..self.in_start[i as usize + 1]]
+    }
+
+    fn outs(&self, i: u32) -> &[(u32, Option<u32>)] {
+        &self.outs[self.out_start[i as usize]..self.out_start[i as usize + 1]]
+    }
+
+    /// The candidate bit of live state `i`'s node, if it is a candidate.
+    fn own(&self, h: &Hyper, bit: &[u32], i: u32) -> Option<u32> {
+        h.node[self.order[i as usize]]
+            .map(|v| bit[v.index()])
+            .filter(|&b| b != u32::MAX)
+    }
+
+    /// Solves `eval` over the components in topological order (`forward`)
+    /// or its reverse: a state outside a cycle once; in a cycle, a
+    /// worklist of its states, each re-evaluated when a state it depends
+    /// on (a source of a step into it forward, a target backward)
+    /// changed. `eval(i, sets, acc)` computes state `i`'s new set into
+    /// `acc`.
+    fn solve(&self, sets: &mut Sets, forward: bool, mut eval: impl FnMut(u32, &Sets, &mut [u64])) {
+        let mut acc = vec![0u64; sets.w];
+        let count = self.sccs.count;
+        let mut queue: VecDeque<u32> = VecDeque::new();
+        let mut queued = BitSet::new(self.order.len());
+        for k in 0..count {
+            let c = if forward { k } else { count - 1 - k };
+            let members = self.sccs.members_of(c);
+            if self.sccs.trivial[c as usize] {
+                eval(members[0], sets, &mut acc);
+                sets.set(members[0], &acc);
+                continue;
+            }
+            for &i in members {
+                queue.push_back(i);
+                queued.insert(i as usize);
+            }
+            while let Some(i) = queue.pop_front() {
+                queued.remove(i as usize);
+                eval(i, sets, &mut acc);
+                if !sets.set(i, &acc) {
+                    continue;
+                }
+                let mut wake = |d: u32| {
+                    if self.sccs.comp[d as usize] == c && queued.insert(d as usize) {
+                        queue.push_back(d);
+                    }
+                };
+                if forward {
+                    for &(to, _) in self.outs(i) {
+                        wake(to);
+                    }
+                } else {
+                    for &(a, b) in self.ins(i) {
+                        wake(a);
+                        if let Some(b) = b {
+                            wake(b);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Solves a union (least fixpoint) flow: in a cycle every state has
+    /// the same set, the union of what flows into any of them, so one
+    /// visit per component. `eval(i, sets, acc)` ORs into `acc` what flows
+    /// into state `i` (its own contribution, and the sets of the states it
+    /// depends on, its component's included).
+    fn solve_union(
+        &self,
+        sets: &mut Sets,
+        forward: bool,
+        mut eval: impl FnMut(u32, &Sets, &mut [u64]),
+    ) {
+        let mut acc = vec![0u64; sets.w];
+        let count = self.sccs.count;
+        for k in 0..count {
+            let c = if forward { k } else { count - 1 - k };
+            acc.fill(0);
+            for &i in self.sccs.members_of(c) {
+                eval(i, sets, &mut acc);
+            }
+            for &i in self.sccs.members_of(c) {
+                sets.set(i, &acc);
+            }
+        }
+    }
+
+    /// Per live state, the candidates on every derivation of it (for an
+    /// invocation's path edge, from the invocation's entry): the greatest
+    /// fixpoint of ⋂ over its steps of the union of their sources', plus
+    /// its own node.
+    fn pre(&self, h: &Hyper, bit: &[u32], w: usize) -> Sets {
+        let mut sets = Sets::new(self.order.len(), w, !0);
+        self.solve(&mut sets, true, |i, sets, acc| {
+            if self.root[i as usize] {
+                // Its own derivation is just itself.
+                acc.fill(0);
+            } else {
+                acc.fill(!0);
+                for &(a, b) in self.ins(i) {
+                    let x = sets.get(a);
+                    match b {
+                        None => acc.iter_mut().zip(x).for_each(|(c, x)| *c &= x),
+                        Some(b) => {
+                            let y = sets.get(b);
+                            for k in 0..acc.len() {
+                                acc[k] &= x[k] | y[k];
+                            }
+                        }
+                    }
+                }
+            }
+            set_bit(acc, self.own(h, bit, i));
+        });
+        sets
+    }
+
+    /// Per live state, the candidates on every continuation of it to an
+    /// accepting state, and (for a path edge) on everything outside its
+    /// invocation: ⋂ over the steps it is a source of, of the target's
+    /// node and set, and the other source's `pre`; nothing at an
+    /// accepting state.
+    fn post(&self, h: &Hyper, bit: &[u32], pre: &Sets) -> Sets {
+        let mut accepting = vec![false; self.order.len()];
+        for &a in &self.accepting {
+            accepting[a as usize] = true;
+        }
+        let mut sets = Sets::new(self.order.len(), pre.w, !0);
+        self.solve(&mut sets, false, |i, sets, acc| {
+            if accepting[i as usize] {
+                acc.fill(0);
+                return;
+            }
+            acc.fill(!0);
+            for &(to, other) in self.outs(i) {
+                let own = self.own(h, bit, to);
+                let x = sets.get(to);
+                for k in 0..acc.len() {
+                    let mut y = x[k];
+                    if let Some(o) = other {
+                        y |= pre.get(o)[k];
+                    }
+                    if let Some(b) = own.filter(|&b| b as usize / 64 == k) {
+                        y |= 1 << (b % 64);
+                    }
+                    acc[k] &= y;
+                }
+            }
+        });
+        sets
+    }
+
+    /// Per live state, for each target (bit `i` of `w` words): whether some
+    /// accepting derivation through the state contains it. A derivation
+    /// through the state is one of it (`pre`: either source of a step may
+    /// bring the target) with one of its continuations (`post`: through
+    /// the target of a step it is a source of, the target's node, its
+    /// continuation, or the other source's derivation), chosen
+    /// independently, so the union is exact. Both are least fixpoints.
+    fn through(&self, h: &Hyper, bit: &[u32], w: usize) -> Sets {
+        let n = self.order.len();
+        let mut pre = Sets::new(n, w, 0);
+        self.solve_union(&mut pre, true, |i, sets, acc| {
+            set_bit(acc, self.own(h, bit, i));
+            for &(a, b) in self.ins(i) {
+                or_into(acc, sets.get(a));
+                if let Some(b) = b {
+                    or_into(acc, sets.get(b));
+                }
+            }
+        });
+        let mut post = Sets::new(n, w, 0);
+        self.solve_union(&mut post, false, |i, sets, acc| {
+            for &(to, other) in self.outs(i) {
+                set_bit(acc, self.own(h, bit, to));
+                or_into(acc, sets.get(to));
+                if let Some(o) = other {
+                    or_into(acc, pre.get(o));
+                }
+            }
+        });
+        for (p, q) in pre.bits.iter_mut().zip(&post.bits) {
+            *p |= q;
+        }
+        pre
+    }
+
+    /// The candidates on every accepting derivation, then on every one
+    /// through a node of `known` or a candidate so proved, to a fixpoint.
+    fn closure(&self, pre: &Sets, post: &Sets, chunk: &[NodeId], known: &[NodeId]) -> Vec<u64> {
+        let w = pre.w;
+        let mut yes = vec![!0u64; w];
+        for &a in &self.accepting {
+            for (y, x) in yes.iter_mut().zip(pre.get(a)) {
+                *y &= x;
+            }
+        }
+        let mut acc = vec![0u64; w];
+        let mut through = |v: NodeId, out: &mut [u64]| {
+            let Some(states) = self.at.get(&v) else {
+                return;
+            };
+            acc.fill(!0);
+            for &i in states {
+                let (p, q) = (pre.get(i), post.get(i));
+                for k in 0..w {
+                    acc[k] &= p[k] | q[k];
+                }
+            }
+            or_into(out, &acc);
+        };
+        for &v in known {
+            through(v, &mut yes);
+        }
+        // Newly proved candidates are known too.
+        let mut done = vec![0u64; w];
+        loop {
+            let fresh: Vec<usize> = (0..chunk.len())
+                .filter(|&i| yes[i / 64] & !done[i / 64] & (1 << (i % 64)) != 0)
+                .collect();
+            if fresh.is_empty() {
+                break;
+            }
+            for &i in &fresh {
+                done[i / 64] |= 1 << (i % 64);
+            }
+            for i in fresh {
+                through(chunk[i], &mut yes);
+            }
+        }
+        yes
+    }
+}
+
+/// Words of candidate bits per live state in one chunk of [`Hyper::must`]
+/// (with the live states, its memory: 32 MiB per set kept).
+const MUST_WORDS: usize = 1 << 22;
+/// The work of the passes of one [`apply`]: live states times words of
+/// bits, summed over the passes (about a second at the gcc-sized
+/// synthetic program's 300k live states; milliseconds on the paper's
+/// programs, where it never binds). Past it, candidates stay Maybe
+/// (counted in `Refined::must_left`) and fewer known nodes are used.
+const FLOW_BUDGET: usize = 1 << 23;
+
+/// What [`refine`] did.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Refined {
+    /// Labels turned from Maybe to Yes, and to No.
+    pub yes: u64,
+    pub no: u64,
+    /// States of the explorations.
+    pub states: usize,
+    /// Observations not tracked (single nodes, ambiguous `obsNo` sets).
+    pub relaxed: usize,
+    /// Candidates the must pass did not examine (past its budget).
+    pub must_left: usize,
+    /// Why the labels may be less than exact, if they may.
+    pub partial: Option<String>,
+    /// The report has no consistent valid path (labels unchanged).
+    pub infeasible: bool,
+}
+
+/// Refines `labels` (sound labels of `report`) with the
+/// context-sensitive labels of one exploration with every automaton of the
+/// report (see the module docs), within `max_states` states.
+pub(crate) fn refine(
+    g: &Icfg,
+    report: &Report,
+    labels: &mut [Label],
+    limits: &CsLimits,
+    deadline: Option<Instant>,
+    max_states: usize,
+) -> Refined {
+    let mut out = Refined::default();
+    let n = g.num_nodes();
+    let mut removed = BitSet::new(n);
+    for (v, &l) in labels.iter().enumerate() {
+        if l == Label::No {
+            removed.insert(v);
+        }
+    }
+    let Some(p) = Prepared::with_removed(g, report, limits, deadline, removed) else {
+        out.partial = Some("the report's automata could not be built".into());
+        return out;
+    };
+    out.relaxed = p.relaxed().len();
+    let h = match p.explode(max_states) {
+        Ok(h) => h,
+        Err(Unsupported(why)) => {
+            out.partial = Some(why);
+            return out;
+        }
+    };
+    out.states += h.len();
+    let mut observed = BitSet::new(n);
+    for (nodes, ran) in p.relaxed() {
+        if *ran {
+            observed.insert(nodes[0] as usize);
+        }
+    }
+    // With nothing but a stack, a crash and nodes that never ran, every
+    // node known to run is on every path the exploration has: going
+    // through one says nothing more.
+    let observations = !report.obs_yes.is_empty()
+        || !report.bursty.is_empty()
+        || report.obs_no.iter().any(|s| s.single().is_none());
+    apply(&h, n, labels, &observed, observations, &mut out);
+    out
+}
+
+/// Applies one exploration's labels (sound: it tracks a subset of the
+/// report's constraints) to `labels`: No for the nodes of no live state,
+/// Yes for those on every accepting derivation or every one through a
+/// node already Yes.
+fn apply(
+    h: &Hyper,
+    n: usize,
+    labels: &mut [Label],
+    observed: &BitSet,
+    use_known: bool,
+    out: &mut Refined,
+) {
+    if !h.feasible() {
+        out.infeasible = true;
+        return;
+    }
+    let live = h.live();
+    let may = h.may(&live, n);
+    let mut candidates: Vec<NodeId> = Vec::new();
+    // The report's observed nodes first: the other Yes nodes are mostly
+    // on every path anyway.
+    let mut known: Vec<NodeId> = observed
+        .iter()
+        .filter(|&v| labels[v] == Label::Yes && may.contains(v))
+        .map(NodeId::new)
+        .collect();
+    for (v, label) in labels.iter_mut().enumerate() {
+        if !may.contains(v) {
+            match *label {
+                Label::Maybe => {
+                    *label = Label::No;
+                    out.no += 1;
+                }
+                Label::Yes => {
+                    // Sound both: no consistent execution at all.
+                    out.infeasible = true;
+                    return;
+                }
+                Label::No => {}
+            }
+        } else if *label == Label::Maybe {
+            candidates.push(NodeId::new(v));
+        } else if *label == Label::Yes && !observed.contains(v) {
+            known.push(NodeId::new(v));
+        }
+    }
+    if !use_known {
+        known.clear();
+    }
+    let states = live.count().max(1);
+    let budget = (FLOW_BUDGET / states).max(2);
+    let apart_words = known.len().div_ceil(64).min(budget / 2);
+    let apart = h.apart(&live, n, &candidates, &known, apart_words);
+    if !apart.is_empty() {
+        for &v in &apart {
+            labels[v.index()] = Label::No;
+            out.no += 1;
+        }
+        candidates.retain(|v| labels[v.index()] == Label::Maybe);
+    }
+    let must_words = (budget - apart_words).max(1);
+    let chunk = (MUST_WORDS / states).clamp(1, must_words);
+    let (proved, left) = h.must(
+        &live,
+        n,
+        &candidates,
+        &known,
+        chunk,
+        must_words.div_ceil(chunk),
+    );
+    out.must_left = left;
+    for v in proved {
+        if labels[v.index()] == Label::Maybe {
+            labels[v.index()] = Label::Yes;
+            out.yes += 1;
+        }
+    }
+}
