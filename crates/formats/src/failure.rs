@@ -260,40 +260,12 @@ fn load_native(
             "give the coverage flags either in --core or in --sancov-flags, not both",
         ));
     }
-    let bin_name = || {
-        files
-            .binary
-            .map(|p| p.display().to_string())
-            .unwrap_or_default()
-    };
     let bin = match files.binary {
         Some(p) => Some(Binary::read(p).map_err(input)?),
         None => None,
     };
     if let Some(path) = files.sancov_flags {
-        let name = path.display().to_string();
-        let map = map.ok_or_else(|| no_map(files.cfg))?;
-        let bytes = std::fs::read(path).map_err(|e| input(format!("{name}: cannot read: {e}")))?;
-        if let Some(bin) = &bin {
-            let pcs = bin.pcs().ok_or_else(|| {
-                input(format!(
-                    "{}: no {} section: build with -fsanitize-coverage=...,inline-bool-flag,pc-table",
-                    bin_name(),
-                    native::PCS
-                ))
-            })?;
-            native::check_order(bin, &pcs, &arrays(map)).map_err(input)?;
-        } else {
-            sink(Event::Warning(format!(
-                "{name}: the flag order is not checked against the binary (pass --binary PROG to check it)"
-            )));
-        }
-        let c = map
-            .constraints(&bytes)
-            .map_err(|e| input(format!("{name}: {e}")))?;
-        check_reachable(g, map, &c, &name)?;
-        sink(Event::Note(flags_note(&name, &c)));
-        out.flags = Some(c);
+        out.flags = Some(flag_dump(g, map, files, bin.as_ref(), path, sink)?);
     }
     if let Some(path) = files.core {
         let name = path.display().to_string();
@@ -304,66 +276,142 @@ fn load_native(
         })?;
         let core = Core::read(path).map_err(input)?;
         let base = native::load_base(&core, bin).map_err(input)?;
-        match (bin.bools.is_some(), map) {
-            (true, Some(map)) => {
-                let cf = native::read_flags(&core, bin).map_err(input)?;
-                native::check_order(bin, &cf.pcs, &arrays(map)).map_err(input)?;
-                let mut c = map
-                    .constraints(&cf.flags)
-                    .map_err(|e| input(format!("{name}: {e}")))?;
-                if core.threads > 1 {
-                    // The flags are process-wide: a set flag may be another
-                    // thread's. A clear flag holds for every thread.
-                    sink(Event::Warning(format!(
-                        "{name}: {} threads: the {} set coverage flags may have been set by other threads and are not used (the clear ones are)",
-                        core.threads, c.set
-                    )));
-                    c.ran.clear();
-                    c.ran_flags.clear();
-                }
-                check_reachable(g, map, &c, &name)?;
-                sink(Event::Note(flags_note(&name, &c)));
-                out.flags = Some(c);
-            }
-            (true, None) => return Err(no_map(files.cfg)),
-            (false, Some(_)) => {
-                return Err(input(format!(
-                    "{}: no {} section, but the graph has coverage flags: the binary is not built from --cfg's instrumented IR",
-                    bin_name(),
-                    native::BOOLS
-                )))
-            }
-            (false, None) => sink(Event::Warning(format!(
-                "{}: no coverage flags (build with -fsanitize-coverage=func,inline-bool-flag,pc-table for them); only the crash stack is used",
-                bin_name()
-            ))),
+        if let Some(c) = core_flags(g, map, files, bin, &core, &name, sink)? {
+            out.flags = Some(c);
         }
         if files.backtrace.is_none() {
-            match native::unwind(&core, bin, base) {
-                Ok(frames) => {
-                    // As for backtraces: an inlined call is no call in the
-                    // graph (the unwinder lists inlined frames with the pc
-                    // of the frame they are inlined in).
-                    let (frames, note) = merge_inlined_by_address(frames);
-                    if let Some(n) = note {
-                        sink(Event::Warning(format!("{name}: {n}")));
-                    }
-                    out.frames = Some(
-                        frames
-                            .into_iter()
-                            .enumerate()
-                            .map(|(i, mut f)| {
-                                f.index = Some(i as u32);
-                                f.to_source_frame()
-                            })
-                            .collect(),
-                    )
-                }
-                Err(e) => sink(Event::Warning(format!("{e}; the crash stack is not used"))),
-            }
+            out.frames = core_stack(&core, bin, base, &name, sink);
         }
     }
     Ok(out)
+}
+
+/// The binary's file name, for messages (empty without one).
+fn binary_name(files: &FailureFiles<'_>) -> String {
+    files
+        .binary
+        .map(|p| p.display().to_string())
+        .unwrap_or_default()
+}
+
+/// The constraints of the raw flag dump at `path`, checked against the
+/// binary's flag order when there is a binary.
+fn flag_dump(
+    g: &Icfg,
+    map: Option<&SancovMap>,
+    files: &FailureFiles<'_>,
+    bin: Option<&Binary>,
+    path: &Path,
+    sink: &mut dyn FnMut(Event<'_>),
+) -> Result<FlagConstraints, AssembleError> {
+    let name = path.display().to_string();
+    let map = map.ok_or_else(|| no_map(files.cfg))?;
+    let bytes = std::fs::read(path).map_err(|e| input(format!("{name}: cannot read: {e}")))?;
+    if let Some(bin) = bin {
+        let pcs = bin.pcs().ok_or_else(|| {
+            input(format!(
+                "{}: no {} section: build with -fsanitize-coverage=...,inline-bool-flag,pc-table",
+                binary_name(files),
+                native::PCS
+            ))
+        })?;
+        native::check_order(bin, &pcs, &arrays(map)).map_err(input)?;
+    } else {
+        sink(Event::Warning(format!(
+            "{name}: the flag order is not checked against the binary (pass --binary PROG to check it)"
+        )));
+    }
+    let c = map
+        .constraints(&bytes)
+        .map_err(|e| input(format!("{name}: {e}")))?;
+    check_reachable(g, map, &c, &name)?;
+    sink(Event::Note(flags_note(&name, &c)));
+    Ok(c)
+}
+
+/// The constraints of the coverage flags in the core `name` (None, with
+/// a warning, when neither the binary nor the graph has flags). With
+/// several threads, only the clear flags.
+fn core_flags(
+    g: &Icfg,
+    map: Option<&SancovMap>,
+    files: &FailureFiles<'_>,
+    bin: &Binary,
+    core: &Core,
+    name: &str,
+    sink: &mut dyn FnMut(Event<'_>),
+) -> Result<Option<FlagConstraints>, AssembleError> {
+    match (bin.bools.is_some(), map) {
+        (true, Some(map)) => {
+            let cf = native::read_flags(core, bin).map_err(input)?;
+            native::check_order(bin, &cf.pcs, &arrays(map)).map_err(input)?;
+            let mut c = map
+                .constraints(&cf.flags)
+                .map_err(|e| input(format!("{name}: {e}")))?;
+            if core.threads > 1 {
+                // The flags are process-wide: a set flag may be another
+                // thread's. A clear flag holds for every thread.
+                sink(Event::Warning(format!(
+                    "{name}: {} threads: the {} set coverage flags may have been set by other threads and are not used (the clear ones are)",
+                    core.threads, c.set
+                )));
+                c.ran.clear();
+                c.ran_flags.clear();
+            }
+            check_reachable(g, map, &c, name)?;
+            sink(Event::Note(flags_note(name, &c)));
+            Ok(Some(c))
+        }
+        (true, None) => Err(no_map(files.cfg)),
+        (false, Some(_)) => Err(input(format!(
+            "{}: no {} section, but the graph has coverage flags: the binary is not built from --cfg's instrumented IR",
+            binary_name(files),
+            native::BOOLS
+        ))),
+        (false, None) => {
+            sink(Event::Warning(format!(
+                "{}: no coverage flags (build with -fsanitize-coverage=func,inline-bool-flag,pc-table for them); only the crash stack is used",
+                binary_name(files)
+            )));
+            Ok(None)
+        }
+    }
+}
+
+/// The crash stack unwound from the core `name`, innermost first (None,
+/// with a warning, when it cannot be unwound soundly).
+fn core_stack(
+    core: &Core,
+    bin: &Binary,
+    base: u64,
+    name: &str,
+    sink: &mut dyn FnMut(Event<'_>),
+) -> Option<Vec<SourceFrame>> {
+    match native::unwind(core, bin, base) {
+        Ok(frames) => {
+            // As for backtraces: an inlined call is no call in the
+            // graph (the unwinder lists inlined frames with the pc
+            // of the frame they are inlined in).
+            let (frames, note) = merge_inlined_by_address(frames);
+            if let Some(n) = note {
+                sink(Event::Warning(format!("{name}: {n}")));
+            }
+            Some(
+                frames
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, mut f)| {
+                        f.index = Some(i as u32);
+                        f.to_source_frame()
+                    })
+                    .collect(),
+            )
+        }
+        Err(e) => {
+            sink(Event::Warning(format!("{e}; the crash stack is not used")));
+            None
+        }
+    }
 }
 
 fn flags_note(name: &str, c: &FlagConstraints) -> String {

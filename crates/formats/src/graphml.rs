@@ -1065,29 +1065,152 @@ impl<'n, R: Read> Parser<'n, R> {
 
     fn finish(self) -> PResult<Icfg> {
         let name = self.name;
-        // Every edge endpoint must be defined.
+        self.check_forward_refs()?;
+        let mut b = IcfgBuilder::new();
+        let node_of = self.add_nodes(&mut b)?;
+        self.add_edges(&mut b, &node_of);
+        self.set_start(&mut b, &node_of)?;
+        // Free the parse-time tables before the builder's peak.
+        drop(self);
+        b.build()
+            .map_err(|e| FormatError::graph(name, None, &e.to_string()))
+    }
+
+    /// Every edge endpoint must be defined.
+    fn check_forward_refs(&self) -> PResult<()> {
         for &(index, pos) in &self.forward_refs {
             if self.def_of[index as usize] == NONE {
                 let id = self.ids.get_str(index);
                 return Err(FormatError::graph(
-                    name,
+                    self.name,
                     Some(pos),
                     &format!("edge refers to undefined node id {}", quote(id)),
                 ));
             }
         }
-        let n = self.rec_id.len();
-        let rec_of = |interned: u32| self.def_of[interned as usize] as usize;
-        let mut is_cfg = vec![false; n];
-        for &(a, b) in &self.flow {
-            is_cfg[rec_of(a)] = true;
-            is_cfg[rec_of(b)] = true;
-        }
+        Ok(())
+    }
 
-        // Function names and files, from the entries.
-        let mut proc_of: Vec<Option<&str>> = vec![None; self.func_names.len()];
-        let mut file_of: Vec<Option<&str>> = vec![None; self.func_names.len()];
-        for entry in &self.entries {
+    /// The record defining an interned id (NONE as usize for none).
+    fn rec_of(&self, interned: u32) -> usize {
+        self.def_of[interned as usize] as usize
+    }
+
+    /// Adds the records with a flow edge (the control-flow nodes) to `b`,
+    /// in document order, with their functions. Returns each record's
+    /// node (NONE for the others).
+    fn add_nodes(&self, b: &mut IcfgBuilder) -> PResult<Vec<u32>> {
+        let n = self.rec_id.len();
+        let mut is_cfg = vec![false; n];
+        for &(a, c) in &self.flow {
+            is_cfg[self.rec_of(a)] = true;
+            is_cfg[self.rec_of(c)] = true;
+        }
+        let mut functions = FunctionNames::new(&self.func_names, &self.entries);
+        let mut node_of = vec![NONE; n];
+        for rec in 0..n {
+            if !is_cfg[rec] {
+                continue;
+            }
+            let func = functions.id(b, self.rec_func[rec] as usize);
+            let id = b
+                .add_node(self.node_spec(rec, func))
+                .map_err(|e| FormatError::graph(self.name, None, &e.to_string()))?;
+            node_of[rec] = id.as_u32();
+        }
+        Ok(node_of)
+    }
+
+    /// The node of record `rec`, in function `func`.
+    fn node_spec(&self, rec: usize, func: FuncId) -> NodeSpec<'_> {
+        let label_start = if rec == 0 {
+            0
+        } else {
+            self.label_ends[rec - 1] as usize
+        };
+        let lines_start = if rec == 0 {
+            0
+        } else {
+            self.line_ends[rec - 1] as usize
+        };
+        NodeSpec {
+            ext_id: self.ids.get_str(self.rec_id[rec]),
+            kind: self.rec_kind[rec].to_kind(),
+            func,
+            label: &self.labels[label_start..self.label_ends[rec] as usize],
+            lines: &self.lines[lines_start..self.line_ends[rec] as usize],
+        }
+    }
+
+    /// Adds the flow edges and the calls (`node_of` from
+    /// [`Parser::add_nodes`]).
+    fn add_edges(&self, b: &mut IcfgBuilder, node_of: &[u32]) {
+        let node = |interned: u32| NodeId::new(node_of[self.rec_of(interned)] as usize);
+        for &(a, c) in &self.flow {
+            b.add_flow_edge(node(a), node(c));
+        }
+        for &(site, target) in &self.calls {
+            if node_of[self.rec_of(site)] == NONE {
+                // A call from a declaration: not control flow.
+                continue;
+            }
+            if node_of[self.rec_of(target)] == NONE {
+                b.add_external_callee(node(site));
+            } else {
+                b.add_call_edge(node(site), node(target));
+            }
+        }
+    }
+
+    /// Sets the start to the `program-start` node, if the graph names one.
+    fn set_start(&self, b: &mut IcfgBuilder, node_of: &[u32]) -> PResult<()> {
+        let Some((start, pos)) = &self.program_start else {
+            return Ok(());
+        };
+        let rec = self
+            .ids
+            .get(start)
+            .map(|i| self.rec_of(i))
+            .filter(|&r| r != NONE as usize);
+        match rec {
+            None => Err(FormatError::graph(
+                self.name,
+                Some(*pos),
+                &format!("program-start names an undefined node {}", quote(start)),
+            )),
+            Some(r) if node_of[r] == NONE => Err(FormatError::graph(
+                self.name,
+                Some(*pos),
+                &format!(
+                    "program-start names {}, which is not a control-flow node",
+                    quote(start)
+                ),
+            )),
+            Some(r) => {
+                b.set_start(NodeId::new(node_of[r] as usize));
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The graph's function names: an entry's procedure name (else the
+/// function key), made unique with ` [KEY]`, ` [KEY#2]`, ...; functions are
+/// added to the builder when their first node is.
+struct FunctionNames<'p> {
+    func_names: &'p [Box<str>],
+    /// Per function key: the first entry's procedure and file.
+    proc_of: Vec<Option<&'p str>>,
+    file_of: Vec<Option<&'p str>>,
+    func_ids: Vec<Option<FuncId>>,
+    used: HashSet<String>,
+}
+
+impl<'p> FunctionNames<'p> {
+    fn new(func_names: &'p [Box<str>], entries: &'p [EntryInfo]) -> Self {
+        let mut proc_of: Vec<Option<&str>> = vec![None; func_names.len()];
+        let mut file_of: Vec<Option<&str>> = vec![None; func_names.len()];
+        for entry in entries {
             let f = entry.func as usize;
             if proc_of[f].is_none() {
                 proc_of[f] = entry.procedure.as_deref();
@@ -1096,108 +1219,39 @@ impl<'n, R: Read> Parser<'n, R> {
                 file_of[f] = entry.file.as_deref();
             }
         }
+        FunctionNames {
+            func_names,
+            proc_of,
+            file_of,
+            func_ids: vec![None; func_names.len()],
+            used: HashSet::new(),
+        }
+    }
 
-        let mut b = IcfgBuilder::new();
-        let mut func_ids: Vec<Option<FuncId>> = vec![None; self.func_names.len()];
-        let mut used: HashSet<String> = HashSet::new();
-        let mut node_of = vec![NONE; n];
-        for rec in 0..n {
-            if !is_cfg[rec] {
-                continue;
-            }
-            let f = self.rec_func[rec] as usize;
-            let func = match func_ids[f] {
-                Some(id) => id,
-                None => {
-                    let key = &self.func_names[f];
-                    let base = proc_of[f].filter(|p| !p.is_empty()).unwrap_or(key);
-                    let mut fname = base.to_string();
-                    let mut k = 1;
-                    while used.contains(&fname) {
-                        fname = if k == 1 {
-                            format!("{base} [{key}]")
-                        } else {
-                            format!("{base} [{key}#{k}]")
-                        };
-                        k += 1;
-                    }
-                    let id = b.function(&fname);
-                    used.insert(fname);
-                    if let Some(file) = file_of[f] {
-                        b.set_function_file(id, file);
-                    }
-                    func_ids[f] = Some(id);
-                    id
-                }
-            };
-            let label_start = if rec == 0 {
-                0
+    /// The builder's function for function key `f`, added on first use.
+    fn id(&mut self, b: &mut IcfgBuilder, f: usize) -> FuncId {
+        if let Some(id) = self.func_ids[f] {
+            return id;
+        }
+        let key = &self.func_names[f];
+        let base = self.proc_of[f].filter(|p| !p.is_empty()).unwrap_or(key);
+        let mut fname = base.to_string();
+        let mut k = 1;
+        while self.used.contains(&fname) {
+            fname = if k == 1 {
+                format!("{base} [{key}]")
             } else {
-                self.label_ends[rec - 1] as usize
+                format!("{base} [{key}#{k}]")
             };
-            let lines_start = if rec == 0 {
-                0
-            } else {
-                self.line_ends[rec - 1] as usize
-            };
-            let spec = NodeSpec {
-                ext_id: self.ids.get_str(self.rec_id[rec]),
-                kind: self.rec_kind[rec].to_kind(),
-                func,
-                label: &self.labels[label_start..self.label_ends[rec] as usize],
-                lines: &self.lines[lines_start..self.line_ends[rec] as usize],
-            };
-            let id = b
-                .add_node(spec)
-                .map_err(|e| FormatError::graph(name, None, &e.to_string()))?;
-            node_of[rec] = id.as_u32();
+            k += 1;
         }
-        let node = |interned: u32| NodeId::new(node_of[rec_of(interned)] as usize);
-        for &(a, c) in &self.flow {
-            b.add_flow_edge(node(a), node(c));
+        let id = b.function(&fname);
+        self.used.insert(fname);
+        if let Some(file) = self.file_of[f] {
+            b.set_function_file(id, file);
         }
-        for &(site, target) in &self.calls {
-            if node_of[rec_of(site)] == NONE {
-                // A call from a declaration: not control flow.
-                continue;
-            }
-            if node_of[rec_of(target)] == NONE {
-                b.add_external_callee(node(site));
-            } else {
-                b.add_call_edge(node(site), node(target));
-            }
-        }
-        if let Some((start, pos)) = &self.program_start {
-            let rec = self
-                .ids
-                .get(start)
-                .map(rec_of)
-                .filter(|&r| r != NONE as usize);
-            match rec {
-                None => {
-                    return Err(FormatError::graph(
-                        name,
-                        Some(*pos),
-                        &format!("program-start names an undefined node {}", quote(start)),
-                    ))
-                }
-                Some(r) if node_of[r] == NONE => {
-                    return Err(FormatError::graph(
-                        name,
-                        Some(*pos),
-                        &format!(
-                            "program-start names {}, which is not a control-flow node",
-                            quote(start)
-                        ),
-                    ))
-                }
-                Some(r) => b.set_start(NodeId::new(node_of[r] as usize)),
-            }
-        }
-        // Free the parse-time tables before the builder's peak.
-        drop(self);
-        b.build()
-            .map_err(|e| FormatError::graph(name, None, &e.to_string()))
+        self.func_ids[f] = Some(id);
+        id
     }
 }
 

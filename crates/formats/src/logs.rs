@@ -217,26 +217,50 @@ pub fn format_regex(format: &str) -> String {
             lit.push_str(&format[start..i]);
             continue;
         }
-        // A conversion: %[pos$][flags][width][.prec][length]conv
-        let mut j = i + 1;
-        if j < b.len() && b[j] == b'%' {
+        if b.get(i + 1) == Some(&b'%') {
             lit.push('%');
-            i = j + 1;
+            i += 2;
             continue;
         }
         out.push_str(&regex::escape(&lit));
         lit.clear();
-        let skip_digits = |j: &mut usize| {
-            while *j < b.len() && b[*j].is_ascii_digit() {
-                *j += 1;
-            }
+        let spec = ConversionSpec::parse(format, i + 1);
+        let Some(&conv) = b.get(spec.conv) else {
+            // A format ending in the middle of a conversion: anything.
+            out.push_str(".*");
+            break;
         };
-        // Positional argument `2$`.
-        let mut k = j;
-        skip_digits(&mut k);
-        if k > j && k < b.len() && b[k] == b'$' {
-            j = k + 1;
+        let pat = conversion_regex(conv, &spec.flags);
+        let conv_len = format[spec.conv..].chars().next().map_or(1, char::len_utf8);
+        if spec.width && !pat.is_empty() && pat != ".*" {
+            out.push_str(&format!(" *(?:{pat}) *"));
+        } else if !pat.is_empty() {
+            out.push_str(&format!("(?:{pat})"));
         }
+        i = spec.conv + conv_len;
+    }
+    out.push_str(&regex::escape(&lit));
+    out
+}
+
+/// The parts of a conversion `%[pos$][flags][width][.prec][length]conv`
+/// that shape its regex.
+struct ConversionSpec {
+    /// The flag characters.
+    flags: String,
+    /// Whether a width is given (a number or `*`).
+    width: bool,
+    /// The byte index of the conversion character (the format's length
+    /// when it ends before one).
+    conv: usize,
+}
+
+impl ConversionSpec {
+    /// Parses the conversion whose `%` is just before byte `j` of `format`.
+    fn parse(format: &str, mut j: usize) -> ConversionSpec {
+        let b = format.as_bytes();
+        // Positional argument `2$`.
+        j = skip_positional(b, j);
         let mut flags = String::new();
         while j < b.len() && matches!(b[j], b'-' | b'+' | b' ' | b'#' | b'0' | b'\'' | b'I') {
             flags.push(b[j] as char);
@@ -245,28 +269,18 @@ pub fn format_regex(format: &str) -> String {
         let width;
         if j < b.len() && b[j] == b'*' {
             width = true;
-            j += 1;
-            let mut k = j;
-            skip_digits(&mut k);
-            if k > j && k < b.len() && b[k] == b'$' {
-                j = k + 1;
-            }
+            j = skip_positional(b, j + 1);
         } else {
             let w = j;
-            skip_digits(&mut j);
+            j = skip_digits(b, j);
             width = j > w;
         }
         if j < b.len() && b[j] == b'.' {
             j += 1;
             if j < b.len() && b[j] == b'*' {
-                j += 1;
-                let mut k = j;
-                skip_digits(&mut k);
-                if k > j && k < b.len() && b[k] == b'$' {
-                    j = k + 1;
-                }
+                j = skip_positional(b, j + 1);
             } else {
-                skip_digits(&mut j);
+                j = skip_digits(b, j);
             }
         }
         while j < b.len() && matches!(b[j], b'h' | b'l' | b'L' | b'q' | b'j' | b'z' | b'Z' | b't') {
@@ -276,44 +290,59 @@ pub fn format_regex(format: &str) -> String {
         if format[j..].starts_with("I64") || format[j..].starts_with("I32") {
             j += 3;
         }
-        let Some(&conv) = b.get(j) else {
-            // A format ending in the middle of a conversion: anything.
-            out.push_str(".*");
-            break;
-        };
-        let sign = if flags.contains(['+', ' ']) {
-            "[-+ ]?"
-        } else {
-            "-?"
-        };
-        let grouped = flags.contains('\'');
-        let alt = flags.contains('#');
-        let pat: String = match conv {
-            b'd' | b'i' => format!("{sign}{}", if grouped { "[0-9][0-9,.' ]*" } else { "[0-9]+" }),
-            b'u' => (if grouped { "[0-9][0-9,.' ]*" } else { "[0-9]+" }).into(),
-            b'o' => "[0-7]+".into(),
-            b'x' | b'X' => (if alt { "(?:0[xX])?[0-9a-fA-F]+" } else { "[0-9a-fA-F]+" }).into(),
-            b'f' | b'F' | b'e' | b'E' | b'g' | b'G' => {
-                "[-+ ]?(?:[0-9][0-9,.']*(?:[eE][-+]?[0-9]+)?|\\.[0-9]+(?:[eE][-+]?[0-9]+)?|(?i:inf(?:inity)?|nan))"
-                    .into()
-            }
-            b'a' | b'A' => "[-+ ]?(?i:0x[0-9a-f]*\\.?[0-9a-f]*p[-+]?[0-9]+|inf(?:inity)?|nan)".into(),
-            b'c' | b'C' => ".".into(),
-            b's' | b'S' | b'm' => ".*".into(),
-            b'p' => "(?:0[xX][0-9a-fA-F]+|\\(nil\\)|\\(null\\)|0)".into(),
-            b'n' => String::new(),
-            _ => ".*".into(),
-        };
-        let conv_len = format[j..].chars().next().map_or(1, char::len_utf8);
-        if width && !pat.is_empty() && pat != ".*" {
-            out.push_str(&format!(" *(?:{pat}) *"));
-        } else if !pat.is_empty() {
-            out.push_str(&format!("(?:{pat})"));
+        ConversionSpec {
+            flags,
+            width,
+            conv: j,
         }
-        i = j + conv_len;
     }
-    out.push_str(&regex::escape(&lit));
-    out
+}
+
+/// The index after the ASCII digits that start at `j`.
+fn skip_digits(b: &[u8], mut j: usize) -> usize {
+    while j < b.len() && b[j].is_ascii_digit() {
+        j += 1;
+    }
+    j
+}
+
+/// The index after a positional argument `N$` at `j` (`j` itself when
+/// there is none).
+fn skip_positional(b: &[u8], j: usize) -> usize {
+    let k = skip_digits(b, j);
+    if k > j && k < b.len() && b[k] == b'$' {
+        k + 1
+    } else {
+        j
+    }
+}
+
+/// The regex of what conversion `conv` with `flags` prints (empty for
+/// `%n`, which prints nothing).
+fn conversion_regex(conv: u8, flags: &str) -> String {
+    let sign = if flags.contains(['+', ' ']) {
+        "[-+ ]?"
+    } else {
+        "-?"
+    };
+    let grouped = flags.contains('\'');
+    let alt = flags.contains('#');
+    match conv {
+        b'd' | b'i' => format!("{sign}{}", if grouped { "[0-9][0-9,.' ]*" } else { "[0-9]+" }),
+        b'u' => (if grouped { "[0-9][0-9,.' ]*" } else { "[0-9]+" }).into(),
+        b'o' => "[0-7]+".into(),
+        b'x' | b'X' => (if alt { "(?:0[xX])?[0-9a-fA-F]+" } else { "[0-9a-fA-F]+" }).into(),
+        b'f' | b'F' | b'e' | b'E' | b'g' | b'G' => {
+            "[-+ ]?(?:[0-9][0-9,.']*(?:[eE][-+]?[0-9]+)?|\\.[0-9]+(?:[eE][-+]?[0-9]+)?|(?i:inf(?:inity)?|nan))"
+                .into()
+        }
+        b'a' | b'A' => "[-+ ]?(?i:0x[0-9a-f]*\\.?[0-9a-f]*p[-+]?[0-9]+|inf(?:inity)?|nan)".into(),
+        b'c' | b'C' => ".".into(),
+        b's' | b'S' | b'm' => ".*".into(),
+        b'p' => "(?:0[xX][0-9a-fA-F]+|\\(nil\\)|\\(null\\)|0)".into(),
+        b'n' => String::new(),
+        _ => ".*".into(),
+    }
 }
 
 /// The regex of one line of a format's output (see the module docs).

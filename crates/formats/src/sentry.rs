@@ -81,6 +81,21 @@ impl SentryEvent {
 
 /// Reads a Sentry event (see the module doc). `name` names it in errors.
 pub fn parse_sentry(v: &Value, name: &str) -> Result<SentryEvent, FormatError> {
+    let (path, frames) = crash_frames(v, name)?;
+    let mut out = SentryEvent::default();
+    let n = frames.len();
+    for (i, f) in frames.iter().enumerate().rev() {
+        let at = format!("{path}[{i}]");
+        out.frames
+            .push(parse_frame(f, &at, (n - 1 - i) as u32, name)?);
+    }
+    out.log = breadcrumbs(v, name)?;
+    Ok(out)
+}
+
+/// The `stacktrace.frames` of the last value of `exception.values` that
+/// has frames, with their JSON path.
+fn crash_frames<'v>(v: &'v Value, name: &str) -> Result<(String, &'v [Value]), FormatError> {
     let err = |path: &str, msg: &str| FormatError::json(name, path, msg);
     let values = v
         .get("exception")
@@ -105,90 +120,117 @@ pub fn parse_sentry(v: &Value, name: &str) -> Result<SentryEvent, FormatError> {
                     .and_then(Value::as_array)
                     .ok_or_else(|| err(&path, "expected an array of frames"))?;
                 if !frames.is_empty() {
-                    chosen = Some((path, frames));
+                    chosen = Some((path, &frames[..]));
                 }
             }
         }
     }
-    let (path, frames) = chosen.ok_or_else(|| {
+    chosen.ok_or_else(|| {
         err(
             "$.exception.values",
             "no exception has stacktrace frames: no crash stack",
         )
-    })?;
-    let mut out = SentryEvent::default();
-    let n = frames.len();
-    for (i, f) in frames.iter().enumerate().rev() {
-        let at = format!("{path}[{i}]");
-        let o = f
-            .as_object()
-            .ok_or_else(|| err(&at, "expected a frame object"))?;
-        let string = |k: &str| -> Result<Option<String>, FormatError> {
-            match o.get(k) {
-                None | Some(Value::Null) => Ok(None),
-                Some(Value::String(s)) => Ok(Some(s.clone())),
-                Some(_) => Err(err(&format!("{at}.{k}"), "expected a string")),
-            }
-        };
-        let positive = |k: &str| -> Result<Option<u32>, FormatError> {
-            match o.get(k) {
-                None | Some(Value::Null) => Ok(None),
-                Some(x) => x
-                    .as_u64()
-                    .filter(|&l| l >= 1)
-                    .and_then(|l| u32::try_from(l).ok())
-                    .map(Some)
-                    .ok_or_else(|| {
-                        err(
-                            &format!("{at}.{k}"),
-                            &format!("expected a positive integer, found {x}"),
-                        )
-                    }),
-            }
-        };
-        let in_app = match o.get("in_app") {
-            None | Some(Value::Null) => None,
-            Some(Value::Bool(b)) => Some(*b),
-            Some(_) => return Err(err(&format!("{at}.in_app"), "expected true or false")),
-        };
-        let function = string("function")?;
-        let file = match string("abs_path")? {
-            Some(p) => Some(p),
-            None => string("filename")?,
-        };
-        let (line, column) = (positive("lineno")?, positive("colno")?);
-        if column.is_some() && line.is_none() {
-            return Err(err(&format!("{at}.colno"), "a column needs `lineno`"));
-        }
-        let address = match string("instruction_addr")? {
-            None => None,
-            Some(a) => Some(
-                a.strip_prefix("0x")
-                    .and_then(|h| u64::from_str_radix(h, 16).ok())
-                    .ok_or_else(|| {
-                        err(
-                            &format!("{at}.instruction_addr"),
-                            &format!("expected a hex address, found {a:?}"),
-                        )
-                    })?,
-            ),
-        };
-        let runtime = match in_app {
-            Some(b) => !b,
-            None => function.as_deref().is_some_and(is_runtime_function),
-        };
-        out.frames.push(RawFrame {
-            index: Some((n - 1 - i) as u32),
-            function,
-            symbol: string("symbol")?.filter(|s| s.starts_with("_Z") || s.starts_with("_R")),
-            file,
-            line,
-            column,
-            module: string("package")?,
-            address,
-            runtime,
-        });
+    })
+}
+
+/// The fields of one frame object at JSON path `at`, read with their
+/// paths for errors.
+struct FrameFields<'a> {
+    o: &'a serde_json::Map<String, Value>,
+    at: &'a str,
+    name: &'a str,
+}
+
+impl FrameFields<'_> {
+    fn err(&self, k: &str, msg: &str) -> FormatError {
+        FormatError::json(self.name, &format!("{}.{k}", self.at), msg)
     }
+
+    fn string(&self, k: &str) -> Result<Option<String>, FormatError> {
+        match self.o.get(k) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(self.err(k, "expected a string")),
+        }
+    }
+
+    fn positive(&self, k: &str) -> Result<Option<u32>, FormatError> {
+        match self.o.get(k) {
+            None | Some(Value::Null) => Ok(None),
+            Some(x) => x
+                .as_u64()
+                .filter(|&l| l >= 1)
+                .and_then(|l| u32::try_from(l).ok())
+                .map(Some)
+                .ok_or_else(|| self.err(k, &format!("expected a positive integer, found {x}"))),
+        }
+    }
+
+    fn in_app(&self) -> Result<Option<bool>, FormatError> {
+        match self.o.get("in_app") {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(_) => Err(self.err("in_app", "expected true or false")),
+        }
+    }
+
+    /// `instruction_addr`, a `0x` hex string.
+    fn address(&self) -> Result<Option<u64>, FormatError> {
+        match self.string("instruction_addr")? {
+            None => Ok(None),
+            Some(a) => a
+                .strip_prefix("0x")
+                .and_then(|h| u64::from_str_radix(h, 16).ok())
+                .map(Some)
+                .ok_or_else(|| {
+                    self.err(
+                        "instruction_addr",
+                        &format!("expected a hex address, found {a:?}"),
+                    )
+                }),
+        }
+    }
+}
+
+/// One frame object at JSON path `at`, `index` frames from the crash.
+fn parse_frame(f: &Value, at: &str, index: u32, name: &str) -> Result<RawFrame, FormatError> {
+    let o = f
+        .as_object()
+        .ok_or_else(|| FormatError::json(name, at, "expected a frame object"))?;
+    let fields = FrameFields { o, at, name };
+    let in_app = fields.in_app()?;
+    let function = fields.string("function")?;
+    let file = match fields.string("abs_path")? {
+        Some(p) => Some(p),
+        None => fields.string("filename")?,
+    };
+    let (line, column) = (fields.positive("lineno")?, fields.positive("colno")?);
+    if column.is_some() && line.is_none() {
+        return Err(fields.err("colno", "a column needs `lineno`"));
+    }
+    let address = fields.address()?;
+    let runtime = match in_app {
+        Some(b) => !b,
+        None => function.as_deref().is_some_and(is_runtime_function),
+    };
+    Ok(RawFrame {
+        index: Some(index),
+        function,
+        symbol: fields
+            .string("symbol")?
+            .filter(|s| s.starts_with("_Z") || s.starts_with("_R")),
+        file,
+        line,
+        column,
+        module: fields.string("package")?,
+        address,
+        runtime,
+    })
+}
+
+/// The breadcrumbs' messages, in order.
+fn breadcrumbs(v: &Value, name: &str) -> Result<Vec<String>, FormatError> {
+    let err = |path: &str, msg: &str| FormatError::json(name, path, msg);
     let crumbs = match v.get("breadcrumbs") {
         None | Some(Value::Null) => None,
         Some(Value::Array(a)) => Some(("$.breadcrumbs", a)),
@@ -202,14 +244,15 @@ pub fn parse_sentry(v: &Value, name: &str) -> Result<SentryEvent, FormatError> {
             }
         },
     };
+    let mut log = Vec::new();
     if let Some((path, crumbs)) = crumbs {
         for (i, c) in crumbs.iter().enumerate() {
             match c.get("message") {
                 None | Some(Value::Null) => {}
-                Some(Value::String(m)) => out.log.push(m.clone()),
+                Some(Value::String(m)) => log.push(m.clone()),
                 Some(_) => return Err(err(&format!("{path}[{i}].message"), "expected a string")),
             }
         }
     }
-    Ok(out)
+    Ok(log)
 }

@@ -23,7 +23,8 @@ use crate::{FrontendReport, LlvmError, NORETURN_NAMES};
 use llvm_ir::function::{FunctionAttribute, FunctionDeclaration};
 use llvm_ir::instruction::Call;
 use llvm_ir::{
-    Constant, DebugLoc, Function, Instruction, Module, Name, Operand, Terminator, Type, TypeRef,
+    BasicBlock, Constant, DebugLoc, Function, Instruction, Module, Name, Operand, Terminator, Type,
+    TypeRef,
 };
 use postmortem_core::{FuncId, Icfg, IcfgBuilder, NodeId, NodeKind, NodeSpec};
 use std::collections::{HashMap, HashSet};
@@ -89,6 +90,28 @@ struct Group {
 struct BlockState {
     first: Option<NodeId>,
     prev: Option<NodeId>,
+}
+
+/// The lowering state of one block (see [`Lowering::lower_block`]).
+struct BlockLowering<'m> {
+    st: BlockState,
+    /// The statement being gathered.
+    group: Option<Group>,
+    /// Values of SanitizerCoverage instrumentation in this block.
+    instrumentation: HashSet<&'m Name>,
+    /// Whether an instruction of this block has a location.
+    located: bool,
+    /// Weak lines (see `IcfgBuilder::add_weak_line`) of the
+    /// instrumentation at the block's head.
+    head_weak: Vec<u32>,
+}
+
+/// How a block ends: its last node, the blocks that may run next, and
+/// whether any block of the function may (`callbr`).
+struct BlockEnd<'m> {
+    last: NodeId,
+    succs: Vec<&'m Name>,
+    to_every_block: bool,
 }
 
 /// The source position of an instruction, if it has one in its function's
@@ -540,12 +563,6 @@ impl<'m> Lowering<'m> {
             info.entry.expect("made in pass 2"),
             info.exit.expect("made in pass 2"),
         );
-        let block_index: HashMap<&Name, usize> = f
-            .basic_blocks
-            .iter()
-            .enumerate()
-            .map(|(i, bb)| (&bb.name, i))
-            .collect();
         let mut block_first: Vec<Option<NodeId>> = vec![None; f.basic_blocks.len()];
         let mut pending: Vec<(NodeId, &Name)> = Vec::new();
         let mut all_blocks_from: Vec<NodeId> = Vec::new();
@@ -560,186 +577,264 @@ impl<'m> Lowering<'m> {
         let mut ranges = Vec::with_capacity(f.basic_blocks.len());
         for (bi, bb) in f.basic_blocks.iter().enumerate() {
             let block_start = self.b.num_nodes() as u32;
-            let mut st = BlockState {
-                first: None,
-                prev: None,
-            };
-            let mut group: Option<Group> = None;
-            // Values of SanitizerCoverage instrumentation in this block.
-            let mut instrumentation: HashSet<&Name> = HashSet::new();
-            // Whether an instruction of this block has a location.
-            let mut located = false;
-            // Weak lines (see `IcfgBuilder::add_weak_line`): of the
-            // instrumentation at the block's head, and of a borrowed
-            // terminator.
-            let mut head_weak: Vec<u32> = Vec::new();
-            for inst in &bb.instrs {
-                let class = match inst {
-                    Instruction::Call(c) => self.classify(c.function.as_ref().right()),
-                    _ => CallClass::Plain,
-                };
-                let pos = match class {
-                    CallClass::Skip => None,
-                    // Instrumentation carries a borrowed location (see
-                    // `is_instrumentation`): a weak line only.
-                    _ if is_instrumentation(inst, &mut instrumentation) => {
-                        if let Some((line, _)) = self.position(f, inst_loc(inst), false) {
-                            head_weak.push(line);
-                        }
-                        None
-                    }
-                    _ => self.position(f, inst_loc(inst), true),
-                };
-                located |= pos.is_some();
-                match class {
-                    CallClass::Skip => {}
-                    CallClass::Plain => {
-                        if let Instruction::Call(c) = inst {
-                            if c.function.is_left() {
-                                self.report.inline_asm += 1;
-                            }
-                        }
-                        self.add_to_group(&mut lower, &mut st, &mut group, pos, opcode(inst))?;
-                    }
-                    CallClass::Direct(_) | CallClass::Indirect | CallClass::Opaque => {
-                        self.flush(&mut lower, &mut st, &mut group)?;
-                        let Instruction::Call(c) = inst else {
-                            unreachable!("only calls are classified as sites")
-                        };
-                        let (site, noreturn) =
-                            self.call_site(&mut lower, class, c_parts(c), pos)?;
-                        link(&mut self.b, &mut st, site);
-                        st.prev = if noreturn { None } else { Some(site) };
-                    }
-                }
+            let (first, end) = self.lower_block(&mut lower, bb)?;
+            for s in end.succs {
+                pending.push((end.last, s));
             }
-            // The terminator. An unconditional branch alone in its block
-            // (nothing else located: a `case` label that falls through, an
-            // empty loop latch, the covered part of a coverage flag's
-            // split) carries the location of whatever statement clang
-            // emitted last, often another line's `break;`; so does the
-            // branch on a coverage flag. Neither gives a line, only a weak
-            // one: the branch is an instruction of that line, and for a
-            // loop's entry branch (`for(;;)` entered, left at once) the only
-            // one that ran, so the line must not be No while it may have.
-            let term = &bb.term;
-            let borrowed = match term {
-                Terminator::Br(_) => !located,
-                Terminator::CondBr(x) => matches!(
-                    &x.condition,
-                    Operand::LocalOperand { name, .. } if instrumentation.contains(name)
-                ),
-                _ => false,
-            };
-            let term_weak = if borrowed {
-                self.position(f, term_loc(term), false).map(|(l, _)| l)
-            } else {
-                None
-            };
-            let pos = if borrowed {
-                None
-            } else {
-                self.position(f, term_loc(term), true)
-            };
-            let (last, succs): (NodeId, Vec<&Name>) = match term {
-                Terminator::Invoke(x) => {
-                    self.flush(&mut lower, &mut st, &mut group)?;
-                    let class = match self.classify(x.function.as_ref().right()) {
-                        CallClass::Skip | CallClass::Plain => CallClass::Opaque,
-                        c => c,
-                    };
-                    let parts = CallParts {
-                        callee: x.function.as_ref().right(),
-                        args: &x.arguments,
-                        attrs: &x.function_attributes,
-                        kw: "invoke",
-                    };
-                    let (site, noreturn) = self.call_site(&mut lower, class, parts, pos)?;
-                    link(&mut self.b, &mut st, site);
-                    let mut succs = vec![&x.exception_label];
-                    if !noreturn {
-                        succs.push(&x.return_label);
-                    }
-                    (site, succs)
-                }
-                Terminator::CallBr(x) => {
-                    self.flush(&mut lower, &mut st, &mut group)?;
-                    let class = match self.classify(x.function.as_ref().right()) {
-                        CallClass::Skip | CallClass::Plain => CallClass::Opaque,
-                        c => c,
-                    };
-                    self.report.callbr += 1;
-                    let parts = CallParts {
-                        callee: x.function.as_ref().right(),
-                        args: &x.arguments,
-                        attrs: &x.function_attributes,
-                        kw: "callbr",
-                    };
-                    let (site, _) = self.call_site(&mut lower, class, parts, pos)?;
-                    link(&mut self.b, &mut st, site);
-                    // llvm-ir does not expose the indirect destinations of
-                    // `callbr` (asm goto): any block of the function may be
-                    // one (sound over-approximation).
-                    all_blocks_from.push(site);
-                    (site, vec![&x.return_label])
-                }
-                _ => {
-                    self.add_to_group(&mut lower, &mut st, &mut group, pos, term_opcode(term))?;
-                    let last = self
-                        .flush(&mut lower, &mut st, &mut group)?
-                        .expect("group just filled");
-                    let succs: Vec<&Name> = match term {
-                        Terminator::Ret(_) | Terminator::Resume(_) => {
-                            self.b.add_flow_edge(last, exit);
-                            vec![]
-                        }
-                        Terminator::Br(x) => vec![&x.dest],
-                        Terminator::CondBr(x) => vec![&x.true_dest, &x.false_dest],
-                        Terminator::Switch(x) => {
-                            let mut v: Vec<&Name> = x.dests.iter().map(|(_, n)| n).collect();
-                            v.push(&x.default_dest);
-                            v
-                        }
-                        Terminator::IndirectBr(x) => x.possible_dests.iter().collect(),
-                        Terminator::Unreachable(_) => vec![],
-                        Terminator::CleanupRet(x) => match &x.unwind_dest {
-                            Some(d) => vec![d],
-                            None => {
-                                self.b.add_flow_edge(last, exit);
-                                vec![]
-                            }
-                        },
-                        Terminator::CatchRet(x) => vec![&x.successor],
-                        Terminator::CatchSwitch(x) => {
-                            let mut v: Vec<&Name> = x.catch_handlers.iter().collect();
-                            match &x.default_unwind_dest {
-                                Some(d) => v.push(d),
-                                None => self.b.add_flow_edge(last, exit),
-                            }
-                            v
-                        }
-                        Terminator::Invoke(_) | Terminator::CallBr(_) => {
-                            unreachable!("handled above")
-                        }
-                    };
-                    (last, succs)
-                }
-            };
-            for s in succs {
-                pending.push((last, s));
+            if end.to_every_block {
+                all_blocks_from.push(end.last);
             }
-            if let Some(l) = term_weak {
-                self.b.add_weak_line(last, l);
-            }
-            if let Some(first) = st.first {
-                for l in head_weak {
-                    self.b.add_weak_line(first, l);
-                }
-            }
-            block_first[bi] = st.first;
+            block_first[bi] = first;
             ranges.push(block_start..self.b.num_nodes() as u32);
         }
         self.block_nodes.insert(f.name.clone(), ranges);
+        self.connect_blocks(f, entry, &block_first, pending, all_blocks_from);
+        Ok(())
+    }
+
+    /// Lowers block `bb`: its instructions (grouped into statements and
+    /// call sites), then its terminator. Returns the block's first node
+    /// and how it ends.
+    fn lower_block(
+        &mut self,
+        cx: &mut BodyCtx<'_, 'm>,
+        bb: &'m BasicBlock,
+    ) -> Result<(Option<NodeId>, BlockEnd<'m>), LlvmError> {
+        let mut blk = BlockLowering {
+            st: BlockState {
+                first: None,
+                prev: None,
+            },
+            group: None,
+            instrumentation: HashSet::new(),
+            located: false,
+            head_weak: Vec::new(),
+        };
+        for inst in &bb.instrs {
+            self.lower_instruction(cx, &mut blk, inst)?;
+        }
+        let (end, term_weak) = self.lower_terminator(cx, &mut blk, &bb.term)?;
+        if let Some(l) = term_weak {
+            self.b.add_weak_line(end.last, l);
+        }
+        if let Some(first) = blk.st.first {
+            for l in blk.head_weak {
+                self.b.add_weak_line(first, l);
+            }
+        }
+        Ok((blk.st.first, end))
+    }
+
+    /// Adds one instruction of a block: to the current statement, or as a
+    /// call site.
+    fn lower_instruction(
+        &mut self,
+        cx: &mut BodyCtx<'_, 'm>,
+        blk: &mut BlockLowering<'m>,
+        inst: &'m Instruction,
+    ) -> Result<(), LlvmError> {
+        let f = cx.f;
+        let class = match inst {
+            Instruction::Call(c) => self.classify(c.function.as_ref().right()),
+            _ => CallClass::Plain,
+        };
+        let pos = match class {
+            CallClass::Skip => None,
+            // Instrumentation carries a borrowed location (see
+            // `is_instrumentation`): a weak line only.
+            _ if is_instrumentation(inst, &mut blk.instrumentation) => {
+                if let Some((line, _)) = self.position(f, inst_loc(inst), false) {
+                    blk.head_weak.push(line);
+                }
+                None
+            }
+            _ => self.position(f, inst_loc(inst), true),
+        };
+        blk.located |= pos.is_some();
+        match class {
+            CallClass::Skip => {}
+            CallClass::Plain => {
+                if let Instruction::Call(c) = inst {
+                    if c.function.is_left() {
+                        self.report.inline_asm += 1;
+                    }
+                }
+                self.add_to_group(cx, &mut blk.st, &mut blk.group, pos, opcode(inst))?;
+            }
+            CallClass::Direct(_) | CallClass::Indirect | CallClass::Opaque => {
+                self.flush(cx, &mut blk.st, &mut blk.group)?;
+                let Instruction::Call(c) = inst else {
+                    unreachable!("only calls are classified as sites")
+                };
+                let (site, noreturn) = self.call_site(cx, class, c_parts(c), pos)?;
+                link(&mut self.b, &mut blk.st, site);
+                blk.st.prev = if noreturn { None } else { Some(site) };
+            }
+        }
+        Ok(())
+    }
+
+    /// Lowers a block's terminator. Returns how the block ends and the
+    /// terminator's weak line, if its location is borrowed.
+    ///
+    /// An unconditional branch alone in its block (nothing else located:
+    /// a `case` label that falls through, an empty loop latch, the
+    /// covered part of a coverage flag's split) carries the location of
+    /// whatever statement clang emitted last, often another line's
+    /// `break;`; so does the branch on a coverage flag. Neither gives a
+    /// line, only a weak one: the branch is an instruction of that line,
+    /// and for a loop's entry branch (`for(;;)` entered, left at once) the
+    /// only one that ran, so the line must not be No while it may have.
+    fn lower_terminator(
+        &mut self,
+        cx: &mut BodyCtx<'_, 'm>,
+        blk: &mut BlockLowering<'m>,
+        term: &'m Terminator,
+    ) -> Result<(BlockEnd<'m>, Option<u32>), LlvmError> {
+        let f = cx.f;
+        let borrowed = match term {
+            Terminator::Br(_) => !blk.located,
+            Terminator::CondBr(x) => matches!(
+                &x.condition,
+                Operand::LocalOperand { name, .. } if blk.instrumentation.contains(name)
+            ),
+            _ => false,
+        };
+        let term_weak = if borrowed {
+            self.position(f, term_loc(term), false).map(|(l, _)| l)
+        } else {
+            None
+        };
+        let pos = if borrowed {
+            None
+        } else {
+            self.position(f, term_loc(term), true)
+        };
+        let end = match term {
+            Terminator::Invoke(x) => {
+                self.flush(cx, &mut blk.st, &mut blk.group)?;
+                let class = self.site_class(x.function.as_ref().right());
+                let parts = CallParts {
+                    callee: x.function.as_ref().right(),
+                    args: &x.arguments,
+                    attrs: &x.function_attributes,
+                    kw: "invoke",
+                };
+                let (site, noreturn) = self.call_site(cx, class, parts, pos)?;
+                link(&mut self.b, &mut blk.st, site);
+                let mut succs = vec![&x.exception_label];
+                if !noreturn {
+                    succs.push(&x.return_label);
+                }
+                BlockEnd {
+                    last: site,
+                    succs,
+                    to_every_block: false,
+                }
+            }
+            Terminator::CallBr(x) => {
+                self.flush(cx, &mut blk.st, &mut blk.group)?;
+                let class = self.site_class(x.function.as_ref().right());
+                self.report.callbr += 1;
+                let parts = CallParts {
+                    callee: x.function.as_ref().right(),
+                    args: &x.arguments,
+                    attrs: &x.function_attributes,
+                    kw: "callbr",
+                };
+                let (site, _) = self.call_site(cx, class, parts, pos)?;
+                link(&mut self.b, &mut blk.st, site);
+                // llvm-ir does not expose the indirect destinations of
+                // `callbr` (asm goto): any block of the function may be
+                // one (sound over-approximation).
+                BlockEnd {
+                    last: site,
+                    succs: vec![&x.return_label],
+                    to_every_block: true,
+                }
+            }
+            _ => {
+                self.add_to_group(cx, &mut blk.st, &mut blk.group, pos, term_opcode(term))?;
+                let last = self
+                    .flush(cx, &mut blk.st, &mut blk.group)?
+                    .expect("group just filled");
+                BlockEnd {
+                    last,
+                    succs: self.successors(term, last, cx.exit),
+                    to_every_block: false,
+                }
+            }
+        };
+        Ok((end, term_weak))
+    }
+
+    /// The class of an `invoke`'s or `callbr`'s callee: a call site even
+    /// when a `call` of it would not be one.
+    fn site_class(&self, callee_op: Option<&Operand>) -> CallClass {
+        match self.classify(callee_op) {
+            CallClass::Skip | CallClass::Plain => CallClass::Opaque,
+            c => c,
+        }
+    }
+
+    /// The successor blocks of a terminator other than `invoke` and
+    /// `callbr`, whose statement is `last`; adds the flow edge to the
+    /// function's `exit` where control leaves the function.
+    fn successors(&mut self, term: &'m Terminator, last: NodeId, exit: NodeId) -> Vec<&'m Name> {
+        match term {
+            Terminator::Ret(_) | Terminator::Resume(_) => {
+                self.b.add_flow_edge(last, exit);
+                vec![]
+            }
+            Terminator::Br(x) => vec![&x.dest],
+            Terminator::CondBr(x) => vec![&x.true_dest, &x.false_dest],
+            Terminator::Switch(x) => {
+                let mut v: Vec<&Name> = x.dests.iter().map(|(_, n)| n).collect();
+                v.push(&x.default_dest);
+                v
+            }
+            Terminator::IndirectBr(x) => x.possible_dests.iter().collect(),
+            Terminator::Unreachable(_) => vec![],
+            Terminator::CleanupRet(x) => match &x.unwind_dest {
+                Some(d) => vec![d],
+                None => {
+                    self.b.add_flow_edge(last, exit);
+                    vec![]
+                }
+            },
+            Terminator::CatchRet(x) => vec![&x.successor],
+            Terminator::CatchSwitch(x) => {
+                let mut v: Vec<&Name> = x.catch_handlers.iter().collect();
+                match &x.default_unwind_dest {
+                    Some(d) => v.push(d),
+                    None => self.b.add_flow_edge(last, exit),
+                }
+                v
+            }
+            Terminator::Invoke(_) | Terminator::CallBr(_) => {
+                unreachable!("handled by lower_terminator")
+            }
+        }
+    }
+
+    /// Adds the flow edges between the blocks of `f`: from the entry to the
+    /// first block, from each block's end to its successors (`pending`;
+    /// a branch to no block is counted as bad), and from each `callbr` to
+    /// every block but the first.
+    fn connect_blocks(
+        &mut self,
+        f: &'m Function,
+        entry: NodeId,
+        block_first: &[Option<NodeId>],
+        pending: Vec<(NodeId, &'m Name)>,
+        all_blocks_from: Vec<NodeId>,
+    ) {
+        let block_index: HashMap<&Name, usize> = f
+            .basic_blocks
+            .iter()
+            .enumerate()
+            .map(|(i, bb)| (&bb.name, i))
+            .collect();
         if let Some(Some(first)) = block_first.first() {
             self.b.add_flow_edge(entry, *first);
         }
@@ -754,7 +849,6 @@ impl<'m> Lowering<'m> {
                 self.b.add_flow_edge(from, *t);
             }
         }
-        Ok(())
     }
 
     /// (line, column) of a location in `f`'s own file; None for no
@@ -1303,22 +1397,42 @@ impl<'m> Lowering<'m> {
     ///   `<external code>`, which runs them after `main` returns (`exit`
     ///   already calls it as unknown code).
     fn hidden_flow(&mut self) -> Result<(), LlvmError> {
-        let jump_sources = !self.longjmp_sites.is_empty() || !self.unknown_code_sites.is_empty();
-        let resumes: Vec<NodeId> = if self.setjmp_sites.is_empty() || !jump_sources {
-            Vec::new()
-        } else {
-            let sites: HashSet<NodeId> = self.setjmp_sites.iter().copied().collect();
-            let mut r: Vec<NodeId> = self
-                .b
-                .flow_edges()
-                .filter(|(a, _)| sites.contains(a))
-                .map(|(_, b)| b)
-                .collect();
-            r.sort_unstable();
-            r.dedup();
-            r
-        };
+        let resumes = self.jump_resumes();
         self.report.setjmp_sites = self.setjmp_sites.len();
+        self.mark_async_roots();
+        for &l in &self.longjmp_sites {
+            for &r in &resumes {
+                self.b.add_flow_edge(l, r);
+                self.report.longjmp_edges += 1;
+            }
+        }
+        let external_entry = self.external_code(&resumes)?;
+        let handlers = external_entry.filter(|_| self.exit_handlers);
+        self.program_start(handlers)
+    }
+
+    /// The resume points of the `setjmp`-like call sites (their flow
+    /// successors), sorted; none when nothing may jump to them.
+    fn jump_resumes(&self) -> Vec<NodeId> {
+        let jump_sources = !self.longjmp_sites.is_empty() || !self.unknown_code_sites.is_empty();
+        if self.setjmp_sites.is_empty() || !jump_sources {
+            return Vec::new();
+        }
+        let sites: HashSet<NodeId> = self.setjmp_sites.iter().copied().collect();
+        let mut r: Vec<NodeId> = self
+            .b
+            .flow_edges()
+            .filter(|(a, _)| sites.contains(a))
+            .map(|(_, b)| b)
+            .collect();
+        r.sort_unstable();
+        r.dedup();
+        r
+    }
+
+    /// Marks the asynchronous functions (signal handlers, thread start
+    /// routines) with the call sites that register them.
+    fn mark_async_roots(&mut self) {
         let mut roots: Vec<(usize, NodeId)> = self.async_roots.iter().copied().collect();
         roots.sort_unstable();
         for &(i, site) in &roots {
@@ -1327,12 +1441,12 @@ impl<'m> Lowering<'m> {
         }
         roots.dedup_by_key(|r| r.0);
         self.report.async_functions = roots.len();
-        for &l in &self.longjmp_sites {
-            for &r in &resumes {
-                self.b.add_flow_edge(l, r);
-                self.report.longjmp_edges += 1;
-            }
-        }
+    }
+
+    /// The `<external code>` function, when some call may run unknown code
+    /// (or the program registers exit handlers) and that code may call a
+    /// function or jump somewhere: its entry, if made.
+    fn external_code(&mut self, resumes: &[NodeId]) -> Result<Option<NodeId>, LlvmError> {
         let escaping: Vec<usize> = self
             .address_taken
             .iter()
@@ -1341,42 +1455,47 @@ impl<'m> Lowering<'m> {
             .collect();
         let needs_external = (!self.unknown_code_sites.is_empty() || self.exit_handlers)
             && (!escaping.is_empty() || !resumes.is_empty());
-        let mut external_entry = None;
-        if needs_external {
-            let func = self.b.function("<external code>");
-            let label = "code outside the program";
-            let entry = self.node("<external>:entry", NodeKind::Entry, func, label, &[])?;
-            let dispatch =
-                self.node("<external>:dispatch", NodeKind::Statement, func, label, &[])?;
-            let exit = self.node("<external>:exit", NodeKind::Exit, func, label, &[])?;
-            self.b.add_flow_edge(entry, dispatch);
-            self.b.add_flow_edge(dispatch, exit);
-            for &i in &escaping {
-                let name = self.infos[i].name;
-                let site = self.node(
-                    &format!("<external>:calls:{name}"),
-                    NodeKind::CallSite,
-                    func,
-                    &format!("call {name}"),
-                    &[],
-                )?;
-                self.b.add_flow_edge(dispatch, site);
-                self.b.add_flow_edge(site, dispatch);
-                self.b
-                    .add_call_edge(site, self.infos[i].entry.expect("filtered"));
-            }
-            for &r in &resumes {
-                self.b.add_flow_edge(dispatch, r);
-                self.report.longjmp_edges += 1;
-            }
-            for &site in &self.unknown_code_sites {
-                self.b.add_call_edge(site, entry);
-            }
-            self.report.external_code_sites = self.unknown_code_sites.len();
-            self.report.external_code_targets = escaping.len();
-            external_entry = Some(entry);
+        if !needs_external {
+            return Ok(None);
         }
-        let handlers = external_entry.filter(|_| self.exit_handlers);
+        let func = self.b.function("<external code>");
+        let label = "code outside the program";
+        let entry = self.node("<external>:entry", NodeKind::Entry, func, label, &[])?;
+        let dispatch = self.node("<external>:dispatch", NodeKind::Statement, func, label, &[])?;
+        let exit = self.node("<external>:exit", NodeKind::Exit, func, label, &[])?;
+        self.b.add_flow_edge(entry, dispatch);
+        self.b.add_flow_edge(dispatch, exit);
+        for &i in &escaping {
+            let name = self.infos[i].name;
+            let site = self.node(
+                &format!("<external>:calls:{name}"),
+                NodeKind::CallSite,
+                func,
+                &format!("call {name}"),
+                &[],
+            )?;
+            self.b.add_flow_edge(dispatch, site);
+            self.b.add_flow_edge(site, dispatch);
+            self.b
+                .add_call_edge(site, self.infos[i].entry.expect("filtered"));
+        }
+        for &r in resumes {
+            self.b.add_flow_edge(dispatch, r);
+            self.report.longjmp_edges += 1;
+        }
+        for &site in &self.unknown_code_sites {
+            self.b.add_call_edge(site, entry);
+        }
+        self.report.external_code_sites = self.unknown_code_sites.len();
+        self.report.external_code_targets = escaping.len();
+        Ok(Some(entry))
+    }
+
+    /// The `<program>` start function, when there are constructors,
+    /// destructors or exit handlers (the entry of `<external code>`) and a
+    /// `main`: it calls the constructors, `main`, the exit handlers and the
+    /// destructors in turn.
+    fn program_start(&mut self, handlers: Option<NodeId>) -> Result<(), LlvmError> {
         let ctors: Vec<usize> = self
             .ctors
             .iter()

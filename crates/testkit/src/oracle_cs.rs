@@ -141,29 +141,89 @@ fn stack_matches(r: &Report, gap: &[bool], pending: &[(NodeId, NodeId)]) -> bool
 /// pending frames, keeping those consistent with the report.
 pub fn enumerate(g: &Icfg, r: &Report, max_len: usize, max_depth: usize) -> CsPaths {
     let n = g.num_nodes();
-    let gap = gaps(g, r);
-    let mut out = CsPaths {
-        seen: vec![false; n],
-        all: vec![true; n],
-        found: 0,
-        cut: false,
-        paths: Vec::new(),
+    let mut e = Enumeration {
+        g,
+        r,
+        max_len,
+        max_depth,
+        gap: gaps(g, r),
+        out: CsPaths {
+            seen: vec![false; n],
+            all: vec![true; n],
+            found: 0,
+            cut: false,
+            paths: Vec::new(),
+        },
     };
-    // Depth-first over (path, stack) with explicit successor lists.
-    struct Level {
-        succs: Vec<(NodeId, Vec<(NodeId, NodeId)>)>,
-        next: usize,
+    e.search();
+    e.out
+}
+
+/// Pending frames, outermost first: (call site, callee entry).
+type Frames = Vec<(NodeId, NodeId)>;
+
+/// The state of [`enumerate`]: the bounds, and what was found so far
+/// (`out.cut` is set as soon as a bound cuts a path).
+struct Enumeration<'a> {
+    g: &'a Icfg,
+    r: &'a Report,
+    max_len: usize,
+    max_depth: usize,
+    gap: Vec<bool>,
+    out: CsPaths,
+}
+
+/// One node of the depth-first search: its successors, each with the
+/// pending frames after the step, and the next one to try.
+struct Level {
+    succs: Vec<(NodeId, Frames)>,
+    next: usize,
+}
+
+impl Enumeration<'_> {
+    /// Depth-first over (path, stack) with explicit successor lists.
+    fn search(&mut self) {
+        let start = self.g.start();
+        let mut path = vec![start];
+        let mut levels = vec![Level {
+            succs: self.successors(start, &[]),
+            next: 0,
+        }];
+        self.visit(&path, &[]);
+        while let Some(top) = levels.last_mut() {
+            if top.next < top.succs.len() && path.len() < self.max_len {
+                let (w, s) = top.succs[top.next].clone();
+                top.next += 1;
+                let succs = self.successors(w, &s);
+                path.push(w);
+                self.visit(&path, &s);
+                levels.push(Level { succs, next: 0 });
+            } else {
+                if top.next < top.succs.len() {
+                    self.out.cut = true;
+                }
+                levels.pop();
+                path.pop();
+            }
+        }
     }
-    // The function of the activation with `d` pending frames under it.
-    let activation = |stack: &[(NodeId, NodeId)], d: usize| {
+
+    /// The function of the activation with `d` pending frames under it.
+    fn activation(&self, stack: &[(NodeId, NodeId)], d: usize) -> FuncId {
+        let g = self.g;
         if d == 0 {
             g.func_of(g.start())
         } else {
             g.func_of(stack[d - 1].1)
         }
-    };
-    let successors = |v: NodeId, stack: &[(NodeId, NodeId)], cut: &mut bool| {
-        let mut out: Vec<(NodeId, Vec<(NodeId, NodeId)>)> = Vec::new();
+    }
+
+    /// The steps from `v` with pending frames `stack`: flow edges (local,
+    /// or non-local jumps that pop to an activation of the target's
+    /// function), calls (within `max_depth`), and returns from an exit.
+    fn successors(&mut self, v: NodeId, stack: &[(NodeId, NodeId)]) -> Vec<(NodeId, Frames)> {
+        let g = self.g;
+        let mut out: Vec<(NodeId, Frames)> = Vec::new();
         let f = g.func_of(v);
         for (w, k) in g.succs(v) {
             match k {
@@ -172,14 +232,14 @@ pub fn enumerate(g: &Icfg, r: &Report, max_len: usize, max_depth: usize) -> CsPa
                     // Pop to any activation of w's function.
                     let target = g.func_of(w);
                     for d in 0..=stack.len() {
-                        if activation(stack, d) == target {
+                        if self.activation(stack, d) == target {
                             out.push((w, stack[..d].to_vec()));
                         }
                     }
                 }
                 EdgeKind::Call => {
-                    if stack.len() >= max_depth {
-                        *cut = true;
+                    if stack.len() >= self.max_depth {
+                        self.out.cut = true;
                         continue;
                     }
                     let mut s = stack.to_vec();
@@ -190,67 +250,52 @@ pub fn enumerate(g: &Icfg, r: &Report, max_len: usize, max_depth: usize) -> CsPa
             }
         }
         if g.function(f).exit == Some(v) {
-            if let Some(&(site, _)) = stack.last() {
-                let s = &stack[..stack.len() - 1];
-                for rs in g.return_sites(site) {
-                    if g.func_of(rs) == g.func_of(site) {
-                        out.push((rs, s.to_vec()));
-                    } else {
-                        // A return site in another function: a jump from
-                        // the caller's activation.
-                        for d in 0..=s.len() {
-                            if activation(s, d) == g.func_of(rs) && d < s.len() {
-                                out.push((rs, s[..d].to_vec()));
-                            }
-                        }
+            self.returns(stack, &mut out);
+        }
+        out
+    }
+
+    /// The returns from an exit with pending frames `stack`: to the return
+    /// sites of the top frame's call site, added to `out`.
+    fn returns(&self, stack: &[(NodeId, NodeId)], out: &mut Vec<(NodeId, Frames)>) {
+        let g = self.g;
+        let Some(&(site, _)) = stack.last() else {
+            return;
+        };
+        let s = &stack[..stack.len() - 1];
+        for rs in g.return_sites(site) {
+            if g.func_of(rs) == g.func_of(site) {
+                out.push((rs, s.to_vec()));
+            } else {
+                // A return site in another function: a jump from
+                // the caller's activation.
+                for d in 0..=s.len() {
+                    if self.activation(s, d) == g.func_of(rs) && d < s.len() {
+                        out.push((rs, s[..d].to_vec()));
                     }
                 }
             }
         }
-        out
-    };
-    let mut path = vec![g.start()];
-    let mut stacks: Vec<Vec<(NodeId, NodeId)>> = vec![Vec::new()];
-    let mut cut = false;
-    let mut levels = vec![Level {
-        succs: successors(g.start(), &[], &mut cut),
-        next: 0,
-    }];
-    let visit = |path: &[NodeId], stack: &[(NodeId, NodeId)], out: &mut CsPaths| {
-        if path_consistent(r, None, path) && stack_matches(r, &gap, stack) {
-            out.found += 1;
-            if out.paths.len() < 10_000 {
-                out.paths.push(path.to_vec());
-            }
-            let mut on = vec![false; n];
-            for &x in path {
-                on[x.index()] = true;
-            }
-            for (v, &o) in on.iter().enumerate() {
-                out.seen[v] |= o;
-                out.all[v] &= o;
-            }
+    }
+
+    /// Records `path` if it is consistent with the report and ends with
+    /// pending frames `stack` that match the report's stack.
+    fn visit(&mut self, path: &[NodeId], stack: &[(NodeId, NodeId)]) {
+        if !(path_consistent(self.r, None, path) && stack_matches(self.r, &self.gap, stack)) {
+            return;
         }
-    };
-    visit(&path, &stacks[0], &mut out);
-    while let Some(top) = levels.last_mut() {
-        if top.next < top.succs.len() && path.len() < max_len {
-            let (w, s) = top.succs[top.next].clone();
-            top.next += 1;
-            let succs = successors(w, &s, &mut cut);
-            path.push(w);
-            visit(&path, &s, &mut out);
-            stacks.push(s);
-            levels.push(Level { succs, next: 0 });
-        } else {
-            if top.next < top.succs.len() {
-                cut = true;
-            }
-            levels.pop();
-            path.pop();
-            stacks.pop();
+        let out = &mut self.out;
+        out.found += 1;
+        if out.paths.len() < 10_000 {
+            out.paths.push(path.to_vec());
+        }
+        let mut on = vec![false; out.seen.len()];
+        for &x in path {
+            on[x.index()] = true;
+        }
+        for (v, &o) in on.iter().enumerate() {
+            out.seen[v] |= o;
+            out.all[v] &= o;
         }
     }
-    out.cut = cut;
-    out
 }

@@ -712,6 +712,33 @@ const EXPR_LABELS: [&str; 20] = [
 // ---------------------------------------------------------------------------
 // Program generation
 
+/// The structured constructs of a function body (see `Gen::region`).
+#[derive(Clone, Copy)]
+enum Construct {
+    Plain,
+    IfThen,
+    IfElse,
+    While,
+    For,
+    EarlyReturn,
+    Switch,
+    And,
+    DoWhile,
+}
+
+/// The constructs in the order of `Gen::pick_construct`'s weights.
+const CONSTRUCTS: [Construct; 9] = [
+    Construct::Plain,
+    Construct::IfThen,
+    Construct::IfElse,
+    Construct::While,
+    Construct::For,
+    Construct::EarlyReturn,
+    Construct::Switch,
+    Construct::And,
+    Construct::DoWhile,
+];
+
 struct Gen<'c> {
     cfg: &'c SynthConfig,
     rng: Rng,
@@ -1081,235 +1108,232 @@ impl Gen<'_> {
     /// returns the new open block.
     fn region(&mut self, mut cur: u32, mut left: usize, opt: bool, depth: u32) -> u32 {
         while left > 0 {
-            // plain, if-then, if-else, while, for, early return, switch, &&, do
-            let mut w = [30u32, 0, 0, 0, 0, 0, 0, 0, 0];
-            if depth < 8 && left >= 2 {
-                w[1] = 30;
-                if self.early_returns {
-                    w[5] = 8;
-                }
-            }
-            if depth < 6 && left >= 3 {
-                w[2] = 15;
-                w[3] = 8;
-                w[7] = 8;
-                w[8] = 3;
-            }
-            if depth < 6 && left >= 4 {
-                w[4] = 12;
-            }
-            if depth < 6 && left >= 5 {
-                w[6] = 4;
-            }
-            let sum: u32 = w.iter().sum();
-            let mut x = self.rng.below_u64(sum as u64) as u32;
-            let mut choice = 0;
-            while x >= w[choice] {
-                x -= w[choice];
-                choice += 1;
-            }
-            match choice {
-                0 => {
-                    let nb = self.new_block(opt, L_IF_END);
-                    self.set(cur, Term::Goto(nb));
-                    cur = nb;
-                    left -= 1;
-                }
-                1 => {
-                    let t = self.sub(left - 1);
-                    let tb = self.new_block(true, L_IF_THEN);
-                    let tend = self.region(tb, t - 1, true, depth + 1);
-                    let j = self.new_block(opt, L_IF_END);
-                    self.set(tend, Term::Goto(j));
-                    self.set(cur, Term::Cond { take: tb, skip: j });
-                    cur = j;
-                    left -= t + 1;
-                }
-                2 => {
-                    let t = self.sub(left - 2);
-                    let e = self.sub(left - 1 - t);
-                    let tb = self.new_block(true, L_IF_THEN);
-                    let tend = self.region(tb, t - 1, true, depth + 1);
-                    let eb = self.new_block(opt, L_IF_ELSE);
-                    let eend = self.region(eb, e - 1, opt, depth + 1);
-                    let j = self.new_block(opt, L_IF_END);
-                    self.set(tend, Term::Goto(j));
-                    self.set(eend, Term::Goto(j));
-                    self.set(cur, Term::Cond { take: tb, skip: eb });
-                    cur = j;
-                    left -= t + e + 1;
-                }
-                3 => {
-                    let b = self.sub(left - 2);
-                    let h = self.new_block(opt, L_WHILE_COND);
-                    self.set(cur, Term::Goto(h));
-                    let bb = self.new_block(true, L_WHILE_BODY);
-                    let bend = self.region(bb, b - 1, true, depth + 1);
-                    self.set(bend, Term::Goto(h));
-                    let x = self.new_block(opt, L_WHILE_END);
-                    let id = self.new_loop_id();
-                    self.set(
-                        h,
-                        Term::Loop {
-                            body: bb,
-                            exit: x,
-                            id,
-                        },
-                    );
-                    cur = x;
-                    left -= b + 2;
-                }
-                4 => {
-                    let b = self.sub(left - 3);
-                    let h = self.new_block(opt, L_FOR_COND);
-                    self.set(cur, Term::Goto(h));
-                    let bb = self.new_block(true, L_FOR_BODY);
-                    let bend = self.region(bb, b - 1, true, depth + 1);
-                    let inc = self.new_block(true, L_FOR_INC);
-                    self.set(bend, Term::Goto(inc));
-                    self.set(inc, Term::Goto(h));
-                    let x = self.new_block(opt, L_FOR_END);
-                    let id = self.new_loop_id();
-                    self.set(
-                        h,
-                        Term::Loop {
-                            body: bb,
-                            exit: x,
-                            id,
-                        },
-                    );
-                    cur = x;
-                    left -= b + 3;
-                }
-                5 => {
-                    let r = self.new_block(true, L_IF_THEN);
-                    self.set(r, Term::Return);
-                    let n = self.new_block(opt, L_IF_END);
-                    self.set(cur, Term::Cond { take: r, skip: n });
-                    cur = n;
-                    left -= 2;
-                }
-                6 => {
-                    let mut k = 3 + self.rng.index(4);
-                    if left > 200 && self.rng.chance_f(0.3) {
-                        k = 8 + self.rng.index((left / 6).min(60));
-                    }
-                    let k = k.min(left - 1);
-                    let budget = if left > 200 {
-                        k + self.rng.index(left - k)
-                    } else {
-                        (k + self.sub(left - 1)).min(left - 1)
-                    };
-                    // Split `budget` into k arms of at least one block.
-                    let mut arm_sizes = vec![1usize; k];
-                    for _ in k..budget {
-                        let i = self.rng.index(k);
-                        arm_sizes[i] += 1;
-                    }
-                    let mut entries = Vec::with_capacity(k);
-                    let mut ends = Vec::with_capacity(k);
-                    for (i, &s) in arm_sizes.iter().enumerate() {
-                        let last = i + 1 == k;
-                        let (o, lab) = if last {
-                            (opt, L_SW_DEFAULT)
-                        } else {
-                            (true, L_SW_BB)
-                        };
-                        let a = self.new_block(o, lab);
-                        let aend = self.region(a, s - 1, o, depth + 1);
-                        entries.push(a);
-                        ends.push(aend);
-                    }
-                    let j = self.new_block(opt, L_SW_EPILOG);
-                    for e in ends {
-                        self.set(e, Term::Goto(j));
-                    }
-                    let start = self.arms.len() as u32;
-                    self.arms.extend_from_slice(&entries);
-                    self.set(
-                        cur,
-                        Term::Switch {
-                            start,
-                            len: k as u32,
-                        },
-                    );
-                    cur = j;
-                    left -= budget + 1;
-                }
-                7 => {
-                    let t = self.sub(left - 2);
-                    let lb = self.new_block(true, L_LAND);
-                    let tb = self.new_block(true, L_IF_THEN);
-                    let tend = self.region(tb, t - 1, true, depth + 1);
-                    let j = self.new_block(opt, L_IF_END);
-                    self.set(tend, Term::Goto(j));
-                    self.set(lb, Term::Cond { take: tb, skip: j });
-                    self.set(cur, Term::Cond { take: lb, skip: j });
-                    cur = j;
-                    left -= t + 2;
-                }
-                _ => {
-                    let b = self.sub(left - 2);
-                    let bb = self.new_block(opt, L_DO_BODY);
-                    self.set(cur, Term::Goto(bb));
-                    let bend = self.region(bb, b - 1, opt, depth + 1);
-                    let c = self.new_block(opt, L_DO_COND);
-                    self.set(bend, Term::Goto(c));
-                    let x = self.new_block(opt, L_DO_END);
-                    let id = self.new_loop_id();
-                    self.set(
-                        c,
-                        Term::Loop {
-                            body: bb,
-                            exit: x,
-                            id,
-                        },
-                    );
-                    cur = x;
-                    left -= b + 2;
-                }
-            }
+            let (next, used) = match self.pick_construct(left, depth) {
+                Construct::Plain => self.plain(cur, opt),
+                Construct::IfThen => self.if_then(cur, left, opt, depth),
+                Construct::IfElse => self.if_else(cur, left, opt, depth),
+                Construct::While => self.while_loop(cur, left, opt, depth),
+                Construct::For => self.for_loop(cur, left, opt, depth),
+                Construct::EarlyReturn => self.early_return(cur, opt),
+                Construct::Switch => self.switch(cur, left, opt, depth),
+                Construct::And => self.and_then(cur, left, opt, depth),
+                Construct::DoWhile => self.do_while(cur, left, opt, depth),
+            };
+            cur = next;
+            left -= used;
         }
         cur
+    }
+
+    /// The next construct of a region with `left` blocks to go at nesting
+    /// `depth`: a weighted choice among those that fit.
+    fn pick_construct(&mut self, left: usize, depth: u32) -> Construct {
+        // In the order of CONSTRUCTS.
+        let mut w = [30u32, 0, 0, 0, 0, 0, 0, 0, 0];
+        if depth < 8 && left >= 2 {
+            w[1] = 30;
+            if self.early_returns {
+                w[5] = 8;
+            }
+        }
+        if depth < 6 && left >= 3 {
+            w[2] = 15;
+            w[3] = 8;
+            w[7] = 8;
+            w[8] = 3;
+        }
+        if depth < 6 && left >= 4 {
+            w[4] = 12;
+        }
+        if depth < 6 && left >= 5 {
+            w[6] = 4;
+        }
+        let sum: u32 = w.iter().sum();
+        let mut x = self.rng.below_u64(sum as u64) as u32;
+        let mut choice = 0;
+        while x >= w[choice] {
+            x -= w[choice];
+            choice += 1;
+        }
+        CONSTRUCTS[choice]
+    }
+
+    // The constructs of `region`: each appends itself after the open block
+    // `cur` and returns the new open block and how many blocks it used.
+
+    /// One more block.
+    fn plain(&mut self, cur: u32, opt: bool) -> (u32, usize) {
+        let nb = self.new_block(opt, L_IF_END);
+        self.set(cur, Term::Goto(nb));
+        (nb, 1)
+    }
+
+    /// `if (c) { ... }`.
+    fn if_then(&mut self, cur: u32, left: usize, opt: bool, depth: u32) -> (u32, usize) {
+        let t = self.sub(left - 1);
+        let tb = self.new_block(true, L_IF_THEN);
+        let tend = self.region(tb, t - 1, true, depth + 1);
+        let j = self.new_block(opt, L_IF_END);
+        self.set(tend, Term::Goto(j));
+        self.set(cur, Term::Cond { take: tb, skip: j });
+        (j, t + 1)
+    }
+
+    /// `if (c) { ... } else { ... }`.
+    fn if_else(&mut self, cur: u32, left: usize, opt: bool, depth: u32) -> (u32, usize) {
+        let t = self.sub(left - 2);
+        let e = self.sub(left - 1 - t);
+        let tb = self.new_block(true, L_IF_THEN);
+        let tend = self.region(tb, t - 1, true, depth + 1);
+        let eb = self.new_block(opt, L_IF_ELSE);
+        let eend = self.region(eb, e - 1, opt, depth + 1);
+        let j = self.new_block(opt, L_IF_END);
+        self.set(tend, Term::Goto(j));
+        self.set(eend, Term::Goto(j));
+        self.set(cur, Term::Cond { take: tb, skip: eb });
+        (j, t + e + 1)
+    }
+
+    /// `while (c) { ... }`.
+    fn while_loop(&mut self, cur: u32, left: usize, opt: bool, depth: u32) -> (u32, usize) {
+        let b = self.sub(left - 2);
+        let h = self.new_block(opt, L_WHILE_COND);
+        self.set(cur, Term::Goto(h));
+        let bb = self.new_block(true, L_WHILE_BODY);
+        let bend = self.region(bb, b - 1, true, depth + 1);
+        self.set(bend, Term::Goto(h));
+        let x = self.new_block(opt, L_WHILE_END);
+        let id = self.new_loop_id();
+        self.set(
+            h,
+            Term::Loop {
+                body: bb,
+                exit: x,
+                id,
+            },
+        );
+        (x, b + 2)
+    }
+
+    /// `for (...; c; inc) { ... }`.
+    fn for_loop(&mut self, cur: u32, left: usize, opt: bool, depth: u32) -> (u32, usize) {
+        let b = self.sub(left - 3);
+        let h = self.new_block(opt, L_FOR_COND);
+        self.set(cur, Term::Goto(h));
+        let bb = self.new_block(true, L_FOR_BODY);
+        let bend = self.region(bb, b - 1, true, depth + 1);
+        let inc = self.new_block(true, L_FOR_INC);
+        self.set(bend, Term::Goto(inc));
+        self.set(inc, Term::Goto(h));
+        let x = self.new_block(opt, L_FOR_END);
+        let id = self.new_loop_id();
+        self.set(
+            h,
+            Term::Loop {
+                body: bb,
+                exit: x,
+                id,
+            },
+        );
+        (x, b + 3)
+    }
+
+    /// `if (c) return;`.
+    fn early_return(&mut self, cur: u32, opt: bool) -> (u32, usize) {
+        let r = self.new_block(true, L_IF_THEN);
+        self.set(r, Term::Return);
+        let n = self.new_block(opt, L_IF_END);
+        self.set(cur, Term::Cond { take: r, skip: n });
+        (n, 2)
+    }
+
+    /// `switch` with k arms, the last the default (large switches in
+    /// large regions).
+    fn switch(&mut self, cur: u32, left: usize, opt: bool, depth: u32) -> (u32, usize) {
+        let mut k = 3 + self.rng.index(4);
+        if left > 200 && self.rng.chance_f(0.3) {
+            k = 8 + self.rng.index((left / 6).min(60));
+        }
+        let k = k.min(left - 1);
+        let budget = if left > 200 {
+            k + self.rng.index(left - k)
+        } else {
+            (k + self.sub(left - 1)).min(left - 1)
+        };
+        // Split `budget` into k arms of at least one block.
+        let mut arm_sizes = vec![1usize; k];
+        for _ in k..budget {
+            let i = self.rng.index(k);
+            arm_sizes[i] += 1;
+        }
+        let mut entries = Vec::with_capacity(k);
+        let mut ends = Vec::with_capacity(k);
+        for (i, &s) in arm_sizes.iter().enumerate() {
+            let last = i + 1 == k;
+            let (o, lab) = if last {
+                (opt, L_SW_DEFAULT)
+            } else {
+                (true, L_SW_BB)
+            };
+            let a = self.new_block(o, lab);
+            let aend = self.region(a, s - 1, o, depth + 1);
+            entries.push(a);
+            ends.push(aend);
+        }
+        let j = self.new_block(opt, L_SW_EPILOG);
+        for e in ends {
+            self.set(e, Term::Goto(j));
+        }
+        let start = self.arms.len() as u32;
+        self.arms.extend_from_slice(&entries);
+        self.set(
+            cur,
+            Term::Switch {
+                start,
+                len: k as u32,
+            },
+        );
+        (j, budget + 1)
+    }
+
+    /// `if (a && b) { ... }`.
+    fn and_then(&mut self, cur: u32, left: usize, opt: bool, depth: u32) -> (u32, usize) {
+        let t = self.sub(left - 2);
+        let lb = self.new_block(true, L_LAND);
+        let tb = self.new_block(true, L_IF_THEN);
+        let tend = self.region(tb, t - 1, true, depth + 1);
+        let j = self.new_block(opt, L_IF_END);
+        self.set(tend, Term::Goto(j));
+        self.set(lb, Term::Cond { take: tb, skip: j });
+        self.set(cur, Term::Cond { take: lb, skip: j });
+        (j, t + 2)
+    }
+
+    /// `do { ... } while (c);`.
+    fn do_while(&mut self, cur: u32, left: usize, opt: bool, depth: u32) -> (u32, usize) {
+        let b = self.sub(left - 2);
+        let bb = self.new_block(opt, L_DO_BODY);
+        self.set(cur, Term::Goto(bb));
+        let bend = self.region(bb, b - 1, opt, depth + 1);
+        let c = self.new_block(opt, L_DO_COND);
+        self.set(bend, Term::Goto(c));
+        let x = self.new_block(opt, L_DO_END);
+        let id = self.new_loop_id();
+        self.set(
+            c,
+            Term::Loop {
+                body: bb,
+                exit: x,
+                id,
+            },
+        );
+        (x, b + 2)
     }
 
     /// Shapes function `fi` with `nblocks` blocks and its statements, and
     /// records its call slots (callees assigned by [`Gen::assign_calls`]).
     fn build_function(&mut self, fi: usize, nblocks: usize, file_line: &mut [u32]) {
-        self.label_used = [false; LABELS.len()];
-        self.label_counter = 0;
-        self.nloops = 0;
-        let start = self.blocks.len() as u32;
-        let entry = self.new_block(false, L_ENTRY);
-        let last = if fi == 0 {
-            // main: a little set-up, then the driver loop.
-            let nblocks = nblocks.max(4);
-            let pre = (nblocks - 4).min(2);
-            let mut cur = entry;
-            for _ in 0..pre {
-                let nb = self.new_block(false, L_IF_END);
-                self.set(cur, Term::Goto(nb));
-                cur = nb;
-            }
-            let h = self.new_block(false, L_WHILE_COND);
-            self.set(cur, Term::Goto(h));
-            let body = self.new_block(true, L_WHILE_BODY);
-            self.early_returns = false;
-            let bend = self.region(body, nblocks - pre - 4, true, 1);
-            self.early_returns = true;
-            self.set(bend, Term::Goto(h));
-            let x = self.new_block(false, L_WHILE_END);
-            let id = self.new_loop_id();
-            self.set(h, Term::Loop { body, exit: x, id });
-            self.driver_header = h;
-            x
-        } else {
-            self.region(entry, nblocks - 1, false, 0)
-        };
-        self.set(last, Term::Return);
-        let end = self.blocks.len() as u32;
-        self.blocks[last as usize].label = L_RETURN;
-        self.blocks[last as usize].label_n = 0;
+        let (start, end) = self.shape_blocks(fi, nblocks);
 
         // Statements and call slots.
         let bottom = self.funcs[fi].layer as usize + 1 >= self.layer_start.len() - 1;
@@ -1317,6 +1341,81 @@ impl Gen<'_> {
         let may_call = !bottom || has_lib;
         let file = self.funcs[fi].file as usize;
         let fline = file_line[file] + 1 + self.rng.below_u64(8) as u32;
+        let (mut nst, mut slots) = self.place_statements(start, end, fline, may_call);
+        // Every function above the bottom needs an optional call slot for
+        // its spine call (or, failing that, any call slot).
+        let spine = if bottom {
+            None
+        } else {
+            Some(self.spine_slot(start, end, &mut slots, &mut nst))
+        };
+        let cstart = self.calls.len() as u32;
+        self.add_calls(fi, start, end, &slots, spine);
+        let f = &mut self.funcs[fi];
+        f.blocks = (start, end);
+        f.calls = (cstart, self.calls.len() as u32);
+        f.nloops = self.nloops;
+        f.nstmts = nst;
+        f.line = fline;
+        file_line[file] = fline + nst * 2 / 3 + 4;
+    }
+
+    /// The blocks of function `fi`, `nblocks` of them (at least 4 for
+    /// `main`): `start..end` of [`Gen::blocks`], the last one returning.
+    fn shape_blocks(&mut self, fi: usize, nblocks: usize) -> (u32, u32) {
+        self.label_used = [false; LABELS.len()];
+        self.label_counter = 0;
+        self.nloops = 0;
+        let start = self.blocks.len() as u32;
+        let entry = self.new_block(false, L_ENTRY);
+        let last = if fi == 0 {
+            self.driver(entry, nblocks)
+        } else {
+            self.region(entry, nblocks - 1, false, 0)
+        };
+        self.set(last, Term::Return);
+        let end = self.blocks.len() as u32;
+        self.blocks[last as usize].label = L_RETURN;
+        self.blocks[last as usize].label_n = 0;
+        (start, end)
+    }
+
+    /// `main`'s body after `entry`: a little set-up, then the driver loop
+    /// (no early returns in it). Returns the block after the loop.
+    fn driver(&mut self, entry: u32, nblocks: usize) -> u32 {
+        let nblocks = nblocks.max(4);
+        let pre = (nblocks - 4).min(2);
+        let mut cur = entry;
+        for _ in 0..pre {
+            let nb = self.new_block(false, L_IF_END);
+            self.set(cur, Term::Goto(nb));
+            cur = nb;
+        }
+        let h = self.new_block(false, L_WHILE_COND);
+        self.set(cur, Term::Goto(h));
+        let body = self.new_block(true, L_WHILE_BODY);
+        self.early_returns = false;
+        let bend = self.region(body, nblocks - pre - 4, true, 1);
+        self.early_returns = true;
+        self.set(bend, Term::Goto(h));
+        let x = self.new_block(false, L_WHILE_END);
+        let id = self.new_loop_id();
+        self.set(h, Term::Loop { body, exit: x, id });
+        self.driver_header = h;
+        x
+    }
+
+    /// Gives blocks `start..end` their statements (lines from `fline`) and,
+    /// when the function `may_call`, picks call slots (block, offset)
+    /// among the statements before each block's last. Returns the number
+    /// of statements and the slots, sorted.
+    fn place_statements(
+        &mut self,
+        start: u32,
+        end: u32,
+        fline: u32,
+        may_call: bool,
+    ) -> (u32, Vec<(u32, u32)>) {
         let mut nst = 0u32;
         let mut slots: Vec<(u32, u32)> = Vec::new(); // (block, offset)
         for b in start..end {
@@ -1334,44 +1433,63 @@ impl Gen<'_> {
                 }
             }
         }
-        // Every function above the bottom needs an optional call slot for
-        // its spine call (or, failing that, any call slot).
-        let mut spine = None;
-        if !bottom {
-            let opt_slots: Vec<usize> = (0..slots.len())
-                .filter(|&i| self.blocks[slots[i].0 as usize].optional)
-                .collect();
-            if !opt_slots.is_empty() {
-                spine = Some(slots[opt_slots[self.rng.index(opt_slots.len())]]);
-            } else {
-                let opt_blocks: Vec<u32> = (start..end)
-                    .filter(|&b| self.blocks[b as usize].optional)
-                    .collect();
-                if !opt_blocks.is_empty() || slots.is_empty() {
-                    let b = if opt_blocks.is_empty() {
-                        start + self.rng.below_u64((end - start) as u64) as u32
-                    } else {
-                        opt_blocks[self.rng.index(opt_blocks.len())]
-                    };
-                    if self.blocks[b as usize].stmts == 1 {
-                        // Grow the block by one statement.
-                        self.blocks[b as usize].stmts = 2;
-                        for bb in b + 1..end {
-                            self.blocks[bb as usize].first_stmt += 1;
-                        }
-                        nst += 1;
-                    }
-                    let off = self.rng.below_u64(self.blocks[b as usize].stmts as u64 - 1) as u32;
-                    if !slots.contains(&(b, off)) {
-                        slots.push((b, off));
-                        slots.sort_unstable();
-                    }
-                    spine = Some((b, off));
-                } else {
-                    spine = Some(slots[self.rng.index(slots.len())]);
-                }
-            }
+        (nst, slots)
+    }
+
+    /// The slot of the spine call of a function with blocks `start..end`:
+    /// an optional call slot if there is one, else a new slot in an
+    /// optional block (growing a one-statement block, `nst` counts it),
+    /// else any slot.
+    fn spine_slot(
+        &mut self,
+        start: u32,
+        end: u32,
+        slots: &mut Vec<(u32, u32)>,
+        nst: &mut u32,
+    ) -> (u32, u32) {
+        let opt_slots: Vec<usize> = (0..slots.len())
+            .filter(|&i| self.blocks[slots[i].0 as usize].optional)
+            .collect();
+        if !opt_slots.is_empty() {
+            return slots[opt_slots[self.rng.index(opt_slots.len())]];
         }
+        let opt_blocks: Vec<u32> = (start..end)
+            .filter(|&b| self.blocks[b as usize].optional)
+            .collect();
+        if opt_blocks.is_empty() && !slots.is_empty() {
+            return slots[self.rng.index(slots.len())];
+        }
+        let b = if opt_blocks.is_empty() {
+            start + self.rng.below_u64((end - start) as u64) as u32
+        } else {
+            opt_blocks[self.rng.index(opt_blocks.len())]
+        };
+        if self.blocks[b as usize].stmts == 1 {
+            // Grow the block by one statement.
+            self.blocks[b as usize].stmts = 2;
+            for bb in b + 1..end {
+                self.blocks[bb as usize].first_stmt += 1;
+            }
+            *nst += 1;
+        }
+        let off = self.rng.below_u64(self.blocks[b as usize].stmts as u64 - 1) as u32;
+        if !slots.contains(&(b, off)) {
+            slots.push((b, off));
+            slots.sort_unstable();
+        }
+        (b, off)
+    }
+
+    /// Records the calls of function `fi` at `slots` (sorted), block by
+    /// block; the one at `spine` is its spine call.
+    fn add_calls(
+        &mut self,
+        fi: usize,
+        start: u32,
+        end: u32,
+        slots: &[(u32, u32)],
+        spine: Option<(u32, u32)>,
+    ) {
         let cstart = self.calls.len() as u32;
         let mut si = 0;
         for b in start..end {
@@ -1390,13 +1508,6 @@ impl Gen<'_> {
             }
             self.blocks[b as usize].calls = (c0, self.calls.len() as u32);
         }
-        let f = &mut self.funcs[fi];
-        f.blocks = (start, end);
-        f.calls = (cstart, self.calls.len() as u32);
-        f.nloops = self.nloops;
-        f.nstmts = nst;
-        f.line = fline;
-        file_line[file] = fline + nst * 2 / 3 + 4;
     }
 
     fn pick_weighted(&mut self, a: usize, b: usize) -> u32 {
@@ -2109,121 +2220,156 @@ fn write_entry_exit<W: Write>(w: &mut W, f: &Func, file: Option<&str>) -> io::Re
 fn write_graphml<W: Write>(p: &Program, w: &mut W) -> io::Result<()> {
     w.write_all(GRAPHML_HEAD.as_bytes())?;
     for &fi in &p.order {
-        let f = &p.funcs[fi as usize];
-        let n = f.num;
-        writeln!(w, "    <!-- cfg -{n} {} -->", f.name)?;
-        match f.kind {
-            FKind::Decl => {
-                write!(
-                    w,
-                    "    <node id=\"n:-{n}:1\">\n      <data key=\"label\">declaration: {}</data>\n      \
-                     <data key=\"procedure\">{}</data>\n    </node>\n",
-                    f.name, f.name
-                )?;
-                continue;
-            }
-            FKind::Stub => {
-                write_entry_exit(w, f, None)?;
-                writeln!(w, "    <edge source=\"n:-{n}:1\" target=\"n:-{n}:2\"/>")?;
-                continue;
-            }
-            FKind::Defined => {}
-        }
-        write_entry_exit(w, f, Some(&p.files[f.file as usize]))?;
-        writeln!(w, "    <edge source=\"n:-{n}:1\" target=\"n:-{n}:3\"/>")?;
-        for b in f.blocks.0..f.blocks.1 {
-            let blk = &p.blocks[b as usize];
-            let label = LABELS[blk.label as usize];
-            let mut ci = blk.calls.0;
-            for off in 0..blk.stmts {
-                let id = 3 + blk.first_stmt + off;
-                let h = mix(n, id);
-                let line = blk.line + off * 2 / 3;
-                w.write_all(b"    <node id=\"n:-")?;
-                write!(w, "{n}:{id}\">\n      <data key=\"label\">  ")?;
-                let call = if ci < blk.calls.1 && p.calls[ci as usize].offset == off {
-                    ci += 1;
-                    Some(&p.calls[ci as usize - 1])
-                } else {
-                    None
-                };
-                let last = off + 1 == blk.stmts;
-                if let Some(c) = call {
-                    if c.ordinal == 0 {
-                        w.write_all(b"%call")?;
-                    } else {
-                        write!(w, "%call{}", c.ordinal)?;
-                    }
-                } else if last {
-                    w.write_all(match blk.term {
-                        Term::Return => b"ret",
-                        Term::Switch { .. } => b"switch",
-                        _ => b"br",
-                    })?;
-                } else {
-                    let l = EXPR_LABELS[(h % EXPR_LABELS.len() as u64) as usize];
-                    if l == "%" {
-                        write!(w, "%{}", (h >> 16) % 200)?;
-                    } else {
-                        w.write_all(l.as_bytes())?;
-                    }
-                }
-                w.write_all(b"</data>\n      <data key=\"basic-block\">")?;
-                w.write_all(label.as_bytes())?;
-                if blk.label_n > 0 {
-                    write!(w, "{}", blk.label_n)?;
-                }
-                w.write_all(b"</data>\n      <data key=\"kind\">")?;
-                w.write_all(if call.is_some() {
-                    b"call-site"
-                } else {
-                    b"expression"
-                })?;
-                write!(w, "</data>\n      <data key=\"lines\">({line})</data>\n")?;
-                if let Some(c) = call {
-                    writeln!(w, "      <data key=\"csi-label\">{}</data>", c.ordinal)?;
-                }
-                w.write_all(b"    </node>\n")?;
-                // Flow edges.
-                if !last {
-                    writeln!(
-                        w,
-                        "    <edge source=\"n:-{n}:{id}\" target=\"n:-{n}:{}\"/>",
-                        id + 1
-                    )?;
-                } else {
-                    let mut res = Ok(());
-                    p.for_succs(b, |s| {
-                        if res.is_err() {
-                            return;
-                        }
-                        let t = if s == EXIT {
-                            2
-                        } else {
-                            3 + p.blocks[s as usize].first_stmt
-                        };
-                        res = writeln!(
-                            w,
-                            "    <edge source=\"n:-{n}:{id}\" target=\"n:-{n}:{t}\"/>"
-                        );
-                    });
-                    res?;
-                }
-                if let Some(c) = call {
-                    for &t in p.targets_of(c) {
-                        write!(
-                            w,
-                            "    <edge source=\"n:-{n}:{id}\" target=\"n:-{}:1\">\n      \
-                             <data key=\"type\">control</data>\n      \
-                             <data key=\"scope\">interprocedural</data>\n    </edge>\n",
-                            p.funcs[t as usize].num
-                        )?;
-                    }
-                }
-            }
-        }
+        write_function(p, &p.funcs[fi as usize], w)?;
     }
     w.write_all(b"  </graph>\n</graphml>\n")
+}
+
+/// One function's nodes and edges: a declaration's node, a stub's entry
+/// and exit, or a defined function's entry, exit and statements.
+fn write_function<W: Write>(p: &Program, f: &Func, w: &mut W) -> io::Result<()> {
+    let n = f.num;
+    writeln!(w, "    <!-- cfg -{n} {} -->", f.name)?;
+    match f.kind {
+        FKind::Decl => {
+            return write!(
+                w,
+                "    <node id=\"n:-{n}:1\">\n      <data key=\"label\">declaration: {}</data>\n      \
+                 <data key=\"procedure\">{}</data>\n    </node>\n",
+                f.name, f.name
+            );
+        }
+        FKind::Stub => {
+            write_entry_exit(w, f, None)?;
+            return writeln!(w, "    <edge source=\"n:-{n}:1\" target=\"n:-{n}:2\"/>");
+        }
+        FKind::Defined => {}
+    }
+    write_entry_exit(w, f, Some(&p.files[f.file as usize]))?;
+    writeln!(w, "    <edge source=\"n:-{n}:1\" target=\"n:-{n}:3\"/>")?;
+    for b in f.blocks.0..f.blocks.1 {
+        let blk = &p.blocks[b as usize];
+        let mut ci = blk.calls.0;
+        for off in 0..blk.stmts {
+            let call = if ci < blk.calls.1 && p.calls[ci as usize].offset == off {
+                ci += 1;
+                Some(&p.calls[ci as usize - 1])
+            } else {
+                None
+            };
+            write_statement(p, w, n, b, off, call)?;
+            write_statement_edges(p, w, n, b, off, call)?;
+        }
+    }
+    Ok(())
+}
+
+/// The node of statement `off` of block `b` of the function numbered `n`
+/// (a call site when `call` is given).
+fn write_statement<W: Write>(
+    p: &Program,
+    w: &mut W,
+    n: u32,
+    b: u32,
+    off: u32,
+    call: Option<&Call>,
+) -> io::Result<()> {
+    let blk = &p.blocks[b as usize];
+    let label = LABELS[blk.label as usize];
+    let id = 3 + blk.first_stmt + off;
+    let h = mix(n, id);
+    let line = blk.line + off * 2 / 3;
+    w.write_all(b"    <node id=\"n:-")?;
+    write!(w, "{n}:{id}\">\n      <data key=\"label\">  ")?;
+    let last = off + 1 == blk.stmts;
+    if let Some(c) = call {
+        if c.ordinal == 0 {
+            w.write_all(b"%call")?;
+        } else {
+            write!(w, "%call{}", c.ordinal)?;
+        }
+    } else if last {
+        w.write_all(match blk.term {
+            Term::Return => b"ret",
+            Term::Switch { .. } => b"switch",
+            _ => b"br",
+        })?;
+    } else {
+        let l = EXPR_LABELS[(h % EXPR_LABELS.len() as u64) as usize];
+        if l == "%" {
+            write!(w, "%{}", (h >> 16) % 200)?;
+        } else {
+            w.write_all(l.as_bytes())?;
+        }
+    }
+    w.write_all(b"</data>\n      <data key=\"basic-block\">")?;
+    w.write_all(label.as_bytes())?;
+    if blk.label_n > 0 {
+        write!(w, "{}", blk.label_n)?;
+    }
+    w.write_all(b"</data>\n      <data key=\"kind\">")?;
+    w.write_all(if call.is_some() {
+        b"call-site"
+    } else {
+        b"expression"
+    })?;
+    write!(w, "</data>\n      <data key=\"lines\">({line})</data>\n")?;
+    if let Some(c) = call {
+        writeln!(w, "      <data key=\"csi-label\">{}</data>", c.ordinal)?;
+    }
+    w.write_all(b"    </node>\n")
+}
+
+/// The edges of statement `off` of block `b` of the function numbered
+/// `n`: flow to the next statement (from a block's last, to the first
+/// statements of its successors or the exit) and, for a call, to the
+/// callees' entries.
+fn write_statement_edges<W: Write>(
+    p: &Program,
+    w: &mut W,
+    n: u32,
+    b: u32,
+    off: u32,
+    call: Option<&Call>,
+) -> io::Result<()> {
+    let blk = &p.blocks[b as usize];
+    let id = 3 + blk.first_stmt + off;
+    if off + 1 != blk.stmts {
+        writeln!(
+            w,
+            "    <edge source=\"n:-{n}:{id}\" target=\"n:-{n}:{}\"/>",
+            id + 1
+        )?;
+    } else {
+        let mut res = Ok(());
+        p.for_succs(b, |s| {
+            if res.is_err() {
+                return;
+            }
+            let t = if s == EXIT {
+                2
+            } else {
+                3 + p.blocks[s as usize].first_stmt
+            };
+            res = writeln!(
+                w,
+                "    <edge source=\"n:-{n}:{id}\" target=\"n:-{n}:{t}\"/>"
+            );
+        });
+        res?;
+    }
+    if let Some(c) = call {
+        for &t in p.targets_of(c) {
+            write!(
+                w,
+                "    <edge source=\"n:-{n}:{id}\" target=\"n:-{}:1\">\n      \
+                 <data key=\"type\">control</data>\n      \
+                 <data key=\"scope\">interprocedural</data>\n    </edge>\n",
+                p.funcs[t as usize].num
+            )?;
+        }
+    }
+    Ok(())
 }
 
 /// Writes the report; returns the numbers of obsYes and obsNo entries.
@@ -2233,58 +2379,145 @@ fn write_report<W: Write>(
     cfg: &SynthConfig,
     w: &mut W,
 ) -> io::Result<(usize, usize)> {
-    let mut rng = Rng::with_stream(cfg.seed, 3);
-    let sample = |rng: &mut Rng, mut v: Vec<u32>, k: usize| {
-        let k = k.min(v.len());
-        for i in 0..k {
-            let j = i + rng.index(v.len() - i);
-            v.swap(i, j);
-        }
-        v.truncate(k);
-        v
+    let mut r = ReportWriter {
+        p,
+        run,
+        cfg,
+        rng: Rng::with_stream(cfg.seed, 3),
+        w,
     };
     let (yes, no): (Vec<u32>, Vec<u32>) =
         (0..p.calls.len() as u32).partition(|&c| run.executed[c as usize]);
-    let yes = sample(&mut rng, yes, cfg.coverage);
-    let no = sample(&mut rng, no, cfg.obs_no);
-    let call_id = |c: u32| {
-        let c = &p.calls[c as usize];
-        (p.funcs[c.func as usize].num, p.call_local(c))
-    };
-    w.write_all(b"{\"obsYes\": [")?;
+    let yes = sample(&mut r.rng, yes, cfg.coverage);
+    let no = sample(&mut r.rng, no, cfg.obs_no);
     let ncalls = p.calls.len();
-    for (i, &c) in yes.iter().enumerate() {
-        let (n, l) = call_id(c);
-        let sep = if i == 0 { "" } else { ", " };
-        if i < cfg.ambiguous && ncalls > 1 {
-            // "c or some other call site ran" (c did).
-            let mut o = rng.index(ncalls) as u32;
-            if o == c {
-                o = (o + 1) % ncalls as u32;
-            }
-            let (on, ol) = call_id(o);
-            write!(
-                w,
-                "{sep}{{\"reliable\": false, \"entries\": [[\"n:-{n}:{l}\", \"n:-{on}:{ol}\"]]}}"
-            )?;
-        } else {
-            write!(
-                w,
-                "{sep}{{\"reliable\": false, \"entries\": [[\"n:-{n}:{l}\"]]}}"
-            )?;
-        }
-    }
+    r.w.write_all(b"{\"obsYes\": [")?;
+    r.covered(&yes)?;
     let mut n_yes = yes.len();
     if let (true, Some(trace)) = (cfg.reliable_trace > 0, &run.trace) {
-        // Occurrences of every call site in the run.
-        let by_loc: HashMap<(u32, u32), u32> = (0..ncalls as u32)
+        if r.reliable_trace(trace, n_yes)? {
+            n_yes += 1;
+        }
+    }
+    if let (true, Some(trace)) = (cfg.ambiguous_vector > 0 && ncalls > 1, &run.trace) {
+        if r.ambiguous_vector(trace, n_yes)? {
+            n_yes += 1;
+        }
+    }
+    let (cf, cl) = run.crash;
+    write!(
+        r.w,
+        "], \"crash\": [\"n:-{}:{cl}\"], \"obsNo\": [",
+        p.funcs[cf as usize].num
+    )?;
+    for (i, &c) in no.iter().enumerate() {
+        let (n, l) = r.call_id(c);
+        let sep = if i == 0 { "" } else { ", " };
+        write!(r.w, "{sep}[\"n:-{n}:{l}\"]")?;
+    }
+    let mut n_no = no.len();
+    if cfg.ambiguous_no > 0 {
+        n_no += r.ambiguous_no(n_no)?;
+    }
+    r.w.write_all(b"], \"stack\": [")?;
+    for (i, &(c, f)) in run.stack.iter().enumerate() {
+        let (n, l) = r.call_id(c);
+        let sep = if i == 0 { "" } else { ", " };
+        write!(
+            r.w,
+            "{sep}{{\"call\": [\"n:-{n}:{l}\"], \"entry\": [\"n:-{}:1\"]}}",
+            p.funcs[f as usize].num
+        )?;
+    }
+    r.w.write_all(b"]}")?;
+    Ok((n_yes, n_no))
+}
+
+/// The first `k` elements of a random permutation of `v` (partial
+/// Fisher–Yates).
+fn sample(rng: &mut Rng, mut v: Vec<u32>, k: usize) -> Vec<u32> {
+    let k = k.min(v.len());
+    for i in 0..k {
+        let j = i + rng.index(v.len() - i);
+        v.swap(i, j);
+    }
+    v.truncate(k);
+    v
+}
+
+/// The state of [`write_report`]: the run it reports, and the report's
+/// random stream, which its parts draw from in turn.
+struct ReportWriter<'a, W> {
+    p: &'a Program,
+    run: &'a Run,
+    cfg: &'a SynthConfig,
+    rng: Rng,
+    w: &'a mut W,
+}
+
+impl<W: Write> ReportWriter<'_, W> {
+    /// A call site as (function number, local statement index).
+    fn call_id(&self, c: u32) -> (u32, u32) {
+        let c = &self.p.calls[c as usize];
+        (self.p.funcs[c.func as usize].num, self.p.call_local(c))
+    }
+
+    /// A call site other than `c` (for "c or some other call site").
+    fn other_call(&mut self, c: u32) -> u32 {
+        let ncalls = self.p.calls.len();
+        let mut o = self.rng.index(ncalls) as u32;
+        if o == c {
+            o = (o + 1) % ncalls as u32;
+        }
+        o
+    }
+
+    /// The unreliable `obsYes` entries of the covered call sites `yes`,
+    /// the first `cfg.ambiguous` of them ambiguous.
+    fn covered(&mut self, yes: &[u32]) -> io::Result<()> {
+        let ncalls = self.p.calls.len();
+        for (i, &c) in yes.iter().enumerate() {
+            let (n, l) = self.call_id(c);
+            let sep = if i == 0 { "" } else { ", " };
+            if i < self.cfg.ambiguous && ncalls > 1 {
+                // "c or some other call site ran" (c did).
+                let o = self.other_call(c);
+                let (on, ol) = self.call_id(o);
+                write!(
+                    self.w,
+                    "{sep}{{\"reliable\": false, \"entries\": [[\"n:-{n}:{l}\", \"n:-{on}:{ol}\"]]}}"
+                )?;
+            } else {
+                write!(
+                    self.w,
+                    "{sep}{{\"reliable\": false, \"entries\": [[\"n:-{n}:{l}\"]]}}"
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Every call site by its (function, local index).
+    fn calls_by_loc(&self) -> HashMap<(u32, u32), u32> {
+        let p = self.p;
+        (0..p.calls.len() as u32)
             .map(|c| {
                 (
                     (p.calls[c as usize].func, p.call_local(&p.calls[c as usize])),
                     c,
                 )
             })
-            .collect();
+            .collect()
+    }
+
+    /// The reliable trace: every occurrence in the run's `trace` of some
+    /// rarely executed call sites, `cfg.reliable_trace` occurrences in
+    /// all (fewer if they do not add up). Returns whether it was written
+    /// (after `n_yes` entries).
+    fn reliable_trace(&mut self, trace: &[(u32, u32)], n_yes: usize) -> io::Result<bool> {
+        let ncalls = self.p.calls.len();
+        // Occurrences of every call site in the run.
+        let by_loc = self.calls_by_loc();
         let mut count = vec![0usize; ncalls];
         for loc in trace {
             if let Some(&c) = by_loc.get(loc) {
@@ -2295,16 +2528,16 @@ fn write_report<W: Write>(
         let mut order: Vec<u32> = (0..ncalls as u32)
             .filter(|&c| (1..=8).contains(&count[c as usize]))
             .collect();
-        order = sample(&mut rng, order.clone(), order.len());
+        order = sample(&mut self.rng, order.clone(), order.len());
         let mut traced = vec![false; ncalls];
         let mut total = 0;
         for c in order {
-            if total + count[c as usize] > cfg.reliable_trace {
+            if total + count[c as usize] > self.cfg.reliable_trace {
                 continue;
             }
             traced[c as usize] = true;
             total += count[c as usize];
-            if total == cfg.reliable_trace {
+            if total == self.cfg.reliable_trace {
                 break;
             }
         }
@@ -2312,91 +2545,83 @@ fn write_report<W: Write>(
             .iter()
             .filter_map(|loc| by_loc.get(loc).copied().filter(|&c| traced[c as usize]))
             .map(|c| {
-                let (n, l) = call_id(c);
+                let (n, l) = self.call_id(c);
                 format!("[\"n:-{n}:{l}\"]")
             })
             .collect();
-        if !entries.is_empty() {
-            let sep = if yes.is_empty() { "" } else { ", " };
-            write!(
-                w,
-                "{sep}{{\"reliable\": true, \"entries\": [{}]}}",
-                entries.join(", ")
-            )?;
-            n_yes += 1;
+        if entries.is_empty() {
+            return Ok(false);
         }
+        let sep = if n_yes == 0 { "" } else { ", " };
+        write!(
+            self.w,
+            "{sep}{{\"reliable\": true, \"entries\": [{}]}}",
+            entries.join(", ")
+        )?;
+        Ok(true)
     }
-    if let (true, Some(trace)) = (cfg.ambiguous_vector > 0 && ncalls > 1, &run.trace) {
+
+    /// An unreliable ordered vector of two-site sets: a sorted sample of
+    /// `cfg.ambiguous_vector` call occurrences of the run's `trace`, each
+    /// with some other call site. Returns whether it was written (after
+    /// `n_yes` entries).
+    fn ambiguous_vector(&mut self, trace: &[(u32, u32)], n_yes: usize) -> io::Result<bool> {
         // Call occurrences of the run, in order; a sorted sample of them.
-        let by_loc: HashMap<(u32, u32), u32> = (0..ncalls as u32)
-            .map(|c| {
-                (
-                    (p.calls[c as usize].func, p.call_local(&p.calls[c as usize])),
-                    c,
-                )
-            })
-            .collect();
+        let by_loc = self.calls_by_loc();
         let occ: Vec<u32> = trace
             .iter()
             .filter_map(|loc| by_loc.get(loc).copied())
             .collect();
         let mut idx = sample(
-            &mut rng,
+            &mut self.rng,
             (0..occ.len() as u32).collect(),
-            cfg.ambiguous_vector,
+            self.cfg.ambiguous_vector,
         );
         idx.sort_unstable();
         let entries: Vec<String> = idx
             .iter()
             .map(|&i| {
                 let c = occ[i as usize];
-                let mut o = rng.index(ncalls) as u32;
-                if o == c {
-                    o = (o + 1) % ncalls as u32;
-                }
-                let ((n, l), (on, ol)) = (call_id(c), call_id(o));
+                let o = self.other_call(c);
+                let ((n, l), (on, ol)) = (self.call_id(c), self.call_id(o));
                 format!("[\"n:-{n}:{l}\", \"n:-{on}:{ol}\"]")
             })
             .collect();
-        if !entries.is_empty() {
-            let sep = if n_yes == 0 { "" } else { ", " };
-            write!(
-                w,
-                "{sep}{{\"reliable\": false, \"entries\": [{}]}}",
-                entries.join(", ")
-            )?;
-            n_yes += 1;
+        if entries.is_empty() {
+            return Ok(false);
         }
+        let sep = if n_yes == 0 { "" } else { ", " };
+        write!(
+            self.w,
+            "{sep}{{\"reliable\": false, \"entries\": [{}]}}",
+            entries.join(", ")
+        )?;
+        Ok(true)
     }
-    let (cf, cl) = run.crash;
-    write!(
-        w,
-        "], \"crash\": [\"n:-{}:{cl}\"], \"obsNo\": [",
-        p.funcs[cf as usize].num
-    )?;
-    for (i, &c) in no.iter().enumerate() {
-        let (n, l) = call_id(c);
-        let sep = if i == 0 { "" } else { ", " };
-        write!(w, "{sep}[\"n:-{n}:{l}\"]")?;
-    }
-    // Coverage bits standing for several call sites of one function: at
-    // least one of them (the first, which never ran) did not run.
-    let mut n_no = no.len();
-    if cfg.ambiguous_no > 0 {
+
+    /// Coverage bits standing for several call sites of one function: at
+    /// least one of them (the first, which never ran) did not run.
+    /// `cfg.ambiguous_no` such `obsNo` sets (fewer if fewer call sites
+    /// never ran), after `n_no` entries; returns how many.
+    fn ambiguous_no(&mut self, n_no: usize) -> io::Result<usize> {
+        let p = self.p;
+        let ncalls = p.calls.len();
         let never: Vec<u32> = (0..ncalls as u32)
-            .filter(|&c| !run.executed[c as usize])
+            .filter(|&c| !self.run.executed[c as usize])
             .collect();
-        let picked = sample(&mut rng, never.clone(), cfg.ambiguous_no.min(never.len()));
+        let k = self.cfg.ambiguous_no.min(never.len());
+        let picked = sample(&mut self.rng, never.clone(), k);
+        let mut written = 0;
         for c in picked {
             let f = &p.funcs[p.calls[c as usize].func as usize];
             let mut set = vec![c];
-            let others = 1 + rng.index(2);
+            let others = 1 + self.rng.index(2);
             for _ in 0..others {
                 let span = (f.calls.1 - f.calls.0) as usize;
                 let o = if span > 1 {
-                    f.calls.0 + rng.index(span) as u32
+                    f.calls.0 + self.rng.index(span) as u32
                 } else {
-                    rng.index(ncalls) as u32
+                    self.rng.index(ncalls) as u32
                 };
                 if !set.contains(&o) {
                     set.push(o);
@@ -2411,27 +2636,16 @@ fn write_report<W: Write>(
             let ids: Vec<String> = set
                 .iter()
                 .map(|&x| {
-                    let (n, l) = call_id(x);
+                    let (n, l) = self.call_id(x);
                     format!("\"n:-{n}:{l}\"")
                 })
                 .collect();
-            let sep = if n_no == 0 { "" } else { ", " };
-            write!(w, "{sep}[{}]", ids.join(", "))?;
-            n_no += 1;
+            let sep = if n_no + written == 0 { "" } else { ", " };
+            write!(self.w, "{sep}[{}]", ids.join(", "))?;
+            written += 1;
         }
+        Ok(written)
     }
-    w.write_all(b"], \"stack\": [")?;
-    for (i, &(c, f)) in run.stack.iter().enumerate() {
-        let (n, l) = call_id(c);
-        let sep = if i == 0 { "" } else { ", " };
-        write!(
-            w,
-            "{sep}{{\"call\": [\"n:-{n}:{l}\"], \"entry\": [\"n:-{}:1\"]}}",
-            p.funcs[f as usize].num
-        )?;
-    }
-    w.write_all(b"]}")?;
-    Ok((n_yes, n_no))
 }
 
 #[cfg(test)]
