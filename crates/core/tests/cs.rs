@@ -506,6 +506,16 @@ fn build(
     flow: &[(&str, &str)],
     calls: &[(&str, &str)],
 ) -> Prog {
+    build_with_library(funcs, flow, calls, &[])
+}
+
+/// As [`build`], with call sites of library functions (site, name).
+fn build_with_library(
+    funcs: &[(&str, &[(&str, NodeKind)])],
+    flow: &[(&str, &str)],
+    calls: &[(&str, &str)],
+    library: &[(&str, &str)],
+) -> Prog {
     let mut b = IcfgBuilder::new();
     for (name, nodes) in funcs {
         let f = b.function(name);
@@ -527,6 +537,10 @@ fn build(
     for (a, c) in calls {
         let (a, c) = (b.lookup(a).unwrap(), b.lookup(c).unwrap());
         b.add_call_edge(a, c);
+    }
+    for (site, name) in library {
+        let site = b.lookup(site).unwrap();
+        b.add_external_callee_name(site, name);
     }
     Prog {
         g: b.build().unwrap(),
@@ -590,6 +604,166 @@ fn figure1_code_after_a_pending_call_did_not_run() {
     };
     let l = cs().recover(&p.g, &gapped).unwrap().labels;
     assert_eq!(l[p.id("E").index()], Label::No);
+}
+
+/// "Was `open` called in the crashing frame's activation?" `main` calls
+/// `f` twice; `f` calls `open` only after the crash point, and the crash is
+/// in `f` called from the second site. Context-insensitively a path may
+/// run `f` to its end (calling `open`), "return" to the second call site
+/// and enter `f` again, so FSA says possible; with calls and returns
+/// matched the frame's activation is still pending at the crash, so
+/// `open` was not called in it: impossible (though `open` ran, in the
+/// first activation). When `f` may call `open` before the crash point,
+/// cs says possible with a valid witness.
+#[test]
+fn open_called_in_the_crashing_activation_needs_matched_returns() {
+    use postmortem_core::query::compile_regex;
+    use postmortem_core::{Answer, Query};
+    for open_first in [false, true] {
+        let f_nodes: &[(&str, NodeKind)] = &[
+            ("f.en", En),
+            ("branch", S),
+            ("open_early", C),
+            ("crash", S),
+            ("open_late", C),
+            ("f.ex", Ex),
+        ];
+        let mut flow = vec![
+            ("m.en", "c1"),
+            ("c1", "c2"),
+            ("c2", "m.ex"),
+            ("f.en", "branch"),
+            ("branch", "crash"),
+            ("crash", "open_late"),
+            ("open_late", "f.ex"),
+        ];
+        if open_first {
+            flow.extend([("branch", "open_early"), ("open_early", "crash")]);
+        }
+        let p = build_with_library(
+            &[
+                ("main", &[("m.en", En), ("c1", C), ("c2", C), ("m.ex", Ex)]),
+                ("f", f_nodes),
+            ],
+            &flow,
+            &[("c1", "f.en"), ("c2", "f.en")],
+            &[("open_early", "open"), ("open_late", "open")],
+        );
+        let r = Report {
+            stack: vec![Frame {
+                call: NodeSet::one(p.id("c2")),
+                entry: NodeSet::one(p.id("f.en")),
+            }],
+            crash: Some(NodeSet::one(p.id("crash"))),
+            ..Report::default()
+        };
+        // After the frame's call into f, a call to open.
+        let q = Query::Language(compile_regex(&p.g, ".* c2 f.en .* call:open .*").unwrap());
+        let fsa = Fsa::default().check(&p.g, &r, Some(&q)).unwrap();
+        assert_eq!(fsa.answer, Answer::Possible, "open first: {open_first}");
+        let got = cs().check(&p.g, &r, Some(&q)).unwrap();
+        assert!(got.weakened.is_empty(), "{:?}", got.weakened);
+        if open_first {
+            assert_eq!(got.answer, Answer::Possible);
+            let w = got.witness.expect("a witness");
+            assert!(postmortem_core::cs::valid_path(&p.g, &r, &w));
+            // The call to open is after the frame's call, in its
+            // activation (open_late, after the crash point, is not).
+            let last = |n: &str| w.iter().rposition(|&v| v == p.id(n));
+            assert!(last("open_early") > last("c2"), "{w:?}");
+            assert!(last("open_late") < last("c2"), "{w:?}");
+        } else {
+            assert_eq!(got.answer, Answer::Impossible);
+            // Yet open was called: in f's first activation, from c1, which
+            // ran to its end. It is the activation that the query asks
+            // about.
+            let l = cs().recover(&p.g, &r).unwrap().labels;
+            assert_eq!(l[p.id("open_late").index()], Label::Yes);
+            let q = Query::Language(compile_regex(&p.g, ".* call:open .*").unwrap());
+            let any = cs().check(&p.g, &r, Some(&q)).unwrap();
+            assert_eq!(any.answer, Answer::Possible);
+        }
+    }
+}
+
+/// Code after a stacked call site in an outer frame did not run, unless
+/// its function was also entered some other way: `main` calls `g` at `s1`
+/// (stacked), `g` calls `h` at `s2` (stacked), the crash is in `h`. The
+/// code after `s2` in `g` is No, but Maybe once `main` may also call `g`
+/// earlier (at `s0`, on one branch), whose invocation may have run it;
+/// the code after `s1` in `main` stays No either way.
+#[test]
+fn code_after_an_outer_stacked_call_runs_only_in_another_activation() {
+    for also_earlier in [false, true] {
+        let mut flow = vec![
+            ("m.en", "pick"),
+            ("pick", "s1"),
+            ("s0", "s1"),
+            ("s1", "after_s1"),
+            ("after_s1", "m.ex"),
+            ("g.en", "s2"),
+            ("s2", "after_s2"),
+            ("after_s2", "g.ex"),
+            ("h.en", "crash"),
+            ("crash", "h.ex"),
+        ];
+        if also_earlier {
+            flow.push(("pick", "s0"));
+        }
+        let p = build(
+            &[
+                (
+                    "main",
+                    &[
+                        ("m.en", En),
+                        ("pick", S),
+                        ("s0", C),
+                        ("s1", C),
+                        ("after_s1", S),
+                        ("m.ex", Ex),
+                    ],
+                ),
+                (
+                    "g",
+                    &[("g.en", En), ("s2", C), ("after_s2", S), ("g.ex", Ex)],
+                ),
+                ("h", &[("h.en", En), ("crash", S), ("h.ex", Ex)]),
+            ],
+            &flow,
+            &[("s0", "g.en"), ("s1", "g.en"), ("s2", "h.en")],
+        );
+        let r = Report {
+            stack: vec![
+                Frame {
+                    call: NodeSet::one(p.id("s1")),
+                    entry: NodeSet::one(p.id("g.en")),
+                },
+                Frame {
+                    call: NodeSet::one(p.id("s2")),
+                    entry: NodeSet::one(p.id("h.en")),
+                },
+            ],
+            crash: Some(NodeSet::one(p.id("crash"))),
+            ..Report::default()
+        };
+        let l = cs().recover(&p.g, &r).unwrap().labels;
+        let at = |n: &str| l[p.id(n).index()];
+        assert_eq!(at("after_s1"), Label::No);
+        assert_eq!(at("m.ex"), Label::No);
+        if also_earlier {
+            assert_eq!(at("after_s2"), Label::Maybe);
+            assert_eq!(at("s0"), Label::Maybe);
+            // The earlier invocation of g ran h to its end, or not at all.
+            assert_eq!(at("h.ex"), Label::Maybe);
+        } else {
+            assert_eq!(at("after_s2"), Label::No);
+            assert_eq!(at("g.ex"), Label::No);
+            assert_eq!(at("h.ex"), Label::No);
+        }
+        // The stack's own call sites ran.
+        assert_eq!(at("s1"), Label::Yes);
+        assert_eq!(at("s2"), Label::Yes);
+    }
 }
 
 /// A completed call inside the crashing frame: the callee ran completely

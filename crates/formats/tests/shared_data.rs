@@ -393,12 +393,24 @@ fn cs_refines_fsa_on_every_shared_failure() {
                     .recover(&g, r)
                     .unwrap_or_else(|e| panic!("{ctx}: cs: {e}"));
                 slowest = slowest.max(t.elapsed().as_secs_f64());
+                let best = Cs::<Fsa> {
+                    best: true,
+                    ..Cs::default()
+                }
+                .recover(&g, r)
+                .unwrap_or_else(|e| panic!("{ctx}: best: {e}"));
                 for i in 0..g.num_nodes() {
                     assert!(
                         f.labels[i] == Label::Maybe || c.labels[i] == f.labels[i],
                         "{ctx}: node {i}: fsa {:?}, cs {:?}",
                         f.labels[i],
                         c.labels[i]
+                    );
+                    assert!(
+                        c.labels[i] == Label::Maybe || best.labels[i] == c.labels[i],
+                        "{ctx}: node {i}: cs {:?}, best {:?}",
+                        c.labels[i],
+                        best.labels[i]
                     );
                 }
                 nodes[k] += g.num_nodes();
@@ -416,4 +428,10 @@ fn cs_refines_fsa_on_every_shared_failure() {
         pct(cs_total[1], nodes[1]),
     );
     assert!(cs_total[0] > fsa_total[0], "the stack must count");
+    // With the observations too (the bulk pass): 85.4% of all nodes
+    // against fsa's 62.9% when measured (before the bulk pass, about 70%).
+    assert!(
+        pct(cs_total[1], nodes[1]) > pct(fsa_total[1], nodes[1]) + 10.0,
+        "the stack must count with the observations too"
+    );
 }
