@@ -140,7 +140,57 @@ fn stack_culprit(g: &Icfg, report: &Report, limits: &CsLimits) -> Origin {
 }
 
 impl<B: Solver> Cs<B> {
+    /// The base's labels `rec` refined by the frame graph, the bulk pass
+    /// and (with `exact`) the closure, in that order.
     fn refine(&self, g: &Icfg, report: &Report, mut rec: Recovery) -> Result<Recovery, SolveError> {
+        let base = rec.labels.clone();
+        let deadline = self.limits.timeout.map(|t| std::time::Instant::now() + t);
+        let steps = [Self::frames, Self::bulk, Self::close];
+        for (i, step) in steps.into_iter().enumerate() {
+            // The frame graph always runs: it also finds a stack that fits
+            // no valid path.
+            if i > 0 && !rec.labels.contains(&Label::Maybe) {
+                break;
+            }
+            match step(self, g, report, &mut rec, deadline) {
+                Ok(Step::Done) => {}
+                Ok(Step::Stop) => return Ok(rec),
+                Err(Conflict(_)) if self.best => {
+                    // The base's labels, as if cs had not run: the stack
+                    // (with the rest) fits no valid path of this graph.
+                    rec.labels = base;
+                    rec.stats.push(("cs_conflict", 1));
+                    rec.weakened.push(Weakening {
+                        origin: Origin::Crash,
+                        how: format!(
+                            "no valid context-sensitive path is consistent with the report; labels of the {} solver kept",
+                            self.base.name()
+                        ),
+                    });
+                    return Ok(rec);
+                }
+                Err(Conflict(culprit)) => {
+                    let culprit = culprit
+                        .or_else(|| self.culprit(g, report))
+                        .unwrap_or(Origin::Crash);
+                    return Err(SolveError::Infeasible { culprit });
+                }
+            }
+        }
+        rec.undecided
+            .retain(|n| rec.labels[n.index()] == Label::Maybe);
+        Ok(rec)
+    }
+
+    /// The frame graph's labels (the stack, the crash and the nodes known
+    /// not to run).
+    fn frames(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        rec: &mut Recovery,
+        _deadline: Option<std::time::Instant>,
+    ) -> Result<Step, Conflict> {
         let mut removed = BitSet::new(g.num_nodes());
         for (v, &l) in rec.labels.iter().enumerate() {
             if l == Label::No {
@@ -154,9 +204,8 @@ impl<B: Solver> Cs<B> {
         }
         let (labels, stats) = match stack_labels(g, report, &removed, &self.limits) {
             Ok(x) => x,
-            Err(SolveError::Infeasible { culprit }) if !self.best => {
-                return Err(SolveError::Infeasible { culprit })
-            }
+            // The stack alone: its culprit is known.
+            Err(SolveError::Infeasible { culprit }) => return Err(Conflict(Some(culprit))),
             Err(e) => {
                 rec.weakened.push(Weakening {
                     origin: Origin::Crash,
@@ -166,22 +215,14 @@ impl<B: Solver> Cs<B> {
                     ),
                 });
                 rec.stats.push(("cs_skipped", 1));
-                return Ok(rec);
+                return Ok(Step::Stop);
             }
         };
         let (mut yes, mut no) = (0u64, 0u64);
         for (v, l) in labels.into_iter().enumerate() {
             match (rec.labels[v], l) {
-                (Label::Yes, Label::No) | (Label::No, Label::Yes) => {
-                    // Both sound: no execution is consistent at all.
-                    if self.best {
-                        rec.stats.push(("cs_conflict", 1));
-                        return Ok(rec);
-                    }
-                    return Err(SolveError::Infeasible {
-                        culprit: stack_culprit(g, report, &self.limits),
-                    });
-                }
+                // Both sound: no execution is consistent at all.
+                (Label::Yes, Label::No) | (Label::No, Label::Yes) => return Err(Conflict(None)),
                 (Label::Maybe, Label::Yes) => {
                     rec.labels[v] = Label::Yes;
                     yes += 1;
@@ -196,67 +237,91 @@ impl<B: Solver> Cs<B> {
         rec.stats.extend(stats);
         rec.stats.push(("cs_yes_added", yes));
         rec.stats.push(("cs_no_added", no));
-        let deadline = self.limits.timeout.map(|t| std::time::Instant::now() + t);
-        if self.limits.bulk_states > 0 && rec.labels.contains(&Label::Maybe) {
-            let b = bulk::refine(
-                g,
-                report,
-                &mut rec.labels,
-                &self.limits,
-                deadline,
-                self.limits.bulk_states,
-            );
-            if b.infeasible {
-                if !self.best {
-                    return Err(SolveError::Infeasible {
-                        culprit: stack_culprit(g, report, &self.limits),
-                    });
-                }
-                rec.stats.push(("cs_conflict", 1));
-            }
-            if let Some(why) = b.partial {
-                rec.stats.push(("cs_bulk_skipped", 1));
-                rec.weakened.push(Weakening {
-                    origin: Origin::Crash,
-                    how: format!(
-                        "context-sensitive bulk pass skipped ({why}); labels of the frame graph and the {} solver kept",
-                        self.base.name()
-                    ),
-                });
-            }
-            rec.stats.push(("cs_bulk_states", b.states as u64));
-            rec.stats.push(("cs_bulk_yes", b.yes));
-            rec.stats.push(("cs_bulk_no", b.no));
-            rec.stats.push(("cs_bulk_relaxed", b.relaxed as u64));
-            rec.stats.push(("cs_bulk_must_left", b.must_left as u64));
+        Ok(Step::Done)
+    }
+
+    /// The bulk pass ([`bulk`]): the other constraints too.
+    fn bulk(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        rec: &mut Recovery,
+        deadline: Option<std::time::Instant>,
+    ) -> Result<Step, Conflict> {
+        if self.limits.bulk_states == 0 {
+            return Ok(Step::Done);
         }
-        // The frame graph decides the stack and crash alone (its Yes side
-        // by dominators); the rest needs the searches with the automata.
-        if self.exact && rec.labels.contains(&Label::Maybe) {
-            let c = product::close(g, report, &mut rec.labels, &self.limits, deadline);
-            if c.infeasible && !self.best {
-                return Err(SolveError::Infeasible {
-                    culprit: stack_culprit(g, report, &self.limits),
-                });
-            }
-            if let Some(why) = c.stopped {
-                let left = rec.labels.iter().filter(|&&l| l == Label::Maybe).count();
-                rec.weakened.push(Weakening {
-                    origin: Origin::Crash,
-                    how: format!(
-                        "context-sensitive closure stopped ({why}); {left} nodes left Maybe"
-                    ),
-                });
-            }
-            rec.stats.push(("cs_close_searches", c.searches));
-            rec.stats.push(("cs_close_yes", c.yes));
-            rec.stats.push(("cs_close_no", c.no));
+        let b = bulk::refine(
+            g,
+            report,
+            &mut rec.labels,
+            &self.limits,
+            deadline,
+            self.limits.bulk_states,
+        );
+        if b.infeasible {
+            return Err(Conflict(None));
         }
-        rec.undecided
-            .retain(|n| rec.labels[n.index()] == Label::Maybe);
-        Ok(rec)
+        if let Some(why) = b.partial {
+            rec.stats.push(("cs_bulk_skipped", 1));
+            rec.weakened.push(Weakening {
+                origin: Origin::Crash,
+                how: format!(
+                    "context-sensitive bulk pass skipped ({why}); labels of the frame graph and the {} solver kept",
+                    self.base.name()
+                ),
+            });
+        }
+        rec.stats.push(("cs_bulk_states", b.states as u64));
+        rec.stats.push(("cs_bulk_yes", b.yes));
+        rec.stats.push(("cs_bulk_no", b.no));
+        rec.stats.push(("cs_bulk_relaxed", b.relaxed as u64));
+        rec.stats.push(("cs_bulk_must_left", b.must_left as u64));
+        Ok(Step::Done)
+    }
+
+    /// With `exact`, the closure's searches (`product::close`) decide
+    /// what is still Maybe.
+    fn close(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        rec: &mut Recovery,
+        deadline: Option<std::time::Instant>,
+    ) -> Result<Step, Conflict> {
+        if !self.exact {
+            return Ok(Step::Done);
+        }
+        let c = product::close(g, report, &mut rec.labels, &self.limits, deadline);
+        if c.infeasible {
+            return Err(Conflict(None));
+        }
+        if let Some(why) = c.stopped {
+            let left = rec.labels.iter().filter(|&&l| l == Label::Maybe).count();
+            rec.weakened.push(Weakening {
+                origin: Origin::Crash,
+                how: format!("context-sensitive closure stopped ({why}); {left} nodes left Maybe"),
+            });
+        }
+        rec.stats.push(("cs_close_searches", c.searches));
+        rec.stats.push(("cs_close_yes", c.yes));
+        rec.stats.push(("cs_close_no", c.no));
+        Ok(Step::Done)
     }
 }
+
+/// How a step of [`Cs::refine`] ended.
+enum Step {
+    /// Go on with the next step.
+    Done,
+    /// Keep the labels as they are now (a step was skipped, said so).
+    Stop,
+}
+
+/// A step found no consistent valid path (both its labels and the base's
+/// are sound, so they conflict only when there is none), and the
+/// constraint to blame if it knows it (else the searches find it).
+struct Conflict(Option<Origin>);
 
 impl<B: Solver> Solver for Cs<B> {
     fn name(&self) -> &'static str {
