@@ -17,8 +17,9 @@ pub struct SolverArgs {
     /// refused. `fsa`: any regular constraint and query, exactly, by
     /// exploring the product of the ICFG with one automaton per constraint.
     /// `cs`: context-sensitive: `fsa`'s labels refined with calls and
-    /// returns matched and the crash stack exactly the pending calls (a
-    /// stack that fits no valid path is an impossible report). `best`: the
+    /// returns matched and the crash stack exactly the pending calls, then
+    /// by one pass over the product with every other constraint (a stack
+    /// that fits no valid path is an impossible report). `best`: the
     /// same, but when the stack fits no valid path (a backtrace frame the
     /// reader could not place, say) it keeps `fsa`'s labels and says so.
     #[arg(long, value_enum, default_value_t = SolverName::Best)]
@@ -26,7 +27,9 @@ pub struct SolverArgs {
     /// fsa: give up after this many product states, in the contracted
     /// product and in the full one (answers then degrade soundly to Maybe /
     /// the UTL answer, and the output says so). cs, best: the same bound
-    /// on the frame graph (past it, fsa's labels are kept).
+    /// on the frame graph (past it, fsa's labels are kept) and on the
+    /// bulk pass's product (at most a million states; past it, that pass
+    /// is skipped).
     #[arg(long, value_name = "N", default_value_t = 4_000_000)]
     pub max_states: usize,
     /// fsa: give up after this many seconds per exploration (same
@@ -40,15 +43,16 @@ pub struct SolverArgs {
     /// --max-states.
     #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
     pub max_memory: Option<usize>,
-    /// cs, best: decide every node the stack and the observations leave
-    /// open, exactly in the context-sensitive semantics (by searches of
-    /// the context-sensitive product, each valid path found clearing many
-    /// nodes at once). Without it the observations other than the stack
-    /// are read through fsa's labels. Slower: on the paper's failures
-    /// from milliseconds to up to seconds. Its searches together build at
-    /// most twice --max-states states (and stop at --timeout); past that
-    /// the nodes left are Maybe and the output says so. Queries are always
-    /// exact.
+    /// cs, best: decide every node the bulk pass leaves open, exactly in
+    /// the context-sensitive semantics (by searches of the
+    /// context-sensitive product, each valid path found clearing many
+    /// nodes at once). The bulk pass uses observations of single nodes
+    /// and ambiguous obsNo sets pairwise, which on the paper's failures
+    /// already decides what this decides; it is for the rare joint case.
+    /// Slower: each search costs about as much as the bulk pass. Its
+    /// searches together build at most twice --max-states states (and stop
+    /// at --timeout); past that the nodes left are Maybe and the output
+    /// says so. Queries are always exact.
     #[arg(long)]
     pub exact: bool,
 }
