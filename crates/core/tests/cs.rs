@@ -88,6 +88,28 @@ fn cs_report(rng: &mut Rng, g: &Icfg, expressible: bool) -> Report {
     r
 }
 
+/// `got`'s labels, or `None` when it says the report is impossible, which
+/// the oracle must confirm (it found no path).
+fn unless_impossible(
+    got: Result<postmortem_core::Recovery, SolveError>,
+    paths: &oracle_cs::CsPaths,
+    ctx: impl Fn() -> String,
+) -> Option<postmortem_core::Recovery> {
+    match got {
+        Ok(rec) => Some(rec),
+        Err(SolveError::Infeasible { .. }) => {
+            assert_eq!(
+                paths.found,
+                0,
+                "impossible, the oracle has a path: {}",
+                ctx()
+            );
+            None
+        }
+        Err(e) => panic!("{e} {}", ctx()),
+    }
+}
+
 fn describe(g: &Icfg, r: &Report) -> String {
     let mut s = String::new();
     for v in g.nodes() {
@@ -246,19 +268,9 @@ fn exact_bulk_recovery_equals_the_valid_paths() {
         }
         let paths = oracle_cs::enumerate(&g, &r, 13, 4);
         let ctx = || format!("seed {seed}\n{}", describe(&g, &r));
-        let rec = match exact.recover(&g, &r) {
-            Ok(rec) => rec,
-            Err(SolveError::Infeasible { .. }) => {
-                assert_eq!(
-                    paths.found,
-                    0,
-                    "impossible, the oracle has a path: {}",
-                    ctx()
-                );
-                infeasible += 1;
-                continue;
-            }
-            Err(e) => panic!("{e} {}", ctx()),
+        let Some(rec) = unless_impossible(exact.recover(&g, &r), &paths, ctx) else {
+            infeasible += 1;
+            continue;
         };
         assert!(
             !rec.weakened.iter().any(|w| w.how.contains("closure")),
@@ -374,18 +386,8 @@ fn bulk_pass_is_sound_and_nearly_exact() {
         }
         let paths = oracle_cs::enumerate(&g, &r, 14, 4);
         let ctx = || format!("seed {seed}\n{}", describe(&g, &r));
-        let rec = match solver.recover(&g, &r) {
-            Ok(rec) => rec,
-            Err(SolveError::Infeasible { .. }) => {
-                assert_eq!(
-                    paths.found,
-                    0,
-                    "impossible, the oracle has a path: {}",
-                    ctx()
-                );
-                continue;
-            }
-            Err(e) => panic!("{e} {}", ctx()),
+        let Some(rec) = unless_impossible(solver.recover(&g, &r), &paths, ctx) else {
+            continue;
         };
         let stat = |k: &str| rec.stats.iter().find(|s| s.0 == k).map_or(0, |s| s.1);
         bulk_yes += stat("cs_bulk_yes");
@@ -549,6 +551,22 @@ fn build_with_library(
 
 use NodeKind::{CallSite as C, Entry as En, Exit as Ex, Statement as S};
 
+/// The report of a crash at node `crash` with these frames (call site,
+/// callee entry), outermost first.
+fn crash_report(p: &Prog, frames: &[(&str, &str)], crash: &str) -> Report {
+    Report {
+        stack: frames
+            .iter()
+            .map(|(call, entry)| Frame {
+                call: NodeSet::one(p.id(call)),
+                entry: NodeSet::one(p.id(entry)),
+            })
+            .collect(),
+        crash: Some(NodeSet::one(p.id(crash))),
+        ..Report::default()
+    }
+}
+
 /// PLDI 2017, Figure 1: `main` calls `f` twice; the crash is in `f`
 /// called from the first site, so `E` (after the first call returns) did
 /// not run; context-insensitively it may have.
@@ -572,14 +590,7 @@ fn figure1_code_after_a_pending_call_did_not_run() {
         ],
         &[("c1", "f.en"), ("c2", "f.en")],
     );
-    let r = Report {
-        stack: vec![Frame {
-            call: NodeSet::one(p.id("c1")),
-            entry: NodeSet::one(p.id("f.en")),
-        }],
-        crash: Some(NodeSet::one(p.id("crash"))),
-        ..Report::default()
-    };
+    let r = crash_report(&p, &[("c1", "f.en")], "crash");
     let fsa = Fsa::default().recover(&p.g, &r).unwrap();
     let got = cs().recover(&p.g, &r).unwrap();
     assert_eq!(fsa.labels[p.id("E").index()], Label::Maybe);
@@ -649,14 +660,7 @@ fn open_called_in_the_crashing_activation_needs_matched_returns() {
             &[("c1", "f.en"), ("c2", "f.en")],
             &[("open_early", "open"), ("open_late", "open")],
         );
-        let r = Report {
-            stack: vec![Frame {
-                call: NodeSet::one(p.id("c2")),
-                entry: NodeSet::one(p.id("f.en")),
-            }],
-            crash: Some(NodeSet::one(p.id("crash"))),
-            ..Report::default()
-        };
+        let r = crash_report(&p, &[("c2", "f.en")], "crash");
         // After the frame's call into f, a call to open.
         let q = Query::Language(compile_regex(&p.g, ".* c2 f.en .* call:open .*").unwrap());
         let fsa = Fsa::default().check(&p.g, &r, Some(&q)).unwrap();
@@ -732,20 +736,7 @@ fn code_after_an_outer_stacked_call_runs_only_in_another_activation() {
             &flow,
             &[("s0", "g.en"), ("s1", "g.en"), ("s2", "h.en")],
         );
-        let r = Report {
-            stack: vec![
-                Frame {
-                    call: NodeSet::one(p.id("s1")),
-                    entry: NodeSet::one(p.id("g.en")),
-                },
-                Frame {
-                    call: NodeSet::one(p.id("s2")),
-                    entry: NodeSet::one(p.id("h.en")),
-                },
-            ],
-            crash: Some(NodeSet::one(p.id("crash"))),
-            ..Report::default()
-        };
+        let r = crash_report(&p, &[("s1", "g.en"), ("s2", "h.en")], "crash");
         let l = cs().recover(&p.g, &r).unwrap().labels;
         let at = |n: &str| l[p.id(n).index()];
         assert_eq!(at("after_s1"), Label::No);
@@ -795,20 +786,7 @@ fn completed_calls_return_to_their_caller() {
         &[("a", "h.en"), ("b", "g.en"), ("x", "h.en"), ("x", "k.en")],
     );
     // Crash in k called from g's x called from main's b.
-    let r = Report {
-        stack: vec![
-            Frame {
-                call: NodeSet::one(p.id("b")),
-                entry: NodeSet::one(p.id("g.en")),
-            },
-            Frame {
-                call: NodeSet::one(p.id("x")),
-                entry: NodeSet::one(p.id("k.en")),
-            },
-        ],
-        crash: Some(NodeSet::one(p.id("crash"))),
-        ..Report::default()
-    };
+    let r = crash_report(&p, &[("b", "g.en"), ("x", "k.en")], "crash");
     let l = cs().recover(&p.g, &r).unwrap().labels;
     let at = |n: &str| l[p.id(n).index()];
     // h ran completely from a (the only way through a).

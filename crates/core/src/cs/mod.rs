@@ -160,13 +160,11 @@ impl<B: Solver> Cs<B> {
                     // (with the rest) fits no valid path of this graph.
                     rec.labels = base;
                     rec.stats.push(("cs_conflict", 1));
-                    rec.weakened.push(Weakening {
-                        origin: Origin::Crash,
-                        how: format!(
-                            "no valid context-sensitive path is consistent with the report; labels of the {} solver kept",
-                            self.base.name()
-                        ),
-                    });
+                    let how = format!(
+                        "no valid context-sensitive path is consistent with the report; labels of the {} solver kept",
+                        self.base.name()
+                    );
+                    weaken(&mut rec, how);
                     return Ok(rec);
                 }
                 Err(Conflict(culprit)) => {
@@ -207,13 +205,11 @@ impl<B: Solver> Cs<B> {
             // The stack alone: its culprit is known.
             Err(SolveError::Infeasible { culprit }) => return Err(Conflict(Some(culprit))),
             Err(e) => {
-                rec.weakened.push(Weakening {
-                    origin: Origin::Crash,
-                    how: format!(
-                        "context-sensitive refinement skipped ({e}); labels of the {} solver kept",
-                        self.base.name()
-                    ),
-                });
+                let how = format!(
+                    "context-sensitive refinement skipped ({e}); labels of the {} solver kept",
+                    self.base.name()
+                );
+                weaken(rec, how);
                 rec.stats.push(("cs_skipped", 1));
                 return Ok(Step::Stop);
             }
@@ -264,13 +260,11 @@ impl<B: Solver> Cs<B> {
         }
         if let Some(why) = b.partial {
             rec.stats.push(("cs_bulk_skipped", 1));
-            rec.weakened.push(Weakening {
-                origin: Origin::Crash,
-                how: format!(
-                    "context-sensitive bulk pass skipped ({why}); labels of the frame graph and the {} solver kept",
-                    self.base.name()
-                ),
-            });
+            let how = format!(
+                "context-sensitive bulk pass skipped ({why}); labels of the frame graph and the {} solver kept",
+                self.base.name()
+            );
+            weaken(rec, how);
         }
         rec.stats.push(("cs_bulk_states", b.states as u64));
         rec.stats.push(("cs_bulk_yes", b.yes));
@@ -298,16 +292,24 @@ impl<B: Solver> Cs<B> {
         }
         if let Some(why) = c.stopped {
             let left = rec.labels.iter().filter(|&&l| l == Label::Maybe).count();
-            rec.weakened.push(Weakening {
-                origin: Origin::Crash,
-                how: format!("context-sensitive closure stopped ({why}); {left} nodes left Maybe"),
-            });
+            weaken(
+                rec,
+                format!("context-sensitive closure stopped ({why}); {left} nodes left Maybe"),
+            );
         }
         rec.stats.push(("cs_close_searches", c.searches));
         rec.stats.push(("cs_close_yes", c.yes));
         rec.stats.push(("cs_close_no", c.no));
         Ok(Step::Done)
     }
+}
+
+/// Notes in `rec` that a step kept labels it could not refine (why).
+fn weaken(rec: &mut Recovery, how: String) {
+    rec.weakened.push(Weakening {
+        origin: Origin::Crash,
+        how,
+    });
 }
 
 /// How a step of [`Cs::refine`] ended.
