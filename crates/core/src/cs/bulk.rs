@@ -612,11 +612,15 @@ impl Flow {
 /// (with the live states, its memory: 32 MiB per set kept).
 const MUST_WORDS: usize = 1 << 22;
 /// The work of the passes of one [`apply`]: live states times words of
-/// bits, summed over the passes (about a second at the gcc-sized
-/// synthetic program's 300k live states; milliseconds on the paper's
-/// programs, where it never binds). Past it, candidates stay Maybe
-/// (counted in `Refined::must_left`) and fewer known nodes are used.
-const FLOW_BUDGET: usize = 1 << 23;
+/// bits, summed over the passes. With observations, where the passes
+/// decide most (SQLite with a core's function flags: 72,000 live states,
+/// every one of 15,000 candidates examined in 0.3 s; the gcc-sized
+/// synthetic program: 300,000 live states, about a second); a
+/// sixteenth of it with only a stack, where the frame graph has decided
+/// nearly everything already. Milliseconds on the paper's programs,
+/// where it never binds. Past it, candidates stay Maybe (counted in
+/// `Refined::must_left`) and fewer known nodes are used.
+const FLOW_BUDGET: usize = 1 << 25;
 
 /// What [`refine`] did.
 #[derive(Clone, Debug, Default)]
@@ -734,8 +738,17 @@ fn apply(
         known.clear();
     }
     let states = live.count().max(1);
-    let budget = (FLOW_BUDGET / states).max(2);
-    let apart_words = known.len().div_ceil(64).min(budget / 2);
+    let total = if use_known {
+        FLOW_BUDGET
+    } else {
+        FLOW_BUDGET / 16
+    };
+    let budget = (total / states).max(2);
+    let apart_words = known
+        .len()
+        .div_ceil(64)
+        .min(budget / 2)
+        .min((MUST_WORDS / states).max(1));
     let apart = h.apart(&live, n, &candidates, &known, apart_words);
     if !apart.is_empty() {
         for &v in &apart {
