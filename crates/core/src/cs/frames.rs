@@ -92,194 +92,21 @@ fn is_jump(g: &Icfg, from: NodeId, to: NodeId, kind: EdgeKind) -> bool {
 impl SameLevel {
     /// Builds it, ignoring the `removed` nodes.
     pub fn compute(g: &Icfg, removed: &BitSet) -> SameLevel {
-        let n = g.num_nodes();
-        let nf = g.functions().len();
         let ok = |v: NodeId| !removed.contains(v.index());
+        let all_jump_targets = jump_targets(g, &ok);
         let mut jump_targets: HashMap<FuncId, Vec<NodeId>> = HashMap::new();
-        let mut all_jump_targets = Vec::new();
-        for v in g.nodes() {
-            for (w, k) in g.succs(v) {
-                if is_jump(g, v, w, k) && ok(w) {
-                    all_jump_targets.push(w);
-                }
-            }
-            for r in g.return_sites(v) {
-                if g.func_of(r) != g.func_of(v) && ok(r) {
-                    all_jump_targets.push(r);
-                }
-            }
-        }
-        all_jump_targets.sort_unstable();
-        all_jump_targets.dedup();
         for &w in &all_jump_targets {
             jump_targets.entry(g.func_of(w)).or_default().push(w);
         }
-        // Pass 1: least fixpoint of "completes" and "escapes", with the
-        // nodes reached from their function's entry.
-        let mut completes = vec![false; nf];
-        let mut escapes = vec![false; nf];
-        let mut fwd = BitSet::new(n);
-        let mut work: Vec<NodeId> = Vec::new();
-        // Reached call sites by callee function.
-        let mut callers: Vec<Vec<NodeId>> = vec![Vec::new(); nf];
-        for f in g.functions() {
-            if let Some(e) = f.entry {
-                if ok(e) && fwd.insert(e.index()) {
-                    work.push(e);
-                }
-            }
-        }
-        let add = |v: NodeId, fwd: &mut BitSet, work: &mut Vec<NodeId>| {
-            if ok(v) && fwd.insert(v.index()) {
-                work.push(v);
-            }
-        };
-        // Functions whose escape was just found, to propagate to callers.
-        let mut escaped_now: Vec<FuncId> = Vec::new();
-        loop {
-            while let Some(v) = work.pop() {
-                let f = g.func_of(v);
-                for (w, k) in g.succs(v) {
-                    match k {
-                        EdgeKind::Local if g.func_of(w) == f => add(w, &mut fwd, &mut work),
-                        EdgeKind::Local => {
-                            if ok(w) && !escapes[f.index()] {
-                                escapes[f.index()] = true;
-                                escaped_now.push(f);
-                            }
-                        }
-                        EdgeKind::Call => {
-                            let t = g.func_of(w);
-                            callers[t.index()].push(v);
-                            if completes[t.index()] {
-                                for r in g.return_sites(v) {
-                                    if g.func_of(r) == f {
-                                        add(r, &mut fwd, &mut work);
-                                    } else if ok(r) && !escapes[f.index()] {
-                                        escapes[f.index()] = true;
-                                        escaped_now.push(f);
-                                    }
-                                }
-                            }
-                            if escapes[t.index()] {
-                                for &r in jump_targets.get(&f).map_or(&[][..], |x| x) {
-                                    add(r, &mut fwd, &mut work);
-                                }
-                                if !escapes[f.index()] {
-                                    escapes[f.index()] = true;
-                                    escaped_now.push(f);
-                                }
-                            }
-                        }
-                        EdgeKind::Return => {}
-                    }
-                }
-                if g.function(f).exit == Some(v) && !completes[f.index()] {
-                    completes[f.index()] = true;
-                    for &s in &callers[f.index()] {
-                        let h = g.func_of(s);
-                        for r in g.return_sites(s) {
-                            if g.func_of(r) == h {
-                                add(r, &mut fwd, &mut work);
-                            } else if ok(r) && !escapes[h.index()] {
-                                escapes[h.index()] = true;
-                                escaped_now.push(h);
-                            }
-                        }
-                    }
-                }
-            }
-            let Some(f) = escaped_now.pop() else { break };
-            for s in callers[f.index()].clone() {
-                let h = g.func_of(s);
-                for &r in jump_targets.get(&h).map_or(&[][..], |x| x) {
-                    add(r, &mut fwd, &mut work);
-                }
-                if !escapes[h.index()] {
-                    escapes[h.index()] = true;
-                    escaped_now.push(h);
-                }
-            }
-        }
-        // Pass 2: the same-level edges, and escape points.
-        let mut edges: Vec<(u32, u32)> = Vec::new();
-        let mut escape_points = BitSet::new(n);
-        for v in g.nodes() {
-            if !ok(v) {
-                continue;
-            }
-            let f = g.func_of(v);
-            let (mut any_completes, mut any_escapes) = (false, false);
-            for (w, k) in g.succs(v) {
-                match k {
-                    EdgeKind::Local if g.func_of(w) == f => {
-                        if ok(w) {
-                            edges.push((v.as_u32(), w.as_u32()));
-                        }
-                    }
-                    EdgeKind::Local => {
-                        if ok(w) {
-                            escape_points.insert(v.index());
-                        }
-                    }
-                    EdgeKind::Call => {
-                        let t = g.func_of(w).index();
-                        any_completes |= completes[t];
-                        any_escapes |= escapes[t];
-                    }
-                    EdgeKind::Return => {}
-                }
-            }
-            if any_completes {
-                for r in g.return_sites(v) {
-                    if !ok(r) {
-                        continue;
-                    }
-                    if g.func_of(r) == f {
-                        edges.push((v.as_u32(), r.as_u32()));
-                    } else {
-                        // A return into another function: a jump.
-                        escape_points.insert(v.index());
-                    }
-                }
-            }
-            if any_escapes {
-                escape_points.insert(v.index());
-                for &r in jump_targets.get(&f).map_or(&[][..], |x| x) {
-                    edges.push((v.as_u32(), r.as_u32()));
-                }
-            }
-        }
-        edges.sort_unstable();
-        edges.dedup();
-        let edges = Csr::from_edges(n, &edges);
-        let rev = edges.reversed();
-        let mut bwd = BitSet::new(n);
-        let mut stack: Vec<u32> = Vec::new();
-        for f in g.functions() {
-            if let Some(x) = f.exit {
-                if ok(x) && bwd.insert(x.index()) {
-                    stack.push(x.as_u32());
-                }
-            }
-        }
-        for v in escape_points.iter() {
-            if bwd.insert(v) {
-                stack.push(v as u32);
-            }
-        }
-        while let Some(v) = stack.pop() {
-            for &u in rev.succs(v) {
-                if bwd.insert(u as usize) {
-                    stack.push(u);
-                }
-            }
-        }
+        let done = Completion::solve(g, &ok, &jump_targets);
+        let (edges, escape_points) =
+            same_level_edges(g, &ok, &done.completes, &done.escapes, &jump_targets);
+        let bwd = to_exits(g, &ok, &edges, &escape_points);
         SameLevel {
-            completes,
-            escapes,
+            completes: done.completes,
+            escapes: done.escapes,
             edges,
-            fwd,
+            fwd: done.fwd,
             bwd,
             all_jump_targets,
             escape_points,
@@ -303,6 +130,241 @@ impl SameLevel {
             .map(|(w, _)| g.func_of(w))
             .filter(|t| self.completes[t.index()] || self.escapes[t.index()])
     }
+}
+
+/// Every target of a non-local jump (a flow edge between functions, or a
+/// return site in another function than its call site) that is `ok`.
+fn jump_targets(g: &Icfg, ok: &impl Fn(NodeId) -> bool) -> Vec<NodeId> {
+    let mut all = Vec::new();
+    for v in g.nodes() {
+        for (w, k) in g.succs(v) {
+            if is_jump(g, v, w, k) && ok(w) {
+                all.push(w);
+            }
+        }
+        for r in g.return_sites(v) {
+            if g.func_of(r) != g.func_of(v) && ok(r) {
+                all.push(r);
+            }
+        }
+    }
+    all.sort_unstable();
+    all.dedup();
+    all
+}
+
+/// Pass 1 of [`SameLevel::compute`]: the least fixpoint of "some
+/// invocation completes" and "some invocation escapes", with the nodes
+/// reached from their function's entry.
+struct Completion<'a, F> {
+    g: &'a Icfg,
+    ok: &'a F,
+    jump_targets: &'a HashMap<FuncId, Vec<NodeId>>,
+    completes: Vec<bool>,
+    escapes: Vec<bool>,
+    fwd: BitSet,
+    work: Vec<NodeId>,
+    /// Reached call sites by callee function.
+    callers: Vec<Vec<NodeId>>,
+    /// Functions whose escape was just found, to propagate to callers.
+    escaped_now: Vec<FuncId>,
+}
+
+impl<'a, F: Fn(NodeId) -> bool> Completion<'a, F> {
+    fn solve(
+        g: &'a Icfg,
+        ok: &'a F,
+        jump_targets: &'a HashMap<FuncId, Vec<NodeId>>,
+    ) -> Completion<'a, F> {
+        let nf = g.functions().len();
+        let mut c = Completion {
+            g,
+            ok,
+            jump_targets,
+            completes: vec![false; nf],
+            escapes: vec![false; nf],
+            fwd: BitSet::new(g.num_nodes()),
+            work: Vec::new(),
+            callers: vec![Vec::new(); nf],
+            escaped_now: Vec::new(),
+        };
+        for f in g.functions() {
+            if let Some(e) = f.entry {
+                c.add(e);
+            }
+        }
+        loop {
+            while let Some(v) = c.work.pop() {
+                c.visit(v);
+            }
+            let Some(f) = c.escaped_now.pop() else { break };
+            for s in c.callers[f.index()].clone() {
+                let h = g.func_of(s);
+                c.land_in(h);
+                c.escape(h);
+            }
+        }
+        c
+    }
+
+    fn add(&mut self, v: NodeId) {
+        if (self.ok)(v) && self.fwd.insert(v.index()) {
+            self.work.push(v);
+        }
+    }
+
+    fn escape(&mut self, f: FuncId) {
+        if !self.escapes[f.index()] {
+            self.escapes[f.index()] = true;
+            self.escaped_now.push(f);
+        }
+    }
+
+    /// A callee of `f` escapes: its jump may land at `f`'s targets.
+    fn land_in(&mut self, f: FuncId) {
+        let jt = self.jump_targets;
+        for &r in jt.get(&f).map_or(&[][..], |x| x) {
+            self.add(r);
+        }
+    }
+
+    /// A call at `s` (in `f`) returned: to its return sites in `f`, or
+    /// (a return site elsewhere) as a jump out of `f`.
+    fn returned(&mut self, s: NodeId, f: FuncId) {
+        let g = self.g;
+        for r in g.return_sites(s) {
+            if g.func_of(r) == f {
+                self.add(r);
+            } else if (self.ok)(r) {
+                self.escape(f);
+            }
+        }
+    }
+
+    fn visit(&mut self, v: NodeId) {
+        let g = self.g;
+        let f = g.func_of(v);
+        for (w, k) in g.succs(v) {
+            match k {
+                EdgeKind::Local if g.func_of(w) == f => self.add(w),
+                EdgeKind::Local => {
+                    if (self.ok)(w) {
+                        self.escape(f);
+                    }
+                }
+                EdgeKind::Call => {
+                    let t = g.func_of(w);
+                    self.callers[t.index()].push(v);
+                    if self.completes[t.index()] {
+                        self.returned(v, f);
+                    }
+                    if self.escapes[t.index()] {
+                        self.land_in(f);
+                        self.escape(f);
+                    }
+                }
+                EdgeKind::Return => {}
+            }
+        }
+        if g.function(f).exit == Some(v) && !self.completes[f.index()] {
+            self.completes[f.index()] = true;
+            for s in self.callers[f.index()].clone() {
+                self.returned(s, g.func_of(s));
+            }
+        }
+    }
+}
+
+/// Pass 2 of [`SameLevel::compute`]: flow inside functions and summary
+/// edges of calls (to return sites, and to the function's jump targets),
+/// and the escape points.
+fn same_level_edges(
+    g: &Icfg,
+    ok: &impl Fn(NodeId) -> bool,
+    completes: &[bool],
+    escapes: &[bool],
+    jump_targets: &HashMap<FuncId, Vec<NodeId>>,
+) -> (Csr, BitSet) {
+    let n = g.num_nodes();
+    let mut edges: Vec<(u32, u32)> = Vec::new();
+    let mut escape_points = BitSet::new(n);
+    for v in g.nodes() {
+        if !ok(v) {
+            continue;
+        }
+        let f = g.func_of(v);
+        let (mut any_completes, mut any_escapes) = (false, false);
+        for (w, k) in g.succs(v) {
+            match k {
+                EdgeKind::Local if g.func_of(w) == f => {
+                    if ok(w) {
+                        edges.push((v.as_u32(), w.as_u32()));
+                    }
+                }
+                EdgeKind::Local => {
+                    if ok(w) {
+                        escape_points.insert(v.index());
+                    }
+                }
+                EdgeKind::Call => {
+                    let t = g.func_of(w).index();
+                    any_completes |= completes[t];
+                    any_escapes |= escapes[t];
+                }
+                EdgeKind::Return => {}
+            }
+        }
+        if any_completes {
+            for r in g.return_sites(v) {
+                if !ok(r) {
+                    continue;
+                }
+                if g.func_of(r) == f {
+                    edges.push((v.as_u32(), r.as_u32()));
+                } else {
+                    // A return into another function: a jump.
+                    escape_points.insert(v.index());
+                }
+            }
+        }
+        if any_escapes {
+            escape_points.insert(v.index());
+            for &r in jump_targets.get(&f).map_or(&[][..], |x| x) {
+                edges.push((v.as_u32(), r.as_u32()));
+            }
+        }
+    }
+    edges.sort_unstable();
+    edges.dedup();
+    (Csr::from_edges(n, &edges), escape_points)
+}
+
+/// The nodes that reach their function's exit or an escape point by
+/// same-level edges.
+fn to_exits(g: &Icfg, ok: &impl Fn(NodeId) -> bool, edges: &Csr, escape_points: &BitSet) -> BitSet {
+    let rev = edges.reversed();
+    let mut bwd = BitSet::new(g.num_nodes());
+    let mut stack: Vec<u32> = Vec::new();
+    for f in g.functions() {
+        if let Some(x) = f.exit {
+            if ok(x) && bwd.insert(x.index()) {
+                stack.push(x.as_u32());
+            }
+        }
+    }
+    for v in escape_points.iter() {
+        if bwd.insert(v) {
+            stack.push(v as u32);
+        }
+    }
+    while let Some(v) = stack.pop() {
+        for &u in rev.succs(v) {
+            if bwd.insert(u as usize) {
+                stack.push(u);
+            }
+        }
+    }
+    bwd
 }
 
 /// Segment `j`'s description.
@@ -383,118 +445,309 @@ impl FrameGraph {
         sl: &SameLevel,
         limits: &super::CsLimits,
     ) -> Result<FrameGraph, CsFail> {
-        let started = std::time::Instant::now();
-        let max_states = limits
-            .max_states
-            .min(limits.max_memory / BYTES_PER_STATE)
-            .max(1);
-        let ok = |v: NodeId| !removed.contains(v.index());
-        let k = report.stack.len();
-        let segs = segments(g, report);
-        // State ids.
-        let mut ids: HashMap<(u32, u32), u32> = HashMap::new();
-        let mut states: Vec<(u32, u32)> = Vec::new(); // (node, segment)
-        let mut edges: Vec<(u32, u32)> = Vec::new();
-        // (from state, call site) of summary transitions, to find the
-        // invoked callees once states are kept.
-        let intern = |v: NodeId,
-                      j: usize,
-                      ids: &mut HashMap<(u32, u32), u32>,
-                      states: &mut Vec<(u32, u32)>,
-                      work: &mut Vec<u32>|
-         -> Result<u32, CsFail> {
-            let key = (v.as_u32(), j as u32);
-            if let Some(&id) = ids.get(&key) {
-                return Ok(id);
-            }
-            if states.len() >= max_states {
-                return Err(CsFail::TooLarge(if max_states < limits.max_states {
-                    format!("the memory budget ({} MiB)", limits.max_memory >> 20)
-                } else {
-                    format!("{max_states} states")
-                }));
-            }
-            if states.len() % 4096 == 4095 && limits.timeout.is_some_and(|t| started.elapsed() > t)
-            {
-                return Err(CsFail::TooLarge(format!(
-                    "the time limit ({:.1} s)",
-                    limits.timeout.map_or(0.0, |t| t.as_secs_f64())
-                )));
-            }
-            let id = states.len() as u32;
-            ids.insert(key, id);
-            states.push(key);
-            work.push(id);
-            Ok(id)
-        };
+        let mut x = Explore::new(g, report, removed, sl, limits);
         let start = g.start();
-        if !ok(start) {
+        if removed.contains(start.index()) {
             return Err(CsFail::Infeasible);
         }
-        let mut work: Vec<u32> = Vec::new();
-        let root = intern(start, 0, &mut ids, &mut states, &mut work)?;
-        // Where a non-local jump from segment j may land: (target, segment)
-        // for every segment i <= j whose activation may be the target's
-        // function.
-        let lands = |w: NodeId, i: usize| segs[i].gap || segs[i].home.contains(&g.func_of(w));
-        while let Some(id) = work.pop() {
-            let (v, j) = states[id as usize];
+        let root = x.intern(start, 0)?;
+        x.run()?;
+        let t = Trimmed::new(&x)?;
+        if !t.bwd.contains(root as usize) {
+            return Err(CsFail::Infeasible);
+        }
+        // Every explored state is forward reachable; kept = backward too.
+        let mut may = BitSet::new(g.num_nodes());
+        let mut kept = 0;
+        for (s, &(v, _)) in x.states.iter().enumerate() {
+            if t.bwd.contains(s) {
+                kept += 1;
+                may.insert(v as usize);
+            }
+        }
+        let mut func_nodes: Vec<Vec<NodeId>> = vec![Vec::new(); g.functions().len()];
+        for v in g.nodes() {
+            if sl.inside(v.index()) {
+                func_nodes[g.func_of(v).index()].push(v);
+            }
+        }
+        let invoked = x.invoked(&t, &func_nodes, &mut may);
+        let must = x.must(&t, root, &func_nodes);
+        Ok(FrameGraph {
+            may,
+            must,
+            states: t.ns,
+            kept,
+            invoked,
+        })
+    }
+}
+
+/// The exploration of [`FrameGraph::compute`]: states (node, segment)
+/// forward from the start, with their edges.
+struct Explore<'a> {
+    g: &'a Icfg,
+    report: &'a Report,
+    removed: &'a BitSet,
+    sl: &'a SameLevel,
+    limits: &'a super::CsLimits,
+    segs: Vec<Segment>,
+    max_states: usize,
+    started: std::time::Instant,
+    ids: HashMap<(u32, u32), u32>,
+    /// (node, segment).
+    states: Vec<(u32, u32)>,
+    edges: Vec<(u32, u32)>,
+    work: Vec<u32>,
+}
+
+impl<'a> Explore<'a> {
+    fn new(
+        g: &'a Icfg,
+        report: &'a Report,
+        removed: &'a BitSet,
+        sl: &'a SameLevel,
+        limits: &'a super::CsLimits,
+    ) -> Explore<'a> {
+        Explore {
+            g,
+            report,
+            removed,
+            sl,
+            limits,
+            segs: segments(g, report),
+            max_states: limits
+                .max_states
+                .min(limits.max_memory / BYTES_PER_STATE)
+                .max(1),
+            started: std::time::Instant::now(),
+            ids: HashMap::new(),
+            states: Vec::new(),
+            edges: Vec::new(),
+            work: Vec::new(),
+        }
+    }
+
+    fn ok(&self, v: NodeId) -> bool {
+        !self.removed.contains(v.index())
+    }
+
+    /// The id of state (v, j), made and queued when new, within the
+    /// limits.
+    fn intern(&mut self, v: NodeId, j: usize) -> Result<u32, CsFail> {
+        let key = (v.as_u32(), j as u32);
+        if let Some(&id) = self.ids.get(&key) {
+            return Ok(id);
+        }
+        let limits = self.limits;
+        if self.states.len() >= self.max_states {
+            return Err(CsFail::TooLarge(if self.max_states < limits.max_states {
+                format!("the memory budget ({} MiB)", limits.max_memory >> 20)
+            } else {
+                format!("{} states", self.max_states)
+            }));
+        }
+        if self.states.len() % 4096 == 4095
+            && limits.timeout.is_some_and(|t| self.started.elapsed() > t)
+        {
+            return Err(CsFail::TooLarge(format!(
+                "the time limit ({:.1} s)",
+                limits.timeout.map_or(0.0, |t| t.as_secs_f64())
+            )));
+        }
+        let id = self.states.len() as u32;
+        self.ids.insert(key, id);
+        self.states.push(key);
+        self.work.push(id);
+        Ok(id)
+    }
+
+    /// An edge from state `id` to (w, j).
+    fn step(&mut self, id: u32, w: NodeId, j: usize) -> Result<(), CsFail> {
+        let t = self.intern(w, j)?;
+        self.edges.push((id, t));
+        Ok(())
+    }
+
+    fn run(&mut self) -> Result<(), CsFail> {
+        let (g, sl) = (self.g, self.sl);
+        let k = self.report.stack.len();
+        while let Some(id) = self.work.pop() {
+            let (v, j) = self.states[id as usize];
             let (vn, j) = (NodeId::new(v as usize), j as usize);
             // Same-level edges (flow and summaries).
             for &w in sl.edges.succs(v) {
-                let t = intern(NodeId::new(w as usize), j, &mut ids, &mut states, &mut work)?;
-                edges.push((id, t));
+                self.step(id, NodeId::new(w as usize), j)?;
             }
             // Calls: unreported pending ones at a gap; frame j's into j + 1.
             for (w, kind) in g.succs(vn) {
-                if kind != EdgeKind::Call || !ok(w) {
+                if kind != EdgeKind::Call || !self.ok(w) {
                     continue;
                 }
-                if segs[j].gap {
-                    let t = intern(w, j, &mut ids, &mut states, &mut work)?;
-                    edges.push((id, t));
+                if self.segs[j].gap {
+                    self.step(id, w, j)?;
                 }
-                if j < k && report.stack[j].call.contains(vn) && report.stack[j].entry.contains(w) {
-                    let t = intern(w, j + 1, &mut ids, &mut states, &mut work)?;
-                    edges.push((id, t));
+                let frame = self.report.stack.get(j);
+                if j < k && frame.is_some_and(|f| f.call.contains(vn) && f.entry.contains(w)) {
+                    self.step(id, w, j + 1)?;
                 }
             }
-            // Non-local jumps out of this activation, directly or from a
-            // callee that escapes: they pop frames, landing in an earlier
-            // segment (or this one at a gap: an unreported frame).
             if sl.escape_points.contains(v as usize) {
-                let direct: Vec<NodeId> = g
-                    .succs(vn)
-                    .filter(|&(w, kd)| is_jump(g, vn, w, kd) && ok(w))
-                    .map(|(w, _)| w)
-                    .chain(
-                        g.return_sites(vn)
-                            .filter(|&r| g.func_of(r) != g.func_of(vn) && ok(r)),
-                    )
-                    .collect();
-                let via_callee = sl.finishing_callees(g, vn).any(|t| sl.escapes[t.index()]);
-                let targets: &[NodeId] = if via_callee {
-                    &sl.all_jump_targets
-                } else {
-                    &direct
-                };
-                for &w in targets {
-                    for i in 0..=j {
-                        if (i < j || segs[j].gap) && lands(w, i) {
-                            let t = intern(w, i, &mut ids, &mut states, &mut work)?;
-                            edges.push((id, t));
-                        }
+                self.jumps(id, vn, j)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Non-local jumps out of the activation of state `id` (at `vn`, in
+    /// segment `j`), directly or from a callee that escapes: they pop
+    /// frames, landing in an earlier segment (or this one at a gap: an
+    /// unreported frame) whose activation may be the target's function.
+    fn jumps(&mut self, id: u32, vn: NodeId, j: usize) -> Result<(), CsFail> {
+        let (g, sl) = (self.g, self.sl);
+        let direct: Vec<NodeId> = g
+            .succs(vn)
+            .filter(|&(w, kd)| is_jump(g, vn, w, kd) && self.ok(w))
+            .map(|(w, _)| w)
+            .chain(
+                g.return_sites(vn)
+                    .filter(|&r| g.func_of(r) != g.func_of(vn) && self.ok(r)),
+            )
+            .collect();
+        let via_callee = sl.finishing_callees(g, vn).any(|t| sl.escapes[t.index()]);
+        let targets: &[NodeId] = if via_callee {
+            &sl.all_jump_targets
+        } else {
+            &direct
+        };
+        for &w in targets {
+            for i in 0..=j {
+                let seg = &self.segs[i];
+                let lands = seg.gap || seg.home.contains(&g.func_of(w));
+                if (i < j || self.segs[j].gap) && lands {
+                    self.step(id, w, i)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Functions invoked completely (or escaping) on kept paths: a kept
+    /// call-site state with a kept same-level successor through a summary
+    /// edge, closed over their inner calls; their same-level nodes join
+    /// `may`. Returns how many.
+    fn invoked(&self, t: &Trimmed, func_nodes: &[Vec<NodeId>], may: &mut BitSet) -> usize {
+        let (g, sl) = (self.g, self.sl);
+        let mut invoked = vec![false; g.functions().len()];
+        let mut work: Vec<FuncId> = Vec::new();
+        let mut mark = |f: FuncId, work: &mut Vec<FuncId>| {
+            if !std::mem::replace(&mut invoked[f.index()], true) {
+                work.push(f);
+            }
+        };
+        for (s, &(v, j)) in self.states.iter().enumerate() {
+            let vn = NodeId::new(v as usize);
+            if !t.bwd.contains(s) || g.kind(vn) != crate::icfg::NodeKind::CallSite {
+                continue;
+            }
+            let kept_at = |w: NodeId, i: u32| {
+                self.ids.get(&(w.as_u32(), i)).is_some_and(|&x| {
+                    t.bwd.contains(x as usize) && t.fg.succs(s as u32).contains(&x)
+                })
+            };
+            let returns = g.return_sites(vn).any(|r| kept_at(r, j));
+            let jumps = sl.escape_points.contains(v as usize)
+                && sl
+                    .all_jump_targets
+                    .iter()
+                    .any(|&w| (0..=j).any(|i| kept_at(w, i)));
+            for f in sl.finishing_callees(g, vn) {
+                if (returns && sl.completes[f.index()]) || (jumps && sl.escapes[f.index()]) {
+                    mark(f, &mut work);
+                }
+            }
+        }
+        while let Some(f) = work.pop() {
+            for &v in &func_nodes[f.index()] {
+                may.insert(v.index());
+                if g.kind(v) == crate::icfg::NodeKind::CallSite {
+                    for c in sl.finishing_callees(g, v).collect::<Vec<_>>() {
+                        mark(c, &mut work);
                     }
                 }
             }
         }
-        let ns = states.len();
-        // Accepting states: the crash nodes in the last segment.
+        invoked.iter().filter(|&&b| b).count()
+    }
+
+    /// Must: the kept states that dominate the sink, and the exit
+    /// dominators of the functions surely invoked (the only callee that
+    /// can finish at a dominating call site that cannot fall through),
+    /// closed the same way.
+    fn must(&self, t: &Trimmed, root: u32, func_nodes: &[Vec<NodeId>]) -> BitSet {
+        let (g, sl) = (self.g, self.sl);
+        let idom = dominators(&t.fg, &t.rev, root, |s| t.bwd.contains(s as usize));
+        let mut must = BitSet::new(g.num_nodes());
+        let mut sure: Vec<FuncId> = Vec::new();
+        let mut s = idom[t.sink as usize];
+        while s != NONE {
+            let (v, _) = self.states[s as usize];
+            must.insert(v as usize);
+            // A crash state may end the path there, calling nothing.
+            let ends_here = t.fg.succs(s).contains(&t.sink);
+            let only = surely_invoked(g, sl, NodeId::new(v as usize), |w| {
+                // Every kept way out of the state is a summary edge.
+                t.fg.succs(s).iter().any(|&x| {
+                    (x as usize) < t.ns
+                        && t.bwd.contains(x as usize)
+                        && self.states[x as usize].0 == w.as_u32()
+                })
+            });
+            if let (Some(f), false) = (only, ends_here) {
+                sure.push(f);
+            }
+            if s == root {
+                break;
+            }
+            s = idom[s as usize];
+        }
+        let mut done = vec![false; g.functions().len()];
+        while let Some(f) = sure.pop() {
+            if std::mem::replace(&mut done[f.index()], true) {
+                continue;
+            }
+            for (v, inner) in must_in(g, sl, f, &func_nodes[f.index()]) {
+                must.insert(v.index());
+                if let Some(c) = inner {
+                    sure.push(c);
+                }
+            }
+        }
+        must
+    }
+}
+
+/// The explored frame graph with a virtual sink after the accepting
+/// states (the crash nodes in the last segment), and the states that
+/// reach it.
+struct Trimmed {
+    /// Explored states (the sink is state `ns`).
+    ns: usize,
+    sink: u32,
+    fg: Csr,
+    rev: Csr,
+    bwd: BitSet,
+}
+
+impl Trimmed {
+    fn new(x: &Explore<'_>) -> Result<Trimmed, CsFail> {
+        let k = x.report.stack.len();
+        let ns = x.states.len();
         let accept: Vec<u32> = (0..ns as u32)
             .filter(|&s| {
-                let (v, j) = states[s as usize];
+                let (v, j) = x.states[s as usize];
                 j as usize == k
-                    && report
+                    && x.report
                         .crash
                         .as_ref()
                         .is_none_or(|c| c.contains(NodeId::new(v as usize)))
@@ -503,8 +756,8 @@ impl FrameGraph {
         if accept.is_empty() {
             return Err(CsFail::Infeasible);
         }
-        // Virtual sink.
         let sink = ns as u32;
+        let mut edges = x.edges.clone();
         edges.extend(accept.iter().map(|&a| (a, sink)));
         edges.sort_unstable();
         edges.dedup();
@@ -520,117 +773,12 @@ impl FrameGraph {
                 }
             }
         }
-        if !bwd.contains(root as usize) {
-            return Err(CsFail::Infeasible);
-        }
-        // Every explored state is forward reachable; kept = backward too.
-        let n = g.num_nodes();
-        let mut may = BitSet::new(n);
-        let mut kept = 0;
-        for (s, &(v, _)) in states.iter().enumerate() {
-            if bwd.contains(s) {
-                kept += 1;
-                may.insert(v as usize);
-            }
-        }
-        // Functions invoked completely on kept paths: a kept call-site
-        // state with a kept same-level successor through a summary edge.
-        let mut invoked = vec![false; g.functions().len()];
-        let mut inv_work: Vec<FuncId> = Vec::new();
-        let mark = |t: FuncId, invoked: &mut Vec<bool>, inv_work: &mut Vec<FuncId>| {
-            if !invoked[t.index()] {
-                invoked[t.index()] = true;
-                inv_work.push(t);
-            }
-        };
-        for (s, &(v, j)) in states.iter().enumerate() {
-            if !bwd.contains(s) {
-                continue;
-            }
-            let vn = NodeId::new(v as usize);
-            if g.kind(vn) != crate::icfg::NodeKind::CallSite {
-                continue;
-            }
-            let kept_at = |w: NodeId, i: u32| {
-                ids.get(&(w.as_u32(), i))
-                    .is_some_and(|&t| bwd.contains(t as usize) && fg.succs(s as u32).contains(&t))
-            };
-            let returns = g.return_sites(vn).any(|r| kept_at(r, j));
-            let jumps = sl.escape_points.contains(v as usize)
-                && sl
-                    .all_jump_targets
-                    .iter()
-                    .any(|&w| (0..=j).any(|i| kept_at(w, i)));
-            for t in sl.finishing_callees(g, vn) {
-                if (returns && sl.completes[t.index()]) || (jumps && sl.escapes[t.index()]) {
-                    mark(t, &mut invoked, &mut inv_work);
-                }
-            }
-        }
-        // Closed over their inner calls.
-        let mut func_nodes: Vec<Vec<NodeId>> = vec![Vec::new(); g.functions().len()];
-        for v in g.nodes() {
-            if sl.inside(v.index()) {
-                func_nodes[g.func_of(v).index()].push(v);
-            }
-        }
-        while let Some(t) = inv_work.pop() {
-            for &v in &func_nodes[t.index()] {
-                may.insert(v.index());
-                if g.kind(v) == crate::icfg::NodeKind::CallSite {
-                    for c in sl.finishing_callees(g, v).collect::<Vec<_>>() {
-                        mark(c, &mut invoked, &mut inv_work);
-                    }
-                }
-            }
-        }
-        // Must: dominators of the sink in the kept frame graph.
-        let idom = dominators(&fg, &rev, root, |s| bwd.contains(s as usize));
-        let mut must = BitSet::new(n);
-        let mut sure: Vec<FuncId> = Vec::new();
-        let mut s = idom[sink as usize];
-        while s != NONE {
-            let (v, _) = states[s as usize];
-            must.insert(v as usize);
-            // A crash state may end the path there, calling nothing.
-            let ends_here = fg.succs(s).contains(&sink);
-            if let Some(t) = surely_invoked(g, sl, NodeId::new(v as usize), |w| {
-                // Every kept way out of the state is a summary edge.
-                fg.succs(s).iter().any(|&x| {
-                    (x as usize) < ns
-                        && bwd.contains(x as usize)
-                        && states[x as usize].0 == w.as_u32()
-                })
-            }) {
-                if !ends_here {
-                    sure.push(t);
-                }
-            }
-            if s == root {
-                break;
-            }
-            s = idom[s as usize];
-        }
-        // Surely invoked functions: the dominators of their exit (or
-        // escape) in their same-level graph, closed the same way.
-        let mut done = vec![false; g.functions().len()];
-        while let Some(t) = sure.pop() {
-            if std::mem::replace(&mut done[t.index()], true) {
-                continue;
-            }
-            for (v, inner) in must_in(g, sl, t, &func_nodes[t.index()]) {
-                must.insert(v.index());
-                if let Some(c) = inner {
-                    sure.push(c);
-                }
-            }
-        }
-        Ok(FrameGraph {
-            may,
-            must,
-            states: ns,
-            kept,
-            invoked: invoked.iter().filter(|&&b| b).count(),
+        Ok(Trimmed {
+            ns,
+            sink,
+            fg,
+            rev,
+            bwd,
         })
     }
 }
