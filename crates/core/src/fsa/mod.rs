@@ -44,9 +44,10 @@ use crate::algo::{self, Walker, NONE};
 use crate::graph::{BitSet, Csr};
 use crate::icfg::Icfg;
 use crate::ids::NodeId;
+use crate::lower::{lower, Reduction, Split, Strategy};
 use crate::report::{NodeSet, Origin, Report};
 use crate::solver::{Answer, Checked, Label, Query, Recovery, SolveError, Solver};
-use crate::structure::{BulkLimits, BulkStats, Core, Crossing, Ends, Instance, Segments, Verdict};
+use crate::structure::{BulkLimits, BulkStats, Core, Crossing, Ends, Segments, Verdict};
 use automaton::Dfa;
 use product::{Product, Stop};
 use std::collections::{HashMap, HashSet};
@@ -108,41 +109,14 @@ pub struct Fsa {
     pub limits: FsaLimits,
 }
 
-/// A report split into structural UTL constraints and automata.
-pub(crate) struct Split {
-    pub absent: BitSet,
-    pub vectors: Vec<Vec<u32>>,
-    pub targets: Option<Vec<u32>>,
-    pub autos: Vec<Dfa>,
-    /// The elements of every subsequence automaton in `autos` (same order
-    /// among them), for the contracted product.
-    pub traces: Vec<Vec<NodeSet>>,
-    /// Constraints weakened while splitting.
-    pub weakened: Vec<crate::solver::Weakening>,
-    /// Indices in `autos` of the automata that may be dropped (weakened)
-    /// when the product does not fit: ambiguous `obsNo`, in report order.
-    pub droppable: Vec<usize>,
-}
-
-fn singles(elems: &[NodeSet]) -> Option<Vec<u32>> {
-    elems
-        .iter()
-        .map(|e| e.single().map(|n| n.as_u32()))
-        .collect()
-}
-
 /// Splits a report (and query) into structural UTL constraints and
-/// automata.
+/// automata: [`lower`] with [`Strategy::Automata`].
 ///
-/// With `labels` (the UTL solver's labels for this report, sound for it:
-/// every consistent execution runs the Yes nodes and none of the No nodes),
-/// the report is first reduced, exactly, before any automaton is built:
-/// an ambiguous `obsNo` set with a No member is already satisfied and is
-/// dropped, its Yes members cannot be the one that did not run and are
-/// removed (one member left: a structural `obsNo`; none: the report is
-/// impossible); members UTL labels No are removed from "one of these"
-/// elements (none left: impossible). Returns the origin of the constraint
-/// that the reduction found impossible.
+/// With `red` (the report reduced with the UTL solver's labels, sound for
+/// it: every consistent execution runs the Yes nodes and none of the No
+/// nodes), the reduced report is lowered, and reduced again while lowering
+/// (see [`lower`]). Returns the origin of the constraint that the
+/// reduction found impossible.
 pub(crate) fn split(
     g: &Icfg,
     report: &Report,
@@ -151,191 +125,14 @@ pub(crate) fn split(
     max_auto_states: usize,
 ) -> Result<Split, Origin> {
     let report = red.map_or(report, |r| &r.report);
-    let mut b = Splitter {
-        labels: red.map(|r| &r.labels[..]),
-        no_origin: red.map(|r| &r.no_origin[..]),
+    let strategy = Strategy::Automata {
+        reduction: red.map(|r| Reduction {
+            labels: &r.labels,
+            no_origin: &r.no_origin,
+        }),
         max_bursty: max_auto_states.min(MAX_BURSTY_STATES),
-        out: Split {
-            absent: BitSet::new(g.num_nodes()),
-            vectors: Vec::new(),
-            targets: report
-                .crash
-                .as_ref()
-                .map(|c| c.nodes().iter().map(|n| n.as_u32()).collect()),
-            autos: Vec::new(),
-            traces: Vec::new(),
-            weakened: Vec::new(),
-            droppable: Vec::new(),
-        },
     };
-    b.stack(report)?;
-    b.obs_yes(report)?;
-    b.obs_no(report)?;
-    b.bursty(report)?;
-    b.query(query);
-    Ok(b.out)
-}
-
-/// [`split`]'s state: the UTL labels it reduces with, and the split so
-/// far; one method per kind of constraint.
-struct Splitter<'r> {
-    labels: Option<&'r [Label]>,
-    /// The original index of every `obsNo` set (with a reduction).
-    no_origin: Option<&'r [usize]>,
-    max_bursty: usize,
-    out: Split,
-}
-
-impl Splitter<'_> {
-    fn label(&self, n: NodeId) -> Label {
-        self.labels.map_or(Label::Maybe, |l| l[n.index()])
-    }
-
-    /// An element without the members that never run.
-    fn reduce(&self, e: &NodeSet, origin: Origin) -> Result<NodeSet, Origin> {
-        if self.labels.is_none() || e.single().is_some() {
-            return Ok(e.clone());
-        }
-        NodeSet::new(
-            e.nodes()
-                .iter()
-                .copied()
-                .filter(|&n| self.label(n) != Label::No)
-                .collect(),
-        )
-        .ok_or(origin)
-    }
-
-    fn reduce_all(&self, elems: &[NodeSet], origin: Origin) -> Result<Vec<NodeSet>, Origin> {
-        elems.iter().map(|e| self.reduce(e, origin)).collect()
-    }
-
-    /// An unreliable trace: a UTL vector if every element is one node,
-    /// else a subsequence automaton.
-    fn trace(&mut self, origin: Origin, elems: &[NodeSet]) {
-        if elems.is_empty() {
-            return;
-        }
-        match singles(elems) {
-            Some(v) => self.out.vectors.push(v),
-            None => {
-                self.out.autos.push(Dfa::subsequence(origin, elems));
-                self.out.traces.push(elems.to_vec());
-            }
-        }
-    }
-
-    /// The stack as one trace: each frame's call site, then its entry.
-    fn stack(&mut self, report: &Report) -> Result<(), Origin> {
-        let mut stack: Vec<NodeSet> = Vec::new();
-        for (i, f) in report.stack.iter().enumerate() {
-            stack.push(self.reduce(&f.call, Origin::Frame(i))?);
-            stack.push(self.reduce(&f.entry, Origin::Frame(i))?);
-        }
-        self.trace(Origin::Frame(0), &stack);
-        Ok(())
-    }
-
-    fn obs_yes(&mut self, report: &Report) -> Result<(), Origin> {
-        for (i, t) in report.obs_yes.iter().enumerate() {
-            let entries = self.reduce_all(&t.entries, Origin::ObsYes(i))?;
-            if t.reliable {
-                self.out
-                    .autos
-                    .push(Dfa::reliable(Origin::ObsYes(i), &entries));
-            } else {
-                self.trace(Origin::ObsYes(i), &entries);
-            }
-        }
-        Ok(())
-    }
-
-    /// Single `obsNo` sets are absent nodes; ambiguous ones "not all"
-    /// automata (droppable), after the reduction.
-    fn obs_no(&mut self, report: &Report) -> Result<(), Origin> {
-        for (i, s) in report.obs_no.iter().enumerate() {
-            let origin = Origin::ObsNo(self.no_origin.map_or(i, |o| o[i]));
-            if let Some(n) = s.single() {
-                self.out.absent.insert(n.index());
-                continue;
-            }
-            if s.nodes().iter().any(|&n| self.label(n) == Label::No) {
-                continue; // already satisfied
-            }
-            let left: Vec<NodeId> = s
-                .nodes()
-                .iter()
-                .copied()
-                .filter(|&n| self.label(n) != Label::Yes)
-                .collect();
-            match left.as_slice() {
-                [] => return Err(origin),
-                [n] => {
-                    self.out.absent.insert(n.index());
-                }
-                _ => {
-                    let set = NodeSet::new(left).expect("non-empty");
-                    match Dfa::not_all(origin, &set) {
-                        Some(d) => {
-                            self.out.droppable.push(self.out.autos.len());
-                            self.out.autos.push(d);
-                        }
-                        None => self.out.weakened.push(crate::solver::Weakening {
-                            origin,
-                            how: format!(
-                                "\"at least one of these {} nodes did not run\" dropped (more than {} \
-                                 members the UTL labels leave open)",
-                                set.nodes().len(),
-                                automaton::MAX_NOT_ALL
-                            ),
-                        }),
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Bursty traces: one automaton each, or (past the state bound) one
-    /// unreliable trace of all their elements, as UTL does.
-    fn bursty(&mut self, report: &Report) -> Result<(), Origin> {
-        for (i, b) in report.bursty.iter().enumerate() {
-            let origin = Origin::Bursty(i);
-            let bursts: Vec<Vec<NodeSet>> = b
-                .bursts
-                .iter()
-                .map(|burst| self.reduce_all(burst, origin))
-                .collect::<Result<_, _>>()?;
-            match Dfa::bursty(origin, &bursts, self.max_bursty) {
-                Some(d) => self.out.autos.push(d),
-                None => {
-                    self.out.weakened.push(crate::solver::Weakening {
-                        origin,
-                        how: format!(
-                            "bursty trace treated as one unreliable trace: its automaton exceeds \
-                             {} states (--max-states)",
-                            self.max_bursty
-                        ),
-                    });
-                    let all: Vec<NodeSet> = bursts.into_iter().flatten().collect();
-                    self.trace(origin, &all);
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn query(&mut self, query: Option<&Query>) {
-        match query {
-            None => {}
-            Some(Query::MayRun(n)) => self.out.vectors.push(vec![n.as_u32()]),
-            Some(Query::MaySkip(n)) => {
-                self.out.absent.insert(n.index());
-            }
-            Some(Query::Trace(t)) => self.trace(Origin::Query, t),
-            Some(Query::Language(d)) => self.out.autos.push(d.clone()),
-        }
-    }
+    lower(g, report, query, strategy)
 }
 
 /// A report reduced exactly with the UTL labels (see [`Fsa::reduction`]).
@@ -358,12 +155,12 @@ impl Split {
     /// `drop` (indices into `droppable`), each listed as weakened.
     fn without(&self, drop: &[usize], why: &str) -> Split {
         let gone: HashSet<usize> = drop.iter().map(|&i| self.droppable[i]).collect();
-        let mut weakened = self.weakened.clone();
+        let mut base = self.base.clone();
         let mut autos = Vec::new();
         let mut droppable = Vec::new();
         for (i, a) in self.autos.iter().enumerate() {
             if gone.contains(&i) {
-                weakened.push(crate::solver::Weakening {
+                base.weakened.push(crate::solver::Weakening {
                     origin: a.origin,
                     how: format!("\"at least one of these nodes did not run\" dropped: {why}"),
                 });
@@ -375,12 +172,9 @@ impl Split {
             autos.push(a.clone());
         }
         Split {
-            absent: self.absent.clone(),
-            vectors: self.vectors.clone(),
-            targets: self.targets.clone(),
+            base,
             autos,
             traces: self.traces.clone(),
-            weakened,
             droppable,
         }
     }
@@ -397,14 +191,8 @@ struct Prepared {
 
 impl Fsa {
     fn prepare(&self, g: &Icfg, sp: &Split, start: &[u32]) -> Option<Prepared> {
-        let inst = Instance {
-            g: g.succ_csr(),
-            rg: g.pred_csr(),
-            sources: start,
-            targets: sp.targets.as_deref(),
-            vectors: &sp.vectors,
-        };
-        let core = inst.solve(|v| sp.absent.contains(v as usize))?;
+        let inst = sp.instance(g, start);
+        let core = sp.solve(&inst)?;
         let ends = Ends::new(&inst);
         let seg = core.segments(&inst, &ends);
         // Components where some automaton acts get trackers for the UTL
@@ -596,7 +384,7 @@ impl Fsa {
                             witness: Some(w.into_iter().map(|v| NodeId::new(v as usize)).collect()),
                         });
                     }
-                    best = Some(weak.weakened);
+                    best = Some(weak.base.weakened);
                 }
                 Ok(_) => {}
                 Err(_) => break,
@@ -1302,7 +1090,7 @@ impl Fsa {
                         }
                         if let Some((c, weak)) = best {
                             if c.decided() {
-                                return Ok(contracted_recovery(g, &c, weak.weakened));
+                                return Ok(contracted_recovery(g, &c, weak.base.weakened));
                             }
                             let mut rec = coarse_recovery(
                                 g,
@@ -1310,7 +1098,7 @@ impl Fsa {
                                 &c,
                                 "some nodes were left undecided".into(),
                             )?;
-                            rec.weakened.extend(weak.weakened);
+                            rec.weakened.extend(weak.base.weakened);
                             return Ok(rec);
                         }
                     }
