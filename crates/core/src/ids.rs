@@ -63,7 +63,7 @@ entity_id!(
 pub(crate) use entity_id;
 
 /// A dense id: a `u32` newtype made by `entity_id!`.
-pub(crate) trait EntityId: Copy {
+pub trait EntityId: Copy {
     /// Builds an id from its dense index (panics past `u32`).
     fn new(index: usize) -> Self;
     /// The dense index of this id.
@@ -100,6 +100,26 @@ impl<I: EntityId, T> IdVec<I, T> {
 
     pub(crate) fn len(&self) -> usize {
         self.items.len()
+    }
+
+    /// `len` copies of `value`: a side table over the ids `0..len`.
+    pub(crate) fn filled(len: usize, value: T) -> Self
+    where
+        T: Clone,
+    {
+        IdVec {
+            items: vec![value; len],
+            _id: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<I: EntityId, T> FromIterator<T> for IdVec<I, T> {
+    fn from_iter<It: IntoIterator<Item = T>>(iter: It) -> Self {
+        IdVec {
+            items: iter.into_iter().collect(),
+            _id: std::marker::PhantomData,
+        }
     }
 }
 

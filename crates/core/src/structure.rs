@@ -79,19 +79,20 @@
 //!   solved exactly, each in O(|C|). A work budget bounds this; vertices
 //!   left over stay Maybe and are reported as undecided.
 
-use crate::algo::{self, reach, Sccs, NONE};
+use crate::algo::{self, reach, SccId, Sccs, NONE};
 use crate::graph::{BitSet, Csr};
+use crate::ids::IdVec;
 
 /// The condensed structure of a feasible instance.
 pub(crate) struct Core {
     pub sccs: Sccs,
     /// Chain position of each component: 0 if not required, else 1..=m.
-    pub chain_pos: Vec<u32>,
+    pub chain_pos: IdVec<SccId, u32>,
     /// Number of required components.
     pub m: u32,
     /// Highest chain position of a required component reaching each
     /// component (its own position for a required one).
-    pub last: Vec<u32>,
+    pub last: IdVec<SccId, u32>,
 }
 
 /// An instance of the UTL emptiness problem on a [`Csr`] graph.
@@ -132,35 +133,36 @@ impl Instance<'_> {
         if live.count() == 0 {
             return None;
         }
-        let sccs = Sccs::compute(self.g, |v| live.contains(v as usize));
-        let count = sccs.count as usize;
-        let mut chain_pos = vec![0u32; count];
-        let mut req: Vec<u32> = Vec::new();
+        let sccs: Sccs = Sccs::compute(self.g, |v| live.contains(v as usize));
+        // Every live vertex is in a component.
+        let comp = |v: u32| sccs.comp(v).expect("a live vertex");
+        let count = sccs.count();
+        let mut chain_pos = IdVec::filled(count, 0u32);
+        let mut req: Vec<SccId> = Vec::new();
         for vector in self.vectors {
             for &e in vector {
                 if !live.contains(e as usize) {
                     return None;
                 }
-                let c = sccs.comp[e as usize];
-                if chain_pos[c as usize] == 0 {
-                    chain_pos[c as usize] = 1;
+                let c = comp(e);
+                if chain_pos[c] == 0 {
+                    chain_pos[c] = 1;
                     req.push(c);
                 }
             }
         }
         req.sort_unstable();
-        for (i, &c) in req.iter().enumerate() {
-            chain_pos[c as usize] = i as u32 + 1;
+        let mut m = 0u32;
+        for &c in &req {
+            m += 1;
+            chain_pos[c] = m;
         }
-        let m = req.len() as u32;
         for vector in self.vectors {
-            let mut prev: Option<u32> = None;
+            let mut prev: Option<SccId> = None;
             for &e in vector {
-                let c = sccs.comp[e as usize];
+                let c = comp(e);
                 if let Some(p) = prev {
-                    if chain_pos[c as usize] < chain_pos[p as usize]
-                        || (c == p && sccs.trivial[c as usize])
-                    {
+                    if chain_pos[c] < chain_pos[p] || (c == p && sccs.is_trivial(c)) {
                         return None;
                     }
                 }
@@ -168,21 +170,21 @@ impl Instance<'_> {
             }
         }
         // Forward: the required components must form a chain.
-        let mut last = vec![0u32; count];
-        for c in 0..count as u32 {
-            let pos = chain_pos[c as usize];
+        let mut last = IdVec::filled(count, 0u32);
+        for c in sccs.ids() {
+            let pos = chain_pos[c];
             if pos > 0 {
-                if last[c as usize] + 1 < pos {
+                if last[c] + 1 < pos {
                     return None;
                 }
-                last[c as usize] = pos;
+                last[c] = pos;
             }
-            let here = last[c as usize];
+            let here = last[c];
             for &v in sccs.members_of(c) {
                 for &w in self.g.succs(v) {
-                    let d = sccs.comp[w as usize];
-                    if d != NONE && d != c && last[d as usize] < here {
-                        last[d as usize] = here;
+                    match sccs.comp(w) {
+                        Some(d) if d != c && last[d] < here => last[d] = here,
+                        _ => {}
                     }
                 }
             }
@@ -242,27 +244,26 @@ impl Default for BulkLimits {
 pub(crate) struct Segments {
     /// Segment interval of each component (a required one, at chain
     /// position i, lies in segments i - 1 and i).
-    lo: Vec<u32>,
-    hi: Vec<u32>,
+    lo: IdVec<SccId, u32>,
+    hi: IdVec<SccId, u32>,
     /// On some consistent path.
-    pub alive: Vec<bool>,
+    pub alive: IdVec<SccId, bool>,
     /// On every consistent path.
-    pub forced: Vec<bool>,
+    pub forced: IdVec<SccId, bool>,
 }
 
 impl Segments {
     /// May a path go from component `c` straight to component `d`?
-    pub fn usable(&self, c: u32, d: u32) -> bool {
-        let (c, d) = (c as usize, d as usize);
+    pub fn usable(&self, c: SccId, d: SccId) -> bool {
         self.alive[c] && self.alive[d] && self.lo[d].max(self.lo[c]) <= self.hi[c].min(self.hi[d])
     }
     /// Does a path start in component `c` (when it holds a source)?
-    pub fn starts(&self, c: u32) -> bool {
-        self.lo[c as usize] == 0
+    pub fn starts(&self, c: SccId) -> bool {
+        self.lo[c] == 0
     }
     /// Does a path end in component `c` (when it holds a target)?
-    pub fn ends(&self, c: u32, m: u32) -> bool {
-        self.hi[c as usize] == m
+    pub fn ends(&self, c: SccId, m: u32) -> bool {
+        self.hi[c] == m
     }
 }
 
@@ -303,14 +304,14 @@ impl Core {
         let g = inst.g;
         let rg = inst.rg;
         let sccs = &self.sccs;
-        let count = sccs.count as usize;
+        let count = sccs.count();
         let m = self.m;
         let core = self;
         // Backward: the first chain position each component reaches (m + 1 = sink).
-        let mut first = vec![u32::MAX; count];
-        for c in (0..count as u32).rev() {
-            let mut f = if core.chain_pos[c as usize] > 0 {
-                core.chain_pos[c as usize]
+        let mut first = IdVec::filled(count, u32::MAX);
+        for c in sccs.ids().rev() {
+            let mut f = if core.chain_pos[c] > 0 {
+                core.chain_pos[c]
             } else {
                 u32::MAX
             };
@@ -319,19 +320,19 @@ impl Core {
                     f = f.min(m + 1);
                 }
                 for &w in g.succs(v) {
-                    let d = sccs.comp[w as usize];
-                    if d != NONE && d != c {
-                        f = f.min(first[d as usize]);
+                    match sccs.comp(w) {
+                        Some(d) if d != c => f = f.min(first[d]),
+                        _ => {}
                     }
                 }
             }
-            first[c as usize] = f;
+            first[c] = f;
         }
         // Segment interval of each component; alive = on some consistent path.
-        let mut lo = vec![0u32; count];
-        let mut hi = vec![0u32; count];
-        let mut alive = vec![false; count];
-        for c in 0..count {
+        let mut lo = IdVec::filled(count, 0u32);
+        let mut hi = IdVec::filled(count, 0u32);
+        let mut alive = IdVec::filled(count, false);
+        for c in sccs.ids() {
             let pos = core.chain_pos[c];
             if pos > 0 {
                 lo[c] = pos - 1;
@@ -343,77 +344,69 @@ impl Core {
                 alive[c] = true;
             }
         }
-        let usable = |c: u32, d: u32| {
-            alive[c as usize]
-                && alive[d as usize]
-                && lo[d as usize].max(lo[c as usize]) <= hi[c as usize].min(hi[d as usize])
-        };
+        let usable =
+            |c: SccId, d: SccId| alive[c] && alive[d] && lo[d].max(lo[c]) <= hi[c].min(hi[d]);
 
-        // Dominators of the DAG of usable components; index `count` is the
-        // virtual source (the virtual sink only needs its idom, `sink_idom`).
-        let root = count as u32;
-        let mut idom = vec![NONE; count + 2];
-        let mut depth = vec![0u32; count + 2];
-        idom[root as usize] = root;
-        let lca = |idom: &[u32], depth: &[u32], mut a: u32, mut b: u32| {
+        // Dominators of the DAG of usable components, with a virtual source
+        // `root` after the components (the virtual sink only needs its
+        // idom, `sink_idom`).
+        let root = SccId::new(count);
+        let mut idom: IdVec<SccId, Option<SccId>> = IdVec::filled(count + 1, None);
+        let mut depth: IdVec<SccId, u32> = IdVec::filled(count + 1, 0);
+        idom[root] = Some(root);
+        let up = |idom: &IdVec<SccId, Option<SccId>>, x: SccId| idom[x].expect("dominated");
+        let lca = |idom: &IdVec<SccId, Option<SccId>>, depth: &IdVec<SccId, u32>, mut a, mut b| {
             while a != b {
-                if depth[a as usize] >= depth[b as usize] {
-                    a = idom[a as usize];
+                if depth[a] >= depth[b] {
+                    a = up(idom, a);
                 } else {
-                    b = idom[b as usize];
+                    b = up(idom, b);
                 }
             }
             a
         };
-        let mut sink_idom = NONE;
-        for c in 0..count as u32 {
-            if !alive[c as usize] {
+        let mut sink_idom: Option<SccId> = None;
+        for c in sccs.ids() {
+            if !alive[c] {
                 continue;
             }
-            let mut d = NONE;
+            let mut d: Option<SccId> = None;
             let mut from_source = false;
             let mut to_sink = false;
             for &v in sccs.members_of(c) {
-                if ends.is_source(v) && lo[c as usize] == 0 {
+                if ends.is_source(v) && lo[c] == 0 {
                     from_source = true;
                 }
-                if ends.is_target(v) && hi[c as usize] == m {
+                if ends.is_target(v) && hi[c] == m {
                     to_sink = true;
                 }
                 for &p in rg.succs(v) {
-                    let pc = sccs.comp[p as usize];
-                    if pc != NONE && pc != c && usable(pc, c) {
-                        d = if d == NONE {
-                            pc
-                        } else {
-                            lca(&idom, &depth, d, pc)
-                        };
+                    match sccs.comp(p) {
+                        Some(pc) if pc != c && usable(pc, c) => {
+                            d = Some(d.map_or(pc, |d| lca(&idom, &depth, d, pc)));
+                        }
+                        _ => {}
                     }
                 }
             }
             if from_source {
-                d = root;
+                d = Some(root);
             }
-            debug_assert!(d != NONE, "alive component without usable predecessor");
-            if d == NONE {
+            debug_assert!(d.is_some(), "alive component without usable predecessor");
+            let Some(d) = d else {
                 continue;
-            }
-            idom[c as usize] = d;
-            depth[c as usize] = depth[d as usize] + 1;
+            };
+            idom[c] = Some(d);
+            depth[c] = depth[d] + 1;
             if to_sink {
-                sink_idom = if sink_idom == NONE {
-                    c
-                } else {
-                    lca(&idom, &depth, sink_idom, c)
-                };
+                sink_idom = Some(sink_idom.map_or(c, |s| lca(&idom, &depth, s, c)));
             }
         }
-        let mut forced = vec![false; count];
-        if sink_idom != NONE {
-            let mut x = sink_idom;
+        let mut forced = IdVec::filled(count, false);
+        if let Some(mut x) = sink_idom {
             while x != root {
-                forced[x as usize] = true;
-                x = idom[x as usize];
+                forced[x] = true;
+                x = up(&idom, x);
             }
         }
 
@@ -436,7 +429,6 @@ pub(crate) fn bulk(
     let rg = inst.rg;
     let n = g.num_vertices();
     let sccs = &core.sccs;
-    let count = sccs.count as usize;
     let m = core.m;
     let ends = Ends::new(inst);
     let seg = core.segments(inst, &ends);
@@ -459,12 +451,12 @@ pub(crate) fn bulk(
     let mut out = vec![Verdict::Never; n];
     let mut budget = limits.exact_work;
     let mut stats = BulkStats::default();
-    for c in 0..count as u32 {
-        if !alive[c as usize] {
+    for c in sccs.ids() {
+        if !alive[c] {
             continue;
         }
         let members = sccs.members_of(c);
-        if !forced[c as usize] {
+        if !forced[c] {
             for &v in members {
                 out[v as usize] = if required_vertex.contains(v as usize) {
                     Verdict::Always
@@ -474,26 +466,26 @@ pub(crate) fn bulk(
             }
             continue;
         }
-        if sccs.trivial[c as usize] {
+        if sccs.is_trivial(c) {
             out[members[0] as usize] = Verdict::Always;
             continue;
         }
         // An unavoidable non-trivial component: analyse its crossing.
         let is_entry = |v: u32| {
             (ends.is_source(v) && seg.starts(c))
-                || rg.succs(v).iter().any(|&p| {
-                    let pc = sccs.comp[p as usize];
-                    pc != NONE && pc != c && seg.usable(pc, c)
-                })
+                || rg
+                    .succs(v)
+                    .iter()
+                    .any(|&p| sccs.comp(p).is_some_and(|pc| pc != c && seg.usable(pc, c)))
         };
         let is_exit = |v: u32| {
             (ends.is_target(v) && seg.ends(c, m))
-                || g.succs(v).iter().any(|&w| {
-                    let wc = sccs.comp[w as usize];
-                    wc != NONE && wc != c && seg.usable(c, wc)
-                })
+                || g.succs(v)
+                    .iter()
+                    .any(|&w| sccs.comp(w).is_some_and(|wc| wc != c && seg.usable(c, wc)))
         };
-        let crossing = Crossing::new(g, members, &sccs.comp, c, is_entry, is_exit, inst.vectors);
+        let inside = |v: u32| sccs.comp(v) == Some(c);
+        let crossing = Crossing::new(g, members, inside, is_entry, is_exit, inst.vectors);
         let verdicts =
             crossing.classify(&required_vertex, limits.witnesses, &mut budget, &mut stats);
         for (i, &v) in members.iter().enumerate() {
@@ -514,11 +506,12 @@ pub(crate) struct Crossing<'a> {
 }
 
 impl<'a> Crossing<'a> {
+    /// The crossing of the component of `members` (sorted), whose
+    /// membership `inside` tells.
     pub(crate) fn new(
         g: &Csr,
         members: &'a [u32],
-        comp: &[u32],
-        c: u32,
+        inside: impl Fn(u32) -> bool,
         is_entry: impl Fn(u32) -> bool,
         is_exit: impl Fn(u32) -> bool,
         vectors: &[Vec<u32>],
@@ -536,7 +529,7 @@ impl<'a> Crossing<'a> {
                 edges.push((i, k + 1));
             }
             for &w in g.succs(v) {
-                if comp[w as usize] == c {
+                if inside(w) {
                     edges.push((i, local(w).expect("member")));
                 }
             }
@@ -547,7 +540,7 @@ impl<'a> Crossing<'a> {
             .iter()
             .map(|vec| {
                 vec.iter()
-                    .filter(|&&e| comp[e as usize] == c)
+                    .filter(|&&e| inside(e))
                     .map(|&e| local(e).expect("member"))
                     .collect::<Vec<_>>()
             })
@@ -632,8 +625,7 @@ impl<'a> Crossing<'a> {
                     let seg = inner.segments(&inst, &ends);
                     let left: Vec<usize> = candidates.iter().collect();
                     for j in left {
-                        let c = inner.sccs.comp[j];
-                        if c == NONE || !seg.forced[c as usize] {
+                        if inner.sccs.comp(j as u32).is_none_or(|c| !seg.forced[c]) {
                             candidates.remove(j);
                         }
                     }

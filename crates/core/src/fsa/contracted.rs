@@ -28,12 +28,19 @@
 use super::automaton::Dfa;
 use super::product::{estimated_bytes, Stop, Touch};
 use super::Split;
-use crate::algo::{bfs_tree, Sccs, Walker, NONE};
+use crate::algo::{bfs_tree, SccId, Sccs, Walker, NONE};
 use crate::fxhash::FxHashMap;
 use crate::graph::{BitSet, Csr};
+use crate::ids::{entity_id, IdVec};
 use crate::structure::{Core, Crossing, Ends, Leg, Segments, Verdict};
 use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::time::Instant;
+
+entity_id!(
+    /// A silent sub-component of a component: a contracted location when
+    /// it is not trivial (see [`ContractedProduct::loc_of`]).
+    SubId
+);
 
 /// What the contracted product says about every node.
 pub(crate) struct Coarse {
@@ -209,15 +216,15 @@ struct ContractedProduct<'s, 'a> {
     others: Vec<&'s Dfa>,
     touch: Touch,
     /// Silent sub-components (the contracted locations).
-    sub: Sccs,
+    sub: Sccs<SubId>,
     /// Per component: one silent sub-component (fully silent).
-    whole_comp: Vec<bool>,
+    whole_comp: IdVec<SccId, bool>,
     trackers: Vec<Tracker>,
     /// `others.len()`.
     k_o: usize,
     width: usize,
     /// Per sub-component: it holds a target (crash) node.
-    has_target: Vec<bool>,
+    has_target: IdVec<SubId, bool>,
     // The explored graph.
     keys: Vec<u32>,
     index: HashMap<Box<[u32]>, u32>,
@@ -276,11 +283,11 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
             others,
             touch,
             sub,
-            whole_comp: Vec::new(),
+            whole_comp: IdVec::new(),
             trackers: Vec::new(),
             k_o,
             width: 0,
-            has_target: Vec::new(),
+            has_target: IdVec::new(),
             keys: Vec::new(),
             index: HashMap::new(),
             by_loc: HashMap::new(),
@@ -294,17 +301,18 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         // A component is fully silent when it is one silent sub-component.
         // (Computed once for all components: it is asked per element.)
         let sccs = &st.core.sccs;
-        cp.whole_comp = (0..sccs.count)
+        cp.whole_comp = sccs
+            .ids()
             .map(|c| {
                 let m = sccs.members_of(c);
-                !sccs.trivial[c as usize]
+                !sccs.is_trivial(c)
                     && cp.sub_of(cp.loc_of(m[0])).is_some()
                     && m.iter().all(|&v| cp.loc_of(v) == cp.loc_of(m[0]))
             })
             .collect();
         cp.trackers = cp.trackers();
         cp.width = 1 + k_o + cp.trackers.len();
-        cp.has_target = (0..cp.sub.count)
+        cp.has_target = (cp.sub.ids())
             .map(|s| cp.sub.members_of(s).iter().any(|&v| st.ends.is_target(v)))
             .collect();
         cp
@@ -319,32 +327,30 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
     /// The location of node `v`: itself, or `n` + its silent
     /// sub-component when that is not trivial.
     fn loc_of(&self, v: u32) -> u32 {
-        let s = self.sub.comp[v as usize];
-        if s != NONE && !self.sub.trivial[s as usize] {
-            self.n + s
-        } else {
-            v
+        match self.sub.comp(v) {
+            Some(s) if !self.sub.is_trivial(s) => self.n + s.as_u32(),
+            _ => v,
         }
     }
 
-    fn whole(&self, c: u32) -> bool {
-        self.whole_comp[c as usize]
+    fn whole(&self, c: SccId) -> bool {
+        self.whole_comp[c]
     }
 
     /// The contracted sub-component location `l` stands for, or `None`
     /// when it is a node of its own.
     #[inline]
-    fn sub_of(&self, l: u32) -> Option<u32> {
-        l.checked_sub(self.n)
+    fn sub_of(&self, l: u32) -> Option<SubId> {
+        l.checked_sub(self.n).map(|s| SubId::new(s as usize))
     }
 
     /// The component of location `l`.
-    fn comp_of_loc(&self, l: u32) -> u32 {
-        let sccs = &self.st.core.sccs;
-        match self.sub_of(l) {
-            None => sccs.comp[l as usize],
-            Some(s) => sccs.comp[self.sub.members_of(s)[0] as usize],
-        }
+    fn comp_of_loc(&self, l: u32) -> SccId {
+        let node = match self.sub_of(l) {
+            None => l,
+            Some(s) => self.sub.members_of(s)[0],
+        };
+        self.st.core.sccs.comp(node).expect("a live location")
     }
 
     /// Trackers over locations, each element with the node sets it stands
@@ -359,8 +365,8 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         for vec in &sp.vectors {
             let mut t = Tracker::default();
             for &e in vec {
-                let c = sccs.comp[e as usize];
-                if !sccs.trivial[c as usize] && !self.whole(c) {
+                let c = sccs.comp(e).expect("a live element");
+                if !sccs.is_trivial(c) && !self.whole(c) {
                     t.locs.push(vec![self.loc_of(e)]);
                     t.alts.push(vec![vec![vec![e]]]);
                 }
@@ -450,8 +456,8 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         } = *self.st;
         let l = qs[0];
         let at_end = match self.sub_of(l) {
-            None => ends.is_target(l) && seg.ends(core.sccs.comp[l as usize], core.m),
-            Some(s) => self.has_target[s as usize] && seg.ends(self.comp_of_loc(l), core.m),
+            None => ends.is_target(l) && seg.ends(self.comp_of_loc(l), core.m),
+            Some(s) => self.has_target[s] && seg.ends(self.comp_of_loc(l), core.m),
         };
         at_end
             && self
@@ -589,7 +595,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
                         let mut e = Vec::new();
                         for &x in self.sub.members_of(s) {
                             for &w in g.succs(x) {
-                                if self.sub.comp[w as usize] != s {
+                                if self.sub.comp(w) != Some(s) {
                                     e.push((x, w));
                                 }
                             }
@@ -602,7 +608,8 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
                 if !self.alive(w) {
                     continue;
                 }
-                let (cf, cw) = (sccs.comp[from as usize], sccs.comp[w as usize]);
+                let comp = |v: u32| sccs.comp(v).expect("a live node");
+                let (cf, cw) = (comp(from), comp(w));
                 if cf != cw && !seg.usable(cf, cw) {
                     continue;
                 }
@@ -642,7 +649,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         }
         steps.reverse();
         let mut path: Vec<u32> = Vec::new();
-        let mut whole_done: Vec<u32> = Vec::new();
+        let mut whole_done: Vec<SccId> = Vec::new();
         let mut walker = Walker::new(self.n as usize);
         for i in 0..steps.len() {
             let l = steps[i].0[0];
@@ -664,7 +671,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         steps: &[WitnessStep],
         i: usize,
         path: &mut Vec<u32>,
-        whole_done: &mut Vec<u32>,
+        whole_done: &mut Vec<SccId>,
         walker: &mut Walker,
     ) {
         let Structure {
@@ -673,7 +680,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         let (qs, entry) = (&steps[i].0, steps[i].1);
         let (l, k_o) = (qs[0], self.k_o);
         let s = self.sub_of(l).expect("a contracted location");
-        let inside = |x: u32| self.sub.comp[x as usize] == s;
+        let inside = |x: u32| self.sub.comp(x) == Some(s);
         path.push(entry);
         // What the crossing must visit, as independent sequences of node
         // sets: the elements every tracker matched on entry, and the UTL
@@ -918,12 +925,12 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         };
         let mandatory = self.mandatory(&at, &cuts, &mut m.must);
         // Elements the trackers require inside each contracted location.
-        let mut holds = BitSet::new(self.sub.count as usize);
+        let mut holds = IdVec::filled(self.sub.count(), false);
         for t in &self.trackers {
             for e in &t.locs {
                 for &l in e {
                     if let Some(s) = self.sub_of(l) {
-                        holds.insert(s as usize);
+                        holds[s] = true;
                     }
                 }
             }
@@ -944,7 +951,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
             // times on one path, and which crossing can avoid a member then
             // depends on the others: decide it on whole paths. (So must a
             // location with element requirements.)
-            if holds.contains(s as usize) || !self.whole(self.comp_of_loc(l)) {
+            if holds[s] || !self.whole(self.comp_of_loc(l)) {
                 if !cuts.cut(states) {
                     // Some consistent path avoids the location: every
                     // member is avoidable, and Maybe is exact.
@@ -974,7 +981,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         at: &HashMap<u32, Vec<u32>>,
         cuts: &Cuts<'_>,
         must: &mut BitSet,
-    ) -> HashMap<u32, Vec<Vec<u32>>> {
+    ) -> HashMap<SubId, Vec<Vec<u32>>> {
         let Structure {
             g,
             rg: g_rev,
@@ -984,7 +991,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
             start,
         } = *self.st;
         let (sp, sccs) = (self.sp, &core.sccs);
-        let mut mandatory: HashMap<u32, Vec<Vec<u32>>> = HashMap::new();
+        let mut mandatory: HashMap<SubId, Vec<Vec<u32>>> = HashMap::new();
         let targets: Vec<u32> = match &sp.targets {
             Some(t) => t.iter().copied().filter(|&v| self.alive(v)).collect(),
             None => Vec::new(),
@@ -1019,8 +1026,11 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         // to one of its successors; when all of those lie in one contracted
         // location, that is one more set the location must visit.
         let usable = |a: u32, b: u32| {
-            let (ca, cb) = (sccs.comp[a as usize], sccs.comp[b as usize]);
-            self.alive(a) && self.alive(b) && (ca == cb || seg.usable(ca, cb))
+            self.alive(a) && self.alive(b) && {
+                let comp = |v: u32| sccs.comp(v).expect("a live node");
+                let (ca, cb) = (comp(a), comp(b));
+                ca == cb || seg.usable(ca, cb)
+            }
         };
         for (&l, states) in at {
             if self.sub_of(l).is_some() || !cuts.cut(states) {
@@ -1106,7 +1116,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         let held = Held {
             g: self.st.g,
             members,
-            comp: &self.sub.comp,
+            sub: &self.sub,
             s,
             l,
             entries: &entries,
@@ -1190,8 +1200,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
             let crossing = Crossing::new(
                 self.st.g,
                 members,
-                &self.sub.comp,
-                s,
+                |v| self.sub.comp(v) == Some(s),
                 |v| entries.contains(&v),
                 |v| exits.contains(&v),
                 &self.sp.vectors,
@@ -1230,8 +1239,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
 /// Whether node `v` can be on a consistent path (its component is alive)
 /// and is not `skip`.
 fn alive_in(st: &Structure<'_>, skip: Option<u32>, v: u32) -> bool {
-    let c = st.core.sccs.comp[v as usize];
-    c != NONE && st.seg.alive[c as usize] && skip != Some(v)
+    st.core.sccs.comp(v).is_some_and(|c| st.seg.alive[c]) && skip != Some(v)
 }
 
 /// "Must run" so far, and its counters.
@@ -1451,8 +1459,8 @@ fn product_path(split: &SplitGraph, edges: &[(u32, u32)]) -> Vec<Step> {
 struct Held<'a> {
     g: &'a Csr,
     members: &'a [u32],
-    comp: &'a [u32],
-    s: u32,
+    sub: &'a Sccs<SubId>,
+    s: SubId,
     l: u32,
     entries: &'a std::collections::HashSet<u32>,
     exits: &'a std::collections::HashSet<u32>,
@@ -1487,8 +1495,7 @@ impl Held<'_> {
         let crossing = Crossing::new(
             self.g,
             self.members,
-            self.comp,
-            self.s,
+            |v| self.sub.comp(v) == Some(self.s),
             |v| self.entries.contains(&v),
             |v| self.exits.contains(&v),
             &[],

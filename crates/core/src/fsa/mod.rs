@@ -40,16 +40,16 @@ pub use crate::automaton;
 mod contracted;
 pub(crate) mod product;
 
-use crate::algo::{self, Walker, NONE};
+use crate::algo::{self, SccId, Walker, NONE};
 use crate::graph::{BitSet, Csr};
 use crate::icfg::Icfg;
-use crate::ids::NodeId;
+use crate::ids::{IdVec, NodeId};
 use crate::lower::{lower, Reduction, Split, Strategy};
 use crate::report::{NodeSet, Origin, Report};
 use crate::solver::{Answer, Checked, Label, Query, Recovery, SolveError, Solver};
 use crate::structure::{BulkLimits, BulkStats, Core, Crossing, Ends, Segments, Verdict};
 use automaton::Dfa;
-use product::{Product, Stop};
+use product::{Loc, Product, Stop};
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
@@ -208,19 +208,21 @@ impl Fsa {
                 }
             }
         }
-        let mut active = vec![false; sccs.count as usize];
-        for c in 0..sccs.count {
-            active[c as usize] = !sccs.trivial[c as usize]
-                && (all_loud
-                    || sccs
-                        .members_of(c)
-                        .iter()
-                        .any(|&v| loud.contains(v as usize)));
-        }
+        let active: IdVec<SccId, bool> = sccs
+            .ids()
+            .map(|c| {
+                !sccs.is_trivial(c)
+                    && (all_loud
+                        || sccs
+                            .members_of(c)
+                            .iter()
+                            .any(|&v| loud.contains(v as usize)))
+            })
+            .collect();
         for (i, vec) in sp.vectors.iter().enumerate() {
             let inside: Vec<NodeSet> = vec
                 .iter()
-                .filter(|&&e| active[sccs.comp[e as usize] as usize])
+                .filter(|&&e| active[sccs.comp(e).expect("a live element")])
                 .map(|&e| NodeSet::one(NodeId::new(e as usize)))
                 .collect();
             if !inside.is_empty() {
@@ -475,13 +477,13 @@ impl Fsa {
         let mut walker = Walker::new(g.num_nodes());
         // Inside a silent component: from `entry`, visit the UTL elements it
         // holds (vector by vector, in order), then reach `exit`.
-        let mut cross = |path: &mut Vec<u32>, c: u32, entry: u32, exit: Option<u32>| {
+        let mut cross = |path: &mut Vec<u32>, c: SccId, entry: u32, exit: Option<u32>| {
             let mut cur = entry;
+            let in_c = |v: u32| sccs.comp(v) == Some(c);
             let mut goals: Vec<u32> = vectors
                 .iter()
-                .flat_map(|v| v.iter().copied().filter(|&e| sccs.comp[e as usize] == c))
+                .flat_map(|v| v.iter().copied().filter(|&e| in_c(e)))
                 .collect();
-            let in_c = |v: u32| sccs.comp[v as usize] == c;
             match exit {
                 Some(x) => goals.push(x),
                 None => {
@@ -510,13 +512,13 @@ impl Fsa {
         };
         let mut entry = p.start;
         for e in &edges {
-            if let Err(c) = p.loc(e.from) {
+            if let Loc::Comp(c) = p.loc(e.from) {
                 cross(&mut path, c, entry, Some(e.from_node));
             }
             path.push(e.to_node);
             entry = e.to_node;
         }
-        if let Err(c) = p.loc(last) {
+        if let Loc::Comp(c) = p.loc(last) {
             cross(&mut path, c, entry, None);
         }
         path.into_iter().map(|v| NodeId::new(v as usize)).collect()
@@ -1290,14 +1292,14 @@ fn classify(g: &Icfg, p: &Product<'_>, sp: &Split, limits: FsaLimits) -> Recover
     }
     // Vertices per location.
     let mut node_states: HashMap<u32, Vec<u32>> = HashMap::new();
-    let mut comp_states: HashMap<u32, Vec<u32>> = HashMap::new();
+    let mut comp_states: HashMap<SccId, Vec<u32>> = HashMap::new();
     for v in 0..nv as u32 {
         if !live(v) {
             continue;
         }
         match p.loc(v) {
-            Ok(node) => node_states.entry(node).or_default().push(v),
-            Err(c) => comp_states.entry(c).or_default().push(v),
+            Loc::Node(node) => node_states.entry(node).or_default().push(v),
+            Loc::Comp(c) => comp_states.entry(c).or_default().push(v),
         }
     }
     let mut budget = limits.exact_work;
@@ -1346,10 +1348,10 @@ fn classify(g: &Icfg, p: &Product<'_>, sp: &Split, limits: FsaLimits) -> Recover
         if !(live(e.from) && live(e.to)) {
             continue;
         }
-        if p.loc(e.to).is_err() {
+        if let Loc::Comp(_) = p.loc(e.to) {
             ends_of.entry(e.to).or_default().0.push(e.to_node);
         }
-        if p.loc(e.from).is_err() {
+        if let Loc::Comp(_) = p.loc(e.from) {
             ends_of.entry(e.from).or_default().1.push(e.from_node);
         }
     }
@@ -1357,7 +1359,7 @@ fn classify(g: &Icfg, p: &Product<'_>, sp: &Split, limits: FsaLimits) -> Recover
     let mut crossing_budget = limits.bulk.exact_work;
     for (&c, states) in &comp_states {
         let members = sccs.members_of(c);
-        let always_crossed = if p.core.chain_pos[c as usize] > 0 {
+        let always_crossed = if p.core.chain_pos[c] > 0 {
             Some(true)
         } else {
             cut(states, &mut budget)
@@ -1381,8 +1383,7 @@ fn classify(g: &Icfg, p: &Product<'_>, sp: &Split, limits: FsaLimits) -> Recover
                 let crossing = Crossing::new(
                     g.succ_csr(),
                     members,
-                    &sccs.comp,
-                    c,
+                    |v| sccs.comp(v) == Some(c),
                     |v| entries.contains(&v),
                     |v| exits.contains(&v),
                     &sp.vectors,

@@ -9,11 +9,19 @@
 //! automata unchanged, so one vertex stands for all of it.
 
 use super::automaton::{Dfa, DEAD};
-use crate::algo::NONE;
+use crate::algo::{SccId, NONE};
 use crate::graph::{BitSet, Csr};
+use crate::ids::IdVec;
 use crate::structure::{Core, Ends, Segments};
 use std::collections::{HashMap, VecDeque};
 use std::time::Instant;
+
+/// The location of a product vertex: a node, or a whole silent component.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Loc {
+    Node(u32),
+    Comp(SccId),
+}
 
 /// One product edge, with the concrete ICFG edge it follows.
 #[derive(Copy, Clone, Debug)]
@@ -127,8 +135,10 @@ pub(crate) struct Product<'a> {
     pub autos: &'a [Dfa],
     auto_refs: Vec<&'a Dfa>,
     touch: Touch,
-    pub silent_comp: Vec<bool>,
+    pub silent_comp: IdVec<SccId, bool>,
     pub start: u32,
+    /// Nodes of the graph: a key's location word is a node `l < n`, or the
+    /// component `l - n` (see [`Product::loc`]).
     n: u32,
     width: usize,
     keys: Vec<u32>,
@@ -139,10 +149,10 @@ pub(crate) struct Product<'a> {
     /// BFS tree: the edge that discovered each vertex (NONE for initial ones).
     pub parent_edge: Vec<u32>,
     /// Per silent component: its edges leaving the component.
-    out_edges: HashMap<u32, Vec<(u32, u32)>>,
-    has_target: Vec<bool>,
+    out_edges: HashMap<SccId, Vec<(u32, u32)>>,
+    has_target: IdVec<SccId, bool>,
     /// With subsumption: the explored vertices of each location.
-    antichain: Option<HashMap<u32, Vec<u32>>>,
+    antichain: Option<HashMap<Loc, Vec<u32>>>,
 }
 
 impl<'a> Product<'a> {
@@ -156,7 +166,6 @@ impl<'a> Product<'a> {
     ) -> Self {
         let n = g.num_vertices() as u32;
         let sccs = &core.sccs;
-        let count = sccs.count as usize;
         // Silent components.
         let mut loud = BitSet::new(n as usize);
         let mut all_loud = false;
@@ -170,16 +179,22 @@ impl<'a> Product<'a> {
                 }
             }
         }
-        let mut silent_comp = vec![false; count];
-        let mut has_target = vec![false; count];
-        for c in 0..count as u32 {
-            let members = sccs.members_of(c);
-            has_target[c as usize] = members.iter().any(|&v| ends.is_target(v));
-            silent_comp[c as usize] = !all_loud
-                && seg.alive[c as usize]
-                && !sccs.trivial[c as usize]
-                && members.iter().all(|&v| !loud.contains(v as usize));
-        }
+        let has_target = sccs
+            .ids()
+            .map(|c| sccs.members_of(c).iter().any(|&v| ends.is_target(v)))
+            .collect();
+        let silent_comp = sccs
+            .ids()
+            .map(|c| {
+                !all_loud
+                    && seg.alive[c]
+                    && !sccs.is_trivial(c)
+                    && sccs
+                        .members_of(c)
+                        .iter()
+                        .all(|&v| !loud.contains(v as usize))
+            })
+            .collect();
         Product {
             g,
             core,
@@ -208,13 +223,20 @@ impl<'a> Product<'a> {
         self.accepting.len()
     }
 
-    /// The location of a vertex: `Ok(node)` or `Err(component)`.
-    pub fn loc(&self, v: u32) -> Result<u32, u32> {
+    /// The location of a vertex.
+    pub fn loc(&self, v: u32) -> Loc {
         let l = self.keys[v as usize * self.width];
-        if l < self.n {
-            Ok(l)
-        } else {
-            Err(l - self.n)
+        match l.checked_sub(self.n) {
+            None => Loc::Node(l),
+            Some(c) => Loc::Comp(SccId::new(c as usize)),
+        }
+    }
+
+    /// The word that stands for `loc` in a key.
+    fn loc_word(&self, loc: Loc) -> u32 {
+        match loc {
+            Loc::Node(v) => v,
+            Loc::Comp(c) => self.n + c.as_u32(),
         }
     }
 
@@ -223,16 +245,16 @@ impl<'a> Product<'a> {
         &self.keys[i + 1..i + self.width]
     }
 
-    fn loc_of_node(&self, w: u32) -> u32 {
-        let c = self.core.sccs.comp[w as usize];
-        if self.silent_comp[c as usize] {
-            self.n + c
+    fn loc_of_node(&self, w: u32) -> Loc {
+        let c = self.core.sccs.comp(w).expect("a live node");
+        if self.silent_comp[c] {
+            Loc::Comp(c)
         } else {
-            w
+            Loc::Node(w)
         }
     }
 
-    fn is_accepting(&self, loc: u32, qs: &[u32]) -> bool {
+    fn is_accepting(&self, loc: Loc, qs: &[u32]) -> bool {
         if !self
             .autos
             .iter()
@@ -242,11 +264,14 @@ impl<'a> Product<'a> {
             return false;
         }
         let m = self.core.m;
-        if loc < self.n {
-            self.ends.is_target(loc) && self.seg.ends(self.core.sccs.comp[loc as usize], m)
-        } else {
-            let c = loc - self.n;
-            self.has_target[c as usize] && self.seg.ends(c, m)
+        match loc {
+            Loc::Node(v) => {
+                self.ends.is_target(v)
+                    && self
+                        .seg
+                        .ends(self.core.sccs.comp(v).expect("a live node"), m)
+            }
+            Loc::Comp(c) => self.has_target[c] && self.seg.ends(c, m),
         }
     }
 
@@ -268,9 +293,9 @@ impl<'a> Product<'a> {
             .sum()
     }
 
-    fn intern(&mut self, loc: u32, qs: &[u32], queue: &mut Frontier, parent: u32) -> u32 {
+    fn intern(&mut self, loc: Loc, qs: &[u32], queue: &mut Frontier, parent: u32) -> u32 {
         let mut key = Vec::with_capacity(self.width);
-        key.push(loc);
+        key.push(self.loc_word(loc));
         key.extend_from_slice(qs);
         let key = key.into_boxed_slice();
         if let Some(&id) = self.index.get(&key) {
@@ -305,7 +330,7 @@ impl<'a> Product<'a> {
         self.touch.step(&self.auto_refs, out, w)
     }
 
-    fn comp_out_edges(&mut self, c: u32) -> Vec<(u32, u32)> {
+    fn comp_out_edges(&mut self, c: SccId) -> Vec<(u32, u32)> {
         if let Some(e) = self.out_edges.get(&c) {
             return e.clone();
         }
@@ -313,7 +338,7 @@ impl<'a> Product<'a> {
         let mut e = Vec::new();
         for &v in sccs.members_of(c) {
             for &w in self.g.succs(v) {
-                if sccs.comp[w as usize] != c {
+                if sccs.comp(w) != Some(c) {
                     e.push((v, w));
                 }
             }
@@ -337,15 +362,14 @@ impl<'a> Product<'a> {
         max_memory: usize,
         deadline: Option<Instant>,
     ) -> Result<bool, Stop> {
-        let sccs = &self.core.sccs;
         let s = self.start;
-        let cs = sccs.comp[s as usize];
         let mut queue = Frontier::new(stop_at_accept);
         if stop_at_accept && self.autos.iter().any(|a| a.has_order()) {
             self.antichain = Some(HashMap::new());
         }
         let mut found = false;
-        if cs == NONE || !self.seg.alive[cs as usize] || !self.ends.is_source(s) {
+        let alive = |v: u32| self.core.sccs.comp(v).is_some_and(|c| self.seg.alive[c]);
+        if !alive(s) || !self.ends.is_source(s) {
             return Ok(false);
         }
         // Every combination of initial states (lazily, under the limits),
@@ -385,16 +409,15 @@ impl<'a> Product<'a> {
             self.check_limits(max_states, max_memory)?;
             let qs: Vec<u32> = self.states(v).to_vec();
             let moves: Vec<(u32, u32)> = match self.loc(v) {
-                Ok(node) => self.g.succs(node).iter().map(|&w| (node, w)).collect(),
-                Err(c) => self.comp_out_edges(c),
+                Loc::Node(node) => self.g.succs(node).iter().map(|&w| (node, w)).collect(),
+                Loc::Comp(c) => self.comp_out_edges(c),
             };
             for (from, w) in moves {
                 let sccs = &self.core.sccs;
-                let cw = sccs.comp[w as usize];
-                if cw == NONE || !self.seg.alive[cw as usize] {
+                let Some(cw) = sccs.comp(w).filter(|&c| self.seg.alive[c]) else {
                     continue;
-                }
-                let cf = sccs.comp[from as usize];
+                };
+                let cf = sccs.comp(from).expect("a live node");
                 if cf != cw && !self.seg.usable(cf, cw) {
                     continue;
                 }
