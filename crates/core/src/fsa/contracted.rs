@@ -26,7 +26,7 @@
 //! to covering vertices, which can only add vertices.
 
 use super::automaton::Dfa;
-use super::product::{estimated_bytes, Stop, Touch};
+use super::product::{estimated_bytes, EdgeId, Stop, Touch, VertexId};
 use super::Split;
 use crate::algo::{bfs_tree, SccId, Sccs, Walker, NONE};
 use crate::fxhash::FxHashMap;
@@ -41,6 +41,20 @@ entity_id!(
     /// it is not trivial (see [`ContractedProduct::loc_of`]).
     SubId
 );
+
+entity_id!(
+    /// A location of the contracted product: a node `l < n` of its own,
+    /// or the contracted sub-component `l - n` (see
+    /// [`ContractedProduct::place`]). The first word of a key.
+    LocId
+);
+
+/// What a location stands for.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Place {
+    Node(u32),
+    Sub(SubId),
+}
 
 /// What the contracted product says about every node.
 pub(crate) struct Coarse {
@@ -70,7 +84,7 @@ pub(crate) struct Coarse {
 /// elements in one contracted location are merged into one position).
 #[derive(Default)]
 struct Tracker {
-    locs: Vec<Vec<u32>>,
+    locs: Vec<Vec<LocId>>,
     alts: Vec<Vec<Vec<Vec<u32>>>>,
 }
 
@@ -185,7 +199,7 @@ pub(crate) fn explore(
 /// start).
 #[derive(Copy, Clone, Debug)]
 struct By {
-    vertex: Option<u32>,
+    vertex: Option<VertexId>,
     from: Option<u32>,
     to: u32,
 }
@@ -209,8 +223,7 @@ struct ContractedProduct<'s, 'a> {
     early: bool,
     /// The node avoided ([`Mode::Avoid`]).
     skip: Option<u32>,
-    /// Nodes of the graph. A location is a node `l < n`, or the contracted
-    /// sub-component `l - n` (see [`ContractedProduct::sub_of`]).
+    /// Nodes of the graph (see [`LocId`]).
     n: u32,
     /// The automata that are not subsequence automata.
     others: Vec<&'s Dfa>,
@@ -227,15 +240,15 @@ struct ContractedProduct<'s, 'a> {
     has_target: IdVec<SubId, bool>,
     // The explored graph.
     keys: Vec<u32>,
-    index: HashMap<Box<[u32]>, u32>,
-    by_loc: HashMap<u32, Vec<u32>>,
-    edges: Vec<(u32, u32)>,
+    index: HashMap<Box<[u32]>, VertexId>,
+    by_loc: HashMap<LocId, Vec<VertexId>>,
+    edges: IdVec<EdgeId, (VertexId, VertexId)>,
     /// Per edge, the graph edge (from node, to node) it takes.
-    edge_nodes: Vec<(u32, u32)>,
-    acc: Vec<bool>,
-    heap: BinaryHeap<(u64, std::cmp::Reverse<u32>)>,
-    parent: Vec<By>,
-    initial: Vec<u32>,
+    edge_nodes: IdVec<EdgeId, (u32, u32)>,
+    acc: IdVec<VertexId, bool>,
+    heap: BinaryHeap<(u64, std::cmp::Reverse<VertexId>)>,
+    parent: IdVec<VertexId, By>,
+    initial: Vec<VertexId>,
 }
 
 impl<'s, 'a> ContractedProduct<'s, 'a> {
@@ -291,11 +304,11 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
             keys: Vec::new(),
             index: HashMap::new(),
             by_loc: HashMap::new(),
-            edges: Vec::new(),
-            edge_nodes: Vec::new(),
-            acc: Vec::new(),
+            edges: IdVec::new(),
+            edge_nodes: IdVec::new(),
+            acc: IdVec::new(),
             heap: BinaryHeap::new(),
-            parent: Vec::new(),
+            parent: IdVec::new(),
             initial: Vec::new(),
         };
         // A component is fully silent when it is one silent sub-component.
@@ -324,13 +337,27 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         alive_in(self.st, self.skip, v)
     }
 
-    /// The location of node `v`: itself, or `n` + its silent
-    /// sub-component when that is not trivial.
-    fn loc_of(&self, v: u32) -> u32 {
+    /// The location of node `v`: its silent sub-component when that is
+    /// not trivial, else itself.
+    fn loc_of(&self, v: u32) -> LocId {
         match self.sub.comp(v) {
-            Some(s) if !self.sub.is_trivial(s) => self.n + s.as_u32(),
-            _ => v,
+            Some(s) if !self.sub.is_trivial(s) => LocId(self.n + s.as_u32()),
+            _ => LocId(v),
         }
+    }
+
+    /// What location `l` stands for.
+    #[inline]
+    fn place(&self, l: LocId) -> Place {
+        match l.0.checked_sub(self.n) {
+            None => Place::Node(l.0),
+            Some(s) => Place::Sub(SubId(s)),
+        }
+    }
+
+    /// The location of vertex `v`.
+    fn loc(&self, v: VertexId) -> LocId {
+        LocId(self.key(v)[0])
     }
 
     fn whole(&self, c: SccId) -> bool {
@@ -340,15 +367,18 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
     /// The contracted sub-component location `l` stands for, or `None`
     /// when it is a node of its own.
     #[inline]
-    fn sub_of(&self, l: u32) -> Option<SubId> {
-        l.checked_sub(self.n).map(|s| SubId::new(s as usize))
+    fn sub_of(&self, l: LocId) -> Option<SubId> {
+        match self.place(l) {
+            Place::Node(_) => None,
+            Place::Sub(s) => Some(s),
+        }
     }
 
     /// The component of location `l`.
-    fn comp_of_loc(&self, l: u32) -> SccId {
-        let node = match self.sub_of(l) {
-            None => l,
-            Some(s) => self.sub.members_of(s)[0],
+    fn comp_of_loc(&self, l: LocId) -> SccId {
+        let node = match self.place(l) {
+            Place::Node(v) => v,
+            Place::Sub(s) => self.sub.members_of(s)[0],
         };
         self.st.core.sccs.comp(node).expect("a live location")
     }
@@ -384,7 +414,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
                     .map(|x| x.as_u32())
                     .filter(|&v| self.alive(v))
                     .collect();
-                let mut locs: Vec<u32> = nodes.iter().map(|&v| self.loc_of(v)).collect();
+                let mut locs: Vec<LocId> = nodes.iter().map(|&v| self.loc_of(v)).collect();
                 locs.sort_unstable();
                 locs.dedup();
                 t.locs.push(locs);
@@ -426,10 +456,10 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
 
     /// Steps from key `qs` into location `l` through node `w`: the next key
     /// in `out`; false if an automaton rejects.
-    fn step(&self, qs: &[u32], w: u32, l: u32, out: &mut Vec<u32>) -> bool {
+    fn step(&self, qs: &[u32], w: u32, l: LocId, out: &mut Vec<u32>) -> bool {
         let k_o = self.k_o;
         out.clear();
-        out.push(l);
+        out.push(l.as_u32());
         out.extend_from_slice(&qs[1..1 + k_o]);
         if !self.touch.step(&self.others, &mut out[1..], w) {
             return false;
@@ -454,10 +484,10 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         let Structure {
             core, seg, ends, ..
         } = *self.st;
-        let l = qs[0];
-        let at_end = match self.sub_of(l) {
-            None => ends.is_target(l) && seg.ends(self.comp_of_loc(l), core.m),
-            Some(s) => self.has_target[s] && seg.ends(self.comp_of_loc(l), core.m),
+        let l = LocId(qs[0]);
+        let at_end = match self.place(l) {
+            Place::Node(v) => ends.is_target(v) && seg.ends(self.comp_of_loc(l), core.m),
+            Place::Sub(s) => self.has_target[s] && seg.ends(self.comp_of_loc(l), core.m),
         };
         at_end
             && self
@@ -490,19 +520,19 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
     }
 
     /// The key of vertex `v`.
-    fn key(&self, v: u32) -> &[u32] {
-        &self.keys[v as usize * self.width..(v as usize + 1) * self.width]
+    fn key(&self, v: VertexId) -> &[u32] {
+        &self.keys[v.index() * self.width..(v.index() + 1) * self.width]
     }
 
     /// The vertex of key `qs` (reached by `by`), added if new (unless
     /// covered, with antichains); `None` for an accepting vertex when
     /// exploring stops at the first.
-    fn intern(&mut self, qs: &[u32], by: By) -> Option<u32> {
+    fn intern(&mut self, qs: &[u32], by: By) -> Option<VertexId> {
         if let Some(&id) = self.index.get(qs) {
             return Some(id);
         }
         if self.subsume {
-            if let Some(vs) = self.by_loc.get(&qs[0]) {
+            if let Some(vs) = self.by_loc.get(&LocId(qs[0])) {
                 for &v in vs {
                     if self.covers(self.key(v), qs) {
                         return Some(v);
@@ -510,7 +540,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
                 }
             }
         }
-        let id = self.acc.len() as u32;
+        let id = self.acc.next_id();
         if self.early && self.accepting(qs) {
             // Mode::Avoid and Mode::Check: an accepting vertex is all we need.
             return None;
@@ -518,7 +548,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         self.parent.push(by);
         self.keys.extend_from_slice(qs);
         self.index.insert(qs.into(), id);
-        self.by_loc.entry(qs[0]).or_default().push(id);
+        self.by_loc.entry(LocId(qs[0])).or_default().push(id);
         let acc = self.accepting(qs);
         self.acc.push(acc);
         let p = self.progress(qs);
@@ -553,11 +583,13 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
     fn seed(&mut self) -> Result<Option<(Vec<u32>, By)>, Stop> {
         let start = self.st.start;
         let mut buf = Vec::new();
-        let combos = super::automaton::initial_combinations(&[NONE], self.others.clone());
+        // (The location word is the start's, as `step` writes it.)
+        let l = self.loc_of(start);
+        let combos = super::automaton::initial_combinations(&[l.as_u32()], self.others.clone());
         for (i, mut c) in combos.enumerate() {
             self.within_limits(i % 1024 == 1023)?;
             c.extend(std::iter::repeat_n(0, self.trackers.len()));
-            if self.step(&c, start, self.loc_of(start), &mut buf) {
+            if self.step(&c, start, l, &mut buf) {
                 let qs = buf.clone();
                 let by = By {
                     vertex: None,
@@ -580,17 +612,16 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         let Structure { g, core, seg, .. } = *self.st;
         let sccs = &core.sccs;
         let mut buf = Vec::new();
-        let mut out_edges: HashMap<u32, Vec<(u32, u32)>> = HashMap::new();
+        let mut out_edges: HashMap<SubId, Vec<(u32, u32)>> = HashMap::new();
         let mut popped = 0usize;
         while let Some((_, std::cmp::Reverse(v))) = self.heap.pop() {
             popped += 1;
             self.within_limits(popped.is_multiple_of(1024))?;
             let qs = self.key(v).to_vec();
-            let l = qs[0];
-            let moves: Vec<(u32, u32)> = match self.sub_of(l) {
-                None => g.succs(l).iter().map(|&w| (l, w)).collect(),
-                Some(s) => out_edges
-                    .entry(l)
+            let moves: Vec<(u32, u32)> = match self.place(LocId(qs[0])) {
+                Place::Node(l) => g.succs(l).iter().map(|&w| (l, w)).collect(),
+                Place::Sub(s) => out_edges
+                    .entry(s)
                     .or_insert_with(|| {
                         let mut e = Vec::new();
                         for &x in self.sub.members_of(s) {
@@ -643,7 +674,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         let mut steps: Vec<WitnessStep> = vec![(qs.to_vec(), by.to, by.from)];
         let mut v = by.vertex;
         while let Some(x) = v {
-            let p = self.parent[x as usize];
+            let p = self.parent[x];
             steps.push((self.key(x).to_vec(), p.to, p.from));
             v = p.vertex;
         }
@@ -652,9 +683,8 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         let mut whole_done: Vec<SccId> = Vec::new();
         let mut walker = Walker::new(self.n as usize);
         for i in 0..steps.len() {
-            let l = steps[i].0[0];
-            if self.sub_of(l).is_none() {
-                path.push(l);
+            if let Place::Node(v) = self.place(LocId(steps[i].0[0])) {
+                path.push(v);
                 continue;
             }
             self.cross(&steps, i, &mut path, &mut whole_done, &mut walker);
@@ -678,7 +708,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
             g, rg: g_rev, ends, ..
         } = *self.st;
         let (qs, entry) = (&steps[i].0, steps[i].1);
-        let (l, k_o) = (qs[0], self.k_o);
+        let (l, k_o) = (LocId(qs[0]), self.k_o);
         let s = self.sub_of(l).expect("a contracted location");
         let inside = |x: u32| self.sub.comp(x) == Some(s);
         path.push(entry);
@@ -830,12 +860,19 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         let nv = self.acc.len();
         let rev = Csr::from_edges(
             nv,
-            &self.edges.iter().map(|&(a, b)| (b, a)).collect::<Vec<_>>(),
+            &self
+                .edges
+                .values()
+                .map(|&(a, b)| (b.as_u32(), a.as_u32()))
+                .collect::<Vec<_>>(),
         );
         let mut co = BitSet::new(nv);
         crate::algo::reach(
             &rev,
-            (0..nv as u32).filter(|&v| self.acc[v as usize]),
+            self.acc
+                .ids()
+                .filter(|&v| self.acc[v])
+                .map(VertexId::as_u32),
             |_| true,
             &mut co,
         );
@@ -844,12 +881,11 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         }
         let mut may = BitSet::new(n as usize);
         for v in co.iter() {
-            let l = self.keys[v * self.width];
-            match self.sub_of(l) {
-                None => {
+            match self.place(LocId(self.keys[v * self.width])) {
+                Place::Node(l) => {
                     may.insert(l as usize);
                 }
-                Some(s) => {
+                Place::Sub(s) => {
                     for &x in self.sub.members_of(s) {
                         may.insert(x as usize);
                     }
@@ -890,31 +926,31 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
     /// or crossed many times) or [`ContractedProduct::crossings`].
     fn must_run(&self, co: &BitSet, m: &mut Must) {
         let n = self.n;
-        let live = |v: u32| co.contains(v as usize);
-        let split = SplitGraph::new(self.acc.len(), &self.initial, &self.acc, &self.edges, live);
+        let live = |v: VertexId| co.contains(v.index());
+        let split = SplitGraph::new(&self.initial, &self.acc, &self.edges, live);
         let cuts = Cuts::new(&split);
         // The vertices of the split graph at each location, if on some
         // root-to-sink path (a copy whose crossing cannot happen is not).
-        let mut at: HashMap<u32, Vec<u32>> = HashMap::new();
+        let mut at: HashMap<LocId, Vec<u32>> = HashMap::new();
         for x in 0..cuts.nh as u32 {
-            let b = split.base[x as usize];
-            if b != NONE && cuts.fwd.contains(x as usize) && cuts.bwd.contains(x as usize) {
-                at.entry(self.keys[b as usize * self.width])
-                    .or_default()
-                    .push(x);
+            let Some(b) = split.base[x as usize] else {
+                continue;
+            };
+            if cuts.fwd.contains(x as usize) && cuts.bwd.contains(x as usize) {
+                at.entry(self.loc(b)).or_default().push(x);
             }
         }
         // Concrete entry and exit nodes of every contracted vertex, in one
         // pass over the edges.
-        let mut ends_of: HashMap<u32, (Vec<u32>, Vec<u32>)> = HashMap::new();
-        for (i, &(a, b)) in self.edges.iter().enumerate() {
+        let mut ends_of: HashMap<VertexId, (Vec<u32>, Vec<u32>)> = HashMap::new();
+        for (i, &(a, b)) in self.edges.iter() {
             if !(live(a) && live(b)) {
                 continue;
             }
-            if self.sub_of(self.keys[b as usize * self.width]).is_some() {
+            if self.sub_of(self.loc(b)).is_some() {
                 ends_of.entry(b).or_default().0.push(self.edge_nodes[i].1);
             }
-            if self.sub_of(self.keys[a as usize * self.width]).is_some() {
+            if self.sub_of(self.loc(a)).is_some() {
                 ends_of.entry(a).or_default().1.push(self.edge_nodes[i].0);
             }
         }
@@ -978,7 +1014,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
     /// contracted location.
     fn mandatory(
         &self,
-        at: &HashMap<u32, Vec<u32>>,
+        at: &HashMap<LocId, Vec<u32>>,
         cuts: &Cuts<'_>,
         must: &mut BitSet,
     ) -> HashMap<SubId, Vec<Vec<u32>>> {
@@ -1033,7 +1069,10 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
             }
         };
         for (&l, states) in at {
-            if self.sub_of(l).is_some() || !cuts.cut(states) {
+            let Place::Node(l) = self.place(l) else {
+                continue;
+            };
+            if !cuts.cut(states) {
                 continue;
             }
             must.insert(l as usize);
@@ -1074,7 +1113,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
     ) -> (HashSet<u32>, HashSet<u32>) {
         let (b, kind) = (ctx.split.base[x as usize], ctx.split.kind[x as usize]);
         let none = (Vec::new(), Vec::new());
-        let es = ctx.ends_of.get(&b).unwrap_or(&none);
+        let es = b.and_then(|b| ctx.ends_of.get(&b)).unwrap_or(&none);
         let entries = if kind.starts() {
             [self.st.start].into_iter().collect()
         } else {
@@ -1099,7 +1138,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
     fn held(
         &self,
         ctx: &Trimmed<'_>,
-        l: u32,
+        l: LocId,
         states: &[u32],
         mandatory: &[Vec<u32>],
         path: &[Step],
@@ -1181,7 +1220,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
     fn crossings(
         &self,
         ctx: &Trimmed<'_>,
-        l: u32,
+        l: LocId,
         states: &[u32],
         required: &BitSet,
         m: &mut Must,
@@ -1311,15 +1350,15 @@ struct Trimmed<'t> {
     split: &'t SplitGraph,
     cuts: &'t Cuts<'t>,
     /// Per contracted vertex, its concrete entry and exit nodes.
-    ends_of: &'t HashMap<u32, (Vec<u32>, Vec<u32>)>,
+    ends_of: &'t HashMap<VertexId, (Vec<u32>, Vec<u32>)>,
 }
 
 /// One vertex of a product path, with the explored edges it is entered
 /// and left by (`None`: entered as an initial vertex, left to the sink).
 pub(crate) struct Step {
-    v: u32,
-    in_edge: Option<usize>,
-    out_edge: Option<usize>,
+    v: VertexId,
+    in_edge: Option<EdgeId>,
+    out_edge: Option<EdgeId>,
 }
 
 /// How a crossing of a product vertex begins and ends.
@@ -1355,30 +1394,30 @@ struct SplitGraph {
     hg: Csr,
     root: u32,
     sink: u32,
-    /// Product vertex of each split vertex (`NONE` for root and sink).
-    base: Vec<u32>,
+    /// Product vertex of each split vertex (none for root and sink).
+    base: Vec<Option<VertexId>>,
     kind: Vec<Kind>,
 }
 
 impl SplitGraph {
     fn new(
-        nv: usize,
-        initial: &[u32],
-        acc: &[bool],
-        edges: &[(u32, u32)],
-        live: impl Fn(u32) -> bool,
+        initial: &[VertexId],
+        acc: &IdVec<VertexId, bool>,
+        edges: &IdVec<EdgeId, (VertexId, VertexId)>,
+        live: impl Fn(VertexId) -> bool,
     ) -> SplitGraph {
-        let mut base: Vec<u32> = (0..nv as u32).chain([NONE, NONE]).collect();
+        let nv = acc.len();
+        let mut base: Vec<Option<VertexId>> = acc.ids().map(Some).chain([None, None]).collect();
         let mut kind = vec![Kind::Mid; nv + 2];
         let (root, sink) = (nv as u32, nv as u32 + 1);
         let mut h: Vec<(u32, u32)> = Vec::new();
-        let add = |b: u32, k: Kind, base: &mut Vec<u32>, kind: &mut Vec<Kind>| -> u32 {
-            base.push(b);
+        let add = |b: VertexId, k: Kind, base: &mut Vec<Option<VertexId>>, kind: &mut Vec<Kind>| {
+            base.push(Some(b));
             kind.push(k);
             base.len() as u32 - 1
         };
-        let mut first: HashMap<u32, u32> = HashMap::new();
-        let mut last: HashMap<u32, u32> = HashMap::new();
+        let mut first: HashMap<VertexId, u32> = HashMap::new();
+        let mut last: HashMap<VertexId, u32> = HashMap::new();
         for &i in initial {
             if !live(i) || first.contains_key(&i) {
                 continue;
@@ -1386,25 +1425,31 @@ impl SplitGraph {
             let f = add(i, Kind::First, &mut base, &mut kind);
             first.insert(i, f);
             h.push((root, f));
-            if acc[i as usize] {
+            if acc[i] {
                 let o = add(i, Kind::Only, &mut base, &mut kind);
                 h.push((root, o));
                 h.push((o, sink));
             }
         }
-        for v in 0..nv as u32 {
-            if live(v) && acc[v as usize] {
+        for v in acc.ids() {
+            if live(v) && acc[v] {
                 let l = add(v, Kind::Last, &mut base, &mut kind);
                 last.insert(v, l);
                 h.push((l, sink));
             }
         }
-        for &(a, b) in edges {
+        for &(a, b) in edges.values() {
             if !(live(a) && live(b)) {
                 continue;
             }
-            for from in [Some(a), first.get(&a).copied()].into_iter().flatten() {
-                for to in [Some(b), last.get(&b).copied()].into_iter().flatten() {
+            for from in [Some(a.as_u32()), first.get(&a).copied()]
+                .into_iter()
+                .flatten()
+            {
+                for to in [Some(b.as_u32()), last.get(&b).copied()]
+                    .into_iter()
+                    .flatten()
+                {
                     h.push((from, to));
                 }
             }
@@ -1423,22 +1468,25 @@ impl SplitGraph {
 
 /// A shortest root-to-sink path of the split trimmed product, as product
 /// vertices with the explored edges between them.
-fn product_path(split: &SplitGraph, edges: &[(u32, u32)]) -> Vec<Step> {
+fn product_path(split: &SplitGraph, edges: &IdVec<EdgeId, (VertexId, VertexId)>) -> Vec<Step> {
     let (hg, root, sink) = (&split.hg, split.root, split.sink);
     let mut walker = Walker::new(hg.num_vertices());
     let Some(mut xs) = walker.walk(hg, root, |x| x == sink, |_| true, false, usize::MAX) else {
         return Vec::new();
     };
     xs.pop(); // the sink
-    let vs: Vec<u32> = xs.iter().map(|&x| split.base[x as usize]).collect();
+    let vs: Vec<VertexId> = xs
+        .iter()
+        .map(|&x| split.base[x as usize].expect("a product vertex"))
+        .collect();
     // One explored edge for every consecutive pair, in one pass.
-    let want: HashMap<(u32, u32), usize> = vs
+    let want: HashMap<(VertexId, VertexId), usize> = vs
         .windows(2)
         .enumerate()
         .map(|(i, p)| ((p[0], p[1]), i))
         .collect();
     let mut found = vec![None; vs.len().saturating_sub(1)];
-    for (e, &(a, b)) in edges.iter().enumerate() {
+    for (e, &(a, b)) in edges.iter() {
         if let Some(&i) = want.get(&(a, b)) {
             if found[i].is_none() {
                 found[i] = Some(e);
@@ -1461,7 +1509,7 @@ struct Held<'a> {
     members: &'a [u32],
     sub: &'a Sccs<SubId>,
     s: SubId,
-    l: u32,
+    l: LocId,
     entries: &'a std::collections::HashSet<u32>,
     exits: &'a std::collections::HashSet<u32>,
     start: u32,
@@ -1470,7 +1518,7 @@ struct Held<'a> {
     /// UTL elements without trackers that the (single) crossing visits.
     untracked: Vec<u32>,
     path: &'a [Step],
-    edge_nodes: &'a [(u32, u32)],
+    edge_nodes: &'a IdVec<EdgeId, (u32, u32)>,
     keys: &'a [u32],
     width: usize,
     k_o: usize,
@@ -1597,10 +1645,10 @@ impl Held<'_> {
     fn legs(&self, crossing: &Crossing<'_>) -> Option<Vec<Leg>> {
         let local = |v: u32| crossing.local(v);
         let progress =
-            |v: u32, j: usize| self.keys[v as usize * self.width + 1 + self.k_o + j] as usize;
+            |v: VertexId, j: usize| self.keys[v.index() * self.width + 1 + self.k_o + j] as usize;
         let mut legs = Vec::new();
         for (i, st) in self.path.iter().enumerate() {
-            if self.keys[st.v as usize * self.width] != self.l {
+            if LocId(self.keys[st.v.index() * self.width]) != self.l {
                 continue;
             }
             let entry = match st.in_edge {

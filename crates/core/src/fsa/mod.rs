@@ -49,7 +49,7 @@ use crate::report::{NodeSet, Origin, Report};
 use crate::solver::{Answer, Checked, Label, Query, Recovery, SolveError, Solver};
 use crate::structure::{BulkLimits, BulkStats, Core, Crossing, Ends, Segments, Verdict};
 use automaton::Dfa;
-use product::{Loc, Product, Stop};
+use product::{Loc, Product, Stop, VertexId};
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
@@ -469,7 +469,7 @@ impl Fsa {
     }
 
     /// Expands a product path into consecutive ICFG nodes.
-    fn witness(g: &Icfg, p: &Product<'_>, vectors: &[Vec<u32>], last: u32) -> Vec<NodeId> {
+    fn witness(g: &Icfg, p: &Product<'_>, vectors: &[Vec<u32>], last: VertexId) -> Vec<NodeId> {
         let sccs = &p.core.sccs;
         let csr = g.succ_csr();
         let edges = p.tree_path(last);
@@ -1262,23 +1262,23 @@ fn classify(g: &Icfg, p: &Product<'_>, sp: &Split, limits: FsaLimits) -> Recover
     let sccs = &p.core.sccs;
     let nv = p.num_vertices();
     let co = p.co_reachable();
-    let live = |v: u32| co.contains(v as usize);
-    // Trimmed graph with virtual root (nv) and sink (nv + 1).
+    let live = |v: VertexId| co.contains(v.index());
+    // Trimmed graph: the vertices, a virtual root (nv) and sink (nv + 1).
     let (root, sink) = (nv as u32, nv as u32 + 1);
     let mut hedges: Vec<(u32, u32)> = Vec::new();
     for &i in &p.initial {
         if live(i) {
-            hedges.push((root, i));
+            hedges.push((root, i.as_u32()));
         }
     }
-    for v in 0..nv as u32 {
-        if live(v) && p.accepting[v as usize] {
-            hedges.push((v, sink));
+    for v in p.vertices() {
+        if live(v) && p.accepting[v] {
+            hedges.push((v.as_u32(), sink));
         }
     }
-    for e in &p.edges {
+    for e in p.edges.values() {
         if live(e.from) && live(e.to) {
-            hedges.push((e.from, e.to));
+            hedges.push((e.from.as_u32(), e.to.as_u32()));
         }
     }
     let h = Csr::from_edges(nv + 2, &hedges);
@@ -1291,9 +1291,9 @@ fn classify(g: &Icfg, p: &Product<'_>, sp: &Split, limits: FsaLimits) -> Recover
         x = idom[x as usize];
     }
     // Vertices per location.
-    let mut node_states: HashMap<u32, Vec<u32>> = HashMap::new();
-    let mut comp_states: HashMap<SccId, Vec<u32>> = HashMap::new();
-    for v in 0..nv as u32 {
+    let mut node_states: HashMap<u32, Vec<VertexId>> = HashMap::new();
+    let mut comp_states: HashMap<SccId, Vec<VertexId>> = HashMap::new();
+    for v in p.vertices() {
         if !live(v) {
             continue;
         }
@@ -1305,8 +1305,8 @@ fn classify(g: &Icfg, p: &Product<'_>, sp: &Split, limits: FsaLimits) -> Recover
     let mut budget = limits.exact_work;
     let mut undecided: Vec<NodeId> = Vec::new();
     // Is every root-to-sink path of the trimmed graph through `set`?
-    let cut = |set: &[u32], budget: &mut u64| -> Option<bool> {
-        if set.iter().any(|&v| dom_sink.contains(v as usize)) {
+    let cut = |set: &[VertexId], budget: &mut u64| -> Option<bool> {
+        if set.iter().any(|&v| dom_sink.contains(v.index())) {
             return Some(true);
         }
         if set.len() == 1 {
@@ -1317,7 +1317,7 @@ fn classify(g: &Icfg, p: &Product<'_>, sp: &Split, limits: FsaLimits) -> Recover
             return None;
         }
         *budget -= cost;
-        let blocked: HashSet<u32> = set.iter().copied().collect();
+        let blocked: HashSet<u32> = set.iter().map(|v| v.as_u32()).collect();
         let mut seen = BitSet::new(nv + 2);
         algo::reach(&h, [root], |v| !blocked.contains(&v), &mut seen);
         Some(!seen.contains(sink as usize))
@@ -1343,8 +1343,8 @@ fn classify(g: &Icfg, p: &Product<'_>, sp: &Split, limits: FsaLimits) -> Recover
     }
     // Concrete entry and exit nodes of every trimmed super-vertex, in one
     // pass over the edges.
-    let mut ends_of: HashMap<u32, (Vec<u32>, Vec<u32>)> = HashMap::new();
-    for e in &p.edges {
+    let mut ends_of: HashMap<VertexId, (Vec<u32>, Vec<u32>)> = HashMap::new();
+    for e in p.edges.values() {
         if !(live(e.from) && live(e.to)) {
             continue;
         }
@@ -1373,7 +1373,7 @@ fn classify(g: &Icfg, p: &Product<'_>, sp: &Split, limits: FsaLimits) -> Recover
                 if p.initial.contains(&sv) {
                     entries.insert(p.start);
                 }
-                if p.accepting[sv as usize] {
+                if p.accepting[sv] {
                     exits.extend(members.iter().copied().filter(|&v| p.ends.is_target(v)));
                 }
                 if let Some(es) = ends_of.get(&sv) {

@@ -9,12 +9,22 @@
 //! automata unchanged, so one vertex stands for all of it.
 
 use super::automaton::{Dfa, DEAD};
-use crate::algo::{SccId, NONE};
+use crate::algo::SccId;
 use crate::graph::{BitSet, Csr};
-use crate::ids::IdVec;
+use crate::ids::{entity_id, IdVec};
 use crate::structure::{Core, Ends, Segments};
 use std::collections::{HashMap, VecDeque};
 use std::time::Instant;
+
+entity_id!(
+    /// A vertex of a product (full or contracted): a location and the
+    /// automaton states (and tracker positions) there.
+    VertexId
+);
+entity_id!(
+    /// An explored edge of the full product.
+    EdgeId
+);
 
 /// The location of a product vertex: a node, or a whole silent component.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -26,16 +36,16 @@ pub(crate) enum Loc {
 /// One product edge, with the concrete ICFG edge it follows.
 #[derive(Copy, Clone, Debug)]
 pub(crate) struct Edge {
-    pub from: u32,
-    pub to: u32,
+    pub from: VertexId,
+    pub to: VertexId,
     pub from_node: u32,
     pub to_node: u32,
 }
 
 /// The exploration frontier: FIFO (breadth first) or most progress first.
 pub(crate) enum Frontier {
-    Fifo(VecDeque<u32>),
-    Best(std::collections::BinaryHeap<(u64, std::cmp::Reverse<u32>)>),
+    Fifo(VecDeque<VertexId>),
+    Best(std::collections::BinaryHeap<(u64, std::cmp::Reverse<VertexId>)>),
 }
 
 impl Frontier {
@@ -46,13 +56,13 @@ impl Frontier {
             Frontier::Fifo(Default::default())
         }
     }
-    fn push(&mut self, v: u32, progress: u64) {
+    fn push(&mut self, v: VertexId, progress: u64) {
         match self {
             Frontier::Fifo(q) => q.push_back(v),
             Frontier::Best(h) => h.push((progress, std::cmp::Reverse(v))),
         }
     }
-    fn pop(&mut self) -> Option<u32> {
+    fn pop(&mut self) -> Option<VertexId> {
         match self {
             Frontier::Fifo(q) => q.pop_front(),
             Frontier::Best(h) => h.pop().map(|(_, std::cmp::Reverse(v))| v),
@@ -142,17 +152,18 @@ pub(crate) struct Product<'a> {
     n: u32,
     width: usize,
     keys: Vec<u32>,
-    index: HashMap<Box<[u32]>, u32>,
-    pub edges: Vec<Edge>,
-    pub initial: Vec<u32>,
-    pub accepting: Vec<bool>,
-    /// BFS tree: the edge that discovered each vertex (NONE for initial ones).
-    pub parent_edge: Vec<u32>,
+    index: HashMap<Box<[u32]>, VertexId>,
+    pub edges: IdVec<EdgeId, Edge>,
+    pub initial: Vec<VertexId>,
+    pub accepting: IdVec<VertexId, bool>,
+    /// BFS tree: the edge that discovered each vertex (none for initial
+    /// ones).
+    pub parent_edge: IdVec<VertexId, Option<EdgeId>>,
     /// Per silent component: its edges leaving the component.
     out_edges: HashMap<SccId, Vec<(u32, u32)>>,
     has_target: IdVec<SccId, bool>,
     /// With subsumption: the explored vertices of each location.
-    antichain: Option<HashMap<Loc, Vec<u32>>>,
+    antichain: Option<HashMap<Loc, Vec<VertexId>>>,
 }
 
 impl<'a> Product<'a> {
@@ -209,10 +220,10 @@ impl<'a> Product<'a> {
             width: 1 + autos.len(),
             keys: Vec::new(),
             index: HashMap::new(),
-            edges: Vec::new(),
+            edges: IdVec::new(),
             initial: Vec::new(),
-            accepting: Vec::new(),
-            parent_edge: Vec::new(),
+            accepting: IdVec::new(),
+            parent_edge: IdVec::new(),
             out_edges: HashMap::new(),
             has_target,
             antichain: None,
@@ -223,9 +234,14 @@ impl<'a> Product<'a> {
         self.accepting.len()
     }
 
+    /// The explored vertices, in order of discovery.
+    pub fn vertices(&self) -> impl Iterator<Item = VertexId> {
+        self.accepting.ids()
+    }
+
     /// The location of a vertex.
-    pub fn loc(&self, v: u32) -> Loc {
-        let l = self.keys[v as usize * self.width];
+    pub fn loc(&self, v: VertexId) -> Loc {
+        let l = self.keys[v.index() * self.width];
         match l.checked_sub(self.n) {
             None => Loc::Node(l),
             Some(c) => Loc::Comp(SccId::new(c as usize)),
@@ -240,8 +256,8 @@ impl<'a> Product<'a> {
         }
     }
 
-    fn states(&self, v: u32) -> &[u32] {
-        let i = v as usize * self.width;
+    fn states(&self, v: VertexId) -> &[u32] {
+        let i = v.index() * self.width;
         &self.keys[i + 1..i + self.width]
     }
 
@@ -293,7 +309,13 @@ impl<'a> Product<'a> {
             .sum()
     }
 
-    fn intern(&mut self, loc: Loc, qs: &[u32], queue: &mut Frontier, parent: u32) -> u32 {
+    fn intern(
+        &mut self,
+        loc: Loc,
+        qs: &[u32],
+        queue: &mut Frontier,
+        parent: Option<EdgeId>,
+    ) -> VertexId {
         let mut key = Vec::with_capacity(self.width);
         key.push(self.loc_word(loc));
         key.extend_from_slice(qs);
@@ -310,11 +332,10 @@ impl<'a> Product<'a> {
                 return v;
             }
         }
-        let id = self.accepting.len() as u32;
+        let acc = self.is_accepting(loc, qs);
+        let id = self.accepting.push(acc);
         self.keys.extend_from_slice(&key);
         self.index.insert(key, id);
-        let acc = self.is_accepting(loc, qs);
-        self.accepting.push(acc);
         self.parent_edge.push(parent);
         let prio = self.progress(qs);
         queue.push(id, prio);
@@ -384,7 +405,7 @@ impl<'a> Product<'a> {
             }
             if self.step_all(&c, s, &mut buf) {
                 let qs = buf.clone();
-                let id = self.intern(loc, &qs, &mut queue, NONE);
+                let id = self.intern(loc, &qs, &mut queue, None);
                 if !self.initial.contains(&id) {
                     self.initial.push(id);
                 }
@@ -392,7 +413,7 @@ impl<'a> Product<'a> {
         }
         let mut head_count = 0usize;
         while let Some(v) = queue.pop() {
-            if self.accepting[v as usize] {
+            if self.accepting[v] {
                 found = true;
                 if stop_at_accept && self.autos.iter().any(|a| a.has_order()) {
                     return Ok(true);
@@ -426,7 +447,7 @@ impl<'a> Product<'a> {
                 }
                 let qs2 = buf.clone();
                 let loc = self.loc_of_node(w);
-                let to = self.intern(loc, &qs2, &mut queue, self.edges.len() as u32);
+                let to = self.intern(loc, &qs2, &mut queue, Some(self.edges.next_id()));
                 self.edges.push(Edge {
                     from: v,
                     to,
@@ -457,14 +478,16 @@ impl<'a> Product<'a> {
             nv,
             &self
                 .edges
-                .iter()
-                .map(|e| (e.to, e.from))
+                .values()
+                .map(|e| (e.to.as_u32(), e.from.as_u32()))
                 .collect::<Vec<_>>(),
         );
         let mut seen = BitSet::new(nv);
         crate::algo::reach(
             &rev,
-            (0..nv as u32).filter(|&v| self.accepting[v as usize]),
+            self.vertices()
+                .filter(|&v| self.accepting[v])
+                .map(VertexId::as_u32),
             |_| true,
             &mut seen,
         );
@@ -472,16 +495,16 @@ impl<'a> Product<'a> {
     }
 
     /// The first accepting vertex found (in BFS order).
-    pub fn first_accepting(&self) -> Option<u32> {
-        (0..self.num_vertices() as u32).find(|&v| self.accepting[v as usize])
+    pub fn first_accepting(&self) -> Option<VertexId> {
+        self.vertices().find(|&v| self.accepting[v])
     }
 
     /// The product edges from an initial vertex to `v` along the BFS tree.
-    pub fn tree_path(&self, v: u32) -> Vec<Edge> {
+    pub fn tree_path(&self, v: VertexId) -> Vec<Edge> {
         let mut out = Vec::new();
         let mut x = v;
-        while self.parent_edge[x as usize] != NONE {
-            let e = self.edges[self.parent_edge[x as usize] as usize];
+        while let Some(e) = self.parent_edge[x] {
+            let e = self.edges[e];
             out.push(e);
             x = e.from;
         }
