@@ -267,6 +267,58 @@ pub fn dominators(g: &Csr, preds: &Csr, root: u32, inside: impl Fn(u32) -> bool)
     idom
 }
 
+/// A tree over the vertices of a graph, as parent links: a dominator tree
+/// (the root is its own parent) or a search tree (the root has none).
+/// Vertices outside the tree have no parent.
+#[derive(Clone, Debug)]
+pub(crate) struct Tree {
+    /// [`NONE`] for no parent.
+    parent: Vec<u32>,
+}
+
+impl Tree {
+    /// A tree of `n` vertices, none of them with a parent yet.
+    pub(crate) fn new(n: usize) -> Tree {
+        Tree {
+            parent: vec![NONE; n],
+        }
+    }
+
+    /// The parent of `v`, if any.
+    #[inline]
+    pub(crate) fn parent(&self, v: u32) -> Option<u32> {
+        let p = self.parent[v as usize];
+        (p != NONE).then_some(p)
+    }
+
+    #[inline]
+    pub(crate) fn set_parent(&mut self, v: u32, p: u32) {
+        self.parent[v as usize] = p;
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.parent.len()
+    }
+
+    /// `v` (if any) and its ancestors, up to but excluding `root`.
+    pub(crate) fn up_from(&self, v: Option<u32>, root: u32) -> impl Iterator<Item = u32> + '_ {
+        std::iter::successors(v, |&x| self.parent(x)).take_while(move |&x| x != root)
+    }
+}
+
+/// The dominator tree of [`dominators`]: each vertex's parent is its
+/// immediate dominator.
+pub(crate) fn dominator_tree(
+    g: &Csr,
+    preds: &Csr,
+    root: u32,
+    inside: impl Fn(u32) -> bool,
+) -> Tree {
+    Tree {
+        parent: dominators(g, preds, root, inside),
+    }
+}
+
 /// Breadth-first walks inside one component, with marks reused across
 /// walks (a generation counter instead of clearing).
 pub(crate) struct Walker {
@@ -341,11 +393,11 @@ impl Walker {
     }
 }
 
-/// A BFS tree from `root` over nodes with `inside`: parents and depths
-/// (`NONE` and `u32::MAX` outside it).
-pub(crate) fn bfs_tree(g: &Csr, root: u32, inside: impl Fn(u32) -> bool) -> (Vec<u32>, Vec<u32>) {
+/// A BFS tree from `root` over nodes with `inside`, and the depths
+/// (`u32::MAX` outside it).
+pub(crate) fn bfs_tree(g: &Csr, root: u32, inside: impl Fn(u32) -> bool) -> (Tree, Vec<u32>) {
     let n = g.num_vertices();
-    let mut parent = vec![NONE; n];
+    let mut parent = Tree::new(n);
     let mut depth = vec![u32::MAX; n];
     depth[root as usize] = 0;
     let mut queue = std::collections::VecDeque::from([root]);
@@ -353,7 +405,7 @@ pub(crate) fn bfs_tree(g: &Csr, root: u32, inside: impl Fn(u32) -> bool) -> (Vec
         for &w in g.succs(v) {
             if inside(w) && depth[w as usize] == u32::MAX {
                 depth[w as usize] = depth[v as usize] + 1;
-                parent[w as usize] = v;
+                parent.set_parent(w, v);
                 queue.push_back(w);
             }
         }

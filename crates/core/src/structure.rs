@@ -79,7 +79,7 @@
 //!   solved exactly, each in O(|C|). A work budget bounds this; vertices
 //!   left over stay Maybe and are reported as undecided.
 
-use crate::algo::{self, reach, SccId, Sccs, NONE};
+use crate::algo::{self, reach, SccId, Sccs, Tree};
 use crate::graph::{BitSet, Csr};
 use crate::ids::IdVec;
 
@@ -664,20 +664,21 @@ impl<'a> Crossing<'a> {
         let k = self.members.len();
         let (src, snk) = (k as u32, k as u32 + 1);
         let mut must = BitSet::new(k + 2);
-        let idom = algo::dominators(&self.g, &self.rg, src, |_| true);
-        let pdom = algo::dominators(&self.rg, &self.g, snk, |_| true);
+        let idom = algo::dominator_tree(&self.g, &self.rg, src, |_| true);
+        let pdom = algo::dominator_tree(&self.rg, &self.g, snk, |_| true);
         for (tree, root, other) in [(&idom, src, snk), (&pdom, snk, src)] {
             let depth = tree_depths(tree, root);
             let mut marked = BitSet::new(k + 2);
-            let mut mark_from = |x: u32, must: &mut BitSet| {
-                let mut x = x;
-                while x != NONE && x != root && marked.insert(x as usize) {
+            let mut mark_from = |x: Option<u32>, must: &mut BitSet| {
+                for x in tree.up_from(x, root) {
+                    if !marked.insert(x as usize) {
+                        break;
+                    }
                     must.insert(x as usize);
-                    x = tree[x as usize];
                 }
             };
             // The other end: its strict ancestors.
-            mark_from(tree[other as usize], &mut must);
+            mark_from(tree.parent(other), &mut must);
             for set in sets {
                 let mut it = set
                     .iter()
@@ -687,7 +688,7 @@ impl<'a> Crossing<'a> {
                 // hits the set through the others.
                 let Some(first) = it.next() else { continue };
                 let lca = it.fold(first, |a, b| nearest_common(tree, &depth, a, b));
-                mark_from(lca, &mut must);
+                mark_from(Some(lca), &mut must);
             }
         }
         must.remove(src as usize);
@@ -705,14 +706,15 @@ impl<'a> Crossing<'a> {
     pub(crate) fn star_unavoidable(&self, root: u32, legs: &[Leg]) -> BitSet {
         let k = self.members.len();
         let concrete = |v: u32| (v as usize) < k;
-        let out = algo::dominators(&self.g, &self.rg, root, concrete);
-        let into = algo::dominators(&self.rg, &self.g, root, concrete);
+        let out = algo::dominator_tree(&self.g, &self.rg, root, concrete);
+        let into = algo::dominator_tree(&self.rg, &self.g, root, concrete);
         let mut must = BitSet::new(k + 2);
         must.insert(root as usize);
-        let mark = |tree: &[u32], from: u32, must: &mut BitSet| {
-            let mut x = from;
-            while x != NONE && x != root && must.insert(x as usize) {
-                x = tree[x as usize];
+        let mark = |tree: &Tree, from: u32, must: &mut BitSet| {
+            for x in tree.up_from(Some(from), root) {
+                if !must.insert(x as usize) {
+                    break;
+                }
             }
         };
         for leg in legs {
@@ -766,19 +768,19 @@ impl<'a> Crossing<'a> {
         // Walk tree parents from `from` to the root, marking; a vertex
         // already marked in this tree has its path marked too. (The virtual
         // source and sink are leaves: no tree path passes through them.)
-        let walk = |parent: &[u32], from: u32, w: &mut BitSet| -> bool {
+        let walk = |tree: &Tree, from: u32, w: &mut BitSet| -> bool {
             let mut x = from;
             loop {
                 if x == root {
                     return true;
                 }
-                if parent[x as usize] == NONE {
+                let Some(p) = tree.parent(x) else {
                     return false;
-                }
+                };
                 if !w.insert(x as usize) {
                     return true;
                 }
-                x = parent[x as usize];
+                x = p;
             }
         };
         let mut root_goal = false;
@@ -864,17 +866,20 @@ pub(crate) struct Leg {
     pub exit: u32,
 }
 
-/// Depth of every vertex in the tree given by `parent` (the root's parent
-/// is itself), `u32::MAX` for vertices outside it. Linear time.
-fn tree_depths(parent: &[u32], root: u32) -> Vec<u32> {
-    let mut depth = vec![u32::MAX; parent.len()];
+/// Depth of every vertex in a dominator tree (the root's parent is
+/// itself), `u32::MAX` for vertices outside it. Linear time.
+fn tree_depths(tree: &Tree, root: u32) -> Vec<u32> {
+    let mut depth = vec![u32::MAX; tree.len()];
     depth[root as usize] = 0;
     let mut stack: Vec<u32> = Vec::new();
-    for v in 0..parent.len() as u32 {
+    for v in 0..tree.len() as u32 {
         let mut x = v;
-        while depth[x as usize] == u32::MAX && parent[x as usize] != NONE {
+        while depth[x as usize] == u32::MAX {
+            let Some(p) = tree.parent(x) else {
+                break;
+            };
             stack.push(x);
-            x = parent[x as usize];
+            x = p;
         }
         let mut d = depth[x as usize];
         while let Some(y) = stack.pop() {
@@ -885,25 +890,27 @@ fn tree_depths(parent: &[u32], root: u32) -> Vec<u32> {
     depth
 }
 
-/// Nearest common ancestor of `a` and `b` in a tree with `depth`.
-fn nearest_common(parent: &[u32], depth: &[u32], mut a: u32, mut b: u32) -> u32 {
+/// Nearest common ancestor of `a` and `b` (both in the tree) in a tree
+/// with `depth`.
+fn nearest_common(tree: &Tree, depth: &[u32], mut a: u32, mut b: u32) -> u32 {
+    let up = |x: u32| tree.parent(x).expect("in the tree");
     while depth[a as usize] > depth[b as usize] {
-        a = parent[a as usize];
+        a = up(a);
     }
     while depth[b as usize] > depth[a as usize] {
-        b = parent[b as usize];
+        b = up(b);
     }
     while a != b {
-        a = parent[a as usize];
-        b = parent[b as usize];
+        a = up(a);
+        b = up(b);
     }
     a
 }
 
-/// Shortest-path tree parents from `root` in `g` where entering a `costly`
+/// The shortest-path tree from `root` in `g` where entering a `costly`
 /// vertex costs 1 and any other vertex 0 (0-1 BFS with a deque), so that
-/// tree paths use as few costly vertices as possible, and the distances.
-/// `NONE` (distance `u32::MAX`) for unreached vertices; `NONE` for the root.
+/// tree paths use as few costly vertices as possible, and the distances
+/// (`u32::MAX` for unreached vertices, which have no parent, as the root).
 ///
 /// The search stops once every vertex of `needed` is settled: the tree
 /// paths (and distances) of those vertices and of their ancestors are
@@ -914,8 +921,8 @@ fn tree_01(
     n: usize,
     costly: impl Fn(u32) -> bool,
     needed: &[u32],
-) -> (Vec<u32>, Vec<u32>) {
-    let mut parent = vec![NONE; n];
+) -> (Tree, Vec<u32>) {
+    let mut parent = Tree::new(n);
     let mut dist = vec![u32::MAX; n];
     let mut done = BitSet::new(n);
     let mut wanted = BitSet::new(n);
@@ -943,7 +950,7 @@ fn tree_01(
             let c = u32::from(costly(w));
             if d + c < dist[w as usize] {
                 dist[w as usize] = d + c;
-                parent[w as usize] = v;
+                parent.set_parent(w, v);
                 if c == 0 {
                     deque.push_front(w);
                 } else {

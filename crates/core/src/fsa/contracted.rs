@@ -28,7 +28,7 @@
 use super::automaton::Dfa;
 use super::product::{estimated_bytes, EdgeId, Stop, Touch, VertexId};
 use super::Split;
-use crate::algo::{bfs_tree, SccId, Sccs, Walker, NONE};
+use crate::algo::{bfs_tree, SccId, Sccs, Tree, Walker};
 use crate::fxhash::FxHashMap;
 use crate::graph::{BitSet, Csr};
 use crate::ids::{entity_id, IdVec};
@@ -784,7 +784,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         visit(entry, &mut wanted, &mut ptr);
         // Nearest first while that is cheap; when the next goal is far,
         // through the entry along two BFS trees (into it and out of it).
-        let mut trees: Option<(Vec<u32>, Vec<u32>, Vec<u32>)> = None;
+        let mut trees: Option<(Tree, Tree, Vec<u32>)> = None;
         while !wanted.is_empty() {
             let cur = *path.last().expect("entry");
             if let Some(leg) = walker.walk(g, cur, |x| wanted.contains_key(&x), inside, false, 4096)
@@ -807,20 +807,21 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
             else {
                 break;
             };
-            if depth[x as usize] == u32::MAX || into[cur as usize] == NONE && cur != entry {
+            if depth[x as usize] == u32::MAX || into.parent(cur).is_none() && cur != entry {
                 break; // cannot happen in a strongly connected location
             }
             let before = path.len();
+            let up = |tree: &Tree, y: u32| tree.parent(y).expect("in the tree");
             let mut y = cur;
             while y != entry {
-                y = into[y as usize];
+                y = up(into, y);
                 path.push(y);
             }
             let mut down = Vec::new();
             let mut y = x;
             while y != entry {
                 down.push(y);
-                y = out_of[y as usize];
+                y = up(out_of, y);
             }
             path.extend(down.into_iter().rev());
             if path.len() == before {
@@ -1309,12 +1310,10 @@ impl<'t> Cuts<'t> {
         let (hg, root, sink) = (&split.hg, split.root, split.sink);
         let nh = hg.num_vertices();
         let hr = hg.reversed();
-        let idom = crate::algo::dominators(hg, &hr, root, |_| true);
+        let idom = crate::algo::dominator_tree(hg, &hr, root, |_| true);
         let mut dom_sink = BitSet::new(nh);
-        let mut x = idom[sink as usize];
-        while x != NONE && x != root {
+        for x in idom.up_from(idom.parent(sink), root) {
             dom_sink.insert(x as usize);
-            x = idom[x as usize];
         }
         let (mut fwd, mut bwd) = (BitSet::new(nh), BitSet::new(nh));
         crate::algo::reach(hg, [root], |_| true, &mut fwd);

@@ -40,7 +40,7 @@ pub use crate::automaton;
 mod contracted;
 pub(crate) mod product;
 
-use crate::algo::{self, SccId, Walker, NONE};
+use crate::algo::{self, SccId, Walker};
 use crate::graph::{BitSet, Csr};
 use crate::icfg::Icfg;
 use crate::ids::{IdVec, NodeId};
@@ -1283,12 +1283,10 @@ fn classify(g: &Icfg, p: &Product<'_>, sp: &Split, limits: FsaLimits) -> Recover
     }
     let h = Csr::from_edges(nv + 2, &hedges);
     let hr = h.reversed();
-    let idom = algo::dominators(&h, &hr, root, |_| true);
+    let idom = algo::dominator_tree(&h, &hr, root, |_| true);
     let mut dom_sink = BitSet::new(nv + 2);
-    let mut x = idom[sink as usize];
-    while x != NONE && x != root {
+    for x in idom.up_from(idom.parent(sink), root) {
         dom_sink.insert(x as usize);
-        x = idom[x as usize];
     }
     // Vertices per location.
     let mut node_states: HashMap<u32, Vec<VertexId>> = HashMap::new();
