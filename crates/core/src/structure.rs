@@ -301,17 +301,21 @@ impl Core {
     /// instance: the forward/backward passes and the DAG dominator pass
     /// described in the module docs. O(V + E) plus the dominator walks.
     pub fn segments(&self, inst: &Instance<'_>, ends: &Ends) -> Segments {
-        let g = inst.g;
-        let rg = inst.rg;
+        let first = self.first_reached(inst.g, ends);
+        let mut seg = self.intervals(&first);
+        seg.forced = self.forced(inst.rg, ends, &seg);
+        seg
+    }
+
+    /// Backward: the first chain position each component reaches (m + 1 =
+    /// the sink, `u32::MAX` none).
+    fn first_reached(&self, g: &Csr, ends: &Ends) -> IdVec<SccId, u32> {
         let sccs = &self.sccs;
-        let count = sccs.count();
         let m = self.m;
-        let core = self;
-        // Backward: the first chain position each component reaches (m + 1 = sink).
-        let mut first = IdVec::filled(count, u32::MAX);
+        let mut first = IdVec::filled(sccs.count(), u32::MAX);
         for c in sccs.ids().rev() {
-            let mut f = if core.chain_pos[c] > 0 {
-                core.chain_pos[c]
+            let mut f = if self.chain_pos[c] > 0 {
+                self.chain_pos[c]
             } else {
                 u32::MAX
             };
@@ -328,28 +332,46 @@ impl Core {
             }
             first[c] = f;
         }
-        // Segment interval of each component; alive = on some consistent path.
+        first
+    }
+
+    /// Segment interval of each component (`first`: see
+    /// [`Core::first_reached`]); alive = on some consistent path. Nothing
+    /// forced yet.
+    fn intervals(&self, first: &IdVec<SccId, u32>) -> Segments {
+        let count = self.sccs.count();
         let mut lo = IdVec::filled(count, 0u32);
         let mut hi = IdVec::filled(count, 0u32);
         let mut alive = IdVec::filled(count, false);
-        for c in sccs.ids() {
-            let pos = core.chain_pos[c];
+        for c in self.sccs.ids() {
+            let pos = self.chain_pos[c];
             if pos > 0 {
                 lo[c] = pos - 1;
                 hi[c] = pos;
                 alive[c] = true;
-            } else if first[c] != u32::MAX && first[c] == core.last[c] + 1 {
-                lo[c] = core.last[c];
-                hi[c] = core.last[c];
+            } else if first[c] != u32::MAX && first[c] == self.last[c] + 1 {
+                lo[c] = self.last[c];
+                hi[c] = self.last[c];
                 alive[c] = true;
             }
         }
-        let usable =
-            |c: SccId, d: SccId| alive[c] && alive[d] && lo[d].max(lo[c]) <= hi[c].min(hi[d]);
+        Segments {
+            lo,
+            hi,
+            alive,
+            forced: IdVec::filled(count, false),
+        }
+    }
 
-        // Dominators of the DAG of usable components, with a virtual source
-        // `root` after the components (the virtual sink only needs its
-        // idom, `sink_idom`).
+    /// The components on every consistent path: those that dominate the
+    /// sink in the DAG of usable components and edges of `seg` (`rg`: the
+    /// reverse graph).
+    fn forced(&self, rg: &Csr, ends: &Ends, seg: &Segments) -> IdVec<SccId, bool> {
+        let sccs = &self.sccs;
+        let count = sccs.count();
+        let m = self.m;
+        // Dominators of the DAG, with a virtual source `root` after the
+        // components (the virtual sink only needs its idom, `sink_idom`).
         let root = SccId::new(count);
         let mut idom: IdVec<SccId, Option<SccId>> = IdVec::filled(count + 1, None);
         let mut depth: IdVec<SccId, u32> = IdVec::filled(count + 1, 0);
@@ -367,22 +389,22 @@ impl Core {
         };
         let mut sink_idom: Option<SccId> = None;
         for c in sccs.ids() {
-            if !alive[c] {
+            if !seg.alive[c] {
                 continue;
             }
             let mut d: Option<SccId> = None;
             let mut from_source = false;
             let mut to_sink = false;
             for &v in sccs.members_of(c) {
-                if ends.is_source(v) && lo[c] == 0 {
+                if ends.is_source(v) && seg.starts(c) {
                     from_source = true;
                 }
-                if ends.is_target(v) && hi[c] == m {
+                if ends.is_target(v) && seg.ends(c, m) {
                     to_sink = true;
                 }
                 for &p in rg.succs(v) {
                     match sccs.comp(p) {
-                        Some(pc) if pc != c && usable(pc, c) => {
+                        Some(pc) if pc != c && seg.usable(pc, c) => {
                             d = Some(d.map_or(pc, |d| lca(&idom, &depth, d, pc)));
                         }
                         _ => {}
@@ -409,13 +431,7 @@ impl Core {
                 x = up(&idom, x);
             }
         }
-
-        Segments {
-            lo,
-            hi,
-            alive,
-            forced,
-        }
+        forced
     }
 }
 
