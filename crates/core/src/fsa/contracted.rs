@@ -704,17 +704,48 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         whole_done: &mut Vec<SccId>,
         walker: &mut Walker,
     ) {
-        let Structure {
-            g, rg: g_rev, ends, ..
-        } = *self.st;
-        let (qs, entry) = (&steps[i].0, steps[i].1);
+        let Structure { g, ends, .. } = *self.st;
+        let entry = steps[i].1;
+        let s = self
+            .sub_of(LocId(steps[i].0[0]))
+            .expect("a contracted location");
+        let inside = |x: u32| self.sub.comp(x) == Some(s);
+        path.push(entry);
+        let mut goals = Goals::new(self.crossing_goals(steps, i, whole_done));
+        goals.visit(entry);
+        self.walk_goals(s, entry, &mut goals, path, walker);
+        let out: Vec<u32> = match steps.get(i + 1) {
+            Some(next) => vec![next.2.expect("a move into the next location")],
+            None => self
+                .sub
+                .members_of(s)
+                .iter()
+                .copied()
+                .filter(|&x| ends.is_target(x))
+                .collect(),
+        };
+        let cur = *path.last().expect("entry");
+        path.extend(
+            walker
+                .walk(g, cur, |x| out.contains(&x), inside, true, usize::MAX)
+                .unwrap_or_default(),
+        );
+    }
+
+    /// What the crossing of contracted location `steps[i]` must visit, as
+    /// independent sequences of node sets: the elements every tracker
+    /// matched on entry, and the UTL elements of a whole component (on its
+    /// one crossing: the first, then added to `whole_done`).
+    fn crossing_goals(
+        &self,
+        steps: &[WitnessStep],
+        i: usize,
+        whole_done: &mut Vec<SccId>,
+    ) -> Vec<Vec<Vec<u32>>> {
+        let qs = &steps[i].0;
         let (l, k_o) = (LocId(qs[0]), self.k_o);
         let s = self.sub_of(l).expect("a contracted location");
         let inside = |x: u32| self.sub.comp(x) == Some(s);
-        path.push(entry);
-        // What the crossing must visit, as independent sequences of node
-        // sets: the elements every tracker matched on entry, and the UTL
-        // elements of a whole component (on its one crossing).
         let mut seqs: Vec<Vec<Vec<u32>>> = Vec::new();
         for (j, t) in self.trackers.iter().enumerate() {
             let from = if i == 0 {
@@ -747,51 +778,37 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
                 );
             }
         }
-        // Walk to the nearest node some sequence needs next, again and
-        // again; one visit advances every sequence that needs it.
-        let mut ptr = vec![0usize; seqs.len()];
-        // A fixed hasher: which goals come first is part of the witness,
-        // and witnesses are deterministic.
-        let mut wanted: FxHashMap<u32, Vec<usize>> = FxHashMap::default();
-        for (k, seq) in seqs.iter().enumerate() {
-            if let Some(first) = seq.first() {
-                for &x in first {
-                    wanted.entry(x).or_default().push(k);
-                }
-            }
-        }
-        let visit = |x: u32, wanted: &mut FxHashMap<u32, Vec<usize>>, ptr: &mut Vec<usize>| {
-            let Some(ks) = wanted.get(&x).cloned() else {
-                return;
-            };
-            for k in ks {
-                for y in &seqs[k][ptr[k]] {
-                    if let Some(list) = wanted.get_mut(y) {
-                        list.retain(|&z| z != k);
-                        if list.is_empty() {
-                            wanted.remove(y);
-                        }
-                    }
-                }
-                ptr[k] += 1;
-                if let Some(next) = seqs[k].get(ptr[k]) {
-                    for &y in next {
-                        wanted.entry(y).or_default().push(k);
-                    }
-                }
-            }
-        };
-        visit(entry, &mut wanted, &mut ptr);
-        // Nearest first while that is cheap; when the next goal is far,
-        // through the entry along two BFS trees (into it and out of it).
+        seqs
+    }
+
+    /// Extends `path` (inside sub-component `s`, entered at `entry`) until
+    /// it has visited every goal: to the nearest node some sequence needs
+    /// next while that is cheap; when the next goal is far, through the
+    /// entry along two BFS trees (into it and out of it).
+    fn walk_goals(
+        &self,
+        s: SubId,
+        entry: u32,
+        goals: &mut Goals,
+        path: &mut Vec<u32>,
+        walker: &mut Walker,
+    ) {
+        let Structure { g, rg: g_rev, .. } = *self.st;
+        let inside = |x: u32| self.sub.comp(x) == Some(s);
         let mut trees: Option<(Tree, Tree, Vec<u32>)> = None;
-        while !wanted.is_empty() {
+        while !goals.wanted.is_empty() {
             let cur = *path.last().expect("entry");
-            if let Some(leg) = walker.walk(g, cur, |x| wanted.contains_key(&x), inside, false, 4096)
-            {
+            if let Some(leg) = walker.walk(
+                g,
+                cur,
+                |x| goals.wanted.contains_key(&x),
+                inside,
+                false,
+                4096,
+            ) {
                 let x = *leg.last().expect("a goal");
                 path.extend(leg);
-                visit(x, &mut wanted, &mut ptr);
+                goals.visit(x);
                 continue;
             }
             let (into, out_of, depth) = trees.get_or_insert_with(|| {
@@ -799,7 +816,8 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
                 let (out_of, depth) = bfs_tree(g, entry, inside);
                 (into, out_of, depth)
             });
-            let Some(x) = wanted
+            let Some(x) = goals
+                .wanted
                 .keys()
                 .take(64)
                 .copied()
@@ -832,24 +850,8 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
                         .unwrap_or_default(),
                 );
             }
-            visit(x, &mut wanted, &mut ptr);
+            goals.visit(x);
         }
-        let out: Vec<u32> = match steps.get(i + 1) {
-            Some(next) => vec![next.2.expect("a move into the next location")],
-            None => self
-                .sub
-                .members_of(s)
-                .iter()
-                .copied()
-                .filter(|&x| ends.is_target(x))
-                .collect(),
-        };
-        let cur = *path.last().expect("entry");
-        path.extend(
-            walker
-                .walk(g, cur, |x| out.contains(&x), inside, true, usize::MAX)
-                .unwrap_or_default(),
-        );
     }
 
     /// [`Mode::Classify`] after a complete exploration: "may run" from the
@@ -1271,6 +1273,59 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         for (i, &v) in members.iter().enumerate() {
             if always[class[i] as usize] && !m.unsure.contains(v as usize) {
                 m.must.insert(v as usize);
+            }
+        }
+    }
+}
+
+/// The goals of a crossing's walk: independent sequences of node sets,
+/// each visited in order (one node of each set); one visit advances every
+/// sequence that needs the node visited next.
+struct Goals {
+    seqs: Vec<Vec<Vec<u32>>>,
+    /// Per sequence, the position of the set it needs next.
+    ptr: Vec<usize>,
+    /// The sequences that need each node next. A fixed hasher: which goals
+    /// come first is part of the witness, and witnesses are deterministic.
+    wanted: FxHashMap<u32, Vec<usize>>,
+}
+
+impl Goals {
+    fn new(seqs: Vec<Vec<Vec<u32>>>) -> Goals {
+        let mut wanted: FxHashMap<u32, Vec<usize>> = FxHashMap::default();
+        for (k, seq) in seqs.iter().enumerate() {
+            if let Some(first) = seq.first() {
+                for &x in first {
+                    wanted.entry(x).or_default().push(k);
+                }
+            }
+        }
+        Goals {
+            ptr: vec![0usize; seqs.len()],
+            seqs,
+            wanted,
+        }
+    }
+
+    /// A visit of node `x`.
+    fn visit(&mut self, x: u32) {
+        let Some(ks) = self.wanted.get(&x).cloned() else {
+            return;
+        };
+        for k in ks {
+            for y in &self.seqs[k][self.ptr[k]] {
+                if let Some(list) = self.wanted.get_mut(y) {
+                    list.retain(|&z| z != k);
+                    if list.is_empty() {
+                        self.wanted.remove(y);
+                    }
+                }
+            }
+            self.ptr[k] += 1;
+            if let Some(next) = self.seqs[k].get(self.ptr[k]) {
+                for &y in next {
+                    self.wanted.entry(y).or_default().push(k);
+                }
             }
         }
     }
