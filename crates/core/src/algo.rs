@@ -11,6 +11,7 @@
 //!   `intersect`; a few passes on reducible graphs.
 
 use crate::graph::{BitSet, Csr};
+use crate::ids::{entity_id, EntityId};
 
 /// Sentinel for "no vertex / undefined".
 pub const NONE: u32 = u32::MAX;
@@ -41,27 +42,35 @@ pub fn reach(
     }
 }
 
-/// Strongly connected components of the subgraph induced by a vertex set.
-#[derive(Clone, Debug, Default)]
-pub struct Sccs {
+entity_id!(
+    /// A strongly connected component of a [`Sccs`] (by default, of the
+    /// condensation the solvers share).
+    SccId
+);
+
+/// Strongly connected components of the subgraph induced by a vertex set,
+/// with ids of type `C`.
+#[derive(Clone, Debug)]
+pub struct Sccs<C = SccId> {
     /// Component of each vertex, [`NONE`] outside the vertex set.
     /// Components are numbered in topological order of the condensation:
     /// every edge between components goes from a lower to a higher number.
-    pub comp: Vec<u32>,
+    comp: Vec<u32>,
     /// Number of components.
-    pub count: u32,
+    count: u32,
     /// Whether each component is *trivial*: one vertex and no self-loop,
     /// so a path can visit it at most once.
-    pub trivial: Vec<bool>,
+    trivial: Vec<bool>,
     /// Members of component `c` are `members[member_start[c]..member_start[c+1]]`.
-    pub members: Vec<u32>,
+    members: Vec<u32>,
     /// See `members`.
-    pub member_start: Vec<u32>,
+    member_start: Vec<u32>,
+    _id: std::marker::PhantomData<fn(C) -> C>,
 }
 
-impl Sccs {
+impl<C: EntityId> Sccs<C> {
     /// Tarjan's algorithm on the vertices `v` of `g` with `inside(v)`.
-    pub fn compute(g: &Csr, inside: impl Fn(u32) -> bool) -> Sccs {
+    pub fn compute(g: &Csr, inside: impl Fn(u32) -> bool) -> Sccs<C> {
         let n = g.num_vertices();
         let mut index = vec![NONE; n];
         let mut low = vec![0u32; n];
@@ -153,13 +162,40 @@ impl Sccs {
             trivial,
             members,
             member_start,
+            _id: std::marker::PhantomData,
         }
     }
 
-    /// The members of component `c`.
-    pub fn members_of(&self, c: u32) -> &[u32] {
-        &self.members
-            [self.member_start[c as usize] as usize..self.member_start[c as usize + 1] as usize]
+    /// The component of vertex `v`, `None` outside the vertex set.
+    #[inline]
+    pub fn comp(&self, v: u32) -> Option<C> {
+        let c = self.comp[v as usize];
+        (c != NONE).then(|| C::new(c as usize))
+    }
+
+    /// Number of components.
+    #[inline]
+    pub fn count(&self) -> usize {
+        self.count as usize
+    }
+
+    /// The components, in topological order.
+    pub fn ids(&self) -> impl DoubleEndedIterator<Item = C> + ExactSizeIterator {
+        (0..self.count as usize).map(C::new)
+    }
+
+    /// Whether component `c` is *trivial*: one vertex and no self-loop, so
+    /// a path can visit it at most once.
+    #[inline]
+    pub fn is_trivial(&self, c: C) -> bool {
+        self.trivial[c.index()]
+    }
+
+    /// The members of component `c`, sorted.
+    #[inline]
+    pub fn members_of(&self, c: C) -> &[u32] {
+        let c = c.index();
+        &self.members[self.member_start[c] as usize..self.member_start[c + 1] as usize]
     }
 }
 
@@ -229,6 +265,58 @@ pub fn dominators(g: &Csr, preds: &Csr, root: u32, inside: impl Fn(u32) -> bool)
         }
     }
     idom
+}
+
+/// A tree over the vertices of a graph, as parent links: a dominator tree
+/// (the root is its own parent) or a search tree (the root has none).
+/// Vertices outside the tree have no parent.
+#[derive(Clone, Debug)]
+pub(crate) struct Tree {
+    /// [`NONE`] for no parent.
+    parent: Vec<u32>,
+}
+
+impl Tree {
+    /// A tree of `n` vertices, none of them with a parent yet.
+    pub(crate) fn new(n: usize) -> Tree {
+        Tree {
+            parent: vec![NONE; n],
+        }
+    }
+
+    /// The parent of `v`, if any.
+    #[inline]
+    pub(crate) fn parent(&self, v: u32) -> Option<u32> {
+        let p = self.parent[v as usize];
+        (p != NONE).then_some(p)
+    }
+
+    #[inline]
+    pub(crate) fn set_parent(&mut self, v: u32, p: u32) {
+        self.parent[v as usize] = p;
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.parent.len()
+    }
+
+    /// `v` (if any) and its ancestors, up to but excluding `root`.
+    pub(crate) fn up_from(&self, v: Option<u32>, root: u32) -> impl Iterator<Item = u32> + '_ {
+        std::iter::successors(v, |&x| self.parent(x)).take_while(move |&x| x != root)
+    }
+}
+
+/// The dominator tree of [`dominators`]: each vertex's parent is its
+/// immediate dominator.
+pub(crate) fn dominator_tree(
+    g: &Csr,
+    preds: &Csr,
+    root: u32,
+    inside: impl Fn(u32) -> bool,
+) -> Tree {
+    Tree {
+        parent: dominators(g, preds, root, inside),
+    }
 }
 
 /// Breadth-first walks inside one component, with marks reused across
@@ -305,11 +393,11 @@ impl Walker {
     }
 }
 
-/// A BFS tree from `root` over nodes with `inside`: parents and depths
-/// (`NONE` and `u32::MAX` outside it).
-pub(crate) fn bfs_tree(g: &Csr, root: u32, inside: impl Fn(u32) -> bool) -> (Vec<u32>, Vec<u32>) {
+/// A BFS tree from `root` over nodes with `inside`, and the depths
+/// (`u32::MAX` outside it).
+pub(crate) fn bfs_tree(g: &Csr, root: u32, inside: impl Fn(u32) -> bool) -> (Tree, Vec<u32>) {
     let n = g.num_vertices();
-    let mut parent = vec![NONE; n];
+    let mut parent = Tree::new(n);
     let mut depth = vec![u32::MAX; n];
     depth[root as usize] = 0;
     let mut queue = std::collections::VecDeque::from([root]);
@@ -317,7 +405,7 @@ pub(crate) fn bfs_tree(g: &Csr, root: u32, inside: impl Fn(u32) -> bool) -> (Vec
         for &w in g.succs(v) {
             if inside(w) && depth[w as usize] == u32::MAX {
                 depth[w as usize] = depth[v as usize] + 1;
-                parent[w as usize] = v;
+                parent.set_parent(w, v);
                 queue.push_back(w);
             }
         }
@@ -333,16 +421,18 @@ mod tests {
     fn sccs_are_topologically_numbered() {
         // 0 -> 1 <-> 2 -> 3, 3 -> 3 (self loop), 4 isolated
         let g = Csr::from_edges(5, &[(0, 1), (1, 2), (2, 1), (2, 3), (3, 3)]);
-        let s = Sccs::compute(&g, |_| true);
-        assert_eq!(s.count, 4);
-        assert_eq!(s.comp[1], s.comp[2]);
-        assert!(s.comp[0] < s.comp[1] && s.comp[1] < s.comp[3]);
-        assert!(s.trivial[s.comp[0] as usize]);
-        assert!(!s.trivial[s.comp[1] as usize]);
-        assert!(!s.trivial[s.comp[3] as usize], "self loop is not trivial");
-        let s = Sccs::compute(&g, |v| v != 2);
-        assert_eq!(s.comp[2], NONE);
-        assert!(s.trivial[s.comp[1] as usize]);
+        let s: Sccs = Sccs::compute(&g, |_| true);
+        let c = |v| s.comp(v).expect("inside");
+        assert_eq!(s.count(), 4);
+        assert_eq!(c(1), c(2));
+        assert!(c(0) < c(1) && c(1) < c(3));
+        assert!(s.is_trivial(c(0)));
+        assert!(!s.is_trivial(c(1)));
+        assert!(!s.is_trivial(c(3)), "self loop is not trivial");
+        assert_eq!(s.members_of(c(1)), [1, 2]);
+        let s: Sccs = Sccs::compute(&g, |v| v != 2);
+        assert_eq!(s.comp(2), None);
+        assert!(s.is_trivial(s.comp(1).expect("inside")));
     }
 
     #[test]
@@ -351,8 +441,8 @@ mod tests {
         let mut e: Vec<(u32, u32)> = (0..n - 1).map(|i| (i, i + 1)).collect();
         e.push((n - 1, 0));
         let g = Csr::from_edges(n as usize, &e);
-        let s = Sccs::compute(&g, |_| true);
-        assert_eq!(s.count, 1);
+        let s: Sccs = Sccs::compute(&g, |_| true);
+        assert_eq!(s.count(), 1);
         let idom = dominators(&g, &g.reversed(), 0, |_| true);
         assert_eq!(idom[5], 4);
     }

@@ -439,55 +439,7 @@ impl IcfgBuilder {
         if n == 0 {
             return Err(BuildError::Empty);
         }
-        for &(site, target) in &self.calls {
-            if self.kinds[target as usize] != NodeKind::Entry {
-                return Err(BuildError::CallToNonEntry {
-                    site: self.ext.get(site as usize).to_string(),
-                    target: self.ext.get(target as usize).to_string(),
-                });
-            }
-        }
-        self.calls.sort_unstable();
-        self.calls.dedup();
-        self.flow.sort_unstable();
-        self.flow.dedup();
-        let mut has_callee = vec![false; n];
-        for &(site, _) in &self.calls {
-            has_callee[site as usize] = true;
-        }
-        let mut falls_through = vec![false; n];
-        for &site in &self.external_callee {
-            falls_through[site as usize] = true;
-        }
-        // Return sites: the flow successors of every call site with a callee.
-        let mut return_sites: Vec<(u32, u32)> = Vec::new();
-        let mut edges: Vec<(u32, u32, EdgeKind)> =
-            Vec::with_capacity(self.flow.len() + 2 * self.calls.len());
-        for &(a, b) in &self.flow {
-            if has_callee[a as usize] {
-                return_sites.push((a, b));
-                if !falls_through[a as usize] {
-                    continue;
-                }
-            }
-            edges.push((a, b, EdgeKind::Local));
-        }
-        // Index return sites by call site.
-        let rs_csr = Csr::from_edges(n, &return_sites);
-        for &(site, entry) in &self.calls {
-            edges.push((site, entry, EdgeKind::Call));
-            let callee = self.funcs_of[entry as usize];
-            if let Some(exit) = self.functions[callee.index()].exit {
-                for &r in rs_csr.succs(site) {
-                    edges.push((exit.0, r, EdgeKind::Return));
-                }
-            }
-        }
-        edges.sort_unstable_by_key(|&(a, b, k)| (a, b, k as u8));
-        edges.dedup_by_key(|e| (e.0, e.1));
-        if edges.len() >= u32::MAX as usize {
-            return Err(BuildError::TooLarge);
-        }
+        let (edges, return_sites) = self.edges()?;
         let fwd_pairs: Vec<(u32, u32)> = edges.iter().map(|&(a, b, _)| (a, b)).collect();
         let succ = Csr::from_edges(n, &fwd_pairs);
         let succ_kind: Vec<EdgeKind> = edges.iter().map(|e| e.2).collect();
@@ -495,30 +447,7 @@ impl IcfgBuilder {
         rev.sort_unstable_by_key(|&(a, b, _)| (a, b));
         let pred = Csr::from_edges(n, &rev.iter().map(|&(a, b, _)| (a, b)).collect::<Vec<_>>());
         let pred_kind: Vec<EdgeKind> = rev.iter().map(|e| e.2).collect();
-
-        let start = match self.start {
-            Some(s) => s,
-            None => {
-                let main = self
-                    .func_lookup
-                    .get("main")
-                    .and_then(|&f| self.functions[f.index()].entry);
-                match main {
-                    Some(m) => m,
-                    None => {
-                        let entries: Vec<_> =
-                            self.functions.iter().filter_map(|f| f.entry).collect();
-                        if entries.len() == 1 {
-                            entries[0]
-                        } else {
-                            return Err(BuildError::NoStart {
-                                entries: entries.len(),
-                            });
-                        }
-                    }
-                }
-            }
-        };
+        let start = self.start_node()?;
         let columns = if self.columns.is_empty() {
             Vec::new()
         } else {
@@ -528,18 +457,7 @@ impl IcfgBuilder {
             }
             c
         };
-        // Merge notes of the same site (added at different times).
-        self.call_notes.sort_by_key(|x| x.0);
-        let mut call_notes: Vec<(u32, CallNote)> = Vec::with_capacity(self.call_notes.len());
-        for (site, note) in self.call_notes {
-            match call_notes.last_mut() {
-                Some((s, acc)) if *s == site => {
-                    acc.external_callees.extend(note.external_callees);
-                    acc.string_args.extend(note.string_args);
-                }
-                _ => call_notes.push((site, note)),
-            }
-        }
+        let call_notes = merged_call_notes(std::mem::take(&mut self.call_notes));
         let func_lookup = self.func_lookup;
         let mut async_regs = self.async_regs;
         async_regs.sort_unstable();
@@ -567,10 +485,111 @@ impl IcfgBuilder {
             succ_kind,
             pred,
             pred_kind,
-            return_sites: rs_csr,
+            return_sites,
             start,
         })
     }
+
+    /// The edges of the frozen graph, sorted by (from, to), one per pair:
+    /// flow edges (a call site with a callee in the program loses its
+    /// fall-through edge, unless it also calls external code), call edges,
+    /// and return edges from each callee's exit to every return site of
+    /// its call sites; and the return sites of every call site.
+    fn edges(&mut self) -> Result<(Vec<KindedEdge>, Csr), BuildError> {
+        let n = self.kinds.len();
+        for &(site, target) in &self.calls {
+            if self.kinds[target as usize] != NodeKind::Entry {
+                return Err(BuildError::CallToNonEntry {
+                    site: self.ext.get(site as usize).to_string(),
+                    target: self.ext.get(target as usize).to_string(),
+                });
+            }
+        }
+        self.calls.sort_unstable();
+        self.calls.dedup();
+        self.flow.sort_unstable();
+        self.flow.dedup();
+        let mut has_callee = vec![false; n];
+        for &(site, _) in &self.calls {
+            has_callee[site as usize] = true;
+        }
+        let mut falls_through = vec![false; n];
+        for &site in &self.external_callee {
+            falls_through[site as usize] = true;
+        }
+        // Return sites: the flow successors of every call site with a callee.
+        let mut return_sites: Vec<(u32, u32)> = Vec::new();
+        let mut edges: Vec<KindedEdge> = Vec::with_capacity(self.flow.len() + 2 * self.calls.len());
+        for &(a, b) in &self.flow {
+            if has_callee[a as usize] {
+                return_sites.push((a, b));
+                if !falls_through[a as usize] {
+                    continue;
+                }
+            }
+            edges.push((a, b, EdgeKind::Local));
+        }
+        // Index return sites by call site.
+        let rs_csr = Csr::from_edges(n, &return_sites);
+        for &(site, entry) in &self.calls {
+            edges.push((site, entry, EdgeKind::Call));
+            let callee = self.funcs_of[entry as usize];
+            if let Some(exit) = self.functions[callee.index()].exit {
+                for &r in rs_csr.succs(site) {
+                    edges.push((exit.0, r, EdgeKind::Return));
+                }
+            }
+        }
+        edges.sort_unstable_by_key(|&(a, b, k)| (a, b, k as u8));
+        edges.dedup_by_key(|e| (e.0, e.1));
+        if edges.len() >= u32::MAX as usize {
+            return Err(BuildError::TooLarge);
+        }
+        Ok((edges, rs_csr))
+    }
+
+    /// The start node: the one set, else `main`'s entry, else the only
+    /// function entry.
+    fn start_node(&self) -> Result<NodeId, BuildError> {
+        if let Some(s) = self.start {
+            return Ok(s);
+        }
+        let main = self
+            .func_lookup
+            .get("main")
+            .and_then(|&f| self.functions[f.index()].entry);
+        if let Some(m) = main {
+            return Ok(m);
+        }
+        let entries: Vec<_> = self.functions.iter().filter_map(|f| f.entry).collect();
+        if entries.len() == 1 {
+            Ok(entries[0])
+        } else {
+            Err(BuildError::NoStart {
+                entries: entries.len(),
+            })
+        }
+    }
+}
+
+/// An edge (from, to) and its kind.
+type KindedEdge = (u32, u32, EdgeKind);
+
+/// Call notes sorted by site, the notes of one site (added at different
+/// times) merged.
+fn merged_call_notes(mut notes: Vec<(u32, CallNote)>) -> Vec<(u32, CallNote)> {
+    notes.sort_by_key(|x| x.0);
+    let mut call_notes: Vec<(u32, CallNote)> = Vec::with_capacity(notes.len());
+    for (site, note) in notes {
+        match call_notes.last_mut() {
+            Some((s, acc)) if *s == site => {
+                acc.external_callees.extend(note.external_callees);
+                acc.string_args.extend(note.string_args);
+            }
+            _ => call_notes.push((site, note)),
+        }
+    }
+    call_notes
 }
 
 /// A frozen interprocedural control-flow graph.

@@ -7,6 +7,8 @@ macro_rules! entity_id {
         #[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
         pub struct $name(pub(crate) u32);
 
+        // Not every id uses all of its methods.
+        #[allow(dead_code)]
         impl $name {
             /// Builds an id from its dense index.
             ///
@@ -64,7 +66,7 @@ entity_id!(
 pub(crate) use entity_id;
 
 /// A dense id: a `u32` newtype made by `entity_id!`.
-pub(crate) trait EntityId: Copy {
+pub trait EntityId: Copy {
     /// Builds an id from its dense index (panics past `u32`).
     fn new(index: usize) -> Self;
     /// The dense index of this id.
@@ -101,6 +103,41 @@ impl<I: EntityId, T> IdVec<I, T> {
 
     pub(crate) fn len(&self) -> usize {
         self.items.len()
+    }
+
+    /// The ids, in order.
+    pub(crate) fn ids(&self) -> impl DoubleEndedIterator<Item = I> + ExactSizeIterator {
+        (0..self.items.len()).map(I::new)
+    }
+
+    /// The elements, in id order.
+    pub(crate) fn values(&self) -> std::slice::Iter<'_, T> {
+        self.items.iter()
+    }
+
+    /// The ids and their elements, in id order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (I, &T)> {
+        self.items.iter().enumerate().map(|(i, x)| (I::new(i), x))
+    }
+
+    /// `len` copies of `value`: a side table over the ids `0..len`.
+    pub(crate) fn filled(len: usize, value: T) -> Self
+    where
+        T: Clone,
+    {
+        IdVec {
+            items: vec![value; len],
+            _id: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<I: EntityId, T> FromIterator<T> for IdVec<I, T> {
+    fn from_iter<It: IntoIterator<Item = T>>(iter: It) -> Self {
+        IdVec {
+            items: iter.into_iter().collect(),
+            _id: std::marker::PhantomData,
+        }
     }
 }
 

@@ -32,6 +32,7 @@ pub mod graph;
 pub mod icfg;
 pub mod ids;
 pub mod locate;
+pub(crate) mod lower;
 pub mod query;
 pub mod report;
 pub mod solver;

@@ -79,19 +79,20 @@
 //!   solved exactly, each in O(|C|). A work budget bounds this; vertices
 //!   left over stay Maybe and are reported as undecided.
 
-use crate::algo::{self, reach, Sccs, NONE};
+use crate::algo::{self, reach, SccId, Sccs, Tree};
 use crate::graph::{BitSet, Csr};
+use crate::ids::IdVec;
 
 /// The condensed structure of a feasible instance.
 pub(crate) struct Core {
     pub sccs: Sccs,
     /// Chain position of each component: 0 if not required, else 1..=m.
-    pub chain_pos: Vec<u32>,
+    pub chain_pos: IdVec<SccId, u32>,
     /// Number of required components.
     pub m: u32,
     /// Highest chain position of a required component reaching each
     /// component (its own position for a required one).
-    pub last: Vec<u32>,
+    pub last: IdVec<SccId, u32>,
 }
 
 /// An instance of the UTL emptiness problem on a [`Csr`] graph.
@@ -132,35 +133,36 @@ impl Instance<'_> {
         if live.count() == 0 {
             return None;
         }
-        let sccs = Sccs::compute(self.g, |v| live.contains(v as usize));
-        let count = sccs.count as usize;
-        let mut chain_pos = vec![0u32; count];
-        let mut req: Vec<u32> = Vec::new();
+        let sccs: Sccs = Sccs::compute(self.g, |v| live.contains(v as usize));
+        // Every live vertex is in a component.
+        let comp = |v: u32| sccs.comp(v).expect("a live vertex");
+        let count = sccs.count();
+        let mut chain_pos = IdVec::filled(count, 0u32);
+        let mut req: Vec<SccId> = Vec::new();
         for vector in self.vectors {
             for &e in vector {
                 if !live.contains(e as usize) {
                     return None;
                 }
-                let c = sccs.comp[e as usize];
-                if chain_pos[c as usize] == 0 {
-                    chain_pos[c as usize] = 1;
+                let c = comp(e);
+                if chain_pos[c] == 0 {
+                    chain_pos[c] = 1;
                     req.push(c);
                 }
             }
         }
         req.sort_unstable();
-        for (i, &c) in req.iter().enumerate() {
-            chain_pos[c as usize] = i as u32 + 1;
+        let mut m = 0u32;
+        for &c in &req {
+            m += 1;
+            chain_pos[c] = m;
         }
-        let m = req.len() as u32;
         for vector in self.vectors {
-            let mut prev: Option<u32> = None;
+            let mut prev: Option<SccId> = None;
             for &e in vector {
-                let c = sccs.comp[e as usize];
+                let c = comp(e);
                 if let Some(p) = prev {
-                    if chain_pos[c as usize] < chain_pos[p as usize]
-                        || (c == p && sccs.trivial[c as usize])
-                    {
+                    if chain_pos[c] < chain_pos[p] || (c == p && sccs.is_trivial(c)) {
                         return None;
                     }
                 }
@@ -168,21 +170,21 @@ impl Instance<'_> {
             }
         }
         // Forward: the required components must form a chain.
-        let mut last = vec![0u32; count];
-        for c in 0..count as u32 {
-            let pos = chain_pos[c as usize];
+        let mut last = IdVec::filled(count, 0u32);
+        for c in sccs.ids() {
+            let pos = chain_pos[c];
             if pos > 0 {
-                if last[c as usize] + 1 < pos {
+                if last[c] + 1 < pos {
                     return None;
                 }
-                last[c as usize] = pos;
+                last[c] = pos;
             }
-            let here = last[c as usize];
+            let here = last[c];
             for &v in sccs.members_of(c) {
                 for &w in self.g.succs(v) {
-                    let d = sccs.comp[w as usize];
-                    if d != NONE && d != c && last[d as usize] < here {
-                        last[d as usize] = here;
+                    match sccs.comp(w) {
+                        Some(d) if d != c && last[d] < here => last[d] = here,
+                        _ => {}
                     }
                 }
             }
@@ -242,27 +244,26 @@ impl Default for BulkLimits {
 pub(crate) struct Segments {
     /// Segment interval of each component (a required one, at chain
     /// position i, lies in segments i - 1 and i).
-    lo: Vec<u32>,
-    hi: Vec<u32>,
+    lo: IdVec<SccId, u32>,
+    hi: IdVec<SccId, u32>,
     /// On some consistent path.
-    pub alive: Vec<bool>,
+    pub alive: IdVec<SccId, bool>,
     /// On every consistent path.
-    pub forced: Vec<bool>,
+    pub forced: IdVec<SccId, bool>,
 }
 
 impl Segments {
     /// May a path go from component `c` straight to component `d`?
-    pub fn usable(&self, c: u32, d: u32) -> bool {
-        let (c, d) = (c as usize, d as usize);
+    pub fn usable(&self, c: SccId, d: SccId) -> bool {
         self.alive[c] && self.alive[d] && self.lo[d].max(self.lo[c]) <= self.hi[c].min(self.hi[d])
     }
     /// Does a path start in component `c` (when it holds a source)?
-    pub fn starts(&self, c: u32) -> bool {
-        self.lo[c as usize] == 0
+    pub fn starts(&self, c: SccId) -> bool {
+        self.lo[c] == 0
     }
     /// Does a path end in component `c` (when it holds a target)?
-    pub fn ends(&self, c: u32, m: u32) -> bool {
-        self.hi[c as usize] == m
+    pub fn ends(&self, c: SccId, m: u32) -> bool {
+        self.hi[c] == m
     }
 }
 
@@ -300,17 +301,21 @@ impl Core {
     /// instance: the forward/backward passes and the DAG dominator pass
     /// described in the module docs. O(V + E) plus the dominator walks.
     pub fn segments(&self, inst: &Instance<'_>, ends: &Ends) -> Segments {
-        let g = inst.g;
-        let rg = inst.rg;
+        let first = self.first_reached(inst.g, ends);
+        let mut seg = self.intervals(&first);
+        seg.forced = self.forced(inst.rg, ends, &seg);
+        seg
+    }
+
+    /// Backward: the first chain position each component reaches (m + 1 =
+    /// the sink, `u32::MAX` none).
+    fn first_reached(&self, g: &Csr, ends: &Ends) -> IdVec<SccId, u32> {
         let sccs = &self.sccs;
-        let count = sccs.count as usize;
         let m = self.m;
-        let core = self;
-        // Backward: the first chain position each component reaches (m + 1 = sink).
-        let mut first = vec![u32::MAX; count];
-        for c in (0..count as u32).rev() {
-            let mut f = if core.chain_pos[c as usize] > 0 {
-                core.chain_pos[c as usize]
+        let mut first = IdVec::filled(sccs.count(), u32::MAX);
+        for c in sccs.ids().rev() {
+            let mut f = if self.chain_pos[c] > 0 {
+                self.chain_pos[c]
             } else {
                 u32::MAX
             };
@@ -319,110 +324,114 @@ impl Core {
                     f = f.min(m + 1);
                 }
                 for &w in g.succs(v) {
-                    let d = sccs.comp[w as usize];
-                    if d != NONE && d != c {
-                        f = f.min(first[d as usize]);
+                    match sccs.comp(w) {
+                        Some(d) if d != c => f = f.min(first[d]),
+                        _ => {}
                     }
                 }
             }
-            first[c as usize] = f;
+            first[c] = f;
         }
-        // Segment interval of each component; alive = on some consistent path.
-        let mut lo = vec![0u32; count];
-        let mut hi = vec![0u32; count];
-        let mut alive = vec![false; count];
-        for c in 0..count {
-            let pos = core.chain_pos[c];
+        first
+    }
+
+    /// Segment interval of each component (`first`: see
+    /// [`Core::first_reached`]); alive = on some consistent path. Nothing
+    /// forced yet.
+    fn intervals(&self, first: &IdVec<SccId, u32>) -> Segments {
+        let count = self.sccs.count();
+        let mut lo = IdVec::filled(count, 0u32);
+        let mut hi = IdVec::filled(count, 0u32);
+        let mut alive = IdVec::filled(count, false);
+        for c in self.sccs.ids() {
+            let pos = self.chain_pos[c];
             if pos > 0 {
                 lo[c] = pos - 1;
                 hi[c] = pos;
                 alive[c] = true;
-            } else if first[c] != u32::MAX && first[c] == core.last[c] + 1 {
-                lo[c] = core.last[c];
-                hi[c] = core.last[c];
+            } else if first[c] != u32::MAX && first[c] == self.last[c] + 1 {
+                lo[c] = self.last[c];
+                hi[c] = self.last[c];
                 alive[c] = true;
             }
         }
-        let usable = |c: u32, d: u32| {
-            alive[c as usize]
-                && alive[d as usize]
-                && lo[d as usize].max(lo[c as usize]) <= hi[c as usize].min(hi[d as usize])
-        };
-
-        // Dominators of the DAG of usable components; index `count` is the
-        // virtual source (the virtual sink only needs its idom, `sink_idom`).
-        let root = count as u32;
-        let mut idom = vec![NONE; count + 2];
-        let mut depth = vec![0u32; count + 2];
-        idom[root as usize] = root;
-        let lca = |idom: &[u32], depth: &[u32], mut a: u32, mut b: u32| {
-            while a != b {
-                if depth[a as usize] >= depth[b as usize] {
-                    a = idom[a as usize];
-                } else {
-                    b = idom[b as usize];
-                }
-            }
-            a
-        };
-        let mut sink_idom = NONE;
-        for c in 0..count as u32 {
-            if !alive[c as usize] {
-                continue;
-            }
-            let mut d = NONE;
-            let mut from_source = false;
-            let mut to_sink = false;
-            for &v in sccs.members_of(c) {
-                if ends.is_source(v) && lo[c as usize] == 0 {
-                    from_source = true;
-                }
-                if ends.is_target(v) && hi[c as usize] == m {
-                    to_sink = true;
-                }
-                for &p in rg.succs(v) {
-                    let pc = sccs.comp[p as usize];
-                    if pc != NONE && pc != c && usable(pc, c) {
-                        d = if d == NONE {
-                            pc
-                        } else {
-                            lca(&idom, &depth, d, pc)
-                        };
-                    }
-                }
-            }
-            if from_source {
-                d = root;
-            }
-            debug_assert!(d != NONE, "alive component without usable predecessor");
-            if d == NONE {
-                continue;
-            }
-            idom[c as usize] = d;
-            depth[c as usize] = depth[d as usize] + 1;
-            if to_sink {
-                sink_idom = if sink_idom == NONE {
-                    c
-                } else {
-                    lca(&idom, &depth, sink_idom, c)
-                };
-            }
-        }
-        let mut forced = vec![false; count];
-        if sink_idom != NONE {
-            let mut x = sink_idom;
-            while x != root {
-                forced[x as usize] = true;
-                x = idom[x as usize];
-            }
-        }
-
         Segments {
             lo,
             hi,
             alive,
-            forced,
+            forced: IdVec::filled(count, false),
         }
+    }
+
+    /// The components on every consistent path: those that dominate the
+    /// sink in the DAG of usable components and edges of `seg` (`rg`: the
+    /// reverse graph).
+    fn forced(&self, rg: &Csr, ends: &Ends, seg: &Segments) -> IdVec<SccId, bool> {
+        let sccs = &self.sccs;
+        let count = sccs.count();
+        let m = self.m;
+        // Dominators of the DAG, with a virtual source `root` after the
+        // components (the virtual sink only needs its idom, `sink_idom`).
+        let root = SccId::new(count);
+        let mut idom: IdVec<SccId, Option<SccId>> = IdVec::filled(count + 1, None);
+        let mut depth: IdVec<SccId, u32> = IdVec::filled(count + 1, 0);
+        idom[root] = Some(root);
+        let up = |idom: &IdVec<SccId, Option<SccId>>, x: SccId| idom[x].expect("dominated");
+        let lca = |idom: &IdVec<SccId, Option<SccId>>, depth: &IdVec<SccId, u32>, mut a, mut b| {
+            while a != b {
+                if depth[a] >= depth[b] {
+                    a = up(idom, a);
+                } else {
+                    b = up(idom, b);
+                }
+            }
+            a
+        };
+        let mut sink_idom: Option<SccId> = None;
+        for c in sccs.ids() {
+            if !seg.alive[c] {
+                continue;
+            }
+            let mut d: Option<SccId> = None;
+            let mut from_source = false;
+            let mut to_sink = false;
+            for &v in sccs.members_of(c) {
+                if ends.is_source(v) && seg.starts(c) {
+                    from_source = true;
+                }
+                if ends.is_target(v) && seg.ends(c, m) {
+                    to_sink = true;
+                }
+                for &p in rg.succs(v) {
+                    match sccs.comp(p) {
+                        Some(pc) if pc != c && seg.usable(pc, c) => {
+                            d = Some(d.map_or(pc, |d| lca(&idom, &depth, d, pc)));
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            if from_source {
+                d = Some(root);
+            }
+            debug_assert!(d.is_some(), "alive component without usable predecessor");
+            let Some(d) = d else {
+                continue;
+            };
+            idom[c] = Some(d);
+            depth[c] = depth[d] + 1;
+            if to_sink {
+                sink_idom = Some(sink_idom.map_or(c, |s| lca(&idom, &depth, s, c)));
+            }
+        }
+        let mut forced = IdVec::filled(count, false);
+        if let Some(mut x) = sink_idom {
+            while x != root {
+                forced[x] = true;
+                x = up(&idom, x);
+            }
+        }
+        forced
     }
 }
 
@@ -436,7 +445,6 @@ pub(crate) fn bulk(
     let rg = inst.rg;
     let n = g.num_vertices();
     let sccs = &core.sccs;
-    let count = sccs.count as usize;
     let m = core.m;
     let ends = Ends::new(inst);
     let seg = core.segments(inst, &ends);
@@ -459,12 +467,12 @@ pub(crate) fn bulk(
     let mut out = vec![Verdict::Never; n];
     let mut budget = limits.exact_work;
     let mut stats = BulkStats::default();
-    for c in 0..count as u32 {
-        if !alive[c as usize] {
+    for c in sccs.ids() {
+        if !alive[c] {
             continue;
         }
         let members = sccs.members_of(c);
-        if !forced[c as usize] {
+        if !forced[c] {
             for &v in members {
                 out[v as usize] = if required_vertex.contains(v as usize) {
                     Verdict::Always
@@ -474,26 +482,26 @@ pub(crate) fn bulk(
             }
             continue;
         }
-        if sccs.trivial[c as usize] {
+        if sccs.is_trivial(c) {
             out[members[0] as usize] = Verdict::Always;
             continue;
         }
         // An unavoidable non-trivial component: analyse its crossing.
         let is_entry = |v: u32| {
             (ends.is_source(v) && seg.starts(c))
-                || rg.succs(v).iter().any(|&p| {
-                    let pc = sccs.comp[p as usize];
-                    pc != NONE && pc != c && seg.usable(pc, c)
-                })
+                || rg
+                    .succs(v)
+                    .iter()
+                    .any(|&p| sccs.comp(p).is_some_and(|pc| pc != c && seg.usable(pc, c)))
         };
         let is_exit = |v: u32| {
             (ends.is_target(v) && seg.ends(c, m))
-                || g.succs(v).iter().any(|&w| {
-                    let wc = sccs.comp[w as usize];
-                    wc != NONE && wc != c && seg.usable(c, wc)
-                })
+                || g.succs(v)
+                    .iter()
+                    .any(|&w| sccs.comp(w).is_some_and(|wc| wc != c && seg.usable(c, wc)))
         };
-        let crossing = Crossing::new(g, members, &sccs.comp, c, is_entry, is_exit, inst.vectors);
+        let inside = |v: u32| sccs.comp(v) == Some(c);
+        let crossing = Crossing::new(g, members, inside, is_entry, is_exit, inst.vectors);
         let verdicts =
             crossing.classify(&required_vertex, limits.witnesses, &mut budget, &mut stats);
         for (i, &v) in members.iter().enumerate() {
@@ -514,11 +522,12 @@ pub(crate) struct Crossing<'a> {
 }
 
 impl<'a> Crossing<'a> {
+    /// The crossing of the component of `members` (sorted), whose
+    /// membership `inside` tells.
     pub(crate) fn new(
         g: &Csr,
         members: &'a [u32],
-        comp: &[u32],
-        c: u32,
+        inside: impl Fn(u32) -> bool,
         is_entry: impl Fn(u32) -> bool,
         is_exit: impl Fn(u32) -> bool,
         vectors: &[Vec<u32>],
@@ -536,7 +545,7 @@ impl<'a> Crossing<'a> {
                 edges.push((i, k + 1));
             }
             for &w in g.succs(v) {
-                if comp[w as usize] == c {
+                if inside(w) {
                     edges.push((i, local(w).expect("member")));
                 }
             }
@@ -547,7 +556,7 @@ impl<'a> Crossing<'a> {
             .iter()
             .map(|vec| {
                 vec.iter()
-                    .filter(|&&e| comp[e as usize] == c)
+                    .filter(|&&e| inside(e))
                     .map(|&e| local(e).expect("member"))
                     .collect::<Vec<_>>()
             })
@@ -632,8 +641,7 @@ impl<'a> Crossing<'a> {
                     let seg = inner.segments(&inst, &ends);
                     let left: Vec<usize> = candidates.iter().collect();
                     for j in left {
-                        let c = inner.sccs.comp[j];
-                        if c == NONE || !seg.forced[c as usize] {
+                        if inner.sccs.comp(j as u32).is_none_or(|c| !seg.forced[c]) {
                             candidates.remove(j);
                         }
                     }
@@ -672,20 +680,21 @@ impl<'a> Crossing<'a> {
         let k = self.members.len();
         let (src, snk) = (k as u32, k as u32 + 1);
         let mut must = BitSet::new(k + 2);
-        let idom = algo::dominators(&self.g, &self.rg, src, |_| true);
-        let pdom = algo::dominators(&self.rg, &self.g, snk, |_| true);
+        let idom = algo::dominator_tree(&self.g, &self.rg, src, |_| true);
+        let pdom = algo::dominator_tree(&self.rg, &self.g, snk, |_| true);
         for (tree, root, other) in [(&idom, src, snk), (&pdom, snk, src)] {
             let depth = tree_depths(tree, root);
             let mut marked = BitSet::new(k + 2);
-            let mut mark_from = |x: u32, must: &mut BitSet| {
-                let mut x = x;
-                while x != NONE && x != root && marked.insert(x as usize) {
+            let mut mark_from = |x: Option<u32>, must: &mut BitSet| {
+                for x in tree.up_from(x, root) {
+                    if !marked.insert(x as usize) {
+                        break;
+                    }
                     must.insert(x as usize);
-                    x = tree[x as usize];
                 }
             };
             // The other end: its strict ancestors.
-            mark_from(tree[other as usize], &mut must);
+            mark_from(tree.parent(other), &mut must);
             for set in sets {
                 let mut it = set
                     .iter()
@@ -695,7 +704,7 @@ impl<'a> Crossing<'a> {
                 // hits the set through the others.
                 let Some(first) = it.next() else { continue };
                 let lca = it.fold(first, |a, b| nearest_common(tree, &depth, a, b));
-                mark_from(lca, &mut must);
+                mark_from(Some(lca), &mut must);
             }
         }
         must.remove(src as usize);
@@ -713,14 +722,15 @@ impl<'a> Crossing<'a> {
     pub(crate) fn star_unavoidable(&self, root: u32, legs: &[Leg]) -> BitSet {
         let k = self.members.len();
         let concrete = |v: u32| (v as usize) < k;
-        let out = algo::dominators(&self.g, &self.rg, root, concrete);
-        let into = algo::dominators(&self.rg, &self.g, root, concrete);
+        let out = algo::dominator_tree(&self.g, &self.rg, root, concrete);
+        let into = algo::dominator_tree(&self.rg, &self.g, root, concrete);
         let mut must = BitSet::new(k + 2);
         must.insert(root as usize);
-        let mark = |tree: &[u32], from: u32, must: &mut BitSet| {
-            let mut x = from;
-            while x != NONE && x != root && must.insert(x as usize) {
-                x = tree[x as usize];
+        let mark = |tree: &Tree, from: u32, must: &mut BitSet| {
+            for x in tree.up_from(Some(from), root) {
+                if !must.insert(x as usize) {
+                    break;
+                }
             }
         };
         for leg in legs {
@@ -774,19 +784,19 @@ impl<'a> Crossing<'a> {
         // Walk tree parents from `from` to the root, marking; a vertex
         // already marked in this tree has its path marked too. (The virtual
         // source and sink are leaves: no tree path passes through them.)
-        let walk = |parent: &[u32], from: u32, w: &mut BitSet| -> bool {
+        let walk = |tree: &Tree, from: u32, w: &mut BitSet| -> bool {
             let mut x = from;
             loop {
                 if x == root {
                     return true;
                 }
-                if parent[x as usize] == NONE {
+                let Some(p) = tree.parent(x) else {
                     return false;
-                }
+                };
                 if !w.insert(x as usize) {
                     return true;
                 }
-                x = parent[x as usize];
+                x = p;
             }
         };
         let mut root_goal = false;
@@ -872,17 +882,20 @@ pub(crate) struct Leg {
     pub exit: u32,
 }
 
-/// Depth of every vertex in the tree given by `parent` (the root's parent
-/// is itself), `u32::MAX` for vertices outside it. Linear time.
-fn tree_depths(parent: &[u32], root: u32) -> Vec<u32> {
-    let mut depth = vec![u32::MAX; parent.len()];
+/// Depth of every vertex in a dominator tree (the root's parent is
+/// itself), `u32::MAX` for vertices outside it. Linear time.
+fn tree_depths(tree: &Tree, root: u32) -> Vec<u32> {
+    let mut depth = vec![u32::MAX; tree.len()];
     depth[root as usize] = 0;
     let mut stack: Vec<u32> = Vec::new();
-    for v in 0..parent.len() as u32 {
+    for v in 0..tree.len() as u32 {
         let mut x = v;
-        while depth[x as usize] == u32::MAX && parent[x as usize] != NONE {
+        while depth[x as usize] == u32::MAX {
+            let Some(p) = tree.parent(x) else {
+                break;
+            };
             stack.push(x);
-            x = parent[x as usize];
+            x = p;
         }
         let mut d = depth[x as usize];
         while let Some(y) = stack.pop() {
@@ -893,25 +906,27 @@ fn tree_depths(parent: &[u32], root: u32) -> Vec<u32> {
     depth
 }
 
-/// Nearest common ancestor of `a` and `b` in a tree with `depth`.
-fn nearest_common(parent: &[u32], depth: &[u32], mut a: u32, mut b: u32) -> u32 {
+/// Nearest common ancestor of `a` and `b` (both in the tree) in a tree
+/// with `depth`.
+fn nearest_common(tree: &Tree, depth: &[u32], mut a: u32, mut b: u32) -> u32 {
+    let up = |x: u32| tree.parent(x).expect("in the tree");
     while depth[a as usize] > depth[b as usize] {
-        a = parent[a as usize];
+        a = up(a);
     }
     while depth[b as usize] > depth[a as usize] {
-        b = parent[b as usize];
+        b = up(b);
     }
     while a != b {
-        a = parent[a as usize];
-        b = parent[b as usize];
+        a = up(a);
+        b = up(b);
     }
     a
 }
 
-/// Shortest-path tree parents from `root` in `g` where entering a `costly`
+/// The shortest-path tree from `root` in `g` where entering a `costly`
 /// vertex costs 1 and any other vertex 0 (0-1 BFS with a deque), so that
-/// tree paths use as few costly vertices as possible, and the distances.
-/// `NONE` (distance `u32::MAX`) for unreached vertices; `NONE` for the root.
+/// tree paths use as few costly vertices as possible, and the distances
+/// (`u32::MAX` for unreached vertices, which have no parent, as the root).
 ///
 /// The search stops once every vertex of `needed` is settled: the tree
 /// paths (and distances) of those vertices and of their ancestors are
@@ -922,8 +937,8 @@ fn tree_01(
     n: usize,
     costly: impl Fn(u32) -> bool,
     needed: &[u32],
-) -> (Vec<u32>, Vec<u32>) {
-    let mut parent = vec![NONE; n];
+) -> (Tree, Vec<u32>) {
+    let mut parent = Tree::new(n);
     let mut dist = vec![u32::MAX; n];
     let mut done = BitSet::new(n);
     let mut wanted = BitSet::new(n);
@@ -951,7 +966,7 @@ fn tree_01(
             let c = u32::from(costly(w));
             if d + c < dist[w as usize] {
                 dist[w as usize] = d + c;
-                parent[w as usize] = v;
+                parent.set_parent(w, v);
                 if c == 0 {
                     deque.push_front(w);
                 } else {

@@ -50,7 +50,7 @@
 
 use super::product::{Prepared, Unsupported};
 use super::CsLimits;
-use crate::algo::Sccs;
+use crate::algo::{SccId, Sccs};
 use crate::fxhash::FxHashMap as HashMap;
 use crate::graph::{BitSet, Csr};
 use crate::icfg::Icfg;
@@ -386,6 +386,16 @@ impl Flow {
             .filter(|&b| b != u32::MAX)
     }
 
+    /// The components in topological order (sources of steps first), or
+    /// the reverse.
+    fn components(&self, forward: bool) -> Vec<SccId> {
+        let mut ids: Vec<SccId> = self.sccs.ids().collect();
+        if !forward {
+            ids.reverse();
+        }
+        ids
+    }
+
     /// Solves `eval` over the components in topological order (`forward`)
     /// or its reverse: a state outside a cycle once; in a cycle, a
     /// worklist of its states, each re-evaluated when a state it depends
@@ -394,13 +404,11 @@ impl Flow {
     /// `acc`.
     fn solve(&self, sets: &mut Sets, forward: bool, mut eval: impl FnMut(u32, &Sets, &mut [u64])) {
         let mut acc = vec![0u64; sets.w];
-        let count = self.sccs.count;
         let mut queue: VecDeque<u32> = VecDeque::new();
         let mut queued = BitSet::new(self.order.len());
-        for k in 0..count {
-            let c = if forward { k } else { count - 1 - k };
+        for c in self.components(forward) {
             let members = self.sccs.members_of(c);
-            if self.sccs.trivial[c as usize] {
+            if self.sccs.is_trivial(c) {
                 eval(members[0], sets, &mut acc);
                 sets.set(members[0], &acc);
                 continue;
@@ -416,7 +424,7 @@ impl Flow {
                     continue;
                 }
                 let mut wake = |d: u32| {
-                    if self.sccs.comp[d as usize] == c && queued.insert(d as usize) {
+                    if self.sccs.comp(d) == Some(c) && queued.insert(d as usize) {
                         queue.push_back(d);
                     }
                 };
@@ -448,9 +456,7 @@ impl Flow {
         mut eval: impl FnMut(u32, &Sets, &mut [u64]),
     ) {
         let mut acc = vec![0u64; sets.w];
-        let count = self.sccs.count;
-        for k in 0..count {
-            let c = if forward { k } else { count - 1 - k };
+        for c in self.components(forward) {
             acc.fill(0);
             for &i in self.sccs.members_of(c) {
                 eval(i, sets, &mut acc);

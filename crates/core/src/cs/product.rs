@@ -1049,7 +1049,7 @@ impl<'a> Prepared<'a> {
         report: &'a Report,
         limits: &'a CsLimits,
         deadline: Option<Instant>,
-        sp: &crate::fsa::Split,
+        sp: &crate::lower::Split,
         removed: BitSet,
         implied: &BitSet,
     ) -> Prepared<'a> {

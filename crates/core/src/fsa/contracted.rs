@@ -26,14 +26,35 @@
 //! to covering vertices, which can only add vertices.
 
 use super::automaton::Dfa;
-use super::product::{estimated_bytes, Stop, Touch};
+use super::product::{estimated_bytes, EdgeId, Stop, Touch, VertexId};
 use super::Split;
-use crate::algo::{bfs_tree, Sccs, Walker, NONE};
+use crate::algo::{bfs_tree, SccId, Sccs, Tree, Walker};
 use crate::fxhash::FxHashMap;
 use crate::graph::{BitSet, Csr};
+use crate::ids::{entity_id, IdVec};
 use crate::structure::{Core, Crossing, Ends, Leg, Segments, Verdict};
 use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::time::Instant;
+
+entity_id!(
+    /// A silent sub-component of a component: a contracted location when
+    /// it is not trivial (see [`ContractedProduct::loc_of`]).
+    SubId
+);
+
+entity_id!(
+    /// A location of the contracted product: a node `l < n` of its own,
+    /// or the contracted sub-component `l - n` (see
+    /// [`ContractedProduct::place`]). The first word of a key.
+    LocId
+);
+
+/// What a location stands for.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Place {
+    Node(u32),
+    Sub(SubId),
+}
 
 /// What the contracted product says about every node.
 pub(crate) struct Coarse {
@@ -63,7 +84,7 @@ pub(crate) struct Coarse {
 /// elements in one contracted location are merged into one position).
 #[derive(Default)]
 struct Tracker {
-    locs: Vec<Vec<u32>>,
+    locs: Vec<Vec<LocId>>,
     alts: Vec<Vec<Vec<Vec<u32>>>>,
 }
 
@@ -178,7 +199,7 @@ pub(crate) fn explore(
 /// start).
 #[derive(Copy, Clone, Debug)]
 struct By {
-    vertex: Option<u32>,
+    vertex: Option<VertexId>,
     from: Option<u32>,
     to: u32,
 }
@@ -202,33 +223,32 @@ struct ContractedProduct<'s, 'a> {
     early: bool,
     /// The node avoided ([`Mode::Avoid`]).
     skip: Option<u32>,
-    /// Nodes of the graph. A location is a node `l < n`, or the contracted
-    /// sub-component `l - n` (see [`ContractedProduct::sub_of`]).
+    /// Nodes of the graph (see [`LocId`]).
     n: u32,
     /// The automata that are not subsequence automata.
     others: Vec<&'s Dfa>,
     touch: Touch,
     /// Silent sub-components (the contracted locations).
-    sub: Sccs,
+    sub: Sccs<SubId>,
     /// Per component: one silent sub-component (fully silent).
-    whole_comp: Vec<bool>,
+    whole_comp: IdVec<SccId, bool>,
     trackers: Vec<Tracker>,
     /// `others.len()`.
     k_o: usize,
     width: usize,
     /// Per sub-component: it holds a target (crash) node.
-    has_target: Vec<bool>,
+    has_target: IdVec<SubId, bool>,
     // The explored graph.
     keys: Vec<u32>,
-    index: HashMap<Box<[u32]>, u32>,
-    by_loc: HashMap<u32, Vec<u32>>,
-    edges: Vec<(u32, u32)>,
+    index: HashMap<Box<[u32]>, VertexId>,
+    by_loc: HashMap<LocId, Vec<VertexId>>,
+    edges: IdVec<EdgeId, (VertexId, VertexId)>,
     /// Per edge, the graph edge (from node, to node) it takes.
-    edge_nodes: Vec<(u32, u32)>,
-    acc: Vec<bool>,
-    heap: BinaryHeap<(u64, std::cmp::Reverse<u32>)>,
-    parent: Vec<By>,
-    initial: Vec<u32>,
+    edge_nodes: IdVec<EdgeId, (u32, u32)>,
+    acc: IdVec<VertexId, bool>,
+    heap: BinaryHeap<(u64, std::cmp::Reverse<VertexId>)>,
+    parent: IdVec<VertexId, By>,
+    initial: Vec<VertexId>,
 }
 
 impl<'s, 'a> ContractedProduct<'s, 'a> {
@@ -276,35 +296,36 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
             others,
             touch,
             sub,
-            whole_comp: Vec::new(),
+            whole_comp: IdVec::new(),
             trackers: Vec::new(),
             k_o,
             width: 0,
-            has_target: Vec::new(),
+            has_target: IdVec::new(),
             keys: Vec::new(),
             index: HashMap::new(),
             by_loc: HashMap::new(),
-            edges: Vec::new(),
-            edge_nodes: Vec::new(),
-            acc: Vec::new(),
+            edges: IdVec::new(),
+            edge_nodes: IdVec::new(),
+            acc: IdVec::new(),
             heap: BinaryHeap::new(),
-            parent: Vec::new(),
+            parent: IdVec::new(),
             initial: Vec::new(),
         };
         // A component is fully silent when it is one silent sub-component.
         // (Computed once for all components: it is asked per element.)
         let sccs = &st.core.sccs;
-        cp.whole_comp = (0..sccs.count)
+        cp.whole_comp = sccs
+            .ids()
             .map(|c| {
                 let m = sccs.members_of(c);
-                !sccs.trivial[c as usize]
+                !sccs.is_trivial(c)
                     && cp.sub_of(cp.loc_of(m[0])).is_some()
                     && m.iter().all(|&v| cp.loc_of(v) == cp.loc_of(m[0]))
             })
             .collect();
         cp.trackers = cp.trackers();
         cp.width = 1 + k_o + cp.trackers.len();
-        cp.has_target = (0..cp.sub.count)
+        cp.has_target = (cp.sub.ids())
             .map(|s| cp.sub.members_of(s).iter().any(|&v| st.ends.is_target(v)))
             .collect();
         cp
@@ -316,35 +337,50 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         alive_in(self.st, self.skip, v)
     }
 
-    /// The location of node `v`: itself, or `n` + its silent
-    /// sub-component when that is not trivial.
-    fn loc_of(&self, v: u32) -> u32 {
-        let s = self.sub.comp[v as usize];
-        if s != NONE && !self.sub.trivial[s as usize] {
-            self.n + s
-        } else {
-            v
+    /// The location of node `v`: its silent sub-component when that is
+    /// not trivial, else itself.
+    fn loc_of(&self, v: u32) -> LocId {
+        match self.sub.comp(v) {
+            Some(s) if !self.sub.is_trivial(s) => LocId(self.n + s.as_u32()),
+            _ => LocId(v),
         }
     }
 
-    fn whole(&self, c: u32) -> bool {
-        self.whole_comp[c as usize]
+    /// What location `l` stands for.
+    #[inline]
+    fn place(&self, l: LocId) -> Place {
+        match l.0.checked_sub(self.n) {
+            None => Place::Node(l.0),
+            Some(s) => Place::Sub(SubId(s)),
+        }
+    }
+
+    /// The location of vertex `v`.
+    fn loc(&self, v: VertexId) -> LocId {
+        LocId(self.key(v)[0])
+    }
+
+    fn whole(&self, c: SccId) -> bool {
+        self.whole_comp[c]
     }
 
     /// The contracted sub-component location `l` stands for, or `None`
     /// when it is a node of its own.
     #[inline]
-    fn sub_of(&self, l: u32) -> Option<u32> {
-        l.checked_sub(self.n)
+    fn sub_of(&self, l: LocId) -> Option<SubId> {
+        match self.place(l) {
+            Place::Node(_) => None,
+            Place::Sub(s) => Some(s),
+        }
     }
 
     /// The component of location `l`.
-    fn comp_of_loc(&self, l: u32) -> u32 {
-        let sccs = &self.st.core.sccs;
-        match self.sub_of(l) {
-            None => sccs.comp[l as usize],
-            Some(s) => sccs.comp[self.sub.members_of(s)[0] as usize],
-        }
+    fn comp_of_loc(&self, l: LocId) -> SccId {
+        let node = match self.place(l) {
+            Place::Node(v) => v,
+            Place::Sub(s) => self.sub.members_of(s)[0],
+        };
+        self.st.core.sccs.comp(node).expect("a live location")
     }
 
     /// Trackers over locations, each element with the node sets it stands
@@ -359,8 +395,8 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         for vec in &sp.vectors {
             let mut t = Tracker::default();
             for &e in vec {
-                let c = sccs.comp[e as usize];
-                if !sccs.trivial[c as usize] && !self.whole(c) {
+                let c = sccs.comp(e).expect("a live element");
+                if !sccs.is_trivial(c) && !self.whole(c) {
                     t.locs.push(vec![self.loc_of(e)]);
                     t.alts.push(vec![vec![vec![e]]]);
                 }
@@ -378,7 +414,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
                     .map(|x| x.as_u32())
                     .filter(|&v| self.alive(v))
                     .collect();
-                let mut locs: Vec<u32> = nodes.iter().map(|&v| self.loc_of(v)).collect();
+                let mut locs: Vec<LocId> = nodes.iter().map(|&v| self.loc_of(v)).collect();
                 locs.sort_unstable();
                 locs.dedup();
                 t.locs.push(locs);
@@ -420,10 +456,10 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
 
     /// Steps from key `qs` into location `l` through node `w`: the next key
     /// in `out`; false if an automaton rejects.
-    fn step(&self, qs: &[u32], w: u32, l: u32, out: &mut Vec<u32>) -> bool {
+    fn step(&self, qs: &[u32], w: u32, l: LocId, out: &mut Vec<u32>) -> bool {
         let k_o = self.k_o;
         out.clear();
-        out.push(l);
+        out.push(l.as_u32());
         out.extend_from_slice(&qs[1..1 + k_o]);
         if !self.touch.step(&self.others, &mut out[1..], w) {
             return false;
@@ -448,10 +484,10 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         let Structure {
             core, seg, ends, ..
         } = *self.st;
-        let l = qs[0];
-        let at_end = match self.sub_of(l) {
-            None => ends.is_target(l) && seg.ends(core.sccs.comp[l as usize], core.m),
-            Some(s) => self.has_target[s as usize] && seg.ends(self.comp_of_loc(l), core.m),
+        let l = LocId(qs[0]);
+        let at_end = match self.place(l) {
+            Place::Node(v) => ends.is_target(v) && seg.ends(self.comp_of_loc(l), core.m),
+            Place::Sub(s) => self.has_target[s] && seg.ends(self.comp_of_loc(l), core.m),
         };
         at_end
             && self
@@ -484,19 +520,19 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
     }
 
     /// The key of vertex `v`.
-    fn key(&self, v: u32) -> &[u32] {
-        &self.keys[v as usize * self.width..(v as usize + 1) * self.width]
+    fn key(&self, v: VertexId) -> &[u32] {
+        &self.keys[v.index() * self.width..(v.index() + 1) * self.width]
     }
 
     /// The vertex of key `qs` (reached by `by`), added if new (unless
     /// covered, with antichains); `None` for an accepting vertex when
     /// exploring stops at the first.
-    fn intern(&mut self, qs: &[u32], by: By) -> Option<u32> {
+    fn intern(&mut self, qs: &[u32], by: By) -> Option<VertexId> {
         if let Some(&id) = self.index.get(qs) {
             return Some(id);
         }
         if self.subsume {
-            if let Some(vs) = self.by_loc.get(&qs[0]) {
+            if let Some(vs) = self.by_loc.get(&LocId(qs[0])) {
                 for &v in vs {
                     if self.covers(self.key(v), qs) {
                         return Some(v);
@@ -504,7 +540,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
                 }
             }
         }
-        let id = self.acc.len() as u32;
+        let id = self.acc.next_id();
         if self.early && self.accepting(qs) {
             // Mode::Avoid and Mode::Check: an accepting vertex is all we need.
             return None;
@@ -512,7 +548,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         self.parent.push(by);
         self.keys.extend_from_slice(qs);
         self.index.insert(qs.into(), id);
-        self.by_loc.entry(qs[0]).or_default().push(id);
+        self.by_loc.entry(LocId(qs[0])).or_default().push(id);
         let acc = self.accepting(qs);
         self.acc.push(acc);
         let p = self.progress(qs);
@@ -547,11 +583,13 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
     fn seed(&mut self) -> Result<Option<(Vec<u32>, By)>, Stop> {
         let start = self.st.start;
         let mut buf = Vec::new();
-        let combos = super::automaton::initial_combinations(&[NONE], self.others.clone());
+        // (The location word is the start's, as `step` writes it.)
+        let l = self.loc_of(start);
+        let combos = super::automaton::initial_combinations(&[l.as_u32()], self.others.clone());
         for (i, mut c) in combos.enumerate() {
             self.within_limits(i % 1024 == 1023)?;
             c.extend(std::iter::repeat_n(0, self.trackers.len()));
-            if self.step(&c, start, self.loc_of(start), &mut buf) {
+            if self.step(&c, start, l, &mut buf) {
                 let qs = buf.clone();
                 let by = By {
                     vertex: None,
@@ -574,22 +612,21 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         let Structure { g, core, seg, .. } = *self.st;
         let sccs = &core.sccs;
         let mut buf = Vec::new();
-        let mut out_edges: HashMap<u32, Vec<(u32, u32)>> = HashMap::new();
+        let mut out_edges: HashMap<SubId, Vec<(u32, u32)>> = HashMap::new();
         let mut popped = 0usize;
         while let Some((_, std::cmp::Reverse(v))) = self.heap.pop() {
             popped += 1;
             self.within_limits(popped.is_multiple_of(1024))?;
             let qs = self.key(v).to_vec();
-            let l = qs[0];
-            let moves: Vec<(u32, u32)> = match self.sub_of(l) {
-                None => g.succs(l).iter().map(|&w| (l, w)).collect(),
-                Some(s) => out_edges
-                    .entry(l)
+            let moves: Vec<(u32, u32)> = match self.place(LocId(qs[0])) {
+                Place::Node(l) => g.succs(l).iter().map(|&w| (l, w)).collect(),
+                Place::Sub(s) => out_edges
+                    .entry(s)
                     .or_insert_with(|| {
                         let mut e = Vec::new();
                         for &x in self.sub.members_of(s) {
                             for &w in g.succs(x) {
-                                if self.sub.comp[w as usize] != s {
+                                if self.sub.comp(w) != Some(s) {
                                     e.push((x, w));
                                 }
                             }
@@ -602,7 +639,8 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
                 if !self.alive(w) {
                     continue;
                 }
-                let (cf, cw) = (sccs.comp[from as usize], sccs.comp[w as usize]);
+                let comp = |v: u32| sccs.comp(v).expect("a live node");
+                let (cf, cw) = (comp(from), comp(w));
                 if cf != cw && !seg.usable(cf, cw) {
                     continue;
                 }
@@ -636,18 +674,17 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         let mut steps: Vec<WitnessStep> = vec![(qs.to_vec(), by.to, by.from)];
         let mut v = by.vertex;
         while let Some(x) = v {
-            let p = self.parent[x as usize];
+            let p = self.parent[x];
             steps.push((self.key(x).to_vec(), p.to, p.from));
             v = p.vertex;
         }
         steps.reverse();
         let mut path: Vec<u32> = Vec::new();
-        let mut whole_done: Vec<u32> = Vec::new();
+        let mut whole_done: Vec<SccId> = Vec::new();
         let mut walker = Walker::new(self.n as usize);
         for i in 0..steps.len() {
-            let l = steps[i].0[0];
-            if self.sub_of(l).is_none() {
-                path.push(l);
+            if let Place::Node(v) = self.place(LocId(steps[i].0[0])) {
+                path.push(v);
                 continue;
             }
             self.cross(&steps, i, &mut path, &mut whole_done, &mut walker);
@@ -664,20 +701,51 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         steps: &[WitnessStep],
         i: usize,
         path: &mut Vec<u32>,
-        whole_done: &mut Vec<u32>,
+        whole_done: &mut Vec<SccId>,
         walker: &mut Walker,
     ) {
-        let Structure {
-            g, rg: g_rev, ends, ..
-        } = *self.st;
-        let (qs, entry) = (&steps[i].0, steps[i].1);
-        let (l, k_o) = (qs[0], self.k_o);
-        let s = self.sub_of(l).expect("a contracted location");
-        let inside = |x: u32| self.sub.comp[x as usize] == s;
+        let Structure { g, ends, .. } = *self.st;
+        let entry = steps[i].1;
+        let s = self
+            .sub_of(LocId(steps[i].0[0]))
+            .expect("a contracted location");
+        let inside = |x: u32| self.sub.comp(x) == Some(s);
         path.push(entry);
-        // What the crossing must visit, as independent sequences of node
-        // sets: the elements every tracker matched on entry, and the UTL
-        // elements of a whole component (on its one crossing).
+        let mut goals = Goals::new(self.crossing_goals(steps, i, whole_done));
+        goals.visit(entry);
+        self.walk_goals(s, entry, &mut goals, path, walker);
+        let out: Vec<u32> = match steps.get(i + 1) {
+            Some(next) => vec![next.2.expect("a move into the next location")],
+            None => self
+                .sub
+                .members_of(s)
+                .iter()
+                .copied()
+                .filter(|&x| ends.is_target(x))
+                .collect(),
+        };
+        let cur = *path.last().expect("entry");
+        path.extend(
+            walker
+                .walk(g, cur, |x| out.contains(&x), inside, true, usize::MAX)
+                .unwrap_or_default(),
+        );
+    }
+
+    /// What the crossing of contracted location `steps[i]` must visit, as
+    /// independent sequences of node sets: the elements every tracker
+    /// matched on entry, and the UTL elements of a whole component (on its
+    /// one crossing: the first, then added to `whole_done`).
+    fn crossing_goals(
+        &self,
+        steps: &[WitnessStep],
+        i: usize,
+        whole_done: &mut Vec<SccId>,
+    ) -> Vec<Vec<Vec<u32>>> {
+        let qs = &steps[i].0;
+        let (l, k_o) = (LocId(qs[0]), self.k_o);
+        let s = self.sub_of(l).expect("a contracted location");
+        let inside = |x: u32| self.sub.comp(x) == Some(s);
         let mut seqs: Vec<Vec<Vec<u32>>> = Vec::new();
         for (j, t) in self.trackers.iter().enumerate() {
             let from = if i == 0 {
@@ -710,51 +778,37 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
                 );
             }
         }
-        // Walk to the nearest node some sequence needs next, again and
-        // again; one visit advances every sequence that needs it.
-        let mut ptr = vec![0usize; seqs.len()];
-        // A fixed hasher: which goals come first is part of the witness,
-        // and witnesses are deterministic.
-        let mut wanted: FxHashMap<u32, Vec<usize>> = FxHashMap::default();
-        for (k, seq) in seqs.iter().enumerate() {
-            if let Some(first) = seq.first() {
-                for &x in first {
-                    wanted.entry(x).or_default().push(k);
-                }
-            }
-        }
-        let visit = |x: u32, wanted: &mut FxHashMap<u32, Vec<usize>>, ptr: &mut Vec<usize>| {
-            let Some(ks) = wanted.get(&x).cloned() else {
-                return;
-            };
-            for k in ks {
-                for y in &seqs[k][ptr[k]] {
-                    if let Some(list) = wanted.get_mut(y) {
-                        list.retain(|&z| z != k);
-                        if list.is_empty() {
-                            wanted.remove(y);
-                        }
-                    }
-                }
-                ptr[k] += 1;
-                if let Some(next) = seqs[k].get(ptr[k]) {
-                    for &y in next {
-                        wanted.entry(y).or_default().push(k);
-                    }
-                }
-            }
-        };
-        visit(entry, &mut wanted, &mut ptr);
-        // Nearest first while that is cheap; when the next goal is far,
-        // through the entry along two BFS trees (into it and out of it).
-        let mut trees: Option<(Vec<u32>, Vec<u32>, Vec<u32>)> = None;
-        while !wanted.is_empty() {
+        seqs
+    }
+
+    /// Extends `path` (inside sub-component `s`, entered at `entry`) until
+    /// it has visited every goal: to the nearest node some sequence needs
+    /// next while that is cheap; when the next goal is far, through the
+    /// entry along two BFS trees (into it and out of it).
+    fn walk_goals(
+        &self,
+        s: SubId,
+        entry: u32,
+        goals: &mut Goals,
+        path: &mut Vec<u32>,
+        walker: &mut Walker,
+    ) {
+        let Structure { g, rg: g_rev, .. } = *self.st;
+        let inside = |x: u32| self.sub.comp(x) == Some(s);
+        let mut trees: Option<(Tree, Tree, Vec<u32>)> = None;
+        while !goals.wanted.is_empty() {
             let cur = *path.last().expect("entry");
-            if let Some(leg) = walker.walk(g, cur, |x| wanted.contains_key(&x), inside, false, 4096)
-            {
+            if let Some(leg) = walker.walk(
+                g,
+                cur,
+                |x| goals.wanted.contains_key(&x),
+                inside,
+                false,
+                4096,
+            ) {
                 let x = *leg.last().expect("a goal");
                 path.extend(leg);
-                visit(x, &mut wanted, &mut ptr);
+                goals.visit(x);
                 continue;
             }
             let (into, out_of, depth) = trees.get_or_insert_with(|| {
@@ -762,7 +816,8 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
                 let (out_of, depth) = bfs_tree(g, entry, inside);
                 (into, out_of, depth)
             });
-            let Some(x) = wanted
+            let Some(x) = goals
+                .wanted
                 .keys()
                 .take(64)
                 .copied()
@@ -770,20 +825,21 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
             else {
                 break;
             };
-            if depth[x as usize] == u32::MAX || into[cur as usize] == NONE && cur != entry {
+            if depth[x as usize] == u32::MAX || into.parent(cur).is_none() && cur != entry {
                 break; // cannot happen in a strongly connected location
             }
             let before = path.len();
+            let up = |tree: &Tree, y: u32| tree.parent(y).expect("in the tree");
             let mut y = cur;
             while y != entry {
-                y = into[y as usize];
+                y = up(into, y);
                 path.push(y);
             }
             let mut down = Vec::new();
             let mut y = x;
             while y != entry {
                 down.push(y);
-                y = out_of[y as usize];
+                y = up(out_of, y);
             }
             path.extend(down.into_iter().rev());
             if path.len() == before {
@@ -794,24 +850,8 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
                         .unwrap_or_default(),
                 );
             }
-            visit(x, &mut wanted, &mut ptr);
+            goals.visit(x);
         }
-        let out: Vec<u32> = match steps.get(i + 1) {
-            Some(next) => vec![next.2.expect("a move into the next location")],
-            None => self
-                .sub
-                .members_of(s)
-                .iter()
-                .copied()
-                .filter(|&x| ends.is_target(x))
-                .collect(),
-        };
-        let cur = *path.last().expect("entry");
-        path.extend(
-            walker
-                .walk(g, cur, |x| out.contains(&x), inside, true, usize::MAX)
-                .unwrap_or_default(),
-        );
     }
 
     /// [`Mode::Classify`] after a complete exploration: "may run" from the
@@ -823,12 +863,19 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         let nv = self.acc.len();
         let rev = Csr::from_edges(
             nv,
-            &self.edges.iter().map(|&(a, b)| (b, a)).collect::<Vec<_>>(),
+            &self
+                .edges
+                .values()
+                .map(|&(a, b)| (b.as_u32(), a.as_u32()))
+                .collect::<Vec<_>>(),
         );
         let mut co = BitSet::new(nv);
         crate::algo::reach(
             &rev,
-            (0..nv as u32).filter(|&v| self.acc[v as usize]),
+            self.acc
+                .ids()
+                .filter(|&v| self.acc[v])
+                .map(VertexId::as_u32),
             |_| true,
             &mut co,
         );
@@ -837,12 +884,11 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         }
         let mut may = BitSet::new(n as usize);
         for v in co.iter() {
-            let l = self.keys[v * self.width];
-            match self.sub_of(l) {
-                None => {
+            match self.place(LocId(self.keys[v * self.width])) {
+                Place::Node(l) => {
                     may.insert(l as usize);
                 }
-                Some(s) => {
+                Place::Sub(s) => {
                     for &x in self.sub.members_of(s) {
                         may.insert(x as usize);
                     }
@@ -883,31 +929,31 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
     /// or crossed many times) or [`ContractedProduct::crossings`].
     fn must_run(&self, co: &BitSet, m: &mut Must) {
         let n = self.n;
-        let live = |v: u32| co.contains(v as usize);
-        let split = SplitGraph::new(self.acc.len(), &self.initial, &self.acc, &self.edges, live);
+        let live = |v: VertexId| co.contains(v.index());
+        let split = SplitGraph::new(&self.initial, &self.acc, &self.edges, live);
         let cuts = Cuts::new(&split);
         // The vertices of the split graph at each location, if on some
         // root-to-sink path (a copy whose crossing cannot happen is not).
-        let mut at: HashMap<u32, Vec<u32>> = HashMap::new();
+        let mut at: HashMap<LocId, Vec<u32>> = HashMap::new();
         for x in 0..cuts.nh as u32 {
-            let b = split.base[x as usize];
-            if b != NONE && cuts.fwd.contains(x as usize) && cuts.bwd.contains(x as usize) {
-                at.entry(self.keys[b as usize * self.width])
-                    .or_default()
-                    .push(x);
+            let Some(b) = split.base[x as usize] else {
+                continue;
+            };
+            if cuts.fwd.contains(x as usize) && cuts.bwd.contains(x as usize) {
+                at.entry(self.loc(b)).or_default().push(x);
             }
         }
         // Concrete entry and exit nodes of every contracted vertex, in one
         // pass over the edges.
-        let mut ends_of: HashMap<u32, (Vec<u32>, Vec<u32>)> = HashMap::new();
-        for (i, &(a, b)) in self.edges.iter().enumerate() {
+        let mut ends_of: HashMap<VertexId, (Vec<u32>, Vec<u32>)> = HashMap::new();
+        for (i, &(a, b)) in self.edges.iter() {
             if !(live(a) && live(b)) {
                 continue;
             }
-            if self.sub_of(self.keys[b as usize * self.width]).is_some() {
+            if self.sub_of(self.loc(b)).is_some() {
                 ends_of.entry(b).or_default().0.push(self.edge_nodes[i].1);
             }
-            if self.sub_of(self.keys[a as usize * self.width]).is_some() {
+            if self.sub_of(self.loc(a)).is_some() {
                 ends_of.entry(a).or_default().1.push(self.edge_nodes[i].0);
             }
         }
@@ -918,12 +964,12 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         };
         let mandatory = self.mandatory(&at, &cuts, &mut m.must);
         // Elements the trackers require inside each contracted location.
-        let mut holds = BitSet::new(self.sub.count as usize);
+        let mut holds = IdVec::filled(self.sub.count(), false);
         for t in &self.trackers {
             for e in &t.locs {
                 for &l in e {
                     if let Some(s) = self.sub_of(l) {
-                        holds.insert(s as usize);
+                        holds[s] = true;
                     }
                 }
             }
@@ -944,7 +990,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
             // times on one path, and which crossing can avoid a member then
             // depends on the others: decide it on whole paths. (So must a
             // location with element requirements.)
-            if holds.contains(s as usize) || !self.whole(self.comp_of_loc(l)) {
+            if holds[s] || !self.whole(self.comp_of_loc(l)) {
                 if !cuts.cut(states) {
                     // Some consistent path avoids the location: every
                     // member is avoidable, and Maybe is exact.
@@ -971,10 +1017,10 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
     /// contracted location.
     fn mandatory(
         &self,
-        at: &HashMap<u32, Vec<u32>>,
+        at: &HashMap<LocId, Vec<u32>>,
         cuts: &Cuts<'_>,
         must: &mut BitSet,
-    ) -> HashMap<u32, Vec<Vec<u32>>> {
+    ) -> HashMap<SubId, Vec<Vec<u32>>> {
         let Structure {
             g,
             rg: g_rev,
@@ -984,7 +1030,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
             start,
         } = *self.st;
         let (sp, sccs) = (self.sp, &core.sccs);
-        let mut mandatory: HashMap<u32, Vec<Vec<u32>>> = HashMap::new();
+        let mut mandatory: HashMap<SubId, Vec<Vec<u32>>> = HashMap::new();
         let targets: Vec<u32> = match &sp.targets {
             Some(t) => t.iter().copied().filter(|&v| self.alive(v)).collect(),
             None => Vec::new(),
@@ -1019,11 +1065,17 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         // to one of its successors; when all of those lie in one contracted
         // location, that is one more set the location must visit.
         let usable = |a: u32, b: u32| {
-            let (ca, cb) = (sccs.comp[a as usize], sccs.comp[b as usize]);
-            self.alive(a) && self.alive(b) && (ca == cb || seg.usable(ca, cb))
+            self.alive(a) && self.alive(b) && {
+                let comp = |v: u32| sccs.comp(v).expect("a live node");
+                let (ca, cb) = (comp(a), comp(b));
+                ca == cb || seg.usable(ca, cb)
+            }
         };
         for (&l, states) in at {
-            if self.sub_of(l).is_some() || !cuts.cut(states) {
+            let Place::Node(l) = self.place(l) else {
+                continue;
+            };
+            if !cuts.cut(states) {
                 continue;
             }
             must.insert(l as usize);
@@ -1064,7 +1116,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
     ) -> (HashSet<u32>, HashSet<u32>) {
         let (b, kind) = (ctx.split.base[x as usize], ctx.split.kind[x as usize]);
         let none = (Vec::new(), Vec::new());
-        let es = ctx.ends_of.get(&b).unwrap_or(&none);
+        let es = b.and_then(|b| ctx.ends_of.get(&b)).unwrap_or(&none);
         let entries = if kind.starts() {
             [self.st.start].into_iter().collect()
         } else {
@@ -1089,7 +1141,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
     fn held(
         &self,
         ctx: &Trimmed<'_>,
-        l: u32,
+        l: LocId,
         states: &[u32],
         mandatory: &[Vec<u32>],
         path: &[Step],
@@ -1106,7 +1158,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         let held = Held {
             g: self.st.g,
             members,
-            comp: &self.sub.comp,
+            sub: &self.sub,
             s,
             l,
             entries: &entries,
@@ -1171,7 +1223,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
     fn crossings(
         &self,
         ctx: &Trimmed<'_>,
-        l: u32,
+        l: LocId,
         states: &[u32],
         required: &BitSet,
         m: &mut Must,
@@ -1190,8 +1242,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
             let crossing = Crossing::new(
                 self.st.g,
                 members,
-                &self.sub.comp,
-                s,
+                |v| self.sub.comp(v) == Some(s),
                 |v| entries.contains(&v),
                 |v| exits.contains(&v),
                 &self.sp.vectors,
@@ -1227,11 +1278,63 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
     }
 }
 
+/// The goals of a crossing's walk: independent sequences of node sets,
+/// each visited in order (one node of each set); one visit advances every
+/// sequence that needs the node visited next.
+struct Goals {
+    seqs: Vec<Vec<Vec<u32>>>,
+    /// Per sequence, the position of the set it needs next.
+    ptr: Vec<usize>,
+    /// The sequences that need each node next. A fixed hasher: which goals
+    /// come first is part of the witness, and witnesses are deterministic.
+    wanted: FxHashMap<u32, Vec<usize>>,
+}
+
+impl Goals {
+    fn new(seqs: Vec<Vec<Vec<u32>>>) -> Goals {
+        let mut wanted: FxHashMap<u32, Vec<usize>> = FxHashMap::default();
+        for (k, seq) in seqs.iter().enumerate() {
+            if let Some(first) = seq.first() {
+                for &x in first {
+                    wanted.entry(x).or_default().push(k);
+                }
+            }
+        }
+        Goals {
+            ptr: vec![0usize; seqs.len()],
+            seqs,
+            wanted,
+        }
+    }
+
+    /// A visit of node `x`.
+    fn visit(&mut self, x: u32) {
+        let Some(ks) = self.wanted.get(&x).cloned() else {
+            return;
+        };
+        for k in ks {
+            for y in &self.seqs[k][self.ptr[k]] {
+                if let Some(list) = self.wanted.get_mut(y) {
+                    list.retain(|&z| z != k);
+                    if list.is_empty() {
+                        self.wanted.remove(y);
+                    }
+                }
+            }
+            self.ptr[k] += 1;
+            if let Some(next) = self.seqs[k].get(self.ptr[k]) {
+                for &y in next {
+                    self.wanted.entry(y).or_default().push(k);
+                }
+            }
+        }
+    }
+}
+
 /// Whether node `v` can be on a consistent path (its component is alive)
 /// and is not `skip`.
 fn alive_in(st: &Structure<'_>, skip: Option<u32>, v: u32) -> bool {
-    let c = st.core.sccs.comp[v as usize];
-    c != NONE && st.seg.alive[c as usize] && skip != Some(v)
+    st.core.sccs.comp(v).is_some_and(|c| st.seg.alive[c]) && skip != Some(v)
 }
 
 /// "Must run" so far, and its counters.
@@ -1262,12 +1365,10 @@ impl<'t> Cuts<'t> {
         let (hg, root, sink) = (&split.hg, split.root, split.sink);
         let nh = hg.num_vertices();
         let hr = hg.reversed();
-        let idom = crate::algo::dominators(hg, &hr, root, |_| true);
+        let idom = crate::algo::dominator_tree(hg, &hr, root, |_| true);
         let mut dom_sink = BitSet::new(nh);
-        let mut x = idom[sink as usize];
-        while x != NONE && x != root {
+        for x in idom.up_from(idom.parent(sink), root) {
             dom_sink.insert(x as usize);
-            x = idom[x as usize];
         }
         let (mut fwd, mut bwd) = (BitSet::new(nh), BitSet::new(nh));
         crate::algo::reach(hg, [root], |_| true, &mut fwd);
@@ -1303,15 +1404,15 @@ struct Trimmed<'t> {
     split: &'t SplitGraph,
     cuts: &'t Cuts<'t>,
     /// Per contracted vertex, its concrete entry and exit nodes.
-    ends_of: &'t HashMap<u32, (Vec<u32>, Vec<u32>)>,
+    ends_of: &'t HashMap<VertexId, (Vec<u32>, Vec<u32>)>,
 }
 
 /// One vertex of a product path, with the explored edges it is entered
 /// and left by (`None`: entered as an initial vertex, left to the sink).
 pub(crate) struct Step {
-    v: u32,
-    in_edge: Option<usize>,
-    out_edge: Option<usize>,
+    v: VertexId,
+    in_edge: Option<EdgeId>,
+    out_edge: Option<EdgeId>,
 }
 
 /// How a crossing of a product vertex begins and ends.
@@ -1347,30 +1448,30 @@ struct SplitGraph {
     hg: Csr,
     root: u32,
     sink: u32,
-    /// Product vertex of each split vertex (`NONE` for root and sink).
-    base: Vec<u32>,
+    /// Product vertex of each split vertex (none for root and sink).
+    base: Vec<Option<VertexId>>,
     kind: Vec<Kind>,
 }
 
 impl SplitGraph {
     fn new(
-        nv: usize,
-        initial: &[u32],
-        acc: &[bool],
-        edges: &[(u32, u32)],
-        live: impl Fn(u32) -> bool,
+        initial: &[VertexId],
+        acc: &IdVec<VertexId, bool>,
+        edges: &IdVec<EdgeId, (VertexId, VertexId)>,
+        live: impl Fn(VertexId) -> bool,
     ) -> SplitGraph {
-        let mut base: Vec<u32> = (0..nv as u32).chain([NONE, NONE]).collect();
+        let nv = acc.len();
+        let mut base: Vec<Option<VertexId>> = acc.ids().map(Some).chain([None, None]).collect();
         let mut kind = vec![Kind::Mid; nv + 2];
         let (root, sink) = (nv as u32, nv as u32 + 1);
         let mut h: Vec<(u32, u32)> = Vec::new();
-        let add = |b: u32, k: Kind, base: &mut Vec<u32>, kind: &mut Vec<Kind>| -> u32 {
-            base.push(b);
+        let add = |b: VertexId, k: Kind, base: &mut Vec<Option<VertexId>>, kind: &mut Vec<Kind>| {
+            base.push(Some(b));
             kind.push(k);
             base.len() as u32 - 1
         };
-        let mut first: HashMap<u32, u32> = HashMap::new();
-        let mut last: HashMap<u32, u32> = HashMap::new();
+        let mut first: HashMap<VertexId, u32> = HashMap::new();
+        let mut last: HashMap<VertexId, u32> = HashMap::new();
         for &i in initial {
             if !live(i) || first.contains_key(&i) {
                 continue;
@@ -1378,25 +1479,31 @@ impl SplitGraph {
             let f = add(i, Kind::First, &mut base, &mut kind);
             first.insert(i, f);
             h.push((root, f));
-            if acc[i as usize] {
+            if acc[i] {
                 let o = add(i, Kind::Only, &mut base, &mut kind);
                 h.push((root, o));
                 h.push((o, sink));
             }
         }
-        for v in 0..nv as u32 {
-            if live(v) && acc[v as usize] {
+        for v in acc.ids() {
+            if live(v) && acc[v] {
                 let l = add(v, Kind::Last, &mut base, &mut kind);
                 last.insert(v, l);
                 h.push((l, sink));
             }
         }
-        for &(a, b) in edges {
+        for &(a, b) in edges.values() {
             if !(live(a) && live(b)) {
                 continue;
             }
-            for from in [Some(a), first.get(&a).copied()].into_iter().flatten() {
-                for to in [Some(b), last.get(&b).copied()].into_iter().flatten() {
+            for from in [Some(a.as_u32()), first.get(&a).copied()]
+                .into_iter()
+                .flatten()
+            {
+                for to in [Some(b.as_u32()), last.get(&b).copied()]
+                    .into_iter()
+                    .flatten()
+                {
                     h.push((from, to));
                 }
             }
@@ -1415,22 +1522,25 @@ impl SplitGraph {
 
 /// A shortest root-to-sink path of the split trimmed product, as product
 /// vertices with the explored edges between them.
-fn product_path(split: &SplitGraph, edges: &[(u32, u32)]) -> Vec<Step> {
+fn product_path(split: &SplitGraph, edges: &IdVec<EdgeId, (VertexId, VertexId)>) -> Vec<Step> {
     let (hg, root, sink) = (&split.hg, split.root, split.sink);
     let mut walker = Walker::new(hg.num_vertices());
     let Some(mut xs) = walker.walk(hg, root, |x| x == sink, |_| true, false, usize::MAX) else {
         return Vec::new();
     };
     xs.pop(); // the sink
-    let vs: Vec<u32> = xs.iter().map(|&x| split.base[x as usize]).collect();
+    let vs: Vec<VertexId> = xs
+        .iter()
+        .map(|&x| split.base[x as usize].expect("a product vertex"))
+        .collect();
     // One explored edge for every consecutive pair, in one pass.
-    let want: HashMap<(u32, u32), usize> = vs
+    let want: HashMap<(VertexId, VertexId), usize> = vs
         .windows(2)
         .enumerate()
         .map(|(i, p)| ((p[0], p[1]), i))
         .collect();
     let mut found = vec![None; vs.len().saturating_sub(1)];
-    for (e, &(a, b)) in edges.iter().enumerate() {
+    for (e, &(a, b)) in edges.iter() {
         if let Some(&i) = want.get(&(a, b)) {
             if found[i].is_none() {
                 found[i] = Some(e);
@@ -1451,9 +1561,9 @@ fn product_path(split: &SplitGraph, edges: &[(u32, u32)]) -> Vec<Step> {
 struct Held<'a> {
     g: &'a Csr,
     members: &'a [u32],
-    comp: &'a [u32],
-    s: u32,
-    l: u32,
+    sub: &'a Sccs<SubId>,
+    s: SubId,
+    l: LocId,
     entries: &'a std::collections::HashSet<u32>,
     exits: &'a std::collections::HashSet<u32>,
     start: u32,
@@ -1462,7 +1572,7 @@ struct Held<'a> {
     /// UTL elements without trackers that the (single) crossing visits.
     untracked: Vec<u32>,
     path: &'a [Step],
-    edge_nodes: &'a [(u32, u32)],
+    edge_nodes: &'a IdVec<EdgeId, (u32, u32)>,
     keys: &'a [u32],
     width: usize,
     k_o: usize,
@@ -1487,8 +1597,7 @@ impl Held<'_> {
         let crossing = Crossing::new(
             self.g,
             self.members,
-            self.comp,
-            self.s,
+            |v| self.sub.comp(v) == Some(self.s),
             |v| self.entries.contains(&v),
             |v| self.exits.contains(&v),
             &[],
@@ -1590,10 +1699,10 @@ impl Held<'_> {
     fn legs(&self, crossing: &Crossing<'_>) -> Option<Vec<Leg>> {
         let local = |v: u32| crossing.local(v);
         let progress =
-            |v: u32, j: usize| self.keys[v as usize * self.width + 1 + self.k_o + j] as usize;
+            |v: VertexId, j: usize| self.keys[v.index() * self.width + 1 + self.k_o + j] as usize;
         let mut legs = Vec::new();
         for (i, st) in self.path.iter().enumerate() {
-            if self.keys[st.v as usize * self.width] != self.l {
+            if LocId(self.keys[st.v.index() * self.width]) != self.l {
                 continue;
             }
             let entry = match st.in_edge {

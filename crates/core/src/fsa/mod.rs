@@ -40,15 +40,16 @@ pub use crate::automaton;
 mod contracted;
 pub(crate) mod product;
 
-use crate::algo::{self, Walker, NONE};
+use crate::algo::{self, SccId, Walker};
 use crate::graph::{BitSet, Csr};
 use crate::icfg::Icfg;
-use crate::ids::NodeId;
+use crate::ids::{IdVec, NodeId};
+use crate::lower::{lower, Reduction, Split, Strategy};
 use crate::report::{NodeSet, Origin, Report};
 use crate::solver::{Answer, Checked, Label, Query, Recovery, SolveError, Solver};
-use crate::structure::{BulkLimits, BulkStats, Core, Crossing, Ends, Instance, Segments, Verdict};
+use crate::structure::{BulkLimits, BulkStats, Core, Crossing, Ends, Segments, Verdict};
 use automaton::Dfa;
-use product::{Product, Stop};
+use product::{Loc, Product, Stop, VertexId};
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
@@ -108,41 +109,14 @@ pub struct Fsa {
     pub limits: FsaLimits,
 }
 
-/// A report split into structural UTL constraints and automata.
-pub(crate) struct Split {
-    pub absent: BitSet,
-    pub vectors: Vec<Vec<u32>>,
-    pub targets: Option<Vec<u32>>,
-    pub autos: Vec<Dfa>,
-    /// The elements of every subsequence automaton in `autos` (same order
-    /// among them), for the contracted product.
-    pub traces: Vec<Vec<NodeSet>>,
-    /// Constraints weakened while splitting.
-    pub weakened: Vec<crate::solver::Weakening>,
-    /// Indices in `autos` of the automata that may be dropped (weakened)
-    /// when the product does not fit: ambiguous `obsNo`, in report order.
-    pub droppable: Vec<usize>,
-}
-
-fn singles(elems: &[NodeSet]) -> Option<Vec<u32>> {
-    elems
-        .iter()
-        .map(|e| e.single().map(|n| n.as_u32()))
-        .collect()
-}
-
 /// Splits a report (and query) into structural UTL constraints and
-/// automata.
+/// automata: [`lower`] with [`Strategy::Automata`].
 ///
-/// With `labels` (the UTL solver's labels for this report, sound for it:
-/// every consistent execution runs the Yes nodes and none of the No nodes),
-/// the report is first reduced, exactly, before any automaton is built:
-/// an ambiguous `obsNo` set with a No member is already satisfied and is
-/// dropped, its Yes members cannot be the one that did not run and are
-/// removed (one member left: a structural `obsNo`; none: the report is
-/// impossible); members UTL labels No are removed from "one of these"
-/// elements (none left: impossible). Returns the origin of the constraint
-/// that the reduction found impossible.
+/// With `red` (the report reduced with the UTL solver's labels, sound for
+/// it: every consistent execution runs the Yes nodes and none of the No
+/// nodes), the reduced report is lowered, and reduced again while lowering
+/// (see [`lower`]). Returns the origin of the constraint that the
+/// reduction found impossible.
 pub(crate) fn split(
     g: &Icfg,
     report: &Report,
@@ -151,191 +125,14 @@ pub(crate) fn split(
     max_auto_states: usize,
 ) -> Result<Split, Origin> {
     let report = red.map_or(report, |r| &r.report);
-    let mut b = Splitter {
-        labels: red.map(|r| &r.labels[..]),
-        no_origin: red.map(|r| &r.no_origin[..]),
+    let strategy = Strategy::Automata {
+        reduction: red.map(|r| Reduction {
+            labels: &r.labels,
+            no_origin: &r.no_origin,
+        }),
         max_bursty: max_auto_states.min(MAX_BURSTY_STATES),
-        out: Split {
-            absent: BitSet::new(g.num_nodes()),
-            vectors: Vec::new(),
-            targets: report
-                .crash
-                .as_ref()
-                .map(|c| c.nodes().iter().map(|n| n.as_u32()).collect()),
-            autos: Vec::new(),
-            traces: Vec::new(),
-            weakened: Vec::new(),
-            droppable: Vec::new(),
-        },
     };
-    b.stack(report)?;
-    b.obs_yes(report)?;
-    b.obs_no(report)?;
-    b.bursty(report)?;
-    b.query(query);
-    Ok(b.out)
-}
-
-/// [`split`]'s state: the UTL labels it reduces with, and the split so
-/// far; one method per kind of constraint.
-struct Splitter<'r> {
-    labels: Option<&'r [Label]>,
-    /// The original index of every `obsNo` set (with a reduction).
-    no_origin: Option<&'r [usize]>,
-    max_bursty: usize,
-    out: Split,
-}
-
-impl Splitter<'_> {
-    fn label(&self, n: NodeId) -> Label {
-        self.labels.map_or(Label::Maybe, |l| l[n.index()])
-    }
-
-    /// An element without the members that never run.
-    fn reduce(&self, e: &NodeSet, origin: Origin) -> Result<NodeSet, Origin> {
-        if self.labels.is_none() || e.single().is_some() {
-            return Ok(e.clone());
-        }
-        NodeSet::new(
-            e.nodes()
-                .iter()
-                .copied()
-                .filter(|&n| self.label(n) != Label::No)
-                .collect(),
-        )
-        .ok_or(origin)
-    }
-
-    fn reduce_all(&self, elems: &[NodeSet], origin: Origin) -> Result<Vec<NodeSet>, Origin> {
-        elems.iter().map(|e| self.reduce(e, origin)).collect()
-    }
-
-    /// An unreliable trace: a UTL vector if every element is one node,
-    /// else a subsequence automaton.
-    fn trace(&mut self, origin: Origin, elems: &[NodeSet]) {
-        if elems.is_empty() {
-            return;
-        }
-        match singles(elems) {
-            Some(v) => self.out.vectors.push(v),
-            None => {
-                self.out.autos.push(Dfa::subsequence(origin, elems));
-                self.out.traces.push(elems.to_vec());
-            }
-        }
-    }
-
-    /// The stack as one trace: each frame's call site, then its entry.
-    fn stack(&mut self, report: &Report) -> Result<(), Origin> {
-        let mut stack: Vec<NodeSet> = Vec::new();
-        for (i, f) in report.stack.iter().enumerate() {
-            stack.push(self.reduce(&f.call, Origin::Frame(i))?);
-            stack.push(self.reduce(&f.entry, Origin::Frame(i))?);
-        }
-        self.trace(Origin::Frame(0), &stack);
-        Ok(())
-    }
-
-    fn obs_yes(&mut self, report: &Report) -> Result<(), Origin> {
-        for (i, t) in report.obs_yes.iter().enumerate() {
-            let entries = self.reduce_all(&t.entries, Origin::ObsYes(i))?;
-            if t.reliable {
-                self.out
-                    .autos
-                    .push(Dfa::reliable(Origin::ObsYes(i), &entries));
-            } else {
-                self.trace(Origin::ObsYes(i), &entries);
-            }
-        }
-        Ok(())
-    }
-
-    /// Single `obsNo` sets are absent nodes; ambiguous ones "not all"
-    /// automata (droppable), after the reduction.
-    fn obs_no(&mut self, report: &Report) -> Result<(), Origin> {
-        for (i, s) in report.obs_no.iter().enumerate() {
-            let origin = Origin::ObsNo(self.no_origin.map_or(i, |o| o[i]));
-            if let Some(n) = s.single() {
-                self.out.absent.insert(n.index());
-                continue;
-            }
-            if s.nodes().iter().any(|&n| self.label(n) == Label::No) {
-                continue; // already satisfied
-            }
-            let left: Vec<NodeId> = s
-                .nodes()
-                .iter()
-                .copied()
-                .filter(|&n| self.label(n) != Label::Yes)
-                .collect();
-            match left.as_slice() {
-                [] => return Err(origin),
-                [n] => {
-                    self.out.absent.insert(n.index());
-                }
-                _ => {
-                    let set = NodeSet::new(left).expect("non-empty");
-                    match Dfa::not_all(origin, &set) {
-                        Some(d) => {
-                            self.out.droppable.push(self.out.autos.len());
-                            self.out.autos.push(d);
-                        }
-                        None => self.out.weakened.push(crate::solver::Weakening {
-                            origin,
-                            how: format!(
-                                "\"at least one of these {} nodes did not run\" dropped (more than {} \
-                                 members the UTL labels leave open)",
-                                set.nodes().len(),
-                                automaton::MAX_NOT_ALL
-                            ),
-                        }),
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Bursty traces: one automaton each, or (past the state bound) one
-    /// unreliable trace of all their elements, as UTL does.
-    fn bursty(&mut self, report: &Report) -> Result<(), Origin> {
-        for (i, b) in report.bursty.iter().enumerate() {
-            let origin = Origin::Bursty(i);
-            let bursts: Vec<Vec<NodeSet>> = b
-                .bursts
-                .iter()
-                .map(|burst| self.reduce_all(burst, origin))
-                .collect::<Result<_, _>>()?;
-            match Dfa::bursty(origin, &bursts, self.max_bursty) {
-                Some(d) => self.out.autos.push(d),
-                None => {
-                    self.out.weakened.push(crate::solver::Weakening {
-                        origin,
-                        how: format!(
-                            "bursty trace treated as one unreliable trace: its automaton exceeds \
-                             {} states (--max-states)",
-                            self.max_bursty
-                        ),
-                    });
-                    let all: Vec<NodeSet> = bursts.into_iter().flatten().collect();
-                    self.trace(origin, &all);
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn query(&mut self, query: Option<&Query>) {
-        match query {
-            None => {}
-            Some(Query::MayRun(n)) => self.out.vectors.push(vec![n.as_u32()]),
-            Some(Query::MaySkip(n)) => {
-                self.out.absent.insert(n.index());
-            }
-            Some(Query::Trace(t)) => self.trace(Origin::Query, t),
-            Some(Query::Language(d)) => self.out.autos.push(d.clone()),
-        }
-    }
+    lower(g, report, query, strategy)
 }
 
 /// A report reduced exactly with the UTL labels (see [`Fsa::reduction`]).
@@ -358,12 +155,12 @@ impl Split {
     /// `drop` (indices into `droppable`), each listed as weakened.
     fn without(&self, drop: &[usize], why: &str) -> Split {
         let gone: HashSet<usize> = drop.iter().map(|&i| self.droppable[i]).collect();
-        let mut weakened = self.weakened.clone();
+        let mut base = self.base.clone();
         let mut autos = Vec::new();
         let mut droppable = Vec::new();
         for (i, a) in self.autos.iter().enumerate() {
             if gone.contains(&i) {
-                weakened.push(crate::solver::Weakening {
+                base.weakened.push(crate::solver::Weakening {
                     origin: a.origin,
                     how: format!("\"at least one of these nodes did not run\" dropped: {why}"),
                 });
@@ -375,12 +172,9 @@ impl Split {
             autos.push(a.clone());
         }
         Split {
-            absent: self.absent.clone(),
-            vectors: self.vectors.clone(),
-            targets: self.targets.clone(),
+            base,
             autos,
             traces: self.traces.clone(),
-            weakened,
             droppable,
         }
     }
@@ -397,14 +191,8 @@ struct Prepared {
 
 impl Fsa {
     fn prepare(&self, g: &Icfg, sp: &Split, start: &[u32]) -> Option<Prepared> {
-        let inst = Instance {
-            g: g.succ_csr(),
-            rg: g.pred_csr(),
-            sources: start,
-            targets: sp.targets.as_deref(),
-            vectors: &sp.vectors,
-        };
-        let core = inst.solve(|v| sp.absent.contains(v as usize))?;
+        let inst = sp.instance(g, start);
+        let core = sp.solve(&inst)?;
         let ends = Ends::new(&inst);
         let seg = core.segments(&inst, &ends);
         // Components where some automaton acts get trackers for the UTL
@@ -420,19 +208,21 @@ impl Fsa {
                 }
             }
         }
-        let mut active = vec![false; sccs.count as usize];
-        for c in 0..sccs.count {
-            active[c as usize] = !sccs.trivial[c as usize]
-                && (all_loud
-                    || sccs
-                        .members_of(c)
-                        .iter()
-                        .any(|&v| loud.contains(v as usize)));
-        }
+        let active: IdVec<SccId, bool> = sccs
+            .ids()
+            .map(|c| {
+                !sccs.is_trivial(c)
+                    && (all_loud
+                        || sccs
+                            .members_of(c)
+                            .iter()
+                            .any(|&v| loud.contains(v as usize)))
+            })
+            .collect();
         for (i, vec) in sp.vectors.iter().enumerate() {
             let inside: Vec<NodeSet> = vec
                 .iter()
-                .filter(|&&e| active[sccs.comp[e as usize] as usize])
+                .filter(|&&e| active[sccs.comp(e).expect("a live element")])
                 .map(|&e| NodeSet::one(NodeId::new(e as usize)))
                 .collect();
             if !inside.is_empty() {
@@ -596,7 +386,7 @@ impl Fsa {
                             witness: Some(w.into_iter().map(|v| NodeId::new(v as usize)).collect()),
                         });
                     }
-                    best = Some(weak.weakened);
+                    best = Some(weak.base.weakened);
                 }
                 Ok(_) => {}
                 Err(_) => break,
@@ -679,7 +469,7 @@ impl Fsa {
     }
 
     /// Expands a product path into consecutive ICFG nodes.
-    fn witness(g: &Icfg, p: &Product<'_>, vectors: &[Vec<u32>], last: u32) -> Vec<NodeId> {
+    fn witness(g: &Icfg, p: &Product<'_>, vectors: &[Vec<u32>], last: VertexId) -> Vec<NodeId> {
         let sccs = &p.core.sccs;
         let csr = g.succ_csr();
         let edges = p.tree_path(last);
@@ -687,13 +477,13 @@ impl Fsa {
         let mut walker = Walker::new(g.num_nodes());
         // Inside a silent component: from `entry`, visit the UTL elements it
         // holds (vector by vector, in order), then reach `exit`.
-        let mut cross = |path: &mut Vec<u32>, c: u32, entry: u32, exit: Option<u32>| {
+        let mut cross = |path: &mut Vec<u32>, c: SccId, entry: u32, exit: Option<u32>| {
             let mut cur = entry;
+            let in_c = |v: u32| sccs.comp(v) == Some(c);
             let mut goals: Vec<u32> = vectors
                 .iter()
-                .flat_map(|v| v.iter().copied().filter(|&e| sccs.comp[e as usize] == c))
+                .flat_map(|v| v.iter().copied().filter(|&e| in_c(e)))
                 .collect();
-            let in_c = |v: u32| sccs.comp[v as usize] == c;
             match exit {
                 Some(x) => goals.push(x),
                 None => {
@@ -722,13 +512,13 @@ impl Fsa {
         };
         let mut entry = p.start;
         for e in &edges {
-            if let Err(c) = p.loc(e.from) {
+            if let Loc::Comp(c) = p.loc(e.from) {
                 cross(&mut path, c, entry, Some(e.from_node));
             }
             path.push(e.to_node);
             entry = e.to_node;
         }
-        if let Err(c) = p.loc(last) {
+        if let Loc::Comp(c) = p.loc(last) {
             cross(&mut path, c, entry, None);
         }
         path.into_iter().map(|v| NodeId::new(v as usize)).collect()
@@ -931,128 +721,15 @@ impl Fsa {
         // `obsNo` sets (UTL ignores them), so they spare a UTL run each.
         let red = self.reduction(g, report).ok().flatten();
         let sound = red.as_ref().map(|r| &r.labels[..]);
-        let maybe: Vec<usize> = (0..rec.labels.len())
-            .filter(|&i| rec.labels[i] == Label::Maybe)
-            .collect();
+        let mut ev = Evidence::new(&rec.labels);
         let undecided: HashSet<NodeId> = rec.undecided.iter().copied().collect();
-        // Per Maybe node: 1 seen Yes, 2 seen No, 4 seen Maybe.
-        let mut seen = vec![0u8; maybe.len()];
-        let confirmed = |m: u8| m & 4 != 0 || m & 3 == 3;
-        // SplitMix64 (Steele, Lea, Flood 2014): deterministic draws.
-        let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
-        let mut below = |n: usize| {
-            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            ((z ^ (z >> 31)) % n as u64) as usize
-        };
-        let mut rounds = 0;
-        let mut left = maybe.len();
-        let mut stalled = false;
-        // Choices are independent: a batch of them runs in parallel.
-        let width = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(MAX_PARALLEL_CHOICES);
-        while rounds < CONFIRM_ROUNDS && left > 0 && (rounds == 0 || left > SETTLE_AT) && !stalled {
-            let remaining = match self.limits.timeout {
-                Some(t) => match t.checked_sub(started.elapsed()) {
-                    Some(r) if !r.is_zero() => Some(r),
-                    _ => break,
-                },
-                None => None,
-            };
-            let choices: Vec<Report> = (0..width)
-                .map(|_| {
-                    let mut chosen = report.clone();
-                    for set in &mut chosen.obs_no {
-                        if set.nodes().len() < 2 {
-                            continue;
-                        }
-                        // What the member's not running would show: best a
-                        // node still lacking an execution that skips it,
-                        // worst one lacking an execution that runs it.
-                        let rank = |n: NodeId| match maybe.binary_search(&n.index()) {
-                            Ok(k) if !confirmed(seen[k]) => match seen[k] & 3 {
-                                1 => 0,
-                                2 => 3,
-                                _ => 2,
-                            },
-                            _ => 1,
-                        };
-                        let open = set
-                            .nodes()
-                            .iter()
-                            .copied()
-                            .filter(|&n| rec.labels[n.index()] != Label::Yes);
-                        let Some(best) = open.clone().map(rank).min() else {
-                            continue;
-                        };
-                        let open: Vec<NodeId> = open.filter(|&n| rank(n) == best).collect();
-                        let pick = open[below(open.len())];
-                        *set = NodeSet::new(vec![pick]).expect("one node");
-                    }
-                    chosen
-                })
-                .collect();
-            let mut inner = self.clone();
-            inner.limits.timeout = remaining;
-            rounds += choices.len() as u64;
-            let results: Vec<Result<Recovery, SolveError>> = std::thread::scope(|scope| {
-                let inner = &inner;
-                let runs: Vec<_> = choices
-                    .iter()
-                    .map(|c| scope.spawn(move || inner.recover_once(g, c, false, sound)))
-                    .collect();
-                runs.into_iter()
-                    .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-                    .collect()
-            });
-            for r in results {
-                // An impossible (or too large) choice shows nothing; nor
-                // does one that dropped a constraint.
-                let Ok(r) = r else { continue };
-                if !r.weakened.iter().all(gave_up) {
-                    continue;
-                }
-                // Yes and No under this choice show an execution that runs
-                // (skips) the node only if the choice is surely possible:
-                // an exact result (nothing weakened, nothing undecided).
-                // Its Maybe nodes not listed as undecided are real.
-                let exact = r.undecided.is_empty() && r.weakened.is_empty();
-                let open: HashSet<NodeId> = r.undecided.iter().copied().collect();
-                for (k, &i) in maybe.iter().enumerate() {
-                    seen[k] |= match r.labels[i] {
-                        Label::Yes if exact => 1,
-                        Label::No if exact => 2,
-                        Label::Yes | Label::No => 0,
-                        Label::Maybe if !open.contains(&NodeId::new(i)) => 4,
-                        Label::Maybe => 0,
-                    };
-                }
-            }
-            let now = seen.iter().filter(|&&m| !confirmed(m)).count();
-            stalled = now > left / 2;
-            left = now;
-        }
+        let rounds = self.confirm_rounds(g, report, &rec.labels, &mut ev, sound, started);
         rec.stats.push(("confirm_rounds", rounds));
-        let (checks, decided) = self.settle(
-            g,
-            report,
-            &mut rec.labels,
-            &maybe,
-            &mut seen,
-            started,
-            red.as_ref(),
-        );
+        let (checks, decided) =
+            self.settle(g, report, &mut rec.labels, &mut ev, started, red.as_ref());
         rec.stats.push(("settle_checks", checks));
         rec.stats.push(("settle_decided", decided));
-        let unconfirmed: Vec<NodeId> = maybe
-            .iter()
-            .zip(&seen)
-            .filter(|&(_, &m)| !confirmed(m))
-            .map(|(&i, _)| NodeId::new(i))
-            .collect();
+        let unconfirmed = ev.unconfirmed();
         if unconfirmed.is_empty() {
             // Every label is exact: nothing was given up either.
             rec.weakened.retain(|w| !dropped(report, w) && !gave_up(w));
@@ -1066,6 +743,57 @@ impl Fsa {
         rec
     }
 
+    /// [`Fsa::confirm`]'s rounds of choices, a batch of them in parallel
+    /// (choices are independent), while they confirm nodes; the number of
+    /// choices tried.
+    fn confirm_rounds(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        labels: &[Label],
+        ev: &mut Evidence,
+        sound: Option<&[Label]>,
+        started: Instant,
+    ) -> u64 {
+        let mut rounds = 0;
+        let mut left = ev.maybe.len();
+        let mut stalled = false;
+        let width = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(MAX_PARALLEL_CHOICES);
+        while rounds < CONFIRM_ROUNDS && left > 0 && (rounds == 0 || left > SETTLE_AT) && !stalled {
+            let remaining = match self.limits.timeout {
+                Some(t) => match t.checked_sub(started.elapsed()) {
+                    Some(r) if !r.is_zero() => Some(r),
+                    _ => break,
+                },
+                None => None,
+            };
+            let choices: Vec<Report> = (0..width).map(|_| ev.choice(report, labels)).collect();
+            let mut inner = self.clone();
+            inner.limits.timeout = remaining;
+            rounds += choices.len() as u64;
+            let results: Vec<Result<Recovery, SolveError>> = std::thread::scope(|scope| {
+                let inner = &inner;
+                let runs: Vec<_> = choices
+                    .iter()
+                    .map(|c| scope.spawn(move || inner.recover_once(g, c, false, sound)))
+                    .collect();
+                runs.into_iter()
+                    .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                    .collect()
+            });
+            // An impossible (or too large) choice shows nothing.
+            for r in results.into_iter().flatten() {
+                ev.record(&r);
+            }
+            let now = ev.left(0);
+            stalled = now > left / 2;
+            left = now;
+        }
+        rounds
+    }
+
     /// Settles the Maybe nodes that no choice confirmed, one by one, by
     /// counterexample-guided refinement: asks whether the node may run (may
     /// be skipped) under the report with only the ambiguous `obsNo` sets
@@ -1073,18 +801,15 @@ impl Fsa {
     /// every node, on or off it); one that violates sets adds them to the
     /// tracked ones; an impossible answer is exact (a weaker report), and
     /// decides the node. Returns the checks made and the nodes decided.
-    #[allow(clippy::too_many_arguments)]
     fn settle(
         &self,
         g: &Icfg,
         report: &Report,
         labels: &mut [Label],
-        maybe: &[usize],
-        seen: &mut [u8],
+        ev: &mut Evidence,
         started: Instant,
         red: Option<&Reduced>,
     ) -> (u64, u64) {
-        let confirmed = |m: u8| m & 4 != 0 || m & 3 == 3;
         // The report reduced once (UTL ignores ambiguous `obsNo` sets, so
         // its labels hold for every subset of them).
         let Some(red) = red else {
@@ -1094,121 +819,39 @@ impl Fsa {
         let ambiguous: Vec<usize> = (0..base.obs_no.len())
             .filter(|&i| base.obs_no[i].nodes().len() > 1)
             .collect();
-        let original: Vec<&NodeSet> = report
-            .obs_no
-            .iter()
-            .filter(|s| s.nodes().len() > 1)
-            .collect();
-        let mut tracked = vec![false; ambiguous.len()];
-        let mut bulk_tracked = tracked.clone();
-        let (mut checks, mut decided) = (0, 0);
-        for k in 0..maybe.len() {
-            let v = NodeId::new(maybe[k]);
-            'need: for need in [1u8, 2] {
-                if confirmed(seen[k]) || seen[k] & need != 0 {
+        let mut st = Settler {
+            red,
+            tracked: vec![false; ambiguous.len()],
+            bulk_tracked: vec![false; ambiguous.len()],
+            ambiguous,
+            original: report
+                .obs_no
+                .iter()
+                .filter(|s| s.nodes().len() > 1)
+                .collect(),
+            checks: 0,
+            decided: 0,
+            started,
+        };
+        for k in 0..ev.maybe.len() {
+            for need in [Need::Run, Need::Skip] {
+                if Evidence::confirmed(ev.seen[k]) || ev.seen[k] & need.bit() != 0 {
                     continue;
                 }
-                loop {
-                    let remaining = match self.limits.timeout {
-                        Some(t) => match t.checked_sub(started.elapsed()) {
-                            Some(r) if !r.is_zero() => Some(r),
-                            _ => return (checks, decided),
-                        },
-                        None => None,
-                    };
-                    if checks >= self.limits.settle_checks as u64 {
-                        return (checks, decided);
+                let next = loop {
+                    match st.check(self, g, labels, ev, k, need) {
+                        Settle::Again => continue,
+                        next => break next,
                     }
-                    let keep = |i: usize| {
-                        base.obs_no[i].nodes().len() < 2
-                            || ambiguous.binary_search(&i).is_ok_and(|j| tracked[j])
-                    };
-                    let mut sub = Reduced {
-                        report: base.clone(),
-                        labels: red.labels.clone(),
-                        no_origin: Vec::new(),
-                    };
-                    sub.report.obs_no.retain({
-                        let mut i = 0;
-                        move |_| {
-                            i += 1;
-                            keep(i - 1)
-                        }
-                    });
-                    sub.no_origin = (0..base.obs_no.len())
-                        .filter(|&i| keep(i))
-                        .map(|i| red.no_origin[i])
-                        .collect();
-                    let q = if need == 1 {
-                        Query::MayRun(v)
-                    } else {
-                        Query::MaySkip(v)
-                    };
-                    let mut inner = self.clone();
-                    inner.limits.timeout = remaining;
-                    checks += 1;
-                    let c = inner.check_reduced(g, &sub.report, Some(&sub), Some(&q), true);
-                    let Ok(c) = c else { break 'need };
-                    if c.answer == Answer::Impossible {
-                        // Exact: no execution of a weaker report does it.
-                        labels[maybe[k]] = if need == 1 { Label::No } else { Label::Yes };
-                        seen[k] = 4; // decided, nothing left to confirm
-                        decided += 1;
-                        // The sets that decided it may decide others: one
-                        // bulk recovery with them decides every node it
-                        // labels Yes or No (a weaker report's labels).
-                        let left = seen[k + 1..].iter().filter(|&&m| !confirmed(m)).count();
-                        if left >= SETTLE_BULK_AT && bulk_tracked != tracked {
-                            bulk_tracked.clone_from(&tracked);
-                            checks += 1;
-                            if let Ok(r) =
-                                inner.recover_once(g, &sub.report, false, Some(&red.labels))
-                            {
-                                for kk in k + 1..maybe.len() {
-                                    let l = r.labels[maybe[kk]];
-                                    if !confirmed(seen[kk]) && l != Label::Maybe {
-                                        labels[maybe[kk]] = l;
-                                        seen[kk] = 4;
-                                        decided += 1;
-                                    }
-                                }
-                            }
-                        }
-                        break 'need;
-                    }
-                    let (true, Some(w)) = (c.weakened.is_empty(), c.witness) else {
-                        break 'need;
-                    };
-                    let mut on = vec![false; g.num_nodes()];
-                    for n in &w {
-                        on[n.index()] = true;
-                    }
-                    let mut violated = false;
-                    for (j, &i) in ambiguous.iter().enumerate() {
-                        if !tracked[j] && base.obs_no[i].nodes().iter().all(|n| on[n.index()]) {
-                            tracked[j] = true;
-                            violated = true;
-                        }
-                    }
-                    if violated {
-                        continue;
-                    }
-                    // Sets the reduction dropped are satisfied by every
-                    // path of the reduced report; checked all the same.
-                    if original
-                        .iter()
-                        .any(|s| s.nodes().iter().all(|n| on[n.index()]))
-                    {
-                        break 'need;
-                    }
-                    for (kk, &i) in maybe.iter().enumerate() {
-                        seen[kk] |= if on[i] { 1 } else { 2 };
-                    }
-                    break;
+                };
+                match next {
+                    Settle::Stop => return (st.checks, st.decided),
+                    Settle::NextNode => break,
+                    Settle::NextNeed | Settle::Again => {}
                 }
             }
         }
-        (checks, decided)
+        (st.checks, st.decided)
     }
 
     /// One bulk recovery. When the product with every ambiguous `obsNo`
@@ -1248,16 +891,15 @@ impl Fsa {
             return Err(infeasible());
         };
         let st = structure(g, &prep, start[0]);
-        let limits = self.coarse_limits();
-        let run_within = |sp: &Split, subsume: bool, limits: contracted::CoarseLimits| {
-            contracted::explore(&st, sp, limits, contracted::Mode::Classify { subsume })
+        let runs = CoarseRuns {
+            st: &st,
+            limits: self.coarse_limits(),
         };
-        let run = |sp: &Split, subsume: bool| run_within(sp, subsume, limits);
         // The contracted product first: far smaller, and exact unless it
         // lists nodes it could not decide.
         let mut first: Option<Result<contracted::Outcome, Stop>> = None;
         if self.limits.contracted_first && self.limits.coarse_states > 0 {
-            match run(&sp, false) {
+            match runs.run(&sp, false) {
                 Ok(contracted::Outcome::Classified(c)) if c.decided() => {
                     return Ok(contracted_recovery(g, &c, sp.weakened.clone()))
                 }
@@ -1266,53 +908,8 @@ impl Fsa {
                 }
                 Ok(_) => return Err(infeasible()),
                 Err(s) => {
-                    // Too large with every ambiguous obsNo: keep the ones
-                    // that fit (in report order: none, then 1, 2, 4, ...,
-                    // so that only the last attempt fails), weaken the rest.
-                    if !matches!(s, Stop::Time) && !sp.droppable.is_empty() {
-                        let why = format!(
-                            "the product with it did not fit ({})",
-                            stop_message(s.clone())
-                        );
-                        let total = sp.droppable.len();
-                        let mut best: Option<(contracted::Coarse, Split)> = None;
-                        let mut keep = 0;
-                        let mut within = limits;
-                        loop {
-                            let drop: Vec<usize> = (keep..total).collect();
-                            let weak = sp.without(&drop, &why);
-                            match run_within(&weak, false, within) {
-                                Ok(contracted::Outcome::Classified(c)) => {
-                                    // Each attempt may grow the product by
-                                    // KEEP_GROWTH over the last one that fit:
-                                    // the attempt that does not fit stops early.
-                                    within.max_states = limits
-                                        .max_states
-                                        .min((c.vertices * KEEP_GROWTH).max(KEEP_FLOOR));
-                                    best = Some((c, weak))
-                                }
-                                // The weaker report is impossible only if the report is.
-                                Ok(_) => return Err(infeasible()),
-                                Err(_) => break,
-                            }
-                            if keep + 1 >= total || !keep_search {
-                                break;
-                            }
-                            keep = (keep * 2).max(1).min(total - 1);
-                        }
-                        if let Some((c, weak)) = best {
-                            if c.decided() {
-                                return Ok(contracted_recovery(g, &c, weak.weakened));
-                            }
-                            let mut rec = coarse_recovery(
-                                g,
-                                report,
-                                &c,
-                                "some nodes were left undecided".into(),
-                            )?;
-                            rec.weakened.extend(weak.weakened);
-                            return Ok(rec);
-                        }
+                    if let Some(rec) = Self::keep_fitting(g, report, &runs, &sp, &s, keep_search)? {
+                        return Ok(rec);
                     }
                     first = Some(Err(s))
                 }
@@ -1334,30 +931,417 @@ impl Fsa {
             }
             Err(s) => {
                 drop(p);
-                let why = stop_message(s);
-                if self.limits.coarse_states == 0 {
-                    return degrade(g, report, why);
-                }
-                // Explicitly first (exact "may run"), with antichains if that is too big.
-                let c = match first.unwrap_or_else(|| run(&sp, false)) {
-                    Err(Stop::States(_)) | Err(Stop::Memory(_)) => run(&sp, true),
-                    other => other,
-                };
-                match c {
-                    Ok(contracted::Outcome::Classified(c)) => {
-                        let mut rec = coarse_recovery(g, report, &c, why)?;
-                        rec.weakened.extend(sp.weakened.iter().cloned());
-                        Ok(rec)
-                    }
-                    Ok(_) => Err(infeasible()),
-                    Err(s2) => degrade(
-                        g,
-                        report,
-                        format!("{why}; coarse tier: {}", stop_message(s2)),
-                    ),
-                }
+                self.coarse_fallback(g, report, &runs, &sp, first, stop_message(s))
             }
         }
+    }
+
+    /// When the contracted product with every ambiguous `obsNo` did not
+    /// fit (stopped by `s`): the recovery with the ones that fit (in report
+    /// order: none, then 1, 2, 4, ... with `keep_search`, so that only the
+    /// last attempt fails; else none), the rest weakened. `None` if even
+    /// none did not fit (or a deadline stopped it).
+    fn keep_fitting(
+        g: &Icfg,
+        report: &Report,
+        runs: &CoarseRuns<'_, '_>,
+        sp: &Split,
+        s: &Stop,
+        keep_search: bool,
+    ) -> Result<Option<Recovery>, SolveError> {
+        if matches!(s, Stop::Time) || sp.droppable.is_empty() {
+            return Ok(None);
+        }
+        let why = format!(
+            "the product with it did not fit ({})",
+            stop_message(s.clone())
+        );
+        let total = sp.droppable.len();
+        let mut best: Option<(contracted::Coarse, Split)> = None;
+        let mut keep = 0;
+        let mut within = runs.limits;
+        loop {
+            let drop: Vec<usize> = (keep..total).collect();
+            let weak = sp.without(&drop, &why);
+            match runs.run_within(&weak, false, within) {
+                Ok(contracted::Outcome::Classified(c)) => {
+                    // Each attempt may grow the product by KEEP_GROWTH over
+                    // the last one that fit: the attempt that does not fit
+                    // stops early.
+                    within.max_states = runs
+                        .limits
+                        .max_states
+                        .min((c.vertices * KEEP_GROWTH).max(KEEP_FLOOR));
+                    best = Some((c, weak))
+                }
+                // The weaker report is impossible only if the report is.
+                Ok(_) => {
+                    return Err(SolveError::Infeasible {
+                        culprit: Origin::Crash,
+                    })
+                }
+                Err(_) => break,
+            }
+            if keep + 1 >= total || !keep_search {
+                break;
+            }
+            keep = (keep * 2).max(1).min(total - 1);
+        }
+        let Some((c, weak)) = best else {
+            return Ok(None);
+        };
+        if c.decided() {
+            return Ok(Some(contracted_recovery(g, &c, weak.base.weakened)));
+        }
+        let mut rec = coarse_recovery(g, report, &c, "some nodes were left undecided".into())?;
+        rec.weakened.extend(weak.base.weakened);
+        Ok(Some(rec))
+    }
+
+    /// When the full product did not fit (`why`): the contracted product's
+    /// labels merged with UTL's (`first`: its attempt with every automaton,
+    /// if made), explicitly first (exact "may run"), with antichains if
+    /// that is too big; else UTL's alone.
+    fn coarse_fallback(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        runs: &CoarseRuns<'_, '_>,
+        sp: &Split,
+        first: Option<Result<contracted::Outcome, Stop>>,
+        why: String,
+    ) -> Result<Recovery, SolveError> {
+        if self.limits.coarse_states == 0 {
+            return degrade(g, report, why);
+        }
+        let c = match first.unwrap_or_else(|| runs.run(sp, false)) {
+            Err(Stop::States(_)) | Err(Stop::Memory(_)) => runs.run(sp, true),
+            other => other,
+        };
+        match c {
+            Ok(contracted::Outcome::Classified(c)) => {
+                let mut rec = coarse_recovery(g, report, &c, why)?;
+                rec.weakened.extend(sp.weakened.iter().cloned());
+                Ok(rec)
+            }
+            Ok(_) => Err(SolveError::Infeasible {
+                culprit: Origin::Crash,
+            }),
+            Err(s2) => degrade(
+                g,
+                report,
+                format!("{why}; coarse tier: {}", stop_message(s2)),
+            ),
+        }
+    }
+}
+
+/// Bulk classifications of the contracted product of one structure, all
+/// under the same limits (one deadline for every attempt).
+struct CoarseRuns<'s, 'a> {
+    st: &'s contracted::Structure<'a>,
+    limits: contracted::CoarseLimits,
+}
+
+impl CoarseRuns<'_, '_> {
+    fn run(&self, sp: &Split, subsume: bool) -> Result<contracted::Outcome, Stop> {
+        self.run_within(sp, subsume, self.limits)
+    }
+
+    fn run_within(
+        &self,
+        sp: &Split,
+        subsume: bool,
+        limits: contracted::CoarseLimits,
+    ) -> Result<contracted::Outcome, Stop> {
+        contracted::explore(self.st, sp, limits, contracted::Mode::Classify { subsume })
+    }
+}
+
+/// What [`Fsa::confirm`] knows of the nodes Maybe: per node, what the
+/// results of choices showed, and the draws that make choices.
+struct Evidence {
+    /// The Maybe nodes (indices, sorted).
+    maybe: Vec<usize>,
+    /// Per Maybe node: 1 seen Yes, 2 seen No, 4 seen Maybe (or decided).
+    seen: Vec<u8>,
+    /// SplitMix64 (Steele, Lea, Flood 2014): deterministic draws.
+    rng: u64,
+}
+
+impl Evidence {
+    fn new(labels: &[Label]) -> Evidence {
+        let maybe: Vec<usize> = (0..labels.len())
+            .filter(|&i| labels[i] == Label::Maybe)
+            .collect();
+        Evidence {
+            seen: vec![0u8; maybe.len()],
+            maybe,
+            rng: 0x9E37_79B9_7F4A_7C15,
+        }
+    }
+
+    /// Whether a node with evidence `m` is confirmed Maybe (or decided).
+    fn confirmed(m: u8) -> bool {
+        m & 4 != 0 || m & 3 == 3
+    }
+
+    /// Nodes not confirmed, from the `from`-th Maybe node on.
+    fn left(&self, from: usize) -> usize {
+        self.seen[from..]
+            .iter()
+            .filter(|&&m| !Self::confirmed(m))
+            .count()
+    }
+
+    fn unconfirmed(&self) -> Vec<NodeId> {
+        self.maybe
+            .iter()
+            .zip(&self.seen)
+            .filter(|&(_, &m)| !Self::confirmed(m))
+            .map(|(&i, _)| NodeId::new(i))
+            .collect()
+    }
+
+    /// A number below `n`.
+    fn below(&mut self, n: usize) -> usize {
+        self.rng = self.rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.rng;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) % n as u64) as usize
+    }
+
+    /// What member `n`'s not running would show: best (0) a node still
+    /// lacking an execution that skips it, worst (3) one lacking an
+    /// execution that runs it.
+    fn rank(&self, n: NodeId) -> u8 {
+        match self.maybe.binary_search(&n.index()) {
+            Ok(k) if !Self::confirmed(self.seen[k]) => match self.seen[k] & 3 {
+                1 => 0,
+                2 => 3,
+                _ => 2,
+            },
+            _ => 1,
+        }
+    }
+
+    /// A choice: `report` with every ambiguous `obsNo` set replaced by one
+    /// of its members that `labels` does not say ran, drawn among the best
+    /// ranked.
+    fn choice(&mut self, report: &Report, labels: &[Label]) -> Report {
+        let mut chosen = report.clone();
+        for set in &mut chosen.obs_no {
+            if set.nodes().len() < 2 {
+                continue;
+            }
+            let open = set
+                .nodes()
+                .iter()
+                .copied()
+                .filter(|&n| labels[n.index()] != Label::Yes);
+            let Some(best) = open.clone().map(|n| self.rank(n)).min() else {
+                continue;
+            };
+            let open: Vec<NodeId> = open.filter(|&n| self.rank(n) == best).collect();
+            let pick = open[self.below(open.len())];
+            *set = NodeSet::new(vec![pick]).expect("one node");
+        }
+        chosen
+    }
+
+    /// What the recovery `r` of a choice shows. Nothing if it dropped a
+    /// constraint. Yes and No show an execution that runs (skips) the
+    /// node only if the choice is surely possible: an exact result
+    /// (nothing weakened, nothing undecided). Its Maybe nodes not listed
+    /// as undecided are real.
+    fn record(&mut self, r: &Recovery) {
+        if !r.weakened.iter().all(gave_up) {
+            return;
+        }
+        let exact = r.undecided.is_empty() && r.weakened.is_empty();
+        let open: HashSet<NodeId> = r.undecided.iter().copied().collect();
+        for (k, &i) in self.maybe.iter().enumerate() {
+            self.seen[k] |= match r.labels[i] {
+                Label::Yes if exact => 1,
+                Label::No if exact => 2,
+                Label::Yes | Label::No => 0,
+                Label::Maybe if !open.contains(&NodeId::new(i)) => 4,
+                Label::Maybe => 0,
+            };
+        }
+    }
+}
+
+/// What [`Fsa::settle`] asks of a node: an execution that runs it, or
+/// one that skips it.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Need {
+    Run,
+    Skip,
+}
+
+impl Need {
+    /// Its bit in [`Evidence::seen`].
+    fn bit(self) -> u8 {
+        match self {
+            Need::Run => 1,
+            Need::Skip => 2,
+        }
+    }
+}
+
+/// Where one check of [`Fsa::settle`] leads.
+enum Settle {
+    /// Ask again: the witness violated sets, now tracked.
+    Again,
+    /// On to the other need of the node: evidence was recorded.
+    NextNeed,
+    /// On to the next node: it is decided, or nothing can be learnt.
+    NextNode,
+    /// Out of time or checks.
+    Stop,
+}
+
+/// [`Fsa::settle`]'s state: the reduced report, which of its ambiguous
+/// `obsNo` sets are tracked, and the counters.
+struct Settler<'r> {
+    red: &'r Reduced,
+    /// Indices in `red.report.obs_no` of its ambiguous sets.
+    ambiguous: Vec<usize>,
+    /// The ambiguous `obsNo` sets of the original report.
+    original: Vec<&'r NodeSet>,
+    /// Per ambiguous set: tracked.
+    tracked: Vec<bool>,
+    /// What was tracked at the last bulk recovery.
+    bulk_tracked: Vec<bool>,
+    checks: u64,
+    decided: u64,
+    started: Instant,
+}
+
+impl Settler<'_> {
+    /// The reduced report with only the ambiguous `obsNo` sets tracked.
+    fn tracked_report(&self) -> Reduced {
+        let (base, red) = (&self.red.report, self.red);
+        let keep = |i: usize| {
+            base.obs_no[i].nodes().len() < 2
+                || self
+                    .ambiguous
+                    .binary_search(&i)
+                    .is_ok_and(|j| self.tracked[j])
+        };
+        let mut sub = Reduced {
+            report: base.clone(),
+            labels: red.labels.clone(),
+            no_origin: Vec::new(),
+        };
+        sub.report.obs_no.retain({
+            let mut i = 0;
+            move |_| {
+                i += 1;
+                keep(i - 1)
+            }
+        });
+        sub.no_origin = (0..base.obs_no.len())
+            .filter(|&i| keep(i))
+            .map(|i| red.no_origin[i])
+            .collect();
+        sub
+    }
+
+    /// One check for the `k`-th Maybe node of `ev`: may it run (skip)
+    /// under the tracked sets?
+    fn check(
+        &mut self,
+        fsa: &Fsa,
+        g: &Icfg,
+        labels: &mut [Label],
+        ev: &mut Evidence,
+        k: usize,
+        need: Need,
+    ) -> Settle {
+        let remaining = match fsa.limits.timeout {
+            Some(t) => match t.checked_sub(self.started.elapsed()) {
+                Some(r) if !r.is_zero() => Some(r),
+                _ => return Settle::Stop,
+            },
+            None => None,
+        };
+        if self.checks >= fsa.limits.settle_checks as u64 {
+            return Settle::Stop;
+        }
+        let sub = self.tracked_report();
+        let v = NodeId::new(ev.maybe[k]);
+        let q = match need {
+            Need::Run => Query::MayRun(v),
+            Need::Skip => Query::MaySkip(v),
+        };
+        let mut inner = fsa.clone();
+        inner.limits.timeout = remaining;
+        self.checks += 1;
+        let c = inner.check_reduced(g, &sub.report, Some(&sub), Some(&q), true);
+        let Ok(c) = c else {
+            return Settle::NextNode;
+        };
+        if c.answer == Answer::Impossible {
+            // Exact: no execution of a weaker report does it.
+            labels[ev.maybe[k]] = match need {
+                Need::Run => Label::No,
+                Need::Skip => Label::Yes,
+            };
+            ev.seen[k] = 4; // decided, nothing left to confirm
+            self.decided += 1;
+            // The sets that decided it may decide others: one bulk
+            // recovery with them decides every node it labels Yes or No
+            // (a weaker report's labels).
+            if ev.left(k + 1) >= SETTLE_BULK_AT && self.bulk_tracked != self.tracked {
+                self.bulk_tracked.clone_from(&self.tracked);
+                self.checks += 1;
+                if let Ok(r) = inner.recover_once(g, &sub.report, false, Some(&self.red.labels)) {
+                    for kk in k + 1..ev.maybe.len() {
+                        let l = r.labels[ev.maybe[kk]];
+                        if !Evidence::confirmed(ev.seen[kk]) && l != Label::Maybe {
+                            labels[ev.maybe[kk]] = l;
+                            ev.seen[kk] = 4;
+                            self.decided += 1;
+                        }
+                    }
+                }
+            }
+            return Settle::NextNode;
+        }
+        let (true, Some(w)) = (c.weakened.is_empty(), c.witness) else {
+            return Settle::NextNode;
+        };
+        let mut on = vec![false; g.num_nodes()];
+        for n in &w {
+            on[n.index()] = true;
+        }
+        let base = &self.red.report;
+        let mut violated = false;
+        for (j, &i) in self.ambiguous.iter().enumerate() {
+            if !self.tracked[j] && base.obs_no[i].nodes().iter().all(|n| on[n.index()]) {
+                self.tracked[j] = true;
+                violated = true;
+            }
+        }
+        if violated {
+            return Settle::Again;
+        }
+        // Sets the reduction dropped are satisfied by every path of the
+        // reduced report; checked all the same.
+        if self
+            .original
+            .iter()
+            .any(|s| s.nodes().iter().all(|n| on[n.index()]))
+        {
+            return Settle::NextNode;
+        }
+        for (kk, &i) in ev.maybe.iter().enumerate() {
+            ev.seen[kk] |= if on[i] { 1 } else { 2 };
+        }
+        Settle::NextNeed
     }
 }
 
@@ -1466,73 +1450,26 @@ fn degrade(g: &Icfg, report: &Report, why: String) -> Result<Recovery, SolveErro
     Ok(rec)
 }
 
-/// Bulk classification from the explored product.
+/// Bulk classification from the explored product: nodes that are
+/// locations of their own by cuts of the trimmed product, members of
+/// silent components by the crossing analysis per vertex (see
+/// [`Classify`]).
 fn classify(g: &Icfg, p: &Product<'_>, sp: &Split, limits: FsaLimits) -> Recovery {
-    let n = g.num_nodes();
-    let sccs = &p.core.sccs;
-    let nv = p.num_vertices();
     let co = p.co_reachable();
-    let live = |v: u32| co.contains(v as usize);
-    // Trimmed graph with virtual root (nv) and sink (nv + 1).
-    let (root, sink) = (nv as u32, nv as u32 + 1);
-    let mut hedges: Vec<(u32, u32)> = Vec::new();
-    for &i in &p.initial {
-        if live(i) {
-            hedges.push((root, i));
-        }
-    }
-    for v in 0..nv as u32 {
-        if live(v) && p.accepting[v as usize] {
-            hedges.push((v, sink));
-        }
-    }
-    for e in &p.edges {
-        if live(e.from) && live(e.to) {
-            hedges.push((e.from, e.to));
-        }
-    }
-    let h = Csr::from_edges(nv + 2, &hedges);
-    let hr = h.reversed();
-    let idom = algo::dominators(&h, &hr, root, |_| true);
-    let mut dom_sink = BitSet::new(nv + 2);
-    let mut x = idom[sink as usize];
-    while x != NONE && x != root {
-        dom_sink.insert(x as usize);
-        x = idom[x as usize];
-    }
+    let live = |v: VertexId| co.contains(v.index());
     // Vertices per location.
-    let mut node_states: HashMap<u32, Vec<u32>> = HashMap::new();
-    let mut comp_states: HashMap<u32, Vec<u32>> = HashMap::new();
-    for v in 0..nv as u32 {
+    let mut node_states: HashMap<u32, Vec<VertexId>> = HashMap::new();
+    let mut comp_states: HashMap<SccId, Vec<VertexId>> = HashMap::new();
+    for v in p.vertices() {
         if !live(v) {
             continue;
         }
         match p.loc(v) {
-            Ok(node) => node_states.entry(node).or_default().push(v),
-            Err(c) => comp_states.entry(c).or_default().push(v),
+            Loc::Node(node) => node_states.entry(node).or_default().push(v),
+            Loc::Comp(c) => comp_states.entry(c).or_default().push(v),
         }
     }
-    let mut budget = limits.exact_work;
-    let mut undecided: Vec<NodeId> = Vec::new();
-    // Is every root-to-sink path of the trimmed graph through `set`?
-    let cut = |set: &[u32], budget: &mut u64| -> Option<bool> {
-        if set.iter().any(|&v| dom_sink.contains(v as usize)) {
-            return Some(true);
-        }
-        if set.len() == 1 {
-            return Some(false);
-        }
-        let cost = (h.num_vertices() + h.num_edges()) as u64;
-        if *budget < cost {
-            return None;
-        }
-        *budget -= cost;
-        let blocked: HashSet<u32> = set.iter().copied().collect();
-        let mut seen = BitSet::new(nv + 2);
-        algo::reach(&h, [root], |v| !blocked.contains(&v), &mut seen);
-        Some(!seen.contains(sink as usize))
-    };
-    let mut labels = vec![Label::No; n];
+    let n = g.num_nodes();
     let mut required_vertex = BitSet::new(n);
     for v in sp.vectors.iter().flatten() {
         required_vertex.insert(*v as usize);
@@ -1541,70 +1478,180 @@ fn classify(g: &Icfg, p: &Product<'_>, sp: &Split, limits: FsaLimits) -> Recover
     if let Some([t]) = sp.targets.as_deref() {
         required_vertex.insert(*t as usize);
     }
+    let mut cl = Classify {
+        g,
+        p,
+        sp,
+        limits,
+        trimmed: TrimmedProduct::new(p, live),
+        budget: limits.exact_work,
+        crossing_budget: limits.bulk.exact_work,
+        stats: BulkStats::default(),
+        required_vertex,
+        labels: vec![Label::No; n],
+        undecided: Vec::new(),
+    };
     for (&node, states) in &node_states {
-        labels[node as usize] = match cut(states, &mut budget) {
+        cl.node(node, states);
+    }
+    // Concrete entry and exit nodes of every trimmed super-vertex, in one
+    // pass over the edges.
+    let mut ends_of: HashMap<VertexId, (Vec<u32>, Vec<u32>)> = HashMap::new();
+    for e in p.edges.values() {
+        if !(live(e.from) && live(e.to)) {
+            continue;
+        }
+        if let Loc::Comp(_) = p.loc(e.to) {
+            ends_of.entry(e.to).or_default().0.push(e.to_node);
+        }
+        if let Loc::Comp(_) = p.loc(e.from) {
+            ends_of.entry(e.from).or_default().1.push(e.from_node);
+        }
+    }
+    for (&c, states) in &comp_states {
+        cl.component(c, states, &ends_of);
+    }
+    let Classify {
+        labels,
+        mut undecided,
+        stats,
+        ..
+    } = cl;
+    undecided.sort();
+    undecided.dedup();
+    Recovery {
+        labels,
+        weakened: vec![],
+        undecided,
+        stats: vec![
+            ("product_vertices", p.num_vertices() as u64),
+            ("product_edges", p.edges.len() as u64),
+            ("automata", p.autos.len() as u64),
+            ("silent_crossings", stats.crossings),
+        ],
+    }
+}
+
+/// The trimmed full product as a graph: the live vertices, a virtual root
+/// (`nv`) before the initial ones and a virtual sink (`nv + 1`) after the
+/// accepting ones; and the vertices that dominate the sink.
+struct TrimmedProduct {
+    h: Csr,
+    root: u32,
+    sink: u32,
+    dom_sink: BitSet,
+}
+
+impl TrimmedProduct {
+    fn new(p: &Product<'_>, live: impl Fn(VertexId) -> bool) -> TrimmedProduct {
+        let nv = p.num_vertices();
+        let (root, sink) = (nv as u32, nv as u32 + 1);
+        let mut hedges: Vec<(u32, u32)> = Vec::new();
+        for &i in &p.initial {
+            if live(i) {
+                hedges.push((root, i.as_u32()));
+            }
+        }
+        for v in p.vertices() {
+            if live(v) && p.accepting[v] {
+                hedges.push((v.as_u32(), sink));
+            }
+        }
+        for e in p.edges.values() {
+            if live(e.from) && live(e.to) {
+                hedges.push((e.from.as_u32(), e.to.as_u32()));
+            }
+        }
+        let h = Csr::from_edges(nv + 2, &hedges);
+        let hr = h.reversed();
+        let idom = algo::dominator_tree(&h, &hr, root, |_| true);
+        let mut dom_sink = BitSet::new(nv + 2);
+        for x in idom.up_from(idom.parent(sink), root) {
+            dom_sink.insert(x as usize);
+        }
+        TrimmedProduct {
+            h,
+            root,
+            sink,
+            dom_sink,
+        }
+    }
+
+    /// Is every root-to-sink path through `set`? `None` when the search
+    /// this needs is over `budget`.
+    fn cut(&self, set: &[VertexId], budget: &mut u64) -> Option<bool> {
+        if set.iter().any(|&v| self.dom_sink.contains(v.index())) {
+            return Some(true);
+        }
+        if set.len() == 1 {
+            return Some(false);
+        }
+        let h = &self.h;
+        let cost = (h.num_vertices() + h.num_edges()) as u64;
+        if *budget < cost {
+            return None;
+        }
+        *budget -= cost;
+        let blocked: HashSet<u32> = set.iter().map(|v| v.as_u32()).collect();
+        let mut seen = BitSet::new(h.num_vertices());
+        algo::reach(h, [self.root], |v| !blocked.contains(&v), &mut seen);
+        Some(!seen.contains(self.sink as usize))
+    }
+}
+
+/// [`classify`]'s state: the labels so far, and the budgets of cuts and
+/// crossings.
+struct Classify<'a, 'p> {
+    g: &'a Icfg,
+    p: &'a Product<'p>,
+    sp: &'a Split,
+    limits: FsaLimits,
+    trimmed: TrimmedProduct,
+    /// Work left for cuts.
+    budget: u64,
+    /// Work left for the crossing analyses.
+    crossing_budget: u64,
+    stats: BulkStats,
+    /// Nodes every path visits (UTL elements, the start, a single target).
+    required_vertex: BitSet,
+    labels: Vec<Label>,
+    undecided: Vec<NodeId>,
+}
+
+impl Classify<'_, '_> {
+    /// A node that is a location of its own: it must run iff its vertices
+    /// `states` cut the trimmed product.
+    fn node(&mut self, node: u32, states: &[VertexId]) {
+        self.labels[node as usize] = match self.trimmed.cut(states, &mut self.budget) {
             Some(true) => Label::Yes,
             Some(false) => Label::Maybe,
             None => {
-                undecided.push(NodeId::new(node as usize));
+                self.undecided.push(NodeId::new(node as usize));
                 Label::Maybe
             }
         };
     }
-    // Concrete entry and exit nodes of every trimmed super-vertex, in one
-    // pass over the edges.
-    let mut ends_of: HashMap<u32, (Vec<u32>, Vec<u32>)> = HashMap::new();
-    for e in &p.edges {
-        if !(live(e.from) && live(e.to)) {
-            continue;
-        }
-        if p.loc(e.to).is_err() {
-            ends_of.entry(e.to).or_default().0.push(e.to_node);
-        }
-        if p.loc(e.from).is_err() {
-            ends_of.entry(e.from).or_default().1.push(e.from_node);
-        }
-    }
-    let mut stats = BulkStats::default();
-    let mut crossing_budget = limits.bulk.exact_work;
-    for (&c, states) in &comp_states {
-        let members = sccs.members_of(c);
-        let always_crossed = if p.core.chain_pos[c as usize] > 0 {
+
+    /// The members of silent component `c`, with vertices `states`: a
+    /// member must run iff the component is always crossed and no crossing
+    /// (from any of its vertices) avoids it.
+    fn component(
+        &mut self,
+        c: SccId,
+        states: &[VertexId],
+        ends_of: &HashMap<VertexId, (Vec<u32>, Vec<u32>)>,
+    ) {
+        let members = self.p.core.sccs.members_of(c);
+        let always_crossed = if self.p.core.chain_pos[c] > 0 {
             Some(true)
         } else {
-            cut(states, &mut budget)
+            self.trimmed.cut(states, &mut self.budget)
         };
         // Per state: can the crossing avoid each member?
         let mut verdict = vec![Verdict::Always; members.len()];
         if always_crossed == Some(true) {
             for &sv in states {
-                let mut entries: HashSet<u32> = HashSet::new();
-                let mut exits: HashSet<u32> = HashSet::new();
-                if p.initial.contains(&sv) {
-                    entries.insert(p.start);
-                }
-                if p.accepting[sv as usize] {
-                    exits.extend(members.iter().copied().filter(|&v| p.ends.is_target(v)));
-                }
-                if let Some(es) = ends_of.get(&sv) {
-                    entries.extend(es.0.iter().copied());
-                    exits.extend(es.1.iter().copied());
-                }
-                let crossing = Crossing::new(
-                    g.succ_csr(),
-                    members,
-                    &sccs.comp,
-                    c,
-                    |v| entries.contains(&v),
-                    |v| exits.contains(&v),
-                    &sp.vectors,
-                );
-                let vs = crossing.classify(
-                    &required_vertex,
-                    limits.bulk.witnesses,
-                    &mut crossing_budget,
-                    &mut stats,
-                );
+                let vs = self.crossing(c, sv, ends_of);
                 for (acc, v) in verdict.iter_mut().zip(vs) {
                     *acc = match (*acc, v) {
                         (Verdict::Sometimes, _) | (_, Verdict::Sometimes) => Verdict::Sometimes,
@@ -1615,27 +1662,53 @@ fn classify(g: &Icfg, p: &Product<'_>, sp: &Split, limits: FsaLimits) -> Recover
             }
         }
         for (i, &v) in members.iter().enumerate() {
-            labels[v as usize] = match (always_crossed, verdict[i]) {
+            self.labels[v as usize] = match (always_crossed, verdict[i]) {
                 (Some(true), Verdict::Always) => Label::Yes,
                 (Some(true), Verdict::Undecided) | (None, _) => {
-                    undecided.push(NodeId::new(v as usize));
+                    self.undecided.push(NodeId::new(v as usize));
                     Label::Maybe
                 }
                 _ => Label::Maybe,
             };
         }
     }
-    undecided.sort();
-    undecided.dedup();
-    Recovery {
-        labels,
-        weakened: vec![],
-        undecided,
-        stats: vec![
-            ("product_vertices", nv as u64),
-            ("product_edges", p.edges.len() as u64),
-            ("automata", p.autos.len() as u64),
-            ("silent_crossings", stats.crossings),
-        ],
+
+    /// The crossing analysis of silent component `c` at vertex `sv`, from
+    /// the entries to the exits its product edges (or the start, or the
+    /// crash) use: a verdict per member.
+    fn crossing(
+        &mut self,
+        c: SccId,
+        sv: VertexId,
+        ends_of: &HashMap<VertexId, (Vec<u32>, Vec<u32>)>,
+    ) -> Vec<Verdict> {
+        let (p, sccs) = (self.p, &self.p.core.sccs);
+        let members = sccs.members_of(c);
+        let mut entries: HashSet<u32> = HashSet::new();
+        let mut exits: HashSet<u32> = HashSet::new();
+        if p.initial.contains(&sv) {
+            entries.insert(p.start);
+        }
+        if p.accepting[sv] {
+            exits.extend(members.iter().copied().filter(|&v| p.ends.is_target(v)));
+        }
+        if let Some(es) = ends_of.get(&sv) {
+            entries.extend(es.0.iter().copied());
+            exits.extend(es.1.iter().copied());
+        }
+        let crossing = Crossing::new(
+            self.g.succ_csr(),
+            members,
+            |v| sccs.comp(v) == Some(c),
+            |v| entries.contains(&v),
+            |v| exits.contains(&v),
+            &self.sp.vectors,
+        );
+        crossing.classify(
+            &self.required_vertex,
+            self.limits.bulk.witnesses,
+            &mut self.crossing_budget,
+            &mut self.stats,
+        )
     }
 }

@@ -9,25 +9,43 @@
 //! automata unchanged, so one vertex stands for all of it.
 
 use super::automaton::{Dfa, DEAD};
-use crate::algo::NONE;
+use crate::algo::SccId;
 use crate::graph::{BitSet, Csr};
+use crate::ids::{entity_id, IdVec};
 use crate::structure::{Core, Ends, Segments};
 use std::collections::{HashMap, VecDeque};
 use std::time::Instant;
 
+entity_id!(
+    /// A vertex of a product (full or contracted): a location and the
+    /// automaton states (and tracker positions) there.
+    VertexId
+);
+entity_id!(
+    /// An explored edge of the full product.
+    EdgeId
+);
+
+/// The location of a product vertex: a node, or a whole silent component.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Loc {
+    Node(u32),
+    Comp(SccId),
+}
+
 /// One product edge, with the concrete ICFG edge it follows.
 #[derive(Copy, Clone, Debug)]
 pub(crate) struct Edge {
-    pub from: u32,
-    pub to: u32,
+    pub from: VertexId,
+    pub to: VertexId,
     pub from_node: u32,
     pub to_node: u32,
 }
 
 /// The exploration frontier: FIFO (breadth first) or most progress first.
 pub(crate) enum Frontier {
-    Fifo(VecDeque<u32>),
-    Best(std::collections::BinaryHeap<(u64, std::cmp::Reverse<u32>)>),
+    Fifo(VecDeque<VertexId>),
+    Best(std::collections::BinaryHeap<(u64, std::cmp::Reverse<VertexId>)>),
 }
 
 impl Frontier {
@@ -38,13 +56,13 @@ impl Frontier {
             Frontier::Fifo(Default::default())
         }
     }
-    fn push(&mut self, v: u32, progress: u64) {
+    fn push(&mut self, v: VertexId, progress: u64) {
         match self {
             Frontier::Fifo(q) => q.push_back(v),
             Frontier::Best(h) => h.push((progress, std::cmp::Reverse(v))),
         }
     }
-    fn pop(&mut self) -> Option<u32> {
+    fn pop(&mut self) -> Option<VertexId> {
         match self {
             Frontier::Fifo(q) => q.pop_front(),
             Frontier::Best(h) => h.pop().map(|(_, std::cmp::Reverse(v))| v),
@@ -127,22 +145,25 @@ pub(crate) struct Product<'a> {
     pub autos: &'a [Dfa],
     auto_refs: Vec<&'a Dfa>,
     touch: Touch,
-    pub silent_comp: Vec<bool>,
+    pub silent_comp: IdVec<SccId, bool>,
     pub start: u32,
+    /// Nodes of the graph: a key's location word is a node `l < n`, or the
+    /// component `l - n` (see [`Product::loc`]).
     n: u32,
     width: usize,
     keys: Vec<u32>,
-    index: HashMap<Box<[u32]>, u32>,
-    pub edges: Vec<Edge>,
-    pub initial: Vec<u32>,
-    pub accepting: Vec<bool>,
-    /// BFS tree: the edge that discovered each vertex (NONE for initial ones).
-    pub parent_edge: Vec<u32>,
+    index: HashMap<Box<[u32]>, VertexId>,
+    pub edges: IdVec<EdgeId, Edge>,
+    pub initial: Vec<VertexId>,
+    pub accepting: IdVec<VertexId, bool>,
+    /// BFS tree: the edge that discovered each vertex (none for initial
+    /// ones).
+    pub parent_edge: IdVec<VertexId, Option<EdgeId>>,
     /// Per silent component: its edges leaving the component.
-    out_edges: HashMap<u32, Vec<(u32, u32)>>,
-    has_target: Vec<bool>,
+    out_edges: HashMap<SccId, Vec<(u32, u32)>>,
+    has_target: IdVec<SccId, bool>,
     /// With subsumption: the explored vertices of each location.
-    antichain: Option<HashMap<u32, Vec<u32>>>,
+    antichain: Option<HashMap<Loc, Vec<VertexId>>>,
 }
 
 impl<'a> Product<'a> {
@@ -156,7 +177,6 @@ impl<'a> Product<'a> {
     ) -> Self {
         let n = g.num_vertices() as u32;
         let sccs = &core.sccs;
-        let count = sccs.count as usize;
         // Silent components.
         let mut loud = BitSet::new(n as usize);
         let mut all_loud = false;
@@ -170,16 +190,22 @@ impl<'a> Product<'a> {
                 }
             }
         }
-        let mut silent_comp = vec![false; count];
-        let mut has_target = vec![false; count];
-        for c in 0..count as u32 {
-            let members = sccs.members_of(c);
-            has_target[c as usize] = members.iter().any(|&v| ends.is_target(v));
-            silent_comp[c as usize] = !all_loud
-                && seg.alive[c as usize]
-                && !sccs.trivial[c as usize]
-                && members.iter().all(|&v| !loud.contains(v as usize));
-        }
+        let has_target = sccs
+            .ids()
+            .map(|c| sccs.members_of(c).iter().any(|&v| ends.is_target(v)))
+            .collect();
+        let silent_comp = sccs
+            .ids()
+            .map(|c| {
+                !all_loud
+                    && seg.alive[c]
+                    && !sccs.is_trivial(c)
+                    && sccs
+                        .members_of(c)
+                        .iter()
+                        .all(|&v| !loud.contains(v as usize))
+            })
+            .collect();
         Product {
             g,
             core,
@@ -194,10 +220,10 @@ impl<'a> Product<'a> {
             width: 1 + autos.len(),
             keys: Vec::new(),
             index: HashMap::new(),
-            edges: Vec::new(),
+            edges: IdVec::new(),
             initial: Vec::new(),
-            accepting: Vec::new(),
-            parent_edge: Vec::new(),
+            accepting: IdVec::new(),
+            parent_edge: IdVec::new(),
             out_edges: HashMap::new(),
             has_target,
             antichain: None,
@@ -208,31 +234,43 @@ impl<'a> Product<'a> {
         self.accepting.len()
     }
 
-    /// The location of a vertex: `Ok(node)` or `Err(component)`.
-    pub fn loc(&self, v: u32) -> Result<u32, u32> {
-        let l = self.keys[v as usize * self.width];
-        if l < self.n {
-            Ok(l)
-        } else {
-            Err(l - self.n)
+    /// The explored vertices, in order of discovery.
+    pub fn vertices(&self) -> impl Iterator<Item = VertexId> {
+        self.accepting.ids()
+    }
+
+    /// The location of a vertex.
+    pub fn loc(&self, v: VertexId) -> Loc {
+        let l = self.keys[v.index() * self.width];
+        match l.checked_sub(self.n) {
+            None => Loc::Node(l),
+            Some(c) => Loc::Comp(SccId::new(c as usize)),
         }
     }
 
-    fn states(&self, v: u32) -> &[u32] {
-        let i = v as usize * self.width;
+    /// The word that stands for `loc` in a key.
+    fn loc_word(&self, loc: Loc) -> u32 {
+        match loc {
+            Loc::Node(v) => v,
+            Loc::Comp(c) => self.n + c.as_u32(),
+        }
+    }
+
+    fn states(&self, v: VertexId) -> &[u32] {
+        let i = v.index() * self.width;
         &self.keys[i + 1..i + self.width]
     }
 
-    fn loc_of_node(&self, w: u32) -> u32 {
-        let c = self.core.sccs.comp[w as usize];
-        if self.silent_comp[c as usize] {
-            self.n + c
+    fn loc_of_node(&self, w: u32) -> Loc {
+        let c = self.core.sccs.comp(w).expect("a live node");
+        if self.silent_comp[c] {
+            Loc::Comp(c)
         } else {
-            w
+            Loc::Node(w)
         }
     }
 
-    fn is_accepting(&self, loc: u32, qs: &[u32]) -> bool {
+    fn is_accepting(&self, loc: Loc, qs: &[u32]) -> bool {
         if !self
             .autos
             .iter()
@@ -242,11 +280,14 @@ impl<'a> Product<'a> {
             return false;
         }
         let m = self.core.m;
-        if loc < self.n {
-            self.ends.is_target(loc) && self.seg.ends(self.core.sccs.comp[loc as usize], m)
-        } else {
-            let c = loc - self.n;
-            self.has_target[c as usize] && self.seg.ends(c, m)
+        match loc {
+            Loc::Node(v) => {
+                self.ends.is_target(v)
+                    && self
+                        .seg
+                        .ends(self.core.sccs.comp(v).expect("a live node"), m)
+            }
+            Loc::Comp(c) => self.has_target[c] && self.seg.ends(c, m),
         }
     }
 
@@ -268,9 +309,15 @@ impl<'a> Product<'a> {
             .sum()
     }
 
-    fn intern(&mut self, loc: u32, qs: &[u32], queue: &mut Frontier, parent: u32) -> u32 {
+    fn intern(
+        &mut self,
+        loc: Loc,
+        qs: &[u32],
+        queue: &mut Frontier,
+        parent: Option<EdgeId>,
+    ) -> VertexId {
         let mut key = Vec::with_capacity(self.width);
-        key.push(loc);
+        key.push(self.loc_word(loc));
         key.extend_from_slice(qs);
         let key = key.into_boxed_slice();
         if let Some(&id) = self.index.get(&key) {
@@ -285,11 +332,10 @@ impl<'a> Product<'a> {
                 return v;
             }
         }
-        let id = self.accepting.len() as u32;
+        let acc = self.is_accepting(loc, qs);
+        let id = self.accepting.push(acc);
         self.keys.extend_from_slice(&key);
         self.index.insert(key, id);
-        let acc = self.is_accepting(loc, qs);
-        self.accepting.push(acc);
         self.parent_edge.push(parent);
         let prio = self.progress(qs);
         queue.push(id, prio);
@@ -305,7 +351,7 @@ impl<'a> Product<'a> {
         self.touch.step(&self.auto_refs, out, w)
     }
 
-    fn comp_out_edges(&mut self, c: u32) -> Vec<(u32, u32)> {
+    fn comp_out_edges(&mut self, c: SccId) -> Vec<(u32, u32)> {
         if let Some(e) = self.out_edges.get(&c) {
             return e.clone();
         }
@@ -313,7 +359,7 @@ impl<'a> Product<'a> {
         let mut e = Vec::new();
         for &v in sccs.members_of(c) {
             for &w in self.g.succs(v) {
-                if sccs.comp[w as usize] != c {
+                if sccs.comp(w) != Some(c) {
                     e.push((v, w));
                 }
             }
@@ -337,15 +383,14 @@ impl<'a> Product<'a> {
         max_memory: usize,
         deadline: Option<Instant>,
     ) -> Result<bool, Stop> {
-        let sccs = &self.core.sccs;
         let s = self.start;
-        let cs = sccs.comp[s as usize];
         let mut queue = Frontier::new(stop_at_accept);
         if stop_at_accept && self.autos.iter().any(|a| a.has_order()) {
             self.antichain = Some(HashMap::new());
         }
         let mut found = false;
-        if cs == NONE || !self.seg.alive[cs as usize] || !self.ends.is_source(s) {
+        let alive = |v: u32| self.core.sccs.comp(v).is_some_and(|c| self.seg.alive[c]);
+        if !alive(s) || !self.ends.is_source(s) {
             return Ok(false);
         }
         // Every combination of initial states (lazily, under the limits),
@@ -360,7 +405,7 @@ impl<'a> Product<'a> {
             }
             if self.step_all(&c, s, &mut buf) {
                 let qs = buf.clone();
-                let id = self.intern(loc, &qs, &mut queue, NONE);
+                let id = self.intern(loc, &qs, &mut queue, None);
                 if !self.initial.contains(&id) {
                     self.initial.push(id);
                 }
@@ -368,7 +413,7 @@ impl<'a> Product<'a> {
         }
         let mut head_count = 0usize;
         while let Some(v) = queue.pop() {
-            if self.accepting[v as usize] {
+            if self.accepting[v] {
                 found = true;
                 if stop_at_accept && self.autos.iter().any(|a| a.has_order()) {
                     return Ok(true);
@@ -385,16 +430,15 @@ impl<'a> Product<'a> {
             self.check_limits(max_states, max_memory)?;
             let qs: Vec<u32> = self.states(v).to_vec();
             let moves: Vec<(u32, u32)> = match self.loc(v) {
-                Ok(node) => self.g.succs(node).iter().map(|&w| (node, w)).collect(),
-                Err(c) => self.comp_out_edges(c),
+                Loc::Node(node) => self.g.succs(node).iter().map(|&w| (node, w)).collect(),
+                Loc::Comp(c) => self.comp_out_edges(c),
             };
             for (from, w) in moves {
                 let sccs = &self.core.sccs;
-                let cw = sccs.comp[w as usize];
-                if cw == NONE || !self.seg.alive[cw as usize] {
+                let Some(cw) = sccs.comp(w).filter(|&c| self.seg.alive[c]) else {
                     continue;
-                }
-                let cf = sccs.comp[from as usize];
+                };
+                let cf = sccs.comp(from).expect("a live node");
                 if cf != cw && !self.seg.usable(cf, cw) {
                     continue;
                 }
@@ -403,7 +447,7 @@ impl<'a> Product<'a> {
                 }
                 let qs2 = buf.clone();
                 let loc = self.loc_of_node(w);
-                let to = self.intern(loc, &qs2, &mut queue, self.edges.len() as u32);
+                let to = self.intern(loc, &qs2, &mut queue, Some(self.edges.next_id()));
                 self.edges.push(Edge {
                     from: v,
                     to,
@@ -434,14 +478,16 @@ impl<'a> Product<'a> {
             nv,
             &self
                 .edges
-                .iter()
-                .map(|e| (e.to, e.from))
+                .values()
+                .map(|e| (e.to.as_u32(), e.from.as_u32()))
                 .collect::<Vec<_>>(),
         );
         let mut seen = BitSet::new(nv);
         crate::algo::reach(
             &rev,
-            (0..nv as u32).filter(|&v| self.accepting[v as usize]),
+            self.vertices()
+                .filter(|&v| self.accepting[v])
+                .map(VertexId::as_u32),
             |_| true,
             &mut seen,
         );
@@ -449,16 +495,16 @@ impl<'a> Product<'a> {
     }
 
     /// The first accepting vertex found (in BFS order).
-    pub fn first_accepting(&self) -> Option<u32> {
-        (0..self.num_vertices() as u32).find(|&v| self.accepting[v as usize])
+    pub fn first_accepting(&self) -> Option<VertexId> {
+        self.vertices().find(|&v| self.accepting[v])
     }
 
     /// The product edges from an initial vertex to `v` along the BFS tree.
-    pub fn tree_path(&self, v: u32) -> Vec<Edge> {
+    pub fn tree_path(&self, v: VertexId) -> Vec<Edge> {
         let mut out = Vec::new();
         let mut x = v;
-        while self.parent_edge[x as usize] != NONE {
-            let e = self.edges[self.parent_edge[x as usize] as usize];
+        while let Some(e) = self.parent_edge[x] {
+            let e = self.edges[e];
             out.push(e);
             x = e.from;
         }
