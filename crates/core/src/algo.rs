@@ -300,6 +300,18 @@ impl Tree {
         self.parent.len()
     }
 
+    /// The strict ancestors of `v`, nearest first, up to and including
+    /// `root` (in a dominator tree: `v`'s dominators other than itself).
+    pub(crate) fn above(&self, v: u32, root: u32) -> impl Iterator<Item = u32> + '_ {
+        std::iter::successors(self.parent(v), move |&x| {
+            if x == root {
+                None
+            } else {
+                self.parent(x)
+            }
+        })
+    }
+
     /// `v` (if any) and its ancestors, up to but excluding `root`.
     pub(crate) fn up_from(&self, v: Option<u32>, root: u32) -> impl Iterator<Item = u32> + '_ {
         std::iter::successors(v, |&x| self.parent(x)).take_while(move |&x| x != root)

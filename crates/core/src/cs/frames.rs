@@ -30,7 +30,7 @@
 //!    frame graph, or it dominates the exit of a function surely invoked:
 //!    the only callee that can complete at a dominating call site that
 //!    cannot fall through (closed the same way). Dominators: Cooper,
-//!    Harvey, Kennedy (2001), see [`crate::algo::dominators`].
+//!    Harvey, Kennedy (2001), see `crate::algo::dominators`.
 //!
 //! Sound by construction: every step only widens the set of paths (the
 //! must-run side takes fewer nodes than the exact answer when a node runs
@@ -43,14 +43,12 @@
 //! dominator computation over the kept frame graph and each surely
 //! invoked function.
 
-use crate::algo::dominators;
+use crate::algo::dominator_tree;
 use crate::graph::{BitSet, Csr};
 use crate::icfg::{EdgeKind, Icfg};
 use crate::ids::{FuncId, NodeId};
 use crate::report::Report;
 use std::collections::HashMap;
-
-const NONE: u32 = u32::MAX;
 
 /// Estimated bytes per frame-graph state: its id map entry, the state,
 /// its edges forward and backward, and the per-state bit sets.
@@ -686,11 +684,10 @@ impl<'a> Explore<'a> {
     /// closed the same way.
     fn must(&self, t: &Trimmed, root: u32, func_nodes: &[Vec<NodeId>]) -> BitSet {
         let (g, sl) = (self.g, self.sl);
-        let idom = dominators(&t.fg, &t.rev, root, |s| t.bwd.contains(s as usize));
+        let idom = dominator_tree(&t.fg, &t.rev, root, |s| t.bwd.contains(s as usize));
         let mut must = BitSet::new(g.num_nodes());
         let mut sure: Vec<FuncId> = Vec::new();
-        let mut s = idom[t.sink as usize];
-        while s != NONE {
+        for s in idom.above(t.sink, root) {
             let (v, _) = self.states[s as usize];
             must.insert(v as usize);
             // A crash state may end the path there, calling nothing.
@@ -706,10 +703,6 @@ impl<'a> Explore<'a> {
             if let (Some(f), false) = (only, ends_here) {
                 sure.push(f);
             }
-            if s == root {
-                break;
-            }
-            s = idom[s as usize];
         }
         let mut done = vec![false; g.functions().len()];
         while let Some(f) = sure.pop() {
@@ -839,10 +832,9 @@ fn must_in(g: &Icfg, sl: &SameLevel, t: FuncId, nodes: &[NodeId]) -> Vec<(NodeId
     let fg = Csr::from_edges(nodes.len() + 1, &edges);
     let rev = fg.reversed();
     let root = local[&entry];
-    let idom = dominators(&fg, &rev, root, |_| true);
+    let idom = dominator_tree(&fg, &rev, root, |_| true);
     let mut out = Vec::new();
-    let mut s = idom[sink as usize];
-    while s != NONE {
+    for s in idom.above(sink, root) {
         let v = nodes[s as usize];
         let inner = surely_invoked(g, sl, v, |w| {
             local.get(&w).is_some_and(|&j| fg.succs(s).contains(&j))
@@ -850,10 +842,6 @@ fn must_in(g: &Icfg, sl: &SameLevel, t: FuncId, nodes: &[NodeId]) -> Vec<(NodeId
         // An escape point ends the invocation there: its callee may be
         // the one that escapes, which still runs.
         out.push((v, inner));
-        if s == root {
-            break;
-        }
-        s = idom[s as usize];
     }
     out
 }
