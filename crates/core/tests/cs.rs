@@ -436,6 +436,56 @@ fn bulk_pass_is_sound_and_nearly_exact() {
     assert!(bulk_no > cases() / 200, "{bulk_no}");
 }
 
+/// When the bulk pass's exploration with the report's automata does not
+/// fit, it runs without them and says so: still sound against the valid
+/// paths, never less precise than fsa, and still deciding nodes.
+#[test]
+fn bulk_pass_without_automata_is_sound() {
+    let shape = GraphShape {
+        max_functions: 5,
+        max_body: 5,
+    };
+    let mut solver = cs();
+    solver.limits.bulk_states = 40;
+    let (mut fell_back, mut decided) = (0, 0u64);
+    for seed in 0..cases() / 2 {
+        let mut rng = Rng::new(seed ^ 0xA5);
+        let g = random_icfg(&mut rng, &shape);
+        let r = cs_report(&mut rng, &g, false);
+        let paths = oracle_cs::enumerate(&g, &r, 14, 4);
+        let ctx = || format!("seed {seed}\n{}", describe(&g, &r));
+        let Some(rec) = unless_impossible(solver.recover(&g, &r), &paths, ctx) else {
+            continue;
+        };
+        if !rec
+            .weakened
+            .iter()
+            .any(|w| w.how.contains("without the report's"))
+        {
+            continue;
+        }
+        fell_back += 1;
+        let stat = |k: &str| rec.stats.iter().find(|s| s.0 == k).map_or(0, |s| s.1);
+        decided += stat("cs_bulk_yes") + stat("cs_bulk_no");
+        let base = Fsa::default()
+            .recover(&g, &r)
+            .expect("fsa agrees it is feasible");
+        for v in 0..g.num_nodes() {
+            match rec.labels[v] {
+                Label::No => assert!(!paths.seen[v], "node {v} No but ran: {}", ctx()),
+                Label::Yes => assert!(paths.all[v], "node {v} Yes but skipped: {}", ctx()),
+                Label::Maybe => {}
+            }
+            if base.labels[v] != Label::Maybe {
+                assert_eq!(rec.labels[v], base.labels[v], "node {v}: {}", ctx());
+            }
+        }
+    }
+    eprintln!("fell back {fell_back} times, deciding {decided} nodes");
+    assert!(fell_back > cases() / 40, "{fell_back}");
+    assert!(decided > 0);
+}
+
 /// `r` with observations read off one of its valid paths (so usually
 /// feasible): single nodes that ran, and `obsNo` sets of one or two nodes
 /// with at least one the path missed.

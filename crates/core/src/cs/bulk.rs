@@ -638,6 +638,10 @@ pub(crate) struct Refined {
     pub states: usize,
     /// Observations not tracked (single nodes, ambiguous `obsNo` sets).
     pub relaxed: usize,
+    /// The report's other automata, when the exploration with them did
+    /// not fit and ran without them, and why.
+    pub automata_dropped: usize,
+    pub dropped_why: Option<String>,
     /// Candidates the must pass did not examine (past its budget).
     pub must_left: usize,
     /// Why the labels may be less than exact, if they may.
@@ -670,7 +674,19 @@ pub(crate) fn refine(
         return out;
     };
     out.relaxed = p.relaxed().len();
-    let h = match p.explode(max_states) {
+    // With the report's automata, in a quarter of the budget; else
+    // without them (every state a node of a frame, one context per
+    // function), the known nodes bringing them back pairwise.
+    let attempt = if p.automata() > 0 {
+        p.explode(true, max_states / 4).or_else(|Unsupported(why)| {
+            out.automata_dropped = p.automata();
+            out.dropped_why = Some(why);
+            p.explode(false, max_states)
+        })
+    } else {
+        p.explode(false, max_states)
+    };
+    let h = match attempt {
         Ok(h) => h,
         Err(Unsupported(why)) => {
             out.partial = Some(why);

@@ -266,6 +266,16 @@ impl<B: Solver> Cs<B> {
             );
             weaken(rec, how);
         }
+        if let Some(why) = &b.dropped_why {
+            let how = format!(
+                "context-sensitive bulk pass without the report's {} automata ({why}); they count through the {} solver's labels",
+                b.automata_dropped,
+                self.base.name()
+            );
+            weaken(rec, how);
+        }
+        rec.stats
+            .push(("cs_bulk_automata_dropped", b.automata_dropped as u64));
         rec.stats.push(("cs_bulk_states", b.states as u64));
         rec.stats.push(("cs_bulk_yes", b.yes));
         rec.stats.push(("cs_bulk_no", b.no));

@@ -380,6 +380,11 @@ impl<'a> Search<'a> {
                     "the context-sensitive search exceeds the memory budget ({} MiB)",
                     self.limits.max_memory >> 20
                 )
+            } else if self.log.is_some() {
+                format!(
+                    "the context-sensitive exploration exceeds {} states",
+                    self.max_states
+                )
             } else {
                 format!(
                     "the context-sensitive search exceeds {} states (all rounds)",
@@ -1103,12 +1108,26 @@ impl<'a> Prepared<'a> {
         &self.relaxed
     }
 
+    /// How many automata the report needs besides the relaxed
+    /// observations.
+    pub(crate) fn automata(&self) -> usize {
+        self.fixed.len()
+    }
+
     /// Every state of the valid paths of the report with its automata
-    /// (no relaxed observation tracked), and every way each is reached:
-    /// the hypergraph of [`super::bulk`]. At most `max_states` states
-    /// (with the derivation steps logged).
-    pub(crate) fn explode(&self, max_states: usize) -> Result<super::bulk::Hyper, Unsupported> {
-        let autos: Vec<&Dfa> = self.fixed.iter().collect();
+    /// (none without `automata`; no relaxed observation tracked), and
+    /// every way each is reached: the hypergraph of [`super::bulk`]. At
+    /// most `max_states` states (with the derivation steps logged).
+    pub(crate) fn explode(
+        &self,
+        automata: bool,
+        max_states: usize,
+    ) -> Result<super::bulk::Hyper, Unsupported> {
+        let autos: Vec<&Dfa> = if automata {
+            self.fixed.iter().collect()
+        } else {
+            Vec::new()
+        };
         let segs = segments(self.g, self.report);
         let k = self.report.stack.len();
         let max_states = max_states
