@@ -781,40 +781,19 @@ impl<'m> Lowering<'m> {
     /// `callbr`, whose statement is `last`; adds the flow edge to the
     /// function's `exit` where control leaves the function.
     fn successors(&mut self, term: &'m Terminator, last: NodeId, exit: NodeId) -> Vec<&'m Name> {
-        match term {
-            Terminator::Ret(_) | Terminator::Resume(_) => {
-                self.b.add_flow_edge(last, exit);
-                vec![]
-            }
-            Terminator::Br(x) => vec![&x.dest],
-            Terminator::CondBr(x) => vec![&x.true_dest, &x.false_dest],
-            Terminator::Switch(x) => {
-                let mut v: Vec<&Name> = x.dests.iter().map(|(_, n)| n).collect();
-                v.push(&x.default_dest);
-                v
-            }
-            Terminator::IndirectBr(x) => x.possible_dests.iter().collect(),
-            Terminator::Unreachable(_) => vec![],
-            Terminator::CleanupRet(x) => match &x.unwind_dest {
-                Some(d) => vec![d],
-                None => {
-                    self.b.add_flow_edge(last, exit);
-                    vec![]
-                }
-            },
-            Terminator::CatchRet(x) => vec![&x.successor],
-            Terminator::CatchSwitch(x) => {
-                let mut v: Vec<&Name> = x.catch_handlers.iter().collect();
-                match &x.default_unwind_dest {
-                    Some(d) => v.push(d),
-                    None => self.b.add_flow_edge(last, exit),
-                }
-                v
-            }
+        let leaves = match term {
+            Terminator::Ret(_) | Terminator::Resume(_) => true,
+            Terminator::CleanupRet(x) => x.unwind_dest.is_none(),
+            Terminator::CatchSwitch(x) => x.default_unwind_dest.is_none(),
             Terminator::Invoke(_) | Terminator::CallBr(_) => {
                 unreachable!("handled by lower_terminator")
             }
+            _ => false,
+        };
+        if leaves {
+            self.b.add_flow_edge(last, exit);
         }
+        crate::sancov::successors(term)
     }
 
     /// Adds the flow edges between the blocks of `f`: from the entry to the

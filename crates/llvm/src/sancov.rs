@@ -101,7 +101,9 @@ fn flag_ref_const(c: &Constant) -> Option<(&Name, usize)> {
     }
 }
 
-fn successors(t: &Terminator) -> Vec<&Name> {
+/// The successor blocks of a terminator (none for one that leaves the
+/// function).
+pub(crate) fn successors(t: &Terminator) -> Vec<&Name> {
     match t {
         Terminator::Br(x) => vec![&x.dest],
         Terminator::CondBr(x) => vec![&x.true_dest, &x.false_dest],
