@@ -167,7 +167,7 @@ impl Hyper {
     /// the candidates proved, and how many were left unexamined.
     pub fn must(
         &self,
-        live: &BitSet,
+        flow: &Flow,
         num_nodes: usize,
         candidates: &[NodeId],
         known: &[NodeId],
@@ -177,7 +177,6 @@ impl Hyper {
         if candidates.is_empty() || self.accepting.is_empty() {
             return (Vec::new(), 0);
         }
-        let flow = Flow::new(self, live);
         let per_chunk = words.clamp(1, candidates.len().div_ceil(64)) * 64;
         let mut proved = Vec::new();
         let mut left = 0;
@@ -211,7 +210,7 @@ impl Hyper {
     /// the first `words` words of targets are used.
     pub fn apart(
         &self,
-        live: &BitSet,
+        flow: &Flow,
         num_nodes: usize,
         candidates: &[NodeId],
         targets: &[NodeId],
@@ -220,7 +219,6 @@ impl Hyper {
         if candidates.is_empty() || targets.is_empty() || self.accepting.is_empty() {
             return Vec::new();
         }
-        let flow = Flow::new(self, live);
         let targets = &targets[..targets.len().min(words.max(1) * 64)];
         let w = targets.len().div_ceil(64);
         let mut bit = vec![u32::MAX; num_nodes];
@@ -252,7 +250,7 @@ impl Hyper {
 /// "is a source of a step into" (every pass visits them in topological
 /// order, forward or backward, iterating only inside a cycle), and the
 /// live states of each node.
-struct Flow {
+pub(crate) struct Flow {
     /// Live states, in id order.
     order: Vec<usize>,
     /// Per live state, the steps into it, in dense numbers.
@@ -314,6 +312,7 @@ fn or_into(acc: &mut [u64], x: &[u64]) {
 }
 
 impl Flow {
+    /// Built once per exploration, for all the passes over it.
     fn new(h: &Hyper, live: &BitSet) -> Flow {
         let order: Vec<usize> = live.iter().collect();
         let mut local = vec![u32::MAX; h.len()];
@@ -771,7 +770,8 @@ fn apply(
         .div_ceil(64)
         .min(budget / 2)
         .min((MUST_WORDS / states).max(1));
-    let apart = h.apart(&live, n, &candidates, &known, apart_words);
+    let flow = Flow::new(h, &live);
+    let apart = h.apart(&flow, n, &candidates, &known, apart_words);
     if !apart.is_empty() {
         for &v in &apart {
             labels[v.index()] = Label::No;
@@ -782,7 +782,7 @@ fn apply(
     let must_words = (budget - apart_words).max(1);
     let chunk = (MUST_WORDS / states).clamp(1, must_words);
     let (proved, left) = h.must(
-        &live,
+        &flow,
         n,
         &candidates,
         &known,
