@@ -486,6 +486,42 @@ fn bulk_pass_without_automata_is_sound() {
     assert!(decided > 0);
 }
 
+/// Where no valid path fits the report (a random stack, say), `cs` says
+/// the report is impossible, blaming one of its constraints, and `best`
+/// keeps exactly the base's labels and says so.
+#[test]
+fn best_keeps_the_base_labels_when_no_valid_path_fits() {
+    let best = Cs::<Fsa> {
+        best: true,
+        ..Cs::default()
+    };
+    let mut fell_back = 0;
+    for seed in 0..cases() / 2 {
+        let mut rng = Rng::new(seed ^ 0x5B);
+        let g = random_icfg(&mut rng, &GraphShape::default());
+        let r = random_report(&mut rng, &g, seed % 2 == 0);
+        let Ok(base) = Fsa::default().recover(&g, &r) else {
+            continue;
+        };
+        let Err(SolveError::Infeasible { culprit }) = cs().recover(&g, &r) else {
+            continue;
+        };
+        assert!(r.origins().contains(&culprit), "seed {seed}: {culprit:?}");
+        let got = best.recover(&g, &r).unwrap();
+        assert_eq!(got.labels, base.labels, "seed {seed}");
+        assert!(
+            got.weakened
+                .iter()
+                .any(|w| w.how.contains("no valid context-sensitive path")),
+            "seed {seed}: {:?}",
+            got.weakened
+        );
+        fell_back += 1;
+    }
+    eprintln!("best fell back on {fell_back} reports");
+    assert!(fell_back > cases() / 100, "{fell_back}");
+}
+
 /// `r` with observations read off one of its valid paths (so usually
 /// feasible): single nodes that ran, and `obsNo` sets of one or two nodes
 /// with at least one the path missed.
