@@ -808,12 +808,7 @@ impl<'m> Lowering<'m> {
         pending: Vec<(NodeId, &'m Name)>,
         all_blocks_from: Vec<NodeId>,
     ) {
-        let block_index: HashMap<&Name, usize> = f
-            .basic_blocks
-            .iter()
-            .enumerate()
-            .map(|(i, bb)| (&bb.name, i))
-            .collect();
+        let block_index = crate::sancov::block_index(f);
         if let Some(Some(first)) = block_first.first() {
             self.b.add_flow_edge(entry, *first);
         }

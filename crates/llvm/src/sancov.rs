@@ -101,6 +101,15 @@ fn flag_ref_const(c: &Constant) -> Option<(&Name, usize)> {
     }
 }
 
+/// Each basic block's index in `f`, by name.
+pub(crate) fn block_index(f: &Function) -> HashMap<&Name, usize> {
+    f.basic_blocks
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (&b.name, i))
+        .collect()
+}
+
 /// The successor blocks of a terminator (none for one that leaves the
 /// function).
 pub(crate) fn successors(t: &Terminator) -> Vec<&Name> {
@@ -267,12 +276,7 @@ pub(crate) fn scan(
 /// branches to `s` or `T`; `s` only stores and branches to `T`), with `T`
 /// only when every predecessor of `T` is `L` or `s`.
 fn pattern(f: &Function, s: usize) -> Option<(usize, Option<usize>)> {
-    let index: HashMap<&Name, usize> = f
-        .basic_blocks
-        .iter()
-        .enumerate()
-        .map(|(i, b)| (&b.name, i))
-        .collect();
+    let index = block_index(f);
     let mut preds: Vec<Vec<usize>> = vec![Vec::new(); f.basic_blocks.len()];
     for (i, b) in f.basic_blocks.iter().enumerate() {
         for n in successors(&b.term) {
