@@ -28,8 +28,9 @@ pub struct BenchArgs {
     /// Also time FSA bulk recovery (column "fsa max ms").
     #[arg(long)]
     fsa: bool,
-    /// Also time context-sensitive bulk recovery (column "cs max ms", and
-    /// its ratio to UTL's worst).
+    /// Also time context-sensitive bulk recovery, with the full report
+    /// and with the stack only (columns "cs max ms" and "cs stack ms", each
+    /// with its ratio to UTL's worst).
     #[arg(long)]
     cs: bool,
     /// Instead of times: the share of nodes each solver decides (Yes or
