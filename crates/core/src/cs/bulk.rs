@@ -673,11 +673,12 @@ pub(crate) fn refine(
         return out;
     };
     out.relaxed = p.relaxed().len();
-    // With the report's automata, in a quarter of the budget; else
-    // without them (every state a node of a frame, one context per
-    // function), the known nodes bringing them back pairwise.
+    // With the report's automata; past the budget, without them (every
+    // state a node of a frame, one context per function), the known nodes
+    // bringing them back pairwise. (A quarter of the budget for the first
+    // attempt lost Yes labels on Lua's log analyses.)
     let attempt = if p.automata() > 0 {
-        p.explode(true, max_states / 4).or_else(|Unsupported(why)| {
+        p.explode(true, max_states).or_else(|Unsupported(why)| {
             out.automata_dropped = p.automata();
             out.dropped_why = Some(why);
             p.explode(false, max_states)

@@ -48,10 +48,10 @@ pub struct CsLimits {
     /// Memory budget of the frame graph, in bytes (estimated at
     /// 96 bytes per state).
     pub max_memory: usize,
-    /// Most states of the bulk pass's exploration ([`bulk`]). Past a
-    /// quarter of it with the report's automata, the pass explores
-    /// without them; past it, the pass is skipped (the labels stay sound
-    /// either way, and the output says so). 0 skips it.
+    /// Most states of the bulk pass's exploration ([`bulk`]). Past it with
+    /// the report's automata, the pass explores again without them; past
+    /// it without them, the pass is skipped (the labels stay sound either
+    /// way, and the output says so). 0 skips it.
     pub bulk_states: usize,
 }
 
