@@ -620,9 +620,11 @@ const MUST_WORDS: usize = 1 << 22;
 /// bits, summed over the passes. With observations, where the passes
 /// decide most (SQLite with a core's function flags: 72,000 live states,
 /// every one of 15,000 candidates examined in 0.3 s; the gcc-sized
-/// synthetic program: 300,000 live states, about a second); a
-/// sixteenth of it with only a stack, where the frame graph has decided
-/// nearly everything already. Milliseconds on the paper's programs,
+/// synthetic program: 300,000 live states, about a second); a quarter
+/// of it with only a stack, where the frame graph has decided nearly
+/// everything already (a sixteenth lost Yes labels on Lua's backtrace
+/// analyses: 2.6% -> 2.4% of lines decided; a quarter costs SQLite's
+/// 0.4 s instead of 0.2). Milliseconds on the paper's programs,
 /// where it never binds. Past it, candidates stay Maybe (counted in
 /// `Refined::must_left`) and fewer known nodes are used.
 const FLOW_BUDGET: usize = 1 << 25;
@@ -763,7 +765,7 @@ fn apply(
     let total = if use_known {
         FLOW_BUDGET
     } else {
-        FLOW_BUDGET / 16
+        FLOW_BUDGET / 4
     };
     let budget = (total / states).max(2);
     let apart_words = known
