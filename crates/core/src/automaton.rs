@@ -342,6 +342,31 @@ impl Dfa {
         Some(d)
     }
 
+    /// A variable's last write ([`crate::report::LastWrite`]): state 0
+    /// before any node of `writes`, 1 after a good one last, 2 after a bad
+    /// one last. Accepting: 1, and 0 unless `need`. Class 1 = good, 2 =
+    /// bad.
+    pub fn last_write(origin: Origin, w: &crate::report::LastWrite) -> Dfa {
+        let class: HashMap<u32, u32> = w
+            .writes
+            .nodes()
+            .iter()
+            .map(|n| {
+                let bad = w.bad.binary_search(n).is_ok();
+                (n.as_u32(), if bad { 2 } else { 1 })
+            })
+            .collect();
+        Dfa::new(
+            origin,
+            3,
+            vec![0],
+            vec![!w.need, true, false],
+            class,
+            3,
+            |q, c| if c == 0 { q } else { c },
+        )
+    }
+
     /// A general automaton over caller-defined classes (used by queries).
     pub fn from_table(
         origin: Origin,

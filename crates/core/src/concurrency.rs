@@ -180,6 +180,19 @@ impl Concurrency {
                 });
             }
         }
+        for (i, v) in r.values.iter_mut().enumerate() {
+            if is_async(&v.writes) {
+                v.bad.clear();
+                v.need = false;
+                weakened.push(Weakening {
+                    origin: Origin::Value(i),
+                    how: format!(
+                        "{}: dropped: a signal handler or another thread may write it",
+                        v.what
+                    ),
+                });
+            }
+        }
         (r, weakened)
     }
 

@@ -42,5 +42,5 @@ pub mod utl;
 
 pub use icfg::{CallNote, EdgeKind, Icfg, IcfgBuilder, NodeKind, NodeSpec};
 pub use ids::{FileId, FuncId, NodeId};
-pub use report::{Frame, NodeSet, Origin, Report, Trace};
+pub use report::{Frame, LastWrite, NodeSet, Origin, Report, Trace};
 pub use solver::{Answer, Label, Query, Recovery, SolveError, Solver, Weakening};

@@ -9,7 +9,8 @@
 //! * every `obsYes` trace, and every bursty trace, is a trace;
 //! * a query that a node ran is a one-node vector, that it was skipped an
 //!   absent node; a trace query is a trace;
-//! * a single-node `obsNo` set is an absent node.
+//! * a single-node `obsNo` set is an absent node;
+//! * a variable's value ([`crate::report::LastWrite`]) is an automaton.
 //!
 //! A trace of single nodes is a vector. The solvers differ only in what
 //! becomes of the other constraints, the [`Strategy`]:
@@ -127,6 +128,7 @@ pub(crate) fn lower(
     b.obs_yes(report)?;
     b.obs_no(report)?;
     b.bursty(report)?;
+    b.values(report)?;
     b.query(query);
     Ok(b.out)
 }
@@ -351,6 +353,36 @@ impl Lowering<'_> {
             self.weaken(origin, how);
             let all: Vec<NodeSet> = bursts.into_iter().flatten().collect();
             self.trace(origin, &all);
+        }
+        Ok(())
+    }
+
+    /// Values of variables: one automaton each, or (weakening)
+    /// the vector of the only write that can have left the value, when it
+    /// must have run.
+    fn values(&mut self, report: &Report) -> Result<(), Origin> {
+        for (i, w) in report.values.iter().enumerate() {
+            let origin = Origin::Value(i);
+            let good: Vec<NodeId> = w.good().filter(|&n| self.label(n) != Label::No).collect();
+            if w.need && good.is_empty() && matches!(self.strategy, Strategy::Automata { .. }) {
+                return Err(origin);
+            }
+            match self.strategy {
+                Strategy::Automata { .. } => self.out.autos.push(Dfa::last_write(origin, w)),
+                Strategy::Weaken => {
+                    if let ([n], true) = (good.as_slice(), w.need) {
+                        self.out.base.vectors.push(vec![n.as_u32()]);
+                    }
+                    self.weaken(
+                        origin,
+                        format!(
+                            "{}: \"the last write is one of {} nodes\" dropped (UTL cannot express it)",
+                            w.what,
+                            good.len()
+                        ),
+                    );
+                }
+            }
         }
         Ok(())
     }

@@ -9,7 +9,8 @@
 //! 2. the stack frames, outermost first;
 //! 3. the `obsYes` traces, in input order;
 //! 4. the `obsNo` sets, in input order;
-//! 5. bursty traces, in input order.
+//! 5. bursty traces, in input order;
+//! 6. values of variables (last writes), in input order.
 
 use crate::ids::NodeId;
 
@@ -76,6 +77,49 @@ pub struct Bursty {
     pub bursts: Vec<Vec<NodeSet>>,
 }
 
+/// What a variable's value, read from the crashed process's memory, says
+/// about the path: the *last* node of `writes` on the path is not one of
+/// `bad`; with `need`, some node of `writes` ran.
+///
+/// `writes` are the nodes that store to the variable (each with the net
+/// effect of its instructions) and, for a local variable, its function's
+/// entry (a new activation: any value). `bad` are the stores that cannot
+/// have written the value found. `need` holds when the variable's initial
+/// value differs from it, so that some compatible store must have run.
+/// A regular constraint (a three-state automaton); UTL keeps only what a
+/// vector expresses and lists the rest as weakened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LastWrite {
+    /// The nodes that write the variable (or start its activation).
+    pub writes: NodeSet,
+    /// The members of `writes` that cannot have written the value: sorted,
+    /// deduplicated.
+    pub bad: Vec<NodeId>,
+    /// Whether some node of `writes` must have run.
+    pub need: bool,
+    /// What it says, for messages: ``status = 20 in `handle` ``.
+    pub what: String,
+}
+
+impl LastWrite {
+    /// The members of `writes` that may be the last one.
+    pub fn good(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.writes
+            .nodes()
+            .iter()
+            .copied()
+            .filter(|n| self.bad.binary_search(n).is_err())
+    }
+
+    /// Whether `path` satisfies the constraint.
+    pub fn holds(&self, path: &[NodeId]) -> bool {
+        match path.iter().rev().find(|n| self.writes.contains(**n)) {
+            Some(n) => self.bad.binary_search(n).is_err(),
+            None => !self.need,
+        }
+    }
+}
+
 /// A failure report.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Report {
@@ -89,6 +133,8 @@ pub struct Report {
     pub obs_no: Vec<NodeSet>,
     /// Bursty traces.
     pub bursty: Vec<Bursty>,
+    /// What variables' values say (see [`LastWrite`]).
+    pub values: Vec<LastWrite>,
     /// Where the stack may have frames the report does not show: `i` in
     /// this list means unreported calls may be pending between frame
     /// `i - 1` (or the start, for 0) and frame `i` (or the crash, for
@@ -114,6 +160,8 @@ pub enum Origin {
     ObsNo(usize),
     /// `bursty[i]`.
     Bursty(usize),
+    /// `values[i]`.
+    Value(usize),
     /// The query being asked.
     Query,
 }
@@ -126,13 +174,15 @@ impl std::fmt::Display for Origin {
             Origin::ObsYes(i) => write!(f, "obsYes[{i}]"),
             Origin::ObsNo(i) => write!(f, "obsNo[{i}]"),
             Origin::Bursty(i) => write!(f, "bursty[{i}]"),
+            Origin::Value(i) => write!(f, "value[{i}]"),
             Origin::Query => write!(f, "query"),
         }
     }
 }
 
 impl Report {
-    /// The report without `obsYes` and `obsNo` (grissom's `-stackonly`).
+    /// The report without `obsYes`, `obsNo` and values (grissom's
+    /// `-stackonly`).
     pub fn stack_only(&self) -> Report {
         Report {
             stack: self.stack.clone(),
@@ -153,6 +203,7 @@ impl Report {
         v.extend((0..self.obs_yes.len()).map(Origin::ObsYes));
         v.extend((0..self.obs_no.len()).map(Origin::ObsNo));
         v.extend((0..self.bursty.len()).map(Origin::Bursty));
+        v.extend((0..self.values.len()).map(Origin::Value));
         v
     }
 
@@ -181,6 +232,7 @@ impl Report {
                 Origin::ObsYes(i) => r.obs_yes.push(self.obs_yes[i].clone()),
                 Origin::ObsNo(i) => r.obs_no.push(self.obs_no[i].clone()),
                 Origin::Bursty(i) => r.bursty.push(self.bursty[i].clone()),
+                Origin::Value(i) => r.values.push(self.values[i].clone()),
                 Origin::Query => {}
             }
         }
@@ -225,11 +277,13 @@ impl Report {
             .bursty
             .iter()
             .flat_map(|b| b.bursts.iter().flatten().flat_map(|e| e.nodes()));
+        let values = self.values.iter().flat_map(|v| v.writes.nodes());
         frames
             .chain(crash)
             .chain(yes)
             .chain(no)
             .chain(bursty)
+            .chain(values)
             .copied()
     }
 }

@@ -711,3 +711,86 @@ fn utl_witnesses_pass_the_independent_checker() {
     }
     assert!(checked > 1000, "only {checked} witnesses");
 }
+
+/// Variables' values (last writes): FSA bulk recovery equals the
+/// oracle's labels exactly and UTL's are sound, on reports whose only
+/// constraints beyond the crash are values; and values decide labels the
+/// report without them leaves Maybe (a test that fails if the values are
+/// ignored).
+#[test]
+fn values_are_exact_in_fsa_and_sound_in_utl() {
+    use postmortem_core::cs::Cs;
+    use postmortem_core::report::{LastWrite, NodeSet};
+    let (mut cases_run, mut decided_by_values) = (0, 0);
+    for seed in 0..cases() as u64 {
+        let mut rng = Rng::new(seed ^ 0xA1E5);
+        let g = random_icfg(&mut rng, &GraphShape::default());
+        let mut r = random_report(&mut rng, &g, true);
+        r.obs_yes.clear();
+        r.obs_no.clear();
+        let n = g.num_nodes();
+        for _ in 0..1 + rng.below(3) {
+            let writes: Vec<NodeId> = (0..1 + rng.below(4))
+                .map(|_| NodeId::new(rng.below(n)))
+                .collect();
+            let writes = NodeSet::new(writes).expect("non-empty");
+            let bad = writes
+                .nodes()
+                .iter()
+                .copied()
+                .filter(|_| rng.chance(50))
+                .collect();
+            r.values.push(LastWrite {
+                writes,
+                bad,
+                need: rng.chance(40),
+                what: format!("v{seed}"),
+            });
+        }
+        let Some(truth) = oracle::recover(&g, &r) else {
+            // Impossible: every solver that expresses values exactly says so.
+            assert!(Fsa::default().recover(&g, &r).is_err(), "seed {seed}");
+            continue;
+        };
+        cases_run += 1;
+        let fsa = Fsa::default().recover(&g, &r).expect("feasible");
+        assert_eq!(fsa.labels, truth, "fsa, seed {seed}: {}", describe(&g, &r));
+        // cs reads the report in the semantics of valid paths (tested
+        // against its own oracle in cs.rs): never the opposite of a label
+        // the flat semantics decides.
+        if let Ok(cs) = Cs::<Fsa>::default().recover(&g, &r) {
+            for (c, t) in cs.labels.iter().zip(&truth) {
+                assert!(
+                    !matches!((c, t), (Label::Yes, Label::No) | (Label::No, Label::Yes)),
+                    "cs contradicts the flat oracle, seed {seed}"
+                );
+            }
+        }
+        let utl = Utl::default().recover(&g, &r).expect("feasible");
+        assert_sound(&utl.labels, &truth, &format!("utl, seed {seed}"));
+        assert!(
+            utl.weakened
+                .iter()
+                .any(|w| matches!(w.origin, Origin::Value(_))),
+            "utl lists the values it weakened, seed {seed}"
+        );
+        let without = Report {
+            values: Vec::new(),
+            ..r.clone()
+        };
+        let base = oracle::recover(&g, &without).expect("weaker report");
+        decided_by_values += truth
+            .iter()
+            .zip(&base)
+            .filter(|(t, b)| **b == Label::Maybe && **t != Label::Maybe)
+            .count();
+    }
+    eprintln!(
+        "{cases_run} reports with values; {decided_by_values} labels decided by the values alone"
+    );
+    assert!(cases_run > cases() as usize / 4, "{cases_run}");
+    assert!(
+        decided_by_values > cases() as usize / 10,
+        "{decided_by_values}"
+    );
+}

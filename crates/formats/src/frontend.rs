@@ -18,6 +18,7 @@
 //! checksummed). Every node index of the map is checked against the graph.
 
 use crate::sancov::{SancovArray, SancovFlag, SancovMap};
+use crate::vars::VarMap;
 use postmortem_core::{Icfg, NodeId};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -163,6 +164,9 @@ pub struct Loaded {
     /// The SanitizerCoverage flags of the module mapped to nodes (see
     /// [`crate::sancov`]); None when the module has none.
     pub sancov: Option<SancovMap>,
+    /// The variables whose values are evidence (see [`crate::vars`]);
+    /// None when not computed (a graph from GraphML or an old cache).
+    pub vars: Option<VarMap>,
 }
 
 /// The two input forms of LLVM IR.
@@ -207,6 +211,8 @@ pub const WIRE_MAGIC: [u8; 8] = *b"PMLLVM\0\x01";
 struct WireHeader {
     report: FrontendReport,
     sancov: Option<WireSancov>,
+    #[serde(default)]
+    vars: Option<VarMap>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -248,6 +254,7 @@ pub fn encode_loaded(loaded: &Loaded) -> Vec<u8> {
             inexact: m.inexact,
             unmapped: m.unmapped,
         }),
+        vars: loaded.vars.clone(),
     };
     let json = serde_json::to_vec(&header).expect("the header serializes");
     let graph = loaded.icfg.encode();
@@ -310,10 +317,15 @@ pub fn decode_loaded(bytes: &[u8]) -> Result<Loaded, String> {
             })
         }
     };
+    if let Some(v) = &header.vars {
+        v.check(n)
+            .map_err(|e| format!("corrupt front-end output: {e}"))?;
+    }
     Ok(Loaded {
         icfg,
         report: header.report,
         sancov,
+        vars: header.vars,
     })
 }
 
@@ -361,6 +373,7 @@ mod tests {
                 inexact: 1,
                 unmapped: 0,
             }),
+            vars: None,
         }
     }
 

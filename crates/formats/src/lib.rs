@@ -28,6 +28,8 @@ pub mod pmreport;
 pub mod report_json;
 pub mod sancov;
 pub mod sentry;
+pub mod values;
+pub mod vars;
 
 pub use error::{FormatError, XmlPosition};
 pub use graphml::{read_graphml, read_graphml_path};

@@ -177,6 +177,11 @@ impl Binary {
         self.path.display().to_string()
     }
 
+    /// The whole file.
+    pub fn data(&self) -> &[u8] {
+        &self.data
+    }
+
     /// The file's bytes at file vaddr `addr`.
     pub fn bytes_at(&self, addr: u64, len: u64) -> Option<&[u8]> {
         let &(va, size, off) = self.sections.iter().find(|&&(va, size, _)| {
@@ -472,7 +477,7 @@ impl Core {
             .get(start..start.checked_add(usize::try_from(len).ok()?)?)
     }
 
-    fn word(&self, addr: u64) -> Option<u64> {
+    pub(crate) fn word(&self, addr: u64) -> Option<u64> {
         self.mem(addr, 8)
             .map(|b| u64::from_le_bytes(b.try_into().unwrap()))
     }
@@ -760,7 +765,7 @@ pub fn unwind(core: &Core, bin: &Binary, base: u64) -> Result<Vec<RawFrame>, Nat
 }
 
 /// Whether `f` starts with `push rbp; mov rbp, rsp`.
-fn has_frame_pointer(bin: &Binary, f: &FuncSym) -> bool {
+pub(crate) fn has_frame_pointer(bin: &Binary, f: &FuncSym) -> bool {
     bin.bytes_at(f.addr, 4) == Some(&[0x55, 0x48, 0x89, 0xe5][..])
 }
 
@@ -920,7 +925,7 @@ fn open_lib(core: &Core, pc: u64) -> Result<Lib, String> {
 /// the return address and rbp saved at CFA offsets, as the C library's
 /// functions have). Returns the first return address outside the
 /// libraries, with the stack and frame pointers of that frame.
-fn unwind_libraries(core: &Core, regs: Regs) -> Result<(u64, u64, u64), String> {
+pub(crate) fn unwind_libraries(core: &Core, regs: Regs) -> Result<(u64, u64, u64), String> {
     use addr2line::gimli::{
         BaseAddresses, CfaRule, EhFrame, LittleEndian, Register, RegisterRule, UnwindContext,
         UnwindSection,

@@ -28,6 +28,9 @@ pub struct DeclAttributes {
     /// `llvm-ir` 0.11 keeps no comdat names). The binary's flag order
     /// follows the comdats (see `sancov::section_order`).
     pub sancov_comdats: std::collections::HashMap<String, usize>,
+    /// The source variables of allocas (`llvm.dbg.declare`), read from the
+    /// whole module (see `dbgvars.rs`).
+    pub declared: crate::dbgvars::DeclaredVars,
 }
 
 /// The comdat of a `__sancov_bools` global in textual IR: `comdat($name)`,
@@ -98,6 +101,7 @@ pub(crate) fn from_text(text: &str) -> DeclAttributes {
         noreturn: with("noreturn"),
         returns_twice: with("returns_twice"),
         sancov_comdats,
+        declared: Default::default(),
     }
 }
 

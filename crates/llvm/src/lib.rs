@@ -184,12 +184,15 @@
 //!   ([`FrontendReport::callbr`]).
 #![deny(missing_docs)]
 
+mod dbgvars;
 mod decls;
 mod libc;
 mod lower;
 mod operands;
 pub mod sancov;
+mod values;
 
+pub use dbgvars::{Declared, DeclaredVars};
 pub use decls::DeclAttributes;
 // The front-end's results are plain data, defined without LLVM so that the
 // `postmortem` binary reads them without linking it.
@@ -276,7 +279,8 @@ pub fn load_path(path: &Path) -> Result<Loaded, LlvmError> {
         source,
     })?;
     if is_bitcode(&bytes) {
-        let decls = decls::from_bitcode(&bytes).unwrap_or_default();
+        let mut decls = decls::from_bitcode(&bytes).unwrap_or_default();
+        decls.declared = dbgvars::read(&bytes, true);
         let module = parse(&shown, || {
             let p = path
                 .to_str()
@@ -299,7 +303,8 @@ pub fn load_ir_str(text: &str, name: &str) -> Result<Loaded, LlvmError> {
 }
 
 fn load_text(text: &str, name: &str) -> Result<Loaded, LlvmError> {
-    let decls = decls::from_text(text);
+    let mut decls = decls::from_text(text);
+    decls.declared = dbgvars::read(text.as_bytes(), false);
     let module = parse(name, || llvm_ir::Module::from_ir_str(text))?;
     lower_module(&module, &decls, name)
 }
@@ -338,11 +343,25 @@ pub fn lower_module(
     declarations: &DeclAttributes,
     name: &str,
 ) -> Result<Loaded, LlvmError> {
-    let (icfg, report, blocks) = lower::Lowering::new(module, declarations, name).run()?;
-    let sancov = sancov::scan(module, &declarations.sancov_comdats, &blocks, &icfg);
+    let (icfg, report, extras) = lower::Lowering::new(module, declarations, name).run()?;
+    let sancov = sancov::scan(
+        module,
+        &declarations.sancov_comdats,
+        &extras.block_nodes,
+        &icfg,
+    );
+    let vars = values::scan(
+        module,
+        &declarations.declared,
+        &values::Lowered {
+            store_nodes: &extras.store_nodes,
+            entries: &extras.entries,
+        },
+    );
     Ok(Loaded {
         icfg,
         report,
         sancov,
+        vars: Some(vars),
     })
 }

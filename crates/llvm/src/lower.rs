@@ -163,6 +163,18 @@ pub(crate) struct Lowering<'m> {
     >,
     /// The nodes each block produced (for `sancov.rs`).
     pub(crate) block_nodes: crate::sancov::BlockNodes,
+    /// The node of every `store` instruction (for `values.rs`).
+    store_nodes: HashMap<*const Instruction, NodeId>,
+}
+
+/// What the lowering gives besides the graph and its report.
+pub(crate) struct Extras {
+    /// The nodes each block produced (for `sancov.rs`).
+    pub block_nodes: crate::sancov::BlockNodes,
+    /// The node of every `store` instruction (by address in the module).
+    pub store_nodes: HashMap<*const Instruction, NodeId>,
+    /// Each defined function's entry node.
+    pub entries: HashMap<String, NodeId>,
 }
 
 /// Globals that hold function addresses for the tool chain, not for
@@ -245,12 +257,11 @@ impl<'m> Lowering<'m> {
             async_roots: HashSet::new(),
             callers: None,
             block_nodes: Default::default(),
+            store_nodes: HashMap::new(),
         }
     }
 
-    pub(crate) fn run(
-        mut self,
-    ) -> Result<(Icfg, FrontendReport, crate::sancov::BlockNodes), LlvmError> {
+    pub(crate) fn run(mut self) -> Result<(Icfg, FrontendReport, Extras), LlvmError> {
         self.index();
         self.find_address_taken();
         self.entries_and_exits()?;
@@ -268,7 +279,18 @@ impl<'m> Lowering<'m> {
         report.nodes = g.num_nodes();
         report.edges = g.num_edges();
         report.call_sites = g.num_call_sites();
-        Ok((g, report, self.block_nodes))
+        let entries = self
+            .infos
+            .iter()
+            .filter(|i| i.def.is_some())
+            .filter_map(|i| Some((i.name.to_string(), i.entry?)))
+            .collect();
+        let extras = Extras {
+            block_nodes: self.block_nodes,
+            store_nodes: self.store_nodes,
+            entries,
+        };
+        Ok((g, report, extras))
     }
 
     // ---- pass 1: indexing ------------------------------------------------
@@ -660,6 +682,12 @@ impl<'m> Lowering<'m> {
                     }
                 }
                 self.add_to_group(cx, &mut blk.st, &mut blk.group, pos, opcode(inst))?;
+                if let Instruction::Store(_) = inst {
+                    // The group's node is made when it is flushed, before
+                    // any other node: it gets the next id.
+                    let next = NodeId::new(self.b.num_nodes());
+                    self.store_nodes.insert(inst as *const Instruction, next);
+                }
             }
             CallClass::Direct(_) | CallClass::Indirect | CallClass::Opaque => {
                 self.flush(cx, &mut blk.st, &mut blk.group)?;

@@ -98,6 +98,17 @@ pub fn path_consistent(report: &Report, query: Option<&Query>, path: &[NodeId]) 
             return false;
         }
     }
+    for v in &report.values {
+        // The last write, found by scanning backwards.
+        let last = path.iter().rev().find(|n| v.writes.nodes().contains(n));
+        let ok = match last {
+            Some(n) => !v.bad.contains(n),
+            None => !v.need,
+        };
+        if !ok {
+            return false;
+        }
+    }
     match query {
         None => true,
         Some(Query::MayRun(n)) => path.contains(n),
@@ -208,6 +219,8 @@ enum Auto {
     Bursty(Vec<NodeSet>, Vec<bool>),
     /// A query automaton (one initial state); state = its state.
     Lang(postmortem_core::automaton::Dfa),
+    /// A variable's last write: 0 none yet, 1 a good one last, 2 a bad one.
+    Last(postmortem_core::report::LastWrite),
 }
 
 const DEAD: u16 = u16::MAX;
@@ -243,6 +256,15 @@ impl Auto {
                 None => s,
             },
             Auto::Must(n) => u16::from(s == 1 || *n == x),
+            Auto::Last(v) => {
+                if !v.writes.nodes().contains(&x) {
+                    s
+                } else if v.bad.contains(&x) {
+                    2
+                } else {
+                    1
+                }
+            }
             Auto::Lang(d) => {
                 let t = d.step(u32::from(s), x.as_u32());
                 if t == postmortem_core::automaton::DEAD {
@@ -282,6 +304,7 @@ impl Auto {
             Auto::Must(_) => s == 1,
             Auto::Bursty(e, _) => s & (1 << e.len()) != 0,
             Auto::Lang(d) => d.accepting[s as usize],
+            Auto::Last(v) => s == 1 || (s == 0 && !v.need),
         }
     }
 }
@@ -342,6 +365,9 @@ impl<'a> Product<'a> {
             }
             boundary[e.len()] = true;
             autos.push(Auto::Bursty(e, boundary));
+        }
+        for v in &report.values {
+            autos.push(Auto::Last(v.clone()));
         }
         let mut forbidden = None;
         match query {

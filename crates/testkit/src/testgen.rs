@@ -245,7 +245,61 @@ pub fn random_report(rng: &mut Rng, g: &Icfg, expressible: bool) -> Report {
         }
         r.obs_no.push(set(rng, x));
     }
+    // Values draw from their own generator, so that the rest of a test's
+    // random stream is the same with or without them.
+    let mut vr = Rng::new(walk.iter().fold(n as u64 ^ 0x7A1E, |h, x| {
+        h.wrapping_mul(31).wrapping_add(x.index() as u64)
+    }));
+    if !expressible && vr.chance(30) {
+        r.values.push(last_write(&mut vr, &walk, truthful, &any));
+    }
     r
+}
+
+/// A variable's last write: some writes (on the walk or anywhere), bad
+/// ones (never the walk's last one when truthful), and whether one must
+/// have run.
+fn last_write(
+    rng: &mut Rng,
+    walk: &[NodeId],
+    truthful: bool,
+    any: &impl Fn(&mut Rng) -> NodeId,
+) -> postmortem_core::report::LastWrite {
+    let k = 1 + rng.below(4);
+    let writes: Vec<NodeId> = (0..k)
+        .map(|_| {
+            if truthful && rng.chance(50) {
+                walk[rng.below(walk.len())]
+            } else {
+                any(rng)
+            }
+        })
+        .collect();
+    let writes = NodeSet::new(writes).expect("k >= 1");
+    let last = walk.iter().rev().find(|n| writes.contains(**n)).copied();
+    let bad: Vec<NodeId> = writes
+        .nodes()
+        .iter()
+        .copied()
+        .filter(|&n| {
+            if truthful {
+                Some(n) != last && rng.chance(60)
+            } else {
+                rng.chance(40)
+            }
+        })
+        .collect();
+    let need = if truthful {
+        last.is_some() && rng.chance(50)
+    } else {
+        rng.chance(30)
+    };
+    postmortem_core::report::LastWrite {
+        writes,
+        bad,
+        need,
+        what: "v".into(),
+    }
 }
 
 /// The report with every constraint UTL cannot express weakened the way
@@ -302,6 +356,16 @@ pub fn utl_weakened(r: &Report) -> Report {
             out.obs_yes.push(Trace {
                 reliable: false,
                 entries,
+            });
+        }
+    }
+    // A value keeps only "its one good write ran", when it must have.
+    for v in &r.values {
+        let good: Vec<NodeId> = v.good().collect();
+        if let ([n], true) = (good.as_slice(), v.need) {
+            out.obs_yes.push(Trace {
+                reliable: false,
+                entries: vec![NodeSet::one(*n)],
             });
         }
     }

@@ -707,6 +707,7 @@ pub(crate) fn refine(
     // through one says nothing more.
     let observations = !report.obs_yes.is_empty()
         || !report.bursty.is_empty()
+        || !report.values.is_empty()
         || report.obs_no.iter().any(|s| s.single().is_none());
     apply(&h, n, labels, &observed, observations, &mut out);
     out

@@ -420,7 +420,8 @@ impl Fsa {
                 .stack
                 .iter()
                 .any(|f| f.call.single().is_none() || f.entry.single().is_none())
-            || !report.bursty.is_empty();
+            || !report.bursty.is_empty()
+            || !report.values.is_empty();
         if !ambiguous {
             return Ok(None);
         }

@@ -1,0 +1,305 @@
+//! Variables' values read from a core ([`read`]): the globals of the
+//! front-end's [`VarMap`] by their symbols, and the locals of every frame
+//! of the binary on the crash stack by their DWARF locations.
+//!
+//! Only what is certain is read:
+//! * a global by its ELF symbol (unique name, a data object of at least
+//!   the variable's size), at the load base plus the symbol's address,
+//!   when the core holds those bytes;
+//! * a local by `DW_AT_location` `DW_OP_fbreg k` in a function whose
+//!   `DW_AT_frame_base` is `DW_OP_reg6` (rbp: clang at `-O0`, or with
+//!   `-fno-omit-frame-pointer`) and that starts with `push rbp; mov rbp,
+//!   rsp`, at the frame's rbp recovered by the frame-pointer walk (the
+//!   same walk as the unwinder's). Location lists (optimised code) are not
+//!   read. The variable is matched to the front-end's by function, name
+//!   and declaration line, and only when that key is unique in both.
+//! * not the crash frame's locals when the crash pc is in its prologue or
+//!   at its `ret` (rbp is the caller's there).
+
+use crate::native::{self, Binary, Core};
+use crate::vars::{Observed, VarMap};
+use addr2line::gimli;
+use object::{Object, ObjectSection, ObjectSymbol};
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+/// One physical frame of the binary: its function's symbol, and its rbp.
+struct PhysFrame {
+    function: String,
+    rbp: u64,
+    index: usize,
+}
+
+/// The values the core holds for the map's variables, with notes on what
+/// could not be read.
+pub fn read(core: &Core, bin: &Binary, base: u64, map: &VarMap) -> (Vec<Observed>, Vec<String>) {
+    let mut notes = Vec::new();
+    let mut out = Vec::new();
+    let Ok(file) = object::File::parse(bin.data()) else {
+        return (out, vec!["the binary is not readable as ELF".into()]);
+    };
+    globals(core, &file, base, map, &mut out, &mut notes);
+    match frames(core, bin, base) {
+        Ok(frames) => {
+            if frames
+                .iter()
+                .any(|f| map.locals_of(&f.function).next().is_some())
+            {
+                match locations(&file) {
+                    Ok(locs) => locals(core, &frames, &locs, map, &mut out),
+                    Err(e) => notes.push(format!("local variables not read: {e}")),
+                }
+            }
+        }
+        Err(e) => notes.push(format!("local variables not read: {e}")),
+    }
+    (out, notes)
+}
+
+fn value(bytes: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    b[..bytes.len()].copy_from_slice(bytes);
+    u64::from_le_bytes(b)
+}
+
+fn globals(
+    core: &Core,
+    file: &object::File<'_>,
+    base: u64,
+    map: &VarMap,
+    out: &mut Vec<Observed>,
+    notes: &mut Vec<String>,
+) {
+    if map.globals().next().is_none() {
+        return;
+    }
+    // Data symbols by name; None when the name is not unique.
+    let mut syms: HashMap<&str, Option<(u64, u64)>> = HashMap::new();
+    for s in file.symbols() {
+        if s.kind() != object::SymbolKind::Data || s.address() == 0 {
+            continue;
+        }
+        let Ok(name) = s.name() else { continue };
+        syms.entry(name)
+            .and_modify(|e| *e = None)
+            .or_insert(Some((s.address(), s.size())));
+    }
+    let mut missing = 0;
+    for (i, v, symbol) in map.globals() {
+        let Some(Some((addr, size))) = syms.get(symbol) else {
+            missing += 1;
+            continue;
+        };
+        if *size < u64::from(v.bytes) {
+            missing += 1;
+            continue;
+        }
+        match core.mem(base.wrapping_add(*addr), u64::from(v.bytes)) {
+            Some(b) => out.push(Observed {
+                var: i,
+                value: value(b),
+                place: "global".into(),
+            }),
+            None => missing += 1,
+        }
+    }
+    if missing > 0 {
+        notes.push(format!(
+            "{missing} global variables not read (no unique symbol, or not in the core)"
+        ));
+    }
+}
+
+/// The binary's frames on the crash stack with their rbp, innermost first
+/// (the frame-pointer walk of [`native::unwind`]).
+fn frames(core: &Core, bin: &Binary, base: u64) -> Result<Vec<PhysFrame>, String> {
+    let regs = core.regs.ok_or("no registers in the core")?;
+    let rel = |a: u64| a.wrapping_sub(base);
+    let mut out = Vec::new();
+    // (rbp of the innermost frame of the binary, its pc), or where to start.
+    let (mut rbp, mut pc) = match bin.func_at(rel(regs.rip)) {
+        Some(f) => {
+            let pc = rel(regs.rip);
+            let at_ret = bin.bytes_at(pc, 1) == Some(&[0xc3][..]);
+            if !native::has_frame_pointer(bin, f) {
+                return Err(format!("`{}` has no frame pointer", f.name));
+            }
+            if pc - f.addr <= 1 || at_ret {
+                // rbp is the caller's: the crash frame's locals are not read.
+                let ret = core.word(if pc - f.addr == 1 {
+                    regs.rsp + 8
+                } else {
+                    regs.rsp
+                });
+                let ret = ret.ok_or("the stack is not in the core")?;
+                (regs.rbp, rel(ret).wrapping_sub(1))
+            } else {
+                (regs.rbp, pc)
+            }
+        }
+        None => {
+            let (ret, _, rbp) = native::unwind_libraries(core, regs)?;
+            (rbp, rel(ret).wrapping_sub(1))
+        }
+    };
+    for index in 0..100_000 {
+        let Some(f) = bin.func_at(pc) else {
+            return Ok(out);
+        };
+        if !native::has_frame_pointer(bin, f) {
+            return Ok(out);
+        }
+        out.push(PhysFrame {
+            function: f.name.clone(),
+            rbp,
+            index,
+        });
+        let ret = core
+            .word(rbp.wrapping_add(8))
+            .ok_or("the stack is not in the core")?;
+        let next = core.word(rbp).ok_or("the stack is not in the core")?;
+        if next <= rbp {
+            return Ok(out);
+        }
+        rbp = next;
+        pc = rel(ret).wrapping_sub(1);
+    }
+    Ok(out)
+}
+
+/// Frame offsets of the locals of functions whose frame base is rbp:
+/// (function, variable, declaration line) -> offset; None when the key is
+/// not unique.
+type Locations = HashMap<(String, String, u32), Option<i64>>;
+
+fn locations(file: &object::File<'_>) -> Result<Locations, String> {
+    let load = |id: gimli::SectionId| -> Result<Cow<'_, [u8]>, gimli::Error> {
+        Ok(file
+            .section_by_name(id.name())
+            .and_then(|s| s.uncompressed_data().ok())
+            .unwrap_or(Cow::Borrowed(&[])))
+    };
+    let sections = gimli::DwarfSections::load(load).map_err(|e| e.to_string())?;
+    let dwarf = sections.borrow(|s| gimli::EndianSlice::new(s, gimli::RunTimeEndian::Little));
+    let mut out = Locations::new();
+    let mut units = dwarf.units();
+    while let Some(header) = units.next().map_err(|e| e.to_string())? {
+        let unit = dwarf.unit(header).map_err(|e| e.to_string())?;
+        unit_locations(&dwarf, &unit, &mut out).map_err(|e| e.to_string())?;
+    }
+    Ok(out)
+}
+
+type Slice<'a> = gimli::EndianSlice<'a, gimli::RunTimeEndian>;
+
+fn unit_locations(
+    dwarf: &gimli::Dwarf<Slice<'_>>,
+    unit: &gimli::Unit<Slice<'_>>,
+    out: &mut Locations,
+) -> gimli::Result<()> {
+    let mut entries = unit.entries();
+    // The enclosing subprogram: (depth, name when its frame base is rbp).
+    let mut sub: Option<(isize, Option<String>)> = None;
+    while let Some(e) = entries.next_dfs()? {
+        let depth = e.depth();
+        if matches!(sub, Some((d, _)) if depth <= d) {
+            sub = None;
+        }
+        let tag = e.tag();
+        if tag == gimli::DW_TAG_subprogram {
+            let name = e
+                .attr_value(gimli::DW_AT_linkage_name)
+                .or_else(|| e.attr_value(gimli::DW_AT_name))
+                .and_then(|v| dwarf.attr_string(unit, v).ok())
+                .map(|s| s.to_string_lossy().into_owned());
+            let rbp_based = match e.attr_value(gimli::DW_AT_frame_base) {
+                Some(gimli::AttributeValue::Exprloc(x)) => {
+                    let ops = operations(x, unit.encoding());
+                    matches!(ops.as_deref(), Some([gimli::Operation::Register { register }]) if register.0 == 6)
+                }
+                _ => false,
+            };
+            sub = Some((depth, name.filter(|_| rbp_based)));
+            continue;
+        }
+        if tag != gimli::DW_TAG_variable && tag != gimli::DW_TAG_formal_parameter {
+            continue;
+        }
+        let Some((_, Some(function))) = &sub else {
+            continue;
+        };
+        let Some(gimli::AttributeValue::Exprloc(x)) = e.attr_value(gimli::DW_AT_location) else {
+            continue;
+        };
+        let ops = operations(x, unit.encoding());
+        let Some([gimli::Operation::FrameOffset { offset }]) = ops.as_deref() else {
+            continue;
+        };
+        let offset = *offset;
+        let Some(name) = e
+            .attr_value(gimli::DW_AT_name)
+            .and_then(|v| dwarf.attr_string(unit, v).ok())
+            .map(|s| s.to_string_lossy().into_owned())
+        else {
+            continue;
+        };
+        let line = match e.attr_value(gimli::DW_AT_decl_line) {
+            Some(v) => v.udata_value().unwrap_or(0) as u32,
+            None => 0,
+        };
+        out.entry((function.clone(), name, line))
+            .and_modify(|o| *o = None)
+            .or_insert(Some(offset));
+    }
+    Ok(())
+}
+
+fn operations(
+    x: gimli::Expression<Slice<'_>>,
+    encoding: gimli::Encoding,
+) -> Option<Vec<gimli::Operation<Slice<'_>>>> {
+    let mut it = x.operations(encoding);
+    let mut v = Vec::new();
+    while let Ok(Some(op)) = it.next() {
+        v.push(op);
+        if v.len() > 4 {
+            return None;
+        }
+    }
+    Some(v)
+}
+
+fn locals(
+    core: &Core,
+    frames: &[PhysFrame],
+    locs: &Locations,
+    map: &VarMap,
+    out: &mut Vec<Observed>,
+) {
+    // Keys that are not unique among the front-end's variables.
+    let mut count: HashMap<(&str, &str, u32), usize> = HashMap::new();
+    for v in &map.vars {
+        if let crate::vars::VarScope::Local { function, line, .. } = &v.scope {
+            *count.entry((function, &v.name, *line)).or_insert(0) += 1;
+        }
+    }
+    for f in frames {
+        for (i, v, line) in map.locals_of(&f.function) {
+            if count[&(f.function.as_str(), v.name.as_str(), line)] != 1 {
+                continue;
+            }
+            let key = (f.function.clone(), v.name.clone(), line);
+            let Some(Some(off)) = locs.get(&key) else {
+                continue;
+            };
+            let addr = f.rbp.wrapping_add(*off as u64);
+            if let Some(b) = core.mem(addr, u64::from(v.bytes)) {
+                out.push(Observed {
+                    var: i,
+                    value: value(b),
+                    place: format!("frame #{} `{}`", f.index, f.function),
+                });
+            }
+        }
+    }
+}

@@ -1,0 +1,320 @@
+//! Variables whose value in a crashed process is evidence about its path
+//! (the front-end's [`VarMap`]), and the constraints a value gives
+//! ([`constraints`]).
+//!
+//! The LLVM front-end lists every scalar variable (integer, `bool`, enum
+//! or pointer) that only direct stores can write: a defined global or
+//! function-`static` whose address is used by nothing but loads and stores
+//! (not passed to a call, stored, cast or indexed), and a local (`alloca`
+//! with its `llvm.dbg.declare`) with the same property. For each, the
+//! nodes that store to it, each with the net effect of its instructions
+//! ([`Written`]: the last store of the node), and for a global its initial
+//! value. What it leaves out is counted by reason.
+//!
+//! A value read from memory then says (see [`postmortem_core::LastWrite`])
+//! that the last of those nodes on the path (for a local: of those nodes
+//! and its function's entry, a new activation) is one that can have
+//! written it; for a global whose initial value differs, that one ran.
+
+use postmortem_core::report::{LastWrite, NodeSet};
+use postmortem_core::{Icfg, NodeId};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// What a node leaves in a variable: the value of its last store to it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Written {
+    /// This constant (zero-extended to 64 bits; null pointers are 0).
+    Const(u64),
+    /// Some non-null address (of a global or a function).
+    NonNull,
+    /// A value not known statically.
+    Unknown,
+}
+
+impl Written {
+    /// Whether the store can have left `value` (compared on `bytes`
+    /// bytes).
+    pub fn can_leave(self, value: u64, bytes: u32) -> bool {
+        let mask = if bytes >= 8 {
+            u64::MAX
+        } else {
+            (1u64 << (8 * bytes)) - 1
+        };
+        match self {
+            Written::Const(c) => c & mask == value & mask,
+            Written::NonNull => value & mask != 0,
+            Written::Unknown => true,
+        }
+    }
+
+    fn show(self) -> String {
+        match self {
+            Written::Const(c) => c.to_string(),
+            Written::NonNull => "an address".into(),
+            Written::Unknown => "a computed value".into(),
+        }
+    }
+}
+
+/// Where a variable lives.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum VarScope {
+    /// A global or function-`static` variable: its symbol in the binary
+    /// (clang names a function's static `func.name`).
+    Global {
+        /// The IR name, which is the symbol's.
+        symbol: String,
+        /// The initial value, when it is a known constant.
+        init: Option<u64>,
+    },
+    /// A local variable or parameter of a function.
+    Local {
+        /// The function's IR (linkage) name.
+        function: String,
+        /// The declaration line.
+        line: u32,
+        /// The function's entry node.
+        entry: u32,
+    },
+}
+
+/// A variable only direct stores write.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Var {
+    /// The source name.
+    pub name: String,
+    /// Global or local.
+    pub scope: VarScope,
+    /// Its size in bytes (1, 2, 4 or 8).
+    pub bytes: u32,
+    /// Whether it is a pointer.
+    pub pointer: bool,
+    /// Every node that stores to it, with what it leaves (one entry per
+    /// node).
+    pub writes: Vec<(u32, Written)>,
+}
+
+/// The variables of a module (see the module docs).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VarMap {
+    /// The variables kept.
+    pub vars: Vec<Var>,
+    /// Variables left out, counted by reason.
+    pub left_out: BTreeMap<String, usize>,
+}
+
+impl VarMap {
+    /// Checks every node index against a graph of `n` nodes.
+    pub fn check(&self, n: usize) -> Result<(), String> {
+        for v in &self.vars {
+            let entry = match v.scope {
+                VarScope::Local { entry, .. } => Some(entry),
+                VarScope::Global { .. } => None,
+            };
+            for x in v.writes.iter().map(|w| w.0).chain(entry) {
+                if x as usize >= n {
+                    return Err(format!(
+                        "variable `{}`: node {x} out of range (graph of {n} nodes)",
+                        v.name
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The global variables, by symbol.
+    pub fn globals(&self) -> impl Iterator<Item = (usize, &Var, &str)> {
+        self.vars
+            .iter()
+            .enumerate()
+            .filter_map(|(i, v)| match &v.scope {
+                VarScope::Global { symbol, .. } => Some((i, v, symbol.as_str())),
+                VarScope::Local { .. } => None,
+            })
+    }
+
+    /// The local variables of the function `function` (IR name).
+    pub fn locals_of<'a>(
+        &'a self,
+        function: &'a str,
+    ) -> impl Iterator<Item = (usize, &'a Var, u32)> + 'a {
+        self.vars
+            .iter()
+            .enumerate()
+            .filter_map(move |(i, v)| match &v.scope {
+                VarScope::Local {
+                    function: f, line, ..
+                } if f == function => Some((i, v, *line)),
+                _ => None,
+            })
+    }
+}
+
+/// A variable's value as read from the process's memory.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Observed {
+    /// Index in [`VarMap::vars`].
+    pub var: usize,
+    /// The value (zero-extended).
+    pub value: u64,
+    /// Where it was read: `global`, or the frame (``#2 `handle` ``).
+    pub place: String,
+}
+
+/// What became of one observed value.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ValueUse {
+    /// The variable's source name.
+    pub name: String,
+    /// Where it was read.
+    pub place: String,
+    /// The value.
+    pub value: u64,
+    /// The constraint's index in the report's `values`, if one was made.
+    pub constraint: Option<usize>,
+    /// Stores (`file:line` when known, else node ids) that cannot have
+    /// left the value.
+    pub ruled_out: Vec<String>,
+    /// Stores that can have.
+    pub kept: Vec<String>,
+    /// Why no constraint was made, if none was.
+    pub unused: Option<String>,
+}
+
+/// Turns observed values into report constraints. `crash` is the report's
+/// crash set: a variable stored by a crash candidate is left out (the
+/// crash may have stopped the node before or after the store). A local
+/// of a function that may be active twice at once (recursion) is left out
+/// (its stores in a nested call are to another variable). A value that no
+/// store can leave, and for a global not its initial value either, is
+/// memory the graph cannot explain (a wild write): left out, and said.
+pub fn constraints(
+    g: &Icfg,
+    map: &VarMap,
+    observed: &[Observed],
+    crash: Option<&NodeSet>,
+) -> (Vec<LastWrite>, Vec<ValueUse>) {
+    let mut out = Vec::new();
+    let mut uses = Vec::new();
+    let mut recursive_memo: BTreeMap<u32, bool> = BTreeMap::new();
+    for o in observed {
+        let v = &map.vars[o.var];
+        let mut u = ValueUse {
+            name: v.name.clone(),
+            place: o.place.clone(),
+            value: o.value,
+            constraint: None,
+            ruled_out: Vec::new(),
+            kept: Vec::new(),
+            unused: None,
+        };
+        let node = |x: u32| NodeId::new(x as usize);
+        let show = |x: u32, w: Written| format!("{} ({})", where_is(g, node(x)), w.show());
+        if let Some(c) = crash {
+            if v.writes.iter().any(|&(x, _)| c.contains(node(x))) {
+                u.unused = Some("stored where the program crashed".into());
+                uses.push(u);
+                continue;
+            }
+        }
+        let (start, init) = match v.scope {
+            VarScope::Global { init, .. } => (None, init),
+            VarScope::Local { entry, .. } => {
+                let rec = *recursive_memo
+                    .entry(entry)
+                    .or_insert_with(|| reenters(g, node(entry)));
+                if rec {
+                    u.unused = Some("its function may be active twice (recursion)".into());
+                    uses.push(u);
+                    continue;
+                }
+                (Some(entry), None)
+            }
+        };
+        let mut bad = Vec::new();
+        let mut good = 0usize;
+        for &(x, w) in &v.writes {
+            if w.can_leave(o.value, v.bytes) {
+                good += 1;
+                u.kept.push(show(x, w));
+            } else {
+                bad.push(node(x));
+                u.ruled_out.push(show(x, w));
+            }
+        }
+        let init_ok = match (start, init) {
+            (Some(_), _) => true, // uninitialised: anything
+            (None, Some(i)) => Written::Const(i).can_leave(o.value, v.bytes),
+            (None, None) => true,
+        };
+        if good == 0 && !(start.is_none() && init_ok) {
+            u.unused = Some(
+                "no store of the program can leave this value: memory overwritten by something the graph does not show (a wild write?)"
+                    .into(),
+            );
+            uses.push(u);
+            continue;
+        }
+        let need = start.is_none() && !init_ok;
+        if bad.is_empty() && !need {
+            u.unused = Some("every store can have left it".into());
+            uses.push(u);
+            continue;
+        }
+        let writes: Vec<NodeId> = v
+            .writes
+            .iter()
+            .map(|w| node(w.0))
+            .chain(start.map(node))
+            .collect();
+        bad.sort_unstable();
+        bad.dedup();
+        u.constraint = Some(out.len());
+        out.push(LastWrite {
+            writes: NodeSet::new(writes).expect("a store or an entry"),
+            bad,
+            need,
+            what: format!("{} = {} ({})", v.name, o.value, o.place),
+        });
+        uses.push(u);
+    }
+    (out, uses)
+}
+
+/// `file:line` of a node, else its id.
+fn where_is(g: &Icfg, n: NodeId) -> String {
+    let file = g.file_of(n).map(|f| g.file_path(f)).unwrap_or("?");
+    let file = file.rsplit('/').next().unwrap_or(file);
+    match g.lines(n).first() {
+        Some(l) => format!("{file}:{l}"),
+        None => format!("node {}", g.ext_id(n)),
+    }
+}
+
+/// Whether a function's activation may start another one before it ends:
+/// its entry reaches itself over flow and call edges (not returns), and
+/// from a call site to its return sites.
+fn reenters(g: &Icfg, entry: NodeId) -> bool {
+    use postmortem_core::icfg::EdgeKind;
+    let mut seen = vec![false; g.num_nodes()];
+    let mut stack = vec![entry];
+    while let Some(v) = stack.pop() {
+        let next = g
+            .succs(v)
+            .filter(|&(_, k)| k != EdgeKind::Return)
+            .map(|(t, _)| t)
+            .chain(g.return_sites(v));
+        for w in next {
+            if w == entry {
+                return true;
+            }
+            if !seen[w.index()] {
+                seen[w.index()] = true;
+                stack.push(w);
+            }
+        }
+    }
+    false
+}
