@@ -16,6 +16,7 @@ use postmortem_core::icfg::CACHE_MAGIC;
 use postmortem_core::Icfg;
 use postmortem_formats::frontend::{decode_loaded, encode_loaded, IrFormat, WIRE_MAGIC};
 use postmortem_formats::sancov::SancovMap;
+use postmortem_formats::vars::VarMap;
 use std::io::Read;
 use std::path::Path;
 
@@ -69,6 +70,13 @@ pub fn load_graph(path: &Path) -> Result<Icfg, Failure> {
 /// [`load_graph`], with the SanitizerCoverage flag map of LLVM IR input
 /// or of a `.pmcfg` cache built from it (None for other inputs).
 pub fn load_graph_with_sancov(path: &Path) -> Result<(Icfg, Option<SancovMap>), Failure> {
+    load_graph_with_maps(path).map(|(g, s, _)| (g, s))
+}
+
+/// [`load_graph_with_sancov`], with the front-end's variable map too.
+pub fn load_graph_with_maps(
+    path: &Path,
+) -> Result<(Icfg, Option<SancovMap>, Option<VarMap>), Failure> {
     // Large inputs take a second or more: say what is happening, on a terminal.
     let big = std::fs::metadata(path)
         .map(|m| m.len() > 32 << 20)
@@ -82,23 +90,23 @@ pub fn load_graph_with_sancov(path: &Path) -> Result<(Icfg, Option<SancovMap>), 
             let bytes = std::fs::read(path)
                 .map_err(|e| Failure::input(format!("{}: cannot read: {e}", path.display())))?;
             Icfg::decode(&bytes)
-                .map(|g| (g, None))
+                .map(|g| (g, None, None))
                 .map_err(|e| Failure::input(format!("{}: {e}", path.display())))
         }
         GraphFormat::CacheWithFlags => {
             let bytes = std::fs::read(path)
                 .map_err(|e| Failure::input(format!("{}: cannot read: {e}", path.display())))?;
             decode_loaded(&bytes)
-                .map(|l| (l.icfg, l.sancov))
+                .map(|l| (l.icfg, l.sancov, l.vars))
                 .map_err(|e| Failure::input(format!("{}: {e}", path.display())))
         }
         GraphFormat::Llvm => {
             let loaded = crate::frontend::load_ir(path)?;
             eprintln!("postmortem: note: {}", loaded.report.summary());
-            Ok((loaded.icfg, loaded.sancov))
+            Ok((loaded.icfg, loaded.sancov, loaded.vars))
         }
         GraphFormat::GraphMl => postmortem_formats::graphml::read_graphml_path(path)
-            .map(|g| (g, None))
+            .map(|g| (g, None, None))
             .map_err(Failure::input),
     }
 }
@@ -113,27 +121,29 @@ pub fn build_cache(input: &Path, output: &Path) -> Result<(), Failure> {
     let (bytes, g, flags) = if sniff(input) == GraphFormat::Llvm {
         let loaded = crate::frontend::load_ir(input)?;
         eprintln!("postmortem: note: {}", loaded.report.summary());
+        let has_vars = loaded.vars.as_ref().is_some_and(|v| !v.vars.is_empty());
         match &loaded.sancov {
             Some(m) => (
                 encode_loaded(&loaded),
                 loaded.icfg.clone(),
                 Some(m.flags.len()),
             ),
+            None if has_vars => (encode_loaded(&loaded), loaded.icfg.clone(), None),
             None => (loaded.icfg.encode(), loaded.icfg, None),
         }
     } else {
-        let (g, flags) = load_graph_with_sancov(input)?;
-        match flags {
-            Some(m) => {
-                let n = m.flags.len();
-                let loaded = postmortem_formats::frontend::Loaded {
-                    icfg: g,
-                    report: Default::default(),
-                    sancov: Some(m),
-                };
-                (encode_loaded(&loaded), loaded.icfg, Some(n))
-            }
-            None => (g.encode(), g, None),
+        let (g, flags, vars) = load_graph_with_maps(input)?;
+        let n = flags.as_ref().map(|m| m.flags.len());
+        if flags.is_some() || vars.is_some() {
+            let loaded = postmortem_formats::frontend::Loaded {
+                icfg: g,
+                report: Default::default(),
+                sancov: flags,
+                vars,
+            };
+            (encode_loaded(&loaded), loaded.icfg, n)
+        } else {
+            (g.encode(), g, None)
         }
     };
     std::fs::write(output, &bytes)

@@ -7,13 +7,14 @@
 //! tells on the way (`postmortem: warning: ...`, `postmortem: note: ...`).
 
 use crate::exit::{ms, Failure};
-use crate::graph::load_graph_with_sancov;
+use crate::graph::load_graph_with_maps;
 use clap::{ArgMatches, Args, Command, FromArgMatches};
 use postmortem_core::locate::PathMap;
 use postmortem_core::{Icfg, Report};
 use postmortem_formats::failure::{assemble, AssembleError, Event, FailureFiles, FailureOptions};
 use postmortem_formats::logs::{write_explain, LogConfig, Logger};
 use postmortem_formats::output::Timings;
+use postmortem_formats::vars::ValueUse;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -85,6 +86,13 @@ struct RawInputs {
     /// (grissom's -stackonly).
     #[arg(long)]
     stack_only: bool,
+    /// Do not use the values of variables read from --core as evidence.
+    /// By default, a global or a local of a frame on the stack whose
+    /// address never escapes, and that only constant or computed direct
+    /// stores write, constrains the path: its last store must be one that
+    /// can have left the value found (see README, "Values from a core").
+    #[arg(long)]
+    no_values: bool,
 }
 
 /// The inputs of an analysis.
@@ -114,6 +122,8 @@ pub struct Inputs {
     pub explain_log: bool,
     /// `--stack-only`.
     pub stack_only: bool,
+    /// `--no-values`.
+    pub no_values: bool,
 }
 
 impl From<RawInputs> for Inputs {
@@ -150,6 +160,7 @@ impl From<RawInputs> for Inputs {
             log_config,
             explain_log: r.explain_log,
             stack_only: r.stack_only,
+            no_values: r.no_values,
         }
     }
 }
@@ -177,6 +188,8 @@ pub struct Loaded {
     pub graph: Icfg,
     pub report: Report,
     pub timings: Timings,
+    /// What became of every variable's value read from a core.
+    pub values: Vec<ValueUse>,
 }
 
 /// Reads the graph and assembles the report from every failure input
@@ -184,7 +197,7 @@ pub struct Loaded {
 /// notes to stderr as they come.
 pub fn load(inputs: &Inputs) -> Result<Loaded, Failure> {
     let t = Instant::now();
-    let (graph, sancov) = load_graph_with_sancov(&inputs.cfg)?;
+    let (graph, sancov, vars) = load_graph_with_maps(&inputs.cfg)?;
     let parse_graph_ms = ms(t);
     let t = Instant::now();
     let files = FailureFiles {
@@ -200,8 +213,11 @@ pub fn load(inputs: &Inputs) -> Result<Loaded, Failure> {
         path_map: inputs.path_map.clone(),
         log_config: inputs.log_config.clone(),
         stack_only: inputs.stack_only,
+        no_values: inputs.no_values,
     };
+    let mut values = Vec::new();
     let mut sink = |e: Event<'_>| match e {
+        Event::Values(v) => values = v.to_vec(),
         Event::Warning(w) => eprintln!("postmortem: warning: {w}"),
         Event::Note(n) => eprintln!("postmortem: note: {n}"),
         Event::LogMatched { source, matched } => {
@@ -212,11 +228,18 @@ pub fn load(inputs: &Inputs) -> Result<Loaded, Failure> {
             }
         }
     };
-    let report =
-        assemble(&graph, sancov.as_ref(), &files, &opts, &mut sink).map_err(|e| match e {
-            AssembleError::Input(m) => Failure::input(m),
-            AssembleError::Impossible(m) => Failure::impossible(m),
-        })?;
+    let report = assemble(
+        &graph,
+        sancov.as_ref(),
+        vars.as_ref(),
+        &files,
+        &opts,
+        &mut sink,
+    )
+    .map_err(|e| match e {
+        AssembleError::Input(m) => Failure::input(m),
+        AssembleError::Impossible(m) => Failure::impossible(m),
+    })?;
     let parse_report_ms = ms(t);
     Ok(Loaded {
         graph,
@@ -226,5 +249,6 @@ pub fn load(inputs: &Inputs) -> Result<Loaded, Failure> {
             parse_report_ms,
             recover_ms: 0.0,
         },
+        values,
     })
 }

@@ -25,6 +25,7 @@ use crate::logs::{LogConfig, LogMatch, LogMatcher, LogWarning};
 use crate::native::{self, Binary, Core};
 use crate::pmreport::read_any_report;
 use crate::sancov::{FlagConstraints, SancovMap};
+use crate::vars::{ValueUse, VarMap};
 use postmortem_core::locate::{PathMap, SourceFrame};
 use postmortem_core::{Icfg, Report};
 use std::fmt;
@@ -59,6 +60,8 @@ pub struct FailureOptions {
     pub log_config: LogConfig,
     /// Keep only the crash and the stack (grissom's `-stackonly`).
     pub stack_only: bool,
+    /// Do not use variables' values from a core (`--no-values`).
+    pub no_values: bool,
 }
 
 /// Something [`assemble`] tells its caller on the way.
@@ -67,6 +70,9 @@ pub enum Event<'a> {
     Warning(String),
     /// Information (how many coverage flags were set).
     Note(String),
+    /// What became of every variable's value read from the core (see
+    /// [`crate::vars::constraints`]).
+    Values(&'a [ValueUse]),
     /// A log (or a report's log) was matched against the graph's logging
     /// calls: `source` names it (for `--explain-log`-style output).
     LogMatched {
@@ -113,6 +119,7 @@ const MAX_SIMILAR: usize = 20;
 pub fn assemble(
     g: &Icfg,
     flag_map: Option<&SancovMap>,
+    var_map: Option<&VarMap>,
     files: &FailureFiles<'_>,
     opts: &FailureOptions,
     sink: &mut dyn FnMut(Event<'_>),
@@ -130,7 +137,8 @@ pub fn assemble(
         }
         report = mapped.report;
     }
-    let native = load_native(g, flag_map, files, sink)?;
+    let vars = if opts.no_values { None } else { var_map };
+    let native = load_native(g, flag_map, vars, files, sink)?;
     if let (Some(frames), None) = (&native.frames, files.backtrace) {
         let name = files
             .core
@@ -187,6 +195,36 @@ pub fn assemble(
             report.obs_yes.push(t);
         }
     }
+    if let (Some(map), Some(observed)) = (vars, &native.values) {
+        let (constraints, uses) = crate::vars::constraints(g, map, observed, report.crash.as_ref());
+        let used = constraints.len();
+        report.values = constraints;
+        let name = files
+            .core
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        sink(Event::Note(format!(
+            "{name}: {} variable values read, {used} used as evidence ({} variables left out by the front-end: {})",
+            observed.len(),
+            map.left_out.values().sum::<usize>(),
+            map.left_out
+                .iter()
+                .map(|(k, v)| format!("{v} {k}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+        for u in &uses {
+            if let Some(why) = &u.unused {
+                if why.contains("wild write") {
+                    sink(Event::Warning(format!(
+                        "{name}: `{}` = {} ({}): {why}; its value is not used",
+                        u.name, u.value, u.place
+                    )));
+                }
+            }
+        }
+        sink(Event::Values(&uses));
+    }
     if opts.stack_only {
         report = report.stack_only();
     }
@@ -223,6 +261,8 @@ struct Native {
     frames: Option<Vec<SourceFrame>>,
     /// The flags' constraints.
     flags: Option<FlagConstraints>,
+    /// Variables' values read from the core.
+    values: Option<Vec<crate::vars::Observed>>,
 }
 
 fn no_map(cfg: Option<&Path>) -> AssembleError {
@@ -251,6 +291,7 @@ fn arrays(map: &SancovMap) -> Vec<(Option<String>, usize)> {
 fn load_native(
     g: &Icfg,
     map: Option<&SancovMap>,
+    vars: Option<&VarMap>,
     files: &FailureFiles<'_>,
     sink: &mut dyn FnMut(Event<'_>),
 ) -> Result<Native, AssembleError> {
@@ -281,6 +322,13 @@ fn load_native(
         }
         if files.backtrace.is_none() {
             out.frames = core_stack(&core, bin, base, &name, sink);
+        }
+        if let Some(vars) = vars {
+            let (observed, notes) = crate::values::read(&core, bin, base, vars);
+            for n in notes {
+                sink(Event::Note(format!("{name}: {n}")));
+            }
+            out.values = Some(observed);
         }
     }
     Ok(out)

@@ -39,6 +39,8 @@ pub struct Analysis<'a> {
     pub stack_only: bool,
     /// Timings.
     pub timings: Timings,
+    /// Variables' values read from a core and what became of each.
+    pub values: &'a [crate::vars::ValueUse],
 }
 
 /// Formats sorted line numbers as compact ranges: `3-5, 9, 12-13`.
@@ -154,7 +156,9 @@ pub fn write_text(out: &mut dyn Write, a: &Analysis<'_>) -> io::Result<()> {
 }
 
 /// The JSON document: `nodes` (input ids per label; every node in exactly
-/// one list), `lines` per file, `counts`, `weakened`, `undecided` and
+/// one list), `lines` per file, `counts`, `weakened`, `undecided`,
+/// `values` (every variable read from a core: where, its value, the
+/// stores it kept and ruled out, or why it was not used) and
 /// `timings_ms`.
 pub fn to_json(a: &Analysis<'_>) -> Value {
     let g = a.graph;
@@ -187,6 +191,7 @@ pub fn to_json(a: &Analysis<'_>) -> Value {
         "weakened": a.weakened.iter().map(|w| json!({ "constraint": w.origin.to_string(), "how": w.how })).collect::<Vec<_>>(),
         "solver_stats": a.solver_stats.iter().map(|(k, v)| (k.to_string(), json!(v))).collect::<serde_json::Map<_, _>>(),
         "undecided": a.undecided.iter().map(|&n| g.ext_id(n)).collect::<Vec<_>>(),
+        "values": a.values,
         "timings_ms": {
             "parse_graph": a.timings.parse_graph_ms,
             "parse_report": a.timings.parse_report_ms,

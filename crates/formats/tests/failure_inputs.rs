@@ -558,6 +558,7 @@ fn assemble_combines_report_backtrace_and_log() {
     let r = assemble(
         &d.g,
         None,
+        None,
         &files,
         &FailureOptions::default(),
         &mut |e| match e {
@@ -597,7 +598,7 @@ fn assemble_combines_report_backtrace_and_log() {
         stack_only: true,
         ..FailureOptions::default()
     };
-    let r = assemble(&d.g, None, &files, &opts, &mut |_| {}).unwrap();
+    let r = assemble(&d.g, None, None, &files, &opts, &mut |_| {}).unwrap();
     assert!(r.obs_yes.is_empty() && r.obs_no.is_empty());
     assert_eq!(r.stack_gaps, located.report.stack_gaps);
 
@@ -605,6 +606,7 @@ fn assemble_combines_report_backtrace_and_log() {
     let missing = dir.join("missing.txt");
     let e = assemble(
         &d.g,
+        None,
         None,
         &FailureFiles {
             backtrace: Some(&missing),
@@ -620,6 +622,7 @@ fn assemble_combines_report_backtrace_and_log() {
     );
     let e = assemble(
         &d.g,
+        None,
         None,
         &FailureFiles {
             core: Some(&bt),

@@ -1,0 +1,221 @@
+//! Variables' values from a plain `-O0 -g` core as evidence (issue 20):
+//! constant stores to a local, a global, a static flag, a loop index, a
+//! pointer set to NULL or not; a variable whose address escapes is not
+//! used; a local overwritten behind the program's back (gdb writes it, as
+//! a wild write would) is dropped with a warning and the labels stay
+//! sound; a global a thread writes is dropped. Truth: the programs are
+//! deterministic, so which lines ran is known from their input.
+
+mod common;
+
+use common::{require, sh, show};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn scratch(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("pm-values-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/values")
+        .join(name)
+}
+
+/// Builds `src` into `dir` (IR and a binary from that IR), runs it under
+/// gdb with `args` until it crashes, runs `extra` gdb commands, and
+/// writes a core `core`.
+fn crash(dir: &Path, src: &str, args: &str, core: &str, extra: &[&str], libs: &[&str]) {
+    std::fs::copy(data(src), dir.join(src)).unwrap();
+    sh(
+        dir,
+        "clang-14",
+        &["-g", "-O0", "-emit-llvm", "-c", src, "-o", "prog.bc"],
+    );
+    let mut link = vec!["-g", "-O0", "prog.bc", "-o", "prog"];
+    link.extend(libs);
+    sh(dir, "clang-14", &link);
+    let mut cmd = Command::new("gdb");
+    cmd.current_dir(dir).args([
+        "-nx",
+        "-batch",
+        "-iex",
+        "set debuginfod enabled off",
+        "-ex",
+        &format!("run {args} > /dev/null"),
+    ]);
+    for e in extra {
+        cmd.args(["-ex", e]);
+    }
+    cmd.args(["-ex", &format!("generate-core-file {core}")]);
+    let o = cmd.arg("./prog").stdin(Stdio::null()).output().unwrap();
+    assert!(dir.join(core).exists(), "no core: {}", show(&o));
+}
+
+/// `analyze --format json` with `extra` options; (JSON, stderr).
+fn analyze(dir: &Path, core: &str, extra: &[&str]) -> (Value, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
+        .current_dir(dir)
+        .args([
+            "analyze", "--cfg", "prog.bc", "--core", core, "--binary", "prog", "--format", "json",
+        ])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", show(&o));
+    (
+        serde_json::from_slice(&o.stdout).unwrap(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// The lines of `file` with label `l` ("yes", "no", "maybe").
+fn lines(v: &Value, file: &str, l: &str) -> Vec<u64> {
+    let files = v["lines"].as_object().unwrap();
+    let (_, f) = files
+        .iter()
+        .find(|(k, _)| k.ends_with(file))
+        .unwrap_or_else(|| panic!("no {file} in {files:?}"));
+    f[l].as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .collect()
+}
+
+fn value_use<'a>(v: &'a Value, name: &str, place: &str) -> &'a Value {
+    v["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|u| u["name"] == name && u["place"].as_str().unwrap().contains(place))
+        .unwrap_or_else(|| panic!("no value of {name} in {place}: {}", v["values"]))
+}
+
+/// Checks labels against the lines that ran and did not run.
+fn assert_sound(v: &Value, file: &str, ran: &[u64], not_ran: &[u64], what: &str) {
+    for l in lines(v, file, "no") {
+        assert!(!ran.contains(&l), "{what}: line {l} ran but is No");
+    }
+    for l in lines(v, file, "yes") {
+        assert!(
+            !not_ran.contains(&l),
+            "{what}: line {l} did not run but is Yes"
+        );
+    }
+}
+
+#[test]
+fn values_decide_what_the_stack_alone_leaves_open() {
+    for t in ["clang-14", "gdb"] {
+        require(t);
+    }
+    let dir = scratch("plain");
+    // kind 2: status = 30 (line 22), the loop runs twice, init and
+    // mode = 3 do not run, p stays NULL.
+    crash(&dir, "values.c", "2", "core2", &[], &[]);
+    let ran = [
+        15, 17, 18, 19, 21, 22, 24, 25, 27, 29, 30, 32, 36, 37, 39, 40,
+    ];
+    let not_ran = [10, 11, 12, 20, 28, 31, 38];
+    for solver in ["utl", "fsa", "cs", "best"] {
+        let (with, _) = analyze(&dir, "core2", &["--solver", solver]);
+        let (without, _) = analyze(&dir, "core2", &["--solver", solver, "--no-values"]);
+        assert_sound(&with, "values.c", &ran, &not_ran, solver);
+        assert_sound(&without, "values.c", &ran, &not_ran, solver);
+        assert!(without["values"].as_array().unwrap().is_empty());
+        if solver == "utl" {
+            continue; // UTL weakens the values (listed), see below
+        }
+        let decided =
+            |v: &Value| lines(v, "values.c", "yes").len() + lines(v, "values.c", "no").len();
+        assert!(
+            decided(&with) > decided(&without),
+            "{solver}: values decide nothing more"
+        );
+        // status = 30 is the last store: `status = 20` did not run, `status
+        // = 30` did; `initialized` is still 0: init did not run; mode is
+        // still 7: `mode = 3` did not run; p is NULL: `p = &counter` did
+        // not run.
+        let no = lines(&with, "values.c", "no");
+        for l in [11, 20, 28, 31] {
+            assert!(no.contains(&l), "{solver}: line {l} not No: {no:?}");
+        }
+        assert!(lines(&with, "values.c", "yes").contains(&22), "{solver}");
+    }
+    let (v, _) = analyze(&dir, "core2", &[]);
+    assert_eq!(value_use(&v, "status", "handle")["value"], 30);
+    assert!(value_use(&v, "status", "handle")["constraint"].is_number());
+    // Address escapes (memset(&escaped), p = &counter): never read.
+    for u in v["values"].as_array().unwrap() {
+        assert!(u["name"] != "escaped" && u["name"] != "counter", "{u}");
+    }
+    let (utl, _) = analyze(&dir, "core2", &["--solver", "utl"]);
+    assert!(
+        utl["weakened"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w["constraint"].as_str().unwrap().starts_with("value[")),
+        "utl lists the values it weakened"
+    );
+}
+
+#[test]
+fn a_value_no_store_can_leave_is_dropped_and_labels_stay_sound() {
+    for t in ["clang-14", "gdb"] {
+        require(t);
+    }
+    let dir = scratch("wild");
+    // kind 1 ran `status = 20`; then memory is changed behind the
+    // program's back (as a buffer overflow would): status = 99.
+    crash(
+        &dir,
+        "values.c",
+        "1",
+        "core1",
+        &["frame 0", "set var status = 99"],
+        &[],
+    );
+    let ran = [15, 17, 18, 19, 20, 24, 25, 27, 29, 30, 32, 36, 37, 39, 40];
+    let not_ran = [10, 11, 12, 22, 28, 31, 38];
+    for solver in ["utl", "fsa", "cs", "best"] {
+        let (v, err) = analyze(&dir, "core1", &["--solver", solver]);
+        assert_sound(&v, "values.c", &ran, &not_ran, solver);
+        let u = value_use(&v, "status", "handle");
+        assert!(u["constraint"].is_null(), "{u}");
+        assert!(u["unused"].as_str().unwrap().contains("wild write"), "{u}");
+        assert!(err.contains("wild write"), "{err}");
+    }
+}
+
+#[test]
+fn a_global_another_thread_writes_is_not_used() {
+    for t in ["clang-14", "gdb"] {
+        require(t);
+    }
+    let dir = scratch("threads");
+    crash(&dir, "threads.c", "", "core", &[], &["-lpthread"]);
+    let (v, _) = analyze(&dir, "core", &["--solver", "fsa"]);
+    // `shared` is 5, left by the thread: as evidence about the main
+    // thread's path it would say `shared = 1` never ran.
+    assert_eq!(value_use(&v, "shared", "global")["value"], 5);
+    let weakened = v["weakened"].as_array().unwrap();
+    assert!(
+        weakened
+            .iter()
+            .any(|w| w["how"].as_str().unwrap().contains("shared")
+                && w["how"].as_str().unwrap().contains("another thread")),
+        "{weakened:?}"
+    );
+    assert!(
+        lines(&v, "threads.c", "yes").contains(&16),
+        "shared = 1 ran"
+    );
+    // `mine` is 1, which only main writes: `mine = 2` did not run.
+    assert!(lines(&v, "threads.c", "no").contains(&20));
+}
