@@ -93,6 +93,7 @@ pub fn run(a: AnalyzeArgs) -> Result<(), Failure> {
     loaded.timings.recover_ms = ms(t);
     let cfg_path = a.inputs.cfg.display().to_string();
     let report_path = a.inputs.report.display().to_string();
+    let frames = postmortem_core::local::frame_labels(&loaded.graph, &loaded.report, &rec.labels);
     let view = Analysis {
         graph: &loaded.graph,
         labels: &rec.labels,
@@ -105,6 +106,7 @@ pub fn run(a: AnalyzeArgs) -> Result<(), Failure> {
         stack_only: a.inputs.stack_only,
         timings: loaded.timings,
         values: &loaded.values,
+        frames: &frames,
     };
     // The HTML page shows one concrete execution (every solver builds
     // witnesses); a failed or limited search just leaves it out.

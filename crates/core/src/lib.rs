@@ -31,6 +31,7 @@ mod fxhash;
 pub mod graph;
 pub mod icfg;
 pub mod ids;
+pub mod local;
 pub mod locate;
 pub(crate) mod lower;
 pub mod query;

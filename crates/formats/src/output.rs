@@ -41,6 +41,8 @@ pub struct Analysis<'a> {
     pub timings: Timings,
     /// Variables' values read from a core and what became of each.
     pub values: &'a [crate::vars::ValueUse],
+    /// Local labels of the frames on the stack.
+    pub frames: &'a [postmortem_core::local::FrameLabels],
 }
 
 /// Formats sorted line numbers as compact ranges: `3-5, 9, 12-13`.
@@ -158,8 +160,10 @@ pub fn write_text(out: &mut dyn Write, a: &Analysis<'_>) -> io::Result<()> {
 /// The JSON document: `nodes` (input ids per label; every node in exactly
 /// one list), `lines` per file, `counts`, `weakened`, `undecided`,
 /// `values` (every variable read from a core: where, its value, the
-/// stores it kept and ruled out, or why it was not used) and
-/// `timings_ms`.
+/// stores it kept and ruled out, or why it was not used), `frames` (each
+/// activation on the stack, outermost first, with its Local labels: what
+/// ran in that activation before its pending call or the crash, see
+/// `postmortem_core::local`) and `timings_ms`.
 pub fn to_json(a: &Analysis<'_>) -> Value {
     let g = a.graph;
     let ids = |l: Label| -> Vec<&str> {
@@ -192,11 +196,56 @@ pub fn to_json(a: &Analysis<'_>) -> Value {
         "solver_stats": a.solver_stats.iter().map(|(k, v)| (k.to_string(), json!(v))).collect::<serde_json::Map<_, _>>(),
         "undecided": a.undecided.iter().map(|&n| g.ext_id(n)).collect::<Vec<_>>(),
         "values": a.values,
+        "frames": a.frames.iter().map(|f| frame_json(g, f)).collect::<Vec<_>>(),
         "timings_ms": {
             "parse_graph": a.timings.parse_graph_ms,
             "parse_report": a.timings.parse_report_ms,
             "recover": a.timings.recover_ms,
         },
+    })
+}
+
+/// One frame's Local labels: its function, where it stopped, and its
+/// function's lines and nodes per Local label (a line is Yes if a node on
+/// it is, No if all are, as for the global lines).
+fn frame_json(g: &Icfg, f: &postmortem_core::local::FrameLabels) -> Value {
+    let mut by_line: std::collections::BTreeMap<u32, Vec<Label>> = Default::default();
+    for &(n, l) in &f.labels {
+        for &line in g.lines(n) {
+            by_line.entry(line).or_default().push(l);
+        }
+    }
+    let line_label = |ls: &[Label]| {
+        if ls.contains(&Label::Yes) {
+            Label::Yes
+        } else if ls.iter().all(|&l| l == Label::No) {
+            Label::No
+        } else {
+            Label::Maybe
+        }
+    };
+    let lines = |want: Label| -> Vec<u32> {
+        by_line
+            .iter()
+            .filter(|(_, ls)| line_label(ls) == want)
+            .map(|(&line, _)| line)
+            .collect()
+    };
+    let nodes = |want: Label| -> Vec<&str> {
+        f.labels
+            .iter()
+            .filter(|&&(_, l)| l == want)
+            .map(|&(n, _)| g.ext_id(n))
+            .collect()
+    };
+    let func = g.function(f.function);
+    json!({
+        "frame": f.frame,
+        "function": &*func.name,
+        "file": func.file.map(|x| g.file_path(x)),
+        "stop": f.stop.iter().flat_map(|&n| g.lines(n).iter().copied()).collect::<Vec<_>>(),
+        "lines": { "yes": lines(Label::Yes), "no": lines(Label::No), "maybe": lines(Label::Maybe) },
+        "nodes": { "yes": nodes(Label::Yes), "no": nodes(Label::No), "maybe": nodes(Label::Maybe) },
     })
 }
 

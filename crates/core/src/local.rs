@@ -1,0 +1,231 @@
+//! Local labels: for each frame on the crash stack, what ran *in that
+//! activation* before its pending call (or, for the crash frame, before
+//! the crash) — CSIclipse's Local view beside the Global one.
+//!
+//! **Meaning.** For frame `k` of function `F`: Yes = on every execution
+//! consistent with the report, this activation of `F` ran the node between
+//! its entry and the call still pending (or the crash); No = on none.
+//! Loops: Yes means "at least one iteration of this activation ran it".
+//! Recursion: nodes of `F` run by a nested activation of `F` (a call that
+//! returned) do not count for this one, and each frame of `F` on the stack
+//! has labels of its own.
+//!
+//! **Method.** The activation's own nodes form a path of `F`'s local graph
+//! from its entry to the pending point: `F`'s flow edges, each call site to
+//! its return sites (the callee's activation is summarised), and each call
+//! site (every node, when signal handlers exist) to `F`'s non-local jump
+//! targets (a `longjmp` from below lands there). Nodes the global labels
+//! say never ran are removed (they ran in no activation). A node on no
+//! such path is No; a node whose removal disconnects the entry from the
+//! pending point is Yes. Sound, not exact: the rest of the report
+//! constrains the activation only through the global No labels.
+
+use crate::icfg::{EdgeKind, Icfg, NodeKind};
+use crate::ids::{FuncId, NodeId};
+use crate::report::Report;
+use crate::solver::Label;
+
+/// The Local labels of one frame.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FrameLabels {
+    /// The activation: 0 = the outermost function (the caller of the
+    /// report's first frame), `k + 1` = the callee of stack frame `k`;
+    /// the crash frame is `stack.len()`.
+    pub frame: usize,
+    /// Its function.
+    pub function: FuncId,
+    /// Where the activation stopped: the pending call site(s), or the
+    /// crash node(s).
+    pub stop: Vec<NodeId>,
+    /// Every node of the function with its Local label.
+    pub labels: Vec<(NodeId, Label)>,
+}
+
+/// Largest function for the Yes test (one reachability per node).
+const MAX_NODES_FOR_YES: usize = 4000;
+
+/// Local labels of every frame of `report`'s stack whose function is
+/// known (a frame with entries in several functions is skipped), given
+/// sound global labels.
+pub fn frame_labels(g: &Icfg, report: &Report, global: &[Label]) -> Vec<FrameLabels> {
+    let mut out = Vec::new();
+    let crash = report.crash.as_ref().map(|c| c.nodes().to_vec());
+    // Frames are (entry set, stop set): each stack frame's entry with the
+    // next frame's call, or the crash for the innermost one. The crash
+    // frame's entry is the last frame's callee when the crash is in it.
+    let n = report.stack.len();
+    let mut frames: Vec<(usize, Vec<NodeId>, Option<Vec<NodeId>>)> = Vec::new();
+    for k in 0..n {
+        let stop = if k + 1 < n {
+            (!report.stack_gaps.contains(&(k + 1)))
+                .then(|| report.stack[k + 1].call.nodes().to_vec())
+        } else {
+            (!report.stack_gaps.contains(&n))
+                .then(|| crash.clone())
+                .flatten()
+        };
+        frames.push((k, report.stack[k].entry.nodes().to_vec(), stop));
+    }
+    // The outermost function (main, below the first frame's call).
+    if let Some(first) = report.stack.first() {
+        let f = g.func_of(first.call.nodes()[0]);
+        if let Some(e) = g.function(f).entry {
+            if !report.stack_gaps.contains(&0) {
+                frames.insert(0, (usize::MAX, vec![e], Some(first.call.nodes().to_vec())));
+            }
+        }
+    }
+    let async_code = !g.async_functions().is_empty();
+    for (k, entries, stop) in frames {
+        let Some(&e0) = entries.first() else { continue };
+        let f = g.func_of(e0);
+        if entries.iter().any(|&e| g.func_of(e) != f) {
+            continue;
+        }
+        let nodes: Vec<NodeId> = g.nodes().filter(|&v| g.func_of(v) == f).collect();
+        // The pending point in F: the stop set's members in F, or (a gap,
+        // or none in F) any call site of F.
+        let stop: Vec<NodeId> = match stop {
+            Some(s) if s.iter().all(|&v| g.func_of(v) == f) => s,
+            _ => nodes
+                .iter()
+                .copied()
+                .filter(|&v| g.kind(v) == NodeKind::CallSite)
+                .collect(),
+        };
+        let local = LocalGraph::new(g, f, &nodes, global, async_code);
+        let labels = local.labels(&entries, &stop);
+        out.push(FrameLabels {
+            frame: if k == usize::MAX { 0 } else { k + 1 },
+            function: f,
+            stop,
+            labels,
+        });
+    }
+    out
+}
+
+/// One function's local graph (see the module docs).
+struct LocalGraph {
+    nodes: Vec<NodeId>,
+    /// Successors by position in `nodes`.
+    succ: Vec<Vec<usize>>,
+    /// Nodes that never ran (removed).
+    dead: Vec<bool>,
+}
+
+impl LocalGraph {
+    fn new(g: &Icfg, f: FuncId, nodes: &[NodeId], global: &[Label], async_code: bool) -> Self {
+        let pos: std::collections::HashMap<NodeId, usize> =
+            nodes.iter().enumerate().map(|(i, &v)| (v, i)).collect();
+        let mut succ = vec![Vec::new(); nodes.len()];
+        // Targets of non-local jumps into F: an incoming edge from another
+        // function that is not a call or a return.
+        let mut jump_targets = Vec::new();
+        for (i, &v) in nodes.iter().enumerate() {
+            for (w, k) in g.preds(v) {
+                if g.func_of(w) != f && k == EdgeKind::Local {
+                    jump_targets.push(i);
+                    break;
+                }
+            }
+        }
+        for (i, &v) in nodes.iter().enumerate() {
+            for (w, k) in g.succs(v) {
+                if k == EdgeKind::Local && g.func_of(w) == f {
+                    succ[i].push(pos[&w]);
+                }
+            }
+            for r in g.return_sites(v) {
+                if let Some(&j) = pos.get(&r) {
+                    succ[i].push(j);
+                }
+            }
+            if g.kind(v) == NodeKind::CallSite || async_code {
+                succ[i].extend(jump_targets.iter().copied());
+            }
+        }
+        let dead = nodes
+            .iter()
+            .map(|v| global[v.index()] == Label::No)
+            .collect();
+        LocalGraph {
+            nodes: nodes.to_vec(),
+            succ,
+            dead,
+        }
+    }
+
+    /// Reachability from `from` to any of `to`, without node `skip`.
+    fn reach(&self, from: &[usize], skip: Option<usize>) -> Vec<bool> {
+        let mut seen = vec![false; self.nodes.len()];
+        let mut stack = Vec::new();
+        for &s in from {
+            if !self.dead[s] && Some(s) != skip && !seen[s] {
+                seen[s] = true;
+                stack.push(s);
+            }
+        }
+        while let Some(v) = stack.pop() {
+            for &w in &self.succ[v] {
+                if !seen[w] && !self.dead[w] && Some(w) != skip {
+                    seen[w] = true;
+                    stack.push(w);
+                }
+            }
+        }
+        seen
+    }
+
+    fn labels(&self, entries: &[NodeId], stop: &[NodeId]) -> Vec<(NodeId, Label)> {
+        let idx = |set: &[NodeId]| -> Vec<usize> {
+            set.iter()
+                .filter_map(|v| self.nodes.iter().position(|x| x == v))
+                .collect()
+        };
+        let (s, t) = (idx(entries), idx(stop));
+        let fwd = self.reach(&s, None);
+        // Backward: reverse edges.
+        let mut pred = vec![Vec::new(); self.nodes.len()];
+        for (v, ws) in self.succ.iter().enumerate() {
+            for &w in ws {
+                pred[w].push(v);
+            }
+        }
+        let mut bwd = vec![false; self.nodes.len()];
+        let mut stack: Vec<usize> = t.iter().copied().filter(|&x| !self.dead[x]).collect();
+        for &x in &stack {
+            bwd[x] = true;
+        }
+        while let Some(v) = stack.pop() {
+            for &w in &pred[v] {
+                if !bwd[w] && !self.dead[w] {
+                    bwd[w] = true;
+                    stack.push(w);
+                }
+            }
+        }
+        let live: Vec<bool> = (0..self.nodes.len()).map(|i| fwd[i] && bwd[i]).collect();
+        let reaches = |skip: Option<usize>| {
+            let r = self.reach(&s, skip);
+            t.iter().any(|&x| r[x])
+        };
+        if !reaches(None) {
+            // The graph does not explain the activation: claim nothing.
+            return self.nodes.iter().map(|&v| (v, Label::Maybe)).collect();
+        }
+        let exact_yes = self.nodes.len() <= MAX_NODES_FOR_YES;
+        (0..self.nodes.len())
+            .map(|i| {
+                let l = if !live[i] {
+                    Label::No
+                } else if exact_yes && !reaches(Some(i)) {
+                    Label::Yes
+                } else {
+                    Label::Maybe
+                };
+                (self.nodes[i], l)
+            })
+            .collect()
+    }
+}
