@@ -1,0 +1,325 @@
+//! Shapes of real programs that the small crash of `sancov.rs` does not
+//! have (issue 21), each on a program built at test time in a temp dir,
+//! crashed under gdb, its core written by `generate-core-file`:
+//!
+//! * C++ with an inline function in a header used by two translation
+//!   units, linked with `llvm-link-14`: the pc table has the slots of the
+//!   dropped `linkonce_odr` copy, never relocated (the constant 1 in the
+//!   binary and in the core). The core must be accepted, and the labels
+//!   are checked against llvm-cov's truth (`common/mod.rs`) of the same
+//!   run of a coverage build.
+//!
+//! Needs clang-14, clang++-14, llvm-link-14, llvm-profdata-14,
+//! llvm-cov-14 and gdb: without them the tests fail, they do not skip.
+
+mod common;
+
+use common::{active_frames, line_counts, require, sh, show, source_frames};
+use common::{Ran, Truth};
+use serde_json::Value;
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn data(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(rel)
+}
+
+fn fresh_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pm-sancov-real-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs `bin` with `args` under gdb to its crash and writes `core` there;
+/// returns gdb's output (with `extra` commands' output, such as `bt`).
+fn crash_with_core(dir: &Path, bin: &str, args: &str, core: &str, extra: &[&str]) -> String {
+    let mut cmd = Command::new("gdb");
+    cmd.current_dir(dir).args([
+        "-nx",
+        "-batch",
+        "-iex",
+        "set debuginfod enabled off",
+        "-ex",
+        &format!("run {args} > /dev/null"),
+        "-ex",
+        &format!("generate-core-file {core}"),
+    ]);
+    for e in extra {
+        cmd.args(["-ex", e]);
+    }
+    let o = cmd
+        .arg(format!("./{bin}"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(dir.join(core).exists(), "no core: {}", show(&o));
+    String::from_utf8_lossy(&o.stdout).to_string()
+}
+
+/// The line truth of one crashing run of the coverage build `bin`
+/// (`-fprofile-instr-generate -fcoverage-mapping`, linked with
+/// `e2e/flush_profile.c`), per source file name: llvm-cov's counts, read
+/// with the frames of the run's gdb backtrace (see `common/mod.rs`).
+fn coverage_truth(dir: &Path, bin: &str, args: &str) -> HashMap<String, Truth> {
+    let profraw = dir.join(format!("{bin}.profraw"));
+    let o = Command::new("gdb")
+        .current_dir(dir)
+        .env("LLVM_PROFILE_FILE", &profraw)
+        .args(["-nx", "-batch", "-iex", "set debuginfod enabled off"])
+        .args(["-ex", &format!("run {args} > /dev/null")])
+        .args(["-ex", "bt", "-ex", "continue"])
+        .arg(format!("./{bin}"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let bt = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(profraw.exists(), "no profile: {}", show(&o));
+    let profdata = format!("{bin}.profdata");
+    sh(
+        dir,
+        "llvm-profdata-14",
+        &["merge", "-o", &profdata, profraw.to_str().unwrap()],
+    );
+    let export = sh(
+        dir,
+        "llvm-cov-14",
+        &[
+            "export",
+            "-format=text",
+            &format!("-instr-profile={profdata}"),
+            &format!("./{bin}"),
+        ],
+    );
+    let export: Value = serde_json::from_slice(&export.stdout).unwrap();
+    let cov = &export["data"][0];
+    let frames = source_frames(&bt);
+    assert!(!frames.is_empty(), "no frames:\n{bt}");
+    let mut active = active_frames(cov["functions"].as_array().unwrap(), &frames);
+    let mut out = HashMap::new();
+    for f in cov["files"].as_array().unwrap() {
+        let path = f["filename"].as_str().unwrap();
+        let name = file_name(path);
+        let counts = line_counts(f["segments"].as_array().unwrap());
+        let frame_lines: BTreeSet<u64> = frames
+            .iter()
+            .filter(|fr| fr.file_name() == name)
+            .map(|fr| fr.line)
+            .collect();
+        let source = std::fs::read_to_string(path).unwrap();
+        let brace_lines = source
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| l.trim() == "}")
+            .map(|(i, _)| i as u64 + 1)
+            .collect();
+        out.insert(
+            name.clone(),
+            Truth {
+                counts,
+                active: active.remove(path).unwrap_or_default(),
+                frame_lines,
+                brace_lines,
+            },
+        );
+    }
+    out
+}
+
+fn file_name(path: &str) -> String {
+    Path::new(path)
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// `analyze --format json` in `dir`; it must succeed.
+fn analyze(dir: &Path, args: &[&str]) -> (Value, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
+        .current_dir(dir)
+        .args(["analyze", "--format", "json"])
+        .args(args)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert!(o.status.success(), "{args:?}: {}", show(&o));
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+    (serde_json::from_slice(&o.stdout).unwrap(), err)
+}
+
+/// The lines labelled `k` (yes, no, maybe) per source file name.
+fn labels(v: &Value, k: &str) -> HashMap<String, Vec<u64>> {
+    v["lines"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(f, l)| {
+            (
+                file_name(f),
+                l[k].as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|x| x.as_u64().unwrap())
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+/// Every Yes and No line against the truth: no Yes line did not run, no
+/// No line ran. Returns (confirmed Yes, confirmed No).
+fn check_sound(v: &Value, truth: &HashMap<String, Truth>, what: &str) -> (usize, usize) {
+    let (mut yes_ok, mut no_ok) = (0, 0);
+    for (file, lines) in labels(v, "yes") {
+        let t = truth
+            .get(&file)
+            .unwrap_or_else(|| panic!("{what}: no truth for {file}"));
+        for l in lines {
+            match t.ran(l) {
+                Ran::No => panic!("{what}: {file}:{l} is Yes but did not run"),
+                Ran::Yes => yes_ok += 1,
+                _ => {}
+            }
+        }
+    }
+    for (file, lines) in labels(v, "no") {
+        let t = truth
+            .get(&file)
+            .unwrap_or_else(|| panic!("{what}: no truth for {file}"));
+        for l in lines {
+            match t.ran(l) {
+                Ran::Yes => panic!("{what}: {file}:{l} is No but ran"),
+                Ran::No => no_ok += 1,
+                _ => {}
+            }
+        }
+    }
+    (yes_ok, no_ok)
+}
+
+fn line_of(path: &Path, text: &str) -> u64 {
+    let src = std::fs::read_to_string(path).unwrap();
+    src.lines()
+        .position(|l| l.contains(text))
+        .unwrap_or_else(|| panic!("{text:?} not in {}", path.display())) as u64
+        + 1
+}
+
+#[test]
+fn linkonce_odr_copies_leave_unrelocated_pc_slots_that_are_not_evidence() {
+    for tool in [
+        "clang-14",
+        "clang++-14",
+        "llvm-link-14",
+        "llvm-profdata-14",
+        "llvm-cov-14",
+        "gdb",
+    ] {
+        require(tool);
+    }
+    let dir = fresh_dir("linkonce");
+    for f in ["util.h", "left.cpp", "right.cpp"] {
+        std::fs::copy(data(&format!("sancov/linked/{f}")), dir.join(f)).unwrap();
+    }
+    std::fs::copy(data("sancov/sancov_stub.c"), dir.join("sancov_stub.c")).unwrap();
+    std::fs::copy(data("e2e/flush_profile.c"), dir.join("flush_profile.c")).unwrap();
+    sh(
+        &dir,
+        "clang-14",
+        &["-g", "-O0", "-c", "sancov_stub.c", "-o", "sancov_stub.o"],
+    );
+    sh(
+        &dir,
+        "clang-14",
+        &[
+            "-g",
+            "-O0",
+            "-c",
+            "flush_profile.c",
+            "-o",
+            "flush_profile.o",
+        ],
+    );
+    let cov = "-fsanitize-coverage=bb,inline-bool-flag,pc-table";
+    for tu in ["left", "right"] {
+        sh(
+            &dir,
+            "clang++-14",
+            &[
+                "-g",
+                "-O0",
+                cov,
+                "-emit-llvm",
+                "-c",
+                &format!("{tu}.cpp"),
+                "-o",
+                &format!("{tu}.bc"),
+            ],
+        );
+    }
+    sh(
+        &dir,
+        "llvm-link-14",
+        &["left.bc", "right.bc", "-o", "prog.bc"],
+    );
+    sh(
+        &dir,
+        "clang++-14",
+        &["-g", "-O0", "prog.bc", "sancov_stub.o", "-o", "prog"],
+    );
+    crash_with_core(&dir, "prog", "7", "core", &[]);
+    sh(
+        &dir,
+        "clang++-14",
+        &[
+            "-g",
+            "-O0",
+            "-fprofile-instr-generate",
+            "-fcoverage-mapping",
+            "left.cpp",
+            "right.cpp",
+            "flush_profile.o",
+            "-o",
+            "prog-cov",
+        ],
+    );
+    let truth = coverage_truth(&dir, "prog-cov", "7");
+    for solver in ["utl", "fsa", "cs", "best"] {
+        let what = format!("--solver {solver}");
+        let (v, err) = analyze(
+            &dir,
+            &[
+                "--cfg", "prog.bc", "--core", "core", "--binary", "prog", "--solver", solver,
+            ],
+        );
+        // The flags are used, but not those of the dropped copy's blocks.
+        assert!(err.contains("coverage flags set"), "{what}: {err}");
+        assert!(err.contains("never relocated"), "{what}: {err}");
+        assert!(!err.contains("warning"), "{what}: {err}");
+        let (yes_ok, no_ok) = check_sound(&v, &truth, &what);
+        assert!(
+            yes_ok > 0 && no_ok > 0,
+            "{what}: {yes_ok} yes, {no_ok} no confirmed"
+        );
+        let yes = labels(&v, "yes");
+        let no = labels(&v, "no");
+        // The header's function ran (through both copies' callers), and
+        // its flags tell which arms.
+        let h = dir.join("util.h");
+        assert!(
+            yes["util.h"].contains(&line_of(&h, "return x * 2;")),
+            "{what}: {yes:?}"
+        );
+        assert!(
+            no["util.h"].contains(&line_of(&h, "return 100;")),
+            "{what}: {no:?}"
+        );
+        let r = dir.join("right.cpp");
+        assert!(no["right.cpp"].contains(&line_of(&r, "return left(x) * right(x);")));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
