@@ -9,6 +9,12 @@
 //!   are checked against llvm-cov's truth (`common/mod.rs`) of the same
 //!   run of a coverage build.
 //!
+//! * Direct recursion (`sancov/recurse.c`, five activations of one
+//!   function, crashing in the innermost): the recursive frames return
+//!   to the same call site, so their addresses are equal, yet none is
+//!   inlined into another. From the core, from gdb's backtrace and from
+//!   an AddressSanitizer report, the report's stack has all five.
+//!
 //! Needs clang-14, clang++-14, llvm-link-14, llvm-profdata-14,
 //! llvm-cov-14 and gdb: without them the tests fail, they do not skip.
 
@@ -20,6 +26,7 @@ use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::OnceLock;
 
 fn data(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -322,4 +329,167 @@ fn linkonce_odr_copies_leave_unrelocated_pc_slots_that_are_not_evidence() {
         assert!(no["right.cpp"].contains(&line_of(&r, "return left(x) * right(x);")));
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The frames of the report's stack whose callee is `func`.
+fn frames_into(g: &postmortem_core::Icfg, r: &postmortem_core::Report, func: &str) -> usize {
+    let f = g.function_by_name(func).unwrap();
+    r.stack
+        .iter()
+        .filter(|fr| fr.entry.nodes().iter().any(|&n| g.func_of(n) == f))
+        .count()
+}
+
+/// Builds `sancov/recurse.c` once: `recurse-MODE.bc` and `recurse-MODE`
+/// (MODE `func` and `bb`), their cores `core-MODE` of `recurse-MODE 4`
+/// and gdb backtraces `bt-MODE.txt`, and `asan.txt`, the
+/// AddressSanitizer report of the same crash.
+fn recurse() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        for tool in ["clang-14", "gdb"] {
+            require(tool);
+        }
+        let dir = fresh_dir("recurse");
+        std::fs::copy(data("sancov/recurse.c"), dir.join("recurse.c")).unwrap();
+        std::fs::copy(data("sancov/sancov_stub.c"), dir.join("sancov_stub.c")).unwrap();
+        sh(
+            &dir,
+            "clang-14",
+            &[
+                "-g",
+                "-O0",
+                "-fsanitize=address",
+                "recurse.c",
+                "-o",
+                "recurse-asan",
+            ],
+        );
+        let o = Command::new(dir.join("recurse-asan"))
+            .current_dir(&dir)
+            .arg("4")
+            .env("ASAN_OPTIONS", "detect_leaks=0")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let asan = String::from_utf8_lossy(&o.stderr).to_string();
+        assert!(asan.contains("AddressSanitizer"), "{}", show(&o));
+        std::fs::write(dir.join("asan.txt"), &asan).unwrap();
+        for mode in ["func", "bb"] {
+            let cov = format!("-fsanitize-coverage={mode},inline-bool-flag,pc-table");
+            let (bc, bin) = (format!("recurse-{mode}.bc"), format!("recurse-{mode}"));
+            sh(
+                &dir,
+                "clang-14",
+                &[
+                    "-g",
+                    "-O0",
+                    &cov,
+                    "-emit-llvm",
+                    "-c",
+                    "recurse.c",
+                    "-o",
+                    &bc,
+                ],
+            );
+            sh(
+                &dir,
+                "clang-14",
+                &["-g", "-O0", &bc, "sancov_stub.c", "-o", &bin],
+            );
+            let out = crash_with_core(&dir, &bin, "4", &format!("core-{mode}"), &["bt"]);
+            std::fs::write(dir.join(format!("bt-{mode}.txt")), &out).unwrap();
+        }
+        dir
+    })
+}
+
+#[test]
+fn direct_recursion_keeps_every_activation() {
+    use postmortem_formats::failure::{assemble, Event, FailureFiles, FailureOptions};
+    let dir = recurse();
+    let asan = dir.join("asan.txt");
+    for mode in ["func", "bb"] {
+        let loaded = postmortem_llvm::load_path(&dir.join(format!("recurse-{mode}.bc"))).unwrap();
+        let g = &loaded.icfg;
+        let (core, bin, bt) = (
+            dir.join(format!("core-{mode}")),
+            dir.join(format!("recurse-{mode}")),
+            dir.join(format!("bt-{mode}.txt")),
+        );
+        let inputs = [
+            (
+                "core",
+                FailureFiles {
+                    core: Some(&core),
+                    binary: Some(&bin),
+                    ..FailureFiles::default()
+                },
+            ),
+            (
+                "gdb backtrace",
+                FailureFiles {
+                    backtrace: Some(&bt),
+                    ..FailureFiles::default()
+                },
+            ),
+            (
+                "ASan report",
+                FailureFiles {
+                    backtrace: Some(&asan),
+                    ..FailureFiles::default()
+                },
+            ),
+        ];
+        for (what, files) in inputs {
+            let mut warnings = Vec::new();
+            let r = assemble(
+                g,
+                loaded.sancov.as_ref(),
+                &files,
+                &FailureOptions::default(),
+                &mut |e| {
+                    if let Event::Warning(w) = e {
+                        warnings.push(w);
+                    }
+                },
+            )
+            .unwrap_or_else(|e| panic!("{mode} {what}: {e}"));
+            // main's call and four recursive calls, each into depth_sum.
+            assert_eq!(
+                frames_into(g, &r, "depth_sum"),
+                5,
+                "{mode} {what}: not the five activations: {:?}\n{warnings:?}",
+                r.stack
+            );
+            assert_eq!(r.stack.len(), 5, "{mode} {what}");
+            assert!(warnings.is_empty(), "{mode} {what}: {warnings:?}");
+        }
+        // The analysis of the core is sound: the line that never ran is No,
+        // the recursive call's line Yes.
+        let src = dir.join("recurse.c");
+        for solver in ["utl", "fsa", "cs"] {
+            let (v, err) = analyze(
+                dir,
+                &[
+                    "--cfg",
+                    &format!("recurse-{mode}.bc"),
+                    "--core",
+                    &format!("core-{mode}"),
+                    "--binary",
+                    &format!("recurse-{mode}"),
+                    "--solver",
+                    solver,
+                ],
+            );
+            assert!(!err.contains("warning"), "{mode} {solver}: {err}");
+            let yes = &labels(&v, "yes")["recurse.c"];
+            let no = &labels(&v, "no")["recurse.c"];
+            assert!(
+                yes.contains(&line_of(&src, "int r = depth_sum(")),
+                "{yes:?}"
+            );
+            assert!(no.contains(&line_of(&src, "return r + n;")), "{no:?}");
+        }
+    }
 }

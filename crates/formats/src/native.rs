@@ -802,10 +802,10 @@ pub fn unwind(core: &Core, bin: &Binary, base: u64) -> Result<Vec<RawFrame>, Nat
                 g.name
             ));
         }
-        let frames = bin.symbolize(r - 1);
+        let frames = physical(bin.symbolize(r - 1), 0);
         return walk(core, bin, base, frames, rbp.wrapping_add(8), core.word(rbp));
     };
-    let frames = bin.symbolize(pc);
+    let frames = physical(bin.symbolize(pc), 0);
     if !has_frame_pointer(bin, f) {
         return err(format!(
             "{cs}: `{}` has no frame-pointer prologue: build with -O0 or -fno-omit-frame-pointer, or pass --backtrace",
@@ -823,6 +823,18 @@ pub fn unwind(core: &Core, bin: &Binary, base: u64) -> Result<Vec<RawFrame>, Nat
         _ => (regs.rbp.wrapping_add(8), core.word(regs.rbp)),
     };
     walk(core, bin, base, frames, ret_slot, caller_rbp)
+}
+
+/// The frames of one physical frame (its DWARF inline chain, innermost
+/// first), numbered `k`: frames of one number are inlined in each other,
+/// frames of different numbers never (see
+/// `backtrace::merge_inlined_by_address`), even when a recursive
+/// function's activations return to one address.
+fn physical(mut chain: Vec<RawFrame>, k: u32) -> Vec<RawFrame> {
+    for f in &mut chain {
+        f.index = Some(k);
+    }
+    chain
 }
 
 /// Whether `f` starts with `push rbp; mov rbp, rsp`.
@@ -868,7 +880,8 @@ fn walk(
             ));
         }
         // A caller's frame: the line of the call, at the return address - 1.
-        frames.extend(bin.symbolize(r - 1));
+        let k = frames.last().and_then(|f| f.index).map_or(0, |i| i + 1);
+        frames.extend(physical(bin.symbolize(r - 1), k));
         let Some(rbp) = caller_rbp else {
             return err(format!(
                 "{cs}: the frame pointer chain leaves the core's memory: cannot unwind"
