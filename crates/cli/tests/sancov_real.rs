@@ -15,6 +15,10 @@
 //!   inlined into another. From the core, from gdb's backtrace and from
 //!   an AddressSanitizer report, the report's stack has all five.
 //!
+//! * The opening `{` of a function whose entry ran is Yes in coverage
+//!   builds (the entry block's flag check carries the function's scope
+//!   line).
+//!
 //! Needs clang-14, clang++-14, llvm-link-14, llvm-profdata-14,
 //! llvm-cov-14 and gdb: without them the tests fail, they do not skip.
 
@@ -490,6 +494,47 @@ fn direct_recursion_keeps_every_activation() {
                 "{yes:?}"
             );
             assert!(no.contains(&line_of(&src, "return r + n;")), "{no:?}");
+        }
+    }
+}
+
+/// The opening `{` of a function holds only the entry block's flag check,
+/// which carries the function's scope line: Yes when the function surely
+/// ran, No when it surely did not.
+#[test]
+fn the_opening_brace_of_a_function_that_ran_is_yes() {
+    let dir = recurse();
+    let src = dir.join("recurse.c");
+    // The `{` lines: the line after each function's declarator.
+    let brace_of = |decl: &str| line_of(&src, decl) + 1;
+    let (rec, main, unused) = (
+        brace_of("static int depth_sum("),
+        brace_of("int main("),
+        brace_of("static int unused("),
+    );
+    for mode in ["func", "bb"] {
+        for solver in ["utl", "fsa", "cs"] {
+            let (v, err) = analyze(
+                dir,
+                &[
+                    "--cfg",
+                    &format!("recurse-{mode}.bc"),
+                    "--core",
+                    &format!("core-{mode}"),
+                    "--binary",
+                    &format!("recurse-{mode}"),
+                    "--solver",
+                    solver,
+                ],
+            );
+            assert!(!err.contains("warning"), "{mode} {solver}: {err}");
+            let yes = &labels(&v, "yes")["recurse.c"];
+            let no = &labels(&v, "no")["recurse.c"];
+            assert!(
+                yes.contains(&rec) && yes.contains(&main),
+                "{mode} {solver}: the opening braces {rec}, {main} are not Yes: {yes:?}"
+            );
+            assert!(no.contains(&unused), "{mode} {solver}: {no:?}");
         }
     }
 }
