@@ -446,36 +446,107 @@ fn is_trampoline(f: &RawFrame) -> bool {
 /// sanitizer prints an inlined frame with the program counter of the
 /// frame it is inlined in. (lldb's `outer [inlined] inner` frames are
 /// read as `inner` already.)
+///
+/// Equal addresses alone do not make frames inlined: the activations of a
+/// directly recursive function all return to the same call site, so a
+/// sanitizer prints them with one address. One return address has one
+/// chain of inlined frames (the DWARF inline records at that address), so
+/// a run of frames with the same address is that chain repeated, once per
+/// physical frame: the run is cut into its shortest repeating period (a
+/// chain of one frame for plain recursion), and only frames inside one
+/// period are merged.
+fn merge_inlined(bt: &mut Backtrace) {
+    merge_inlined_with(bt, false);
+}
+
 /// [`merge_inlined`] on frames that give every frame of one physical frame
-/// the same address (a sanitizer report, or the frames a core is unwound
-/// into, `crate::native::unwind`): the merged frames and the note, if any
-/// frame was merged.
+/// the same address and the same [`RawFrame::index`], the physical frame's
+/// number (the frames a core is unwound into, `crate::native::unwind`,
+/// whose inline chains come from the DWARF inline records at each return
+/// address): frames of different physical frames are never merged,
+/// whatever their addresses. Frames without an index are told apart as in
+/// a sanitizer report. Returns the merged frames and the note, if any frame
+/// was merged.
 pub fn merge_inlined_by_address(frames: Vec<RawFrame>) -> (Vec<RawFrame>, Option<String>) {
     let mut bt = Backtrace {
         format: BacktraceFormat::Sanitizer,
         frames,
         notes: Vec::new(),
     };
-    merge_inlined(&mut bt);
+    merge_inlined_with(&mut bt, true);
     (bt.frames, bt.notes.pop())
 }
 
-fn merge_inlined(bt: &mut Backtrace) {
-    let n = bt.frames.len();
-    let inlined = |i: usize, frames: &[RawFrame]| -> bool {
+/// Whether two frames name the same place (function and source location).
+fn same_place(a: &RawFrame, b: &RawFrame) -> bool {
+    a.function == b.function
+        && a.file == b.file
+        && a.line == b.line
+        && a.column == b.column
+        && a.module == b.module
+}
+
+/// For each frame, whether it is inlined in the next one (see
+/// [`merge_inlined`]).
+fn inlined_flags(bt: &Backtrace, by_index: bool) -> Vec<bool> {
+    let frames = &bt.frames;
+    let n = frames.len();
+    let mut out = vec![false; n];
+    let eligible = |i: usize| {
         let (f, outer) = (&frames[i], &frames[i + 1]);
-        if f.runtime || outer.runtime || f.function.is_none() {
-            return false;
-        }
-        match bt.format {
-            BacktraceFormat::Gdb => {
-                outer.address.is_none() && outer.file.is_some() && outer.function.is_some()
-            }
-            BacktraceFormat::Sanitizer => f.address.is_some() && f.address == outer.address,
-            _ => false,
-        }
+        !(f.runtime || outer.runtime || f.function.is_none())
     };
-    if n < 2 || !(0..n - 1).any(|i| inlined(i, &bt.frames)) {
+    match bt.format {
+        BacktraceFormat::Gdb => {
+            for (i, o) in out.iter_mut().enumerate().take(n.saturating_sub(1)) {
+                let outer = &frames[i + 1];
+                *o = eligible(i)
+                    && outer.address.is_none()
+                    && outer.file.is_some()
+                    && outer.function.is_some();
+            }
+        }
+        BacktraceFormat::Sanitizer => {
+            let mut i = 0;
+            while i < n {
+                let a = frames[i].address;
+                let mut j = i + 1;
+                while a.is_some() && j < n && frames[j].address == a {
+                    j += 1;
+                }
+                let run = &frames[i..j];
+                if by_index && run.iter().any(|f| f.index.is_some()) {
+                    for k in i..j - 1 {
+                        out[k] = eligible(k) && frames[k].index == frames[k + 1].index;
+                    }
+                } else {
+                    // The shortest period of the run: one inline chain per
+                    // physical frame.
+                    let len = run.len();
+                    let p = (1..=len)
+                        .find(|&p| {
+                            len % p == 0 && (0..len - p).all(|k| same_place(&run[k], &run[k + p]))
+                        })
+                        .unwrap_or(len);
+                    for k in i..j - 1 {
+                        out[k] = eligible(k) && (k - i + 1) % p != 0;
+                    }
+                }
+                i = j;
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+fn merge_inlined_with(bt: &mut Backtrace, by_index: bool) {
+    let n = bt.frames.len();
+    if n < 2 {
+        return;
+    }
+    let inlined = inlined_flags(bt, by_index);
+    if !inlined.contains(&true) {
         return;
     }
     let frames = std::mem::take(&mut bt.frames);
@@ -484,9 +555,7 @@ fn merge_inlined(bt: &mut Backtrace) {
     // `pending`: the innermost frame of a run of inlined frames, waiting
     // for the physical frame they are inlined in.
     let mut pending: Option<RawFrame> = None;
-    for i in 0..n {
-        let f = &frames[i];
-        let is_inlined = i + 1 < n && inlined(i, &frames);
+    for (f, &is_inlined) in frames.iter().zip(&inlined) {
         if is_inlined {
             names.push(f.label());
             if pending.is_none() {
@@ -1352,6 +1421,77 @@ mod tests {
             .map(|f| (f.function.as_deref().unwrap(), f.line))
             .collect();
         assert_eq!(got, [("outer", Some(2)), ("main", Some(5))]);
+    }
+
+    /// Direct recursion returns to one call site: equal addresses, but
+    /// no frame inlined in another.
+    #[test]
+    fn recursive_frames_with_one_return_address_are_not_inlined() {
+        let plain = "==1==ERROR: AddressSanitizer: SEGV on unknown address 0x000000000000\n\
+    #0 0x555555555150 in rec r.c:7:10\n\
+    #1 0x555555555160 in rec r.c:8:3\n\
+    #2 0x555555555160 in rec r.c:8:3\n\
+    #3 0x555555555160 in rec r.c:8:3\n\
+    #4 0x555555555170 in main r.c:12:3\n";
+        let bt = parse(plain);
+        assert_eq!(names(&bt), ["rec", "rec", "rec", "rec", "main"]);
+        assert!(bt.notes.is_empty(), "{:?}", bt.notes);
+        // Each activation with `helper` inlined at its call: the chain
+        // (helper, rec) repeats once per physical frame.
+        let chain = "==1==ERROR: AddressSanitizer: SEGV on unknown address 0x000000000000\n\
+    #0 0x555555555150 in deref r.c:2:5\n\
+    #1 0x5555555551a0 in helper r.c:4:5\n\
+    #2 0x5555555551a0 in rec r.c:9:3\n\
+    #3 0x5555555551a0 in helper r.c:4:5\n\
+    #4 0x5555555551a0 in rec r.c:9:3\n\
+    #5 0x5555555551f0 in main r.c:12:3\n";
+        let bt = parse(chain);
+        let got: Vec<(&str, Option<u32>)> = bt
+            .frames
+            .iter()
+            .map(|f| (f.function.as_deref().unwrap(), f.line))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("deref", Some(2)),
+                ("rec", Some(4)),
+                ("rec", Some(4)),
+                ("main", Some(12))
+            ]
+        );
+        // A core's frames: numbered by physical frame, merged only within
+        // one number.
+        let f = |name: &str, line: u32, addr: u64, index: u32| RawFrame {
+            index: Some(index),
+            function: Some(name.to_string()),
+            file: Some("r.c".to_string()),
+            line: Some(line),
+            address: Some(addr),
+            ..RawFrame::default()
+        };
+        let frames = vec![
+            f("rec", 7, 0x150, 0),
+            f("rec", 8, 0x160, 1),
+            f("rec", 8, 0x160, 2),
+            f("helper", 4, 0x1a0, 3),
+            f("main", 12, 0x1a0, 3),
+        ];
+        let (merged, note) = merge_inlined_by_address(frames);
+        let got: Vec<(&str, Option<u32>)> = merged
+            .iter()
+            .map(|f| (f.function.as_deref().unwrap(), f.line))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("rec", Some(7)),
+                ("rec", Some(8)),
+                ("rec", Some(8)),
+                ("main", Some(4))
+            ]
+        );
+        assert!(note.unwrap().starts_with("1 inlined frame "));
     }
 
     fn names(bt: &Backtrace) -> Vec<&str> {

@@ -355,6 +355,7 @@ fn flag_dump(
     let name = path.display().to_string();
     let map = map.ok_or_else(|| no_map(files.cfg))?;
     let bytes = std::fs::read(path).map_err(|e| input(format!("{name}: cannot read: {e}")))?;
+    let mut unknown = Vec::new();
     if let Some(bin) = bin {
         let pcs = bin.pcs().ok_or_else(|| {
             input(format!(
@@ -364,13 +365,14 @@ fn flag_dump(
             ))
         })?;
         native::check_order(bin, &pcs, &arrays(map)).map_err(input)?;
+        unknown = native::unrelocated_slots(bin, &pcs);
     } else {
         sink(Event::Warning(format!(
             "{name}: the flag order is not checked against the binary (pass --binary PROG to check it)"
         )));
     }
     let c = map
-        .constraints(&bytes)
+        .constraints_except(&bytes, &unknown)
         .map_err(|e| input(format!("{name}: {e}")))?;
     check_reachable(g, map, &c, &name)?;
     sink(Event::Note(flags_note(&name, &c)));
@@ -394,7 +396,7 @@ fn core_flags(
             let cf = native::read_flags(core, bin).map_err(input)?;
             native::check_order(bin, &cf.pcs, &arrays(map)).map_err(input)?;
             let mut c = map
-                .constraints(&cf.flags)
+                .constraints_except(&cf.flags, &cf.unrelocated)
                 .map_err(|e| input(format!("{name}: {e}")))?;
             if core.threads > 1 {
                 // The flags are process-wide: a set flag may be another
@@ -463,7 +465,14 @@ fn core_stack(
 }
 
 fn flags_note(name: &str, c: &FlagConstraints) -> String {
-    format!("{name}: {} coverage flags set, {} clear", c.set, c.clear)
+    let mut s = format!("{name}: {} coverage flags set, {} clear", c.set, c.clear);
+    if c.unknown > 0 {
+        s += &format!(
+            ", {} not used (their pc-table slots were never relocated: blocks with no code in the binary)",
+            c.unknown
+        );
+    }
+    s
 }
 
 /// A set flag in code the graph cannot reach from the start: the graph is

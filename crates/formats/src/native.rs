@@ -203,9 +203,25 @@ impl Binary {
         Some(pairs(b))
     }
 
+    /// Whether `addr` (file vaddr) is in a code section.
+    pub fn in_text(&self, addr: u64) -> bool {
+        self.text.iter().any(|&(a, n)| addr >= a && addr - a < n)
+    }
+
+    /// Whether pc-table entry `fpc` (the file's word) is a slot the linker
+    /// never relocated: a value that is not the address of any code of
+    /// the binary (LLVM writes the constant 1 for the address of a block
+    /// that code generation deleted, and `llvm-link` keeps the pc tables
+    /// of every translation unit's copy of a `linkonce_odr` function, whose
+    /// block addresses become 1 once the copy is dropped). 0 is not one:
+    /// in a PIE it is a slot that the dynamic loader fills.
+    pub fn unrelocated(&self, fpc: u64) -> bool {
+        fpc != 0 && !self.in_text(fpc)
+    }
+
     /// The function symbol containing `addr` (file vaddr).
     pub fn func_at(&self, addr: u64) -> Option<&FuncSym> {
-        if !self.text.iter().any(|&(a, n)| addr >= a && addr - a < n) {
+        if !self.in_text(addr) {
             return None;
         }
         let i = self.funcs.partition_point(|f| f.addr <= addr);
@@ -575,18 +591,40 @@ pub fn load_base(core: &Core, bin: &Binary) -> Result<u64, NativeError> {
         if let (Some(mem), Some(file)) = (core.mem(base.wrapping_add(addr), size), bin.pcs()) {
             let core_pcs = pairs(mem);
             for (i, (&(cpc, cfl), &(fpc, ffl))) in core_pcs.iter().zip(&file).enumerate() {
-                // A PIE's file words may be 0 (filled by relocations).
-                let pc_ok = cpc.wrapping_sub(base) == fpc || (bin.pie && fpc == 0);
-                if !pc_ok || cfl != ffl {
+                if slot(bin, base, cpc, fpc) == Slot::Mismatch || cfl != ffl {
                     return err(format!(
-                        "{cs}: the core is not of {bs}: pc table entry {i} is {:#x} in the core, {fpc:#x} in the binary",
-                        cpc.wrapping_sub(base)
+                        "{cs}: the core is not of {bs}: pc table entry {i} is ({cpc:#x}, flags {cfl:#x}) in the core, ({fpc:#x}, flags {ffl:#x}) in the binary, with the binary loaded at {base:#x} (a relocated entry would be {:#x} in the core)",
+                        fpc.wrapping_add(base)
                     ));
                 }
             }
         }
     }
     Ok(base)
+}
+
+/// What a pc-table entry of the core is, given the binary's word `fpc`
+/// and the load base.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Slot {
+    /// Relocated: the binary's address plus the load base (or a PIE's 0
+    /// word filled by the dynamic loader).
+    Relocated,
+    /// Never relocated ([`Binary::unrelocated`]): the same word in the
+    /// binary and in the core, which is the address of no code.
+    Unrelocated,
+    /// Neither: the core is not of this binary.
+    Mismatch,
+}
+
+fn slot(bin: &Binary, base: u64, cpc: u64, fpc: u64) -> Slot {
+    if cpc.wrapping_sub(base) == fpc || (bin.pie && fpc == 0) {
+        Slot::Relocated
+    } else if cpc == fpc && bin.unrelocated(fpc) {
+        Slot::Unrelocated
+    } else {
+        Slot::Mismatch
+    }
 }
 
 fn hex(b: &[u8]) -> String {
@@ -662,8 +700,25 @@ pub struct CoreFlags {
     pub base: u64,
     /// `__start___sancov_bools..__stop___sancov_bools`.
     pub flags: Vec<u8>,
-    /// The pc table at file addresses.
+    /// The pc table at file addresses (an unrelocated slot keeps its
+    /// word).
     pub pcs: Vec<(u64, u64)>,
+    /// The indices of the pc-table slots that were never relocated (see
+    /// [`unrelocated_slots`]).
+    pub unrelocated: Vec<usize>,
+}
+
+/// The indices of the entries of `pcs` (the pc table at file addresses)
+/// that were never relocated ([`Binary::unrelocated`]): their block has no
+/// code in the binary (deleted by code generation, or in a dropped copy of
+/// a `linkonce_odr` function), so their flag says nothing reliable about
+/// any block and must not be used as evidence.
+pub fn unrelocated_slots(bin: &Binary, pcs: &[(u64, u64)]) -> Vec<usize> {
+    pcs.iter()
+        .enumerate()
+        .filter(|(_, &(pc, _))| bin.unrelocated(pc))
+        .map(|(i, _)| i)
+        .collect()
 }
 
 /// Reads the flags of `bin` from `core` (after [`load_base`]'s checks).
@@ -689,14 +744,25 @@ pub fn read_flags(core: &Core, bin: &Binary) -> Result<CoreFlags, NativeError> {
             ))
         })?
         .to_vec();
-    let pcs = match core.mem(base.wrapping_add(paddr), psize) {
+    let file = bin.pcs().unwrap_or_default();
+    let pcs: Vec<(u64, u64)> = match core.mem(base.wrapping_add(paddr), psize) {
         Some(m) => pairs(m)
             .into_iter()
-            .map(|(pc, f)| (pc.wrapping_sub(base), f))
+            .zip(file.iter().map(|p| p.0).chain(std::iter::repeat(0)))
+            .map(|((pc, f), fpc)| match slot(bin, base, pc, fpc) {
+                Slot::Unrelocated => (pc, f),
+                _ => (pc.wrapping_sub(base), f),
+            })
             .collect(),
-        None => bin.pcs().unwrap_or_default(),
+        None => file,
     };
-    Ok(CoreFlags { base, flags, pcs })
+    let unrelocated = unrelocated_slots(bin, &pcs);
+    Ok(CoreFlags {
+        base,
+        flags,
+        pcs,
+        unrelocated,
+    })
 }
 
 /// The crash stack of the first thread, innermost first, symbolized with
@@ -741,10 +807,10 @@ pub fn unwind(core: &Core, bin: &Binary, base: u64) -> Result<Vec<RawFrame>, Nat
                 g.name
             ));
         }
-        let frames = bin.symbolize(r - 1);
+        let frames = physical(bin.symbolize(r - 1), 0);
         return walk(core, bin, base, frames, rbp.wrapping_add(8), core.word(rbp));
     };
-    let frames = bin.symbolize(pc);
+    let frames = physical(bin.symbolize(pc), 0);
     if !has_frame_pointer(bin, f) {
         return err(format!(
             "{cs}: `{}` has no frame-pointer prologue: build with -O0 or -fno-omit-frame-pointer, or pass --backtrace",
@@ -762,6 +828,18 @@ pub fn unwind(core: &Core, bin: &Binary, base: u64) -> Result<Vec<RawFrame>, Nat
         _ => (regs.rbp.wrapping_add(8), core.word(regs.rbp)),
     };
     walk(core, bin, base, frames, ret_slot, caller_rbp)
+}
+
+/// The frames of one physical frame (its DWARF inline chain, innermost
+/// first), numbered `k`: frames of one number are inlined in each other,
+/// frames of different numbers never (see
+/// `backtrace::merge_inlined_by_address`), even when a recursive
+/// function's activations return to one address.
+fn physical(mut chain: Vec<RawFrame>, k: u32) -> Vec<RawFrame> {
+    for f in &mut chain {
+        f.index = Some(k);
+    }
+    chain
 }
 
 /// Whether `f` starts with `push rbp; mov rbp, rsp`.
@@ -807,7 +885,8 @@ fn walk(
             ));
         }
         // A caller's frame: the line of the call, at the return address - 1.
-        frames.extend(bin.symbolize(r - 1));
+        let k = frames.last().and_then(|f| f.index).map_or(0, |i| i + 1);
+        frames.extend(physical(bin.symbolize(r - 1), k));
         let Some(rbp) = caller_rbp else {
             return err(format!(
                 "{cs}: the frame pointer chain leaves the core's memory: cannot unwind"
@@ -1008,4 +1087,31 @@ pub(crate) fn unwind_libraries(core: &Core, regs: Regs) -> Result<(u64, u64, u64
         }
     }
     Err("the library frames do not end".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The pc-table check accepts a relocated slot and a never relocated
+    /// one (the same word in both files, the address of no code), and
+    /// nothing else.
+    #[test]
+    fn pc_table_slots_are_relocated_or_the_same_non_code_word() {
+        let exe = std::env::current_exe().unwrap();
+        let bin = Binary::from_bytes(std::fs::read(&exe).unwrap(), Path::new("self")).unwrap();
+        let &(text, _) = bin.text.first().expect("a code section");
+        let base = 0x5555_5555_4000;
+        let code = text + 16;
+        assert!(bin.in_text(code) && !bin.unrelocated(code));
+        assert!(bin.unrelocated(1) && !bin.unrelocated(0));
+        assert_eq!(slot(&bin, base, code + base, code), Slot::Relocated);
+        assert_eq!(slot(&bin, base, 1, 1), Slot::Unrelocated);
+        // A code address must be relocated.
+        assert_eq!(slot(&bin, base, code, code), Slot::Mismatch);
+        // A word in neither file.
+        assert_eq!(slot(&bin, base, 1u64.wrapping_sub(base), 1), Slot::Mismatch);
+        assert_eq!(slot(&bin, base, 2, 1), Slot::Mismatch);
+        assert_eq!(slot(&bin, base, code + base + 1, code), Slot::Mismatch);
+    }
 }

@@ -90,6 +90,9 @@ pub struct FlagConstraints {
     pub set: usize,
     /// Clear flags.
     pub clear: usize,
+    /// Flags left out, whatever their value: those of pc-table slots that
+    /// were never relocated (their block has no code in the binary).
+    pub unknown: usize,
 }
 
 impl SancovMap {
@@ -98,6 +101,18 @@ impl SancovMap {
     /// `__start___sancov_bools..__stop___sancov_bools`), 0 or 1. An error
     /// (one line) when its length or a value does not fit.
     pub fn constraints(&self, flags: &[u8]) -> Result<FlagConstraints, String> {
+        self.constraints_except(flags, &[])
+    }
+
+    /// [`SancovMap::constraints`] without the flags at the indices in
+    /// `unknown` (sorted): they are evidence of nothing, set or clear
+    /// (the flags of pc-table slots that were never relocated, see
+    /// `native::unrelocated_slots`).
+    pub fn constraints_except(
+        &self,
+        flags: &[u8],
+        unknown: &[usize],
+    ) -> Result<FlagConstraints, String> {
         use postmortem_core::report::{NodeSet, Trace};
         if flags.len() != self.flags.len() {
             return Err(format!(
@@ -115,7 +130,9 @@ impl SancovMap {
         let mut out = FlagConstraints::default();
         let mut seen = std::collections::HashSet::new();
         for (i, (f, &b)) in self.flags.iter().zip(flags).enumerate() {
-            if b == 1 {
+            if unknown.binary_search(&i).is_ok() {
+                out.unknown += 1;
+            } else if b == 1 {
                 out.set += 1;
                 if let Some(n) = f.ran {
                     out.ran.push(Trace {

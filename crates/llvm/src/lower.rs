@@ -104,6 +104,8 @@ struct BlockLowering<'m> {
     /// Weak lines (see `IcfgBuilder::add_weak_line`) of the
     /// instrumentation at the block's head.
     head_weak: Vec<u32>,
+    /// Whether this is the function's entry block.
+    entry: bool,
 }
 
 /// How a block ends: its last node, the blocks that may run next, and
@@ -631,6 +633,11 @@ impl<'m> Lowering<'m> {
             instrumentation: HashSet::new(),
             located: false,
             head_weak: Vec::new(),
+            entry: cx
+                .f
+                .basic_blocks
+                .first()
+                .is_some_and(|b| std::ptr::eq(b, bb)),
         };
         for inst in &bb.instrs {
             self.lower_instruction(cx, &mut blk, inst)?;
@@ -663,12 +670,20 @@ impl<'m> Lowering<'m> {
         let pos = match class {
             CallClass::Skip => None,
             // Instrumentation carries a borrowed location (see
-            // `is_instrumentation`): a weak line only.
+            // `is_instrumentation`): a weak line only. Except the entry
+            // block's flag check: SanitizerCoverage gives it the
+            // function's scope line (the opening `{`) at column 0, its
+            // own location, not a borrowed one: it runs when the function
+            // is entered.
             _ if is_instrumentation(inst, &mut blk.instrumentation) => {
-                if let Some((line, _)) = self.position(f, inst_loc(inst), false) {
-                    blk.head_weak.push(line);
+                match self.position(f, inst_loc(inst), false) {
+                    Some((line, 0)) if blk.entry => Some((line, 0)),
+                    Some((line, _)) => {
+                        blk.head_weak.push(line);
+                        None
+                    }
+                    None => None,
                 }
-                None
             }
             _ => self.position(f, inst_loc(inst), true),
         };
