@@ -450,6 +450,7 @@ fn direct_recursion_keeps_every_activation() {
             let r = assemble(
                 g,
                 loaded.sancov.as_ref(),
+                loaded.vars.as_ref(),
                 &files,
                 &FailureOptions::default(),
                 &mut |e| {

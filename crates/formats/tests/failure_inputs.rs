@@ -563,7 +563,7 @@ fn assemble_combines_report_backtrace_and_log() {
         &FailureOptions::default(),
         &mut |e| match e {
             Event::Warning(w) => warnings.push(w),
-            Event::Note(_) => {}
+            Event::Note(_) | Event::Values(_) => {}
             Event::LogMatched { source, matched } => {
                 logs.push((source.to_string(), matched.lines.len()))
             }
