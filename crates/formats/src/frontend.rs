@@ -280,8 +280,8 @@ pub fn decode_loaded(bytes: &[u8]) -> Result<Loaded, String> {
         .ok_or("truncated front-end output")?;
     let header: WireHeader = serde_json::from_slice(&bytes[16..json_end])
         .map_err(|e| format!("corrupt front-end output: {e}"))?;
-    let icfg =
-        Icfg::decode(&bytes[json_end..]).map_err(|e| format!("corrupt front-end output: {e}"))?;
+    // The graph's own errors already say "corrupt graph cache: ...".
+    let icfg = Icfg::decode(&bytes[json_end..]).map_err(|e| e.to_string())?;
     let n = icfg.num_nodes();
     let node = |i: u32| -> Result<NodeId, String> {
         if (i as usize) < n {
