@@ -525,11 +525,12 @@ fn inlined_flags(bt: &Backtrace, by_index: bool) -> Vec<bool> {
                     let len = run.len();
                     let p = (1..=len)
                         .find(|&p| {
-                            len % p == 0 && (0..len - p).all(|k| same_place(&run[k], &run[k + p]))
+                            len.is_multiple_of(p)
+                                && (0..len - p).all(|k| same_place(&run[k], &run[k + p]))
                         })
                         .unwrap_or(len);
-                    for k in i..j - 1 {
-                        out[k] = eligible(k) && (k - i + 1) % p != 0;
+                    for (k, o) in out.iter_mut().enumerate().take(j - 1).skip(i) {
+                        *o = eligible(k) && !(k - i + 1).is_multiple_of(p);
                     }
                 }
                 i = j;
