@@ -19,6 +19,10 @@
 //!   builds (the entry block's flag check carries the function's scope
 //!   line).
 //!
+//! * A run stopped on a `for (;;) {` line (`sancov/spin.c`, SIGALRM in
+//!   an endless loop): the line has no statement, only the loop's
+//!   branch, and the crash is that branch, not anywhere in the function.
+//!
 //! Needs clang-14, clang++-14, llvm-link-14, llvm-profdata-14,
 //! llvm-cov-14 and gdb: without them the tests fail, they do not skip.
 
@@ -538,4 +542,84 @@ fn the_opening_brace_of_a_function_that_ran_is_yes() {
             assert!(no.contains(&unused), "{mode} {solver}: {no:?}");
         }
     }
+}
+
+#[test]
+fn a_crash_on_a_for_ever_line_is_at_the_loop_branch() {
+    for tool in ["clang-14", "gdb"] {
+        require(tool);
+    }
+    let dir = fresh_dir("spin");
+    std::fs::copy(data("sancov/spin.c"), dir.join("spin.c")).unwrap();
+    std::fs::copy(data("sancov/sancov_stub.c"), dir.join("sancov_stub.c")).unwrap();
+    let src = dir.join("spin.c");
+    let cov = "-fsanitize-coverage=bb,inline-bool-flag,pc-table";
+    for (bc, bin, extra) in [
+        ("spin.bc", "spin", &[][..]),
+        ("spin-bb.bc", "spin-bb", &[cov][..]),
+    ] {
+        sh(
+            &dir,
+            "clang-14",
+            &[
+                &["-g", "-O0"],
+                extra,
+                &["-emit-llvm", "-c", "spin.c", "-o", bc],
+            ]
+            .concat(),
+        );
+        sh(
+            &dir,
+            "clang-14",
+            &["-g", "-O0", bc, "sancov_stub.c", "-o", bin],
+        );
+        // SIGALRM stops it in the loop (gdb passes it silently by default).
+        let o = Command::new("gdb")
+            .current_dir(&dir)
+            .args(["-nx", "-batch", "-iex", "set debuginfod enabled off"])
+            .args(["-ex", "handle SIGALRM stop print nopass"])
+            .args(["-ex", "run > /dev/null", "-ex", "bt"])
+            .args(["-ex", &format!("generate-core-file core-{bin}")])
+            .arg(format!("./{bin}"))
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let bt = String::from_utf8_lossy(&o.stdout).to_string();
+        let for_line = line_of(&src, "for (;;) {");
+        assert!(
+            bt.contains(&format!("in spin (n=1) at spin.c:{for_line}")),
+            "{}",
+            show(&o)
+        );
+        std::fs::write(dir.join(format!("bt-{bin}.txt")), &bt).unwrap();
+        let core = format!("core-{bin}");
+        let bt = format!("bt-{bin}.txt");
+        let inputs: [&[&str]; 2] = [&["--backtrace", &bt], &["--core", &core, "--binary", bin]];
+        for input in inputs {
+            for solver in ["utl", "fsa", "cs"] {
+                let mut args = vec!["--cfg", bc, "--solver", solver];
+                args.extend(input);
+                let (v, err) = analyze(&dir, &args);
+                let what = format!("{args:?}");
+                assert!(!err.contains("no statement"), "{what}: {err}");
+                assert!(
+                    err.lines()
+                        .all(|l| !l.contains("warning") || l.contains("no coverage flags")),
+                    "{what}: {err}"
+                );
+                let yes = &labels(&v, "yes")["spin.c"];
+                let no = &labels(&v, "no")["spin.c"];
+                // The crash is past the test before the loop, and main's
+                // return never ran.
+                assert!(
+                    yes.contains(&line_of(&src, "if (n > 0)")),
+                    "{what}: {yes:?}"
+                );
+                assert!(no.contains(&line_of(&src, "return 0;")), "{what}: {no:?}");
+                // The loop's line is borrowed code only: never Yes.
+                assert!(!yes.contains(&for_line), "{what}: {yes:?}");
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -34,6 +34,9 @@
 //!   `f0` was executing a call: the crash set is narrowed to the call
 //!   sites on that line whose call note names the library function, when
 //!   there are such (positive evidence only; otherwise the whole line).
+//!   A line on which no node has a statement but some have it as a [weak
+//!   line](Icfg::weak_lines) (the lone branch of `for (;;) {`): those
+//!   nodes, when the frame called no library function.
 //! * **frame** `i` (report order, outermost first) pairs a caller frame
 //!   and its callee: `call` = the call sites of the caller on its line,
 //!   narrowed to those that may call the callee (call edges; sites with no
@@ -626,6 +629,21 @@ impl<'g> Locator<'g> {
         v
     }
 
+    /// The nodes of `funcs` that have `line` only as a [weak
+    /// line](Icfg::weak_lines): a branch alone in its block (a loop's
+    /// `for (;;)`), a coverage flag check.
+    fn nodes_weakly_on_line(&self, funcs: &[FuncId], line: u32) -> Vec<NodeId> {
+        let mut v: Vec<NodeId> = funcs
+            .iter()
+            .flat_map(|&f| self.nodes_of(f))
+            .copied()
+            .filter(|&n| self.g.weak_lines(n).any(|l| l == line))
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
     fn all_nodes(&self, funcs: &[FuncId]) -> Vec<NodeId> {
         let mut v: Vec<NodeId> = funcs
             .iter()
@@ -840,7 +858,8 @@ impl<'g> Locator<'g> {
 
     /// The crash nodes of the innermost program frame: on its line (or in
     /// its function) the calls of the library function it called, if any,
-    /// narrowed by column; else every node there.
+    /// narrowed by column; else every node there (on a line of borrowed
+    /// code only, the nodes that have it as a weak line).
     fn crash_set(
         &self,
         place: &Place,
@@ -876,6 +895,16 @@ impl<'g> Locator<'g> {
                 funcs,
                 missing_line,
             } => {
+                // A line without a statement whose only code is borrowed
+                // (the branch of `for (;;) {`): the crash stopped in that
+                // code, unless the frame called a library function (the
+                // pc is then after a call, which is never such code).
+                if let (Some(line), true) = (missing_line, lib_names.is_empty()) {
+                    let weak = self.nodes_weakly_on_line(funcs, *line);
+                    if !weak.is_empty() {
+                        return NodeSet::new(weak);
+                    }
+                }
                 let all = self.all_nodes(funcs);
                 let calls = self.calling_external(&all, lib_names);
                 let set = if calls.is_empty() { all } else { calls };
