@@ -15,6 +15,7 @@ use crate::exit::Failure;
 use postmortem_core::icfg::CACHE_MAGIC;
 use postmortem_core::Icfg;
 use postmortem_formats::frontend::{decode_loaded, encode_loaded, IrFormat, WIRE_MAGIC};
+use postmortem_formats::input::{read_bounded, require_regular, Limit};
 use postmortem_formats::sancov::SancovMap;
 use std::io::Read;
 use std::path::Path;
@@ -63,12 +64,35 @@ fn read_head(f: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
 /// Reads a control-flow graph: a graph cache, LLVM IR (`.ll`/`.bc`) or
 /// csi-cc GraphML (optionally gzip-compressed).
 pub fn load_graph(path: &Path) -> Result<Icfg, Failure> {
-    load_graph_with_sancov(path).map(|(g, _)| g)
+    load_graph_with_sancov(path, crate::solvers::default_memory_budget() as u64).map(|(g, _)| g)
+}
+
+/// The limit of a graph file of at most `limit` bytes (`--max-memory`).
+fn graph_limit(limit: u64) -> Limit {
+    Limit::new(limit, "graph", "--max-memory")
+}
+
+/// Checks that `path` is a regular file of at most `limit` bytes (a
+/// device or a pipe given as the graph is an error, not a hang).
+fn check_graph_file(path: &Path, limit: u64) -> Result<(), Failure> {
+    let size = require_regular(path, "the graph").map_err(Failure::input)?;
+    if size > limit {
+        return Err(Failure::input(
+            graph_limit(limit).exceeded(&path.display().to_string(), Some(size)),
+        ));
+    }
+    Ok(())
 }
 
 /// [`load_graph`], with the SanitizerCoverage flag map of LLVM IR input
-/// or of a `.pmcfg` cache built from it (None for other inputs).
-pub fn load_graph_with_sancov(path: &Path) -> Result<(Icfg, Option<SancovMap>), Failure> {
+/// or of a `.pmcfg` cache built from it (None for other inputs). The
+/// graph file (decompressed, for gzip GraphML) may have at most `limit`
+/// bytes, and must be a regular file.
+pub fn load_graph_with_sancov(
+    path: &Path,
+    limit: u64,
+) -> Result<(Icfg, Option<SancovMap>), Failure> {
+    check_graph_file(path, limit)?;
     // Large inputs take a second or more: say what is happening, on a terminal.
     let big = std::fs::metadata(path)
         .map(|m| m.len() > 32 << 20)
@@ -79,25 +103,23 @@ pub fn load_graph_with_sancov(path: &Path) -> Result<(Icfg, Option<SancovMap>), 
     }
     match sniff(path) {
         GraphFormat::Cache => {
-            let bytes = std::fs::read(path)
-                .map_err(|e| Failure::input(format!("{}: cannot read: {e}", path.display())))?;
+            let bytes = read_bounded(path, &graph_limit(limit)).map_err(Failure::input)?;
             Icfg::decode(&bytes)
                 .map(|g| (g, None))
                 .map_err(|e| Failure::input(format!("{}: {e}", path.display())))
         }
         GraphFormat::CacheWithFlags => {
-            let bytes = std::fs::read(path)
-                .map_err(|e| Failure::input(format!("{}: cannot read: {e}", path.display())))?;
+            let bytes = read_bounded(path, &graph_limit(limit)).map_err(Failure::input)?;
             decode_loaded(&bytes)
                 .map(|l| (l.icfg, l.sancov))
                 .map_err(|e| Failure::input(format!("{}: {e}", path.display())))
         }
         GraphFormat::Llvm => {
-            let loaded = crate::frontend::load_ir(path)?;
+            let loaded = crate::frontend::load_ir(path, limit)?;
             eprintln!("postmortem: note: {}", loaded.report.summary());
             Ok((loaded.icfg, loaded.sancov))
         }
-        GraphFormat::GraphMl => postmortem_formats::graphml::read_graphml_path(path)
+        GraphFormat::GraphMl => postmortem_formats::graphml::read_graphml_path_limited(path, limit)
             .map(|g| (g, None))
             .map_err(Failure::input),
     }
@@ -110,8 +132,10 @@ pub fn load_graph_with_sancov(path: &Path) -> Result<(Icfg, Option<SancovMap>), 
 /// front-end's wire format (graph, front-end report, flag map), told apart
 /// from a plain cache by its magic.
 pub fn build_cache(input: &Path, output: &Path) -> Result<(), Failure> {
+    let limit = crate::solvers::default_memory_budget() as u64;
+    check_graph_file(input, limit)?;
     let (bytes, g, flags) = if sniff(input) == GraphFormat::Llvm {
-        let loaded = crate::frontend::load_ir(input)?;
+        let loaded = crate::frontend::load_ir(input, limit)?;
         eprintln!("postmortem: note: {}", loaded.report.summary());
         match &loaded.sancov {
             Some(m) => (
@@ -122,7 +146,7 @@ pub fn build_cache(input: &Path, output: &Path) -> Result<(), Failure> {
             None => (loaded.icfg.encode(), loaded.icfg, None),
         }
     } else {
-        let (g, flags) = load_graph_with_sancov(input)?;
+        let (g, flags) = load_graph_with_sancov(input, limit)?;
         match flags {
             Some(m) => {
                 let n = m.flags.len();

@@ -110,6 +110,11 @@ pub enum SolverName {
 }
 
 impl SolverArgs {
+    /// `--max-memory`, or half the machine's RAM.
+    pub fn memory_budget(&self) -> usize {
+        self.max_memory.unwrap_or_else(default_memory_budget)
+    }
+
     /// The configured solver `name`, answering for the whole process
     /// (signal handlers and threads included, see
     /// `postmortem_core::concurrency`).
@@ -122,7 +127,7 @@ impl SolverArgs {
                     .timeout
                     .filter(|t| t.is_finite() && *t > 0.0)
                     .map(Duration::from_secs_f64),
-                max_memory: self.max_memory.unwrap_or_else(default_memory_budget),
+                max_memory: self.memory_budget(),
                 ..FsaLimits::default()
             },
         };

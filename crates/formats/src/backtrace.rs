@@ -334,8 +334,15 @@ fn is_shared_library(module: &str) -> bool {
 
 /// Reads and parses a backtrace file (see [`parse_backtrace`]).
 pub fn read_backtrace_path(path: &Path) -> Result<Backtrace, FormatError> {
+    read_backtrace_path_limited(path, crate::input::DEFAULT_TEXT_LIMIT)
+}
+
+/// [`read_backtrace_path`], refusing a file of more than `limit` bytes,
+/// and devices (see [`crate::input`]).
+pub fn read_backtrace_path_limited(path: &Path, limit: u64) -> Result<Backtrace, FormatError> {
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| FormatError::io(&name, e))?;
+    let limit = crate::input::Limit::new(limit, "backtrace", "--max-input-size");
+    let bytes = crate::input::read_bounded(path, &limit)?;
     let text = String::from_utf8_lossy(&bytes);
     parse_backtrace(&text, &name)
 }

@@ -20,10 +20,11 @@
 //! stay sound. Events go to the caller's sink as they happen, so nothing
 //! said before an error is lost.
 
-use crate::backtrace::{locator, merge_inlined_by_address, read_backtrace_path};
+use crate::backtrace::{locator, merge_inlined_by_address, read_backtrace_path_limited};
+use crate::input::{read_bounded, Limit};
 use crate::logs::{LogConfig, LogMatch, LogMatcher, LogWarning};
 use crate::native::{self, Binary, Core};
-use crate::pmreport::read_any_report;
+use crate::pmreport::read_any_report_limited;
 use crate::sancov::{FlagConstraints, SancovMap};
 use postmortem_core::locate::{PathMap, SourceFrame};
 use postmortem_core::{Icfg, Report};
@@ -51,7 +52,7 @@ pub struct FailureFiles<'a> {
 }
 
 /// How the failure inputs are read.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct FailureOptions {
     /// Path prefix rewrites between the failure data and the graph.
     pub path_map: PathMap,
@@ -59,6 +60,20 @@ pub struct FailureOptions {
     pub log_config: LogConfig,
     /// Keep only the crash and the stack (grissom's `-stackonly`).
     pub stack_only: bool,
+    /// The most bytes a report, a backtrace or a log may have
+    /// ([`crate::input::DEFAULT_TEXT_LIMIT`] by default).
+    pub max_input: u64,
+}
+
+impl Default for FailureOptions {
+    fn default() -> FailureOptions {
+        FailureOptions {
+            path_map: PathMap::default(),
+            log_config: LogConfig::default(),
+            stack_only: false,
+            max_input: crate::input::DEFAULT_TEXT_LIMIT,
+        }
+    }
 }
 
 /// Something [`assemble`] tells its caller on the way.
@@ -120,7 +135,8 @@ pub fn assemble(
     let mut report = Report::default();
     if let Some(path) = files.report {
         let (_, mapped) =
-            read_any_report(path, g, &opts.path_map, &opts.log_config).map_err(input)?;
+            read_any_report_limited(path, opts.max_input, g, &opts.path_map, &opts.log_config)
+                .map_err(input)?;
         let name = path.display().to_string();
         for w in &mapped.warnings {
             sink(Event::Warning(format!("{name}: {w}")));
@@ -153,7 +169,7 @@ pub fn assemble(
         report.obs_no.extend(c.not_ran);
     }
     if let Some(path) = files.backtrace {
-        let bt = read_backtrace_path(path).map_err(input)?;
+        let bt = read_backtrace_path_limited(path, opts.max_input).map_err(input)?;
         let name = path.display().to_string();
         for n in &bt.notes {
             sink(Event::Warning(format!("{name}: {n}")));
@@ -179,7 +195,8 @@ pub fn assemble(
     }
     if let Some(path) = files.log {
         let name = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|e| input(format!("{name}: {e}")))?;
+        let limit = Limit::new(opts.max_input, "log", "--max-input-size");
+        let bytes = read_bounded(path, &limit).map_err(input)?;
         let text = String::from_utf8_lossy(&bytes);
         let m = LogMatcher::new(g, &opts.log_config).match_text(&text);
         log_events(sink, &name, &m);
@@ -306,7 +323,14 @@ fn flag_dump(
 ) -> Result<FlagConstraints, AssembleError> {
     let name = path.display().to_string();
     let map = map.ok_or_else(|| no_map(files.cfg))?;
-    let bytes = std::fs::read(path).map_err(|e| input(format!("{name}: cannot read: {e}")))?;
+    // One byte per flag: a dump cannot be longer (a device, a pipe that
+    // does not end, a core given as flags are refused at that size).
+    let limit = Limit {
+        bytes: map.flags.len() as u64,
+        what: "dump of this graph's coverage flags (one byte per flag)",
+        raise: None,
+    };
+    let bytes = read_bounded(path, &limit).map_err(input)?;
     if let Some(bin) = bin {
         let pcs = bin.pcs().ok_or_else(|| {
             input(format!(

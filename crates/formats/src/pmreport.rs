@@ -403,7 +403,20 @@ pub fn read_any_report(
     paths: &PathMap,
     logs: &LogConfig,
 ) -> Result<(ReportKind, Mapped), FormatError> {
-    let (name, text) = crate::report_json::read_json_text(path)?;
+    read_any_report_limited(path, crate::input::DEFAULT_TEXT_LIMIT, g, paths, logs)
+}
+
+/// [`read_any_report`], refusing a file (or its decompressed content) of
+/// more than `limit` bytes, and devices (see [`crate::input`]).
+pub fn read_any_report_limited(
+    path: &Path,
+    limit: u64,
+    g: &Icfg,
+    paths: &PathMap,
+    logs: &LogConfig,
+) -> Result<(ReportKind, Mapped), FormatError> {
+    let limit = crate::input::Limit::new(limit, "report", "--max-input-size");
+    let (name, text) = crate::report_json::read_json_text(path, &limit)?;
     read_any_report_str(&text, &name, g, paths, logs)
 }
 
