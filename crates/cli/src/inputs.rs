@@ -91,7 +91,8 @@ struct RawInputs {
     /// that is less. A larger file, or a pipe that gives more, is refused
     /// (exit code 2), as is a device given as any input. The graph is
     /// bounded by --max-memory, a flag dump by the graph's flag count.
-    #[arg(long, value_name = "BYTES", value_parser = crate::solvers::parse_bytes)]
+    #[arg(long, value_name = "BYTES", value_parser = crate::solvers::parse_bytes,
+          allow_hyphen_values = true)]
     max_input_size: Option<usize>,
 }
 

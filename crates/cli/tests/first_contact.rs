@@ -478,3 +478,144 @@ fn gzip_graphml_is_bounded_after_decompression() {
     assert_eq!(r.code, Some(0), "{}", r.show());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+// --- limits given as 0, NaN, negative, infinite -------------------------
+
+fn analyze_json(extra: &[&str]) -> Run {
+    let cfg = example_cfg();
+    let report = example_report();
+    let mut args = vec![
+        os("analyze"),
+        os("--cfg"),
+        cfg.as_os_str(),
+        os("--report"),
+        report.as_os_str(),
+        os("--format"),
+        os("json"),
+    ];
+    args.extend(extra.iter().map(os));
+    run(&args)
+}
+
+/// The node ids labelled `label` in a JSON analysis.
+fn nodes(r: &Run, label: &str) -> std::collections::BTreeSet<String> {
+    let v: serde_json::Value =
+        serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.show()));
+    v["nodes"][label]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// A bad value: exit 2, clap's error naming the option and the value,
+/// with our message.
+fn assert_bad_value(opt: &str, value: &str, says: &str) {
+    let r = analyze_json(&[opt, value]);
+    assert_eq!(r.code, Some(2), "{opt} {value}: {}", r.show());
+    let first = r.stderr.lines().next().unwrap_or("");
+    assert!(
+        first.contains(&format!("'{value}'")) && first.contains(opt) && first.contains(says),
+        "{opt} {value}: {}",
+        r.show()
+    );
+    assert!(r.stdout.is_empty(), "{opt} {value}: {}", r.show());
+}
+
+/// Labels under a limit are sound: every Yes and No is one of the labels
+/// without it.
+fn assert_coarsening(limited: &Run, full: &Run, what: &str) {
+    assert_eq!(limited.code, Some(0), "{what}: {}", limited.show());
+    for label in ["yes", "no"] {
+        let (l, f) = (nodes(limited, label), nodes(full, label));
+        assert!(
+            l.is_subset(&f),
+            "{what}: {label} {:?}",
+            l.difference(&f).collect::<Vec<_>>()
+        );
+    }
+}
+
+#[test]
+fn timeout_values() {
+    for (v, says) in [
+        ("NaN", "NaN is not a number of seconds"),
+        ("nan", "NaN is not a number of seconds"),
+        ("-1", "-1 is negative"),
+        ("-0.5", "-0.5 is negative"),
+        ("-inf", "-inf is negative"),
+        ("inf", "more than the longest limit"),
+        ("infinity", "more than the longest limit"),
+        ("1e400", "more than the longest limit"),
+        ("1e10", "more than the longest limit"),
+        ("soon", "not a number of seconds"),
+    ] {
+        assert_bad_value("--timeout", v, says);
+    }
+    let full = analyze_json(&[]);
+    assert_eq!(full.code, Some(0), "{}", full.show());
+    // 0: no search time at all. Sound, and coarser on this report (the
+    // cs refinement is skipped, with a weakening).
+    let zero = analyze_json(&["--timeout", "0"]);
+    assert_coarsening(&zero, &full, "--timeout 0");
+    assert!(
+        nodes(&zero, "yes").len() < nodes(&full, "yes").len(),
+        "--timeout 0 searched: {}",
+        zero.show()
+    );
+    assert!(zero.stdout.contains("time limit"), "{}", zero.show());
+    // A normal value: the same labels as without.
+    let normal = analyze_json(&["--timeout", "60"]);
+    assert_coarsening(&normal, &full, "--timeout 60");
+    assert_eq!(nodes(&normal, "yes"), nodes(&full, "yes"));
+    assert_eq!(nodes(&normal, "no"), nodes(&full, "no"));
+    let frac = analyze_json(&["--timeout", "2.5"]);
+    assert_eq!(frac.code, Some(0), "{}", frac.show());
+}
+
+#[test]
+fn max_states_values() {
+    for v in ["NaN", "-1", "inf", "1e400", "2.5", "-inf"] {
+        assert_bad_value("--max-states", v, "not a number of states");
+    }
+    let full = analyze_json(&[]);
+    // 0: no product at all; sound.
+    let zero = analyze_json(&["--max-states", "0"]);
+    assert_coarsening(&zero, &full, "--max-states 0");
+    let normal = analyze_json(&["--max-states", "100000"]);
+    assert_coarsening(&normal, &full, "--max-states 100000");
+}
+
+#[test]
+fn max_memory_and_input_size_values() {
+    for opt in ["--max-memory", "--max-input-size"] {
+        for v in ["0", "NaN", "-1", "inf", "1e400", "0.5", "-inf", "3Q"] {
+            let says = if v == "3Q" {
+                "unknown size suffix"
+            } else {
+                "not a positive size"
+            };
+            assert_bad_value(opt, v, says);
+        }
+        let normal = analyze_json(&[opt, "512M"]);
+        assert_eq!(normal.code, Some(0), "{opt} 512M: {}", normal.show());
+    }
+}
+
+#[test]
+fn help_says_what_the_timeout_applies_to() {
+    let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
+        .args(["analyze", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&o.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        help.contains("applies to each exploration, not to the whole run"),
+        "{help}"
+    );
+    assert!(help.contains("--max-input-size"), "{help}");
+}
