@@ -619,3 +619,79 @@ fn help_says_what_the_timeout_applies_to() {
     );
     assert!(help.contains("--max-input-size"), "{help}");
 }
+
+// --- an output directory that cannot be written -------------------------
+
+#[test]
+fn an_output_directory_that_cannot_be_written_is_bad_usage() {
+    let dir = scratch("out");
+    let file = dir.join("somefile");
+    std::fs::write(&file, "x").unwrap();
+    let readonly = dir.join("readonly");
+    std::fs::create_dir_all(&readonly).unwrap();
+    let mut perms = std::fs::metadata(&readonly).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o555);
+    std::fs::set_permissions(&readonly, perms).unwrap();
+    // root may write anywhere: then only the other two are bad.
+    let root_writes = std::fs::write(readonly.join("probe"), "x").is_ok();
+    let mut bad = vec![
+        (PathBuf::from("/proc/version"), "File exists"),
+        (file.join("sub"), "Not a directory"),
+        (PathBuf::from("/proc/version/sub"), "Not a directory"),
+    ];
+    if !root_writes {
+        bad.push((readonly.clone(), "Permission denied"));
+    }
+    let cfg = example_cfg();
+    let report = example_report();
+    for (out, os_error) in &bad {
+        let r = run(&[
+            os("analyze"),
+            os("--cfg"),
+            cfg.as_os_str(),
+            os("--report"),
+            report.as_os_str(),
+            os("--format"),
+            os("html"),
+            os("-o"),
+            out.as_os_str(),
+        ]);
+        assert_refused(&r, out, &format!("-o {}", out.display()));
+        assert!(
+            r.stderr.contains(os_error),
+            "-o {}: {}",
+            out.display(),
+            r.show()
+        );
+        assert!(!r.stderr.contains("internal error"), "{}", r.show());
+    }
+    // A directory that can be created: written, with no probe left.
+    let good = dir.join("new/html");
+    let r = run(&[
+        os("analyze"),
+        os("--cfg"),
+        cfg.as_os_str(),
+        os("--report"),
+        report.as_os_str(),
+        os("--format"),
+        os("html"),
+        os("-o"),
+        good.as_os_str(),
+    ]);
+    assert_eq!(r.code, Some(0), "{}", r.show());
+    assert!(good.join("index.html").is_file());
+    let left: Vec<_> = std::fs::read_dir(&good)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with(".postmortem-probe")
+        })
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    let mut perms = std::fs::metadata(&readonly).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(&readonly, perms).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
