@@ -695,3 +695,57 @@ fn an_output_directory_that_cannot_be_written_is_bad_usage() {
     std::fs::set_permissions(&readonly, perms).unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+// --- logs that lost their last lines to buffering ------------------------
+
+#[test]
+fn an_empty_or_unterminated_log_is_warned_about() {
+    let dir = scratch("logs");
+    let cfg = example_cfg();
+    let report = example_report();
+    let cases = [
+        ("empty.log", "", Some("the log is empty")),
+        (
+            "cut.log",
+            "some line\nanother li",
+            Some("does not end with a newline"),
+        ),
+        ("whole.log", "some line\n", None),
+    ];
+    for (name, text, warning) in cases {
+        let log = dir.join(name);
+        std::fs::write(&log, text).unwrap();
+        for format in ["text", "json"] {
+            let r = run(&[
+                os("analyze"),
+                os("--cfg"),
+                cfg.as_os_str(),
+                os("--report"),
+                report.as_os_str(),
+                os("--log"),
+                log.as_os_str(),
+                os("--format"),
+                os(format),
+            ]);
+            assert_eq!(r.code, Some(0), "{name}: {}", r.show());
+            let warned: Vec<&str> = r
+                .stderr
+                .lines()
+                .filter(|l| l.contains("stdbuf -oL"))
+                .collect();
+            match warning {
+                Some(w) => {
+                    assert_eq!(warned.len(), 1, "{name}: {}", r.show());
+                    let l = warned[0];
+                    assert!(l.starts_with("postmortem: warning: "), "{l}");
+                    assert!(
+                        l.contains(&log.display().to_string()) && l.contains(w),
+                        "{l}"
+                    );
+                }
+                None => assert!(warned.is_empty(), "{name}: {}", r.show()),
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -197,6 +197,9 @@ pub fn assemble(
         let name = path.display().to_string();
         let limit = Limit::new(opts.max_input, "log", "--max-input-size");
         let bytes = read_bounded(path, &limit).map_err(input)?;
+        if let Some(w) = buffering_warning(&bytes) {
+            sink(Event::Warning(format!("{name}: {w}")));
+        }
         let text = String::from_utf8_lossy(&bytes);
         let m = LogMatcher::new(g, &opts.log_config).match_text(&text);
         log_events(sink, &name, &m);
@@ -208,6 +211,25 @@ pub fn assemble(
         report = report.stack_only();
     }
     Ok(report)
+}
+
+/// What an empty log, or one that does not end with a newline, suggests:
+/// the program's output went to a file or a pipe, so it was fully
+/// buffered, and the crash lost what was still in the buffer (all of it,
+/// for a short run) — not "its last lines".
+pub fn buffering_warning(log: &[u8]) -> Option<String> {
+    const FIX: &str = "run the program as `stdbuf -oL ./prog > out.log` (line-buffered output) to keep every line printed before the crash";
+    if log.is_empty() {
+        Some(format!(
+            "the log is empty: output to a file or a pipe is fully buffered, and a crash loses all of it that was not yet written; {FIX}"
+        ))
+    } else if !log.ends_with(b"\n") {
+        Some(format!(
+            "the log does not end with a newline: its last line may be cut short, and the lines printed after it were lost with the output buffer at the crash; {FIX}"
+        ))
+    } else {
+        None
+    }
 }
 
 /// A log's warnings (at most [`MAX_SIMILAR`] unmatched lines, then their
