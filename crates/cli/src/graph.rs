@@ -106,13 +106,13 @@ pub fn load_graph_with_sancov(
             let bytes = read_bounded(path, &graph_limit(limit)).map_err(Failure::input)?;
             Icfg::decode(&bytes)
                 .map(|g| (g, None))
-                .map_err(|e| Failure::input(format!("{}: {e}", path.display())))
+                .map_err(|e| bad_cache(path, e))
         }
         GraphFormat::CacheWithFlags => {
             let bytes = read_bounded(path, &graph_limit(limit)).map_err(Failure::input)?;
             decode_loaded(&bytes)
                 .map(|l| (l.icfg, l.sancov))
-                .map_err(|e| Failure::input(format!("{}: {e}", path.display())))
+                .map_err(|e| bad_cache(path, e.replace("front-end output", "graph cache")))
         }
         GraphFormat::Llvm => {
             let loaded = crate::frontend::load_ir(path, limit)?;
@@ -123,6 +123,15 @@ pub fn load_graph_with_sancov(
             .map(|g| (g, None))
             .map_err(Failure::input),
     }
+}
+
+/// A graph cache that does not decode: what it looks like and the fix.
+fn bad_cache(path: &Path, e: impl std::fmt::Display) -> Failure {
+    Failure::input(format!(
+        "{}: {e}: this graph cache (.pmcfg) is cut short or corrupt (an interrupted copy or `cfg build`?); build it again with `postmortem cfg build PROG.bc -o {}`, or pass the .ll/.bc or GraphML itself as --cfg",
+        path.display(),
+        path.display()
+    ))
 }
 
 /// `cfg build`: reads any graph and writes its binary cache to `output`.

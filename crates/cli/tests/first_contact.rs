@@ -749,3 +749,87 @@ fn an_empty_or_unterminated_log_is_warned_about() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+// --- a file in the wrong slot ------------------------------------------
+
+fn analyze_with(extra: &[&std::ffi::OsStr]) -> Run {
+    let mut args = vec![os("analyze")];
+    args.extend_from_slice(extra);
+    run(&args)
+}
+
+fn assert_hint(r: &Run, file: &Path, looks: &str, option: &str) {
+    assert_refused(r, file, looks);
+    let e = r.errors()[0];
+    assert!(
+        e.contains(looks) && e.contains(option),
+        "{looks} / {option}: {}",
+        r.show()
+    );
+}
+
+#[test]
+fn a_file_in_the_wrong_slot_says_what_it_looks_like() {
+    let dir = scratch("slots");
+    let cfg = example_cfg();
+    let report = example_report();
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    // A gdb backtrace as --report.
+    let bt = data.join("sentry/recursion-bt.txt");
+    let r = analyze_with(&[os("--cfg"), cfg.as_os_str(), os("--report"), bt.as_os_str()]);
+    assert_hint(&r, &bt, "looks like a backtrace", "--backtrace");
+    // A log as --report.
+    let log = data.join("demo/crash.stderr.log");
+    let r = analyze_with(&[
+        os("--cfg"),
+        cfg.as_os_str(),
+        os("--report"),
+        log.as_os_str(),
+    ]);
+    assert_hint(&r, &log, "plain text, not JSON", "--log");
+    // A Sentry event and a grissom report as --backtrace.
+    let event = data.join("sentry/recursion-event.json");
+    let r = analyze_with(&[
+        os("--cfg"),
+        cfg.as_os_str(),
+        os("--backtrace"),
+        event.as_os_str(),
+    ]);
+    assert_hint(&r, &event, "this is a Sentry event", "--report");
+    let r = analyze_with(&[
+        os("--cfg"),
+        cfg.as_os_str(),
+        os("--backtrace"),
+        report.as_os_str(),
+    ]);
+    assert_hint(&r, &report, "this is a JSON failure report", "--report");
+    // Graph caches cut short: a plain one and one with a flag map (the
+    // front-end's format, which said "truncated front-end output").
+    let plain = dir.join("replace.pmcfg");
+    let flags = dir.join("crash-bb.pmcfg");
+    for (input, cache) in [(cfg.as_path(), &plain), (sancov_bc(), &flags)] {
+        let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
+            .args(["cfg", "build"])
+            .arg(input)
+            .arg("-o")
+            .arg(cache)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let bytes = std::fs::read(cache).unwrap();
+        let cut = dir.join(format!(
+            "cut-{}",
+            cache.file_name().unwrap().to_string_lossy()
+        ));
+        std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+        let r = analyze_with(&[
+            os("--cfg"),
+            cut.as_os_str(),
+            os("--backtrace"),
+            bt.as_os_str(),
+        ]);
+        assert_hint(&r, &cut, "cut short or corrupt", "postmortem cfg build");
+        assert!(!r.stderr.contains("front-end output"), "{}", r.show());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -344,7 +344,23 @@ pub fn read_backtrace_path_limited(path: &Path, limit: u64) -> Result<Backtrace,
     let limit = crate::input::Limit::new(limit, "backtrace", "--max-input-size");
     let bytes = crate::input::read_bounded(path, &limit)?;
     let text = String::from_utf8_lossy(&bytes);
-    parse_backtrace(&text, &name)
+    parse_backtrace(&text, &name).map_err(|e| json_hint(&text, &name).unwrap_or(e))
+}
+
+/// A "backtrace" that is JSON: a report or a Sentry event, which
+/// `--report` reads. The error says what it looks like.
+fn json_hint(text: &str, name: &str) -> Option<FormatError> {
+    let v: serde_json::Value = serde_json::from_str(text).ok()?;
+    let what = match v.is_object().then(|| crate::pmreport::detect(&v)) {
+        Some(crate::pmreport::ReportKind::Sentry) => "a Sentry event",
+        Some(crate::pmreport::ReportKind::Postmortem) => "a postmortem JSON report",
+        Some(crate::pmreport::ReportKind::Grissom) => "a JSON failure report",
+        None => "JSON",
+    };
+    Some(FormatError::text(
+        name,
+        &format!("not a backtrace: this is {what}; pass it with --report"),
+    ))
 }
 
 /// Parses a backtrace, detecting its format (see the module docs).
