@@ -104,9 +104,14 @@ pub fn load_graph_with_sancov(
     match sniff(path) {
         GraphFormat::Cache => {
             let bytes = read_bounded(path, &graph_limit(limit)).map_err(Failure::input)?;
-            Icfg::decode(&bytes)
-                .map(|g| (g, None))
-                .map_err(|e| bad_cache(path, e))
+            Icfg::decode(&bytes).map(|g| (g, None)).map_err(|e| {
+                if bytes.starts_with(&CACHE_MAGIC) {
+                    bad_cache(path, e)
+                } else {
+                    // Named .pmcfg, but no cache at all: the decoder says so.
+                    Failure::input(format!("{}: {e}", path.display()))
+                }
+            })
         }
         GraphFormat::CacheWithFlags => {
             let bytes = read_bounded(path, &graph_limit(limit)).map_err(Failure::input)?;
