@@ -64,7 +64,9 @@ pub fn run(a: AnalyzeArgs) -> Result<(), Failure> {
             "--compare takes exactly two solvers, e.g. --compare utl,fsa",
         ));
     }
-    let mut loaded = load(&a.inputs)?;
+    // A bad -o is found before the work, not after.
+    a.output.prepare()?;
+    let mut loaded = load(&a.inputs, a.solver.memory_budget())?;
     if !a.compare.is_empty() {
         return compare(&a, &loaded.graph, &loaded.report);
     }

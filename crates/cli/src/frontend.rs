@@ -44,11 +44,14 @@ fn locate() -> PathBuf {
     PathBuf::from(exe)
 }
 
-/// Reads a `.ll`/`.bc` file through the front-end process.
-pub fn load_ir(path: &Path) -> Result<Loaded, Failure> {
+/// Reads a `.ll`/`.bc` file of at most `limit` bytes through the
+/// front-end process.
+pub fn load_ir(path: &Path, limit: u64) -> Result<Loaded, Failure> {
     let exe = locate();
     let shown = path.display();
     let out = Command::new(&exe)
+        .arg("--max-input-size")
+        .arg(limit.to_string())
         .arg(path)
         .stdin(Stdio::null())
         .output()

@@ -15,6 +15,7 @@ use crate::exit::Failure;
 use postmortem_core::icfg::CACHE_MAGIC;
 use postmortem_core::Icfg;
 use postmortem_formats::frontend::{decode_loaded, encode_loaded, IrFormat, WIRE_MAGIC};
+use postmortem_formats::input::{read_bounded, require_regular, Limit};
 use postmortem_formats::sancov::SancovMap;
 use postmortem_formats::vars::VarMap;
 use std::io::Read;
@@ -64,19 +65,43 @@ fn read_head(f: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
 /// Reads a control-flow graph: a graph cache, LLVM IR (`.ll`/`.bc`) or
 /// csi-cc GraphML (optionally gzip-compressed).
 pub fn load_graph(path: &Path) -> Result<Icfg, Failure> {
-    load_graph_with_sancov(path).map(|(g, _)| g)
+    load_graph_with_sancov(path, crate::solvers::default_memory_budget() as u64).map(|(g, _)| g)
+}
+
+/// The limit of a graph file of at most `limit` bytes (`--max-memory`).
+fn graph_limit(limit: u64) -> Limit {
+    Limit::new(limit, "graph", "--max-memory")
+}
+
+/// Checks that `path` is a regular file of at most `limit` bytes (a
+/// device or a pipe given as the graph is an error, not a hang).
+fn check_graph_file(path: &Path, limit: u64) -> Result<(), Failure> {
+    let size = require_regular(path, "the graph").map_err(Failure::input)?;
+    if size > limit {
+        return Err(Failure::input(
+            graph_limit(limit).exceeded(&path.display().to_string(), Some(size)),
+        ));
+    }
+    Ok(())
 }
 
 /// [`load_graph`], with the SanitizerCoverage flag map of LLVM IR input
-/// or of a `.pmcfg` cache built from it (None for other inputs).
-pub fn load_graph_with_sancov(path: &Path) -> Result<(Icfg, Option<SancovMap>), Failure> {
-    load_graph_with_maps(path).map(|(g, s, _)| (g, s))
+/// or of a `.pmcfg` cache built from it (None for other inputs). The
+/// graph file (decompressed, for gzip GraphML) may have at most `limit`
+/// bytes, and must be a regular file.
+pub fn load_graph_with_sancov(
+    path: &Path,
+    limit: u64,
+) -> Result<(Icfg, Option<SancovMap>), Failure> {
+    load_graph_with_maps(path, limit).map(|(g, s, _)| (g, s))
 }
 
 /// [`load_graph_with_sancov`], with the front-end's variable map too.
 pub fn load_graph_with_maps(
     path: &Path,
+    limit: u64,
 ) -> Result<(Icfg, Option<SancovMap>, Option<VarMap>), Failure> {
+    check_graph_file(path, limit)?;
     // Large inputs take a second or more: say what is happening, on a terminal.
     let big = std::fs::metadata(path)
         .map(|m| m.len() > 32 << 20)
@@ -87,28 +112,40 @@ pub fn load_graph_with_maps(
     }
     match sniff(path) {
         GraphFormat::Cache => {
-            let bytes = std::fs::read(path)
-                .map_err(|e| Failure::input(format!("{}: cannot read: {e}", path.display())))?;
-            Icfg::decode(&bytes)
-                .map(|g| (g, None, None))
-                .map_err(|e| Failure::input(format!("{}: {e}", path.display())))
+            let bytes = read_bounded(path, &graph_limit(limit)).map_err(Failure::input)?;
+            Icfg::decode(&bytes).map(|g| (g, None, None)).map_err(|e| {
+                if bytes.starts_with(&CACHE_MAGIC) {
+                    bad_cache(path, e)
+                } else {
+                    // Named .pmcfg, but no cache at all: the decoder says so.
+                    Failure::input(format!("{}: {e}", path.display()))
+                }
+            })
         }
         GraphFormat::CacheWithFlags => {
-            let bytes = std::fs::read(path)
-                .map_err(|e| Failure::input(format!("{}: cannot read: {e}", path.display())))?;
+            let bytes = read_bounded(path, &graph_limit(limit)).map_err(Failure::input)?;
             decode_loaded(&bytes)
                 .map(|l| (l.icfg, l.sancov, l.vars))
-                .map_err(|e| Failure::input(format!("{}: {e}", path.display())))
+                .map_err(|e| bad_cache(path, e.replace("front-end output", "graph cache")))
         }
         GraphFormat::Llvm => {
-            let loaded = crate::frontend::load_ir(path)?;
+            let loaded = crate::frontend::load_ir(path, limit)?;
             eprintln!("postmortem: note: {}", loaded.report.summary());
             Ok((loaded.icfg, loaded.sancov, loaded.vars))
         }
-        GraphFormat::GraphMl => postmortem_formats::graphml::read_graphml_path(path)
+        GraphFormat::GraphMl => postmortem_formats::graphml::read_graphml_path_limited(path, limit)
             .map(|g| (g, None, None))
             .map_err(Failure::input),
     }
+}
+
+/// A graph cache that does not decode: what it looks like and the fix.
+fn bad_cache(path: &Path, e: impl std::fmt::Display) -> Failure {
+    Failure::input(format!(
+        "{}: {e}: this graph cache (.pmcfg) is cut short or corrupt (an interrupted copy or `cfg build`?); build it again with `postmortem cfg build PROG.bc -o {}`, or pass the .ll/.bc or GraphML itself as --cfg",
+        path.display(),
+        path.display()
+    ))
 }
 
 /// `cfg build`: reads any graph and writes its binary cache to `output`.
@@ -118,8 +155,10 @@ pub fn load_graph_with_maps(
 /// front-end's wire format (graph, front-end report, flag map), told apart
 /// from a plain cache by its magic.
 pub fn build_cache(input: &Path, output: &Path) -> Result<(), Failure> {
+    let limit = crate::solvers::default_memory_budget() as u64;
+    check_graph_file(input, limit)?;
     let (bytes, g, flags) = if sniff(input) == GraphFormat::Llvm {
-        let loaded = crate::frontend::load_ir(input)?;
+        let loaded = crate::frontend::load_ir(input, limit)?;
         eprintln!("postmortem: note: {}", loaded.report.summary());
         let has_vars = loaded.vars.as_ref().is_some_and(|v| !v.vars.is_empty());
         match &loaded.sancov {
@@ -132,7 +171,7 @@ pub fn build_cache(input: &Path, output: &Path) -> Result<(), Failure> {
             None => (loaded.icfg.encode(), loaded.icfg, None),
         }
     } else {
-        let (g, flags, vars) = load_graph_with_maps(input)?;
+        let (g, flags, vars) = load_graph_with_maps(input, limit)?;
         let n = flags.as_ref().map(|m| m.flags.len());
         if flags.is_some() || vars.is_some() {
             let loaded = postmortem_formats::frontend::Loaded {

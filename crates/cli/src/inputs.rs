@@ -12,6 +12,7 @@ use clap::{ArgMatches, Args, Command, FromArgMatches};
 use postmortem_core::locate::PathMap;
 use postmortem_core::{Icfg, Report};
 use postmortem_formats::failure::{assemble, AssembleError, Event, FailureFiles, FailureOptions};
+use postmortem_formats::input::DEFAULT_TEXT_LIMIT;
 use postmortem_formats::logs::{write_explain, LogConfig, Logger};
 use postmortem_formats::output::Timings;
 use postmortem_formats::vars::ValueUse;
@@ -93,6 +94,14 @@ struct RawInputs {
     /// can have left the value found (see README, "Values from a core").
     #[arg(long)]
     no_values: bool,
+    /// The most a report, a backtrace or a log may hold, in bytes or with
+    /// a suffix K, M, G (e.g. `256M`). Default: 64M, or --max-memory if
+    /// that is less. A larger file, or a pipe that gives more, is refused
+    /// (exit code 2), as is a device given as any input. The graph is
+    /// bounded by --max-memory, a flag dump by the graph's flag count.
+    #[arg(long, value_name = "BYTES", value_parser = crate::solvers::parse_bytes,
+          allow_hyphen_values = true)]
+    max_input_size: Option<usize>,
 }
 
 /// The inputs of an analysis.
@@ -124,6 +133,8 @@ pub struct Inputs {
     pub stack_only: bool,
     /// `--no-values`.
     pub no_values: bool,
+    /// `--max-input-size`.
+    pub max_input_size: Option<u64>,
 }
 
 impl From<RawInputs> for Inputs {
@@ -161,6 +172,7 @@ impl From<RawInputs> for Inputs {
             explain_log: r.explain_log,
             stack_only: r.stack_only,
             no_values: r.no_values,
+            max_input_size: r.max_input_size.map(|n| n as u64),
         }
     }
 }
@@ -194,10 +206,12 @@ pub struct Loaded {
 
 /// Reads the graph and assembles the report from every failure input
 /// ([`postmortem_formats::failure::assemble`]), printing its warnings and
-/// notes to stderr as they come.
-pub fn load(inputs: &Inputs) -> Result<Loaded, Failure> {
+/// notes to stderr as they come. Reading is bounded by `max_memory`
+/// (`--max-memory`): the graph by it, a report, backtrace or log by
+/// `--max-input-size` or else the lesser of 64 MiB and it.
+pub fn load(inputs: &Inputs, max_memory: usize) -> Result<Loaded, Failure> {
     let t = Instant::now();
-    let (graph, sancov, vars) = load_graph_with_maps(&inputs.cfg)?;
+    let (graph, sancov, vars) = load_graph_with_maps(&inputs.cfg, max_memory as u64)?;
     let parse_graph_ms = ms(t);
     let t = Instant::now();
     let files = FailureFiles {
@@ -214,6 +228,9 @@ pub fn load(inputs: &Inputs) -> Result<Loaded, Failure> {
         log_config: inputs.log_config.clone(),
         stack_only: inputs.stack_only,
         no_values: inputs.no_values,
+        max_input: inputs
+            .max_input_size
+            .unwrap_or(DEFAULT_TEXT_LIMIT.min(max_memory as u64)),
     };
     let mut values = Vec::new();
     let mut sink = |e: Event<'_>| match e {

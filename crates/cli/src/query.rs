@@ -84,7 +84,7 @@ fn node_arg(g: &Icfg, id: &str) -> Result<NodeId, Failure> {
 }
 
 pub fn run(q: QueryArgs) -> Result<(), Failure> {
-    let loaded = load(&q.inputs)?;
+    let loaded = load(&q.inputs, q.solver.memory_budget())?;
     let g = &loaded.graph;
     let bad = |e: lang::QueryError| Failure::input(format!("query: {e}"));
     let (question, what) = if let Some(f) = &q.formula {

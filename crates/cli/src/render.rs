@@ -1,5 +1,6 @@
 //! Output formats of the analysis commands.
 
+use crate::exit::Failure;
 use crate::inputs::Inputs;
 use clap::{Args, ValueEnum};
 use postmortem_core::{NodeId, Report};
@@ -8,7 +9,7 @@ use postmortem_formats::html::{write_html, HtmlReport};
 use postmortem_formats::lcov::write_lcov;
 use postmortem_formats::output::{self, Analysis};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Text or JSON (commands other than `analyze`).
 #[derive(Copy, Clone, ValueEnum, PartialEq, Eq)]
@@ -49,6 +50,41 @@ pub struct OutputArgs {
         required_if_eq("format", "html")
     )]
     pub output: Option<PathBuf>,
+}
+
+impl OutputArgs {
+    /// The directory `--format html` writes to.
+    fn html_dir(&self) -> PathBuf {
+        self.output
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("postmortem-html"))
+    }
+
+    /// Checks, before any work, that the output can be written: for
+    /// `--format html`, creates the `-o` directory and writes (and
+    /// removes) a probe file in it. A directory that cannot be created or
+    /// written is bad usage: exit code 2, with the path and the OS error.
+    pub fn prepare(&self) -> Result<(), Failure> {
+        if self.format != AnalyzeFormat::Html {
+            return Ok(());
+        }
+        let dir = self.html_dir();
+        let bad = |p: &Path, e: std::io::Error| {
+            Failure::input(format!(
+                "{}: cannot write the HTML report there: {e} (-o must name a directory that can be created and written)",
+                p.display()
+            ))
+        };
+        std::fs::create_dir_all(&dir).map_err(|e| bad(&dir, e))?;
+        let probe = dir.join(format!(".postmortem-probe-{}", std::process::id()));
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&probe)
+            .map_err(|e| bad(&dir, e))?;
+        let _ = std::fs::remove_file(&probe);
+        Ok(())
+    }
 }
 
 /// Writes an analysis in `format` (text or JSON).
@@ -96,10 +132,7 @@ pub fn write_analysis_as(
         AnalyzeFormat::Annotate => write_annotate(out, view.graph, view.labels, &sources()),
         AnalyzeFormat::Lcov => write_lcov(out, view.graph, view.labels, &inputs.path_map),
         AnalyzeFormat::Html => {
-            let dir = opts
-                .output
-                .clone()
-                .unwrap_or_else(|| PathBuf::from("postmortem-html"));
+            let dir = opts.html_dir();
             let title = format!("postmortem: {} + {}", view.cfg_path, view.report_path);
             let sources = sources();
             let page = HtmlReport {

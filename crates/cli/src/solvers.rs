@@ -29,19 +29,30 @@ pub struct SolverArgs {
     /// the UTL answer, and the output says so). cs, best: the same bound
     /// on the frame graph (past it, fsa's labels are kept) and on the
     /// bulk pass's product (at most a million states; past it, that pass
-    /// is skipped).
-    #[arg(long, value_name = "N", default_value_t = 4_000_000)]
+    /// is skipped). 0: no product at all (the labels of the polynomial
+    /// passes only).
+    #[arg(long, value_name = "N", default_value_t = 4_000_000,
+          value_parser = parse_states, allow_hyphen_values = true)]
     pub max_states: usize,
-    /// fsa: give up after this many seconds per exploration (same
-    /// degradation).
-    #[arg(long, value_name = "SECONDS")]
+    /// Give up a search after this many seconds (a decimal number; answers
+    /// degrade soundly, as for --max-states). The limit applies to each
+    /// exploration, not to the whole run: every product exploration of
+    /// fsa, fsa's confirmation of Maybe labels (all its rounds together)
+    /// and the cs refinement (frame graph, bulk pass and --exact together)
+    /// each get the whole time, so a run may take a few times as long. 0:
+    /// no search time at all (the labels of the polynomial passes; a query
+    /// gives up). Default: no limit.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_timeout,
+          allow_hyphen_values = true)]
     pub timeout: Option<f64>,
     /// fsa: memory budget of each product exploration, in bytes, or with a
     /// suffix K, M, G (powers of 1024), e.g. `2G`. Default: half the
     /// machine's RAM (MemTotal in /proc/meminfo; 4G if unreadable). When
     /// it would be exceeded the answer degrades soundly, as for
-    /// --max-states.
-    #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
+    /// --max-states. Also bounds the graph file's size, and by default
+    /// that of a report, backtrace or log (see --max-input-size).
+    #[arg(long, value_name = "BYTES", value_parser = parse_bytes,
+          allow_hyphen_values = true)]
     pub max_memory: Option<usize>,
     /// cs, best: decide every node the bulk pass leaves open, exactly in
     /// the context-sensitive semantics (by searches of the
@@ -57,10 +68,47 @@ pub struct SolverArgs {
     pub exact: bool,
 }
 
+/// The longest `--timeout`: about 31 years (longer is no limit: leave the
+/// option out).
+const MAX_TIMEOUT_S: f64 = 1e9;
+
+/// `--timeout`: a finite number of seconds, 0 or more.
+pub fn parse_timeout(s: &str) -> Result<f64, String> {
+    let t: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("not a number of seconds: {s:?} (e.g. 2.5)"))?;
+    if t.is_nan() {
+        return Err(
+            "NaN is not a number of seconds (e.g. 2.5; leave --timeout out for no limit)".into(),
+        );
+    }
+    if t < 0.0 {
+        return Err(format!(
+            "{s} is negative: give 0 or more seconds (0: no search at all; leave --timeout out for no limit)"
+        ));
+    }
+    if t > MAX_TIMEOUT_S {
+        return Err(format!(
+            "{s} seconds is more than the longest limit, {MAX_TIMEOUT_S:e} s: leave --timeout out for no limit"
+        ));
+    }
+    Ok(t)
+}
+
+/// `--max-states`: a whole number, 0 or more.
+pub fn parse_states(s: &str) -> Result<usize, String> {
+    s.trim().parse::<usize>().map_err(|_| {
+        format!("not a number of states: {s:?} (a whole number, 0 or more, e.g. 4000000)")
+    })
+}
+
 /// `123`, `64K`, `512M`, `2G` (powers of 1024) to bytes.
 pub fn parse_bytes(s: &str) -> Result<usize, String> {
     let t = s.trim();
     let (num, mult) = match t.char_indices().last() {
+        // `inf`, `NaN`: numbers, refused below.
+        Some((_, c)) if c.is_ascii_alphabetic() && t.parse::<f64>().is_ok() => (t, 1),
         Some((i, c)) if c.is_ascii_alphabetic() => {
             let m: usize = match c.to_ascii_uppercase() {
                 'K' => 1 << 10,
@@ -78,8 +126,10 @@ pub fn parse_bytes(s: &str) -> Result<usize, String> {
         .trim()
         .parse()
         .map_err(|_| format!("not a size: {s:?} (e.g. 2G, 512M)"))?;
-    if !(n.is_finite() && n > 0.0) {
-        return Err(format!("not a positive size: {s:?}"));
+    if !(n.is_finite() && n * mult as f64 >= 1.0) {
+        return Err(format!(
+            "not a positive size: {s:?} (a finite number of bytes, at least 1, e.g. 2G)"
+        ));
     }
     Ok((n * mult as f64).min(usize::MAX as f64) as usize)
 }
@@ -110,6 +160,11 @@ pub enum SolverName {
 }
 
 impl SolverArgs {
+    /// `--max-memory`, or half the machine's RAM.
+    pub fn memory_budget(&self) -> usize {
+        self.max_memory.unwrap_or_else(default_memory_budget)
+    }
+
     /// The configured solver `name`, answering for the whole process
     /// (signal handlers and threads included, see
     /// `postmortem_core::concurrency`).
@@ -118,11 +173,11 @@ impl SolverArgs {
             limits: FsaLimits {
                 max_states: self.max_states,
                 coarse_states: self.max_states,
-                timeout: self
-                    .timeout
-                    .filter(|t| t.is_finite() && *t > 0.0)
-                    .map(Duration::from_secs_f64),
-                max_memory: self.max_memory.unwrap_or_else(default_memory_budget),
+                // Finite and at most MAX_TIMEOUT_S (parse_timeout); 0 is
+                // a deadline already past: every search stops at once and
+                // the answer degrades soundly.
+                timeout: self.timeout.map(Duration::from_secs_f64),
+                max_memory: self.memory_budget(),
                 ..FsaLimits::default()
             },
         };

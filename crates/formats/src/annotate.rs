@@ -75,13 +75,21 @@ impl Sources {
         for fl in by_line(g, labels) {
             let graph_path = g.file_path(fl.file);
             let path = PathBuf::from(paths.apply(graph_path));
-            let text = match std::fs::read(&path) {
+            // A path from the graph: bounded, and never a device.
+            let limit = crate::input::Limit {
+                bytes: crate::input::DEFAULT_TEXT_LIMIT,
+                what: "source file",
+                raise: None,
+            };
+            let text = match crate::input::read_bounded(&path, &limit) {
                 Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
                 Err(e) => {
+                    let shown = format!("{}: ", path.display());
+                    let e = e.to_string();
                     missing.push(MissingSource {
                         graph_path: graph_path.to_string(),
                         looked_at: path.clone(),
-                        reason: crate::error::one_line(&e.to_string()),
+                        reason: crate::error::one_line(e.strip_prefix(&shown).unwrap_or(&e)),
                     });
                     None
                 }

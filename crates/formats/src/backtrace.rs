@@ -334,10 +334,33 @@ fn is_shared_library(module: &str) -> bool {
 
 /// Reads and parses a backtrace file (see [`parse_backtrace`]).
 pub fn read_backtrace_path(path: &Path) -> Result<Backtrace, FormatError> {
+    read_backtrace_path_limited(path, crate::input::DEFAULT_TEXT_LIMIT)
+}
+
+/// [`read_backtrace_path`], refusing a file of more than `limit` bytes,
+/// and devices (see [`crate::input`]).
+pub fn read_backtrace_path_limited(path: &Path, limit: u64) -> Result<Backtrace, FormatError> {
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| FormatError::io(&name, e))?;
+    let limit = crate::input::Limit::new(limit, "backtrace", "--max-input-size");
+    let bytes = crate::input::read_bounded(path, &limit)?;
     let text = String::from_utf8_lossy(&bytes);
-    parse_backtrace(&text, &name)
+    parse_backtrace(&text, &name).map_err(|e| json_hint(&text, &name).unwrap_or(e))
+}
+
+/// A "backtrace" that is JSON: a report or a Sentry event, which
+/// `--report` reads. The error says what it looks like.
+fn json_hint(text: &str, name: &str) -> Option<FormatError> {
+    let v: serde_json::Value = serde_json::from_str(text).ok()?;
+    let what = match v.is_object().then(|| crate::pmreport::detect(&v)) {
+        Some(crate::pmreport::ReportKind::Sentry) => "a Sentry event",
+        Some(crate::pmreport::ReportKind::Postmortem) => "a postmortem JSON report",
+        Some(crate::pmreport::ReportKind::Grissom) => "a JSON failure report",
+        None => "JSON",
+    };
+    Some(FormatError::text(
+        name,
+        &format!("not a backtrace: this is {what}; pass it with --report"),
+    ))
 }
 
 /// Parses a backtrace, detecting its format (see the module docs).

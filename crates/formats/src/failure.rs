@@ -20,10 +20,11 @@
 //! stay sound. Events go to the caller's sink as they happen, so nothing
 //! said before an error is lost.
 
-use crate::backtrace::{locator, merge_inlined_by_address, read_backtrace_path};
+use crate::backtrace::{locator, merge_inlined_by_address, read_backtrace_path_limited};
+use crate::input::{read_bounded, Limit};
 use crate::logs::{LogConfig, LogMatch, LogMatcher, LogWarning};
 use crate::native::{self, Binary, Core};
-use crate::pmreport::read_any_report;
+use crate::pmreport::read_any_report_limited;
 use crate::sancov::{FlagConstraints, SancovMap};
 use crate::vars::{ValueUse, VarMap};
 use postmortem_core::locate::{PathMap, SourceFrame};
@@ -52,7 +53,7 @@ pub struct FailureFiles<'a> {
 }
 
 /// How the failure inputs are read.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct FailureOptions {
     /// Path prefix rewrites between the failure data and the graph.
     pub path_map: PathMap,
@@ -62,6 +63,21 @@ pub struct FailureOptions {
     pub stack_only: bool,
     /// Do not use variables' values from a core (`--no-values`).
     pub no_values: bool,
+    /// The most bytes a report, a backtrace or a log may have
+    /// ([`crate::input::DEFAULT_TEXT_LIMIT`] by default).
+    pub max_input: u64,
+}
+
+impl Default for FailureOptions {
+    fn default() -> FailureOptions {
+        FailureOptions {
+            path_map: PathMap::default(),
+            log_config: LogConfig::default(),
+            stack_only: false,
+            no_values: false,
+            max_input: crate::input::DEFAULT_TEXT_LIMIT,
+        }
+    }
 }
 
 /// Something [`assemble`] tells its caller on the way.
@@ -127,7 +143,8 @@ pub fn assemble(
     let mut report = Report::default();
     if let Some(path) = files.report {
         let (_, mapped) =
-            read_any_report(path, g, &opts.path_map, &opts.log_config).map_err(input)?;
+            read_any_report_limited(path, opts.max_input, g, &opts.path_map, &opts.log_config)
+                .map_err(input)?;
         let name = path.display().to_string();
         for w in &mapped.warnings {
             sink(Event::Warning(format!("{name}: {w}")));
@@ -161,7 +178,7 @@ pub fn assemble(
         report.obs_no.extend(c.not_ran);
     }
     if let Some(path) = files.backtrace {
-        let bt = read_backtrace_path(path).map_err(input)?;
+        let bt = read_backtrace_path_limited(path, opts.max_input).map_err(input)?;
         let name = path.display().to_string();
         for n in &bt.notes {
             sink(Event::Warning(format!("{name}: {n}")));
@@ -187,7 +204,11 @@ pub fn assemble(
     }
     if let Some(path) = files.log {
         let name = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|e| input(format!("{name}: {e}")))?;
+        let limit = Limit::new(opts.max_input, "log", "--max-input-size");
+        let bytes = read_bounded(path, &limit).map_err(input)?;
+        if let Some(w) = buffering_warning(&bytes) {
+            sink(Event::Warning(format!("{name}: {w}")));
+        }
         let text = String::from_utf8_lossy(&bytes);
         let m = LogMatcher::new(g, &opts.log_config).match_text(&text);
         log_events(sink, &name, &m);
@@ -229,6 +250,25 @@ pub fn assemble(
         report = report.stack_only();
     }
     Ok(report)
+}
+
+/// What an empty log, or one that does not end with a newline, suggests:
+/// the program's output went to a file or a pipe, so it was fully
+/// buffered, and the crash lost what was still in the buffer (all of it,
+/// for a short run) — not "its last lines".
+pub fn buffering_warning(log: &[u8]) -> Option<String> {
+    const FIX: &str = "run the program as `stdbuf -oL ./prog > out.log` (line-buffered output) to keep every line printed before the crash";
+    if log.is_empty() {
+        Some(format!(
+            "the log is empty: output to a file or a pipe is fully buffered, and a crash loses all of it that was not yet written; {FIX}"
+        ))
+    } else if !log.ends_with(b"\n") {
+        Some(format!(
+            "the log does not end with a newline: its last line may be cut short, and the lines printed after it were lost with the output buffer at the crash; {FIX}"
+        ))
+    } else {
+        None
+    }
 }
 
 /// A log's warnings (at most [`MAX_SIMILAR`] unmatched lines, then their
@@ -354,7 +394,14 @@ fn flag_dump(
 ) -> Result<FlagConstraints, AssembleError> {
     let name = path.display().to_string();
     let map = map.ok_or_else(|| no_map(files.cfg))?;
-    let bytes = std::fs::read(path).map_err(|e| input(format!("{name}: cannot read: {e}")))?;
+    // One byte per flag: a dump cannot be longer (a device, a pipe that
+    // does not end, a core given as flags are refused at that size).
+    let limit = Limit {
+        bytes: map.flags.len() as u64,
+        what: "dump of this graph's coverage flags (one byte per flag)",
+        raise: None,
+    };
+    let bytes = read_bounded(path, &limit).map_err(input)?;
     let mut unknown = Vec::new();
     if let Some(bin) = bin {
         let pcs = bin.pcs().ok_or_else(|| {

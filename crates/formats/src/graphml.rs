@@ -56,16 +56,41 @@ const NONE: u32 = u32::MAX;
 ///
 /// Errors name the file by `path` as displayed.
 pub fn read_graphml_path(path: &Path) -> Result<Icfg, FormatError> {
+    read_graphml_path_limited(path, u64::MAX)
+}
+
+/// [`read_graphml_path`], refusing a file (or its gzip-decompressed
+/// content) of more than `limit` bytes, and anything but a regular file.
+pub fn read_graphml_path_limited(path: &Path, limit: u64) -> Result<Icfg, FormatError> {
     let name = path.display().to_string();
+    let size = crate::input::require_regular(path, "a graph")?;
+    let limit = crate::input::Limit::new(limit, "graph", "--max-memory");
+    if size > limit.bytes {
+        return Err(limit.exceeded(&name, Some(size)));
+    }
     let file = File::open(path).map_err(|e| FormatError::io(&name, e))?;
-    read_graphml(BufReader::with_capacity(1 << 16, file), &name)
+    read_graphml_limited(BufReader::with_capacity(1 << 16, file), &name, limit)
 }
 
 /// Reads a csi-cc GraphML control-flow graph from `reader`, decompressing
 /// it first if it starts with the gzip magic bytes `1f 8b`.
 ///
 /// `source_name` names the input in error messages.
-pub fn read_graphml<R: BufRead>(mut reader: R, source_name: &str) -> Result<Icfg, FormatError> {
+pub fn read_graphml<R: BufRead>(reader: R, source_name: &str) -> Result<Icfg, FormatError> {
+    read_graphml_limited(
+        reader,
+        source_name,
+        crate::input::Limit::new(u64::MAX, "graph", "--max-memory"),
+    )
+}
+
+/// [`read_graphml`], failing once more than `limit` bytes (after
+/// decompression) have been read.
+pub fn read_graphml_limited<R: BufRead>(
+    mut reader: R,
+    source_name: &str,
+    limit: crate::input::Limit,
+) -> Result<Icfg, FormatError> {
     let mut head = [0u8; 2];
     let mut n = 0;
     while n < head.len() {
@@ -80,10 +105,12 @@ pub fn read_graphml<R: BufRead>(mut reader: R, source_name: &str) -> Result<Icfg
         return Err(FormatError::empty(source_name));
     }
     let input = io::Cursor::new(head[..n].to_vec()).chain(reader);
+    let bounded = |r| crate::input::Bounded::new(r, limit, source_name);
     if head[..n] == [0x1f, 0x8b] {
-        Parser::new(flate2::bufread::MultiGzDecoder::new(input), source_name).run()
+        let r = bounded(Box::new(flate2::bufread::MultiGzDecoder::new(input)) as Box<dyn Read>);
+        Parser::new(r, source_name).run()
     } else {
-        Parser::new(input, source_name).run()
+        Parser::new(bounded(Box::new(input) as Box<dyn Read>), source_name).run()
     }
 }
 

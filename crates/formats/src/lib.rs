@@ -20,6 +20,7 @@ pub mod failure;
 pub mod frontend;
 pub mod graphml;
 pub mod html;
+pub mod input;
 pub mod lcov;
 pub mod logs;
 pub mod native;

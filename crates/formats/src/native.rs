@@ -88,6 +88,8 @@ impl Binary {
     /// Reads an ELF executable.
     pub fn read(path: &Path) -> Result<Binary, NativeError> {
         let shown = path.display();
+        crate::input::require_regular(path, "the program's binary (--binary)")
+            .map_err(|e| NativeError(e.to_string()))?;
         let data =
             std::fs::read(path).map_err(|e| NativeError(format!("{shown}: cannot read: {e}")))?;
         let lines = addr2line::Loader::new(path).ok();
@@ -362,6 +364,9 @@ impl Core {
     pub fn read(path: &Path) -> Result<Core, NativeError> {
         let shown = path.display().to_string();
         let cannot = |e: std::io::Error| NativeError(format!("{shown}: cannot read: {e}"));
+        // Mapped: a device or a pipe has no size to map.
+        crate::input::require_regular(path, "a core (it is mapped)")
+            .map_err(|e| NativeError(e.to_string()))?;
         let file = std::fs::File::open(path).map_err(cannot)?;
         let len = file.metadata().map_err(cannot)?.len();
         let data = if len == 0 {
@@ -944,6 +949,9 @@ fn open_lib(core: &Core, pc: u64) -> Result<Lib, String> {
         .iter()
         .find(|m| pc >= m.start && pc < m.end)
         .ok_or_else(|| format!("no mapped file holds {pc:#x}"))?;
+    // The path comes from the core: it must name a regular file here.
+    crate::input::require_regular(Path::new(&m.path), "a mapped library")
+        .map_err(|e| format!("{e} (mapped at {pc:#x} in the crashed process)"))?;
     let data =
         std::fs::read(&m.path).map_err(|e| format!("{} cannot be read here ({e})", m.path))?;
     let file = object::File::parse(&*data).map_err(|e| format!("{}: {e}", m.path))?;

@@ -403,8 +403,42 @@ pub fn read_any_report(
     paths: &PathMap,
     logs: &LogConfig,
 ) -> Result<(ReportKind, Mapped), FormatError> {
-    let (name, text) = crate::report_json::read_json_text(path)?;
-    read_any_report_str(&text, &name, g, paths, logs)
+    read_any_report_limited(path, crate::input::DEFAULT_TEXT_LIMIT, g, paths, logs)
+}
+
+/// [`read_any_report`], refusing a file (or its decompressed content) of
+/// more than `limit` bytes, and devices (see [`crate::input`]).
+pub fn read_any_report_limited(
+    path: &Path,
+    limit: u64,
+    g: &Icfg,
+    paths: &PathMap,
+    logs: &LogConfig,
+) -> Result<(ReportKind, Mapped), FormatError> {
+    let limit = crate::input::Limit::new(limit, "report", "--max-input-size");
+    let (name, text) = crate::report_json::read_json_text(path, &limit)?;
+    read_any_report_str(&text, &name, g, paths, logs).map_err(|e| match e {
+        FormatError::JsonSyntax { .. } => not_json_hint(&text, &name).unwrap_or(e),
+        e => e,
+    })
+}
+
+/// A report that is not JSON at all: if it is a backtrace or a log, an
+/// error that says so and names the option for it.
+fn not_json_hint(text: &str, name: &str) -> Option<FormatError> {
+    let start = text.trim_start();
+    if start.starts_with('{') || start.starts_with('[') {
+        return None; // JSON, broken: the syntax error says where
+    }
+    let what = match crate::backtrace::parse_backtrace(text, name) {
+        Ok(bt) if !bt.frames.is_empty() => "a backtrace; pass it with --backtrace",
+        _ if start.is_empty() => return None,
+        _ => "plain text, not JSON (a log? pass it with --log; a backtrace: --backtrace)",
+    };
+    Some(FormatError::text(
+        name,
+        &format!("not a JSON report: this looks like {what}"),
+    ))
 }
 
 /// [`read_any_report`] on text.

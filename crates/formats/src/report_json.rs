@@ -29,26 +29,41 @@ use std::path::Path;
 ///
 /// Errors name the file by `path` as displayed.
 pub fn read_report_path(path: &Path, g: &Icfg) -> Result<Report, FormatError> {
-    let (name, text) = read_json_text(path)?;
+    let limit = crate::input::Limit::new(
+        crate::input::DEFAULT_TEXT_LIMIT,
+        "report",
+        "--max-input-size",
+    );
+    let (name, text) = read_json_text(path, &limit)?;
     read_report_str(&text, &name, g)
 }
 
 /// A JSON file's name (as displayed) and text: gunzipped when it starts
 /// with gzip's magic, and checked to be UTF-8. Shared by the report
-/// readers.
-pub(crate) fn read_json_text(path: &Path) -> Result<(String, String), FormatError> {
+/// readers. The file, and its decompressed content, are read up to `limit`.
+pub(crate) fn read_json_text(
+    path: &Path,
+    limit: &crate::input::Limit,
+) -> Result<(String, String), FormatError> {
     let name = path.display().to_string();
-    let mut bytes = std::fs::read(path).map_err(|e| FormatError::io(&name, e))?;
+    let mut bytes = crate::input::read_bounded(path, limit)?;
     if bytes.starts_with(&[0x1f, 0x8b]) {
         let mut out = Vec::new();
-        flate2::read::MultiGzDecoder::new(&bytes[..])
-            .read_to_end(&mut out)
-            .map_err(|e| {
+        let mut r = crate::input::Bounded::new(
+            flate2::read::MultiGzDecoder::new(&bytes[..]),
+            *limit,
+            &name,
+        );
+        if let Err(e) = r.read_to_end(&mut out) {
+            return Err(if r.exceeded() {
+                r.limit_error()
+            } else {
                 FormatError::io(
                     &name,
                     std::io::Error::new(e.kind(), format!("corrupt gzip data: {e}")),
                 )
-            })?;
+            });
+        }
         bytes = out;
     }
     let text = String::from_utf8(bytes)

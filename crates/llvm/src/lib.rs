@@ -251,6 +251,10 @@ pub enum LlvmError {
         /// Why.
         source: std::io::Error,
     },
+    /// The file is not one to read: a device, a pipe, or larger than the
+    /// limit (see [`load_path_limited`]). The message names the file.
+    #[error("{0}")]
+    Input(String),
     /// LLVM 14 cannot parse the file as textual IR or bitcode.
     #[error("{path}: not LLVM 14 IR or bitcode: {message}")]
     Parse {
@@ -273,11 +277,17 @@ pub enum LlvmError {
 /// Reads a `.ll` or `.bc` file (told apart by content, see
 /// [`IrFormat::sniff`]; anything that is not bitcode is read as text).
 pub fn load_path(path: &Path) -> Result<Loaded, LlvmError> {
+    load_path_limited(path, u64::MAX)
+}
+
+/// [`load_path`], refusing anything but a regular file (LLVM reads the
+/// file again by its path) and a file of more than `limit` bytes.
+pub fn load_path_limited(path: &Path, limit: u64) -> Result<Loaded, LlvmError> {
+    use postmortem_formats::input::{read_bounded, require_regular, Limit};
     let shown = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|source| LlvmError::Io {
-        path: shown.clone(),
-        source,
-    })?;
+    require_regular(path, "LLVM IR").map_err(|e| LlvmError::Input(e.to_string()))?;
+    let bytes = read_bounded(path, &Limit::new(limit, "graph", "--max-memory"))
+        .map_err(|e| LlvmError::Input(e.to_string()))?;
     if is_bitcode(&bytes) {
         let mut decls = decls::from_bitcode(&bytes).unwrap_or_default();
         decls.declared = dbgvars::read(&bytes, true);

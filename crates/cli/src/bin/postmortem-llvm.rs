@@ -13,17 +13,27 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let args: Vec<_> = std::env::args_os().skip(1).collect();
-    let [path] = args.as_slice() else {
+    let usage = || {
         eprintln!(
-            "postmortem-llvm: usage: postmortem-llvm FILE.ll|FILE.bc > OUT (run by postmortem for LLVM IR input)"
+            "postmortem-llvm: usage: postmortem-llvm [--max-input-size BYTES] FILE.ll|FILE.bc > OUT (run by postmortem for LLVM IR input)"
         );
-        return ExitCode::from(2);
+        ExitCode::from(2)
+    };
+    let (limit, path) = match args.as_slice() {
+        [path] => (u64::MAX, path),
+        [opt, n, path] if opt == "--max-input-size" => {
+            match n.to_str().and_then(|n| n.parse::<u64>().ok()) {
+                Some(n) => (n, path),
+                None => return usage(),
+            }
+        }
+        _ => return usage(),
     };
     if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
         eprintln!("postmortem-llvm: the output is binary: redirect it to a file");
         return ExitCode::from(2);
     }
-    let loaded = match postmortem_llvm::load_path(std::path::Path::new(path)) {
+    let loaded = match postmortem_llvm::load_path_limited(std::path::Path::new(path), limit) {
         Ok(l) => l,
         Err(e) => {
             eprintln!("postmortem-llvm: {e}");
