@@ -72,26 +72,9 @@ pub fn run(a: AnalyzeArgs) -> Result<(), Failure> {
     }
     let s = a.solver.build(a.solver.solver);
     let t = Instant::now();
-    let rec = match s.recover(&loaded.graph, &loaded.report) {
-        // Values are the weakest evidence (memory a wild write may have
-        // changed): when the report is impossible with them, drop them
-        // and say so, rather than reject the crash.
-        Err(SolveError::Infeasible { culprit }) if !loaded.report.values.is_empty() => {
-            eprintln!(
-                "postmortem: warning: the variables' values contradict the rest of the report (first at {culprit}): memory changed by something the graph does not show? The {} value constraints are dropped",
-                loaded.report.values.len()
-            );
-            loaded.report.values.clear();
-            for v in &mut loaded.values {
-                if v.constraint.take().is_some() {
-                    v.unused = Some("dropped: the values contradict the rest of the report".into());
-                }
-            }
-            s.recover(&loaded.graph, &loaded.report)
-        }
-        r => r,
-    }
-    .map_err(|e| solve_failure(e, &a.inputs.report))?;
+    // Values (from a core) in stages: see `postmortem_core::staged`.
+    let rec = postmortem_core::staged::recover_with_values(&*s, &loaded.graph, &loaded.report)
+        .map_err(|e| solve_failure(e, &a.inputs.report))?;
     loaded.timings.recover_ms = ms(t);
     let cfg_path = a.inputs.cfg.display().to_string();
     let report_path = a.inputs.report.display().to_string();

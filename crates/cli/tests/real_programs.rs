@@ -337,8 +337,10 @@ struct Built {
     flags: Vec<String>,
 }
 
-/// The SanitizerCoverage modes of the core analyses.
-const SANCOV_MODES: [&str; 2] = ["func", "bb"];
+/// The builds of the core analyses: SanitizerCoverage's `func` and `bb`
+/// modes, and `plain` (no instrumentation: an ordinary `-O0 -g` build,
+/// whose core gives the stack and the variables' values).
+const SANCOV_MODES: [&str; 3] = ["func", "bb", "plain"];
 
 /// A SanitizerCoverage build of a program: the instrumented IR (the graph)
 /// and the binary built from it.
@@ -365,7 +367,12 @@ fn sancov_build(p: &Program, b: &Built, mode: &'static str) -> SancovBuild {
         bin: dir.join("prog"),
     };
     let stub = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/sancov/sancov_stub.c");
-    let cov = format!("-fsanitize-coverage={mode},inline-bool-flag,pc-table");
+    let plain = mode == "plain";
+    let cov = if plain {
+        "-g".to_string() // already in the flags: no instrumentation
+    } else {
+        format!("-fsanitize-coverage={mode},inline-bool-flag,pc-table")
+    };
     let recipe = format!(
         "{cov}\n{:?}\n{:?}\n{:?}\n{}",
         b.flags,
@@ -404,19 +411,24 @@ fn sancov_build(p: &Program, b: &Built, mode: &'static str) -> SancovBuild {
     let mut args: Vec<&str> = bcs.iter().map(|s| s.as_str()).collect();
     args.extend(["-o", "prog.bc"]);
     sh(&dir, "llvm-link-14", &args);
-    sh(
-        &dir,
-        "clang-14",
-        &[
-            "-g",
-            "-O0",
-            "-c",
-            stub.to_str().unwrap(),
-            "-o",
-            "sancov_stub.o",
-        ],
-    );
-    let mut args: Vec<&str> = vec!["-g", "-O0", "prog.bc", "sancov_stub.o"];
+    if !plain {
+        sh(
+            &dir,
+            "clang-14",
+            &[
+                "-g",
+                "-O0",
+                "-c",
+                stub.to_str().unwrap(),
+                "-o",
+                "sancov_stub.o",
+            ],
+        );
+    }
+    let mut args: Vec<&str> = vec!["-g", "-O0", "prog.bc"];
+    if !plain {
+        args.push("sancov_stub.o");
+    }
     args.extend(p.libs);
     args.extend(["-o", "prog"]);
     sh(&dir, "clang-14", &args);
@@ -875,7 +887,12 @@ fn first_code_counts(file: &Path, segments: &[Value]) -> BTreeMap<u64, u64> {
 /// other code run.
 fn crash_core(p: &Program, b: &Built, sb: &SancovBuild, point: &Point, c: &mut Crash) {
     let core = c.dir.join(format!("core-{}", sb.mode));
-    let join = past_flag_store(&sb.bin, &point.func);
+    // A plain build has no entry flag to step past.
+    let join = if sb.mode == "plain" {
+        None
+    } else {
+        past_flag_store(&sb.bin, &point.func)
+    };
     let args: Vec<String> = p.workloads[point.workload]
         .args
         .iter()
@@ -1065,6 +1082,13 @@ fn describe(found: &[Unsound]) -> String {
 /// What the checks of one program found.
 #[derive(Default)]
 struct Figures {
+    /// Local (per-activation) labels of plain-core analyses checked
+    /// against gdb's per-activation truth: (lines checked, unsound
+    /// descriptions, lines decided, lines of the frames' functions).
+    local_checked: usize,
+    local_unsound: Vec<String>,
+    local_decided: usize,
+    local_all: usize,
     /// The solvers each crash point is analysed with.
     solvers: &'static [&'static str],
     runs: usize,
@@ -1170,23 +1194,23 @@ fn check_crash(
     }
     for run in &c.cores {
         let (bc, bin, core) = (&run.bc, &run.bin, &run.core);
-        let (report, kind) = match run.mode {
-            "func" => ("core, func flags", "func flags"),
-            _ => ("core, bb flags", "bb flags"),
-        };
-        reports.push((
-            report,
-            Some(kind),
-            bc.display().to_string(),
-            vec![
+        for (report, kind, extra) in core_reports(run.mode) {
+            let mut inputs = vec![
                 "--core".into(),
                 core.display().to_string(),
                 "--binary".into(),
                 bin.display().to_string(),
-            ],
-            &c.truth,
-            run.crash_line.as_ref(),
-        ));
+            ];
+            inputs.extend(extra.iter().map(|s| s.to_string()));
+            reports.push((
+                report,
+                Some(kind),
+                bc.display().to_string(),
+                inputs,
+                &c.truth,
+                run.crash_line.as_ref(),
+            ));
+        }
     }
     for (report, kind, cfg, inputs, run, crash_line) in &reports {
         for &solver in fig.solvers {
@@ -1300,6 +1324,210 @@ fn check_crash(
     }
 }
 
+/// The lines each activation on the crash stack ran, outermost first:
+/// (function, lines), from a run of `bin` under gdb to the crash point
+/// with a non-stopping breakpoint on every line-table row of the stack's
+/// functions (recording the line under the frame's CFA, gdb's frame id)
+/// and on each function's first instruction (a new activation at that
+/// CFA forgets what an older one there ran). None if gdb fails.
+fn local_truth(
+    p: &Program,
+    b: &Built,
+    point: &Point,
+    c: &Crash,
+    bin: &Path,
+) -> Option<Vec<(String, BTreeSet<u64>)>> {
+    let funcs: BTreeSet<&str> = c.frames.iter().map(|f| f.func.as_str()).collect();
+    let args: Vec<String> = p.workloads[point.workload]
+        .args
+        .iter()
+        .map(|a| format!("'{}'", expand(a, b)))
+        .collect();
+    let script = format!(
+        r#"import gdb, re
+funcs = [{funcs}]
+gdb.execute("set breakpoint pending off")
+gdb.execute("starti {args} > /dev/null", to_string=True)
+ran = {{}}
+def cfa():
+    m = re.search(r"stack=(0x[0-9a-f]+)", str(gdb.newest_frame()))
+    return m.group(1) if m else None
+class Row(gdb.Breakpoint):
+    def __init__(self, pc, line):
+        super().__init__("*%#x" % pc, internal=True)
+        self.line = line
+    def stop(self):
+        ran.setdefault(cfa(), set()).add(self.line)
+        return False
+class Entry(gdb.Breakpoint):
+    def __init__(self, pc):
+        super().__init__("*%#x" % pc, internal=True)
+    def stop(self):
+        ran[cfa()] = set()
+        return False
+seen = set()
+for f in funcs:
+    try:
+        block = gdb.block_for_pc(int(gdb.parse_and_eval("(long)&%s" % f)))
+    except gdb.error:
+        continue
+    while block.superblock is not None and block.superblock.function is not None:
+        block = block.superblock
+    lo, hi = block.start, block.end
+    sal = gdb.find_pc_line(lo)
+    Entry(lo)
+    for e in sal.symtab.linetable():
+        if lo <= e.pc < hi and e.line > 0 and e.pc not in seen:
+            seen.add(e.pc)
+            Row(e.pc, e.line)
+stop = gdb.Breakpoint({func:?})
+stop.ignore_count = {ignore}
+gdb.execute("continue", to_string=True)
+f = gdb.newest_frame()
+while f is not None:
+    name = f.name()
+    m = re.search(r"stack=(0x[0-9a-f]+)", str(f))
+    lines = sorted(ran.get(m.group(1), set())) if m else []
+    print("FRAME %s %s" % (name, " ".join(str(l) for l in lines)))
+    f = f.older()
+gdb.execute("kill", to_string=True)
+"#,
+        funcs = funcs
+            .iter()
+            .map(|f| format!("{f:?}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        args = args.join(" ").replace('"', "\\\""),
+        func = point.func,
+        ignore = point.hit - 1,
+    );
+    let path = c.dir.join("local-truth.py");
+    std::fs::write(&path, script).unwrap();
+    let o = Command::new("gdb")
+        .current_dir(&c.dir)
+        .args(["-nx", "-batch", "-iex", "set debuginfod enabled off"])
+        .args(["-x", path.to_str().unwrap()])
+        .arg(bin)
+        .stdin(Stdio::null())
+        .output()
+        .ok()?;
+    let out = String::from_utf8_lossy(&o.stdout);
+    let mut frames: Vec<(String, BTreeSet<u64>)> = out
+        .lines()
+        .filter_map(|l| l.strip_prefix("FRAME "))
+        .map(|l| {
+            let mut w = l.split_whitespace();
+            let name = w.next().unwrap_or("").to_string();
+            (name, w.filter_map(|x| x.parse().ok()).collect())
+        })
+        .collect();
+    if frames.is_empty() {
+        return None;
+    }
+    frames.reverse(); // outermost first
+    Some(frames)
+}
+
+/// Checks the Local labels of the plain-core analysis (default solver)
+/// of crash point `point` against each activation's own run
+/// ([`local_truth`]): a Local Yes line must have run in that activation,
+/// a Local No line must not have. Frames are matched by function, in
+/// order from the outermost. `}` lines are left out, as for Global.
+fn check_local(
+    p: &Program,
+    b: &Built,
+    point: &Point,
+    c: &Crash,
+    run: &CoreRun,
+    fig: &mut Figures,
+    src: &mut Sources,
+) {
+    let Some(truth) = local_truth(p, b, point, c, &run.bin) else {
+        fig.local_unsound
+            .push(format!("{point}: gdb gave no per-activation truth"));
+        return;
+    };
+    let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
+        .current_dir(&c.dir)
+        .args([
+            "analyze",
+            "--cfg",
+            run.bc.to_str().unwrap(),
+            "--format",
+            "json",
+        ])
+        .args([
+            "--core",
+            run.core.to_str().unwrap(),
+            "--binary",
+            run.bin.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", show(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let mut t = truth.iter();
+    for f in v["frames"].as_array().unwrap() {
+        let func = f["function"].as_str().unwrap();
+        let Some((_, ran)) = t.by_ref().find(|(name, _)| name == func) else {
+            break;
+        };
+        let path = canonical(f["file"].as_str().unwrap_or(""));
+        let lines = |k: &str| -> Vec<u64> {
+            f["lines"][k]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_u64().unwrap())
+                .collect()
+        };
+        let (yes, no, maybe) = (lines("yes"), lines("no"), lines("maybe"));
+        fig.local_decided += yes.len() + no.len();
+        fig.local_all += yes.len() + no.len() + maybe.len();
+        for (l, label) in yes
+            .iter()
+            .map(|l| (*l, "Yes"))
+            .chain(no.iter().map(|l| (*l, "No")))
+        {
+            if src.is_brace(&path, l) {
+                continue;
+            }
+            fig.local_checked += 1;
+            let wrong = (label == "Yes") != ran.contains(&l);
+            if wrong {
+                fig.local_unsound.push(format!(
+                    "{}:{l} is {label} in the activation of `{func}` at {point}, which {} it: `{}`",
+                    path.display(),
+                    if ran.contains(&l) {
+                        "ran"
+                    } else {
+                        "did not run"
+                    },
+                    src.text(&path, l).trim()
+                ));
+            }
+        }
+    }
+}
+
+/// The analyses of a core of build `mode`: (report name, precision kind,
+/// extra options). A plain core is analysed with the variables' values
+/// (the default) and without them (`--no-values`).
+fn core_reports(mode: &str) -> Vec<(&'static str, &'static str, &'static [&'static str])> {
+    match mode {
+        "func" => vec![("core, func flags", "func flags", &[])],
+        "bb" => vec![("core, bb flags", "bb flags", &[])],
+        _ => vec![
+            ("core, plain", "plain core", &[]),
+            (
+                "core, plain, no values",
+                "plain core, no values",
+                &["--no-values"],
+            ),
+        ],
+    }
+}
+
 /// Builds `p`, crashes it at its crash points (the first `limit`), checks
 /// every label and returns the figures.
 fn run(p: &Program, limit: Option<usize>, cores: bool) -> Figures {
@@ -1341,6 +1569,9 @@ fn run(p: &Program, limit: Option<usize>, cores: bool) -> Figures {
         let before = fig.unsound.len();
         check_crash(p, &b, point, &c, &mut fig, &mut src);
         referee(p, &b, point, &c, &mut fig, before);
+        if let Some(run) = c.cores.iter().find(|r| r.mode == "plain") {
+            check_local(p, &b, point, &c, run, &mut fig, &mut src);
+        }
         eprintln!(
             "{}: crash point {point}: {} frames, {} unsound so far",
             p.name,
@@ -1349,6 +1580,17 @@ fn run(p: &Program, limit: Option<usize>, cores: bool) -> Figures {
         );
     }
     fig.seconds = start.elapsed().as_secs_f64();
+    if fig.local_all > 0 {
+        eprintln!(
+            "{}: Local labels from plain cores: {} of {} lines of the stack's functions decided ({:.1}%), {} checked against each activation's run, {} unsound",
+            p.name,
+            fig.local_decided,
+            fig.local_all,
+            100.0 * fig.local_decided as f64 / fig.local_all as f64,
+            fig.local_checked,
+            fig.local_unsound.len()
+        );
+    }
     if !fig.refereed.is_empty() {
         eprintln!(
             "{}: labels that llvm-cov contradicts and gdb confirms:\n{}",
@@ -1369,7 +1611,7 @@ fn run(p: &Program, limit: Option<usize>, cores: bool) -> Figures {
 /// program and solver, as a Markdown table.
 fn precision_table(results: &[(&str, &Figures)]) -> String {
     let mut out = String::from(
-        "| program | solver | crash points | backtrace only | core, func flags | core, bb flags |\n|---|---|---|---|---|---|\n",
+        "| program | solver | crash points | backtrace only | plain core, no values | plain core, values | core, func flags | core, bb flags |\n|---|---|---|---|---|---|---|---|\n",
     );
     for (name, f) in results {
         if f.precision.is_empty() {
@@ -1384,9 +1626,11 @@ fn precision_table(results: &[(&str, &Figures)]) -> String {
             };
             writeln!(
                 out,
-                "| {name} | {solver} | {} | {} | {} | {} |",
+                "| {name} | {solver} | {} | {} | {} | {} | {} | {} |",
                 f.core_runs,
                 share("backtrace"),
+                share("plain core, no values"),
+                share("plain core"),
                 share("func flags"),
                 share("bb flags")
             )
@@ -1414,11 +1658,8 @@ fn referee(p: &Program, b: &Built, point: &Point, c: &Crash, fig: &mut Figures, 
         .cores
         .iter()
         .map(|run| {
-            let report = match run.mode {
-                "func" => "core, func flags",
-                _ => "core, bb flags",
-            };
-            (vec![report], run.bin.clone(), run.mode)
+            let reports = core_reports(run.mode).iter().map(|r| r.0).collect();
+            (reports, run.bin.clone(), run.mode)
         })
         .collect();
     groups.push((
@@ -1579,6 +1820,9 @@ fn assert_sound(results: &[(&str, &Figures)]) {
         if !f.unsound.is_empty() {
             write!(msg, "{name}:\n{}", describe(&f.unsound)).unwrap();
         }
+        for u in &f.local_unsound {
+            writeln!(msg, "{name}: Local: {u}").unwrap();
+        }
     }
     assert!(
         msg.is_empty(),
@@ -1621,6 +1865,24 @@ fn check_programs(programs: &[&Program], limit: Option<usize>, cores: bool) {
             share("cs"),
             share("best")
         );
+        // Variables' values from a plain core: never fewer lines decided
+        // than without them, and more with the default solver.
+        if f.core_runs > 0 {
+            for solver in f.solvers {
+                let get = |kind: &str| f.precision.get(&(kind, *solver)).map_or(0, |p| p.0);
+                let (with, without) = (get("plain core"), get("plain core, no values"));
+                assert!(
+                    with >= without,
+                    "{name}, {solver}: {with} lines decided with values, {without} without"
+                );
+                if *solver == "best" {
+                    assert!(
+                        with > without,
+                        "{name}: the values decide nothing ({with} lines)"
+                    );
+                }
+            }
+        }
     }
     assert_sound(&results);
 }

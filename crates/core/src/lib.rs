@@ -37,6 +37,7 @@ pub(crate) mod lower;
 pub mod query;
 pub mod report;
 pub mod solver;
+pub mod staged;
 pub(crate) mod structure;
 pub mod summary;
 pub mod utl;

@@ -794,3 +794,67 @@ fn values_are_exact_in_fsa_and_sound_in_utl() {
         "{decided_by_values}"
     );
 }
+
+/// Values in stages (`staged::recover_with_values`, what `analyze` runs):
+/// sound against the oracle with every value, never less precise than the
+/// report without values, and, with one group, as precise as FSA with
+/// every value at once.
+#[test]
+fn staged_values_are_sound_and_refine_the_base() {
+    use postmortem_core::staged::{recover_with_values, GROUP};
+    let (mut runs, mut gained) = (0, 0);
+    for seed in 0..cases() as u64 {
+        let mut rng = Rng::new(seed ^ 0x57A6);
+        let g = random_icfg(&mut rng, &GraphShape::default());
+        let mut r = random_report(&mut rng, &g, true);
+        let n = g.num_nodes();
+        for _ in 0..1 + rng.below(10) {
+            let writes: Vec<NodeId> = (0..1 + rng.below(3))
+                .map(|_| NodeId::new(rng.below(n)))
+                .collect();
+            let writes = postmortem_core::report::NodeSet::new(writes).expect("non-empty");
+            let bad = writes
+                .nodes()
+                .iter()
+                .copied()
+                .filter(|_| rng.chance(40))
+                .collect();
+            r.values.push(postmortem_core::report::LastWrite {
+                writes,
+                bad,
+                need: rng.chance(30),
+                what: "v".into(),
+            });
+        }
+        let base_report = Report {
+            values: Vec::new(),
+            ..r.clone()
+        };
+        let Some(base_truth) = oracle::recover(&g, &base_report) else {
+            continue;
+        };
+        let fsa = Fsa::default();
+        let Ok(staged) = recover_with_values(&fsa, &g, &r) else {
+            panic!("seed {seed}: the base is feasible");
+        };
+        runs += 1;
+        if let Some(truth) = oracle::recover(&g, &r) {
+            assert_sound(&staged.labels, &truth, &format!("seed {seed}"));
+            if r.values.len() <= GROUP {
+                let joint = fsa.recover(&g, &r).expect("feasible");
+                assert_eq!(staged.labels, joint.labels, "seed {seed}");
+            }
+        }
+        for (s, b) in staged.labels.iter().zip(&base_truth) {
+            assert!(
+                *b == Label::Maybe || s == b,
+                "seed {seed}: less precise than the base"
+            );
+            if *b == Label::Maybe && *s != Label::Maybe {
+                gained += 1;
+            }
+        }
+    }
+    eprintln!("{runs} staged recoveries, {gained} labels gained from values");
+    assert!(runs > cases() as usize / 4 && gained > 0, "{runs} {gained}");
+}

@@ -1,0 +1,182 @@
+//! Bulk recovery with variables' values in stages ([`recover_with_values`]),
+//! so that many values never multiply into one product.
+//!
+//! A core of a real program gives tens of value constraints
+//! ([`crate::report::LastWrite`]); each is a small automaton, but the
+//! product of 25 of them with the rest of a report does not fit (bzip2
+//! with a coverage core: over two minutes, then limits). Values are mostly
+//! local facts, so:
+//!
+//! 1. the report without values is recovered (labels `L0`, sound for the
+//!    whole report, which is stronger);
+//! 2. each value is simplified with `L0`: writes that never run leave it;
+//!    one whose bad writes never run (and whose need a good write that
+//!    surely runs meets) is already satisfied and leaves the report;
+//! 3. the rest are recovered in groups of at most [`GROUP`], each group
+//!    with the whole report without the other values, at most
+//!    [`MAX_GROUPS`] groups (the values beyond are dropped and listed);
+//! 4. the labels are merged: every run's labels are sound for a weaker
+//!    report than the whole one, so each decided label holds; a group that
+//!    finds its values impossible with the rest, or whose labels
+//!    contradict those of an earlier group, is dropped and listed (the
+//!    values contradict the report: memory the graph cannot explain).
+//!
+//! Sound, and exact for each group; what joint reasoning over values of
+//! different groups would add is given up.
+
+use crate::icfg::Icfg;
+use crate::report::{LastWrite, Origin, Report};
+use crate::solver::{Label, Recovery, SolveError, Solver, Weakening};
+
+/// Values per group.
+pub const GROUP: usize = 4;
+/// Groups per recovery.
+pub const MAX_GROUPS: usize = 8;
+
+/// [`Solver::recover`] of `report`, its values taken in stages (see the
+/// module docs). Without values, exactly `s.recover(report)`.
+pub fn recover_with_values(
+    s: &dyn Solver,
+    g: &Icfg,
+    report: &Report,
+) -> Result<Recovery, SolveError> {
+    if report.values.is_empty() {
+        return s.recover(g, report);
+    }
+    let base_report = Report {
+        values: Vec::new(),
+        ..report.clone()
+    };
+    let mut rec = s.recover(g, &base_report)?;
+    let mut left: Vec<(usize, LastWrite)> = Vec::new();
+    for (i, v) in report.values.iter().enumerate() {
+        match simplify(v, &rec.labels) {
+            Simplified::Satisfied => {}
+            Simplified::Impossible => rec.weakened.push(Weakening {
+                origin: Origin::Value(i),
+                how: format!(
+                    "{}: dropped: no store that can leave the value runs on a path the rest of the report allows",
+                    v.what
+                ),
+            }),
+            Simplified::Keep(w) => left.push((i, w)),
+        }
+    }
+    let mut groups = 0u64;
+    for chunk in left.chunks(GROUP) {
+        if groups as usize == MAX_GROUPS {
+            for (i, v) in chunk {
+                rec.weakened.push(Weakening {
+                    origin: Origin::Value(*i),
+                    how: format!(
+                        "{}: dropped: more than {} values",
+                        v.what,
+                        GROUP * MAX_GROUPS
+                    ),
+                });
+            }
+            continue;
+        }
+        groups += 1;
+        let r = Report {
+            values: chunk.iter().map(|(_, v)| v.clone()).collect(),
+            ..base_report.clone()
+        };
+        match s.recover(g, &r) {
+            Ok(more) if conflicts(&rec.labels, &more.labels) => {
+                // Each group fits the rest of the report, but not together
+                // with the groups before: the values contradict each other.
+                for (i, v) in chunk {
+                    rec.weakened.push(Weakening {
+                        origin: Origin::Value(*i),
+                        how: format!(
+                            "{}: dropped: its group of values contradicts the values of an earlier group (memory changed by something the graph does not show?)",
+                            v.what
+                        ),
+                    });
+                }
+            }
+            Ok(more) => {
+                merge(&mut rec.labels, &more.labels);
+                // Origins inside the group's report are 0..chunk.len().
+                for mut w in more.weakened {
+                    if let Origin::Value(k) = w.origin {
+                        w.origin = Origin::Value(chunk[k].0);
+                    }
+                    if !rec.weakened.contains(&w) {
+                        rec.weakened.push(w);
+                    }
+                }
+            }
+            Err(SolveError::Infeasible { .. }) => {
+                for (i, v) in chunk {
+                    rec.weakened.push(Weakening {
+                        origin: Origin::Value(*i),
+                        how: format!(
+                            "{}: dropped: its group of values contradicts the rest of the report (memory changed by something the graph does not show?)",
+                            v.what
+                        ),
+                    });
+                }
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    rec.undecided
+        .retain(|n| rec.labels[n.index()] == Label::Maybe);
+    rec.stats.push(("value_groups", groups));
+    Ok(rec)
+}
+
+enum Simplified {
+    Satisfied,
+    Impossible,
+    Keep(LastWrite),
+}
+
+/// A value with sound labels: its writes that never run removed.
+fn simplify(v: &LastWrite, labels: &[Label]) -> Simplified {
+    let runs = |n: &crate::ids::NodeId| labels[n.index()] != Label::No;
+    let writes: Vec<_> = v.writes.nodes().iter().copied().filter(runs).collect();
+    let bad: Vec<_> = v.bad.iter().copied().filter(runs).collect();
+    let good_sure = v.good().any(|n| labels[n.index()] == Label::Yes);
+    let good_any = v.good().any(|n| runs(&n));
+    if bad.is_empty() && (!v.need || good_sure) {
+        return Simplified::Satisfied;
+    }
+    if v.need && !good_any {
+        return Simplified::Impossible;
+    }
+    match crate::report::NodeSet::new(writes) {
+        Some(writes) => Simplified::Keep(LastWrite {
+            writes,
+            bad,
+            need: v.need,
+            what: v.what.clone(),
+        }),
+        None => Simplified::Satisfied, // no write runs and none is needed
+    }
+}
+
+/// Whether two label vectors decide a node in opposite ways (then no
+/// execution satisfies both reports).
+fn conflicts(a: &[Label], b: &[Label]) -> bool {
+    a.iter()
+        .zip(b)
+        .any(|(&x, &y)| x != Label::Maybe && y != Label::Maybe && x != y)
+}
+
+/// Adds to `into` every label `from` decides (both sound, and not in
+/// conflict).
+fn merge(into: &mut [Label], from: &[Label]) {
+    for (i, (a, &b)) in into.iter_mut().zip(from).enumerate() {
+        if *a == Label::Maybe {
+            *a = b;
+        } else {
+            debug_assert!(
+                b == Label::Maybe || b == *a,
+                "sound labels disagree at node {i}: {a:?} then {b:?}"
+            );
+        }
+    }
+}
