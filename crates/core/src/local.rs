@@ -17,12 +17,16 @@
 //! targets (a `longjmp` from below lands there). Nodes the global labels
 //! say never ran are removed (they ran in no activation). A node on no
 //! such path is No; a node whose removal disconnects the entry from the
-//! pending point is Yes. Sound, not exact: the rest of the report
-//! constrains the activation only through the global No labels.
+//! pending point is Yes. The values of the activation's own local
+//! variables (the report's [`LastWrite`]s over the function's nodes and
+//! entry) constrain it too: one at a time, the walk carries the value's
+//! automaton and ends in an accepting state. Sound, not exact: the rest
+//! of the report constrains the activation only through the global No
+//! labels.
 
 use crate::icfg::{EdgeKind, Icfg, NodeKind};
 use crate::ids::{FuncId, NodeId};
-use crate::report::Report;
+use crate::report::{LastWrite, Report};
 use crate::solver::Label;
 
 /// The Local labels of one frame.
@@ -94,7 +98,33 @@ pub fn frame_labels(g: &Icfg, report: &Report, global: &[Label]) -> Vec<FrameLab
                 .collect(),
         };
         let local = LocalGraph::new(g, f, &nodes, global, async_code);
-        let labels = local.labels(&entries, &stop);
+        let mut labels = local.labels(&entries, &stop, None);
+        // The values of this activation's locals: those whose writes are
+        // all in F and start with F's entry (see `vars::constraints`).
+        let entry = g.function(f).entry;
+        for v in &report.values {
+            let mine = entry.is_some_and(|e| v.writes.contains(e))
+                && v.writes.nodes().iter().all(|&w| g.func_of(w) == f);
+            if !mine || entries.len() != 1 {
+                continue;
+            }
+            let more = local.labels(&entries, &stop, Some(v));
+            if more.iter().all(|&(_, l)| l == Label::Maybe) {
+                continue; // not explained: nothing learned
+            }
+            let clash = labels
+                .iter()
+                .zip(&more)
+                .any(|(a, b)| a.1 != Label::Maybe && b.1 != Label::Maybe && a.1 != b.1);
+            if clash {
+                continue; // the value contradicts: memory the graph cannot explain
+            }
+            for (a, b) in labels.iter_mut().zip(&more) {
+                if a.1 == Label::Maybe {
+                    a.1 = b.1;
+                }
+            }
+        }
         out.push(FrameLabels {
             frame: if k == usize::MAX { 0 } else { k + 1 },
             function: f,
@@ -156,66 +186,105 @@ impl LocalGraph {
         }
     }
 
-    /// Reachability from `from` to any of `to`, without node `skip`.
-    fn reach(&self, from: &[usize], skip: Option<usize>) -> Vec<bool> {
-        let mut seen = vec![false; self.nodes.len()];
-        let mut stack = Vec::new();
-        for &s in from {
-            if !self.dead[s] && Some(s) != skip && !seen[s] {
-                seen[s] = true;
-                stack.push(s);
-            }
-        }
-        while let Some(v) = stack.pop() {
-            for &w in &self.succ[v] {
-                if !seen[w] && !self.dead[w] && Some(w) != skip {
-                    seen[w] = true;
-                    stack.push(w);
+    /// Local labels from `entries` to `stop`, with a variable's value of
+    /// this activation (a [`LastWrite`] over `F`'s nodes) when given: the
+    /// walk then carries its automaton's state (0 none yet, 1 good last,
+    /// 2 bad last) and ends only in an accepting one.
+    fn labels(
+        &self,
+        entries: &[NodeId],
+        stop: &[NodeId],
+        value: Option<&LastWrite>,
+    ) -> Vec<(NodeId, Label)> {
+        let n = self.nodes.len();
+        let q = if value.is_some() { 3 } else { 1 };
+        let step = |st: usize, v: usize| -> usize {
+            match value {
+                Some(w) if w.writes.contains(self.nodes[v]) => {
+                    if w.bad.binary_search(&self.nodes[v]).is_ok() {
+                        2
+                    } else {
+                        1
+                    }
                 }
+                _ => st,
             }
-        }
-        seen
-    }
-
-    fn labels(&self, entries: &[NodeId], stop: &[NodeId]) -> Vec<(NodeId, Label)> {
+        };
+        let accepts = |st: usize| match value {
+            Some(w) => st == 1 || (st == 0 && !w.need),
+            None => true,
+        };
         let idx = |set: &[NodeId]| -> Vec<usize> {
             set.iter()
                 .filter_map(|v| self.nodes.iter().position(|x| x == v))
+                .filter(|&i| !self.dead[i])
                 .collect()
         };
         let (s, t) = (idx(entries), idx(stop));
-        let fwd = self.reach(&s, None);
-        // Backward: reverse edges.
-        let mut pred = vec![Vec::new(); self.nodes.len()];
-        for (v, ws) in self.succ.iter().enumerate() {
-            for &w in ws {
-                pred[w].push(v);
+        let starts: Vec<usize> = s.iter().map(|&i| i * q + step(0, i)).collect();
+        let is_target = |x: usize| t.contains(&(x / q)) && accepts(x % q);
+        // Forward over product states, without node `skip`.
+        let forward = |skip: Option<usize>| -> Vec<bool> {
+            let mut seen = vec![false; n * q];
+            let mut stack = Vec::new();
+            for &x in &starts {
+                if Some(x / q) != skip && !seen[x] {
+                    seen[x] = true;
+                    stack.push(x);
+                }
             }
-        }
-        let mut bwd = vec![false; self.nodes.len()];
-        let mut stack: Vec<usize> = t.iter().copied().filter(|&x| !self.dead[x]).collect();
-        for &x in &stack {
-            bwd[x] = true;
-        }
-        while let Some(v) = stack.pop() {
-            for &w in &pred[v] {
-                if !bwd[w] && !self.dead[w] {
-                    bwd[w] = true;
-                    stack.push(w);
+            while let Some(x) = stack.pop() {
+                for &w in &self.succ[x / q] {
+                    if self.dead[w] || Some(w) == skip {
+                        continue;
+                    }
+                    let y = w * q + step(x % q, w);
+                    if !seen[y] {
+                        seen[y] = true;
+                        stack.push(y);
+                    }
+                }
+            }
+            seen
+        };
+        let reaches = |skip: Option<usize>| {
+            forward(skip)
+                .iter()
+                .enumerate()
+                .any(|(x, &b)| b && is_target(x))
+        };
+        let fwd = forward(None);
+        // Backward over product states from the accepting targets.
+        let mut pred: Vec<Vec<usize>> = vec![Vec::new(); n * q];
+        for (x, _) in fwd.iter().enumerate().filter(|(_, &b)| b) {
+            for &w in &self.succ[x / q] {
+                if !self.dead[w] {
+                    pred[w * q + step(x % q, w)].push(x);
                 }
             }
         }
-        let live: Vec<bool> = (0..self.nodes.len()).map(|i| fwd[i] && bwd[i]).collect();
-        let reaches = |skip: Option<usize>| {
-            let r = self.reach(&s, skip);
-            t.iter().any(|&x| r[x])
-        };
-        if !reaches(None) {
+        let mut bwd = vec![false; n * q];
+        let mut stack: Vec<usize> = (0..n * q).filter(|&x| fwd[x] && is_target(x)).collect();
+        for &x in &stack {
+            bwd[x] = true;
+        }
+        while let Some(x) = stack.pop() {
+            for &y in &pred[x] {
+                if !bwd[y] {
+                    bwd[y] = true;
+                    stack.push(y);
+                }
+            }
+        }
+        if !(0..n * q).any(|x| bwd[x] && starts.contains(&x)) {
             // The graph does not explain the activation: claim nothing.
             return self.nodes.iter().map(|&v| (v, Label::Maybe)).collect();
         }
-        let exact_yes = self.nodes.len() <= MAX_NODES_FOR_YES;
-        (0..self.nodes.len())
+        let live: Vec<bool> = (0..n)
+            .map(|i| (0..q).any(|k| fwd[i * q + k] && bwd[i * q + k]))
+            .collect();
+        let exact_yes = n * q <= MAX_NODES_FOR_YES;
+        (0..n)
             .map(|i| {
                 let l = if !live[i] {
                     Label::No
