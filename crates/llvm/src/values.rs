@@ -639,30 +639,36 @@ impl<'m> Aggregates<'m> {
     /// candidates (to a fixpoint, so that the order of blocks does not
     /// matter), then every use.
     fn scan(&mut self, functions: &[&llvm_ir::Function], low: &Lowered<'_>) {
+        for f in functions {
+            // A `getelementptr`'s result is a local of its function.
+            self.derived.clear();
+            self.scan_function(f, low);
+        }
+    }
+
+    fn scan_function(&mut self, f: &llvm_ir::Function, low: &Lowered<'_>) {
         loop {
             let mut grew = false;
-            for f in functions {
-                for bb in &f.basic_blocks {
-                    for inst in &bb.instrs {
-                        let Instruction::GetElementPtr(g) = inst else {
-                            continue;
-                        };
-                        let k = name_str(&g.dest);
-                        if self.derived.contains_key(&k) {
-                            continue;
+            for bb in &f.basic_blocks {
+                for inst in &bb.instrs {
+                    let Instruction::GetElementPtr(g) = inst else {
+                        continue;
+                    };
+                    let k = name_str(&g.dest);
+                    if self.derived.contains_key(&k) {
+                        continue;
+                    }
+                    let Some(at) = self.place(&g.address) else {
+                        continue;
+                    };
+                    let idx: Vec<Option<u64>> = g.indices.iter().map(op_index).collect();
+                    let same_type = at.as_ref().is_some_and(|p| p.ty == g.source_element_type);
+                    match at.and_then(|p| step(self.m, &p, &idx)) {
+                        Some(p) if same_type => {
+                            self.derived.insert(k, p);
+                            grew = true;
                         }
-                        let Some(at) = self.place(&g.address) else {
-                            continue;
-                        };
-                        let idx: Vec<Option<u64>> = g.indices.iter().map(op_index).collect();
-                        let same_type = at.as_ref().is_some_and(|p| p.ty == g.source_element_type);
-                        match at.and_then(|p| step(self.m, &p, &idx)) {
-                            Some(p) if same_type => {
-                                self.derived.insert(k, p);
-                                grew = true;
-                            }
-                            _ => self.escape(&g.address),
-                        }
+                        _ => self.escape(&g.address),
                     }
                 }
             }
@@ -670,27 +676,25 @@ impl<'m> Aggregates<'m> {
                 break;
             }
         }
-        for f in functions {
-            for bb in &f.basic_blocks {
-                for inst in &bb.instrs {
-                    match inst {
-                        Instruction::Load(l) => self.access(&l.address, None, low),
-                        Instruction::Store(s) => {
-                            self.escape(&s.value);
-                            self.access(&s.address, Some((inst, &s.value)), low);
-                        }
-                        Instruction::GetElementPtr(g)
-                            if self.derived.contains_key(&name_str(&g.dest)) =>
-                        {
-                            for i in &g.indices {
-                                self.escape(i);
-                            }
-                        }
-                        _ => instruction_operands(inst, &mut |op| self.escape(op)),
+        for bb in &f.basic_blocks {
+            for inst in &bb.instrs {
+                match inst {
+                    Instruction::Load(l) => self.access(&l.address, None, low),
+                    Instruction::Store(s) => {
+                        self.escape(&s.value);
+                        self.access(&s.address, Some((inst, &s.value)), low);
                     }
+                    Instruction::GetElementPtr(g)
+                        if self.derived.contains_key(&name_str(&g.dest)) =>
+                    {
+                        for i in &g.indices {
+                            self.escape(i);
+                        }
+                    }
+                    _ => instruction_operands(inst, &mut |op| self.escape(op)),
                 }
-                terminator_operands(&bb.term, &mut |op| self.escape(op));
             }
+            terminator_operands(&bb.term, &mut |op| self.escape(op));
         }
     }
 

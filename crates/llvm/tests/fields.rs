@@ -18,7 +18,7 @@ const IR: &str = r#"
 
 declare void @use(i32*)
 
-define dso_local void @f(i64 %i) {
+define dso_local void @main(i64 %i) {
 entry:
   store i32 7, i32* getelementptr inbounds (%struct.outer, %struct.outer* @o, i64 0, i32 2, i64 1), align 4
   store i64 9, i64* getelementptr inbounds (%struct.outer, %struct.outer* @o, i64 0, i32 1, i32 1), align 8
@@ -32,6 +32,13 @@ entry:
   store i32 2, i32* %q, align 4
   store i32 1, i32* getelementptr inbounds ([2 x i32], [2 x i32]* @passed, i64 0, i64 0), align 4
   call void @use(i32* getelementptr inbounds ([2 x i32], [2 x i32]* @passed, i64 0, i64 1))
+  ret void
+}
+
+; Another function's %p is another value: no write to o.3.
+define dso_local void @h(i32** %p) {
+entry:
+  store i32* null, i32** %p, align 8
   ret void
 }
 "#;
