@@ -355,8 +355,10 @@ impl<S: Solver> Solver for ProcessWide<S> {
 /// what its own thread did next, since a thread may stop anywhere), so no
 /// other label is derived from it. A node the solver labelled No is a
 /// contradiction (the graph misses control flow that reaches it, or the
-/// evidence is not of this program): labels are left as they are and the
-/// first such node is the error; the caller must not output the labels.
+/// evidence is not of this program), and so is one whose function's entry
+/// is No, or that only nodes labelled No lead to from there: labels are
+/// left as they are and the first such node is the error; the caller must
+/// not output the labels.
 /// Returns how many labels became Yes.
 pub fn mark_ran_somewhere(
     g: &Icfg,
@@ -374,7 +376,7 @@ pub fn mark_ran_somewhere(
         return Err(n);
     }
     let mut changed = 0;
-    for n in crate::local::activation_dominators(g, labels, &report.ran_somewhere) {
+    for n in crate::local::activation_dominators(g, labels, &report.ran_somewhere)? {
         if labels[n.index()] != Label::Yes {
             labels[n.index()] = Label::Yes;
             changed += 1;

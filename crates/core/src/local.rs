@@ -237,8 +237,13 @@ impl LocalGraph {
 /// activation starts at its function's entry, and the nodes that never
 /// ran cannot be on its way to `ran`; nothing after `ran` is claimed (a
 /// thread may have stopped anywhere). Sorted, deduplicated, each member
-/// of `ran` included.
-pub fn activation_dominators(g: &Icfg, global: &[Label], ran: &[NodeId]) -> Vec<NodeId> {
+/// of `ran` included. An error, naming the member, when `global` says
+/// that its function's entry, or every way to it from there, never ran.
+pub fn activation_dominators(
+    g: &Icfg,
+    global: &[Label],
+    ran: &[NodeId],
+) -> Result<Vec<NodeId>, NodeId> {
     let mut out: Vec<NodeId> = ran.to_vec();
     let mut by_func: Vec<(FuncId, NodeId)> = ran.iter().map(|&n| (g.func_of(n), n)).collect();
     by_func.sort_unstable();
@@ -271,7 +276,8 @@ pub fn activation_dominators(g: &Icfg, global: &[Label], ran: &[NodeId]) -> Vec<
             continue;
         };
         if local.dead[root as usize] {
-            continue;
+            // Every activation starts at the entry, which never ran.
+            return Err(targets[0]);
         }
         let edges: Vec<(u32, u32)> = local
             .succ
@@ -282,9 +288,24 @@ pub fn activation_dominators(g: &Icfg, global: &[Label], ran: &[NodeId]) -> Vec<
         let csr = crate::graph::Csr::from_edges(nodes.len(), &edges);
         let idom =
             crate::algo::dominators(&csr, &csr.reversed(), root, |v| !local.dead[v as usize]);
+        let mut reach_all: Option<Vec<bool>> = None;
         for t in targets {
             let mut v = pos[&t];
             if idom[v as usize] == crate::algo::NONE {
+                // Only nodes that never ran separate it from the entry: a
+                // contradiction. Not reachable at all: the local graph
+                // does not explain it, claim nothing more.
+                let all = reach_all.get_or_insert_with(|| {
+                    let l = LocalGraph {
+                        nodes: nodes.clone(),
+                        succ: local.succ.clone(),
+                        dead: vec![false; nodes.len()],
+                    };
+                    l.reach(&[root as usize], None)
+                });
+                if all[v as usize] {
+                    return Err(t);
+                }
                 continue;
             }
             while v != root {
@@ -295,5 +316,5 @@ pub fn activation_dominators(g: &Icfg, global: &[Label], ran: &[NodeId]) -> Vec<
     }
     out.sort_unstable();
     out.dedup();
-    out
+    Ok(out)
 }

@@ -336,3 +336,26 @@ fn a_node_that_ran_in_some_thread_is_yes_with_its_dominators_only() {
         assert_eq!(rec.labels, before);
     }
 }
+
+#[test]
+fn a_node_that_ran_behind_nodes_that_never_ran_is_a_contradiction() {
+    use postmortem_core::local::activation_dominators;
+    let p = Prog::new(true, true);
+    let n = |id: &str| p.n(id);
+    let maybe = vec![Label::Maybe; p.g.num_nodes()];
+    assert_eq!(
+        activation_dominators(&p.g, &maybe, &[n("v")]),
+        Ok(vec![n("W"), n("w"), n("v")])
+    );
+    // z: after v, which the loop may leave; w and v dominate it.
+    assert_eq!(
+        activation_dominators(&p.g, &maybe, &[n("z")]),
+        Ok(vec![n("W"), n("w"), n("v"), n("z")])
+    );
+    let mut labels = maybe.clone();
+    labels[n("w").index()] = Label::No;
+    assert_eq!(activation_dominators(&p.g, &labels, &[n("v")]), Err(n("v")));
+    let mut labels = maybe;
+    labels[n("W").index()] = Label::No;
+    assert_eq!(activation_dominators(&p.g, &labels, &[n("v")]), Err(n("v")));
+}
