@@ -292,6 +292,7 @@ impl Report {
             .chain(no)
             .chain(bursty)
             .chain(values)
+            .chain(&self.ran_somewhere)
             .copied()
     }
 }
