@@ -58,6 +58,27 @@ pub fn solve_failure(e: SolveError, report_path: &Path) -> Failure {
     }
 }
 
+/// The nodes known to have run in some thread (the set coverage flags of
+/// a multi-threaded core) become Yes; one the solver labelled No is an
+/// impossible report (exit 3), never a wrong label.
+fn ran_somewhere(
+    g: &postmortem_core::Icfg,
+    report: &postmortem_core::Report,
+    rec: &mut Recovery,
+    report_path: &Path,
+) -> Result<(), Failure> {
+    postmortem_core::concurrency::mark_ran_somewhere(g, report, &mut rec.labels)
+        .map(|_| ())
+        .map_err(|n| {
+            Failure::impossible(format!(
+                "{}: node {} (`{}`) ran in some thread (its coverage flag is set), but no execution consistent with the rest of the report runs it: the graph misses control flow that reaches it (threads, signal handlers, callbacks), or the flags are not of this program",
+                report_path.display(),
+                g.ext_id(n),
+                g.function(g.func_of(n)).name
+            ))
+        })
+}
+
 pub fn run(a: AnalyzeArgs) -> Result<(), Failure> {
     if !a.compare.is_empty() && a.compare.len() != 2 {
         return Err(Failure::input(
@@ -73,8 +94,9 @@ pub fn run(a: AnalyzeArgs) -> Result<(), Failure> {
     let s = a.solver.build(a.solver.solver);
     let t = Instant::now();
     // Values (from a core) in stages: see `postmortem_core::staged`.
-    let rec = postmortem_core::staged::recover_with_values(&*s, &loaded.graph, &loaded.report)
+    let mut rec = postmortem_core::staged::recover_with_values(&*s, &loaded.graph, &loaded.report)
         .map_err(|e| solve_failure(e, &a.inputs.report))?;
+    ran_somewhere(&loaded.graph, &loaded.report, &mut rec, &a.inputs.report)?;
     loaded.timings.recover_ms = ms(t);
     let cfg_path = a.inputs.cfg.display().to_string();
     let report_path = a.inputs.report.display().to_string();
@@ -133,9 +155,10 @@ fn compare(
     let run = |name: SolverName| -> Result<(Recovery, f64), Failure> {
         let s = a.solver.build(name);
         let t = Instant::now();
-        let r = s
+        let mut r = s
             .recover(g, report)
             .map_err(|e| solve_failure(e, &a.inputs.report))?;
+        ran_somewhere(g, report, &mut r, &a.inputs.report)?;
         Ok((r, ms(t)))
     };
     let ((ra, ta), (rb, tb)) = (run(na)?, run(nb)?);

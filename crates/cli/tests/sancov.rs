@@ -320,26 +320,76 @@ fn a_crash_inside_the_c_library_is_unwound_through_it() {
     assert_eq!(v["nodes"], w["nodes"], "core stack vs gdb backtrace");
 }
 
-#[test]
-fn with_several_threads_only_clear_flags_are_used() {
-    let (v, err) = json(&[
-        "--cfg",
-        "threads.bc",
-        "--core",
-        "core-threads",
-        "--binary",
-        "threads",
-    ]);
-    assert!(err.contains("2 threads"), "{err}");
-    assert_eq!(err.matches("warning").count(), 1, "{err}");
-    // The crashing thread's stack: main called boom.
+/// The line of `threads.c` containing `text`.
+fn threads_line(text: &str) -> u64 {
     let src = std::fs::read_to_string(setup().join("threads.c")).unwrap();
-    let boom = src
-        .lines()
-        .position(|l| l.contains("static void boom"))
-        .unwrap() as u64
-        + 1;
-    assert!(lines(&v, "yes").contains(&boom));
+    src.lines().position(|l| l.contains(text)).unwrap() as u64 + 1
+}
+
+#[test]
+fn with_several_threads_set_flags_are_yes_without_constraining_the_path() {
+    // Truth: the worker ran its `else` branch and loops in sleep; main
+    // started it, slept and crashed in boom.
+    let mut ran: Vec<u64> = [
+        "static void *worker",
+        "if (a)",
+        "mode = 2;",
+        "for (;;)",
+        "sleep(1);", // the worker's (the first)
+        "static void boom",
+        "int main",
+        "pthread_create(",
+        "boom(NULL);",
+    ]
+    .iter()
+    .map(|t| threads_line(t))
+    .collect();
+    ran.push(threads_line("boom(NULL);") - 1); // main's sleep(1)
+    let not_ran = [
+        threads_line("mode = 1;"),
+        threads_line("return NULL;"),
+        threads_line("return 0;"),
+    ];
+    for solver in ["utl", "fsa", "cs", "best"] {
+        let (v, err) = json(&[
+            "--cfg",
+            "threads.bc",
+            "--core",
+            "core-threads",
+            "--binary",
+            "threads",
+            "--solver",
+            solver,
+        ]);
+        assert!(err.contains("2 threads"), "{err}");
+        assert!(err.contains("ran in some thread"), "{err}");
+        assert_eq!(err.matches("warning").count(), 1, "{err}");
+        let (yes, no) = (lines(&v, "yes"), lines(&v, "no"));
+        for l in &no {
+            assert!(!ran.contains(l), "{solver}: line {l} ran but is No");
+        }
+        for l in &yes {
+            assert!(
+                !not_ran.contains(l),
+                "{solver}: line {l} did not run but is Yes"
+            );
+        }
+        // The crashing thread's stack: main called boom.
+        assert!(yes.contains(&threads_line("static void boom")), "{solver}");
+        // The worker's set flags (its entry, its `else` block): that code
+        // ran in some thread, and so did what led to it in the worker
+        // (`if (a)`, which the solvers alone leave Maybe: it is off the
+        // crashing path). The flag is the first thing of its block, and
+        // a thread may stop anywhere, so `mode = 2` itself stays Maybe.
+        for t in ["static void *worker", "if (a)"] {
+            assert!(
+                yes.contains(&threads_line(t)),
+                "{solver}: `{t}` not Yes: {yes:?}"
+            );
+        }
+        // Its clear flag: `mode = 1` ran in no thread.
+        assert!(no.contains(&threads_line("mode = 1;")), "{solver}: {no:?}");
+    }
 }
 
 #[test]

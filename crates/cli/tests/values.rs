@@ -219,3 +219,77 @@ fn a_global_another_thread_writes_is_not_used() {
     // `mine` is 1, which only main writes: `mine = 2` did not run.
     assert!(lines(&v, "threads.c", "no").contains(&20));
 }
+
+/// The line of `fields.c` that contains `text`.
+fn fields_line(text: &str) -> u64 {
+    let src = std::fs::read_to_string(data("fields.c")).unwrap();
+    src.lines()
+        .position(|l| l.contains(text))
+        .unwrap_or_else(|| panic!("no `{text}` in fields.c")) as u64
+        + 1
+}
+
+#[test]
+fn fields_of_local_structs_and_global_arrays_are_values() {
+    for t in ["clang-14", "gdb"] {
+        require(t);
+    }
+    let dir = scratch("fields");
+    // kind 2: `s.mode = 30` is the last store to s.mode; `table[3] = 7`
+    // does not run; the crash is at `*s.ptr` (NULL).
+    crash(&dir, "fields.c", "2", "core", &[], &[]);
+    let no_line = |t: &str| fields_line(t);
+    let not_ran = [no_line("s.mode = 20;"), no_line("table[3] = 7;")];
+    let ran: Vec<u64> = [
+        "static void fill",
+        "b->a = 1;",
+        "s.tag = 'x';",
+        "s.count = 5;",
+        "s.mode = 10;",
+        "s.ptr = 0;",
+        "if (kind == 1)",
+        "s.mode = 30;",
+        "if (kind > 5)",
+        "table[5] = 9;",
+        "bx.b = 2;",
+        "fill(&bx);",
+        "return *s.ptr",
+        "return run(kind);",
+    ]
+    .iter()
+    .map(|t| fields_line(t))
+    .collect();
+    for solver in ["utl", "fsa", "cs", "best"] {
+        let (with, _) = analyze(&dir, "core", &["--solver", solver]);
+        let (without, _) = analyze(&dir, "core", &["--solver", solver, "--no-values"]);
+        assert_sound(&with, "fields.c", &ran, &not_ran, solver);
+        assert_sound(&without, "fields.c", &ran, &not_ran, solver);
+        if solver == "utl" {
+            continue; // UTL keeps a value only with a single good store
+        }
+        // s.mode is 30 (the field at byte 16, after a char and a long):
+        // `s.mode = 20` was overwritten or never ran: No, which the stack
+        // alone does not say; table[3] is still 0: its store never ran.
+        let no = lines(&with, "fields.c", "no");
+        for l in not_ran {
+            assert!(no.contains(&l), "{solver}: line {l} not No: {no:?}");
+            assert!(
+                !lines(&without, "fields.c", "no").contains(&l),
+                "{solver}: line {l} is No without the values"
+            );
+        }
+        assert!(lines(&with, "fields.c", "yes").contains(&fields_line("s.mode = 30;")));
+    }
+    let (v, _) = analyze(&dir, "core", &[]);
+    // Each field is read at its own offset.
+    for (name, value) in [("s.0", 120), ("s.1", 5), ("s.2", 30), ("s.3", 0)] {
+        assert_eq!(value_use(&v, name, "run")["value"], value, "{name}");
+    }
+    assert!(value_use(&v, "s.2", "run")["constraint"].is_number());
+    assert_eq!(value_use(&v, "table[3]", "global")["value"], 0);
+    assert_eq!(value_use(&v, "table[5]", "global")["value"], 9);
+    // `bx` is passed by pointer to fill: none of its fields is read.
+    for u in v["values"].as_array().unwrap() {
+        assert!(!u["name"].as_str().unwrap().starts_with("bx"), "{u}");
+    }
+}

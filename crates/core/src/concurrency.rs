@@ -345,3 +345,42 @@ impl<S: Solver> Solver for ProcessWide<S> {
         Ok(out)
     }
 }
+
+/// Makes every node of [`Report::ran_somewhere`] Yes in `labels` (the
+/// labels of a recovery of `report`), with the nodes that surely ran
+/// before it in the same activation (its dominators in its function, see
+/// [`crate::local::activation_dominators`]): each is known to have run in
+/// some thread of the process, which is what a label means. Nothing else
+/// changes: such a node says nothing about the crashing path (nor about
+/// what its own thread did next, since a thread may stop anywhere), so no
+/// other label is derived from it. A node the solver labelled No is a
+/// contradiction (the graph misses control flow that reaches it, or the
+/// evidence is not of this program), and so is one whose function's entry
+/// is No, or that only nodes labelled No lead to from there: labels are
+/// left as they are and the first such node is the error; the caller must
+/// not output the labels.
+/// Returns how many labels became Yes.
+pub fn mark_ran_somewhere(
+    g: &Icfg,
+    report: &Report,
+    labels: &mut [Label],
+) -> Result<usize, NodeId> {
+    if report.ran_somewhere.is_empty() {
+        return Ok(0);
+    }
+    if let Some(&n) = report
+        .ran_somewhere
+        .iter()
+        .find(|n| labels[n.index()] == Label::No)
+    {
+        return Err(n);
+    }
+    let mut changed = 0;
+    for n in crate::local::activation_dominators(g, labels, &report.ran_somewhere)? {
+        if labels[n.index()] != Label::Yes {
+            labels[n.index()] = Label::Yes;
+            changed += 1;
+        }
+    }
+    Ok(changed)
+}

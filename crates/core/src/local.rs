@@ -186,6 +186,27 @@ impl LocalGraph {
         }
     }
 
+    /// Reachability from `from` over live nodes, without node `skip`.
+    fn reach(&self, from: &[usize], skip: Option<usize>) -> Vec<bool> {
+        let mut seen = vec![false; self.nodes.len()];
+        let mut stack = Vec::new();
+        for &s in from {
+            if !self.dead[s] && Some(s) != skip && !seen[s] {
+                seen[s] = true;
+                stack.push(s);
+            }
+        }
+        while let Some(v) = stack.pop() {
+            for &w in &self.succ[v] {
+                if !seen[w] && !self.dead[w] && Some(w) != skip {
+                    seen[w] = true;
+                    stack.push(w);
+                }
+            }
+        }
+        seen
+    }
+
     /// Local labels from `entries` to `stop`, with a variable's value of
     /// this activation (a [`LastWrite`] over `F`'s nodes) when given: the
     /// walk then carries its automaton's state (0 none yet, 1 good last,
@@ -297,4 +318,93 @@ impl LocalGraph {
             })
             .collect()
     }
+}
+
+/// The nodes that surely ran in the activation that ran `ran` (a node
+/// known to have run, in some thread, at some time): `ran` itself and its
+/// dominators in its function's local graph from the function's entry
+/// (the module docs' graph, without the nodes `global` labels No). Every
+/// activation starts at its function's entry, and the nodes that never
+/// ran cannot be on its way to `ran`; nothing after `ran` is claimed (a
+/// thread may have stopped anywhere). Sorted, deduplicated, each member
+/// of `ran` included. An error, naming the member, when `global` says
+/// that its function's entry, or every way to it from there, never ran.
+pub fn activation_dominators(
+    g: &Icfg,
+    global: &[Label],
+    ran: &[NodeId],
+) -> Result<Vec<NodeId>, NodeId> {
+    let mut out: Vec<NodeId> = ran.to_vec();
+    let mut by_func: Vec<(FuncId, NodeId)> = ran.iter().map(|&n| (g.func_of(n), n)).collect();
+    by_func.sort_unstable();
+    by_func.dedup();
+    let async_code = !g.async_functions().is_empty();
+    let mut members: std::collections::HashMap<FuncId, Vec<NodeId>> =
+        by_func.iter().map(|&(f, _)| (f, Vec::new())).collect();
+    for v in g.nodes() {
+        if let Some(m) = members.get_mut(&g.func_of(v)) {
+            m.push(v);
+        }
+    }
+    let mut i = 0;
+    while i < by_func.len() {
+        let f = by_func[i].0;
+        let j = i + by_func[i..].iter().take_while(|(h, _)| *h == f).count();
+        let targets: Vec<NodeId> = by_func[i..j].iter().map(|&(_, n)| n).collect();
+        i = j;
+        let Some(entry) = g.function(f).entry else {
+            continue;
+        };
+        let nodes = std::mem::take(members.get_mut(&f).expect("listed"));
+        let local = LocalGraph::new(g, f, &nodes, global, async_code);
+        let pos: std::collections::HashMap<NodeId, u32> = nodes
+            .iter()
+            .enumerate()
+            .map(|(k, &v)| (v, k as u32))
+            .collect();
+        let Some(&root) = pos.get(&entry) else {
+            continue;
+        };
+        if local.dead[root as usize] {
+            // Every activation starts at the entry, which never ran.
+            return Err(targets[0]);
+        }
+        let edges: Vec<(u32, u32)> = local
+            .succ
+            .iter()
+            .enumerate()
+            .flat_map(|(v, ws)| ws.iter().map(move |&w| (v as u32, w as u32)))
+            .collect();
+        let csr = crate::graph::Csr::from_edges(nodes.len(), &edges);
+        let idom =
+            crate::algo::dominators(&csr, &csr.reversed(), root, |v| !local.dead[v as usize]);
+        let mut reach_all: Option<Vec<bool>> = None;
+        for t in targets {
+            let mut v = pos[&t];
+            if idom[v as usize] == crate::algo::NONE {
+                // Only nodes that never ran separate it from the entry: a
+                // contradiction. Not reachable at all: the local graph
+                // does not explain it, claim nothing more.
+                let all = reach_all.get_or_insert_with(|| {
+                    let l = LocalGraph {
+                        nodes: nodes.clone(),
+                        succ: local.succ.clone(),
+                        dead: vec![false; nodes.len()],
+                    };
+                    l.reach(&[root as usize], None)
+                });
+                if all[v as usize] {
+                    return Err(t);
+                }
+                continue;
+            }
+            while v != root {
+                v = idom[v as usize];
+                out.push(nodes[v as usize]);
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    Ok(out)
 }

@@ -145,6 +145,14 @@ pub struct Report {
     /// it as exactly the pending calls except at these gaps (and where
     /// consecutive frames do not chain). Sorted, deduplicated.
     pub stack_gaps: Vec<usize>,
+    /// Nodes known to have run in *some* thread of the process, not
+    /// necessarily on the crashing path: the set coverage flags of a
+    /// multi-threaded process (a flag is process-wide). They are no
+    /// constraint on the path: solvers ignore them, and
+    /// [`crate::concurrency::mark_ran_somewhere`] makes them Yes after
+    /// recovery (labels mean "ran in some thread of the process").
+    /// Sorted, deduplicated.
+    pub ran_somewhere: Vec<NodeId>,
 }
 
 /// Where a constraint came from in the report.
@@ -284,6 +292,7 @@ impl Report {
             .chain(no)
             .chain(bursty)
             .chain(values)
+            .chain(&self.ran_somewhere)
             .copied()
     }
 }

@@ -289,3 +289,73 @@ fn a_thread_whose_start_never_ran_costs_no_precision() {
         assert_eq!((l[w.index()], l[w0.index()]), (Label::Maybe, Label::Maybe));
     }
 }
+
+#[test]
+fn a_node_that_ran_in_some_thread_is_yes_with_its_dominators_only() {
+    use postmortem_core::concurrency::mark_ran_somewhere;
+    let p = Prog::new(true, true);
+    // A set coverage flag of v, in a core with two threads: v ran in some
+    // thread, so did W and w before it in that activation; nothing says
+    // the worker went on to z, and main's labels do not change.
+    let report = Report {
+        crash: Some(NodeSet::one(p.n("c"))),
+        ran_somewhere: vec![p.n("v")],
+        ..Report::default()
+    };
+    for s in solvers() {
+        let mut rec = s.recover(&p.g, &report).unwrap();
+        let before = rec.labels.clone();
+        assert_eq!(before[p.n("v").index()], Label::Maybe, "{}", s.name());
+        assert_eq!(mark_ran_somewhere(&p.g, &report, &mut rec.labels), Ok(3));
+        for n in p.g.nodes() {
+            let id = p.g.ext_id(n);
+            let want = if ["W", "w", "v"].contains(&id) {
+                Label::Yes
+            } else {
+                before[n.index()]
+            };
+            assert_eq!(rec.labels[n.index()], want, "{}: {id}", s.name());
+        }
+    }
+    // Where the solver says No (the worker is no thread here, and it
+    // cannot run before the crash), a node that ran is a contradiction:
+    // an error, the labels left as they were.
+    let sync = Prog::new(false, false);
+    let report = Report {
+        crash: Some(NodeSet::one(sync.n("c"))),
+        ran_somewhere: vec![sync.n("v")],
+        ..Report::default()
+    };
+    for s in solvers() {
+        let mut rec = s.recover(&sync.g, &report).unwrap();
+        let before = rec.labels.clone();
+        assert_eq!(
+            mark_ran_somewhere(&sync.g, &report, &mut rec.labels),
+            Err(sync.n("v"))
+        );
+        assert_eq!(rec.labels, before);
+    }
+}
+
+#[test]
+fn a_node_that_ran_behind_nodes_that_never_ran_is_a_contradiction() {
+    use postmortem_core::local::activation_dominators;
+    let p = Prog::new(true, true);
+    let n = |id: &str| p.n(id);
+    let maybe = vec![Label::Maybe; p.g.num_nodes()];
+    assert_eq!(
+        activation_dominators(&p.g, &maybe, &[n("v")]),
+        Ok(vec![n("W"), n("w"), n("v")])
+    );
+    // z: after v, which the loop may leave; w and v dominate it.
+    assert_eq!(
+        activation_dominators(&p.g, &maybe, &[n("z")]),
+        Ok(vec![n("W"), n("w"), n("v"), n("z")])
+    );
+    let mut labels = maybe.clone();
+    labels[n("w").index()] = Label::No;
+    assert_eq!(activation_dominators(&p.g, &labels, &[n("v")]), Err(n("v")));
+    let mut labels = maybe;
+    labels[n("W").index()] = Label::No;
+    assert_eq!(activation_dominators(&p.g, &labels, &[n("v")]), Err(n("v")));
+}

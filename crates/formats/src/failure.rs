@@ -8,8 +8,9 @@
 //!    event, told apart by their keys) gives the base report;
 //! 2. a core's unwound stack (when no backtrace is given) replaces its
 //!    crash and stack; a core's or a dump's coverage flags add `obsYes`
-//!    and `obsNo` constraints (only the clear flags when the core has
-//!    several threads: a set flag may be another thread's);
+//!    and `obsNo` constraints (when the core has several threads, a set
+//!    flag may be another thread's: it only adds its node to
+//!    `ran_somewhere`, Yes after recovery, no constraint on the path);
 //! 3. a backtrace replaces the crash and stack (with a warning when the
 //!    report had them);
 //! 4. a log adds one ordered trace;
@@ -176,6 +177,9 @@ pub fn assemble(
     if let Some(c) = native.flags {
         report.obs_yes.extend(c.ran);
         report.obs_no.extend(c.not_ran);
+        report.ran_somewhere.extend(c.ran_somewhere);
+        report.ran_somewhere.sort_unstable();
+        report.ran_somewhere.dedup();
     }
     if let Some(path) = files.backtrace {
         let bt = read_backtrace_path_limited(path, opts.max_input).map_err(input)?;
@@ -326,8 +330,9 @@ fn arrays(map: &SancovMap) -> Vec<(Option<String>, usize)> {
 /// flag, each array's first entry a function entry at that function's
 /// symbol address (see [`native::check_order`]). The flags are
 /// process-wide: with several threads in the core, a set flag may be
-/// another thread's, so only the clear flags are used (and a flag dump is
-/// taken to be of a single-threaded run).
+/// another thread's, so only the clear flags constrain the path and the
+/// set ones become `ran_somewhere` (a flag dump is taken to be of a
+/// single-threaded run).
 fn load_native(
     g: &Icfg,
     map: Option<&SancovMap>,
@@ -428,7 +433,8 @@ fn flag_dump(
 
 /// The constraints of the coverage flags in the core `name` (None, with
 /// a warning, when neither the binary nor the graph has flags). With
-/// several threads, only the clear flags.
+/// several threads, the set flags are `ran_somewhere` facts, not `ran`
+/// observations.
 fn core_flags(
     g: &Icfg,
     map: Option<&SancovMap>,
@@ -447,13 +453,14 @@ fn core_flags(
                 .map_err(|e| input(format!("{name}: {e}")))?;
             if core.threads > 1 {
                 // The flags are process-wide: a set flag may be another
-                // thread's. A clear flag holds for every thread.
+                // thread's, so it is no observation of the crashing
+                // thread's path, only a fact about the process (its node
+                // ran in some thread). A clear flag holds for every thread.
                 sink(Event::Warning(format!(
-                    "{name}: {} threads: the {} set coverage flags may have been set by other threads and are not used (the clear ones are)",
+                    "{name}: {} threads: the {} set coverage flags may have been set by other threads: they say only that their code ran in some thread (the clear ones are used as usual)",
                     core.threads, c.set
                 )));
-                c.ran.clear();
-                c.ran_flags.clear();
+                c.ran_somewhere = c.ran.drain(..).map(|t| t.entries[0].nodes()[0]).collect();
             }
             check_reachable(g, map, &c, name)?;
             sink(Event::Note(flags_note(name, &c)));
@@ -542,8 +549,12 @@ fn check_reachable(
             }
         }
     }
-    for (t, &i) in c.ran.iter().zip(&c.ran_flags) {
-        let n = t.entries[0].nodes()[0];
+    let ran = c
+        .ran
+        .iter()
+        .map(|t| t.entries[0].nodes()[0])
+        .chain(c.ran_somewhere.iter().copied());
+    for (n, &i) in ran.zip(&c.ran_flags) {
         if !seen[n.index()] {
             let f = &map.flags[i];
             return Err(AssembleError::Impossible(format!(

@@ -81,8 +81,13 @@ pub struct FlagConstraints {
     /// One unordered "ran" observation per set flag (an unreliable trace
     /// of one node), in flag order.
     pub ran: Vec<postmortem_core::report::Trace>,
-    /// Flag index of each element of `ran`.
+    /// Flag index of each element of `ran` (or of `ran_somewhere`, which
+    /// replaces `ran` for a multi-threaded process).
     pub ran_flags: Vec<usize>,
+    /// The nodes of the set flags when they say only that their block ran
+    /// in *some* thread of the process (a core with several threads; see
+    /// [`postmortem_core::Report::ran_somewhere`]): then `ran` is empty.
+    pub ran_somewhere: Vec<NodeId>,
     /// "Never ran" singletons, one per node of the blocks of clear flags
     /// (each node once).
     pub not_ran: Vec<postmortem_core::report::NodeSet>,

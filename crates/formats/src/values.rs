@@ -5,12 +5,14 @@
 //! Only what is certain is read:
 //! * a global by its ELF symbol (unique name, a data object of at least
 //!   the variable's size), at the load base plus the symbol's address,
-//!   when the core holds those bytes;
+//!   when the core holds those bytes (a field of a struct or an array at
+//!   its byte offset, inside the symbol's size);
 //! * a local by `DW_AT_location` `DW_OP_fbreg k` in a function whose
 //!   `DW_AT_frame_base` is `DW_OP_reg6` (rbp: clang at `-O0`, or with
 //!   `-fno-omit-frame-pointer`) and that starts with `push rbp; mov rbp,
 //!   rsp`, at the frame's rbp recovered by the frame-pointer walk (the
-//!   same walk as the unwinder's). Location lists (optimised code) are not
+//!   same walk as the unwinder's), plus a field's byte offset (the field
+//!   is matched by its variable's name). Location lists (optimised code) are not
 //!   read. The variable is matched to the front-end's by function, name
 //!   and declaration line, and only when that key is unique in both.
 //! * not the crash frame's locals when the crash pc is in its prologue or
@@ -90,11 +92,13 @@ fn globals(
             missing += 1;
             continue;
         };
-        if *size < u64::from(v.bytes) {
+        // The field (or the whole variable) must lie inside the symbol.
+        if *size < u64::from(v.offset) + u64::from(v.bytes) {
             missing += 1;
             continue;
         }
-        match core.mem(base.wrapping_add(*addr), u64::from(v.bytes)) {
+        let at = base.wrapping_add(*addr).wrapping_add(u64::from(v.offset));
+        match core.mem(at, u64::from(v.bytes)) {
             Some(b) => out.push(Observed {
                 var: i,
                 value: value(b),
@@ -288,11 +292,15 @@ fn locals(
             if count[&(f.function.as_str(), v.name.as_str(), line)] != 1 {
                 continue;
             }
-            let key = (f.function.clone(), v.name.clone(), line);
+            // A field is found by its variable's name, at its offset.
+            let key = (f.function.clone(), v.base_name().to_string(), line);
             let Some(Some(off)) = locs.get(&key) else {
                 continue;
             };
-            let addr = f.rbp.wrapping_add(*off as u64);
+            let addr = f
+                .rbp
+                .wrapping_add(*off as u64)
+                .wrapping_add(u64::from(v.offset));
             if let Some(b) = core.mem(addr, u64::from(v.bytes)) {
                 out.push(Observed {
                     var: i,

@@ -9,7 +9,9 @@
 //! with its `llvm.dbg.declare`) with the same property. For each, the
 //! nodes that store to it, each with the net effect of its instructions
 //! ([`Written`]: the last store of the node), and for a global its initial
-//! value. What it leaves out is counted by reason.
+//! value. A struct or array whose fields are only accessed by constant
+//! offsets gives one such variable per stored field ([`Var::offset`]).
+//! What it leaves out is counted by reason.
 //!
 //! A value read from memory then says (see [`postmortem_core::LastWrite`])
 //! that the last of those nodes on the path (for a local: of those nodes
@@ -82,10 +84,16 @@ pub enum VarScope {
 /// A variable only direct stores write.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Var {
-    /// The source name.
+    /// The source name; for a field of a struct or an array, the
+    /// variable's name and the field's path, by position (the IR has no
+    /// field names): `s.1` (the second field), `a[3]`, `s.0[2]`.
     pub name: String,
     /// Global or local.
     pub scope: VarScope,
+    /// The field's byte offset in the variable (0 for a scalar variable):
+    /// the value is read at the variable's address plus this.
+    #[serde(default)]
+    pub offset: u32,
     /// Its size in bytes (1, 2, 4 or 8).
     pub bytes: u32,
     /// Whether it is a pointer.
@@ -102,6 +110,14 @@ pub struct VarMap {
     pub vars: Vec<Var>,
     /// Variables left out, counted by reason.
     pub left_out: BTreeMap<String, usize>,
+}
+
+impl Var {
+    /// The variable's own source name (without a field's path), by which
+    /// the debug information knows it.
+    pub fn base_name(&self) -> &str {
+        self.name.split(['.', '[']).next().unwrap_or(&self.name)
+    }
 }
 
 impl VarMap {
