@@ -91,7 +91,13 @@ pub fn run(a: AnalyzeArgs) -> Result<(), Failure> {
         }
         r => r,
     }
-    .map_err(|e| solve_failure(e, &a.inputs.report))?;
+    .map_err(|e| {
+        let mut f = solve_failure(e, &a.inputs.report);
+        if let (3, Some(hint)) = (f.code, &loaded.impossible_hint) {
+            f.message = format!("{}; {hint}", f.message);
+        }
+        f
+    })?;
     loaded.timings.recover_ms = ms(t);
     let cfg_path = a.inputs.cfg.display().to_string();
     let report_path = a.inputs.report.display().to_string();

@@ -202,6 +202,9 @@ pub struct Loaded {
     pub timings: Timings,
     /// What became of every variable's value read from a core.
     pub values: Vec<ValueUse>,
+    /// What to say when the report turns out impossible (a Sentry
+    /// event's frames that look listed crash first).
+    pub impossible_hint: Option<String>,
 }
 
 /// Reads the graph and assembles the report from every failure input
@@ -233,9 +236,15 @@ pub fn load(inputs: &Inputs, max_memory: usize) -> Result<Loaded, Failure> {
             .unwrap_or(DEFAULT_TEXT_LIMIT.min(max_memory as u64)),
     };
     let mut values = Vec::new();
+    let mut impossible_hint = None;
     let mut sink = |e: Event<'_>| match e {
         Event::Values(v) => values = v.to_vec(),
-        Event::Warning(w) => eprintln!("postmortem: warning: {w}"),
+        Event::Warning(w) => {
+            if w.ends_with(postmortem_formats::sentry::CRASH_FIRST) {
+                impossible_hint = Some(postmortem_formats::sentry::CRASH_FIRST.to_string());
+            }
+            eprintln!("postmortem: warning: {w}")
+        }
         Event::Note(n) => eprintln!("postmortem: note: {n}"),
         Event::LogMatched { source, matched } => {
             if inputs.explain_log {
@@ -267,5 +276,6 @@ pub fn load(inputs: &Inputs, max_memory: usize) -> Result<Loaded, Failure> {
             recover_ms: 0.0,
         },
         values,
+        impossible_hint,
     })
 }
