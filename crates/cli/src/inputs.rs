@@ -83,8 +83,9 @@ struct RawInputs {
     /// Print which log line matched which call sites to stderr.
     #[arg(long)]
     explain_log: bool,
-    /// Use only the crash and the stack; ignore obsYes and obsNo
-    /// (grissom's -stackonly).
+    /// Use only the crash and the stack; ignore what was seen to run or
+    /// not to run (coverage, log lines: a report's obsYes and obsNo;
+    /// grissom's -stackonly).
     #[arg(long)]
     stack_only: bool,
     /// Do not use the values of variables read from --core as evidence.

@@ -113,3 +113,41 @@ fn the_readme_backtrace_of_a_core_gives_no_warning() {
         .1["yes"];
     assert!(yes.as_array().unwrap().iter().any(|l| l == 16), "{yes}");
 }
+
+#[test]
+fn help_analyze_defines_the_labels_and_gives_examples_and_exit_codes() {
+    for args in [&["help", "analyze"][..], &["analyze", "--help"][..]] {
+        let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", show(&o));
+        let help = String::from_utf8_lossy(&o.stdout);
+        for want in [
+            "Yes    it surely ran",
+            "No     it surely did not run",
+            "Maybe  not decided",
+            "postmortem analyze --cfg prog.bc --core core --binary prog",
+            "postmortem analyze --cfg prog.bc --backtrace bt.txt --log prog.log",
+            "ulimit -c unlimited",
+            "coredumpctl dump PROG -o core",
+            "generate-core-file",
+            "POSTMORTEM_LLVM",
+            "--max-states N",
+            "--timeout SECONDS",
+            "--max-memory BYTES",
+            "--max-input-size BYTES",
+            "Exit codes:",
+            "  2  bad usage",
+            "  3  the failure data is impossible for this program",
+            "  4  --compare",
+        ] {
+            assert!(help.contains(want), "{args:?}: no {want:?} in:\n{help}");
+        }
+        // The first screen speaks the developer's language, not the paper's.
+        let first: String = help.lines().take(30).collect::<Vec<_>>().join("\n");
+        for jargon in ["obsYes", "UTL", "utl", "bulk pass", "ICFG"] {
+            assert!(!first.contains(jargon), "{jargon:?} in:\n{first}");
+        }
+    }
+}
