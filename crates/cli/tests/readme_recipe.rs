@@ -151,3 +151,104 @@ fn help_analyze_defines_the_labels_and_gives_examples_and_exit_codes() {
         }
     }
 }
+
+/// Runs headless Chromium on `page`: its DOM after loading, and a
+/// screenshot at `png`.
+fn chromium(page: &Path, png: &Path) -> String {
+    let profile = std::env::temp_dir().join(format!("pm-chromium-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&profile);
+    std::fs::create_dir_all(&profile).unwrap();
+    let o = Command::new("chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--hide-scrollbars",
+            "--window-size=1000,700",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("--screenshot={}", png.display()))
+        .arg("--dump-dom")
+        .arg(format!("file://{}", page.display()))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("cannot run chromium (apt-get install chromium; see .ci/run): {e}")
+        });
+    let _ = std::fs::remove_dir_all(&profile);
+    assert!(o.status.success(), "chromium: {}", show(&o));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn the_html_report_opens_in_a_browser_at_the_crash() {
+    let dir = crashed();
+    let html = dir.join("html");
+    let o = postmortem(
+        dir,
+        &[
+            "analyze",
+            "--cfg",
+            "prog.bc",
+            "--backtrace",
+            "bt.txt",
+            "--format",
+            "html",
+            "-o",
+            "html",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", show(&o));
+    let png = dir.join("index.png");
+    let dom = chromium(&html.join("index.html"), &png);
+    // The crash first: the headline and frame #0, linked to the line.
+    assert!(
+        dom.contains("<h1>Crash in <code class=\"fn\">crash</code> at <a href=\"file-0.html#L16\">crash.c:16</a></h1>"),
+        "{dom}"
+    );
+    for frame in [
+        "<span class=\"badge crash\">#0 crash</span> <code class=\"fn\">crash</code> at <a href=\"file-0.html#L16\">crash.c:16</a>",
+        "<span class=\"badge\">#1 call</span> <code class=\"fn\">report</code> at <a href=\"file-0.html#L21\">crash.c:21</a>, calling <code class=\"fn\">crash</code>",
+        "<span class=\"badge\">#2 call</span> <code class=\"fn\">main</code> at <a href=\"file-0.html#L34\">crash.c:34</a>, calling <code class=\"fn\">report</code>",
+    ] {
+        assert!(dom.contains(frame), "no {frame:?} in {dom}");
+    }
+    // The witness is there, folded, without the runtime.
+    // With the source line each frame stopped on.
+    assert!(dom.contains("<pre>p[0] = 'x';</pre>"), "{dom}");
+    assert!(dom.contains("<summary>One execution that fits"), "{dom}");
+    assert!(!dom.contains("external code"), "{dom}");
+    let shot = std::fs::read(&png).unwrap();
+    assert!(shot.starts_with(b"\x89PNG"), "no screenshot");
+    // The source page, at the crash line: the source text, the Global
+    // label and the crash frame's Local label in the gutter.
+    let page_png = dir.join("file.png");
+    let page = chromium(&html.join("file-0.html"), &page_png);
+    assert!(
+        page.contains("<tr id=\"L16\" class=\"y\"><td class=\"n\"><a href=\"#L16\">16</a></td><td class=\"g\">Yes</td>"),
+        "{page}"
+    );
+    assert!(page.contains("p[0] = 'x';"), "{page}");
+    assert!(
+        page.contains("<span class=\"badge crash\">#0 crash</span>"),
+        "{page}"
+    );
+    assert!(
+        page.contains("<a href=\"index.html#frame0\">#0</a> <code class=\"fn\">crash</code>"),
+        "{page}"
+    );
+    assert!(page.contains("<td class=\"l y\">Yes</td>"), "{page}");
+    // For the README's picture: PM_SCREENSHOT=docs/html-report.png.
+    if let Some(to) = std::env::var_os("PM_SCREENSHOT") {
+        std::fs::copy(
+            &png,
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(to),
+        )
+        .unwrap();
+    }
+}
