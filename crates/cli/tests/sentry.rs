@@ -189,6 +189,16 @@ fn frames_listed_crash_first_are_named_in_the_impossible_message() {
         last.contains("jq '.exception.values[].stacktrace.frames |= reverse'"),
         "{err}"
     );
+    // A query says it too.
+    let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
+        .args(["query", "--cfg", graph().to_str().unwrap(), "--report"])
+        .arg(&reversed)
+        .arg("ran(fn:main)")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(err.contains("look listed crash first"), "{err}");
     // The event in Sentry's order says nothing of the kind.
     let o = pm(&[
         "--report",
