@@ -305,6 +305,12 @@ fn local_lines(g: &Icfg, f: &FrameLabels, file: FileId) -> BTreeMap<u32, Label> 
         .collect()
 }
 
+/// Line `line` (1-based) of a source, trimmed.
+fn source_line(lines: &[&str], line: u32) -> Option<String> {
+    let i = (line as usize).checked_sub(1)?;
+    Some(lines.get(i)?.trim().to_string())
+}
+
 /// The files a stop set is in.
 fn stop_files(g: &Icfg, s: &NodeSet) -> BTreeSet<FileId> {
     s.nodes().iter().filter_map(|&n| g.file_of(n)).collect()
@@ -362,7 +368,7 @@ fn stack_section(c: &Ctx<'_, '_>, frames: &[ShownFrame<'_>]) -> String {
             Some(&(file, line)) if lines.len() == 1 => {
                 c.r.sources
                     .lines(file)
-                    .and_then(|ls| ls.get(line as usize - 1).map(|t| t.trim().to_string()))
+                    .and_then(|ls| source_line(&ls, line))
                     .filter(|t| !t.is_empty())
                     .map(|t| format!("<pre>{}</pre>", escape(&t)))
                     .unwrap_or_default()
@@ -478,7 +484,7 @@ fn witness_section(c: &Ctx<'_, '_>, line_label: &dyn Fn(FileId, u32) -> Option<L
                 let text = r
                     .sources
                     .lines(*file)
-                    .and_then(|ls| ls.get(*line as usize - 1).map(|t| t.trim().to_string()))
+                    .and_then(|ls| source_line(&ls, *line))
                     .unwrap_or_default();
                 format!(
                     "<span class=\"{}\">{}</span> <code>{}</code>",
