@@ -33,8 +33,8 @@ Example 1, from a core dump (the program built from its own LLVM IR):
   postmortem analyze --cfg prog.bc --core core --binary prog
 
 Example 2, from a backtrace and the program's log:
+  ./prog ARGS 2> prog.log                 # crashes; the lines it printed
   gdb -batch -ex bt ./prog core > bt.txt  # or the crash handler's backtrace
-  ./prog ARGS 2> prog.log                 # the lines the program printed
   postmortem analyze --cfg prog.bc --backtrace bt.txt --log prog.log --format html -o report";
 
 /// `postmortem help analyze`, after the options.

@@ -38,12 +38,11 @@ struct RawInputs {
     /// graph cache (`.pmcfg`), or csi-cc GraphML (optionally gzip-compressed).
     #[arg(long, value_name = "GRAPH")]
     cfg: PathBuf,
-    /// The failure report: csi-grissom JSON (`stack`+`crash` or
-    /// `crashstack`, `obsYes`, `obsNo`) or postmortem's own JSON
-    /// (`stack`, `ran`, `not_ran`, `log`, by function, file and line) or
-    /// a Sentry event (`exception.values[].stacktrace.frames` as the
-    /// stack, `breadcrumbs` messages as log lines); the format is told by
-    /// its keys.
+    /// The failure report: postmortem's own JSON (`stack`, `ran`,
+    /// `not_ran`, `log`, by function, file and line), a Sentry event
+    /// (`exception.values[].stacktrace.frames` as the stack, `breadcrumbs`
+    /// messages as log lines) or the PLDI 2017 paper's csi-grissom JSON
+    /// (see the README); the format is told by its keys.
     #[arg(long = "report", id = "report", value_name = "REPORT")]
     report_file: Option<PathBuf>,
     /// A backtrace of the crash, for the crash location and the stack:

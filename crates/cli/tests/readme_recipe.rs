@@ -145,7 +145,7 @@ fn help_analyze_defines_the_labels_and_gives_examples_and_exit_codes() {
             assert!(help.contains(want), "{args:?}: no {want:?} in:\n{help}");
         }
         // The first screen speaks the developer's language, not the paper's.
-        let first: String = help.lines().take(30).collect::<Vec<_>>().join("\n");
+        let first: String = help.lines().take(40).collect::<Vec<_>>().join("\n");
         for jargon in ["obsYes", "UTL", "utl", "bulk pass", "ICFG"] {
             assert!(!first.contains(jargon), "{jargon:?} in:\n{first}");
         }
