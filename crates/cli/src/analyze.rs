@@ -10,6 +10,69 @@ use postmortem_formats::output::Analysis;
 use std::path::Path;
 use std::time::Instant;
 
+/// `postmortem help analyze`: what the labels mean and two examples,
+/// before the options.
+pub const LONG_ABOUT: &str = "\
+Label every statement of a crashed program, and every source line, with
+what the program did before it died:
+
+  Yes    it surely ran: it ran on every execution of the program that fits
+         the failure data (the crash, its stack, coverage, the log)
+  No     it surely did not run: it ran on no such execution
+  Maybe  not decided: some such executions ran it, some did not (or a
+         limit was reached)
+
+Answers are sound: when unsure, postmortem says Maybe, never a wrong Yes or
+No. The text output gives the counts, then each file's Yes, No and Maybe
+lines; --format html -o DIR writes pages that start from the crash.
+
+Example 1, from a core dump (the program built from its own LLVM IR):
+  clang-14 -g -O0 -emit-llvm -c prog.c -o prog.bc
+  clang-14 -g -O0 prog.bc -o prog
+  ulimit -c unlimited; ./prog ARGS        # crashes and writes a core
+  postmortem analyze --cfg prog.bc --core core --binary prog
+
+Example 2, from a backtrace and the program's log:
+  ./prog ARGS 2> prog.log                 # crashes; the lines it printed
+  gdb -batch -ex bt ./prog core > bt.txt  # or the crash handler's backtrace
+  postmortem analyze --cfg prog.bc --backtrace bt.txt --log prog.log --format html -o report";
+
+/// `postmortem help analyze`, after the options.
+pub const AFTER_LONG_HELP: &str = "\
+Getting a core: run `ulimit -c unlimited` in the shell that starts the
+program (/proc/sys/kernel/core_pattern says where the core goes; `core`
+writes ./core); with systemd-coredump, `coredumpctl dump PROG -o core`;
+from a debugger, `gdb -batch -ex run -ex generate-core-file ./prog ARGS`.
+
+LLVM IR (--cfg prog.bc or .ll) is read by a second executable,
+postmortem-llvm: the one named by the environment variable POSTMORTEM_LLVM,
+else the one next to postmortem, else the one on the PATH. `cargo build -p
+postmortem` builds it next to postmortem (`cargo run` does not), `cargo
+install --path crates/cli` installs both. For a large program, build the
+graph once: `postmortem cfg build prog.bc -o prog.pmcfg`, then --cfg
+prog.pmcfg.
+
+Limits. Past one, the answers stay sound (what is not decided is Maybe) and
+the output says which limit was reached:
+  --max-states N          the most states one search of the program's paths
+                          may build (default 4000000)
+  --timeout SECONDS       the most time one search may take (default: none;
+                          a run does several searches)
+  --max-memory BYTES      the memory one search may use (default: half the
+                          RAM); also the largest graph file
+  --max-input-size BYTES  the largest report, backtrace or log (default 64M);
+                          a larger one is refused (exit code 2)
+
+Exit codes:
+  0  the labels were written
+  1  internal error (a bug in postmortem)
+  2  bad usage, or an input that cannot be read or is malformed (one line
+     naming the file)
+  3  the failure data is impossible for this program: no execution fits it
+     (another build of the program? frames in the wrong order?); the
+     message names the first piece of data that made it so
+  4  --compare: the two solvers' labels do not relate as --expect says";
+
 #[derive(Args)]
 pub struct AnalyzeArgs {
     #[command(flatten)]
@@ -95,7 +158,13 @@ pub fn run(a: AnalyzeArgs) -> Result<(), Failure> {
     let t = Instant::now();
     // Values (from a core) in stages: see `postmortem_core::staged`.
     let mut rec = postmortem_core::staged::recover_with_values(&*s, &loaded.graph, &loaded.report)
-        .map_err(|e| solve_failure(e, &a.inputs.report))?;
+        .map_err(|e| {
+            let mut f = solve_failure(e, &a.inputs.report);
+            if let (3, Some(hint)) = (f.code, &loaded.impossible_hint) {
+                f.message = format!("{}; {hint}", f.message);
+            }
+            f
+        })?;
     ran_somewhere(&loaded.graph, &loaded.report, &mut rec, &a.inputs.report)?;
     loaded.timings.recover_ms = ms(t);
     let cfg_path = a.inputs.cfg.display().to_string();

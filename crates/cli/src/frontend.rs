@@ -44,6 +44,33 @@ fn locate() -> PathBuf {
     PathBuf::from(exe)
 }
 
+/// The exact command that puts the front-end where [`locate`] looks,
+/// for the way this `postmortem` was built: `cargo run` builds only the
+/// binary it runs, so a `postmortem` in a cargo target directory
+/// (`target/release`, `target/debug`) is missing its sibling until
+/// `cargo build` builds every binary of the package.
+fn fix_hint() -> String {
+    let dir = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(Path::to_path_buf));
+    // `target/release`, `target/debug` (or their `deps`, under `cargo test`).
+    let profile = dir.as_deref().and_then(|d| {
+        let d = if d.file_name()? == "deps" {
+            d.parent()?
+        } else {
+            d
+        };
+        let name = d.file_name()?.to_str()?;
+        matches!(name, "release" | "debug").then_some(name == "release")
+    });
+    let build = match profile {
+        Some(true) => "run `cargo build --release -p postmortem` in postmortem's source tree (it builds postmortem-llvm next to postmortem; `cargo run` builds only postmortem)",
+        Some(false) => "run `cargo build -p postmortem` in postmortem's source tree (it builds postmortem-llvm next to postmortem; `cargo run` builds only postmortem)",
+        None => "run `cargo install --path crates/cli` in postmortem's source tree (it installs postmortem and postmortem-llvm)",
+    };
+    format!("{build}, or set {ENV} to the path of {EXE}")
+}
+
 /// Reads a `.ll`/`.bc` file of at most `limit` bytes through the
 /// front-end process.
 pub fn load_ir(path: &Path, limit: u64) -> Result<Loaded, Failure> {
@@ -57,8 +84,9 @@ pub fn load_ir(path: &Path, limit: u64) -> Result<Loaded, Failure> {
         .output()
         .map_err(|e| {
             Failure::input(format!(
-                "{shown}: cannot run the LLVM front-end {}: {e} (install {EXE} next to postmortem, or set {ENV})",
-                exe.display()
+                "{shown}: cannot run the LLVM front-end {}: {e} ({})",
+                exe.display(),
+                fix_hint()
             ))
         })?;
     if !out.status.success() {

@@ -38,12 +38,11 @@ struct RawInputs {
     /// graph cache (`.pmcfg`), or csi-cc GraphML (optionally gzip-compressed).
     #[arg(long, value_name = "GRAPH")]
     cfg: PathBuf,
-    /// The failure report: csi-grissom JSON (`stack`+`crash` or
-    /// `crashstack`, `obsYes`, `obsNo`) or postmortem's own JSON
-    /// (`stack`, `ran`, `not_ran`, `log`, by function, file and line) or
-    /// a Sentry event (`exception.values[].stacktrace.frames` as the
-    /// stack, `breadcrumbs` messages as log lines); the format is told by
-    /// its keys.
+    /// The failure report: postmortem's own JSON (`stack`, `ran`,
+    /// `not_ran`, `log`, by function, file and line), a Sentry event
+    /// (`exception.values[].stacktrace.frames` as the stack, `breadcrumbs`
+    /// messages as log lines) or the PLDI 2017 paper's csi-grissom JSON
+    /// (see the README); the format is told by its keys.
     #[arg(long = "report", id = "report", value_name = "REPORT")]
     report_file: Option<PathBuf>,
     /// A backtrace of the crash, for the crash location and the stack:
@@ -83,8 +82,9 @@ struct RawInputs {
     /// Print which log line matched which call sites to stderr.
     #[arg(long)]
     explain_log: bool,
-    /// Use only the crash and the stack; ignore obsYes and obsNo
-    /// (grissom's -stackonly).
+    /// Use only the crash and the stack; ignore what was seen to run or
+    /// not to run (coverage, log lines: a report's obsYes and obsNo;
+    /// grissom's -stackonly).
     #[arg(long)]
     stack_only: bool,
     /// Do not use the values of variables read from --core as evidence.
@@ -202,6 +202,9 @@ pub struct Loaded {
     pub timings: Timings,
     /// What became of every variable's value read from a core.
     pub values: Vec<ValueUse>,
+    /// What to say when the report turns out impossible (a Sentry
+    /// event's frames that look listed crash first).
+    pub impossible_hint: Option<String>,
 }
 
 /// Reads the graph and assembles the report from every failure input
@@ -233,9 +236,15 @@ pub fn load(inputs: &Inputs, max_memory: usize) -> Result<Loaded, Failure> {
             .unwrap_or(DEFAULT_TEXT_LIMIT.min(max_memory as u64)),
     };
     let mut values = Vec::new();
+    let mut impossible_hint = None;
     let mut sink = |e: Event<'_>| match e {
         Event::Values(v) => values = v.to_vec(),
-        Event::Warning(w) => eprintln!("postmortem: warning: {w}"),
+        Event::Warning(w) => {
+            if w.ends_with(postmortem_formats::sentry::CRASH_FIRST) {
+                impossible_hint = Some(postmortem_formats::sentry::CRASH_FIRST.to_string());
+            }
+            eprintln!("postmortem: warning: {w}")
+        }
         Event::Note(n) => eprintln!("postmortem: note: {n}"),
         Event::LogMatched { source, matched } => {
             if inputs.explain_log {
@@ -267,5 +276,6 @@ pub fn load(inputs: &Inputs, max_memory: usize) -> Result<Loaded, Failure> {
             recover_ms: 0.0,
         },
         values,
+        impossible_hint,
     })
 }

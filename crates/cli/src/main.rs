@@ -43,7 +43,9 @@ const EXIT_CODES: &str =
 
 #[derive(Subcommand)]
 enum Command {
-    /// Label every node and source line Yes / No / Maybe (bulk recovery).
+    /// Label every statement and source line Yes (surely ran), No (surely
+    /// did not run) or Maybe.
+    #[command(long_about = analyze::LONG_ABOUT, after_long_help = analyze::AFTER_LONG_HELP)]
     Analyze(analyze::AnalyzeArgs),
     /// Ask one question: may a node have run, or may it have been skipped?
     Query(query::QueryArgs),

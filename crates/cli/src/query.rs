@@ -145,10 +145,13 @@ pub fn run(q: QueryArgs) -> Result<(), Failure> {
         }
     })?;
     match culprit {
-        Some(c) => Err(Failure {
-            code: 3,
-            ..crate::analyze::infeasible(c, &q.inputs.report)
-        }),
+        Some(c) => {
+            let mut f = crate::analyze::infeasible(c, &q.inputs.report);
+            if let Some(hint) = &loaded.impossible_hint {
+                f.message = format!("{}; {hint}", f.message);
+            }
+            Err(Failure { code: 3, ..f })
+        }
         None => Ok(()),
     }
 }

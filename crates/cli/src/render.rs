@@ -143,6 +143,7 @@ pub fn write_analysis_as(
                 sources: &sources,
                 weakened: view.weakened,
                 title: &title,
+                frames: view.frames,
             };
             let written = write_html(&dir, &page)?;
             writeln!(

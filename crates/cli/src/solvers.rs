@@ -11,7 +11,9 @@ use std::time::Duration;
 /// Which solver, and its limits.
 #[derive(Args, Clone)]
 pub struct SolverArgs {
-    /// The solver. `utl`: unreliable trace languages over the
+    /// The solver. The default, `best`, suits almost every use; the others
+    /// trade precision for speed or exist for comparison. `utl`:
+    /// unreliable trace languages over the
     /// context-insensitive ICFG (PLDI 2017, section 4.2); polynomial, but
     /// ambiguous sets, reliable traces and regular queries are weakened or
     /// refused. `fsa`: any regular constraint and query, exactly, by

@@ -443,16 +443,24 @@ fn html_writes_a_linked_escaped_site() {
         stdout(&o)
     );
     let index = std::fs::read_to_string(dir.join("index.html")).unwrap();
-    assert!(index.contains("<h2>Crash stack</h2>"), "{index}");
-    assert!(index.contains("call in <code>main</code> at <a href=\"file-0.html#L34\">/build/demo/crash.c:34</a> &rarr; enters <code>report</code>"), "{index}");
+    // It starts from the crash, then the stack innermost first, each
+    // frame linked to its line (paths relative to the sources' directory).
     assert!(
-        index.contains(
-            "<span class=\"badge\">crash</span> <code>crash</code> at <a href=\"file-0.html#L16\">"
-        ),
+        index.contains("<h1>Crash in <code class=\"fn\">crash</code> at <a href=\"file-0.html#L16\">crash.c:16</a></h1>"),
         "{index}"
     );
-    // Every solver gives a witness now (utl too): one concrete execution.
-    assert!(index.contains("<h2>Witness path</h2>"), "{index}");
+    assert!(index.contains("<h2>Stack, innermost first"), "{index}");
+    assert!(index.contains("<span class=\"badge\">#2 call</span> <code class=\"fn\">main</code> at <a href=\"file-0.html#L34\">crash.c:34</a>, calling <code class=\"fn\">report</code>"), "{index}");
+    assert!(
+        index.contains("<span class=\"badge crash\">#0 crash</span> <code class=\"fn\">crash</code> at <a href=\"file-0.html#L16\">"),
+        "{index}"
+    );
+    // Every solver gives a witness now (utl too): one concrete execution,
+    // folded away until asked for.
+    assert!(
+        index.contains("<details>\n<summary>One execution that fits"),
+        "{index}"
+    );
     let page = std::fs::read_to_string(dir.join("file-0.html")).unwrap();
     assert!(page.contains("<tr id=\"L21\" class=\"y\">"), "{page}");
     assert!(page.contains("crash(&quot;big&quot;);"), "{page}");

@@ -86,6 +86,15 @@ fn a_missing_front_end_is_one_error_line() {
         "{err}"
     );
     assert!(err.contains("POSTMORTEM_LLVM"), "{err}");
+    // The exact command that builds the front-end next to this
+    // postmortem (a debug build under `cargo test`): `cargo run` builds
+    // only the binary it runs, the first cause of this error.
+    let build = if cfg!(debug_assertions) {
+        "run `cargo build -p postmortem` in postmortem's source tree"
+    } else {
+        "run `cargo build --release -p postmortem` in postmortem's source tree"
+    };
+    assert!(err.contains(build), "{err}");
 }
 
 #[test]

@@ -160,3 +160,50 @@ fn malformed_sentry_events_are_one_line_and_exit_2() {
     .unwrap();
     assert!(pm(&["--report", f.to_str().unwrap()]).status.success());
 }
+
+#[test]
+fn frames_listed_crash_first_are_named_in_the_impossible_message() {
+    // The same event with its frames reversed (crash first), as some
+    // exporters write them.
+    let mut v: Value = serde_json::from_str(
+        &std::fs::read_to_string(data("sentry/recursion-event.json")).unwrap(),
+    )
+    .unwrap();
+    let frames = v["exception"]["values"][0]["stacktrace"]["frames"]
+        .as_array_mut()
+        .unwrap();
+    frames.reverse();
+    let dir = graph().parent().unwrap();
+    let reversed = dir.join("reversed-event.json");
+    std::fs::write(&reversed, serde_json::to_vec(&v).unwrap()).unwrap();
+    let o = pm(&["--report", reversed.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    let last = err.lines().last().unwrap();
+    assert!(
+        last.contains("is not a crash this program can have"),
+        "{err}"
+    );
+    assert!(last.contains("look listed crash first"), "{err}");
+    assert!(
+        last.contains("jq '.exception.values[].stacktrace.frames |= reverse'"),
+        "{err}"
+    );
+    // A query says it too.
+    let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
+        .args(["query", "--cfg", graph().to_str().unwrap(), "--report"])
+        .arg(&reversed)
+        .arg("ran(fn:main)")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(err.contains("look listed crash first"), "{err}");
+    // The event in Sentry's order says nothing of the kind.
+    let o = pm(&[
+        "--report",
+        data("sentry/recursion-event.json").to_str().unwrap(),
+    ]);
+    assert!(o.status.success());
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("crash first"));
+}

@@ -150,6 +150,9 @@ pub fn assemble(
         for w in &mapped.warnings {
             sink(Event::Warning(format!("{name}: {w}")));
         }
+        for w in &mapped.notes {
+            sink(Event::Warning(format!("{name}: {w}")));
+        }
         if let Some(m) = &mapped.log {
             log_events(sink, &name, m);
         }

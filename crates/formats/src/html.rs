@@ -1,21 +1,37 @@
-//! A static HTML report (`--format html -o DIR`).
+//! A static HTML report (`--format html -o DIR`), for a developer with one
+//! crash and ten minutes.
 //!
-//! `DIR/index.html` holds the node counts, the crash stack (outermost
-//! frame first, every call site and crash node linked to its source line),
-//! the witness path when one is given, the weakened constraints, and the
-//! list of files with their Yes / No / Maybe line counts and percentages.
+//! `DIR/index.html` starts from the crash: a headline naming the crashing
+//! function and line, then the stack as a list of frames, innermost first
+//! (as gdb prints it), each linked to its function's source page scrolled
+//! to the call it is waiting in (or the crash line). Then the source files
+//! with their share of Yes / No / Maybe lines (files on the stack first),
+//! one click away; then, folded (`<details>`), one execution that fits the
+//! failure data, in the program's own code only (no `<external code>`
+//! steps, no runtime constructors, loop iterations folded), the weakened
+//! constraints and the node counts. Paths are shown relative to the
+//! sources' common directory, which the page names once. A crash or call
+//! that the report places on several nodes of one line is named once.
+//!
 //! `DIR/file-<N>.html` (one per file with labelled lines, `N` the file's
-//! index in the graph) lists the source with every line coloured: green
-//! Yes, red No, amber Maybe; lines of the crash stack carry a badge, and
-//! every line has an anchor `#L<line>`.
+//! index in the graph) lists the source, every line an anchor `#L<line>`,
+//! with the labels in the gutter: the Global label (what ran anywhere
+//! before the crash: green Yes, red No, amber Maybe), then, for each frame
+//! of the stack whose function is in the file, that frame's Local label
+//! (what ran in that activation before its pending call or the crash; see
+//! [`postmortem_core::local`]), and a badge on each frame's stop line.
 //!
-//! Pages are self-contained (inline CSS, no script, no external resource)
-//! and every text from the inputs is HTML-escaped.
+//! Pages are self-contained (inline CSS, no script, no external resource),
+//! so the directory works offline and from anywhere; every text from the
+//! inputs is HTML-escaped.
 
-use crate::annotate::{label_word, Sources, LEGEND};
+use crate::annotate::{label_word, Sources};
+use postmortem_core::local::FrameLabels;
 use postmortem_core::summary::{by_line, Counts, FileLines};
-use postmortem_core::{FileId, Icfg, Label, NodeId, NodeSet, Report, Weakening};
-use std::collections::BTreeMap;
+use postmortem_core::{
+    EdgeKind, FileId, FuncId, Icfg, Label, NodeId, NodeKind, NodeSet, Report, Weakening,
+};
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -36,6 +52,9 @@ pub struct HtmlReport<'a> {
     pub weakened: &'a [Weakening],
     /// The page title (e.g. the inputs' names).
     pub title: &'a str,
+    /// The Local labels of the stack's frames
+    /// ([`postmortem_core::local::frame_labels`]; empty: none shown).
+    pub frames: &'a [FrameLabels],
 }
 
 /// Escapes text for HTML content and attribute values.
@@ -59,16 +78,26 @@ pub fn file_page(f: FileId) -> String {
     format!("file-{}.html", f.index())
 }
 
-const CSS: &str = "body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}\
-h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}\
+const CSS: &str = "body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;max-width:70em}\
+h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}.sub{color:#555}\
 table{border-collapse:collapse}td,th{padding:.15em .6em;text-align:left}\
 th{border-bottom:1px solid #999}.num{text-align:right}\
+ol.stack{list-style:none;padding-left:1em}ol.stack li{margin:.4em 0}ol.stack .fn{font-weight:bold}\
+ol.stack pre{margin:.2em 0 0 1.5em;font-family:ui-monospace,monospace;color:#333}\
 .src td{padding:0 .5em;vertical-align:top}.src td.s{white-space:pre;font-family:ui-monospace,monospace}\
 .src td.n{color:#777;text-align:right;font-family:ui-monospace,monospace}.src td.n a{color:inherit;text-decoration:none}\
+.src td.g,.src td.l{font-size:.85em;white-space:nowrap}.src th{font-size:.85em;font-weight:normal;white-space:nowrap}\
 .y{background:#d5f5d5}.no{background:#f8d0d0}.m{background:#fbe6b0}\
 .bar{display:inline-block;height:.8em;vertical-align:middle}\
-.badge{font-size:.8em;background:#333;color:#fff;border-radius:.3em;padding:0 .3em;margin-right:.2em}\
+.badge{font-size:.8em;background:#333;color:#fff;border-radius:.3em;padding:0 .3em;margin-right:.2em;white-space:nowrap}\
+.badge.crash{background:#b00}\
+details{margin-top:1.2em}summary{cursor:pointer;font-weight:bold}\
 code{font-family:ui-monospace,monospace}:target{outline:2px solid #36c}";
+
+/// The legend of the labels.
+const LEGEND_HTML: &str = "<span class=\"y\">Yes</span> surely ran before the crash, \
+<span class=\"no\">No</span> surely did not run, <span class=\"m\">Maybe</span> not decided \
+(on every execution of the program that fits the failure data).";
 
 fn class(l: Option<Label>) -> &'static str {
     match l {
@@ -99,87 +128,192 @@ fn place(g: &Icfg, n: NodeId) -> Option<(FileId, u32)> {
     Some((g.file_of(n)?, *g.lines(n).first()?))
 }
 
-/// A link to a node's line (or its id when it has no line).
-fn node_link(g: &Icfg, n: NodeId, prefix: &str) -> String {
-    let func = escape(&g.function(g.func_of(n)).name);
-    match place(g, n) {
-        Some((f, l)) => format!(
-            "<code>{func}</code> at <a href=\"{prefix}{}#L{l}\">{}:{l}</a>",
+/// The longest directory prefix (ending in `/`) common to `paths`; empty
+/// when they share none.
+pub fn common_root<'p>(paths: impl IntoIterator<Item = &'p str>) -> String {
+    let mut root: Option<Vec<&str>> = None;
+    for p in paths {
+        let mut dirs: Vec<&str> = p.split('/').collect();
+        dirs.pop(); // the file name
+        root = Some(match root {
+            None => dirs,
+            Some(r) => r
+                .iter()
+                .zip(&dirs)
+                .take_while(|(a, b)| a == b)
+                .map(|(a, _)| *a)
+                .collect(),
+        });
+    }
+    match root {
+        Some(r) if !r.is_empty() && r != [""] => format!("{}/", r.join("/")),
+        _ => String::new(),
+    }
+}
+
+/// What the pages share: the graph, and how paths are shown.
+struct Ctx<'a, 'r> {
+    r: &'r HtmlReport<'a>,
+    /// The common source directory, stripped from every shown path.
+    root: String,
+}
+
+impl Ctx<'_, '_> {
+    fn path(&self, f: FileId) -> &str {
+        let p = self.r.graph.file_path(f);
+        p.strip_prefix(self.root.as_str())
+            .filter(|s| !s.is_empty())
+            .unwrap_or(p)
+    }
+
+    fn func(&self, f: FuncId) -> String {
+        format!(
+            "<code class=\"fn\">{}</code>",
+            escape(&self.r.graph.function(f).name)
+        )
+    }
+
+    /// A link to a line: `crash.c:16`.
+    fn line_link(&self, f: FileId, l: u32) -> String {
+        format!(
+            "<a href=\"{}#L{l}\">{}:{l}</a>",
             file_page(f),
-            escape(g.file_path(f))
-        ),
-        None => format!(
-            "<code>{func}</code> node <code>{}</code>",
-            escape(g.ext_id(n))
-        ),
+            escape(self.path(f))
+        )
+    }
+
+    /// The distinct places of a node set, as links, each with its function:
+    /// nodes of one line are named once.
+    fn places(&self, s: &NodeSet) -> Vec<String> {
+        let g = self.r.graph;
+        let mut seen = BTreeSet::new();
+        let mut out = Vec::new();
+        for &n in s.nodes() {
+            let func = g.func_of(n);
+            let shown = match place(g, n) {
+                Some((f, l)) => {
+                    if !seen.insert((func, Some((f, l)), String::new())) {
+                        continue;
+                    }
+                    format!("{} at {}", self.func(func), self.line_link(f, l))
+                }
+                None => {
+                    if !seen.insert((func, None, g.ext_id(n).to_string())) {
+                        continue;
+                    }
+                    format!(
+                        "{} node <code>{}</code>",
+                        self.func(func),
+                        escape(g.ext_id(n))
+                    )
+                }
+            };
+            out.push(shown);
+        }
+        out
+    }
+
+    /// A node set in words: one place, or "one of N: ...".
+    fn set(&self, s: &NodeSet) -> String {
+        let p = self.places(s);
+        if p.len() == 1 {
+            p.into_iter().next().unwrap_or_default()
+        } else {
+            format!("one of {}: {}", p.len(), p.join("; "))
+        }
+    }
+
+    fn entry_names(&self, s: &NodeSet) -> String {
+        let g = self.r.graph;
+        let funcs: BTreeSet<FuncId> = s.nodes().iter().map(|&n| g.func_of(n)).collect();
+        funcs
+            .into_iter()
+            .map(|f| self.func(f))
+            .collect::<Vec<_>>()
+            .join(" or ")
     }
 }
 
-fn set_links(g: &Icfg, s: &NodeSet, prefix: &str) -> String {
-    let links: Vec<String> = s.nodes().iter().map(|&n| node_link(g, n, prefix)).collect();
-    if links.len() == 1 {
-        links.into_iter().next().unwrap_or_default()
-    } else {
-        format!("one of {}: {}", links.len(), links.join("; "))
+/// One frame of the stack as the pages show it, innermost first.
+struct ShownFrame<'r> {
+    /// gdb's frame number: 0 is the innermost (the crash).
+    number: usize,
+    /// Where it stopped: the crash, or the pending call.
+    stop: &'r NodeSet,
+    /// The functions entered by the pending call (None: the crash).
+    callee: Option<&'r NodeSet>,
+    /// Its Local labels, when known.
+    local: Option<&'r FrameLabels>,
+}
+
+impl ShownFrame<'_> {
+    fn badge(&self) -> String {
+        match self.callee {
+            None => format!("<span class=\"badge crash\">#{} crash</span>", self.number),
+            Some(_) => format!("<span class=\"badge\">#{} call</span>", self.number),
+        }
     }
 }
 
-fn entry_names(g: &Icfg, s: &NodeSet) -> String {
-    let names: Vec<String> = s
-        .nodes()
-        .iter()
-        .map(|&n| format!("<code>{}</code>", escape(&g.function(g.func_of(n)).name)))
-        .collect();
-    names.join(" or ")
-}
-
-/// The crash-stack section.
-fn stack_section(r: &HtmlReport<'_>) -> String {
-    let g = r.graph;
-    let mut s = String::from("<h2>Crash stack</h2>\n");
-    if r.report.stack.is_empty() && r.report.crash.is_none() {
-        s.push_str("<p>The report gives no crash stack.</p>\n");
-        return s;
-    }
-    s.push_str("<ol start=\"0\">\n");
-    for f in &r.report.stack {
-        let _ = writeln!(
-            s,
-            "<li>call in {} &rarr; enters {}</li>",
-            set_links(g, &f.call, ""),
-            entry_names(g, &f.entry)
-        );
-    }
+/// The stack, innermost first: the crash, then the pending calls from the
+/// innermost to the outermost. Local labels by their activation number
+/// (0 the outermost; the crash frame is `stack.len()`).
+fn shown_frames<'r>(r: &'r HtmlReport<'_>) -> Vec<ShownFrame<'r>> {
+    let local = |k: usize| r.frames.iter().find(|f| f.frame == k);
+    let mut out = Vec::new();
     if let Some(c) = &r.report.crash {
-        let _ = writeln!(
-            s,
-            "<li><span class=\"badge\">crash</span> {}</li>",
-            set_links(g, c, "")
-        );
+        out.push(ShownFrame {
+            number: 0,
+            stop: c,
+            callee: None,
+            local: local(r.report.stack.len()),
+        });
     }
-    s.push_str("</ol>\n");
-    s
+    for (k, f) in r.report.stack.iter().enumerate().rev() {
+        out.push(ShownFrame {
+            number: out.len(),
+            stop: &f.call,
+            callee: Some(&f.entry),
+            local: local(k),
+        });
+    }
+    out
 }
 
-fn witness_section(r: &HtmlReport<'_>) -> String {
-    let Some(w) = r.witness else {
-        return String::new();
-    };
-    let mut s = format!(
-        "<h2>Witness path</h2>\n<p>An execution consistent with the report ({} nodes).</p>\n<ol>\n",
-        w.len()
-    );
-    for &n in w {
-        let label = r.labels.get(n.index()).copied();
-        let _ = writeln!(
-            s,
-            "<li class=\"{}\">{}</li>",
-            class(label),
-            node_link(r.graph, n, "")
-        );
+/// The Local label of each line of `file` in a frame (a line is Yes if a
+/// node on it is, No if all are, Maybe otherwise).
+fn local_lines(g: &Icfg, f: &FrameLabels, file: FileId) -> BTreeMap<u32, Label> {
+    let mut by: BTreeMap<u32, Vec<Label>> = BTreeMap::new();
+    for &(n, l) in &f.labels {
+        if g.file_of(n) == Some(file) {
+            for &line in g.lines(n) {
+                by.entry(line).or_default().push(l);
+            }
+        }
     }
-    s.push_str("</ol>\n");
-    s
+    by.into_iter()
+        .map(|(line, ls)| {
+            let l = if ls.contains(&Label::Yes) {
+                Label::Yes
+            } else if ls.iter().all(|&l| l == Label::No) {
+                Label::No
+            } else {
+                Label::Maybe
+            };
+            (line, l)
+        })
+        .collect()
+}
+
+/// Line `line` (1-based) of a source, trimmed.
+fn source_line(lines: &[&str], line: u32) -> Option<String> {
+    let i = (line as usize).checked_sub(1)?;
+    Some(lines.get(i)?.trim().to_string())
+}
+
+/// The files a stop set is in.
+fn stop_files(g: &Icfg, s: &NodeSet) -> BTreeSet<FileId> {
+    s.nodes().iter().filter_map(|&n| g.file_of(n)).collect()
 }
 
 fn line_counts(fl: &FileLines) -> (usize, usize, usize) {
@@ -190,40 +324,255 @@ fn line_counts(fl: &FileLines) -> (usize, usize, usize) {
     )
 }
 
+/// The headline and the stack.
+fn stack_section(c: &Ctx<'_, '_>, frames: &[ShownFrame<'_>]) -> String {
+    let mut s = String::new();
+    if frames.is_empty() {
+        s.push_str("<p>The report gives no crash stack.</p>\n");
+        return s;
+    }
+    let _ = writeln!(
+        s,
+        "<h2>Stack, innermost first (as gdb prints it)</h2>\n<p class=\"sub\">Each frame links to its line; its function's page shows, beside the labels, what ran in that frame before it stopped.</p>\n<ol class=\"stack\" start=\"0\">"
+    );
+    for f in frames {
+        let what = match f.callee {
+            None => format!("{} {}", f.badge(), c.set(f.stop)),
+            Some(callee) => format!(
+                "{} {}, calling {}",
+                f.badge(),
+                c.set(f.stop),
+                c.entry_names(callee)
+            ),
+        };
+        let local = f
+            .local
+            .map(|l| {
+                let count = |want: Label| l.labels.iter().filter(|&&(_, x)| x == want).count();
+                format!(
+                    " <span class=\"sub\">(in this frame: {} Yes, {} No, {} Maybe statements)</span>",
+                    count(Label::Yes),
+                    count(Label::No),
+                    count(Label::Maybe)
+                )
+            })
+            .unwrap_or_default();
+        // The source line it stopped on, when it is one line.
+        let lines: BTreeSet<(FileId, u32)> = f
+            .stop
+            .nodes()
+            .iter()
+            .filter_map(|&n| place(c.r.graph, n))
+            .collect();
+        let text = match lines.iter().next() {
+            Some(&(file, line)) if lines.len() == 1 => {
+                c.r.sources
+                    .lines(file)
+                    .and_then(|ls| source_line(&ls, line))
+                    .filter(|t| !t.is_empty())
+                    .map(|t| format!("<pre>{}</pre>", escape(&t)))
+                    .unwrap_or_default()
+            }
+            _ => String::new(),
+        };
+        let _ = writeln!(s, "<li id=\"frame{}\">{what}{local}{text}</li>", f.number);
+    }
+    s.push_str("</ol>\n");
+    s
+}
+
+/// One step of the witness, in the program's own code.
+#[derive(Clone, PartialEq, Eq)]
+enum Step {
+    Enter(FuncId),
+    Back(FuncId),
+    Line(FileId, u32),
+}
+
+/// A step or a run of steps repeated (loop iterations).
+enum Folded {
+    One(Step),
+    Repeat(Vec<Step>, usize),
+}
+
+/// Folds immediately repeated runs (length 1 to 12) of steps.
+fn fold(steps: &[Step]) -> Vec<Folded> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < steps.len() {
+        let mut best: Option<(usize, usize)> = None;
+        for len in 1..=12.min(steps.len() - i) {
+            let mut reps = 1;
+            while i + (reps + 1) * len <= steps.len()
+                && steps[i..i + len] == steps[i + reps * len..i + (reps + 1) * len]
+            {
+                reps += 1;
+            }
+            if reps > 1 && best.is_none_or(|(l, r)| len * reps > l * r) {
+                best = Some((len, reps));
+            }
+        }
+        match best {
+            Some((len, reps)) => {
+                out.push(Folded::Repeat(steps[i..i + len].to_vec(), reps));
+                i += len * reps;
+            }
+            None => {
+                out.push(Folded::One(steps[i].clone()));
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// Whether a function is the program's own code: it has a source file,
+/// and is neither synthetic (`<external code>`) nor a module constructor
+/// of the instrumentation or a sanitizer runtime callback.
+fn own_code(g: &Icfg, f: FuncId) -> bool {
+    let func = g.function(f);
+    let name = &*func.name;
+    func.file.is_some()
+        && !name.starts_with('<')
+        && !name.contains("module_ctor")
+        && !name.starts_with("__sanitizer")
+        && !name.starts_with("_GLOBAL__sub_I")
+        && !name.starts_with("__cxx_global_var_init")
+}
+
+/// The witness as steps of the program's own code.
+fn witness_steps(g: &Icfg, path: &[NodeId]) -> Vec<Step> {
+    let mut steps = Vec::new();
+    let mut prev: Option<NodeId> = None;
+    for &n in path {
+        let f = g.func_of(n);
+        if own_code(g, f) {
+            let kind_in = prev.and_then(|p| g.succs(p).find(|&(w, _)| w == n).map(|(_, k)| k));
+            match (g.kind(n), kind_in) {
+                (NodeKind::Entry, _) => steps.push(Step::Enter(f)),
+                (_, Some(EdgeKind::Return)) => steps.push(Step::Back(f)),
+                _ => {}
+            }
+            if let Some((file, line)) = place(g, n) {
+                let st = Step::Line(file, line);
+                if steps.last() != Some(&st) {
+                    steps.push(st);
+                }
+            }
+        }
+        prev = Some(n);
+    }
+    steps
+}
+
+/// The most witness items listed.
+const MAX_WITNESS_ITEMS: usize = 2000;
+
+fn witness_section(c: &Ctx<'_, '_>, line_label: &dyn Fn(FileId, u32) -> Option<Label>) -> String {
+    let r = c.r;
+    let Some(w) = r.witness else {
+        return String::new();
+    };
+    let g = r.graph;
+    let steps = witness_steps(g, w);
+    let folded = fold(&steps);
+    let step_html = |st: &Step| -> String {
+        match st {
+            Step::Enter(f) => format!("enter {}", c.func(*f)),
+            Step::Back(f) => format!("back in {}", c.func(*f)),
+            Step::Line(file, line) => {
+                let text = r
+                    .sources
+                    .lines(*file)
+                    .and_then(|ls| source_line(&ls, *line))
+                    .unwrap_or_default();
+                format!(
+                    "<span class=\"{}\">{}</span> <code>{}</code>",
+                    class(line_label(*file, *line)),
+                    c.line_link(*file, *line),
+                    escape(&text)
+                )
+            }
+        }
+    };
+    let mut s = format!(
+        "<details>\n<summary>One execution that fits the failure data ({} steps in the program's own code; library and runtime code left out, loop iterations folded)</summary>\n<ol>\n",
+        steps.len()
+    );
+    for item in folded.iter().take(MAX_WITNESS_ITEMS) {
+        match item {
+            Folded::One(st) => {
+                let _ = writeln!(s, "<li>{}</li>", step_html(st));
+            }
+            Folded::Repeat(run, reps) => {
+                let _ = writeln!(
+                    s,
+                    "<li>{reps} times: {}</li>",
+                    run.iter().map(step_html).collect::<Vec<_>>().join(", ")
+                );
+            }
+        }
+    }
+    if folded.len() > MAX_WITNESS_ITEMS {
+        let _ = writeln!(s, "<li>... {} more</li>", folded.len() - MAX_WITNESS_ITEMS);
+    }
+    s.push_str("</ol>\n</details>\n");
+    s
+}
+
 /// The index page.
 pub fn index_html(r: &HtmlReport<'_>, files: &[FileLines]) -> String {
     let g = r.graph;
+    let c = Ctx {
+        r,
+        root: common_root(files.iter().map(|fl| g.file_path(fl.file))),
+    };
+    let frames = shown_frames(r);
     let mut s = head(r.title);
-    let _ = writeln!(s, "<h1>{}</h1>", escape(r.title));
-    let c = Counts::of(r.labels);
-    let t = c.total();
-    let _ = writeln!(
-        s,
-        "<p>{t} nodes: <span class=\"y\">{} Yes ({:.1}%)</span>, <span class=\"no\">{} No ({:.1}%)</span>, <span class=\"m\">{} Maybe ({:.1}%)</span>.</p>\n<p>{}.</p>",
-        c.yes,
-        pct(c.yes, t),
-        c.no,
-        pct(c.no, t),
-        c.maybe,
-        pct(c.maybe, t),
-        escape(LEGEND)
-    );
-    s.push_str(&stack_section(r));
-    s.push_str(&witness_section(r));
-    if !r.weakened.is_empty() {
-        s.push_str("<h2>Weakened constraints</h2>\n<p>Answers stay sound but may be less precise.</p>\n<ul>\n");
-        for w in r.weakened {
-            let _ = writeln!(
-                s,
-                "<li><code>{}</code>: {}</li>",
-                escape(&w.origin.to_string()),
-                escape(&w.how)
-            );
+    match frames.first() {
+        Some(f) => {
+            let what = if f.callee.is_none() {
+                "Crash in"
+            } else {
+                "Stopped in"
+            };
+            let funcs: BTreeSet<FuncId> = f.stop.nodes().iter().map(|&n| g.func_of(n)).collect();
+            let names: Vec<String> = funcs.into_iter().map(|f| c.func(f)).collect();
+            let places: BTreeSet<(FileId, u32)> =
+                f.stop.nodes().iter().filter_map(|&n| place(g, n)).collect();
+            let at = match places.iter().next() {
+                Some(&(file, line)) if places.len() == 1 => {
+                    format!(" at {}", c.line_link(file, line))
+                }
+                _ => String::new(),
+            };
+            let _ = writeln!(s, "<h1>{what} {}{at}</h1>", names.join(" or "));
         }
-        s.push_str("</ul>\n");
+        None => {
+            let _ = writeln!(s, "<h1>{}</h1>", escape(r.title));
+        }
     }
-    s.push_str("<h2>Files</h2>\n<table>\n<tr><th>file</th><th class=\"num\">lines</th><th class=\"num\">Yes</th><th class=\"num\">No</th><th class=\"num\">Maybe</th><th></th></tr>\n");
-    for fl in files {
+    let _ = writeln!(s, "<p class=\"sub\">{}. {LEGEND_HTML}</p>", escape(r.title));
+    s.push_str(&stack_section(&c, &frames));
+    // Files: those of the stack first, the crash's first of all.
+    let mut rank: BTreeMap<FileId, usize> = BTreeMap::new();
+    for (i, f) in frames.iter().enumerate() {
+        for file in stop_files(g, f.stop) {
+            rank.entry(file).or_insert(i);
+        }
+    }
+    let mut ordered: Vec<&FileLines> = files.iter().collect();
+    ordered.sort_by_key(|fl| rank.get(&fl.file).copied().unwrap_or(usize::MAX));
+    s.push_str("<h2>Source files</h2>\n");
+    if !c.root.is_empty() {
+        let _ = writeln!(
+            s,
+            "<p class=\"sub\">Paths are relative to <code>{}</code>.</p>",
+            escape(&c.root)
+        );
+    }
+    s.push_str("<table>\n<tr><th>file</th><th class=\"num\">lines</th><th class=\"num\">Yes</th><th class=\"num\">No</th><th class=\"num\">Maybe</th><th></th><th></th></tr>\n");
+    for fl in ordered {
         let (y, n, m) = line_counts(fl);
         let total = fl.lines.len();
         let bar = |cls: &str, k: usize| {
@@ -232,11 +581,21 @@ pub fn index_html(r: &HtmlReport<'_>, files: &[FileLines]) -> String {
                 1.5 * pct(k, total)
             )
         };
+        let on_stack: Vec<String> = frames
+            .iter()
+            .filter(|f| stop_files(g, f.stop).contains(&fl.file))
+            .map(|f| format!("#{}", f.number))
+            .collect();
+        let on_stack = if on_stack.is_empty() {
+            String::new()
+        } else {
+            format!("frames {}", on_stack.join(", "))
+        };
         let _ = writeln!(
             s,
-            "<tr><td><a href=\"{}\">{}</a></td><td class=\"num\">{total}</td><td class=\"num\">{:.1}%</td><td class=\"num\">{:.1}%</td><td class=\"num\">{:.1}%</td><td>{}{}{}</td></tr>",
+            "<tr><td><a href=\"{}\">{}</a></td><td class=\"num\">{total}</td><td class=\"num\">{:.1}%</td><td class=\"num\">{:.1}%</td><td class=\"num\">{:.1}%</td><td>{}{}{}</td><td class=\"sub\">{on_stack}</td></tr>",
             file_page(fl.file),
-            escape(g.file_path(fl.file)),
+            escape(c.path(fl.file)),
             pct(y, total),
             pct(n, total),
             pct(m, total),
@@ -245,74 +604,141 @@ pub fn index_html(r: &HtmlReport<'_>, files: &[FileLines]) -> String {
             bar("m", m)
         );
     }
-    s.push_str("</table>\n</body>\n</html>\n");
+    s.push_str("</table>\n");
+    let line_label = |file: FileId, line: u32| {
+        files
+            .iter()
+            .find(|fl| fl.file == file)
+            .and_then(|fl| fl.lines.get(&line).copied())
+    };
+    s.push_str(&witness_section(&c, &line_label));
+    if !r.weakened.is_empty() {
+        let _ = writeln!(
+            s,
+            "<details>\n<summary>Weakened constraints ({}): the answers stay sound but may be less precise</summary>\n<ul>",
+            r.weakened.len()
+        );
+        for w in r.weakened {
+            let _ = writeln!(
+                s,
+                "<li><code>{}</code>: {}</li>",
+                escape(&w.origin.to_string()),
+                escape(&w.how)
+            );
+        }
+        s.push_str("</ul>\n</details>\n");
+    }
+    let counts = Counts::of(r.labels);
+    let t = counts.total();
+    let _ = writeln!(
+        s,
+        "<details>\n<summary>Node counts</summary>\n<p>{t} nodes of the control-flow graph: <span class=\"y\">{} Yes ({:.1}%)</span>, <span class=\"no\">{} No ({:.1}%)</span>, <span class=\"m\">{} Maybe ({:.1}%)</span>.</p>\n</details>",
+        counts.yes,
+        pct(counts.yes, t),
+        counts.no,
+        pct(counts.no, t),
+        counts.maybe,
+        pct(counts.maybe, t),
+    );
+    s.push_str("</body>\n</html>\n");
     s
 }
 
-/// Badges for the lines of `file` that the crash stack names.
-fn stack_badges(r: &HtmlReport<'_>, file: FileId) -> BTreeMap<u32, Vec<String>> {
-    let mut b: BTreeMap<u32, Vec<String>> = BTreeMap::new();
-    let g = r.graph;
-    let mut mark = |set: &NodeSet, what: String| {
-        for &n in set.nodes() {
-            if let Some((f, l)) = place(g, n) {
-                if f == file {
-                    let v = b.entry(l).or_default();
-                    if !v.contains(&what) {
-                        v.push(what.clone());
-                    }
-                }
-            }
-        }
-    };
-    for (i, f) in r.report.stack.iter().enumerate() {
-        mark(&f.call, format!("frame {i}"));
-    }
-    if let Some(c) = &r.report.crash {
-        mark(c, "crash".into());
-    }
-    b
-}
+/// The most Local-label columns on a file page (frames of the file
+/// beyond it are listed, not shown).
+const MAX_FRAME_COLUMNS: usize = 8;
 
 /// The page of one file.
-pub fn file_html(r: &HtmlReport<'_>, fl: &FileLines) -> String {
+pub fn file_html(r: &HtmlReport<'_>, fl: &FileLines, root: &str) -> String {
     let g = r.graph;
-    let path = g.file_path(fl.file);
+    let c = Ctx {
+        r,
+        root: root.to_string(),
+    };
+    let path = c.path(fl.file).to_string();
     let mut s = head(&format!("{path} - {}", r.title));
     let (y, n, m) = line_counts(fl);
     let total = fl.lines.len();
     let _ = writeln!(
         s,
-        "<p><a href=\"index.html\">&larr; {}</a></p>",
-        escape(r.title)
+        "<p><a href=\"index.html\">&larr; the crash</a></p>\n<h1>{}</h1>",
+        escape(&path)
     );
-    let _ = writeln!(s, "<h1>{}</h1>", escape(path));
     let _ = writeln!(
         s,
-        "<p>{total} lines with statements: <span class=\"y\">{y} Yes ({:.1}%)</span>, <span class=\"no\">{n} No ({:.1}%)</span>, <span class=\"m\">{m} Maybe ({:.1}%)</span>.</p>",
+        "<p>{total} lines with statements: <span class=\"y\">{y} Yes ({:.1}%)</span>, <span class=\"no\">{n} No ({:.1}%)</span>, <span class=\"m\">{m} Maybe ({:.1}%)</span>. {LEGEND_HTML}</p>",
         pct(y, total),
         pct(n, total),
         pct(m, total)
     );
-    let badges = stack_badges(r, fl.file);
+    let frames = shown_frames(r);
+    // Badges on the stop lines of the frames in this file.
+    let mut badges: BTreeMap<u32, Vec<String>> = BTreeMap::new();
+    for f in &frames {
+        let lines: BTreeSet<u32> = f
+            .stop
+            .nodes()
+            .iter()
+            .filter_map(|&n| place(g, n))
+            .filter(|&(file, _)| file == fl.file)
+            .map(|(_, l)| l)
+            .collect();
+        for l in lines {
+            badges.entry(l).or_default().push(f.badge());
+        }
+    }
+    // Local-label columns: the frames whose function is in this file.
+    let columns: Vec<(&ShownFrame<'_>, BTreeMap<u32, Label>)> = frames
+        .iter()
+        .filter_map(|f| {
+            let local = f.local?;
+            let lines = local_lines(g, local, fl.file);
+            (!lines.is_empty()).then_some((f, lines))
+        })
+        .collect();
+    let (shown, left): (Vec<_>, Vec<_>) = columns
+        .into_iter()
+        .enumerate()
+        .partition(|(i, _)| *i < MAX_FRAME_COLUMNS);
+    let shown: Vec<_> = shown.into_iter().map(|(_, c)| c).collect();
+    if !shown.is_empty() {
+        let _ = writeln!(
+            s,
+            "<p class=\"sub\">Gutter: <b>Global</b> is what ran anywhere before the crash; <b>#N</b> is what ran in stack frame #N (that call of its function) before it stopped at its badge.{}</p>",
+            if left.is_empty() {
+                String::new()
+            } else {
+                format!(" {} more frames of this file are not shown.", left.len())
+            }
+        );
+    }
     let text = r.sources.lines(fl.file);
     if text.is_none() {
         s.push_str("<p>The source file could not be read: only the lines with statements are listed.</p>\n");
     }
-    s.push_str("<table class=\"src\">\n");
+    s.push_str("<table class=\"src\">\n<tr><th></th><th>Global</th>");
+    for (f, _) in &shown {
+        let func = f.local.map(|l| c.func(l.function)).unwrap_or_default();
+        let _ = write!(
+            s,
+            "<th><a href=\"index.html#frame{}\">#{}</a> {func}</th>",
+            f.number, f.number
+        );
+    }
+    s.push_str("<th></th><th></th></tr>\n");
     let row = |s: &mut String, line: u32, src: &str| {
         let l = fl.lines.get(&line).copied();
-        let badge: String = badges
-            .get(&line)
-            .map(|v| {
-                v.iter()
-                    .map(|b| format!("<span class=\"badge\">{}</span>", escape(b)))
-                    .collect()
+        let badge: String = badges.get(&line).map(|v| v.concat()).unwrap_or_default();
+        let locals: String = shown
+            .iter()
+            .map(|(_, lines)| {
+                let ll = lines.get(&line).copied();
+                format!("<td class=\"l {}\">{}</td>", class(ll), label_word(ll))
             })
-            .unwrap_or_default();
+            .collect();
         let _ = writeln!(
             s,
-            "<tr id=\"L{line}\" class=\"{}\"><td class=\"n\"><a href=\"#L{line}\">{line}</a></td><td>{}</td><td>{badge}</td><td class=\"s\">{}</td></tr>",
+            "<tr id=\"L{line}\" class=\"{}\"><td class=\"n\"><a href=\"#L{line}\">{line}</a></td><td class=\"g\">{}</td>{locals}<td>{badge}</td><td class=\"s\">{}</td></tr>",
             class(l),
             label_word(l),
             escape(src)
@@ -345,13 +771,14 @@ pub fn write_html(dir: &Path, r: &HtmlReport<'_>) -> io::Result<Vec<PathBuf>> {
     let ctx = |e: io::Error, p: &Path| io::Error::new(e.kind(), format!("{}: {e}", p.display()));
     std::fs::create_dir_all(dir).map_err(|e| ctx(e, dir))?;
     let files = by_line(r.graph, r.labels);
+    let root = common_root(files.iter().map(|fl| r.graph.file_path(fl.file)));
     let mut written = Vec::with_capacity(files.len() + 1);
     let index = dir.join("index.html");
     std::fs::write(&index, index_html(r, &files)).map_err(|e| ctx(e, &index))?;
     written.push(index);
     for fl in &files {
         let p = dir.join(file_page(fl.file));
-        std::fs::write(&p, file_html(r, fl)).map_err(|e| ctx(e, &p))?;
+        std::fs::write(&p, file_html(r, fl, &root)).map_err(|e| ctx(e, &p))?;
         written.push(p);
     }
     Ok(written)
@@ -366,42 +793,68 @@ mod tests {
         let mut b = IcfgBuilder::new();
         let main = b.function("main");
         let f = b.function("f<int>");
-        b.set_function_file(main, "src/<main>.c");
-        b.set_function_file(f, "src/f.c");
+        let ext = b.function("<external code>");
+        b.set_function_file(main, "/src/app/<main>.c");
+        b.set_function_file(f, "/src/app/lib/f.c");
         let mut v = Vec::new();
         for (id, kind, func, line) in [
             ("me", NodeKind::Entry, main, 1),
             ("c", NodeKind::CallSite, main, 2),
             ("fe", NodeKind::Entry, f, 1),
             ("fs", NodeKind::Statement, f, 3),
+            ("fl", NodeKind::Statement, f, 4),
+            ("xe", NodeKind::Entry, ext, 0),
+            ("fs#2", NodeKind::Statement, f, 3),
         ] {
+            let lines: &[u32] = if line == 0 { &[] } else { &[line] };
             v.push(
                 b.add_node(NodeSpec {
                     ext_id: id,
                     kind,
                     func,
                     label: "",
-                    lines: &[line],
+                    lines,
                 })
                 .unwrap(),
             );
         }
         b.add_flow_edge(v[0], v[1]);
         b.add_flow_edge(v[2], v[3]);
+        b.add_flow_edge(v[3], v[4]);
+        b.add_flow_edge(v[4], v[3]);
+        b.add_flow_edge(v[4], v[6]);
         b.add_call_edge(v[1], v[2]);
         (b.build().unwrap(), v)
     }
 
     #[test]
-    fn pages_are_escaped_and_linked() {
+    fn common_root_is_a_directory() {
+        assert_eq!(common_root(["/a/b/c.c", "/a/b/d/e.c"]), "/a/b/");
+        assert_eq!(common_root(["/a/b/c.c"]), "/a/b/");
+        assert_eq!(common_root(["a.c", "b.c"]), "");
+        assert_eq!(common_root(["/x/a.c", "/y/b.c"]), "");
+        assert_eq!(common_root(std::iter::empty()), "");
+    }
+
+    #[test]
+    fn pages_start_from_the_crash_and_are_escaped_and_linked() {
         let (g, v) = graph();
-        let labels = vec![Label::Yes, Label::Yes, Label::Yes, Label::Maybe];
+        let labels = vec![
+            Label::Yes,
+            Label::Yes,
+            Label::Yes,
+            Label::Maybe,
+            Label::Maybe,
+            Label::No,
+            Label::Maybe,
+        ];
         let report = Report {
             stack: vec![Frame {
                 call: NodeSet::one(v[1]),
                 entry: NodeSet::one(v[2]),
             }],
-            crash: Some(NodeSet::one(v[3])),
+            // Two nodes of one line: named once.
+            crash: NodeSet::new(vec![v[3], v[6]]),
             ..Report::default()
         };
         let mut sources = Sources::none();
@@ -413,7 +866,14 @@ mod tests {
             origin: Origin::ObsYes(0),
             how: "dropped <x>".into(),
         }];
-        let witness = [v[0], v[1], v[2], v[3]];
+        // Through external code, and a loop on line 3.
+        let witness = [v[0], v[5], v[1], v[2], v[3], v[4], v[3], v[4], v[3]];
+        let frames = [FrameLabels {
+            frame: 1,
+            function: g.func_of(v[2]),
+            stop: vec![v[3]],
+            labels: vec![(v[2], Label::Yes), (v[3], Label::No), (v[6], Label::No)],
+        }];
         let r = HtmlReport {
             graph: &g,
             labels: &labels,
@@ -422,6 +882,7 @@ mod tests {
             sources: &sources,
             weakened: &weakened,
             title: "postmortem: a & b",
+            frames: &frames,
         };
         let files = by_line(&g, &labels);
         let index = index_html(&r, &files);
@@ -429,33 +890,53 @@ mod tests {
             index.contains("<title>postmortem: a &amp; b</title>"),
             "{index}"
         );
+        // The headline, then the stack innermost first.
+        let h1 = index.find("<h1>Crash in <code class=\"fn\">f&lt;int&gt;</code> at <a href=\"file-1.html#L3\">lib/f.c:3</a></h1>");
+        let crash = index.find("<li id=\"frame0\"><span class=\"badge crash\">#0 crash</span> <code class=\"fn\">f&lt;int&gt;</code> at <a href=\"file-1.html#L3\">lib/f.c:3</a> <span class=\"sub\">(in this frame: 1 Yes, 2 No, 0 Maybe statements)</span></li>");
+        let call = index.find("<li id=\"frame1\"><span class=\"badge\">#1 call</span> <code class=\"fn\">main</code> at <a href=\"file-0.html#L2\">&lt;main&gt;.c:2</a>, calling <code class=\"fn\">f&lt;int&gt;</code><pre>if (a &lt; b &amp;&amp; c &gt; &quot;d&quot;) f();</pre></li>");
+        let files_at = index.find("<h2>Source files</h2>");
+        let witness_at = index.find("<details>\n<summary>One execution");
+        assert!(h1.is_some() && crash.is_some() && call.is_some(), "{index}");
         assert!(
-            index.contains("<a href=\"file-0.html\">src/&lt;main&gt;.c</a>"),
+            h1 < crash && crash < call && call < files_at && files_at < witness_at,
             "{index}"
         );
-        assert!(index.contains("call in <code>main</code> at <a href=\"file-0.html#L2\">src/&lt;main&gt;.c:2</a> &rarr; enters <code>f&lt;int&gt;</code>"), "{index}");
-        assert!(index.contains("<span class=\"badge\">crash</span> <code>f&lt;int&gt;</code> at <a href=\"file-1.html#L3\">src/f.c:3</a>"), "{index}");
-        assert!(index.contains("<h2>Witness path</h2>"));
+        assert!(!index.contains("one of"), "{index}");
+        assert!(
+            index.contains("Paths are relative to <code>/src/app/</code>"),
+            "{index}"
+        );
+        // The crash's file first.
+        assert!(
+            index.find("lib/f.c</a>") < index.find("&lt;main&gt;.c</a></td>"),
+            "{index}"
+        );
+        // The witness: no external code, the loop folded.
+        assert!(!index.contains("external"), "{index}");
+        assert!(index.contains("<li>2 times: "), "{index}");
         assert!(index.contains("dropped &lt;x&gt;"));
         assert!(!index.contains("<x>") && !index.contains("<main>"));
-        let main_page = file_html(&r, &files[0]);
-        assert!(main_page.contains("<tr id=\"L2\" class=\"y\"><td class=\"n\"><a href=\"#L2\">2</a></td><td>Yes</td><td><span class=\"badge\">frame 0</span></td><td class=\"s\">  if (a &lt; b &amp;&amp; c &gt; &quot;d&quot;) f();</td></tr>"), "{main_page}");
+        let root = common_root(files.iter().map(|fl| g.file_path(fl.file)));
+        let main_page = file_html(&r, &files[0], &root);
+        assert!(main_page.contains("<tr id=\"L2\" class=\"y\"><td class=\"n\"><a href=\"#L2\">2</a></td><td class=\"g\">Yes</td><td><span class=\"badge\">#1 call</span></td><td class=\"s\">  if (a &lt; b &amp;&amp; c &gt; &quot;d&quot;) f();</td></tr>"), "{main_page}");
         assert!(
             main_page.contains("<tr id=\"L3\" class=\"\">"),
             "{main_page}"
         );
-        let f_page = file_html(&r, &files[1]);
+        let f_page = file_html(&r, &files[1], &root);
         assert!(f_page.contains("could not be read"));
-        assert!(f_page.contains("<tr id=\"L3\" class=\"m\">"), "{f_page}");
+        // The crash frame's Local labels beside the Global ones.
+        assert!(f_page.contains("<th><a href=\"index.html#frame0\">#0</a> <code class=\"fn\">f&lt;int&gt;</code></th>"), "{f_page}");
+        assert!(f_page.contains("<tr id=\"L3\" class=\"m\"><td class=\"n\"><a href=\"#L3\">3</a></td><td class=\"g\">Maybe</td><td class=\"l no\">No</td><td><span class=\"badge crash\">#0 crash</span></td>"), "{f_page}");
         // Without a witness the section is left out.
         let r2 = HtmlReport { witness: None, ..r };
-        assert!(!index_html(&r2, &files).contains("Witness"));
+        assert!(!index_html(&r2, &files).contains("One execution"));
     }
 
     #[test]
     fn writes_the_directory() {
         let (g, _) = graph();
-        let labels = vec![Label::No; 4];
+        let labels = vec![Label::No; 7];
         let report = Report::default();
         let sources = Sources::none();
         let dir = std::env::temp_dir().join(format!("pm-html-test-{}", std::process::id()));
@@ -467,6 +948,7 @@ mod tests {
             sources: &sources,
             weakened: &[],
             title: "t",
+            frames: &[],
         };
         let written = write_html(&dir, &r).unwrap();
         assert_eq!(written.len(), 3);

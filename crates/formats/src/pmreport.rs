@@ -85,6 +85,9 @@ pub struct Mapped {
     pub warnings: Vec<LocateWarning>,
     /// The matching of the `log` lines, if there were any.
     pub log: Option<LogMatch>,
+    /// Other warnings about the report as a whole (a Sentry event's
+    /// frames that look listed crash first).
+    pub notes: Vec<String>,
 }
 
 /// The two report formats `--report` accepts.
@@ -389,6 +392,7 @@ impl PmReport {
             report,
             warnings,
             log,
+            notes: Vec::new(),
         }
     }
 }
@@ -459,6 +463,7 @@ pub fn read_any_report_str(
                     report,
                     warnings: Vec::new(),
                     log: None,
+                    notes: Vec::new(),
                 },
             ))
         }

@@ -33,8 +33,9 @@ use crate::error::FormatError;
 use crate::logs::{LogConfig, LogMatcher};
 use crate::pmreport::Mapped;
 use postmortem_core::locate::{PathMap, SourceFrame};
-use postmortem_core::Icfg;
+use postmortem_core::{FuncId, Icfg};
 use serde_json::Value;
+use std::collections::HashSet;
 
 /// Whether `v` is a Sentry event: an object with an `exception` key.
 pub fn is_sentry(v: &Value) -> bool {
@@ -71,13 +72,55 @@ impl SentryEvent {
             }
             Some(m)
         };
+        let notes = if self.looks_crash_first(g) {
+            vec![CRASH_FIRST.to_string()]
+        } else {
+            Vec::new()
+        };
         Mapped {
             report,
             warnings: located.warnings,
             log,
+            notes,
         }
     }
+
+    /// Whether the frames look listed crash first (callee to caller, as
+    /// some exporters write them) rather than Sentry's caller to callee:
+    /// among the frames whose function is in the graph, some frame's
+    /// function does not call the next inner one's, while in the reverse
+    /// order each does.
+    pub fn looks_crash_first(&self, g: &Icfg) -> bool {
+        // Innermost first, as parsed (the event's last frame first).
+        let funcs: Vec<FuncId> = self
+            .frames
+            .iter()
+            .filter(|f| !f.runtime)
+            .filter_map(|f| g.function_by_name(f.function.as_deref()?))
+            .collect();
+        if funcs.len() < 2 {
+            return false;
+        }
+        let mut calls: HashSet<(FuncId, FuncId)> = HashSet::new();
+        for n in g.nodes() {
+            for callee in g.callees(n) {
+                calls.insert((g.func_of(n), callee));
+            }
+        }
+        let pairs = funcs.windows(2);
+        let as_given = pairs.clone().all(|w| calls.contains(&(w[1], w[0])));
+        let reversed = pairs.clone().all(|w| calls.contains(&(w[0], w[1])));
+        !as_given && reversed
+    }
 }
+
+/// The warning for frames that look listed crash first (see
+/// [`SentryEvent::looks_crash_first`]); the analysis appends it to the
+/// message of an impossible report.
+pub const CRASH_FIRST: &str = "the event's stack frames look listed crash first (callee to caller): \
+in that order some frame's function does not call the next one's, in the reverse order each does. \
+Sentry lists frames caller to callee, the crash last; if an exporter reversed them, reverse them back, \
+e.g. jq '.exception.values[].stacktrace.frames |= reverse' EVENT.json > fixed.json";
 
 /// Reads a Sentry event (see the module doc). `name` names it in errors.
 pub fn parse_sentry(v: &Value, name: &str) -> Result<SentryEvent, FormatError> {
