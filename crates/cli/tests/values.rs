@@ -293,3 +293,65 @@ fn fields_of_local_structs_and_global_arrays_are_values() {
         assert!(!u["name"].as_str().unwrap().starts_with("bx"), "{u}");
     }
 }
+
+/// The frames of `v` for function `func`, outermost first.
+fn frames_of<'a>(v: &'a Value, func: &str) -> Vec<&'a Value> {
+    v["frames"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["function"] == func)
+        .collect()
+}
+
+fn frame_lines(f: &Value, l: &str) -> Vec<u64> {
+    f["lines"][l]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .collect()
+}
+
+#[test]
+fn local_labels_answer_per_activation() {
+    for t in ["clang-14", "gdb"] {
+        require(t);
+    }
+    // The crash frame of values.c: its own locals' values decide its
+    // lines (status = 30 ran in it, status = 20 did not, the loop ran).
+    let dir = scratch("local");
+    crash(&dir, "values.c", "2", "core2", &[], &[]);
+    let (v, _) = analyze(&dir, "core2", &[]);
+    let handle = frames_of(&v, "handle");
+    assert_eq!(handle.len(), 1, "{}", v["frames"]);
+    let (yes, no) = (frame_lines(handle[0], "yes"), frame_lines(handle[0], "no"));
+    for l in [15, 22, 24, 25, 29] {
+        assert!(yes.contains(&l), "line {l} not Local Yes: {yes:?}");
+    }
+    for l in [20, 28, 31] {
+        assert!(no.contains(&l), "line {l} not Local No: {no:?}");
+    }
+    // Without values, only what the graph and the stack say.
+    let (nv, _) = analyze(&dir, "core2", &["--no-values"]);
+    let yes_nv = frame_lines(frames_of(&nv, "handle")[0], "yes");
+    assert!(!yes_nv.contains(&22), "{yes_nv:?}");
+
+    // Recursion: depth(3) -> depth(2) -> depth(1) -> depth(0) crashes.
+    // Four activations of one function, each with its own labels: the
+    // crash frame ran `int *p = 0;` (line 6), the others did not (they
+    // are at their recursive call, line 11); globally line 6 is Yes.
+    let dir = scratch("recurse");
+    crash(&dir, "recurse.c", "", "core", &[], &[]);
+    let (v, _) = analyze(&dir, "core", &[]);
+    let acts = frames_of(&v, "depth");
+    assert_eq!(acts.len(), 4, "{}", v["frames"]);
+    let crash_frame = acts.last().unwrap();
+    assert!(frame_lines(crash_frame, "yes").contains(&6));
+    for a in &acts[..3] {
+        assert!(frame_lines(a, "no").contains(&6), "{a}");
+        assert!(frame_lines(a, "yes").contains(&11), "{a}");
+    }
+    assert!(lines(&v, "recurse.c", "yes").contains(&6));
+    assert!(frame_lines(crash_frame, "no").contains(&11));
+}
