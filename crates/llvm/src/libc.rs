@@ -672,14 +672,27 @@ pub(crate) const INERT: &[&str] = &[
 ];
 
 /// Whether `name` is a C library function that never calls program code
-/// and never jumps non-locally.
+/// and never jumps non-locally. SanitizerCoverage's runtime entry points
+/// (`__sanitizer_cov_bool_flag_init`, `__sanitizer_cov_pcs_init`, the
+/// trace callbacks), which the instrumentation itself calls from module
+/// constructors, are inert too: modelling them as unknown code that may
+/// call back every address-taken function put the constructors' empty
+/// callbacks at the head of every witness.
 pub(crate) fn is_inert(name: &str) -> bool {
-    INERT.binary_search(&name).is_ok()
+    INERT.binary_search(&name).is_ok() || name.starts_with("__sanitizer_cov_")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sancov_runtime_entry_points_are_inert() {
+        assert!(is_inert("__sanitizer_cov_bool_flag_init"));
+        assert!(is_inert("__sanitizer_cov_pcs_init"));
+        assert!(is_inert("__sanitizer_cov_trace_pc_guard"));
+        assert!(!is_inert("__sanitizer_set_death_callback"));
+    }
 
     #[test]
     fn inert_list_is_sorted_and_disjoint_from_the_others() {
