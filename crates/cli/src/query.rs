@@ -4,9 +4,12 @@
 use crate::analyze::solve_failure;
 use crate::exit::{ms, write_out, Failure};
 use crate::inputs::{load, Inputs};
-use crate::solvers::SolverArgs;
+use crate::solvers::{SolverArgs, SolverName};
 use clap::{Args, ValueEnum};
-use postmortem_core::{query as lang, Answer, Icfg, NodeId, Query, Solver};
+use postmortem_core::{
+    query as lang, solver::Checked, Answer, Icfg, NodeId, Origin, Query, Report, SolveError,
+    Solver, Weakening,
+};
 use postmortem_formats::answer::{query_json, write_query_text, QueryAnswer};
 use std::time::Instant;
 
@@ -31,7 +34,11 @@ EXAMPLES (PLDI 2017)
   Was lock called twice with no unlock in between?
       postmortem query --cfg G --report R --solver fsa --regex '.* call:lock (!call:unlock)* call:lock .*'
 
-The first output line is `possible` or `impossible`. When possible, it comes
+The first output line is `possible`, `impossible` or `unknown`. When a limit
+(--max-states, --timeout, --max-memory) stops the search, the answer is utl's
+(its constraints are weaker: `impossible` stays sound, `possible` lists the
+limit among its weakenings), or `unknown` for a question utl cannot ask
+(JSON \"gave_up\" says why); the exit code is 0 either way. When possible, it comes
 with a witness: a complete path from the start to the crash that satisfies
 everything the solver checked (JSON: \"witness\", input node ids; with utl,
 the report as weakened, the weakenings listed; with cs and best, only a path
@@ -75,6 +82,46 @@ enum QueryFormat {
     Json,
 }
 
+/// The answer when the chosen solver gave up at a limit: UTL's (its
+/// constraints are weaker, so its `impossible` is sound and its `possible`
+/// lists what it weakened), with the limit named as a weakening of the
+/// query; or, when UTL cannot ask this question (a formula or regex it
+/// does not support), no answer (`unknown`) and why.
+fn degrade(
+    q: &QueryArgs,
+    g: &Icfg,
+    report: &Report,
+    question: &Query,
+    solver: &str,
+    why: &str,
+) -> Result<(Option<Checked>, Option<String>), Failure> {
+    let gave_up = format!("the {solver} search gave up: {why}");
+    if q.solver.solver == SolverName::Utl {
+        return Ok((None, Some(gave_up)));
+    }
+    match q
+        .solver
+        .build(SolverName::Utl)
+        .check(g, report, Some(question))
+    {
+        Ok(mut c) => {
+            c.weakened.insert(
+                0,
+                Weakening {
+                    origin: Origin::Query,
+                    how: format!("{gave_up}; answered by utl, whose constraints are weaker"),
+                },
+            );
+            Ok((Some(c), None))
+        }
+        Err(SolveError::Infeasible { culprit }) => Err(solve_failure(
+            SolveError::Infeasible { culprit },
+            &q.inputs.report,
+        )),
+        Err(_) => Ok((None, Some(gave_up))),
+    }
+}
+
 fn node_arg(g: &Icfg, id: &str) -> Result<NodeId, Failure> {
     g.lookup(id).ok_or_else(|| {
         Failure::input(format!(
@@ -110,29 +157,45 @@ pub fn run(q: QueryArgs) -> Result<(), Failure> {
     let s: Box<dyn Solver> = q.solver.build(q.solver.solver);
     let fail = |e| solve_failure(e, &q.inputs.report);
     let t = Instant::now();
-    let checked = s.check(g, &loaded.report, Some(&question)).map_err(fail)?;
-    // A possible answer shows the report is possible; otherwise ask.
-    let report_possible = checked.answer == Answer::Possible
-        || s.possible(g, &loaded.report, None).map_err(fail)? == Answer::Possible;
+    let (checked, gave_up) = match s.check(g, &loaded.report, Some(&question)) {
+        Ok(c) => (Some(c), None),
+        Err(SolveError::Limit(why)) => degrade(&q, g, &loaded.report, &question, s.name(), &why)?,
+        Err(e) => return Err(fail(e)),
+    };
+    // A possible answer shows the report is possible; otherwise ask (a
+    // search that gives up claims nothing: the report is taken as
+    // possible unless UTL's weaker constraints already rule it out).
+    let possible = checked.as_ref().map(|c| c.answer) == Some(Answer::Possible)
+        || match s.possible(g, &loaded.report, None) {
+            Ok(a) => a == Answer::Possible,
+            Err(SolveError::Limit(_)) => !matches!(
+                q.solver
+                    .build(SolverName::Utl)
+                    .possible(g, &loaded.report, None),
+                Ok(Answer::Impossible)
+            ),
+            Err(e) => return Err(fail(e)),
+        };
     let elapsed = ms(t);
-    let culprit = if report_possible {
+    let culprit = if possible {
         None
     } else {
         s.culprit(g, &loaded.report)
     };
-    let explanation =
-        if checked.answer == Answer::Impossible && (q.explain || q.format == QueryFormat::Json) {
-            s.explain(g, &loaded.report, Some(&question))
-        } else {
-            None
-        };
+    let impossible = checked.as_ref().map(|c| c.answer) == Some(Answer::Impossible);
+    let explanation = if impossible && (q.explain || q.format == QueryFormat::Json) {
+        s.explain(g, &loaded.report, Some(&question))
+    } else {
+        None
+    };
     let answer = QueryAnswer {
         graph: g,
         report: &loaded.report,
         question: &what,
         solver: s.name(),
-        checked: &checked,
-        report_possible,
+        checked: checked.as_ref(),
+        gave_up: gave_up.as_deref(),
+        report_possible: possible,
         culprit,
         explanation: explanation.as_deref(),
         time_ms: elapsed,

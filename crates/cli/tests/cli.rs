@@ -557,7 +557,7 @@ fn fsa_limits_degrade_soundly_and_say_so() {
         );
     }
 
-    // Single queries report that they gave up instead of guessing.
+    // Single queries say that they gave up instead of guessing
     let o = run(bin()
         .args([
             "query",
@@ -572,8 +572,10 @@ fn fsa_limits_degrade_soundly_and_say_so() {
         .arg(example_cfg())
         .arg("--report")
         .arg(&p));
-    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
-    assert!(stderr(&o).contains("gave up"), "{}", stderr(&o));
+    // (`unknown`, and why: utl cannot ask a regular query.)
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).starts_with("unknown\n"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("gave up"), "{}", stdout(&o));
 }
 
 #[test]

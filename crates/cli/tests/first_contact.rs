@@ -833,3 +833,84 @@ fn a_file_in_the_wrong_slot_says_what_it_looks_like() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `query --format json` on the bundled example with `extra` options.
+fn query_json(question: &[&str], extra: &[&str]) -> (Run, serde_json::Value) {
+    let cfg = example_cfg();
+    let report = example_report();
+    let mut args = vec![
+        os("query"),
+        os("--cfg"),
+        cfg.as_os_str(),
+        os("--report"),
+        report.as_os_str(),
+        os("--format"),
+        os("json"),
+    ];
+    args.extend(question.iter().map(os));
+    args.extend(extra.iter().map(os));
+    let r = run(&args);
+    let v = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.show()));
+    (r, v)
+}
+
+/// A query whose search hits a limit is not an internal error: it is
+/// answered by utl (whose `impossible` is sound; the limit listed among
+/// the weakenings) or, for a question utl cannot ask, `unknown` with the
+/// reason; exit 0 either way. A degraded `impossible` is one the unlimited
+/// search also gives.
+#[test]
+fn a_query_at_a_limit_degrades_to_a_sound_answer() {
+    let ids: Vec<String> = nodes(&analyze_json(&["--solver", "utl"]), "maybe")
+        .into_iter()
+        .chain(nodes(&analyze_json(&["--solver", "utl"]), "no"))
+        .step_by(7)
+        .take(12)
+        .collect();
+    assert!(ids.len() >= 6, "too few nodes to ask about: {ids:?}");
+    let mut limited_seen = 0;
+    for id in &ids {
+        for (q, solver) in [
+            ("--may-run", "fsa"),
+            ("--may-skip", "fsa"),
+            ("--may-run", "cs"),
+        ] {
+            let (r, v) = query_json(&[q, id], &["--solver", solver, "--max-states", "2"]);
+            assert_eq!(r.code, Some(0), "{q} {id} {solver}: {}", r.show());
+            let answer = v["answer"].as_str().unwrap();
+            assert!(
+                answer == "possible" || answer == "impossible",
+                "{}",
+                r.show()
+            );
+            let weakened = v["weakened"].to_string();
+            if weakened.contains("gave up") || weakened.contains("exceeds") {
+                limited_seen += 1;
+            }
+            let (full, fv) = query_json(&[q, id], &["--solver", solver]);
+            assert_eq!(full.code, Some(0), "{}", full.show());
+            if answer == "impossible" {
+                assert_eq!(
+                    fv["answer"],
+                    "impossible",
+                    "{q} {id} {solver}: {}",
+                    r.show()
+                );
+            }
+        }
+    }
+    assert!(limited_seen > 0, "no query reached the limit");
+    // A regular query utl cannot ask: no answer, and why.
+    let (r, v) = query_json(
+        &["--regex", ".* call:getline .*"],
+        &["--solver", "fsa", "--max-states", "2"],
+    );
+    assert_eq!(r.code, Some(0), "{}", r.show());
+    assert_eq!(v["answer"], "unknown", "{}", r.show());
+    assert!(
+        v["gave_up"].as_str().unwrap_or("").contains("--max-states"),
+        "{}",
+        r.show()
+    );
+    assert!(v.get("witness").is_none(), "{}", r.show());
+}

@@ -18,8 +18,11 @@ pub struct QueryAnswer<'a> {
     pub question: &'a str,
     /// The solver's name.
     pub solver: &'a str,
-    /// The answer, its weakenings and its witness.
-    pub checked: &'a Checked,
+    /// The answer, its weakenings and its witness; none when the search
+    /// gave up at a limit with no sound fallback (the answer is `unknown`).
+    pub checked: Option<&'a Checked>,
+    /// Why there is no answer, when there is none.
+    pub gave_up: Option<&'a str>,
     /// Whether the report alone is possible.
     pub report_possible: bool,
     /// When it is not: the constraint from which it is impossible.
@@ -78,18 +81,24 @@ pub fn describe(g: &Icfg, r: &Report, o: Origin, question: &str) -> String {
 /// explanation and the time.
 pub fn write_query_text(out: &mut dyn Write, a: &QueryAnswer<'_>) -> io::Result<()> {
     let g = a.graph;
-    writeln!(out, "{}", a.checked.answer.as_str())?;
+    writeln!(out, "{}", answer_str(a))?;
     writeln!(out, "question: {}", a.question)?;
+    if let Some(why) = a.gave_up {
+        writeln!(
+            out,
+            "gave up: {why} (raise the limit, or ask a question the utl solver supports)"
+        )?;
+    }
     if let Some(c) = a.culprit {
         writeln!(
             out,
             "note: the report itself is impossible (from constraint {c} on)"
         )?;
     }
-    for w in &a.checked.weakened {
+    for w in a.checked.iter().flat_map(|c| &c.weakened) {
         writeln!(out, "weakened {}: {}", w.origin, w.how)?;
     }
-    if let Some(w) = &a.checked.witness {
+    if let Some(w) = a.checked.and_then(|c| c.witness.as_ref()) {
         writeln!(out, "witness ({} nodes):", w.len())?;
         for line in witness_lines(g, w) {
             writeln!(out, "  {line}")?;
@@ -108,6 +117,11 @@ pub fn write_query_text(out: &mut dyn Write, a: &QueryAnswer<'_>) -> io::Result<
     writeln!(out, "time: {:.1} ms", a.time_ms)
 }
 
+/// `possible`, `impossible`, or `unknown` when the search gave up.
+fn answer_str(a: &QueryAnswer<'_>) -> &'static str {
+    a.checked.map_or("unknown", |c| c.answer.as_str())
+}
+
 /// The answer as one JSON object: `answer`, `question`, `solver`,
 /// `report_possible`, `culprit`, `weakened`, `time_ms`, and when there
 /// are, `witness` (input node ids) and `explanation`.
@@ -119,16 +133,19 @@ pub fn query_json(a: &QueryAnswer<'_>) -> Value {
             .collect::<Vec<_>>()
     };
     let mut v = json!({
-        "answer": a.checked.answer.as_str(),
+        "answer": answer_str(a),
         "question": a.question,
         "solver": a.solver,
         "report_possible": a.report_possible,
         "culprit": a.culprit.map(|c| c.to_string()),
-        "weakened": a.checked.weakened.iter().map(|w| json!({"constraint": w.origin.to_string(), "how": w.how})).collect::<Vec<_>>(),
+        "weakened": a.checked.iter().flat_map(|c| &c.weakened).map(|w| json!({"constraint": w.origin.to_string(), "how": w.how})).collect::<Vec<_>>(),
         "time_ms": a.time_ms,
     });
-    if let Some(w) = &a.checked.witness {
+    if let Some(w) = a.checked.and_then(|c| c.witness.as_ref()) {
         v["witness"] = json!(ids(w));
+    }
+    if let Some(why) = a.gave_up {
+        v["gave_up"] = json!(why);
     }
     if let Some(ex) = a.explanation {
         v["explanation"] = ex
