@@ -271,7 +271,7 @@ pub fn buffering_warning(log: &[u8]) -> Option<String> {
         ))
     } else if !log.ends_with(b"\n") {
         Some(format!(
-            "the log does not end with a newline: its last line may be cut short, and the lines printed after it were lost with the output buffer at the crash; {FIX}"
+            "the log does not end with a newline: its last line may be cut short (it is left out), and the lines printed after it were lost with the output buffer at the crash; {FIX}"
         ))
     } else {
         None

@@ -402,6 +402,10 @@ pub enum Outcome {
     Unmatched,
     /// A blank line: skipped.
     Blank,
+    /// The log's last line, with no newline after it: the crash may have
+    /// cut it short (its text a prefix of what the call printed, which
+    /// can fit another format, or none), so it is left out.
+    CutShort,
 }
 
 /// One log line and the call sites that may have printed it.
@@ -670,9 +674,27 @@ impl LogMatcher {
         out
     }
 
-    /// Matches the lines of a log text.
+    /// Matches the lines of a log text. A last line with no newline after
+    /// it is left out ([`Outcome::CutShort`]; the caller warns, see
+    /// `failure::buffering_warning`).
     pub fn match_text(&self, text: &str) -> LogMatch {
-        self.match_lines(text.lines())
+        let cut = match text.rfind('\n') {
+            _ if text.is_empty() || text.ends_with('\n') => None,
+            Some(i) => Some((&text[..=i], &text[i + 1..])),
+            None => Some(("", text)),
+        };
+        let Some((whole, last)) = cut else {
+            return self.match_lines(text.lines());
+        };
+        let mut m = self.match_lines(whole.lines());
+        m.lines.push(LineMatch {
+            number: whole.lines().count() + 1,
+            text: last.strip_suffix('\r').unwrap_or(last).to_string(),
+            sites: vec![],
+            continues: vec![],
+            outcome: Outcome::CutShort,
+        });
+        m
     }
 }
 
@@ -704,6 +726,9 @@ pub fn write_explain(out: &mut dyn Write, g: &Icfg, m: &LogMatch) -> io::Result<
             }
             Outcome::Continuation => "left out: may continue a multi-line message".into(),
             Outcome::Unmatched => "left out: no format string fits".into(),
+            Outcome::CutShort => {
+                "left out: the last line, with no newline after it, may be cut short".into()
+            }
             Outcome::Blank => continue,
         };
         writeln!(
@@ -939,8 +964,36 @@ mod tests {
         let m = LogMatcher::new(&g, &LogConfig::default());
         // "error: Processed 1 items" fits both the fprintf (%s) and the printf
         // (unanchored start).
-        let got = m.match_text("error: Processed 1 items");
+        let got = m.match_text("error: Processed 1 items\n");
         assert_eq!(got.trace.unwrap().entries[0].nodes(), &[s[0], s[1]]);
+    }
+
+    /// A last line with no newline may be a prefix of what its call
+    /// printed ("error: disk" of "error: disk full"), which can fit another
+    /// format ("error: %s"): it is left out, the lines before it kept.
+    #[test]
+    fn a_last_line_without_newline_is_left_out() {
+        let (g, s) = graph();
+        let m = LogMatcher::new(&g, &LogConfig::default());
+        let whole = m.match_text("Processed 3 items\nerror: disk\n");
+        assert_eq!(whole.trace.as_ref().unwrap().entries.len(), 2);
+        let got = m.match_text("Processed 3 items\nerror: disk");
+        let t = got.trace.as_ref().unwrap();
+        assert_eq!(t.entries.len(), 1);
+        assert_eq!(t.entries[0].nodes(), &[s[0]]);
+        assert_eq!(got.lines.len(), 2);
+        assert_eq!(got.lines[1].outcome, Outcome::CutShort);
+        assert_eq!(got.lines[1].text, "error: disk");
+        let only = m.match_text("error: disk");
+        assert!(only.trace.is_none());
+        assert_eq!(only.lines[0].number, 1);
+        let mut buf = Vec::new();
+        write_explain(&mut buf, &g, &got).unwrap();
+        let text = String::from_utf8(buf).unwrap();
+        assert!(
+            text.contains("log line 2 \"error: disk\": left out: the last line"),
+            "{text}"
+        );
     }
 
     #[test]
