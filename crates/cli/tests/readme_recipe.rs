@@ -252,3 +252,104 @@ fn the_html_report_opens_in_a_browser_at_the_crash() {
         .unwrap();
     }
 }
+
+/// The README's main command, as a fresh clone has it: the `cargo build`
+/// before the `&&` names a package whose manifest builds both executables
+/// (`postmortem` and the front-end `postmortem-llvm`, with no required
+/// features), and the command after it, run with the executable that
+/// `cargo test` built, succeeds from the repository root. Also `cargo
+/// install --path DIR`, which the README gives for the `PATH`, installs
+/// both (the same package).
+#[test]
+fn the_readme_main_command_builds_both_executables_and_runs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let main = readme
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("cargo build") && l.contains("&&"))
+        .expect("README has no `cargo build ... && ...` main command");
+    let (build, rest) = main.split_once("&&").unwrap();
+    let words: Vec<&str> = build.split_whitespace().collect();
+    let pkg = words
+        .iter()
+        .position(|w| *w == "-p" || *w == "--package")
+        .map(|i| words[i + 1])
+        .expect("the main command's cargo build names no package");
+    let release = words.contains(&"--release");
+    let install = readme
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("cargo install --path"))
+        .expect("README has no `cargo install --path` line");
+    let install_dir = install.split_whitespace().nth(3).unwrap();
+
+    let o = Command::new(env!("CARGO"))
+        .current_dir(&root)
+        .args([
+            "metadata",
+            "--no-deps",
+            "--format-version",
+            "1",
+            "--offline",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", show(&o));
+    let meta: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let package = |pred: &dyn Fn(&serde_json::Value) -> bool| {
+        meta["packages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| pred(p))
+            .cloned()
+    };
+    let p = package(&|p| p["name"] == pkg).unwrap_or_else(|| panic!("no package {pkg}"));
+    let installed = package(&|p| {
+        Path::new(p["manifest_path"].as_str().unwrap()).parent()
+            == Some(&root.join(install_dir).canonicalize().unwrap())
+    })
+    .unwrap_or_else(|| panic!("`{install}`: no package in {install_dir}"));
+    assert_eq!(
+        installed["name"], p["name"],
+        "`{install}` installs another package"
+    );
+    let bins: Vec<&str> = p["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["kind"].as_array().unwrap().iter().any(|k| k == "bin"))
+        .filter(|t| {
+            t["required-features"]
+                .as_array()
+                .is_none_or(|f| f.is_empty())
+        })
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    for exe in ["postmortem", "postmortem-llvm"] {
+        assert!(
+            bins.contains(&exe),
+            "`{build}` does not build {exe}: {bins:?}"
+        );
+    }
+
+    // The command after `&&`: `target/release/postmortem ARGS`.
+    let mut words = rest.split_whitespace();
+    let exe = words.next().unwrap();
+    let profile = if release { "release" } else { "debug" };
+    assert_eq!(exe, format!("target/{profile}/postmortem"), "{main}");
+    let args: Vec<&str> = words.collect();
+    let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
+        .current_dir(&root)
+        .args(&args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{main}: {}", show(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("ran on every execution"),
+        "{main}: {}",
+        show(&o)
+    );
+}
