@@ -5,10 +5,11 @@ use crate::inputs::{load, Inputs};
 use crate::render;
 use crate::solvers::{SolverArgs, SolverName};
 use clap::{Args, ValueEnum};
+use postmortem_core::why::{self, Why};
 use postmortem_core::{Label, Origin, Recovery, SolveError};
 use postmortem_formats::output::Analysis;
 use std::path::Path;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// `postmortem help analyze`: what the labels mean and two examples,
 /// before the options.
@@ -193,6 +194,11 @@ pub fn run(a: AnalyzeArgs) -> Result<(), Failure> {
     } else {
         None
     };
+    let why = if a.output.format == render::AnalyzeFormat::Html {
+        explain_lines(&a, &loaded.graph, &loaded.report, &rec.labels)
+    } else {
+        Why::default()
+    };
     write_out(|out| {
         render::write_analysis_as(
             out,
@@ -200,9 +206,46 @@ pub fn run(a: AnalyzeArgs) -> Result<(), Failure> {
             &a.inputs,
             &loaded.report,
             witness.as_deref(),
+            &why,
             &view,
         )
     })
+}
+
+/// How long the HTML report spends on saying why lines are Yes or No.
+const WHY_BUDGET: Duration = Duration::from_secs(3);
+
+/// Why decided lines are decided ([`postmortem_core::why`]), for the HTML
+/// report: with utl first (cheap), then the chosen solver with each check
+/// limited to a tenth of the budget, the stack's functions first, for at
+/// most [`WHY_BUDGET`] (one explanation already started runs to its end).
+fn explain_lines(
+    a: &AnalyzeArgs,
+    g: &postmortem_core::Icfg,
+    report: &postmortem_core::Report,
+    labels: &[Label],
+) -> Why {
+    let deadline = Instant::now() + WHY_BUDGET;
+    let utl = a.solver.build(SolverName::Utl);
+    let mut quick = a.solver.clone();
+    quick.timeout = Some(
+        quick
+            .timeout
+            .unwrap_or(f64::MAX)
+            .min(WHY_BUDGET.as_secs_f64() / 10.0),
+    );
+    let chosen = quick.build(a.solver.solver);
+    let nodes = why::representatives(g, report, labels);
+    let found = why::explain_labels(&[&*utl, &*chosen], g, report, labels, &nodes, deadline);
+    if found.left > 0 {
+        eprintln!(
+            "postmortem: note: why {} of {} decided lines are decided was not worked out in {} s (the HTML report says why for the others)",
+            found.left,
+            nodes.len(),
+            WHY_BUDGET.as_secs()
+        );
+    }
+    found
 }
 
 /// Checks `expect` between two label vectors; the first violating node.

@@ -3,6 +3,7 @@
 use crate::exit::Failure;
 use crate::inputs::Inputs;
 use clap::{Args, ValueEnum};
+use postmortem_core::why::Why;
 use postmortem_core::{NodeId, Report};
 use postmortem_formats::annotate::{write_annotate, Sources};
 use postmortem_formats::html::{write_html, HtmlReport};
@@ -112,6 +113,7 @@ pub fn write_analysis_as(
     inputs: &Inputs,
     report: &Report,
     witness: Option<&[NodeId]>,
+    why: &Why,
     view: &Analysis<'_>,
 ) -> std::io::Result<()> {
     if opts.output.is_some() && opts.format != AnalyzeFormat::Html {
@@ -144,6 +146,7 @@ pub fn write_analysis_as(
                 weakened: view.weakened,
                 title: &title,
                 frames: view.frames,
+                why,
             };
             let written = write_html(&dir, &page)?;
             writeln!(

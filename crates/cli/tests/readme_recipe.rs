@@ -230,7 +230,7 @@ fn the_html_report_opens_in_a_browser_at_the_crash() {
     let page_png = dir.join("file.png");
     let page = chromium(&html.join("file-0.html"), &page_png);
     assert!(
-        page.contains("<tr id=\"L16\" class=\"y\"><td class=\"n\"><a href=\"#L16\">16</a></td><td class=\"g\">Yes</td>"),
+        page.contains("<tr id=\"L16\" class=\"y\"><td class=\"n\"><a href=\"#L16\">16</a></td><td class=\"g\" title=\"Yes (ran on every execution that fits the failure data), forced by this: the crash in crash at crash.c:16\">Yes</td>"),
         "{page}"
     );
     assert!(page.contains("p[0] = 'x';"), "{page}");

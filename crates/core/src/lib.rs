@@ -41,6 +41,7 @@ pub mod staged;
 pub(crate) mod structure;
 pub mod summary;
 pub mod utl;
+pub mod why;
 
 pub use icfg::{CallNote, EdgeKind, Icfg, IcfgBuilder, NodeKind, NodeSpec};
 pub use ids::{FileId, FuncId, NodeId};

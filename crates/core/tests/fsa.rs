@@ -858,3 +858,48 @@ fn staged_values_are_sound_and_refine_the_base() {
     eprintln!("{runs} staged recoveries, {gained} labels gained from values");
     assert!(runs > cases() as usize / 4 && gained > 0, "{runs} {gained}");
 }
+
+/// Every explanation of a label forces it: under the explained
+/// constraints alone, the brute-force oracle finds no execution with the
+/// opposite (a Yes node skipped, a No node run); with utl tried first and
+/// fsa after, most decided nodes get one.
+#[test]
+fn why_explanations_force_the_label() {
+    use postmortem_core::why::explain_labels;
+    let (mut explained, mut decided) = (0, 0);
+    for seed in 0..cases() as u64 / 4 {
+        let mut rng = Rng::new(seed ^ 0x3A1);
+        let g = random_icfg(&mut rng, &GraphShape::default());
+        let r = random_report(&mut rng, &g, true);
+        let fsa = Fsa::default();
+        let Ok(rec) = fsa.recover(&g, &r) else {
+            continue;
+        };
+        let nodes: Vec<NodeId> = (0..g.num_nodes())
+            .map(NodeId::new)
+            .filter(|n| rec.labels[n.index()] != Label::Maybe)
+            .collect();
+        decided += nodes.len();
+        let far = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        let why = explain_labels(&[&Utl::default(), &fsa], &g, &r, &rec.labels, &nodes, far);
+        assert_eq!(why.left, 0);
+        for (n, because) in &why.nodes {
+            explained += 1;
+            let opposite = match rec.labels[n.index()] {
+                Label::Yes => Query::MaySkip(*n),
+                _ => Query::MayRun(*n),
+            };
+            assert_eq!(
+                oracle::check(&g, &r.restrict(because), Some(&opposite)),
+                Answer::Impossible,
+                "seed {seed}: node {n:?} {because:?}"
+            );
+        }
+    }
+    eprintln!("{explained} of {decided} decided nodes explained");
+    assert!(decided > 100, "only {decided} decided nodes");
+    assert!(
+        explained * 10 >= decided * 9,
+        "only {explained} of {decided} decided nodes explained"
+    );
+}

@@ -28,8 +28,9 @@
 use crate::annotate::{label_word, Sources};
 use postmortem_core::local::FrameLabels;
 use postmortem_core::summary::{by_line, Counts, FileLines};
+use postmortem_core::why::Why;
 use postmortem_core::{
-    EdgeKind, FileId, FuncId, Icfg, Label, NodeId, NodeKind, NodeSet, Report, Weakening,
+    EdgeKind, FileId, FuncId, Icfg, Label, NodeId, NodeKind, NodeSet, Origin, Report, Weakening,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -55,6 +56,9 @@ pub struct HtmlReport<'a> {
     /// The Local labels of the stack's frames
     /// ([`postmortem_core::local::frame_labels`]; empty: none shown).
     pub frames: &'a [FrameLabels],
+    /// Why lines are Yes or No ([`postmortem_core::why`]), shown when the
+    /// mouse rests on a line's Global label.
+    pub why: &'a Why,
 }
 
 /// Escapes text for HTML content and attribute values.
@@ -221,6 +225,90 @@ impl Ctx<'_, '_> {
         } else {
             format!("one of {}: {}", p.len(), p.join("; "))
         }
+    }
+
+    /// A node set as plain text (for a tooltip): `fn at file:line`, or
+    /// "one of N: ..." (the first three places, then how many more).
+    fn plain_set(&self, s: &NodeSet) -> String {
+        let g = self.r.graph;
+        let mut seen = BTreeSet::new();
+        for &n in s.nodes() {
+            let func = &g.function(g.func_of(n)).name;
+            let at = match place(g, n) {
+                Some((f, l)) => format!("{func} at {}:{l}", self.path(f)),
+                None => format!("{func} node {}", g.ext_id(n)),
+            };
+            seen.insert(at);
+        }
+        let all: Vec<String> = seen.into_iter().collect();
+        match all.len() {
+            1 => all[0].clone(),
+            k if k <= 3 => format!("one of {k}: {}", all.join("; ")),
+            k => format!("one of {k}: {}; ...", all[..3].join("; ")),
+        }
+    }
+
+    /// One constraint of the report in a developer's words.
+    fn because(&self, o: Origin) -> String {
+        let r = self.r.report;
+        match o {
+            Origin::Crash => match &r.crash {
+                Some(c) => format!("the crash in {}", self.plain_set(c)),
+                None => "the crash".into(),
+            },
+            Origin::Frame(i) => format!(
+                "stack frame #{}, the call in {}",
+                r.stack.len() - i,
+                self.plain_set(&r.stack[i].call)
+            ),
+            Origin::ObsYes(i) => {
+                let e: Vec<String> = r.obs_yes[i]
+                    .entries
+                    .iter()
+                    .map(|s| self.plain_set(s))
+                    .collect();
+                if e.len() == 1 {
+                    format!("observed to have run: {}", e[0])
+                } else {
+                    format!("observed to have run in this order: {}", e.join(", then "))
+                }
+            }
+            Origin::ObsNo(i) => {
+                format!("observed not to have run: {}", self.plain_set(&r.obs_no[i]))
+            }
+            Origin::Bursty(i) => format!("bursty observation {i}"),
+            Origin::Value(i) => format!("the value in the core of {}", r.values[i].what),
+            Origin::Query => "the question".into(),
+        }
+    }
+
+    /// Each explained line's tooltip: its label and the constraints that
+    /// force it.
+    fn why_by_line(&self) -> BTreeMap<(FileId, u32), String> {
+        let g = self.r.graph;
+        let mut out = BTreeMap::new();
+        for (n, because) in &self.r.why.nodes {
+            let Some(at) = place(g, *n) else { continue };
+            let label = match self.r.labels[n.index()] {
+                Label::Yes => "Yes (ran on every execution that fits the failure data)",
+                Label::No => "No (ran on no execution that fits the failure data)",
+                Label::Maybe => continue,
+            };
+            let text = if because.is_empty() {
+                format!("{label}, forced by the program alone, with no observation at all")
+            } else {
+                let parts: Vec<String> = because.iter().map(|&o| self.because(o)).collect();
+                let n = parts.len();
+                let these = if n == 1 {
+                    "this".to_string()
+                } else {
+                    format!("these {n} together")
+                };
+                format!("{label}, forced by {these}: {}", parts.join("; "))
+            };
+            out.entry(at).or_insert(text);
+        }
+        out
     }
 
     fn entry_names(&self, s: &NodeSet) -> String {
@@ -671,6 +759,9 @@ pub fn file_html(r: &HtmlReport<'_>, fl: &FileLines, root: &str) -> String {
         pct(n, total),
         pct(m, total)
     );
+    if !r.why.nodes.is_empty() {
+        s.push_str("<p class=\"sub\">Rest the mouse on a line's Global label to see which observations force it (a smallest set that does).</p>\n");
+    }
     let frames = shown_frames(r);
     // Badges on the stop lines of the frames in this file.
     let mut badges: BTreeMap<u32, Vec<String>> = BTreeMap::new();
@@ -726,6 +817,7 @@ pub fn file_html(r: &HtmlReport<'_>, fl: &FileLines, root: &str) -> String {
         );
     }
     s.push_str("<th></th><th></th></tr>\n");
+    let why = c.why_by_line();
     let row = |s: &mut String, line: u32, src: &str| {
         let l = fl.lines.get(&line).copied();
         let badge: String = badges.get(&line).map(|v| v.concat()).unwrap_or_default();
@@ -738,8 +830,11 @@ pub fn file_html(r: &HtmlReport<'_>, fl: &FileLines, root: &str) -> String {
             .collect();
         let _ = writeln!(
             s,
-            "<tr id=\"L{line}\" class=\"{}\"><td class=\"n\"><a href=\"#L{line}\">{line}</a></td><td class=\"g\">{}</td>{locals}<td>{badge}</td><td class=\"s\">{}</td></tr>",
+            "<tr id=\"L{line}\" class=\"{}\"><td class=\"n\"><a href=\"#L{line}\">{line}</a></td><td class=\"g\"{}>{}</td>{locals}<td>{badge}</td><td class=\"s\">{}</td></tr>",
             class(l),
+            why.get(&(fl.file, line))
+                .map(|w| format!(" title=\"{}\"", escape(w)))
+                .unwrap_or_default(),
             label_word(l),
             escape(src)
         );
@@ -883,6 +978,10 @@ mod tests {
             weakened: &weakened,
             title: "postmortem: a & b",
             frames: &frames,
+            why: &Why {
+                nodes: vec![(v[1], vec![Origin::Frame(0)])],
+                left: 0,
+            },
         };
         let files = by_line(&g, &labels);
         let index = index_html(&r, &files);
@@ -918,7 +1017,7 @@ mod tests {
         assert!(!index.contains("<x>") && !index.contains("<main>"));
         let root = common_root(files.iter().map(|fl| g.file_path(fl.file)));
         let main_page = file_html(&r, &files[0], &root);
-        assert!(main_page.contains("<tr id=\"L2\" class=\"y\"><td class=\"n\"><a href=\"#L2\">2</a></td><td class=\"g\">Yes</td><td><span class=\"badge\">#1 call</span></td><td class=\"s\">  if (a &lt; b &amp;&amp; c &gt; &quot;d&quot;) f();</td></tr>"), "{main_page}");
+        assert!(main_page.contains("<tr id=\"L2\" class=\"y\"><td class=\"n\"><a href=\"#L2\">2</a></td><td class=\"g\" title=\"Yes (ran on every execution that fits the failure data), forced by this: stack frame #1, the call in main at &lt;main&gt;.c:2\">Yes</td><td><span class=\"badge\">#1 call</span></td><td class=\"s\">  if (a &lt; b &amp;&amp; c &gt; &quot;d&quot;) f();</td></tr>"), "{main_page}");
         assert!(
             main_page.contains("<tr id=\"L3\" class=\"\">"),
             "{main_page}"
@@ -949,6 +1048,7 @@ mod tests {
             weakened: &[],
             title: "t",
             frames: &[],
+            why: &Why::default(),
         };
         let written = write_html(&dir, &r).unwrap();
         assert_eq!(written.len(), 3);
