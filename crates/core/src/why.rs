@@ -14,7 +14,7 @@
 
 use crate::ids::{FileId, NodeId};
 use crate::report::{Origin, Report};
-use crate::solver::{Label, Query, Solver};
+use crate::solver::{Answer, Label, Query, Solver};
 use crate::Icfg;
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -26,7 +26,8 @@ pub struct Why {
     /// (empty: the program alone forces it, e.g. it is on every path from
     /// the start to the crash... of any execution).
     pub nodes: Vec<(NodeId, Vec<Origin>)>,
-    /// Decided lines not explained because the deadline came first.
+    /// Nodes not explained because the deadline came before every solver
+    /// was tried on them.
     pub left: usize,
 }
 
@@ -79,8 +80,43 @@ pub fn representatives(g: &Icfg, report: &Report, labels: &[Label]) -> Vec<NodeI
     out.into_iter().map(|(_, n)| n).collect()
 }
 
-/// Explains the label of each of `nodes` (in order) with the first of
-/// `solvers` that can, until `deadline`.
+/// How many recent explanations are tried before a QuickXplain.
+const RECENT: usize = 4;
+
+/// `set` minimised by deletion, if it already makes `q` impossible: a
+/// minimal subset (removing any member makes `q` possible again).
+fn shrink(
+    s: &dyn Solver,
+    g: &Icfg,
+    report: &Report,
+    q: &Query,
+    set: &[Origin],
+) -> Option<Vec<Origin>> {
+    let impossible = |keep: &[Origin]| {
+        s.possible(g, &report.restrict(keep), Some(q))
+            .is_ok_and(|a| a == Answer::Impossible)
+    };
+    if !impossible(set) {
+        return None;
+    }
+    let mut keep = set.to_vec();
+    let mut i = 0;
+    while i < keep.len() {
+        let mut without = keep.clone();
+        without.remove(i);
+        if impossible(&without) {
+            keep = without;
+        } else {
+            i += 1;
+        }
+    }
+    Some(keep)
+}
+
+/// Explains the label of each of `nodes` with the first of `solvers`
+/// that can: each solver in turn over the nodes still unexplained (the
+/// cheap one first for all of them), in `nodes`' order, until `deadline`.
+/// Explanations come out in `nodes`' order.
 pub fn explain_labels(
     solvers: &[&dyn Solver],
     g: &Icfg,
@@ -89,22 +125,51 @@ pub fn explain_labels(
     nodes: &[NodeId],
     deadline: Instant,
 ) -> Why {
-    let mut why = Why::default();
-    for (i, &n) in nodes.iter().enumerate() {
-        if Instant::now() >= deadline {
-            why.left = nodes.len() - i;
-            break;
-        }
-        let q = match labels[n.index()] {
-            Label::Yes => Query::MaySkip(n),
-            Label::No => Query::MayRun(n),
-            Label::Maybe => continue,
-        };
-        let found = solvers.iter().find_map(|s| s.explain(g, report, Some(&q)));
-        if let Some(mut because) = found {
-            because.retain(|&o| o != Origin::Query);
-            why.nodes.push((n, because));
+    let mut found: Vec<Option<Vec<Origin>>> = vec![None; nodes.len()];
+    let mut tried = vec![0usize; nodes.len()];
+    // Neighbouring lines are mostly forced by the same few constraints:
+    // the last explanations found are tried first (one check each, and
+    // a few more to shrink the set), before a whole QuickXplain.
+    let mut recent: Vec<Vec<Origin>> = Vec::new();
+    'solvers: for s in solvers {
+        for (i, &n) in nodes.iter().enumerate() {
+            if found[i].is_some() {
+                continue;
+            }
+            if Instant::now() >= deadline {
+                break 'solvers;
+            }
+            tried[i] += 1;
+            let q = match labels[n.index()] {
+                Label::Yes => Query::MaySkip(n),
+                Label::No => Query::MayRun(n),
+                Label::Maybe => continue,
+            };
+            found[i] = recent
+                .iter()
+                .find_map(|set| shrink(*s, g, report, &q, set))
+                .or_else(|| {
+                    s.explain(g, report, Some(&q)).map(|mut because| {
+                        because.retain(|&o| o != Origin::Query);
+                        because
+                    })
+                });
+            if let Some(set) = &found[i] {
+                recent.retain(|r| r != set);
+                recent.insert(0, set.clone());
+                recent.truncate(RECENT);
+            }
         }
     }
-    why
+    let left = (0..nodes.len())
+        .filter(|&i| found[i].is_none() && tried[i] < solvers.len())
+        .count();
+    Why {
+        nodes: nodes
+            .iter()
+            .zip(found)
+            .filter_map(|(&n, f)| Some((n, f?)))
+            .collect(),
+        left,
+    }
 }
