@@ -5,7 +5,7 @@ use crate::inputs::Inputs;
 use clap::{Args, ValueEnum};
 use postmortem_core::why::Why;
 use postmortem_core::{NodeId, Report};
-use postmortem_formats::annotate::{write_annotate, Sources};
+use postmortem_formats::annotate::{numbered_frames, write_annotate, Sources};
 use postmortem_formats::html::{write_html, HtmlReport};
 use postmortem_formats::lcov::write_lcov;
 use postmortem_formats::output::{self, Analysis};
@@ -131,7 +131,13 @@ pub fn write_analysis_as(
     match opts.format {
         AnalyzeFormat::Text => write_analysis(out, Format::Text, view),
         AnalyzeFormat::Json => write_analysis(out, Format::Json, view),
-        AnalyzeFormat::Annotate => write_annotate(out, view.graph, view.labels, &sources()),
+        AnalyzeFormat::Annotate => write_annotate(
+            out,
+            view.graph,
+            view.labels,
+            &sources(),
+            &numbered_frames(report, view.frames),
+        ),
         AnalyzeFormat::Lcov => write_lcov(out, view.graph, view.labels, &inputs.path_map),
         AnalyzeFormat::Html => {
             let dir = opts.html_dir();

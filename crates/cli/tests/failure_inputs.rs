@@ -352,16 +352,16 @@ fn annotate_reads_sources_through_the_path_map() {
     let out = stdout(&o);
     assert!(
         out.starts_with(
-            "        -:    0:Source:/build/demo/crash.c\n        -:    0:Legend:Yes = "
+            "        -:        -:    0:Source:/build/demo/crash.c\n        -:        -:    0:Legend:Yes = "
         ),
         "{out}"
     );
     assert!(
-        out.contains("      Yes:   16:    p[0] = 'x';\n       No:   17:}\n         :   18:\n"),
+        out.contains("      Yes:   #0 Yes:   16:    p[0] = 'x';\n       No:    #0 No:   17:}\n         :         :   18:\n"),
         "{out}"
     );
     assert!(
-        out.contains("       No:   35:    puts(\"done\");\n"),
+        out.contains("       No:    #2 No:   35:    puts(\"done\");\n"),
         "{out}"
     );
     assert!(
@@ -385,7 +385,11 @@ fn annotate_reads_sources_through_the_path_map() {
         "{}",
         stderr(&o)
     );
-    assert!(stdout(&o).contains("      Yes:   16:\n"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("      Yes:   #0 Yes:   16:\n"),
+        "{}",
+        stdout(&o)
+    );
 }
 
 #[test]

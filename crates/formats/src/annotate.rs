@@ -20,9 +20,11 @@
 //! its labelled lines only, without text. Labelled lines past the end of a
 //! file (a source that changed since the build) are listed without text.
 
+use postmortem_core::local::FrameLabels;
 use postmortem_core::locate::PathMap;
 use postmortem_core::summary::by_line;
-use postmortem_core::{FileId, Icfg, Label};
+use postmortem_core::{FileId, Icfg, Label, Report};
+use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
@@ -139,6 +141,7 @@ pub fn write_annotate(
     g: &Icfg,
     labels: &[Label],
     sources: &Sources,
+    frames: &[(usize, &FrameLabels)],
 ) -> io::Result<()> {
     for (i, fl) in by_line(g, labels).iter().enumerate() {
         if i > 0 {
@@ -146,36 +149,124 @@ pub fn write_annotate(
         }
         let path = g.file_path(fl.file);
         let lines = sources.lines(fl.file);
+        // The Local column: each frame of a function of this file.
+        let locals: Vec<(usize, &FrameLabels, BTreeMap<u32, Label>)> = frames
+            .iter()
+            .map(|&(k, f)| (k, f, local_lines(g, f, fl.file)))
+            .filter(|(_, _, l)| !l.is_empty())
+            .collect();
+        let local_at = |n: u32| -> String {
+            locals
+                .iter()
+                .filter_map(|(k, _, l)| Some(format!("#{k} {}", label_word(Some(*l.get(&n)?)))))
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        let width = fl
+            .lines
+            .keys()
+            .map(|&n| local_at(n).len())
+            .max()
+            .unwrap_or(0)
+            .max(9);
+        let prefix = |global: &str, n: usize, local: &str| -> String {
+            if locals.is_empty() {
+                format!("{global:>9}:{n:>5}:")
+            } else {
+                format!("{global:>9}:{local:>width$}:{n:>5}:")
+            }
+        };
         match &lines {
-            Some(_) => writeln!(out, "{:>9}:{:>5}:Source:{path}", "-", 0)?,
+            Some(_) => writeln!(out, "{}Source:{path}", prefix("-", 0, "-"))?,
             None => writeln!(
                 out,
-                "{:>9}:{:>5}:Source:{path} (not found: labelled lines only, without source text)",
-                "-", 0
+                "{}Source:{path} (not found: labelled lines only, without source text)",
+                prefix("-", 0, "-")
             )?,
         }
-        writeln!(out, "{:>9}:{:>5}:Legend:{LEGEND}", "-", 0)?;
+        writeln!(out, "{}Legend:{LEGEND}", prefix("-", 0, "-"))?;
+        if !locals.is_empty() {
+            let named: Vec<String> = locals
+                .iter()
+                .map(|(k, f, _)| format!("#{k} {}", g.function(f.function).name))
+                .collect();
+            writeln!(
+                out,
+                "{}Local:the second column is what ran in stack frame {} (that call of its function) before it stopped",
+                prefix("-", 0, "-"),
+                named.join(", ")
+            )?;
+        }
         let text = lines.unwrap_or_default();
         let last_labelled = fl.lines.keys().next_back().copied().unwrap_or(0) as usize;
         if text.is_empty() {
             for (&n, &l) in &fl.lines {
-                writeln!(out, "{:>9}:{n:>5}:", label_word(Some(l)))?;
+                writeln!(
+                    out,
+                    "{}",
+                    prefix(label_word(Some(l)), n as usize, &local_at(n))
+                )?;
             }
             continue;
         }
         for n in 1..=text.len().max(last_labelled) {
             let l = fl.lines.get(&(n as u32)).copied();
             let src = text.get(n - 1).copied().unwrap_or("");
-            writeln!(out, "{:>9}:{n:>5}:{src}", label_word(l))?;
+            writeln!(
+                out,
+                "{}{src}",
+                prefix(label_word(l), n, &local_at(n as u32))
+            )?;
         }
     }
     Ok(())
 }
 
+/// The frames with Local labels, each with gdb's frame number (0 the
+/// innermost: the crash when there is one), innermost first.
+pub fn numbered_frames<'f>(
+    report: &Report,
+    frames: &'f [FrameLabels],
+) -> Vec<(usize, &'f FrameLabels)> {
+    let top = report.stack.len() + usize::from(report.crash.is_some());
+    let mut v: Vec<(usize, &FrameLabels)> = frames
+        .iter()
+        .filter(|f| f.frame < top)
+        .map(|f| (top - 1 - f.frame, f))
+        .collect();
+    v.sort_by_key(|&(k, _)| k);
+    v
+}
+
+/// The Local label of each line of `file` in a frame (a line is Yes if a
+/// node on it is, No if all are, Maybe otherwise).
+pub fn local_lines(g: &Icfg, f: &FrameLabels, file: FileId) -> BTreeMap<u32, Label> {
+    let mut by: BTreeMap<u32, Vec<Label>> = BTreeMap::new();
+    for &(n, l) in &f.labels {
+        if g.file_of(n) == Some(file) {
+            for &line in g.lines(n) {
+                by.entry(line).or_default().push(l);
+            }
+        }
+    }
+    by.into_iter()
+        .map(|(line, ls)| {
+            let l = if ls.contains(&Label::Yes) {
+                Label::Yes
+            } else if ls.iter().all(|&l| l == Label::No) {
+                Label::No
+            } else {
+                Label::Maybe
+            };
+            (line, l)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use postmortem_core::{IcfgBuilder, NodeKind, NodeSpec};
+    use postmortem_core::{IcfgBuilder, NodeId, NodeKind, NodeSet, NodeSpec};
 
     pub(crate) fn sample() -> (Icfg, Vec<Label>) {
         let mut b = IcfgBuilder::new();
@@ -221,13 +312,66 @@ pub(crate) mod tests {
         let mut s = Sources::none();
         s.insert(FileId::new(0), "int main() {\n  f();\n  // x\n  g();\n}\n");
         let mut out = Vec::new();
-        write_annotate(&mut out, &g, &labels, &s).unwrap();
+        write_annotate(&mut out, &g, &labels, &s, &[]).unwrap();
         let text = String::from_utf8(out).unwrap();
         let want = "        -:    0:Source:/nonexistent/b.c (not found: labelled lines only, without source text)\n        -:    0:Legend:";
         assert!(text.starts_with(want), "{text}");
         assert!(text.contains("       No:    7:\n"), "{text}");
         assert!(text.contains("        -:    0:Source:src/a.c\n"), "{text}");
         assert!(text.contains("      Yes:    1:int main() {\n    Maybe:    2:  f();\n         :    3:  // x\n       No:    4:  g();\n         :    5:}\n"), "{text}");
+    }
+
+    /// A frame of `main` (the crash frame: #0): its Local labels in a
+    /// second column of main's file only, lines of other functions blank.
+    #[test]
+    fn local_labels_beside_the_global_ones() {
+        let (g, labels) = sample();
+        let mut s = Sources::none();
+        s.insert(FileId::new(0), "int main() {\n  f();\n  // x\n  g();\n}\n");
+        let n = |i| NodeId::new(i);
+        let report = Report {
+            crash: NodeSet::new(vec![n(1)]),
+            ..Report::default()
+        };
+        let frames = [FrameLabels {
+            frame: 0,
+            function: g.func_of(n(0)),
+            stop: vec![n(1)],
+            labels: vec![(n(0), Label::Yes), (n(1), Label::Maybe), (n(2), Label::No)],
+        }];
+        let numbered = numbered_frames(&report, &frames);
+        assert_eq!(numbered.len(), 1);
+        assert_eq!(numbered[0].0, 0);
+        let mut out = Vec::new();
+        write_annotate(&mut out, &g, &labels, &s, &numbered).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("        -:        -:    0:Local:the second column is what ran in stack frame #0 main"), "{text}");
+        assert!(text.contains("      Yes:   #0 Yes:    1:int main() {\n    Maybe: #0 Maybe:    2:  f();\n         :         :    3:  // x\n       No:    #0 No:    4:  g();\n"), "{text}");
+        // The other file keeps the classic columns.
+        assert!(text.contains("       No:    7:\n"), "{text}");
+        // With a stack of two frames below the crash, the crash is #0
+        // and the outermost activation #2.
+        let two = Report {
+            stack: vec![
+                postmortem_core::Frame {
+                    call: NodeSet::one(n(1)),
+                    entry: NodeSet::one(n(3))
+                };
+                2
+            ],
+            ..report
+        };
+        let outer = FrameLabels {
+            frame: 0,
+            ..frames[0].clone()
+        };
+        let crash = FrameLabels {
+            frame: 2,
+            ..frames[0].clone()
+        };
+        let all = [outer, crash];
+        let v: Vec<usize> = numbered_frames(&two, &all).iter().map(|x| x.0).collect();
+        assert_eq!(v, vec![0, 2]);
     }
 
     #[test]

@@ -25,7 +25,7 @@
 //! so the directory works offline and from anywhere; every text from the
 //! inputs is HTML-escaped.
 
-use crate::annotate::{label_word, Sources};
+use crate::annotate::{label_word, local_lines, Sources};
 use postmortem_core::local::FrameLabels;
 use postmortem_core::summary::{by_line, Counts, FileLines};
 use postmortem_core::why::Why;
@@ -366,31 +366,6 @@ fn shown_frames<'r>(r: &'r HtmlReport<'_>) -> Vec<ShownFrame<'r>> {
         });
     }
     out
-}
-
-/// The Local label of each line of `file` in a frame (a line is Yes if a
-/// node on it is, No if all are, Maybe otherwise).
-fn local_lines(g: &Icfg, f: &FrameLabels, file: FileId) -> BTreeMap<u32, Label> {
-    let mut by: BTreeMap<u32, Vec<Label>> = BTreeMap::new();
-    for &(n, l) in &f.labels {
-        if g.file_of(n) == Some(file) {
-            for &line in g.lines(n) {
-                by.entry(line).or_default().push(l);
-            }
-        }
-    }
-    by.into_iter()
-        .map(|(line, ls)| {
-            let l = if ls.contains(&Label::Yes) {
-                Label::Yes
-            } else if ls.iter().all(|&l| l == Label::No) {
-                Label::No
-            } else {
-                Label::Maybe
-            };
-            (line, l)
-        })
-        .collect()
 }
 
 /// Line `line` (1-based) of a source, trimmed.
