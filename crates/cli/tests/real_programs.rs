@@ -1733,10 +1733,10 @@ fn precision_table(results: &[(&str, &Figures)]) -> String {
 /// Settles the unsound labels that the analyses of crash point `point`
 /// got (`fig.unsound[from..]`) by running the binary again (the sancov
 /// build for a core analysis, the coverage build for the others) under
-/// gdb with a breakpoint on every line-table address of each disputed
-/// line, to the crash point: a line hit before the crash ran, a line not
-/// hit did not (at -O0 every jump lands on the start of a line table
-/// row). llvm-cov miscounts some lines (clang-14 gives a loop body that is
+/// gdb with a breakpoint on every instruction of each disputed line (of
+/// every line-table row of it, not only the rows' starts: a C++ landing
+/// pad jumps into the middle of a row), to the crash point: a line hit
+/// before the crash ran, a line not hit did not. llvm-cov miscounts some lines (clang-14 gives a loop body that is
 /// a single macro the loop condition's count, the code after a `do ...
 /// while` left by `break` or after a block closed by `}` the count 0, and
 /// the rest of a function left by `longjmp` the count of a full run). A label gdb confirms is moved to `fig.refereed`;
@@ -1782,7 +1782,9 @@ fn referee(p: &Program, b: &Built, point: &Point, c: &Crash, fig: &mut Figures, 
 targets = [{targets}]
 gdb.execute("set breakpoint pending off")
 gdb.execute("starti {args} > /dev/null", to_string=True)
-bps = {{}}
+arch = gdb.selected_frame().architecture()
+keys_at = {{}}
+bps_of = {{}}
 placed = set()
 for key, (path, line) in enumerate(targets):
     try:
@@ -1790,10 +1792,26 @@ for key, (path, line) in enumerate(targets):
     except gdb.error:
         continue
     for sal in sals:
-        for e in sal.symtab.linetable().line(line) or []:
-            b = gdb.Breakpoint("*%#x" % e.pc, internal=True)
-            bps.setdefault(e.pc, []).append((key, b))
-            placed.add(key)
+        table = sal.symtab.linetable()
+        starts = sorted(set(e.pc for e in table))
+        for e in table.line(line) or []:
+            # Every instruction of the row, not only its start: a C++
+            # landing pad can jump into the middle of a row.
+            later = [pc for pc in starts if pc > e.pc]
+            end = later[0] if later else e.pc + 1
+            for insn in arch.disassemble(e.pc, end - 1):
+                pc = insn["addr"]
+                if key in keys_at.get(pc, []):
+                    continue
+                if pc not in keys_at:
+                    bps_of.setdefault(key, []).append(gdb.Breakpoint("*%#x" % pc, internal=True))
+                keys_at.setdefault(pc, []).append(key)
+                placed.add(key)
+# A breakpoint serves every key at its pc; it goes when all of them are hit.
+owner = {{}}
+for key, bs in bps_of.items():
+    for b in bs:
+        owner[b.location] = b
 main = gdb.Breakpoint({func:?})
 main.ignore_count = {ignore}
 hit = set()
@@ -1802,10 +1820,15 @@ while gdb.selected_inferior().pid != 0:
     if gdb.selected_inferior().pid == 0:
         break
     pc = gdb.selected_frame().pc()
-    if pc in bps:
-        for key, b in bps.pop(pc):
+    if pc in keys_at:
+        for key in keys_at[pc]:
             hit.add(key)
-            b.delete()
+        done = [a for a, ks in keys_at.items() if all(k in hit for k in ks)]
+        for a in done:
+            del keys_at[a]
+            b = owner.pop("*%#x" % a, None)
+            if b is not None:
+                b.delete()
         continue
     break
 for key in range(len(targets)):
