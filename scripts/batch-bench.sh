@@ -41,10 +41,10 @@ fi
 cp realprogs/inputs/workload.sql "$W/"
 # Crash points: (function, hit).
 POINTS="sqlite3ErrorMsg:1 sqlite3HaltConstraint:2 jsonObjectFunc:1 print_row:2
-sqlite3VdbeExec:5 sqlite3VdbeExec:40 sqlite3Malloc:100 sqlite3Malloc:2000
+sqlite3VdbeExec:5 sqlite3VdbeExec:40 sqlite3Malloc:100 sqlite3Malloc:500
 sqlite3_step:3 sqlite3_step:30 sqlite3RunParser:4 sqlite3RunParser:20
 sqlite3BtreeInsert:3 sqlite3BtreeInsert:50 sqlite3ExprCodeTarget:10
-sqlite3ExprCodeTarget:300 sqlite3Select:2 sqlite3Select:12 yy_reduce:50
+sqlite3ExprCodeTarget:30 sqlite3Select:2 sqlite3Select:12 yy_reduce:50
 yy_reduce:900"
 mkdir -p "$W/bt"
 i=0
@@ -74,7 +74,7 @@ echo "building the graph into the cache ..." >&2
     --cfg "$W/sqlite.bc" --cache "$W/cache" -o /dev/null
 run() { # name manifest jobs
     /usr/bin/time -v "$PM" batch "$W/$2.jsonl" --cfg "$W/sqlite.bc" --cache "$W/cache" \
-        --jobs "$3" -o "$W/$1.out" 2> "$W/$1.err"
+        --jobs "$3" --no-nodes -o "$W/$1.out" 2> "$W/$1.err"
     python3 - "$W" "$1" "$3" <<'EOF'
 import json, re, sys
 w, name, jobs = sys.argv[1], sys.argv[2], int(sys.argv[3])

@@ -365,12 +365,15 @@ pub struct Groups {
     groups: BTreeMap<(String, String), Group>,
 }
 
+/// Per line of a file: the crashes (indices into `Group::crashes`) that
+/// had it Yes, and those that had it No.
+type Sides = BTreeMap<u64, (Vec<u32>, Vec<u32>)>;
+
 #[derive(Default)]
 struct Group {
     crashes: Vec<String>,
-    /// Per file and line: the crashes (indices into `crashes`) that had
-    /// it Yes, and those that had it No.
-    lines: BTreeMap<String, BTreeMap<u64, (Vec<u32>, Vec<u32>)>>,
+    /// Per file.
+    lines: BTreeMap<String, Sides>,
 }
 
 impl Groups {
