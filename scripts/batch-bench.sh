@@ -82,6 +82,7 @@ err = open(f"{w}/{name}.err").read()
 wall = re.search(r"Elapsed \(wall clock\) time.*: (?:(\d+):)?(\d+):([\d.]+)", err)
 h, m, s = wall.groups()
 wall = int(h or 0) * 3600 + int(m) * 60 + float(s)
+cpu = sum(float(re.search(rf"{k} time \(seconds\): ([\d.]+)", err).group(1)) for k in ("User", "System"))
 rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", err).group(1))
 ok = failed = 0
 work = 0.0
@@ -97,7 +98,7 @@ for l in open(f"{w}/{name}.out"):
         failed += 1
 over = wall / (work / jobs) - 1 if work else float("nan")
 print(f"{name:<10} crashes {ok + failed:>5} (failed {failed})  jobs {jobs}  wall {wall:7.1f} s  "
-      f"{(ok + failed) / wall:6.2f} crashes/s  peak RSS {rss / 1024:6.1f} MiB  "
+      f"{(ok + failed) / wall:6.2f} crashes/s  cpu {cpu:7.1f} s  peak RSS {rss / 1024:6.1f} MiB  "
       f"analyses {work:7.1f} s  overhead {100 * over:5.1f}%")
 EOF
 }
