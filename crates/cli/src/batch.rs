@@ -166,7 +166,8 @@ pub struct BatchArgs {
     /// As for `analyze`: only the crash and the stack.
     #[arg(long)]
     stack_only: bool,
-    /// As for `analyze`, per crash (also bounds the manifest).
+    /// As for `analyze`, per crash (the manifest may have the larger of
+    /// this and 64M).
     #[arg(long, value_name = "BYTES", value_parser = crate::solvers::parse_bytes)]
     max_input_size: Option<usize>,
     /// As for `analyze` (repeatable).
@@ -529,10 +530,12 @@ pub fn run(a: BatchArgs) -> Result<(), Failure> {
         .max_input_size
         .map(|n| n as u64)
         .unwrap_or(DEFAULT_TEXT_LIMIT.min(max_memory as u64));
+    // The list itself may be larger than one crash's inputs.
+    let list_limit = max_input.max(DEFAULT_TEXT_LIMIT);
     let entries = if input.is_dir() {
-        fb::read_dir(input, max_input)
+        fb::read_dir(input, list_limit)
     } else {
-        fb::read_manifest(input, max_input)
+        fb::read_manifest(input, list_limit)
     }
     .map_err(Failure::input)?;
     let entries: Vec<Entry> = entries

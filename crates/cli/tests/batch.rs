@@ -348,6 +348,25 @@ fn one_line_per_crash_failures_alone_labels_as_analyze_groups_as_recomputed() {
 }
 
 #[test]
+fn a_crash_over_a_limit_is_a_failed_line() {
+    // The backtrace (gdb's whole output) is over 100 bytes; cores are
+    // not bounded by --max-input-size.
+    let (c, _, _) = batch(&["--max-input-size", "100"]);
+    assert_eq!(c["k1bt"]["status"], "failed", "{}", c["k1bt"]);
+    assert!(
+        c["k1bt"]["error"]
+            .as_str()
+            .unwrap()
+            .contains("--max-input-size"),
+        "{}",
+        c["k1bt"]
+    );
+    for id in ["k1", "k2", "k3"] {
+        assert_eq!(c[id]["status"], "ok", "{}", c[id]);
+    }
+}
+
+#[test]
 fn shards_together_are_the_whole_batch() {
     let (whole, whole_groups, _) = batch(&["--jobs", "1"]);
     let dir = fixture();
