@@ -62,6 +62,19 @@ fn read_head(f: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
     Ok(n)
 }
 
+/// Whether `path` is a graph cache (`.pmcfg`, with or without flag maps).
+pub fn is_cache(path: &Path) -> bool {
+    matches!(
+        sniff(path),
+        GraphFormat::Cache | GraphFormat::CacheWithFlags
+    )
+}
+
+/// Whether `path` is LLVM IR (read by the front-end).
+pub fn is_ir(path: &Path) -> bool {
+    sniff(path) == GraphFormat::Llvm
+}
+
 /// Reads a control-flow graph: a graph cache, LLVM IR (`.ll`/`.bc`) or
 /// csi-cc GraphML (optionally gzip-compressed).
 pub fn load_graph(path: &Path) -> Result<Icfg, Failure> {

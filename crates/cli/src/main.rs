@@ -6,6 +6,7 @@
 //! solver comparison failed.
 
 mod analyze;
+mod batch;
 mod bench;
 mod exit;
 mod frontend;
@@ -47,6 +48,11 @@ enum Command {
     /// did not run) or Maybe.
     #[command(long_about = analyze::LONG_ABOUT, after_long_help = analyze::AFTER_LONG_HELP)]
     Analyze(analyze::AnalyzeArgs),
+    /// Analyse many crashes (a manifest or a directory) in parallel, each
+    /// graph built once: one JSON line per crash, then one per group of
+    /// crashes with one signature.
+    #[command(long_about = batch::LONG_ABOUT, after_long_help = batch::AFTER_LONG_HELP)]
+    Batch(batch::BatchArgs),
     /// Ask one question: may a node have run, or may it have been skipped?
     Query(query::QueryArgs),
     /// Inspect a control-flow graph.
@@ -91,6 +97,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Analyze(a) => analyze::run(a),
+        Command::Batch(b) => batch::run(b),
         Command::Query(q) => query::run(q),
         Command::Cfg(CfgCommand::Stats { cfg, format }) => cfg_stats(&cfg, format),
         Command::Cfg(CfgCommand::Build { input, output }) => graph::build_cache(&input, &output),

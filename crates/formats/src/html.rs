@@ -82,7 +82,8 @@ pub fn file_page(f: FileId) -> String {
     format!("file-{}.html", f.index())
 }
 
-const CSS: &str = "body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;max-width:70em}\
+/// The pages' style sheet (also `postmortem batch`'s group pages).
+pub const CSS: &str = "body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;max-width:70em}\
 h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}.sub{color:#555}\
 table{border-collapse:collapse}td,th{padding:.15em .6em;text-align:left}\
 th{border-bottom:1px solid #999}.num{text-align:right}\

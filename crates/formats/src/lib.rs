@@ -15,6 +15,7 @@
 pub mod annotate;
 pub mod answer;
 pub mod backtrace;
+pub mod batch;
 pub mod error;
 pub mod failure;
 pub mod frontend;

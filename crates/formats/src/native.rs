@@ -84,6 +84,23 @@ pub struct Binary {
     lines: Option<addr2line::Loader>,
 }
 
+/// The GNU build id (`NT_GNU_BUILD_ID` note) of the ELF file at `path`,
+/// or None when it has none; the file is mapped, not read.
+pub fn read_build_id(path: &Path) -> Result<Option<Vec<u8>>, NativeError> {
+    let shown = path.display();
+    crate::input::require_regular(path, "the program's binary (--binary)")
+        .map_err(|e| NativeError(e.to_string()))?;
+    let f =
+        std::fs::File::open(path).map_err(|e| NativeError(format!("{shown}: cannot read: {e}")))?;
+    // SAFETY: the map is read-only and lives for this call; a file changed
+    // under it gives wrong bytes at worst, which `object` checks as input.
+    let map = unsafe { memmap2::Mmap::map(&f) }
+        .map_err(|e| NativeError(format!("{shown}: cannot map: {e}")))?;
+    let file = object::File::parse(&*map)
+        .map_err(|e| NativeError(format!("{shown}: not an ELF binary: {e}")))?;
+    Ok(file.build_id().ok().flatten().map(|b| b.to_vec()))
+}
+
 impl Binary {
     /// Reads an ELF executable.
     pub fn read(path: &Path) -> Result<Binary, NativeError> {

@@ -1,0 +1,651 @@
+//! Many crashes in one run (`postmortem batch`): the crash list (a
+//! JSON-lines manifest or a directory), shards of it, crash signatures,
+//! graph-cache keys, and groups of crashes with one signature.
+//!
+//! Nothing here solves or prints: the CLI analyses each [`CrashSpec`] and
+//! writes one JSON line per crash; [`Groups`] folds those lines (its own or
+//! read back from files) into one line per group.
+//!
+//! **A group** is the crashes analysed against one graph (the same
+//! [`graph_key`]) whose [`signature`]s are equal. Its line says which
+//! source lines are Yes in every crash, No in every crash, and which are
+//! Yes in some and No in others (where two crashes of one bug part ways),
+//! naming the crashes on each side. A group's memory is two small index
+//! lists per source line that some crash decided: it grows with the
+//! crashes of the group, never with the graph's other crashes.
+
+use crate::input::{read_bounded, Limit};
+use postmortem_core::{Icfg, Report};
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+use std::collections::{BTreeMap, HashMap};
+use std::hash::Hasher;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// One crash: its id and its files (any may be missing; the CLI fills
+/// `cfg` and `binary` from its defaults). Paths are already resolved.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CrashSpec {
+    /// The crash's id, as given (or the manifest line / directory name).
+    pub id: String,
+    /// The graph: IR, `.pmcfg` or GraphML.
+    pub cfg: Option<PathBuf>,
+    /// The crashed program's binary.
+    pub binary: Option<PathBuf>,
+    /// A core dump.
+    pub core: Option<PathBuf>,
+    /// A backtrace.
+    pub backtrace: Option<PathBuf>,
+    /// A report (postmortem, csi-grissom JSON, or a Sentry event: `event`
+    /// is the same input under the name crash pipelines use).
+    pub report: Option<PathBuf>,
+    /// Raw coverage flags.
+    pub sancov_flags: Option<PathBuf>,
+    /// The program's log.
+    pub log: Option<PathBuf>,
+}
+
+/// A manifest line as written (paths relative to the manifest's
+/// directory). Unknown keys are an error, so that a misspelt key is not a
+/// silently ignored input.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSpec {
+    id: Option<Value>,
+    cfg: Option<PathBuf>,
+    binary: Option<PathBuf>,
+    core: Option<PathBuf>,
+    backtrace: Option<PathBuf>,
+    event: Option<PathBuf>,
+    report: Option<PathBuf>,
+    sancov_flags: Option<PathBuf>,
+    log: Option<PathBuf>,
+}
+
+/// One entry of the crash list: a crash, or why its entry is unusable
+/// (it still gets its failed output line).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// The position in the list (0-based), which shards select on.
+    pub index: usize,
+    /// The crash, or (its id, the error).
+    pub spec: Result<CrashSpec, (String, String)>,
+}
+
+impl Entry {
+    /// The crash's id (for a bad entry, the id it has or `line N`).
+    pub fn id(&self) -> &str {
+        match &self.spec {
+            Ok(s) => &s.id,
+            Err((id, _)) => id,
+        }
+    }
+}
+
+fn spec_from_raw(raw: RawSpec, base: &Path, default_id: String) -> Result<CrashSpec, String> {
+    let id = match raw.id {
+        None => default_id,
+        Some(Value::String(s)) if !s.is_empty() => s,
+        Some(Value::Number(n)) => n.to_string(),
+        Some(v) => return Err(format!("`id` must be a non-empty string, not {v}")),
+    };
+    if raw.event.is_some() && raw.report.is_some() {
+        return Err(format!(
+            "{id}: give `event` or `report`, not both (both are the report)"
+        ));
+    }
+    let abs = |p: Option<PathBuf>| p.map(|p| base.join(p));
+    let spec = CrashSpec {
+        id,
+        cfg: abs(raw.cfg),
+        binary: abs(raw.binary),
+        core: abs(raw.core),
+        backtrace: abs(raw.backtrace),
+        report: abs(raw.report.or(raw.event)),
+        sancov_flags: abs(raw.sancov_flags),
+        log: abs(raw.log),
+    };
+    if spec.core.is_none()
+        && spec.backtrace.is_none()
+        && spec.report.is_none()
+        && spec.sancov_flags.is_none()
+    {
+        return Err(format!(
+            "{}: no failure data: give `core`, `backtrace`, `event`, `report` or `sancov_flags`",
+            spec.id
+        ));
+    }
+    Ok(spec)
+}
+
+/// Reads a JSON-lines manifest of at most `limit` bytes: one crash per
+/// non-empty line (`#` lines are comments). A line that does not parse
+/// is a bad entry, not an error: its crash fails alone. Ids must be
+/// unique: a repeated id is a bad entry too.
+pub fn read_manifest(path: &Path, limit: u64) -> Result<Vec<Entry>, String> {
+    let lim = Limit::new(limit, "manifest", "--max-input-size");
+    let bytes = read_bounded(path, &lim).map_err(|e| e.to_string())?;
+    let text = String::from_utf8_lossy(&bytes);
+    let base = path.parent().unwrap_or(Path::new("."));
+    let mut out = Vec::new();
+    for (no, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let default_id = format!("line {}", no + 1);
+        let spec = serde_json::from_str::<RawSpec>(line)
+            .map_err(|e| {
+                (
+                    default_id.clone(),
+                    format!("{}:{}: {e}", path.display(), no + 1),
+                )
+            })
+            .and_then(|raw| {
+                spec_from_raw(raw, base, default_id.clone()).map_err(|e| {
+                    (
+                        default_id.clone(),
+                        format!("{}:{}: {e}", path.display(), no + 1),
+                    )
+                })
+            });
+        out.push(Entry {
+            index: out.len(),
+            spec,
+        });
+    }
+    dedup_ids(&mut out);
+    Ok(out)
+}
+
+/// The file name of a crash directory's description.
+pub const CRASH_FILE: &str = "crash.json";
+
+/// Reads a directory of crashes: each subdirectory (in name order) is one
+/// crash whose id is its name. Its files are those its `crash.json`
+/// names (a manifest line, paths relative to the subdirectory), or else
+/// found by name: `core` (or one `core.*`), `backtrace.txt`,
+/// `event.json`, `report.json`, `sancov_flags.bin`, `log.txt`, and
+/// `cfg.*` / `binary` when the crash has its own build. Files directly in
+/// the directory are ignored.
+pub fn read_dir(dir: &Path, limit: u64) -> Result<Vec<Entry>, String> {
+    let rd = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut subdirs: Vec<PathBuf> = rd
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    subdirs.sort();
+    let mut out = Vec::new();
+    for sub in subdirs {
+        let id = sub
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let spec = crash_dir(&sub, &id, limit).map_err(|e| (id.clone(), e));
+        out.push(Entry {
+            index: out.len(),
+            spec,
+        });
+    }
+    dedup_ids(&mut out);
+    Ok(out)
+}
+
+fn crash_dir(sub: &Path, id: &str, limit: u64) -> Result<CrashSpec, String> {
+    let desc = sub.join(CRASH_FILE);
+    if desc.exists() {
+        let lim = Limit::new(limit, "crash description", "--max-input-size");
+        let bytes = read_bounded(&desc, &lim).map_err(|e| e.to_string())?;
+        let raw: RawSpec =
+            serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", desc.display()))?;
+        return spec_from_raw(raw, sub, id.to_string())
+            .map_err(|e| format!("{}: {e}", desc.display()));
+    }
+    let names: Vec<String> = std::fs::read_dir(sub)
+        .map_err(|e| format!("{}: {e}", sub.display()))?
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    let has = |n: &str| names.iter().any(|x| x == n).then(|| sub.join(n));
+    let one_of = |pred: &dyn Fn(&str) -> bool| -> Result<Option<PathBuf>, String> {
+        let mut m: Vec<&String> = names.iter().filter(|n| pred(n)).collect();
+        m.sort();
+        match m.len() {
+            0 => Ok(None),
+            1 => Ok(Some(sub.join(m[0]))),
+            _ => Err(format!(
+                "{}: several files could be the same input ({}): name them in {CRASH_FILE}",
+                sub.display(),
+                m.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+            )),
+        }
+    };
+    let raw = CrashSpec {
+        id: id.to_string(),
+        cfg: one_of(&|n| n.starts_with("cfg."))?,
+        binary: has("binary"),
+        core: one_of(&|n| n == "core" || n.starts_with("core."))?,
+        backtrace: has("backtrace.txt"),
+        report: match (has("event.json"), has("report.json")) {
+            (Some(_), Some(_)) => {
+                return Err(format!(
+                    "{}: both event.json and report.json: keep one",
+                    sub.display()
+                ))
+            }
+            (a, b) => a.or(b),
+        },
+        sancov_flags: has("sancov_flags.bin"),
+        log: has("log.txt"),
+    };
+    if raw.core.is_none()
+        && raw.backtrace.is_none()
+        && raw.report.is_none()
+        && raw.sancov_flags.is_none()
+    {
+        return Err(format!(
+            "{}: no failure data (core, backtrace.txt, event.json, report.json, sancov_flags.bin) and no {CRASH_FILE}",
+            sub.display()
+        ));
+    }
+    Ok(raw)
+}
+
+/// A repeated id makes every later entry with it a bad entry.
+fn dedup_ids(entries: &mut [Entry]) {
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for e in entries.iter_mut() {
+        let id = e.id().to_string();
+        if let Some(&first) = seen.get(&id) {
+            e.spec = Err((
+                id.clone(),
+                format!("the id {id:?} is already that of entry {}", first + 1),
+            ));
+        } else {
+            seen.insert(id, e.index);
+        }
+    }
+}
+
+/// `--shard I/N`: the entries whose index modulo N is I.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// I, from 0.
+    pub index: usize,
+    /// N, at least 1.
+    pub count: usize,
+}
+
+impl Shard {
+    /// Parses `I/N` (0 <= I < N).
+    pub fn parse(s: &str) -> Result<Shard, String> {
+        let (i, n) = s
+            .split_once('/')
+            .ok_or_else(|| format!("not a shard: {s:?} (I/N, e.g. 0/4)"))?;
+        let index: usize = i
+            .trim()
+            .parse()
+            .map_err(|_| format!("not a shard index: {i:?} (I/N, 0 <= I < N)"))?;
+        let count: usize = n
+            .trim()
+            .parse()
+            .map_err(|_| format!("not a shard count: {n:?} (I/N, N >= 1)"))?;
+        if count == 0 || index >= count {
+            return Err(format!("shard {s}: need 0 <= I < N and N >= 1"));
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// Whether this shard takes the entry at `index`.
+    pub fn takes(&self, index: usize) -> bool {
+        index % self.count == self.index
+    }
+}
+
+/// A crash's signature: the functions of its top `depth` frames,
+/// innermost first, joined by ` | ` (the crashing function, then its
+/// callers, as crash pipelines group them). A frame that the report
+/// leaves ambiguous (several candidate nodes) names each function once,
+/// joined by `/`; a crash with no location starts with `<unknown>`.
+pub fn signature(g: &Icfg, report: &Report, depth: usize) -> String {
+    let funcs = |nodes: &[postmortem_core::NodeId]| -> String {
+        let mut names: Vec<&str> = nodes
+            .iter()
+            .map(|&n| &*g.function(g.func_of(n)).name)
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        names.join("/")
+    };
+    let mut parts = Vec::new();
+    match &report.crash {
+        Some(c) => parts.push(funcs(c.nodes())),
+        None => parts.push("<unknown>".to_string()),
+    }
+    for f in report.stack.iter().rev() {
+        parts.push(funcs(f.call.nodes()));
+    }
+    parts.truncate(depth.max(1));
+    parts.join(" | ")
+}
+
+/// The cache key of a graph: the binary's build id (hex, or `nobuild`),
+/// the xxh3 hash and the length of the graph file (IR, GraphML), and
+/// `tag` (what else the cached graph depends on: the tool's version).
+/// Equal keys mean the same graph. Reads the file in 1 MiB pieces.
+pub fn graph_key(cfg: &Path, build_id: Option<&[u8]>, tag: &str) -> std::io::Result<String> {
+    let mut f = std::fs::File::open(cfg)?;
+    let mut h = twox_hash::XxHash3_64::with_seed(0);
+    let mut buf = vec![0u8; 1 << 20];
+    let mut len = 0u64;
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        len += n as u64;
+        h.write(&buf[..n]);
+    }
+    let bid = match build_id {
+        Some(b) if !b.is_empty() => b.iter().map(|x| format!("{x:02x}")).collect(),
+        _ => "nobuild".to_string(),
+    };
+    let tag: String = tag
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    Ok(format!("{bid}-{:016x}-{len}-{tag}", h.finish()))
+}
+
+/// Groups of crash lines (see the module doc).
+#[derive(Default)]
+pub struct Groups {
+    groups: BTreeMap<(String, String), Group>,
+}
+
+/// Per line of a file: the crashes (indices into `Group::crashes`) that
+/// had it Yes, and those that had it No.
+type Sides = BTreeMap<u64, (Vec<u32>, Vec<u32>)>;
+
+#[derive(Default)]
+struct Group {
+    crashes: Vec<String>,
+    /// Per file.
+    lines: BTreeMap<String, Sides>,
+}
+
+impl Groups {
+    /// Adds one crash line (`analyze --format json` plus `id`,
+    /// `signature`, `graph`, `status`). Failed crashes and lines that are
+    /// no crash line (group lines) are skipped; false then.
+    pub fn add(&mut self, line: &Value) -> bool {
+        let (Some("ok"), Some(id), Some(sig), Some(graph)) = (
+            line["status"].as_str(),
+            line["id"].as_str(),
+            line["signature"].as_str(),
+            line["graph"].as_str(),
+        ) else {
+            return false;
+        };
+        let g = self
+            .groups
+            .entry((graph.to_string(), sig.to_string()))
+            .or_default();
+        let k = g.crashes.len() as u32;
+        g.crashes.push(id.to_string());
+        if let Some(files) = line["lines"].as_object() {
+            for (file, ls) in files {
+                let per = g.lines.entry(file.clone()).or_default();
+                for (label, yes) in [("yes", true), ("no", false)] {
+                    for l in ls[label].as_array().into_iter().flatten() {
+                        if let Some(l) = l.as_u64() {
+                            let e = per.entry(l).or_default();
+                            if yes {
+                                e.0.push(k)
+                            } else {
+                                e.1.push(k)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    /// One line per group of at least `min` crashes, in (graph,
+    /// signature) order: `group` (the signature), `graph`, `crashes`
+    /// (ids), `yes` and `no` (per file, the lines with that label in every
+    /// crash), `differ` (per file, the lines Yes in some crashes and No in
+    /// others: `{line, yes: [ids], no: [ids], maybe: [ids]}`).
+    pub fn lines(&self, min: usize) -> Vec<Value> {
+        let mut out = Vec::new();
+        for ((graph, sig), g) in &self.groups {
+            if g.crashes.len() < min {
+                continue;
+            }
+            let n = g.crashes.len();
+            let ids = |ks: &[u32]| -> Vec<&str> {
+                ks.iter().map(|&k| g.crashes[k as usize].as_str()).collect()
+            };
+            let (mut yes, mut no, mut differ) = (Map::new(), Map::new(), Map::new());
+            for (file, per) in &g.lines {
+                let (mut y, mut nn, mut d) = (Vec::new(), Vec::new(), Vec::new());
+                for (&line, (ys, ns)) in per {
+                    if ys.len() == n {
+                        y.push(line);
+                    } else if ns.len() == n {
+                        nn.push(line);
+                    } else if !ys.is_empty() && !ns.is_empty() {
+                        let maybe: Vec<u32> = (0..n as u32)
+                            .filter(|k| !ys.contains(k) && !ns.contains(k))
+                            .collect();
+                        d.push(json!({
+                            "line": line, "yes": ids(ys), "no": ids(ns), "maybe": ids(&maybe),
+                        }));
+                    }
+                }
+                if !y.is_empty() {
+                    yes.insert(file.clone(), json!(y));
+                }
+                if !nn.is_empty() {
+                    no.insert(file.clone(), json!(nn));
+                }
+                if !d.is_empty() {
+                    differ.insert(file.clone(), json!(d));
+                }
+            }
+            out.push(json!({
+                "group": sig,
+                "graph": graph,
+                "crashes": g.crashes,
+                "yes": yes,
+                "no": no,
+                "differ": differ,
+            }));
+        }
+        out
+    }
+}
+
+/// Writes `dir/index.html` (every group: its signature, crashes and how
+/// many lines differ) and `dir/group-K.html` per group line of
+/// [`Groups::lines`] (its crashes, its Yes and No lines per file, and a
+/// table of the lines that differ with the crashes on each side).
+/// Returns how many group pages were written.
+pub fn write_group_pages(dir: &Path, groups: &[Value]) -> std::io::Result<usize> {
+    use crate::html::{escape, CSS};
+    use crate::output::ranges;
+    use std::fmt::Write as _;
+    std::fs::create_dir_all(dir)?;
+    let head = |title: &str| {
+        format!(
+            "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{}</title><style>{CSS}</style></head><body>\n<h1>{}</h1>\n",
+            escape(title),
+            escape(title)
+        )
+    };
+    let lines_of = |v: &Value| -> Vec<u32> {
+        v.as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|x| x.as_u64().map(|l| l as u32))
+            .collect()
+    };
+    let ids = |v: &Value| -> String {
+        v.as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|x| x.as_str())
+            .map(escape)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut index = head("postmortem: crash groups");
+    index.push_str("<table><tr><th>group (signature)</th><th class=\"num\">crashes</th><th class=\"num\">lines that differ</th></tr>\n");
+    for (k, g) in groups.iter().enumerate() {
+        let sig = g["group"].as_str().unwrap_or("");
+        let n = g["crashes"].as_array().map_or(0, |a| a.len());
+        let differ: usize = g["differ"].as_object().map_or(0, |m| {
+            m.values()
+                .filter_map(|v| v.as_array())
+                .map(|a| a.len())
+                .sum()
+        });
+        let _ = writeln!(
+            index,
+            "<tr><td><a href=\"group-{k}.html\">{}</a></td><td class=\"num\">{n}</td><td class=\"num\">{differ}</td></tr>",
+            escape(sig)
+        );
+        let mut page = head(&format!("group: {sig}"));
+        let _ = writeln!(
+            page,
+            "<p class=\"sub\">graph {}<br>{n} crashes: {}</p>\n<p><a href=\"index.html\">all groups</a></p>",
+            escape(g["graph"].as_str().unwrap_or("")),
+            ids(&g["crashes"])
+        );
+        for (key, title) in [
+            ("yes", "Yes in every crash (ran before each)"),
+            ("no", "No in every crash (ran before none)"),
+        ] {
+            let _ = writeln!(page, "<h2>{title}</h2>");
+            match g[key].as_object() {
+                Some(m) if !m.is_empty() => {
+                    page.push_str("<table>\n");
+                    for (file, ls) in m {
+                        let _ = writeln!(
+                            page,
+                            "<tr><td>{}</td><td>{}</td></tr>",
+                            escape(file),
+                            escape(&ranges(lines_of(ls)))
+                        );
+                    }
+                    page.push_str("</table>\n");
+                }
+                _ => page.push_str("<p>none</p>\n"),
+            }
+        }
+        page.push_str("<h2>Lines that differ (Yes in some crashes, No in others: where the crashes part ways)</h2>\n");
+        match g["differ"].as_object() {
+            Some(m) if !m.is_empty() => {
+                page.push_str("<table><tr><th>file</th><th class=\"num\">line</th><th>Yes in</th><th>No in</th><th>Maybe in</th></tr>\n");
+                for (file, rows) in m {
+                    for r in rows.as_array().into_iter().flatten() {
+                        let _ = writeln!(
+                            page,
+                            "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"y\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
+                            escape(file),
+                            r["line"],
+                            ids(&r["yes"]),
+                            ids(&r["no"]),
+                            ids(&r["maybe"])
+                        );
+                    }
+                }
+                page.push_str("</table>\n");
+            }
+            _ => page.push_str("<p>none</p>\n"),
+        }
+        page.push_str("</body></html>\n");
+        std::fs::write(dir.join(format!("group-{k}.html")), page)?;
+    }
+    index.push_str("</table>\n</body></html>\n");
+    std::fs::write(dir.join("index.html"), index)?;
+    Ok(groups.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_partition_the_entries() {
+        let s: Vec<Shard> = (0..3)
+            .map(|i| Shard::parse(&format!("{i}/3")).unwrap())
+            .collect();
+        for idx in 0..20 {
+            assert_eq!(s.iter().filter(|s| s.takes(idx)).count(), 1);
+        }
+        for bad in ["3/3", "1/0", "x/2", "2", "-1/3"] {
+            assert!(Shard::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn groups_split_yes_no_and_differ() {
+        let line = |id: &str, yes: &[u64], no: &[u64], maybe: &[u64]| {
+            json!({"status": "ok", "id": id, "signature": "f | main", "graph": "k",
+                   "lines": {"a.c": {"yes": yes, "no": no, "maybe": maybe}}})
+        };
+        let mut g = Groups::default();
+        assert!(g.add(&line("c1", &[1, 2, 3], &[4, 5], &[6])));
+        assert!(g.add(&line("c2", &[1, 4], &[2, 5], &[3, 6])));
+        assert!(!g.add(&json!({"status": "failed", "id": "c3"})));
+        let mut other = line("c4", &[1], &[], &[]);
+        other["graph"] = json!("k2");
+        assert!(g.add(&other));
+        let ls = g.lines(2);
+        assert_eq!(ls.len(), 1, "{ls:?}");
+        let l = &ls[0];
+        assert_eq!(l["crashes"], json!(["c1", "c2"]));
+        assert_eq!(l["yes"]["a.c"], json!([1]));
+        assert_eq!(l["no"]["a.c"], json!([5]));
+        assert_eq!(
+            l["differ"]["a.c"],
+            json!([{"line": 2, "yes": ["c1"], "no": ["c2"], "maybe": []},
+                   {"line": 4, "yes": ["c2"], "no": ["c1"], "maybe": []}])
+        );
+        assert_eq!(g.lines(1).len(), 2);
+    }
+
+    #[test]
+    fn manifest_lines_fail_alone() {
+        let d = std::env::temp_dir().join(format!("pm-manifest-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let m = d.join("m.jsonl");
+        std::fs::write(
+            &m,
+            "{\"id\": \"a\", \"backtrace\": \"bt.txt\"}\n\n# c\nnot json\n{\"id\": \"a\", \"core\": \"c\"}\n{\"id\": \"b\", \"cores\": \"c\"}\n{\"id\": \"e\", \"cfg\": \"p.bc\"}\n",
+        )
+        .unwrap();
+        let e = read_manifest(&m, 1 << 20).unwrap();
+        assert_eq!(e.len(), 5);
+        assert_eq!(
+            e[0].spec.as_ref().unwrap().backtrace,
+            Some(d.join("bt.txt"))
+        );
+        assert_eq!(e[1].id(), "line 4");
+        assert!(e[1].spec.is_err());
+        assert!(e[2].spec.as_ref().unwrap_err().1.contains("already"));
+        assert!(e[3].spec.as_ref().unwrap_err().1.contains("unknown field"));
+        assert!(e[4]
+            .spec
+            .as_ref()
+            .unwrap_err()
+            .1
+            .contains("no failure data"));
+        let _ = std::fs::remove_dir_all(&d);
+    }
+}
