@@ -63,7 +63,12 @@ struct RawInputs {
     /// stack, its registers and whatever memory the dump holds (the flags
     /// and variables only where it holds them); its module's build id must
     /// be the binary's.
-    #[arg(long, value_name = "FILE", requires = "binary", conflicts_with = "core")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "binary",
+        conflicts_with = "core"
+    )]
     minidump: Option<PathBuf>,
     /// The crashed program's ELF binary (for --core, --minidump and
     /// --sancov-flags).

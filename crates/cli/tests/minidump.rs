@@ -19,8 +19,8 @@
 mod common;
 
 use common::{require, sh, show};
-use minidump_writer::minidump_writer::MinidumpWriterConfig;
 use minidump_writer::app_memory::AppMemory;
+use minidump_writer::minidump_writer::MinidumpWriterConfig;
 use object::{Object, ObjectSection};
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -90,7 +90,15 @@ fn write_minidump(dir: &Path, bin: &str, args: &[&str], out: &str, sections: &[&
             "{bin} {args:?} ended without crashing (status {status:#x})"
         );
         let sig = libc::WSTOPSIG(status);
-        if [libc::SIGSEGV, libc::SIGABRT, libc::SIGBUS, libc::SIGFPE, libc::SIGILL].contains(&sig) {
+        if [
+            libc::SIGSEGV,
+            libc::SIGABRT,
+            libc::SIGBUS,
+            libc::SIGFPE,
+            libc::SIGILL,
+        ]
+        .contains(&sig)
+        {
             let mut si: libc::siginfo_t = unsafe { std::mem::zeroed() };
             let mut regs: libc::user_regs_struct = unsafe { std::mem::zeroed() };
             unsafe {
@@ -122,7 +130,9 @@ fn write_minidump(dir: &Path, bin: &str, args: &[&str], out: &str, sections: &[&
     let app: Vec<AppMemory> = sections
         .iter()
         .map(|s| {
-            let sec = elf.section_by_name(s).unwrap_or_else(|| panic!("no {s} in {bin}"));
+            let sec = elf
+                .section_by_name(s)
+                .unwrap_or_else(|| panic!("no {s} in {bin}"));
             AppMemory {
                 ptr: (base + sec.address()) as usize,
                 length: sec.size() as usize,
@@ -211,9 +221,21 @@ fn setup() -> &'static Path {
         sh(
             &dir,
             "clang-14",
-            &["-g", "-O0", "-emit-llvm", "-c", "values.c", "-o", "values.bc"],
+            &[
+                "-g",
+                "-O0",
+                "-emit-llvm",
+                "-c",
+                "values.c",
+                "-o",
+                "values.bc",
+            ],
         );
-        sh(&dir, "clang-14", &["-g", "-O0", "values.bc", "-o", "values"]);
+        sh(
+            &dir,
+            "clang-14",
+            &["-g", "-O0", "values.bc", "-o", "values"],
+        );
         let data_sections: &[&str] = &[".data", ".bss"];
         let flags: &[&str] = &["__sancov_bools", ".data", ".bss"];
         let crashes: &[(&str, &str, &str, &[&str])] = &[
@@ -342,7 +364,15 @@ fn minidumps_of_stacks_only_use_the_stack_and_say_the_flags_are_missing() {
             "--stack-only",
             "--no-values",
         ]);
-        let (md, _) = ok(&["--cfg", &cfg, "--binary", bin, "--minidump", &dump, "--no-values"]);
+        let (md, _) = ok(&[
+            "--cfg",
+            &cfg,
+            "--binary",
+            bin,
+            "--minidump",
+            &dump,
+            "--no-values",
+        ]);
         assert_same(tag, &stack, &md);
     }
 }
@@ -404,7 +434,14 @@ fn bad_minidumps_are_one_error_line() {
     for (name, len) in [("trunc-half.dmp", dump.len() / 2), ("trunc-head.dmp", 20)] {
         std::fs::write(dir.join(name), &dump[..len]).unwrap();
         bad(
-            &["--cfg", "crash-bb.bc", "--binary", "crash-bb", "--minidump", name],
+            &[
+                "--cfg",
+                "crash-bb.bc",
+                "--binary",
+                "crash-bb",
+                "--minidump",
+                name,
+            ],
             name,
         );
     }
@@ -423,17 +460,38 @@ fn bad_minidumps_are_one_error_line() {
     assert!(found, "the writer's dump has an exception stream");
     std::fs::write(dir.join("noexc.dmp"), &noexc).unwrap();
     bad(
-        &["--cfg", "crash-bb.bc", "--binary", "crash-bb", "--minidump", "noexc.dmp"],
+        &[
+            "--cfg",
+            "crash-bb.bc",
+            "--binary",
+            "crash-bb",
+            "--minidump",
+            "noexc.dmp",
+        ],
         "no exception stream",
     );
     // Another binary's dump: the build ids differ.
     bad(
-        &["--cfg", "crash-bb.bc", "--binary", "crash-bb", "--minidump", "func-segv.dmp"],
+        &[
+            "--cfg",
+            "crash-bb.bc",
+            "--binary",
+            "crash-bb",
+            "--minidump",
+            "func-segv.dmp",
+        ],
         "build id",
     );
     // An ELF core is not a minidump.
     bad(
-        &["--cfg", "crash-bb.bc", "--binary", "crash-bb", "--minidump", "bb-segv.core"],
+        &[
+            "--cfg",
+            "crash-bb.bc",
+            "--binary",
+            "crash-bb",
+            "--minidump",
+            "bb-segv.core",
+        ],
         "not a minidump",
     );
 }
@@ -470,7 +528,11 @@ fn mutated_minidumps_never_panic() {
             _ => {
                 // A word of the header or the stream directory, or of
                 // the streams' own headers (the first pages).
-                let limit = if rng.chance(50) { dir_at + 12 * 18 } else { 8192 };
+                let limit = if rng.chance(50) {
+                    dir_at + 12 * 18
+                } else {
+                    8192
+                };
                 let i = 4 * rng.below(limit.min(d.len()) / 4);
                 let v: u32 = match rng.below(4) {
                     0 => 0,

@@ -369,7 +369,11 @@ fn load_native(
     }
     if let Some(path) = dump {
         let name = path.display().to_string();
-        let what = if files.minidump.is_some() { "a minidump" } else { "a core" };
+        let what = if files.minidump.is_some() {
+            "a minidump"
+        } else {
+            "a core"
+        };
         let bin = bin.as_ref().ok_or_else(|| {
             input(format!(
                 "{name}: {what} needs the program's binary (--binary)"

@@ -31,9 +31,9 @@ use crate::native::{Mapping, NativeError, Regs, Seg};
 use ::minidump::format::MINIDUMP_STREAM_TYPE;
 use ::minidump::system_info::Cpu;
 use ::minidump::{
-    CodeView, Minidump, MinidumpContext, MinidumpException, MinidumpMiscInfo,
-    MinidumpModuleList, MinidumpRawContext, MinidumpSystemInfo, MinidumpThreadList,
-    MinidumpMemory64List, MinidumpMemoryList,
+    CodeView, Minidump, MinidumpContext, MinidumpException, MinidumpMemory64List,
+    MinidumpMemoryList, MinidumpMiscInfo, MinidumpModuleList, MinidumpRawContext,
+    MinidumpSystemInfo, MinidumpThreadList,
 };
 use std::path::Path;
 
@@ -101,8 +101,11 @@ const DEFACED: u64 = 0x0def_aced_0def_aced;
 pub(crate) fn parse(data: &[u8], path: &Path) -> Result<Parsed, NativeError> {
     let shown = path.display();
     let bad = |what: String| NativeError(format!("{shown}: {what}"));
-    let dump = Minidump::read(data)
-        .map_err(|e| bad(format!("not a readable minidump (truncated or corrupt): {e}")))?;
+    let dump = Minidump::read(data).map_err(|e| {
+        bad(format!(
+            "not a readable minidump (truncated or corrupt): {e}"
+        ))
+    })?;
     check_directory(data).map_err(bad)?;
     let exc: MinidumpException<'_> = dump.get_stream().map_err(|e| {
         bad(format!(
@@ -121,9 +124,11 @@ pub(crate) fn parse(data: &[u8], path: &Path) -> Result<Parsed, NativeError> {
         )));
     }
     let misc: Option<MinidumpMiscInfo> = dump.get_stream().ok();
-    let threads: MinidumpThreadList<'_> = dump
-        .get_stream()
-        .map_err(|e| bad(format!("no readable thread list ({e}): truncated or corrupt")))?;
+    let threads: MinidumpThreadList<'_> = dump.get_stream().map_err(|e| {
+        bad(format!(
+            "no readable thread list ({e}): truncated or corrupt"
+        ))
+    })?;
     let tid = exc.thread_id;
     let thread = threads.get_thread(tid);
     // The exception's context is the crash's (the thread's may be the
@@ -136,7 +141,8 @@ pub(crate) fn parse(data: &[u8], path: &Path) -> Result<Parsed, NativeError> {
                 "no registers for the crashing thread {tid} (no context in the exception stream or the thread list)"
             ))
         })?;
-    let regs = amd64(&ctx).ok_or_else(|| bad("the crashing thread's registers are not x86-64".into()))?;
+    let regs =
+        amd64(&ctx).ok_or_else(|| bad("the crashing thread's registers are not x86-64".into()))?;
     let base = data.as_ptr() as usize;
     let mut segs = Vec::new();
     // A range's bytes are a slice of `data`: its offset is where it
@@ -161,13 +167,27 @@ pub(crate) fn parse(data: &[u8], path: &Path) -> Result<Parsed, NativeError> {
     }
     // A memory list that is there but unreadable (a range past the end
     // of the file) is an error, not a dump without memory.
-    let unreadable = |e: ::minidump::Error| bad(format!("unreadable memory list ({e}): truncated or corrupt"));
-    if dump.get_raw_stream(MINIDUMP_STREAM_TYPE::MemoryListStream as u32).is_ok() {
-        let list = dump.get_stream::<MinidumpMemoryList<'_>>().map_err(unreadable)?;
+    let unreadable = |e: ::minidump::Error| {
+        bad(format!(
+            "unreadable memory list ({e}): truncated or corrupt"
+        ))
+    };
+    if dump
+        .get_raw_stream(MINIDUMP_STREAM_TYPE::MemoryListStream as u32)
+        .is_ok()
+    {
+        let list = dump
+            .get_stream::<MinidumpMemoryList<'_>>()
+            .map_err(unreadable)?;
         list.iter().for_each(|m| push(m.base_address, m.bytes));
     }
-    if dump.get_raw_stream(MINIDUMP_STREAM_TYPE::Memory64ListStream as u32).is_ok() {
-        let list = dump.get_stream::<MinidumpMemory64List<'_>>().map_err(unreadable)?;
+    if dump
+        .get_raw_stream(MINIDUMP_STREAM_TYPE::Memory64ListStream as u32)
+        .is_ok()
+    {
+        let list = dump
+            .get_stream::<MinidumpMemory64List<'_>>()
+            .map_err(unreadable)?;
         list.iter().for_each(|m| push(m.base_address, m.bytes));
     }
     // The crashing thread's stack: the range holding its stack pointer.
@@ -184,7 +204,10 @@ pub(crate) fn parse(data: &[u8], path: &Path) -> Result<Parsed, NativeError> {
             .iter()
             .map(|m| DumpModule {
                 start: m.raw.base_of_image,
-                end: m.raw.base_of_image.saturating_add(u64::from(m.raw.size_of_image)),
+                end: m
+                    .raw
+                    .base_of_image
+                    .saturating_add(u64::from(m.raw.size_of_image)),
                 name: m.name.clone(),
                 build_id: match &m.codeview_info {
                     Some(CodeView::Elf(e)) if !e.build_id.is_empty() => Some(e.build_id.clone()),
@@ -299,7 +322,8 @@ fn parse_maps(text: &[u8]) -> Vec<Mapping> {
         .lines()
         .filter_map(|line| {
             let mut f = line.split_whitespace();
-            let (range, _perms, off, _dev, _inode) = (f.next()?, f.next()?, f.next()?, f.next()?, f.next()?);
+            let (range, _perms, off, _dev, _inode) =
+                (f.next()?, f.next()?, f.next()?, f.next()?, f.next()?);
             let path: Vec<&str> = f.collect();
             if path.is_empty() || !path[0].starts_with('/') {
                 return None;
@@ -325,7 +349,10 @@ mod tests {
             b"5555-6666 r-xp 00001000 08:01 42 /usr/bin/prog\n7000-8000 rw-p 00000000 00:00 0 \n7fff-8fff rw-p 00000000 00:00 0 [stack]\nbad line\n",
         );
         assert_eq!(m.len(), 1);
-        assert_eq!((m[0].start, m[0].end, m[0].offset), (0x5555, 0x6666, 0x1000));
+        assert_eq!(
+            (m[0].start, m[0].end, m[0].offset),
+            (0x5555, 0x6666, 0x1000)
+        );
         assert_eq!(m[0].path, "/usr/bin/prog");
     }
 }
