@@ -80,7 +80,7 @@ fn write_minidump(dir: &Path, bin: &str, args: &[&str], out: &str, sections: &[&
             Ok(())
         });
     }
-    let child = cmd.spawn().unwrap();
+    let mut child = cmd.spawn().unwrap();
     let pid = child.id() as libc::pid_t;
     let (sig, siginfo, regs) = loop {
         let mut status = 0;
@@ -177,11 +177,9 @@ fn write_minidump(dir: &Path, bin: &str, args: &[&str], out: &str, sections: &[&
     w.set_crash_context(minidump_writer::CrashContextExt { inner: ctx })
         .set_app_memory(app);
     let written = w.write(&mut f);
-    unsafe {
-        libc::kill(pid, libc::SIGKILL);
-        let mut status = 0;
-        libc::waitpid(pid, &mut status, 0);
-    }
+    // Stopped, so kill(), and reap it.
+    unsafe { libc::kill(pid, libc::SIGKILL) };
+    let _ = child.wait();
     written.unwrap_or_else(|e| panic!("minidump-writer: {e}"));
     sig
 }
