@@ -62,6 +62,20 @@ fn gdb_core(dir: &Path, bin: &str, args: &str, core: &str) {
 /// `sections` (the "app memory" a crash handler registers). The signal
 /// is returned.
 fn write_minidump(dir: &Path, bin: &str, args: &[&str], out: &str, sections: &[&str]) -> i32 {
+    write_minidump_at(dir, bin, args, out, sections, None)
+}
+
+/// [`write_minidump`], or, with `stop_at`, at the first call of that
+/// function instead of a fatal signal (an `int3` at its entry; the dump's
+/// signal is then SIGTRAP and the pc the function's entry).
+fn write_minidump_at(
+    dir: &Path,
+    bin: &str,
+    args: &[&str],
+    out: &str,
+    sections: &[&str],
+    stop_at: Option<&str>,
+) -> i32 {
     let mut cmd = Command::new(dir.join(bin));
     cmd.current_dir(dir)
         .args(args)
@@ -82,6 +96,22 @@ fn write_minidump(dir: &Path, bin: &str, args: &[&str], out: &str, sections: &[&
     }
     let mut child = cmd.spawn().unwrap();
     let pid = child.id() as libc::pid_t;
+    let path = std::fs::canonicalize(dir.join(bin)).unwrap();
+    let file = std::fs::read(&path).unwrap();
+    let elf = object::File::parse(&*file).unwrap();
+    let load_base = || {
+        let maps = std::fs::read_to_string(format!("/proc/{pid}/maps")).unwrap();
+        if elf.kind() == object::ObjectKind::Dynamic {
+            maps.lines()
+                .find(|l| l.ends_with(path.to_str().unwrap()))
+                .map(|l| u64::from_str_radix(l.split('-').next().unwrap(), 16).unwrap())
+                .expect("the binary's mapping")
+        } else {
+            0
+        }
+    };
+    // (address, original word) of the breakpoint.
+    let mut brk: Option<(u64, i64)> = None;
     let (sig, siginfo, regs) = loop {
         let mut status = 0;
         assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
@@ -90,6 +120,56 @@ fn write_minidump(dir: &Path, bin: &str, args: &[&str], out: &str, sections: &[&
             "{bin} {args:?} ended without crashing (status {status:#x})"
         );
         let sig = libc::WSTOPSIG(status);
+        if sig == libc::SIGTRAP && brk.is_some() {
+            let (at, word) = brk.unwrap();
+            let mut regs: libc::user_regs_struct = unsafe { std::mem::zeroed() };
+            let mut si: libc::siginfo_t = unsafe { std::mem::zeroed() };
+            unsafe {
+                assert_eq!(libc::ptrace(libc::PTRACE_GETREGS, pid, 0, &mut regs), 0);
+                assert_eq!(regs.rip, at + 1, "the breakpoint");
+                regs.rip = at;
+                assert_eq!(libc::ptrace(libc::PTRACE_SETREGS, pid, 0, &regs), 0);
+                assert_eq!(libc::ptrace(libc::PTRACE_POKETEXT, pid, at, word), 0);
+                // In a sancov build, step past the store of the function's
+                // entry flag (a crash before it is an impossible report:
+                // see the README).
+                if let Some(flag) = entry_flag(&elf, at - load_base()) {
+                    let flag = load_base() + flag;
+                    for _ in 0..200 {
+                        let w = libc::ptrace(libc::PTRACE_PEEKDATA, pid, flag, 0);
+                        if w & 0xff != 0 {
+                            break;
+                        }
+                        assert_eq!(libc::ptrace(libc::PTRACE_SINGLESTEP, pid, 0, 0), 0);
+                        let mut st = 0;
+                        assert_eq!(libc::waitpid(pid, &mut st, 0), pid);
+                    }
+                    assert_eq!(libc::ptrace(libc::PTRACE_GETREGS, pid, 0, &mut regs), 0);
+                }
+                assert_eq!(libc::ptrace(libc::PTRACE_GETSIGINFO, pid, 0, &mut si), 0);
+                assert_eq!(libc::ptrace(libc::PTRACE_DETACH, pid, 0, libc::SIGSTOP), 0);
+            }
+            break (sig, si, regs);
+        }
+        if let (libc::SIGTRAP, Some(f), None) = (sig, stop_at, brk) {
+            // The exec stop: the binary is mapped; plant the int3.
+            use object::ObjectSymbol;
+            let sym = elf
+                .symbols()
+                .find(|s| s.name() == Ok(f))
+                .unwrap_or_else(|| panic!("no {f} in {bin}"));
+            let at = load_base() + sym.address();
+            unsafe {
+                *libc::__errno_location() = 0;
+                let word = libc::ptrace(libc::PTRACE_PEEKTEXT, pid, at, 0);
+                assert_eq!(*libc::__errno_location(), 0);
+                let int3 = (word & !0xff) | 0xcc;
+                assert_eq!(libc::ptrace(libc::PTRACE_POKETEXT, pid, at, int3), 0);
+                brk = Some((at, word));
+            }
+            assert_eq!(unsafe { libc::ptrace(libc::PTRACE_CONT, pid, 0, 0) }, 0);
+            continue;
+        }
         if [
             libc::SIGSEGV,
             libc::SIGABRT,
@@ -115,18 +195,7 @@ fn write_minidump(dir: &Path, bin: &str, args: &[&str], out: &str, sections: &[&
         assert_eq!(unsafe { libc::ptrace(libc::PTRACE_CONT, pid, 0, pass) }, 0);
     };
     // The app memory: the sections at the load base (from /proc/PID/maps).
-    let path = std::fs::canonicalize(dir.join(bin)).unwrap();
-    let file = std::fs::read(&path).unwrap();
-    let elf = object::File::parse(&*file).unwrap();
-    let maps = std::fs::read_to_string(format!("/proc/{pid}/maps")).unwrap();
-    let base = if elf.kind() == object::ObjectKind::Dynamic {
-        maps.lines()
-            .find(|l| l.ends_with(path.to_str().unwrap()))
-            .map(|l| u64::from_str_radix(l.split('-').next().unwrap(), 16).unwrap())
-            .expect("the binary's mapping")
-    } else {
-        0
-    };
+    let base = load_base();
     let app: Vec<AppMemory> = sections
         .iter()
         .map(|s| {
@@ -182,6 +251,18 @@ fn write_minidump(dir: &Path, bin: &str, args: &[&str], out: &str, sections: &[&
     let _ = child.wait();
     written.unwrap_or_else(|e| panic!("minidump-writer: {e}"));
     sig
+}
+
+/// The address of the entry flag of the function at `addr` (file
+/// addresses), from the pc table, in a sancov build.
+fn entry_flag(elf: &object::File<'_>, addr: u64) -> Option<u64> {
+    let pcs = elf.section_by_name("__sancov_pcs")?;
+    let bools = elf.section_by_name("__sancov_bools")?;
+    let data = pcs.data().ok()?;
+    let i = data
+        .chunks_exact(16)
+        .position(|c| u64::from_le_bytes(c[..8].try_into().unwrap()) == addr)?;
+    Some(bools.address() + i as u64)
 }
 
 /// Builds everything once: `crash.c` as `crash-bb`, `crash-func`
@@ -554,4 +635,31 @@ fn mutated_minidumps_never_panic() {
     }
     eprintln!("3000 mutated dumps: {parsed} parsed, {unwound} unwound");
     assert!(parsed > 0 && unwound > 0);
+}
+
+/// Not a test: writes a minidump of a program of your own, stopped at the
+/// first call of a function, for measurements (README: the SQLite
+/// figure). `MINIDUMP_DIR`, `MINIDUMP_BIN` (in that directory),
+/// `MINIDUMP_ARGS` (space-separated), `MINIDUMP_STOP_AT` (a function),
+/// `MINIDUMP_OUT`, `MINIDUMP_SECTIONS` (comma-separated, e.g.
+/// `__sancov_bools,.data,.bss`). Run with `cargo test -p postmortem
+/// --test minidump -- --ignored write_minidump_from_env`.
+#[test]
+#[ignore]
+fn write_minidump_from_env() {
+    let var = |k: &str| std::env::var(k).unwrap_or_else(|_| panic!("set {k}"));
+    let dir = PathBuf::from(var("MINIDUMP_DIR"));
+    let args = var("MINIDUMP_ARGS");
+    let argv: Vec<&str> = args.split_whitespace().collect();
+    let sections = var("MINIDUMP_SECTIONS");
+    let sections: Vec<&str> = sections.split(',').filter(|s| !s.is_empty()).collect();
+    let stop = var("MINIDUMP_STOP_AT");
+    write_minidump_at(
+        &dir,
+        &var("MINIDUMP_BIN"),
+        &argv,
+        &var("MINIDUMP_OUT"),
+        &sections,
+        Some(&stop),
+    );
 }
