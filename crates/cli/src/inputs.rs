@@ -102,7 +102,8 @@ struct RawInputs {
     /// grissom's -stackonly).
     #[arg(long)]
     stack_only: bool,
-    /// Do not use the values of variables read from --core as evidence.
+    /// Do not use the values of variables read from --core or --minidump
+    /// as evidence.
     /// By default, a global or a local of a frame on the stack whose
     /// address never escapes, and that only constant or computed direct
     /// stores write, constrains the path: its last store must be one that

@@ -9,7 +9,8 @@
 //!   the auxiliary vector (`AT_ENTRY`, for the load base of a PIE), the
 //!   `NT_FILE` mappings and the first thread's registers (`NT_PRSTATUS`,
 //!   x86-64: the thread that got the fatal signal, which the kernel and gdb
-//!   write first).
+//!   write first). A minidump becomes the same view ([`crate::minidump`],
+//!   told by its magic in [`Core::read`]), so everything below reads both.
 //! * [`read_flags`]: the flag bytes, after checking that the core is of
 //!   this binary (build id in the core's memory, entry point, and the
 //!   relocated pc table in the core equal to the binary's).
