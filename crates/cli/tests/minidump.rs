@@ -120,8 +120,7 @@ fn write_minidump_at(
             "{bin} {args:?} ended without crashing (status {status:#x})"
         );
         let sig = libc::WSTOPSIG(status);
-        if sig == libc::SIGTRAP && brk.is_some() {
-            let (at, word) = brk.unwrap();
+        if let (libc::SIGTRAP, Some((at, word))) = (sig, brk) {
             let mut regs: libc::user_regs_struct = unsafe { std::mem::zeroed() };
             let mut si: libc::siginfo_t = unsafe { std::mem::zeroed() };
             unsafe {
