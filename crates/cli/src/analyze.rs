@@ -44,6 +44,9 @@ Getting a core: run `ulimit -c unlimited` in the shell that starts the
 program (/proc/sys/kernel/core_pattern says where the core goes; `core`
 writes ./core); with systemd-coredump, `coredumpctl dump PROG -o core`;
 from a debugger, `gdb -batch -ex run -ex generate-core-file ./prog ARGS`.
+A minidump (Breakpad, Crashpad) is read the same way: --minidump crash.dmp
+--binary prog (or given to --core); the flags and variables only where the
+dump holds their memory.
 
 LLVM IR (--cfg prog.bc or .ll) is read by a second executable,
 postmortem-llvm: the one named by the environment variable POSTMORTEM_LLVM,

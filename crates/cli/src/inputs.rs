@@ -32,7 +32,7 @@ fn path_map_rule(s: &str) -> Result<(String, String), String> {
 
 /// The arguments as clap sees them.
 #[derive(Args)]
-#[command(group(clap::ArgGroup::new("failure").required(true).multiple(true).args(["report", "backtrace", "core", "sancov_flags"])))]
+#[command(group(clap::ArgGroup::new("failure").required(true).multiple(true).args(["report", "backtrace", "core", "minidump", "sancov_flags"])))]
 struct RawInputs {
     /// The control-flow graph: LLVM IR from clang-14 -g (`.ll`, `.bc`), a
     /// graph cache (`.pmcfg`), or csi-cc GraphML (optionally gzip-compressed).
@@ -53,10 +53,25 @@ struct RawInputs {
     /// A core dump of the crash (ELF, Linux) of the program --binary: gives
     /// the crash stack (frame-pointer walk, unless --backtrace is given)
     /// and, for a build with -fsanitize-coverage=func|bb,inline-bool-flag,pc-table,
-    /// the coverage flags (--cfg must then be that build's .ll/.bc).
+    /// the coverage flags (--cfg must then be that build's .ll/.bc). A
+    /// minidump given here is recognised by its magic and read as with
+    /// --minidump.
     #[arg(long, value_name = "CORE", requires = "binary")]
     core: Option<PathBuf>,
-    /// The crashed program's ELF binary (for --core and --sancov-flags).
+    /// A minidump of the crash (Breakpad / Crashpad format, Linux x86-64)
+    /// of the program --binary, read like a core: the crashing thread's
+    /// stack, its registers and whatever memory the dump holds (the flags
+    /// and variables only where it holds them); its module's build id must
+    /// be the binary's.
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "binary",
+        conflicts_with = "core"
+    )]
+    minidump: Option<PathBuf>,
+    /// The crashed program's ELF binary (for --core, --minidump and
+    /// --sancov-flags).
     #[arg(long, value_name = "PROG")]
     binary: Option<PathBuf>,
     /// The coverage flags as raw bytes (one byte per flag, the memory of
@@ -87,7 +102,8 @@ struct RawInputs {
     /// grissom's -stackonly).
     #[arg(long)]
     stack_only: bool,
-    /// Do not use the values of variables read from --core as evidence.
+    /// Do not use the values of variables read from --core or --minidump
+    /// as evidence.
     /// By default, a global or a local of a frame on the stack whose
     /// address never escapes, and that only constant or computed direct
     /// stores write, constrains the path: its last store must be one that
@@ -117,6 +133,8 @@ pub struct Inputs {
     pub backtrace: Option<PathBuf>,
     /// `--core`.
     pub core: Option<PathBuf>,
+    /// `--minidump`.
+    pub minidump: Option<PathBuf>,
     /// `--binary`.
     pub binary: Option<PathBuf>,
     /// `--sancov-flags`.
@@ -143,6 +161,7 @@ impl From<RawInputs> for Inputs {
             &r.report_file,
             &r.backtrace,
             &r.core,
+            &r.minidump,
             &r.sancov_flags,
             &r.log,
         ]
@@ -164,6 +183,7 @@ impl From<RawInputs> for Inputs {
             report_file: r.report_file,
             backtrace: r.backtrace,
             core: r.core,
+            minidump: r.minidump,
             binary: r.binary,
             sancov_flags: r.sancov_flags,
             log: r.log,
@@ -222,6 +242,7 @@ pub fn load(inputs: &Inputs, max_memory: usize) -> Result<Loaded, Failure> {
         report: inputs.report_file.as_deref(),
         backtrace: inputs.backtrace.as_deref(),
         core: inputs.core.as_deref(),
+        minidump: inputs.minidump.as_deref(),
         binary: inputs.binary.as_deref(),
         sancov_flags: inputs.sancov_flags.as_deref(),
         log: inputs.log.as_deref(),

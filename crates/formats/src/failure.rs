@@ -6,7 +6,7 @@
 //!
 //! 1. the report file (csi-grissom JSON, postmortem's JSON or a Sentry
 //!    event, told apart by their keys) gives the base report;
-//! 2. a core's unwound stack (when no backtrace is given) replaces its
+//! 2. a core's (or a minidump's) unwound stack (when no backtrace is given) replaces its
 //!    crash and stack; a core's or a dump's coverage flags add `obsYes`
 //!    and `obsNo` constraints (when the core has several threads, a set
 //!    flag may be another thread's: it only adds its node to
@@ -43,8 +43,13 @@ pub struct FailureFiles<'a> {
     pub report: Option<&'a Path>,
     /// A backtrace (gdb, lldb, sanitizer, Rust panic).
     pub backtrace: Option<&'a Path>,
-    /// A core dump of the crash (needs `binary`).
+    /// A core dump of the crash (needs `binary`); a minidump given here
+    /// is told by its magic and read as one.
     pub core: Option<&'a Path>,
+    /// A minidump of the crash (Breakpad or Crashpad format; needs
+    /// `binary`): read into the same view as a core (see
+    /// [`crate::minidump`]).
+    pub minidump: Option<&'a Path>,
     /// The crashed program's ELF binary.
     pub binary: Option<&'a Path>,
     /// SanitizerCoverage flags as raw bytes, one per flag.
@@ -163,6 +168,7 @@ pub fn assemble(
     if let (Some(frames), None) = (&native.frames, files.backtrace) {
         let name = files
             .core
+            .or(files.minidump)
             .map(|p| p.display().to_string())
             .unwrap_or_default();
         let located = locator(g, opts.path_map.clone()).locate_stack(frames);
@@ -229,6 +235,7 @@ pub fn assemble(
         report.values = constraints;
         let name = files
             .core
+            .or(files.minidump)
             .map(|p| p.display().to_string())
             .unwrap_or_default();
         sink(Event::Note(format!(
@@ -344,9 +351,13 @@ fn load_native(
     sink: &mut dyn FnMut(Event<'_>),
 ) -> Result<Native, AssembleError> {
     let mut out = Native::default();
-    if files.core.is_some() && files.sancov_flags.is_some() {
+    if files.core.is_some() && files.minidump.is_some() {
+        return Err(input("give either --core or --minidump, not both"));
+    }
+    let dump = files.core.or(files.minidump);
+    if dump.is_some() && files.sancov_flags.is_some() {
         return Err(input(
-            "give the coverage flags either in --core or in --sancov-flags, not both",
+            "give the coverage flags either in --core / --minidump or in --sancov-flags, not both",
         ));
     }
     let bin = match files.binary {
@@ -356,15 +367,28 @@ fn load_native(
     if let Some(path) = files.sancov_flags {
         out.flags = Some(flag_dump(g, map, files, bin.as_ref(), path, sink)?);
     }
-    if let Some(path) = files.core {
+    if let Some(path) = dump {
         let name = path.display().to_string();
+        let what = if files.minidump.is_some() {
+            "a minidump"
+        } else {
+            "a core"
+        };
         let bin = bin.as_ref().ok_or_else(|| {
             input(format!(
-                "{name}: a core needs the program's binary (--binary)"
+                "{name}: {what} needs the program's binary (--binary)"
             ))
         })?;
         let core = Core::read(path).map_err(input)?;
+        if files.minidump.is_some() && !core.is_minidump() {
+            return Err(input(format!(
+                "{name}: not a minidump (no MDMP magic); an ELF core goes to --core"
+            )));
+        }
         let base = native::load_base(&core, bin).map_err(input)?;
+        if let Some(d) = &core.minidump {
+            sink(Event::Note(crate::minidump::note(&name, d)));
+        }
         if let Some(c) = core_flags(g, map, files, bin, &core, &name, sink)? {
             out.flags = Some(c);
         }
@@ -372,7 +396,14 @@ fn load_native(
             out.frames = core_stack(&core, bin, base, &name, sink);
         }
         if let Some(vars) = vars {
-            let (observed, notes) = crate::values::read(&core, bin, base, vars);
+            let (observed, notes) = if core.minidump.as_ref().is_some_and(|d| d.stack_sanitized) {
+                sink(Event::Warning(format!(
+                    "{name}: the writer sanitized the crashing thread's stack (its non-pointer words are 0x0defaced0defaced): local variables are not read, only globals the dump holds"
+                )));
+                crate::values::read_globals(&core, bin, base, vars)
+            } else {
+                crate::values::read(&core, bin, base, vars)
+            };
             for n in notes {
                 sink(Event::Note(format!("{name}: {n}")));
             }
@@ -449,6 +480,19 @@ fn core_flags(
 ) -> Result<Option<FlagConstraints>, AssembleError> {
     match (bin.bools.is_some(), map) {
         (true, Some(map)) => {
+            if let (true, Some((addr, size))) = (core.is_minidump(), bin.bools) {
+                let base = native::load_base(core, bin).map_err(input)?;
+                // A minidump holds the memory its writer chose: without
+                // the flag array's, the flags are no evidence.
+                if core.mem(base.wrapping_add(addr), size).is_none() {
+                    sink(Event::Warning(format!(
+                        "{name}: the minidump does not hold the coverage flags' memory ({} bytes at {:#x}): they are not used (have the crash handler add that range, e.g. minidump-writer's set_app_memory or Crashpad's extra memory ranges); only the crash stack and what else the dump holds are used",
+                        size,
+                        base.wrapping_add(addr)
+                    )));
+                    return Ok(None);
+                }
+            }
             let cf = native::read_flags(core, bin).map_err(input)?;
             native::check_order(bin, &cf.pcs, &arrays(map)).map_err(input)?;
             let mut c = map

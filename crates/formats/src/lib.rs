@@ -24,6 +24,7 @@ pub mod html;
 pub mod input;
 pub mod lcov;
 pub mod logs;
+pub mod minidump;
 pub mod native;
 pub mod output;
 pub mod pmreport;

@@ -9,7 +9,8 @@
 //!   the auxiliary vector (`AT_ENTRY`, for the load base of a PIE), the
 //!   `NT_FILE` mappings and the first thread's registers (`NT_PRSTATUS`,
 //!   x86-64: the thread that got the fatal signal, which the kernel and gdb
-//!   write first).
+//!   write first). A minidump becomes the same view ([`crate::minidump`],
+//!   told by its magic in [`Core::read`]), so everything below reads both.
 //! * [`read_flags`]: the flag bytes, after checking that the core is of
 //!   this binary (build id in the core's memory, entry point, and the
 //!   relocated pc table in the core equal to the binary's).
@@ -296,7 +297,7 @@ impl Binary {
     }
 }
 
-fn pairs(b: &[u8]) -> Vec<(u64, u64)> {
+pub(crate) fn pairs(b: &[u8]) -> Vec<(u64, u64)> {
     b.chunks_exact(16)
         .map(|c| {
             (
@@ -310,11 +311,11 @@ fn pairs(b: &[u8]) -> Vec<(u64, u64)> {
 /// A `PT_LOAD` segment of a core: memory `[vaddr, vaddr + memsz)`, of
 /// which the first `filesz` bytes are in the file at `offset`.
 #[derive(Clone, Copy, Debug)]
-struct Seg {
-    vaddr: u64,
-    memsz: u64,
-    filesz: u64,
-    offset: u64,
+pub(crate) struct Seg {
+    pub vaddr: u64,
+    pub memsz: u64,
+    pub filesz: u64,
+    pub offset: u64,
 }
 
 /// An `NT_FILE` entry: a file mapped at `[start, end)` from page `pgoff`.
@@ -372,6 +373,9 @@ pub struct Core {
     pub signal: Option<u32>,
     /// Number of threads (`NT_PRSTATUS` notes).
     pub threads: usize,
+    /// When the file is a minidump (read into this view by
+    /// [`crate::minidump`]): its exception and module list.
+    pub minidump: Option<crate::minidump::DumpInfo>,
 }
 
 const AT_ENTRY: u64 = 9;
@@ -405,6 +409,20 @@ impl Core {
     }
 
     fn parse(data: Bytes, path: &Path) -> Result<Core, NativeError> {
+        if data.starts_with(crate::minidump::MAGIC) {
+            let d = crate::minidump::parse(&data, path)?;
+            return Ok(Core {
+                path: path.to_path_buf(),
+                data,
+                segs: d.segs,
+                auxv: d.auxv,
+                files: d.files,
+                regs: Some(d.regs),
+                signal: Some(d.signal),
+                threads: d.threads,
+                minidump: Some(d.info),
+            });
+        }
         let shown = path.display().to_string();
         let bad = |what: String| NativeError(format!("{shown}: {what}"));
         let hdr = elf::FileHeader64::<object::Endianness>::parse(&*data)
@@ -428,6 +446,7 @@ impl Core {
             regs: None,
             signal: None,
             threads: 0,
+            minidump: None,
         };
         for ph in phdrs {
             let (offset, filesz) = (ph.p_offset(endian), ph.p_filesz(endian));
@@ -523,6 +542,11 @@ impl Core {
     fn shown(&self) -> String {
         self.path.display().to_string()
     }
+
+    /// Whether the file is a minidump (rather than an ELF core).
+    pub fn is_minidump(&self) -> bool {
+        self.minidump.is_some()
+    }
 }
 
 fn parse_nt_file(d: &[u8]) -> Vec<Mapping> {
@@ -561,6 +585,19 @@ pub fn load_base(core: &Core, bin: &Binary) -> Result<u64, NativeError> {
         .iter()
         .find(|&&(k, _)| k == AT_ENTRY)
         .map(|&(_, v)| v);
+    if let Some(d) = &core.minidump {
+        // The main module (at the process's entry point, else by name)
+        // first: a dump of another build is named by its build ids.
+        let name = bin.path.file_name();
+        let main = at_entry.and_then(|e| d.module_at(e)).or_else(|| {
+            d.modules
+                .iter()
+                .find(|m| Path::new(&m.name).file_name() == name)
+        });
+        if let Some(m) = main {
+            check_build_id(&cs, &bs, m, bin)?;
+        }
+    }
     let base = match (bin.pie, at_entry) {
         (false, Some(e)) if e != bin.entry => {
             return err(format!(
@@ -609,6 +646,9 @@ pub fn load_base(core: &Core, bin: &Binary) -> Result<u64, NativeError> {
             }
         }
     }
+    if let Some(d) = &core.minidump {
+        check_module(&cs, &bs, d, bin, base)?;
+    }
     if let Some((addr, size)) = bin.pcs_range {
         if let (Some(mem), Some(file)) = (core.mem(base.wrapping_add(addr), size), bin.pcs()) {
             let core_pcs = pairs(mem);
@@ -623,6 +663,43 @@ pub fn load_base(core: &Core, bin: &Binary) -> Result<u64, NativeError> {
         }
     }
     Ok(base)
+}
+
+/// A minidump's module at the binary's entry point must be the binary
+/// (see [`check_build_id`]).
+fn check_module(
+    cs: &str,
+    bs: &str,
+    d: &crate::minidump::DumpInfo,
+    bin: &Binary,
+    base: u64,
+) -> Result<(), NativeError> {
+    let at = base.wrapping_add(bin.entry);
+    match d.module_at(at) {
+        Some(m) => check_build_id(cs, bs, m, bin),
+        None => err(format!(
+            "{cs}: the minidump is not of {bs}: no module of its module list holds the binary's entry point {at:#x}"
+        )),
+    }
+}
+
+/// The build id a minidump's writer recorded for module `m` must be the
+/// binary's (when both have one).
+fn check_build_id(
+    cs: &str,
+    bs: &str,
+    m: &crate::minidump::DumpModule,
+    bin: &Binary,
+) -> Result<(), NativeError> {
+    match (&m.build_id, &bin.build_id) {
+        (Some(dump), Some(file)) if dump != file => err(format!(
+            "{cs}: the minidump is not of {bs}: build id {} in the dump (module {}), {} in the binary",
+            hex(dump),
+            m.name,
+            hex(file)
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// What a pc-table entry of the core is, given the binary's word `fpc`
@@ -991,10 +1068,19 @@ fn open_lib(core: &Core, pc: u64) -> Result<Lib, String> {
     let note = file
         .section_by_name(".note.gnu.build-id")
         .ok_or_else(|| format!("{} has no build-id note", m.path))?;
-    match core.mem(
-        note.address().wrapping_add(bias).wrapping_add(16),
-        id.len() as u64,
-    ) {
+    // A minidump's module list has the build id when its memory does not.
+    let recorded = core
+        .minidump
+        .as_ref()
+        .and_then(|d| d.module_at(pc))
+        .and_then(|m| m.build_id.as_deref());
+    match core
+        .mem(
+            note.address().wrapping_add(bias).wrapping_add(16),
+            id.len() as u64,
+        )
+        .or(recorded)
+    {
         Some(mem) if mem == id => {}
         Some(_) => {
             return Err(format!(

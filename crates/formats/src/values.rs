@@ -58,6 +58,23 @@ pub fn read(core: &Core, bin: &Binary, base: u64, map: &VarMap) -> (Vec<Observed
     (out, notes)
 }
 
+/// The values of the map's globals alone (no frame is read: for a stack
+/// whose contents cannot be trusted).
+pub fn read_globals(
+    core: &Core,
+    bin: &Binary,
+    base: u64,
+    map: &VarMap,
+) -> (Vec<Observed>, Vec<String>) {
+    let mut notes = Vec::new();
+    let mut out = Vec::new();
+    let Ok(file) = object::File::parse(bin.data()) else {
+        return (out, vec!["the binary is not readable as ELF".into()]);
+    };
+    globals(core, &file, base, map, &mut out, &mut notes);
+    (out, notes)
+}
+
 fn value(bytes: &[u8]) -> u64 {
     let mut b = [0u8; 8];
     b[..bytes.len()].copy_from_slice(bytes);
