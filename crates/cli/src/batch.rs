@@ -43,12 +43,12 @@ to the manifest's directory; `#` lines are comments):
   {\"id\": \"c1\", \"cfg\": \"prog.bc\", \"binary\": \"prog\", \"core\": \"cores/c1\"}
   {\"id\": \"c2\", \"cfg\": \"prog.bc\", \"backtrace\": \"bt/c2.txt\", \"log\": \"c2.log\"}
 
-keys: id, cfg (.bc/.ll/.pmcfg/GraphML), binary, core, backtrace, event (a
+keys: id, cfg (.bc/.ll/.pmcfg/GraphML), binary, core, minidump, backtrace, event (a
 Sentry event) or report (any report `analyze --report` reads),
 sancov_flags, log; --cfg and --binary are the defaults for crashes that
 name none. Or a directory: each subdirectory is one crash, its name the
 id, its files those its crash.json names (a manifest line) or else found
-by name: core (or one core.*), backtrace.txt, event.json, report.json,
+by name: core (or one core.*), one *.dmp (a minidump), backtrace.txt, event.json, report.json,
 sancov_flags.bin, log.txt (and cfg.* and binary, for a crash with its own
 build).
 
@@ -403,6 +403,7 @@ fn analyse(ctx: &Ctx<'_>, spec: &fb::CrashSpec) -> Result<Value, (Option<String>
         report: spec.report.as_deref(),
         backtrace: spec.backtrace.as_deref(),
         core: spec.core.as_deref(),
+        minidump: spec.minidump.as_deref(),
         binary,
         sancov_flags: spec.sancov_flags.as_deref(),
         log: spec.log.as_deref(),
@@ -411,6 +412,7 @@ fn analyse(ctx: &Ctx<'_>, spec: &fb::CrashSpec) -> Result<Value, (Option<String>
         &spec.report,
         &spec.backtrace,
         &spec.core,
+        &spec.minidump,
         &spec.sancov_flags,
         &spec.log,
     ]

@@ -35,6 +35,8 @@ pub struct CrashSpec {
     pub binary: Option<PathBuf>,
     /// A core dump.
     pub core: Option<PathBuf>,
+    /// A minidump (Breakpad / Crashpad).
+    pub minidump: Option<PathBuf>,
     /// A backtrace.
     pub backtrace: Option<PathBuf>,
     /// A report (postmortem, csi-grissom JSON, or a Sentry event: `event`
@@ -56,6 +58,7 @@ struct RawSpec {
     cfg: Option<PathBuf>,
     binary: Option<PathBuf>,
     core: Option<PathBuf>,
+    minidump: Option<PathBuf>,
     backtrace: Option<PathBuf>,
     event: Option<PathBuf>,
     report: Option<PathBuf>,
@@ -101,18 +104,20 @@ fn spec_from_raw(raw: RawSpec, base: &Path, default_id: String) -> Result<CrashS
         cfg: abs(raw.cfg),
         binary: abs(raw.binary),
         core: abs(raw.core),
+        minidump: abs(raw.minidump),
         backtrace: abs(raw.backtrace),
         report: abs(raw.report.or(raw.event)),
         sancov_flags: abs(raw.sancov_flags),
         log: abs(raw.log),
     };
     if spec.core.is_none()
+        && spec.minidump.is_none()
         && spec.backtrace.is_none()
         && spec.report.is_none()
         && spec.sancov_flags.is_none()
     {
         return Err(format!(
-            "{}: no failure data: give `core`, `backtrace`, `event`, `report` or `sancov_flags`",
+            "{}: no failure data: give `core`, `minidump`, `backtrace`, `event`, `report` or `sancov_flags`",
             spec.id
         ));
     }
@@ -165,7 +170,8 @@ pub const CRASH_FILE: &str = "crash.json";
 /// Reads a directory of crashes: each subdirectory (in name order) is one
 /// crash whose id is its name. Its files are those its `crash.json`
 /// names (a manifest line, paths relative to the subdirectory), or else
-/// found by name: `core` (or one `core.*`), `backtrace.txt`,
+/// found by name: `core` (or one `core.*`), `minidump.dmp` (or one
+/// `*.dmp`), `backtrace.txt`,
 /// `event.json`, `report.json`, `sancov_flags.bin`, `log.txt`, and
 /// `cfg.*` / `binary` when the crash has its own build. Files directly in
 /// the directory are ignored.
@@ -227,6 +233,7 @@ fn crash_dir(sub: &Path, id: &str, limit: u64) -> Result<CrashSpec, String> {
         cfg: one_of(&|n| n.starts_with("cfg."))?,
         binary: has("binary"),
         core: one_of(&|n| n == "core" || n.starts_with("core."))?,
+        minidump: one_of(&|n| n.ends_with(".dmp"))?,
         backtrace: has("backtrace.txt"),
         report: match (has("event.json"), has("report.json")) {
             (Some(_), Some(_)) => {
@@ -241,12 +248,13 @@ fn crash_dir(sub: &Path, id: &str, limit: u64) -> Result<CrashSpec, String> {
         log: has("log.txt"),
     };
     if raw.core.is_none()
+        && raw.minidump.is_none()
         && raw.backtrace.is_none()
         && raw.report.is_none()
         && raw.sancov_flags.is_none()
     {
         return Err(format!(
-            "{}: no failure data (core, backtrace.txt, event.json, report.json, sancov_flags.bin) and no {CRASH_FILE}",
+            "{}: no failure data (core, *.dmp, backtrace.txt, event.json, report.json, sancov_flags.bin) and no {CRASH_FILE}",
             sub.display()
         ));
     }
