@@ -124,7 +124,7 @@ pub fn solve_failure(e: SolveError, report_path: &Path) -> Failure {
 /// The nodes known to have run in some thread (the set coverage flags of
 /// a multi-threaded core) become Yes; one the solver labelled No is an
 /// impossible report (exit 3), never a wrong label.
-fn ran_somewhere(
+pub fn ran_somewhere(
     g: &postmortem_core::Icfg,
     report: &postmortem_core::Report,
     rec: &mut Recovery,
@@ -201,6 +201,7 @@ pub fn run(a: AnalyzeArgs) -> Result<(), Failure> {
             &loaded.report,
             witness.as_deref(),
             &view,
+            None,
         )
     })
 }

@@ -113,6 +113,7 @@ pub fn write_analysis_as(
     report: &Report,
     witness: Option<&[NodeId]>,
     view: &Analysis<'_>,
+    suggestions: Option<&postmortem_core::suggest::Suggestions>,
 ) -> std::io::Result<()> {
     if opts.output.is_some() && opts.format != AnalyzeFormat::Html {
         eprintln!(
@@ -144,6 +145,7 @@ pub fn write_analysis_as(
                 weakened: view.weakened,
                 title: &title,
                 frames: view.frames,
+                suggestions,
             };
             let written = write_html(&dir, &page)?;
             writeln!(

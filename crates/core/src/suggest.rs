@@ -33,7 +33,9 @@
 //!    their "ran" analysis; the search stops when the next bound cannot
 //!    beat the k-th best worst case found. The result is then the exact
 //!    top k (ties broken by `if_ran + if_not`, then node id) among the
-//!    points that decide at least one line either way.
+//!    points that decide at least one line either way, one point per
+//!    source line (the best of the line's nodes: a developer instruments
+//!    lines; a point is named by its first line).
 //!
 //! # Cost
 //!
@@ -146,7 +148,8 @@ impl Suggestion {
 /// The result of [`suggest`].
 #[derive(Clone, Debug, Default)]
 pub struct Suggestions {
-    /// The best points, best first (worst case, then the sum of both).
+    /// The best points, best first (worst case, then the sum of both),
+    /// one per source line.
     pub top: Vec<Suggestion>,
     /// Lines Maybe in the base labels.
     pub maybe_lines: usize,
@@ -273,6 +276,19 @@ enum Eval {
     Failed(SolveError),
 }
 
+/// The order of suggestions: worst case, then the sum of both counts,
+/// then node id.
+fn rank(a: &Suggestion, b: &Suggestion) -> std::cmp::Ordering {
+    b.worst()
+        .cmp(&a.worst())
+        .then((b.if_ran + b.if_not).cmp(&(a.if_ran + a.if_not)))
+        .then(a.point.cmp(&b.point))
+}
+
+fn better(a: &Suggestion, b: &Suggestion) -> bool {
+    rank(a, b) == std::cmp::Ordering::Less
+}
+
 /// The top `limits.k` points to observe next (see the module docs).
 /// `base` must be [`analysis`] of `report` with `s`.
 pub fn suggest(
@@ -382,16 +398,17 @@ pub fn suggest(
                     if_ran,
                     if_not: bound,
                 };
-                if sug.worst() > 0 {
+                // One point per line: a developer instruments lines.
+                let line = |n: NodeId| (g.file_of(n), g.lines(n).first().copied());
+                if let Some(j) = top.iter().position(|t| line(t.point) == line(sug.point)) {
+                    if better(&sug, &top[j]) {
+                        top[j] = sug;
+                    }
+                } else if sug.worst() > 0 {
                     top.push(sug);
-                    top.sort_by(|a, b| {
-                        b.worst()
-                            .cmp(&a.worst())
-                            .then((b.if_ran + b.if_not).cmp(&(a.if_ran + a.if_not)))
-                            .then(a.point.cmp(&b.point))
-                    });
-                    top.truncate(limits.k);
                 }
+                top.sort_by(rank);
+                top.truncate(limits.k);
             }
             Eval::Impossible => out.surely += 1,
             Eval::Failed(e) => {

@@ -119,19 +119,29 @@ fn check(s: &(dyn Solver + Sync), expressible: bool, stream: u64) {
             }
             None => assert_eq!(top_worst, 0, "seed {seed} {}: missed a point", s.name()),
         }
-        // No point left out beats the last one kept (exact top k), for
-        // solvers that answer equivalent points alike.
-        if r.top.len() == k {
-            let last = r.top[k - 1].worst();
-            let kept: Vec<NodeId> = r.top.iter().flat_map(|t| t.equivalent.clone()).collect();
-            for (n, w) in &best {
-                if !kept.contains(n) {
-                    assert!(
-                        *w <= last,
-                        "seed {seed} {}: node {n:?} ({w}) beats the k-th ({last})",
-                        s.name()
-                    );
-                }
+        // One point per line; no point left out beats the one kept for
+        // its line, nor, on another line, the last one kept (exact top k).
+        let line = |n: NodeId| (g.file_of(n), g.lines(n).first().copied());
+        let lines: std::collections::BTreeSet<_> = r.top.iter().map(|t| line(t.point)).collect();
+        assert_eq!(lines.len(), r.top.len(), "seed {seed}: a line twice");
+        let kept: Vec<NodeId> = r.top.iter().flat_map(|t| t.equivalent.clone()).collect();
+        for (n, w) in &best {
+            if kept.contains(n) {
+                continue;
+            }
+            if let Some(t) = r.top.iter().find(|t| line(t.point) == line(*n)) {
+                assert!(
+                    *w <= t.worst(),
+                    "seed {seed} {}: node {n:?} ({w}) beats its line's point",
+                    s.name()
+                );
+            } else if r.top.len() == k {
+                let last = r.top[k - 1].worst();
+                assert!(
+                    *w <= last,
+                    "seed {seed} {}: node {n:?} ({w}) beats the k-th ({last})",
+                    s.name()
+                );
             }
         }
     }
