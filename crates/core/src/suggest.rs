@@ -37,6 +37,11 @@
 //!    source line (the best of the line's nodes: a developer instruments
 //!    lines; a point is named by its first line).
 //!
+//! **Groups** ([`suggest_group`]): for crashes of one program, a point's
+//! worst case is the sum over the crashes of its worst case in each (a
+//! crash where it is decided, or where one observation is impossible,
+//! adds 0); the bound is the sum of the "did not run" counts.
+//!
 //! # Cost
 //!
 //! One analysis per class for the bounds, plus one per class evaluated in
@@ -136,13 +141,27 @@ pub struct Suggestion {
     pub if_ran: usize,
     /// Maybe lines decided if it is observed not to have run.
     pub if_not: usize,
+    /// The guarantee: lines decided whatever the observation says. For one
+    /// crash, the least of `if_ran` and `if_not`; for a group, the sum over
+    /// the crashes of that least (`if_ran` and `if_not` are sums too).
+    pub worst: usize,
 }
 
 impl Suggestion {
-    /// The guarantee: lines decided whatever the observation says.
+    /// The guarantee ([`Suggestion::worst`]).
     pub fn worst(&self) -> usize {
-        self.if_ran.min(self.if_not)
+        self.worst
     }
+}
+
+/// One crash of a group: its report and its base labels ([`analysis`] of
+/// the report with the solver used).
+#[derive(Copy, Clone, Debug)]
+pub struct Crash<'a> {
+    /// The report.
+    pub report: &'a Report,
+    /// Its labels.
+    pub base: &'a [Label],
 }
 
 /// The result of [`suggest`].
@@ -157,7 +176,8 @@ pub struct Suggestions {
     pub candidate_nodes: usize,
     /// Their classes (points evaluated at most once each).
     pub classes: usize,
-    /// Classes dropped because one observation is impossible.
+    /// Observations found impossible (the point surely ran, or surely did
+    /// not, in that crash): they decide nothing new.
     pub surely: usize,
     /// Analyses run.
     pub analyses: usize,
@@ -226,9 +246,13 @@ fn line_label(strong: &[NodeId], weak: &[NodeId], labels: &[Label]) -> Label {
     }
 }
 
-/// The candidate classes: sorted members, largest class first.
-fn classes(g: &Icfg, report: &Report, base: &[Label]) -> Vec<Vec<NodeId>> {
-    let cand = |n: NodeId| base[n.index()] == Label::Maybe && instrumentable(g, n);
+/// The candidate classes: sorted members, largest class first. A
+/// candidate is Maybe in some crash; chains are merged only when every
+/// crash has a crash location they avoid.
+fn classes(g: &Icfg, crashes: &[Crash<'_>]) -> Vec<Vec<NodeId>> {
+    let cand = |n: NodeId| {
+        crashes.iter().any(|c| c.base[n.index()] == Label::Maybe) && instrumentable(g, n)
+    };
     let mut parent: Vec<u32> = (0..g.num_nodes() as u32).collect();
     fn find(p: &mut [u32], mut x: u32) -> u32 {
         while p[x as usize] != x {
@@ -237,9 +261,14 @@ fn classes(g: &Icfg, report: &Report, base: &[Label]) -> Vec<Vec<NodeId>> {
         }
         x
     }
-    let merge = report.crash.is_some() && g.async_functions().is_empty();
-    if let (true, Some(crash)) = (merge, &report.crash) {
-        for a in g.nodes().filter(|&a| cand(a) && !crash.contains(a)) {
+    let merge = crashes.iter().all(|c| c.report.crash.is_some()) && g.async_functions().is_empty();
+    let at_crash = |n: NodeId| {
+        crashes
+            .iter()
+            .any(|c| c.report.crash.as_ref().is_some_and(|s| s.contains(n)))
+    };
+    if merge {
+        for a in g.nodes().filter(|&a| cand(a) && !at_crash(a)) {
             let mut succs = g.succs(a);
             let (Some((b, EdgeKind::Local)), None) = (succs.next(), succs.next()) else {
                 continue;
@@ -269,13 +298,6 @@ fn classes(g: &Icfg, report: &Report, base: &[Label]) -> Vec<Vec<NodeId>> {
     out
 }
 
-/// The outcome of one observation's analysis.
-enum Eval {
-    Decided(usize),
-    Impossible,
-    Failed(SolveError),
-}
-
 /// The order of suggestions: worst case, then the sum of both counts,
 /// then node id.
 fn rank(a: &Suggestion, b: &Suggestion) -> std::cmp::Ordering {
@@ -298,11 +320,29 @@ pub fn suggest(
     base: &[Label],
     limits: &Limits,
 ) -> Suggestions {
+    suggest_group(s, g, &[Crash { report, base }], limits)
+}
+
+/// Per crash, the Maybe lines an observation decides; `None` where the
+/// point is not Maybe in that crash or the observation is impossible
+/// there (it decides nothing new).
+type PerCrash = Vec<Option<usize>>;
+
+/// [`suggest`] for a group of crashes of one program: the points whose
+/// worst case, summed over the crashes, is highest (see
+/// [`Suggestion::worst`]). A crash where the point is decided, or where
+/// one observation is impossible, adds 0.
+pub fn suggest_group(
+    s: &(dyn Solver + Sync),
+    g: &Icfg,
+    crashes: &[Crash<'_>],
+    limits: &Limits,
+) -> Suggestions {
     let start = Instant::now();
-    let lines = MaybeLines::new(g, base);
-    let classes = classes(g, report, base);
+    let lines: Vec<MaybeLines> = crashes.iter().map(|c| MaybeLines::new(g, c.base)).collect();
+    let classes = classes(g, crashes);
     let mut out = Suggestions {
-        maybe_lines: lines.nodes.len(),
+        maybe_lines: lines.iter().map(|l| l.nodes.len()).sum(),
         candidate_nodes: classes.iter().map(Vec::len).sum(),
         classes: classes.len(),
         complete: true,
@@ -318,21 +358,38 @@ pub fn suggest(
                 .max_analyses
                 .is_some_and(|m| analyses.load(Ordering::Relaxed) >= m)
     };
-    let eval = |n: NodeId, obs: Observation| {
-        analyses.fetch_add(1, Ordering::Relaxed);
-        match analysis(s, g, &observe(report, n, obs)) {
-            Ok(Some(labels)) => Eval::Decided(lines.decided(&labels)),
-            Ok(None) => Eval::Impossible,
-            Err(e) => Eval::Failed(e),
+    let impossible = AtomicUsize::new(0);
+    let failed: Mutex<Option<SolveError>> = Mutex::new(None);
+    // One observation of `n` in every crash where it is Maybe; `None` when
+    // an analysis failed (a limit of the solver).
+    let eval = |n: NodeId, obs: Observation| -> Option<PerCrash> {
+        let mut per = Vec::with_capacity(crashes.len());
+        for (c, l) in crashes.iter().zip(&lines) {
+            if c.base[n.index()] != Label::Maybe {
+                per.push(None);
+                continue;
+            }
+            analyses.fetch_add(1, Ordering::Relaxed);
+            match analysis(s, g, &observe(c.report, n, obs)) {
+                Ok(Some(labels)) => per.push(Some(l.decided(&labels))),
+                Ok(None) => {
+                    impossible.fetch_add(1, Ordering::Relaxed);
+                    per.push(None)
+                }
+                Err(e) => {
+                    failed.lock().expect("no worker panics").get_or_insert(e);
+                    return None;
+                }
+            }
         }
+        Some(per)
     };
     let mut notes: Vec<String> = Vec::new();
-    let mut failed: Option<SolveError> = None;
 
     // Step 3: the bounds, "did not run", in parallel.
     let bound_deadline = limits.budget.map(|b| start + b / 2);
     let next = AtomicUsize::new(0);
-    let bounds: Mutex<Vec<(usize, Eval)>> = Mutex::new(Vec::new());
+    let bounds: Mutex<Vec<(usize, Option<PerCrash>)>> = Mutex::new(Vec::new());
     let worker = || loop {
         if out_of_budget(bound_deadline) {
             break;
@@ -357,15 +414,12 @@ pub fn suggest(
             classes.len()
         ));
     }
-    let mut order: Vec<(usize, usize)> = Vec::new(); // (bound, class)
+    // (bound, class, "did not run" per crash)
+    let mut order: Vec<(usize, usize, PerCrash)> = Vec::new();
     for (i, e) in bounds {
         match e {
-            Eval::Decided(d) => order.push((d, i)),
-            Eval::Impossible => out.surely += 1,
-            Eval::Failed(e) => {
-                out.complete = false;
-                failed.get_or_insert(e);
-            }
+            Some(per) => order.push((per.iter().flatten().sum(), i, per)),
+            None => out.complete = false,
         }
     }
     order.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
@@ -373,7 +427,7 @@ pub fn suggest(
     // Step 4: branch and bound.
     let deadline = limits.budget.map(|b| start + b);
     let mut top: Vec<Suggestion> = Vec::new();
-    for (bound, i) in order {
+    for (bound, i, not) in order {
         let kth = if top.len() >= limits.k {
             top[limits.k - 1].worst()
         } else {
@@ -390,39 +444,41 @@ pub fn suggest(
             break;
         }
         let c = &classes[i];
-        match eval(c[0], Observation::Ran) {
-            Eval::Decided(if_ran) => {
-                let sug = Suggestion {
-                    point: c[0],
-                    equivalent: c.clone(),
-                    if_ran,
-                    if_not: bound,
-                };
-                // One point per line: a developer instruments lines.
-                let line = |n: NodeId| (g.file_of(n), g.lines(n).first().copied());
-                if let Some(j) = top.iter().position(|t| line(t.point) == line(sug.point)) {
-                    if better(&sug, &top[j]) {
-                        top[j] = sug;
-                    }
-                } else if sug.worst() > 0 {
-                    top.push(sug);
-                }
-                top.sort_by(rank);
-                top.truncate(limits.k);
+        let Some(ran) = eval(c[0], Observation::Ran) else {
+            out.complete = false;
+            continue;
+        };
+        let both = |k: usize| ran[k].zip(not[k]);
+        let sug = Suggestion {
+            point: c[0],
+            equivalent: c.clone(),
+            if_ran: (0..crashes.len()).filter_map(both).map(|p| p.0).sum(),
+            if_not: (0..crashes.len()).filter_map(both).map(|p| p.1).sum(),
+            worst: (0..crashes.len())
+                .filter_map(both)
+                .map(|(a, b)| a.min(b))
+                .sum(),
+        };
+        // One point per line: a developer instruments lines.
+        let line = |n: NodeId| (g.file_of(n), g.lines(n).first().copied());
+        if let Some(j) = top.iter().position(|t| line(t.point) == line(sug.point)) {
+            if better(&sug, &top[j]) {
+                top[j] = sug;
             }
-            Eval::Impossible => out.surely += 1,
-            Eval::Failed(e) => {
-                out.complete = false;
-                failed.get_or_insert(e);
-            }
+        } else if sug.worst() > 0 {
+            top.push(sug);
         }
+        top.sort_by(rank);
+        top.truncate(limits.k);
     }
-    if let Some(e) = failed {
+    if let Some(e) = failed.into_inner().expect("no worker panics") {
+        out.complete = false;
         notes.push(format!(
             "some analyses failed ({e}); their points were left out"
         ));
     }
     out.top = top;
+    out.surely = impossible.into_inner();
     out.analyses = analyses.into_inner();
     if !notes.is_empty() {
         out.note = Some(notes.join("; "));

@@ -163,3 +163,67 @@ fn fsa_top_suggestions_are_the_brute_force_best() {
 fn cs_top_suggestions_are_the_brute_force_best() {
     check(&Cs::<Fsa>::default(), false, 3);
 }
+
+/// Groups: a point's worst case is the sum over the crashes of its worst
+/// case in each; the top point is the brute-force best of that sum.
+#[test]
+fn group_top_suggestion_is_the_brute_force_best_sum() {
+    let s = Fsa::default();
+    let mut nonempty = 0;
+    for seed in 0..cases() / 3 {
+        let mut rng = Rng::with_stream(seed, 9);
+        let g = random_icfg(
+            &mut rng,
+            &GraphShape {
+                max_functions: 3,
+                max_body: 5,
+            },
+        );
+        let mut reports = Vec::new();
+        let mut bases = Vec::new();
+        for _ in 0..2 + rng.below(2) {
+            let r = random_report(&mut rng, &g, false);
+            if let Some(b) = analysis(&s, &g, &r).expect("no limit") {
+                reports.push(r);
+                bases.push(b);
+            }
+        }
+        let crashes: Vec<suggest::Crash<'_>> = reports
+            .iter()
+            .zip(&bases)
+            .map(|(report, base)| suggest::Crash { report, base })
+            .collect();
+        let limits = Limits {
+            k: 2,
+            budget: None,
+            max_analyses: None,
+            threads: 2,
+        };
+        let r = suggest::suggest_group(&s, &g, &crashes, &limits);
+        assert!(r.complete);
+        let mut best = 0;
+        for n in g.nodes().filter(|&n| instrumentable(&g, n)) {
+            let mut sum = 0;
+            for c in &crashes {
+                if c.base[n.index()] != Label::Maybe {
+                    continue;
+                }
+                let ran = decided(&s, &g, c.report, c.base, n, Observation::Ran);
+                let not = decided(&s, &g, c.report, c.base, n, Observation::NotRan);
+                if let (Some(a), Some(b)) = (ran, not) {
+                    sum += a.min(b);
+                }
+            }
+            best = best.max(sum);
+        }
+        match r.top.first() {
+            Some(t) => {
+                nonempty += 1;
+                assert_eq!(t.worst(), best, "seed {seed}: not the best sum");
+                assert!(t.worst() <= t.if_ran.min(t.if_not));
+            }
+            None => assert_eq!(best, 0, "seed {seed}: missed a point"),
+        }
+    }
+    assert!(nonempty > 0);
+}

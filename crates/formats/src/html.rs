@@ -981,6 +981,7 @@ mod tests {
                 equivalent: vec![v[4]],
                 if_ran: 3,
                 if_not: 2,
+                worst: 2,
             }],
             maybe_lines: 5,
             complete: true,
