@@ -3,11 +3,11 @@
 
 use crate::analyze::{ran_somewhere, solve_failure};
 use crate::exit::{ms, write_out, Failure};
-use crate::inputs::{load, Inputs};
+use crate::inputs::{load, load_other, Inputs};
 use crate::render::{self, AnalyzeFormat, OutputArgs};
 use crate::solvers::SolverArgs;
 use clap::{Args, ValueEnum};
-use postmortem_core::suggest::{suggest, Limits};
+use postmortem_core::suggest::{suggest_group, Crash, Limits};
 use postmortem_formats::output::Analysis;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -62,6 +62,12 @@ pub struct SuggestArgs {
     /// Analyses run at once (default: the number of CPUs, at most 4).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
     threads: Option<u16>,
+    /// Another crash of the same program (repeatable): a report (.json,
+    /// .json.gz) or a backtrace. With it, points are ranked by their worst
+    /// case summed over all the crashes (the main inputs' and these), and
+    /// `if ran` / `if not` are sums too.
+    #[arg(long, value_name = "FILE")]
+    also: Vec<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = SuggestFormat::Text)]
     format: SuggestFormat,
@@ -105,8 +111,22 @@ pub fn run(a: SuggestArgs) -> Result<(), Failure> {
         max_analyses: a.max_analyses,
         threads,
     };
+    // The group's other crashes and their base labels.
+    let mut others = Vec::new();
+    for p in &a.also {
+        let r = load_other(&a.inputs, &loaded.graph, p, a.solver.memory_budget())?;
+        let mut orec = postmortem_core::staged::recover_with_values(&*s, &loaded.graph, &r)
+            .map_err(|e| solve_failure(e, p))?;
+        ran_somewhere(&loaded.graph, &r, &mut orec, p)?;
+        others.push((r, orec.labels));
+    }
     let t = Instant::now();
-    let sug = suggest(&*s, &loaded.graph, &loaded.report, &rec.labels, &limits);
+    let mut crashes = vec![Crash {
+        report: &loaded.report,
+        base: &rec.labels,
+    }];
+    crashes.extend(others.iter().map(|(report, base)| Crash { report, base }));
+    let sug = suggest_group(&*s, &loaded.graph, &crashes, &limits);
     eprintln!(
         "postmortem: note: suggest took {:.0} ms ({} analyses, {} thread{})",
         ms(t),

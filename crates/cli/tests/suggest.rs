@@ -107,6 +107,23 @@ fn text_json_html_k_and_nothing_maybe() {
         text.contains("Nothing to suggest: no line is Maybe"),
         "{text}"
     );
+    // A group: the main crash, the same again and one where nothing is
+    // Maybe: worst cases add up (2 + 2 + 0).
+    let v: Value = serde_json::from_str(&ok(
+        &d,
+        &[
+            &base[..],
+            &["--also", "j.json", "--also", "a.json", "--format", "json"],
+        ]
+        .concat(),
+    ))
+    .unwrap();
+    assert_eq!(
+        (&v["crashes"], &v["maybe_lines"]),
+        (&json!(3), &json!(4)),
+        "{v}"
+    );
+    assert_eq!(v["suggestions"][0]["worst"], json!(4), "{v}");
     // A limit: incomplete, and said.
     let text = ok(&d, &[&base[..], &["--max-analyses", "1"]].concat());
     assert!(text.contains("INCOMPLETE"), "{text}");

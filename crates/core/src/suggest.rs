@@ -170,8 +170,10 @@ pub struct Suggestions {
     /// The best points, best first (worst case, then the sum of both),
     /// one per source line.
     pub top: Vec<Suggestion>,
-    /// Lines Maybe in the base labels.
+    /// Lines Maybe in the base labels (summed over a group's crashes).
     pub maybe_lines: usize,
+    /// Crashes (1, or a group's size).
+    pub crashes: usize,
     /// Candidate nodes (Maybe and instrumentable).
     pub candidate_nodes: usize,
     /// Their classes (points evaluated at most once each).
@@ -343,6 +345,7 @@ pub fn suggest_group(
     let classes = classes(g, crashes);
     let mut out = Suggestions {
         maybe_lines: lines.iter().map(|l| l.nodes.len()).sum(),
+        crashes: crashes.len(),
         candidate_nodes: classes.iter().map(Vec::len).sum(),
         classes: classes.len(),
         complete: true,

@@ -47,8 +47,13 @@ pub fn line_nodes(g: &Icfg, n: NodeId) -> usize {
 
 /// One line saying what the search did and whether it finished.
 pub fn summary_line(s: &Suggestions) -> String {
+    let group = if s.crashes > 1 {
+        format!(" over {} crashes", s.crashes)
+    } else {
+        String::new()
+    };
     format!(
-        "{} Maybe lines; {} candidate points ({} nodes), {} analyses{}",
+        "{} Maybe lines{group}; {} candidate points ({} nodes), {} analyses{}",
         s.maybe_lines,
         s.classes,
         s.candidate_nodes,
@@ -85,6 +90,13 @@ pub fn write_text(out: &mut dyn Write, g: &Icfg, s: &Suggestions, solver: &str) 
         "Lines decided (of the {} Maybe) if the point is observed to have run / not to have run; the worst case is guaranteed for this solver.",
         s.maybe_lines
     )?;
+    if s.crashes > 1 {
+        writeln!(
+            out,
+            "Over the {} crashes: each column is a sum; worst is the sum of each crash's worst case.",
+            s.crashes
+        )?;
+    }
     writeln!(
         out,
         "{:>3}  {:<40} {:<24} {:>7} {:>7} {:>7}",
@@ -143,6 +155,7 @@ pub fn to_json(g: &Icfg, s: &Suggestions, solver: &str) -> Value {
     json!({
         "solver": solver,
         "maybe_lines": s.maybe_lines,
+        "crashes": s.crashes,
         "candidate_points": s.classes,
         "candidate_nodes": s.candidate_nodes,
         "surely_decided_points": s.surely,
