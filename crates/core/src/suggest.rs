@@ -248,7 +248,8 @@ fn line_label(strong: &[NodeId], weak: &[NodeId], labels: &[Label]) -> Label {
     }
 }
 
-/// The candidate classes: sorted members, largest class first. A
+/// The candidate classes: sorted members; those in the stacks' functions
+/// first, then the largest. A
 /// candidate is Maybe in some crash; chains are merged only when every
 /// crash has a crash location they avoid.
 fn classes(g: &Icfg, crashes: &[Crash<'_>]) -> Vec<Vec<NodeId>> {
@@ -295,8 +296,28 @@ fn classes(g: &Icfg, crashes: &[Crash<'_>]) -> Vec<Vec<NodeId>> {
         let r = find(&mut parent, n.index() as u32);
         by_root.entry(r).or_default().push(n);
     }
+    // The order only matters under a limit (which bounds are computed
+    // first): points in the functions of the crash stacks first, where
+    // an observation is likely to decide most, then larger classes.
+    let mut on_stack = vec![false; g.functions().len()];
+    for c in crashes {
+        let frames = c
+            .report
+            .stack
+            .iter()
+            .flat_map(|f| f.call.nodes().iter().chain(f.entry.nodes()));
+        for &n in frames.chain(c.report.crash.iter().flat_map(|s| s.nodes())) {
+            on_stack[g.func_of(n).index()] = true;
+        }
+    }
     let mut out: Vec<Vec<NodeId>> = by_root.into_values().collect();
-    out.sort_by(|a, b| b.len().cmp(&a.len()).then(a[0].cmp(&b[0])));
+    out.sort_by_key(|c| {
+        (
+            !on_stack[g.func_of(c[0]).index()],
+            std::cmp::Reverse(c.len()),
+            c[0],
+        )
+    });
     out
 }
 

@@ -45,6 +45,30 @@ pub fn line_nodes(g: &Icfg, n: NodeId) -> usize {
         .count()
 }
 
+/// Sorted line numbers as ranges (`3-7, 9`), at most `max` of them, then
+/// `...`.
+pub fn ranges(lines: &[u32], max: usize) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let mut j = i;
+        while j + 1 < lines.len() && lines[j + 1] == lines[j] + 1 {
+            j += 1;
+        }
+        if out.len() == max {
+            out.push("...".into());
+            break;
+        }
+        out.push(if i == j {
+            lines[i].to_string()
+        } else {
+            format!("{}-{}", lines[i], lines[j])
+        });
+        i = j + 1;
+    }
+    out.join(", ")
+}
+
 /// One line saying what the search did and whether it finished.
 pub fn summary_line(s: &Suggestions) -> String {
     let group = if s.crashes > 1 {
@@ -111,10 +135,7 @@ pub fn write_text(out: &mut dyn Write, g: &Icfg, s: &Suggestions, solver: &str) 
             format!(
                 "  (same as line{} {})",
                 if same.len() == 1 { "" } else { "s" },
-                same.iter()
-                    .map(u32::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                ranges(&same, 4)
             )
         };
         writeln!(
@@ -164,4 +185,14 @@ pub fn to_json(g: &Icfg, s: &Suggestions, solver: &str) -> Value {
         "note": s.note,
         "suggestions": points,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn ranges_fold_and_stop() {
+        assert_eq!(super::ranges(&[3, 4, 5, 7, 9, 10], 4), "3-5, 7, 9-10");
+        assert_eq!(super::ranges(&[1, 3, 5, 7, 9], 2), "1, 3, ...");
+        assert_eq!(super::ranges(&[], 2), "");
+    }
 }
