@@ -211,6 +211,7 @@ pub fn run(a: AnalyzeArgs) -> Result<(), Failure> {
             witness.as_deref(),
             &why,
             &view,
+            None,
         )
     })
 }

@@ -300,3 +300,42 @@ pub fn load(inputs: &Inputs, max_memory: usize) -> Result<Loaded, Failure> {
         impossible_hint,
     })
 }
+
+/// Another crash of the same program for a group (`suggest --also`): a
+/// report (a `.json` or `.json.gz` file: csi-grissom, postmortem's own or
+/// a Sentry event) or else a backtrace, read with the same options as the
+/// main inputs (path map, log functions, `--stack-only`; no values, no
+/// coverage map). Warnings go to stderr, naming the file.
+pub fn load_other(
+    inputs: &Inputs,
+    g: &Icfg,
+    path: &Path,
+    max_memory: usize,
+) -> Result<Report, Failure> {
+    let name = path.display().to_string();
+    let is_report = name.ends_with(".json") || name.ends_with(".json.gz");
+    let files = FailureFiles {
+        cfg: Some(&inputs.cfg),
+        report: is_report.then_some(path),
+        backtrace: (!is_report).then_some(path),
+        ..FailureFiles::default()
+    };
+    let opts = FailureOptions {
+        path_map: inputs.path_map.clone(),
+        log_config: inputs.log_config.clone(),
+        stack_only: inputs.stack_only,
+        no_values: true,
+        max_input: inputs
+            .max_input_size
+            .unwrap_or(DEFAULT_TEXT_LIMIT.min(max_memory as u64)),
+    };
+    let mut sink = |e: Event<'_>| match e {
+        Event::Warning(w) => eprintln!("postmortem: warning: {name}: {w}"),
+        Event::Note(n) => eprintln!("postmortem: note: {name}: {n}"),
+        _ => {}
+    };
+    assemble(g, None, None, &files, &opts, &mut sink).map_err(|e| match e {
+        AssembleError::Input(m) => Failure::input(m),
+        AssembleError::Impossible(m) => Failure::impossible(m),
+    })
+}

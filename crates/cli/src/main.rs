@@ -15,6 +15,7 @@ mod inputs;
 mod query;
 mod render;
 mod solvers;
+mod suggest;
 
 use clap::{Parser, Subcommand};
 use exit::{ms, write_out, Failure};
@@ -55,6 +56,10 @@ enum Command {
     Batch(batch::BatchArgs),
     /// Ask one question: may a node have run, or may it have been skipped?
     Query(query::QueryArgs),
+    /// What to observe next: the points whose observation (ran / did not
+    /// run) would decide the most Maybe lines, each with a guarantee.
+    #[command(long_about = suggest::LONG_ABOUT)]
+    Suggest(suggest::SuggestArgs),
     /// Inspect a control-flow graph.
     #[command(subcommand)]
     Cfg(CfgCommand),
@@ -99,6 +104,7 @@ fn main() -> ExitCode {
         Command::Analyze(a) => analyze::run(a),
         Command::Batch(b) => batch::run(b),
         Command::Query(q) => query::run(q),
+        Command::Suggest(a) => suggest::run(a),
         Command::Cfg(CfgCommand::Stats { cfg, format }) => cfg_stats(&cfg, format),
         Command::Cfg(CfgCommand::Build { input, output }) => graph::build_cache(&input, &output),
         Command::Bench(b) => bench::run(b),

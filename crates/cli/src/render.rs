@@ -115,6 +115,7 @@ pub fn write_analysis_as(
     witness: Option<&[NodeId]>,
     why: &Why,
     view: &Analysis<'_>,
+    suggestions: Option<&postmortem_core::suggest::Suggestions>,
 ) -> std::io::Result<()> {
     if opts.output.is_some() && opts.format != AnalyzeFormat::Html {
         eprintln!(
@@ -153,6 +154,7 @@ pub fn write_analysis_as(
                 title: &title,
                 frames: view.frames,
                 why,
+                suggestions,
             };
             let written = write_html(&dir, &page)?;
             writeln!(

@@ -170,7 +170,7 @@ impl SolverArgs {
     /// The configured solver `name`, answering for the whole process
     /// (signal handlers and threads included, see
     /// `postmortem_core::concurrency`).
-    pub fn build(&self, name: SolverName) -> Box<dyn Solver> {
+    pub fn build(&self, name: SolverName) -> Box<dyn Solver + Send + Sync> {
         let fsa = Fsa {
             limits: FsaLimits {
                 max_states: self.max_states,

@@ -39,6 +39,7 @@ pub mod report;
 pub mod solver;
 pub mod staged;
 pub(crate) mod structure;
+pub mod suggest;
 pub mod summary;
 pub mod utl;
 pub mod why;

@@ -59,6 +59,9 @@ pub struct HtmlReport<'a> {
     /// Why lines are Yes or No ([`postmortem_core::why`]), shown when the
     /// mouse rests on a line's Global label.
     pub why: &'a Why,
+    /// What to observe next (`suggest`), when it was computed: a section
+    /// linking each point to its line.
+    pub suggestions: Option<&'a postmortem_core::suggest::Suggestions>,
 }
 
 /// Escapes text for HTML content and attribute values.
@@ -618,6 +621,9 @@ pub fn index_html(r: &HtmlReport<'_>, files: &[FileLines]) -> String {
     }
     let _ = writeln!(s, "<p class=\"sub\">{}. {LEGEND_HTML}</p>", escape(r.title));
     s.push_str(&stack_section(&c, &frames));
+    if let Some(sug) = r.suggestions {
+        s.push_str(&suggest_section(&c, sug));
+    }
     // Files: those of the stack first, the crash's first of all.
     let mut rank: BTreeMap<FileId, usize> = BTreeMap::new();
     for (i, f) in frames.iter().enumerate() {
@@ -705,6 +711,41 @@ pub fn index_html(r: &HtmlReport<'_>, files: &[FileLines]) -> String {
         pct(counts.maybe, t),
     );
     s.push_str("</body>\n</html>\n");
+    s
+}
+
+/// "What to observe next": each point linked to its line, with the lines
+/// its observation decides either way.
+fn suggest_section(c: &Ctx<'_, '_>, sug: &postmortem_core::suggest::Suggestions) -> String {
+    let g = c.r.graph;
+    let mut s = String::from("<h2 id=\"suggest\">What to observe next</h2>\n");
+    let _ = writeln!(
+        s,
+        "<p class=\"sub\">Observing one of these points (a log line, a coverage flag, a breakpoint in a reproduction) decides at least <em>worst</em> of the {} Maybe lines, whatever it shows: {}.</p>",
+        sug.maybe_lines,
+        escape(&crate::suggest::summary_line(sug))
+    );
+    if sug.top.is_empty() {
+        s.push_str("<p>Nothing to suggest: no single point's observation is sure to decide a Maybe line both ways.</p>\n");
+        return s;
+    }
+    s.push_str("<table class=\"suggest\">\n<tr><th>#</th><th>point</th><th>function</th><th>if ran</th><th>if not</th><th>worst</th></tr>\n");
+    for (i, t) in sug.top.iter().enumerate() {
+        let at = match place(g, t.point) {
+            Some((file, line)) => c.line_link(file, line),
+            None => escape(g.ext_id(t.point)),
+        };
+        let _ = writeln!(
+            s,
+            "<tr><td>{}</td><td>{at}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            i + 1,
+            c.func(g.func_of(t.point)),
+            t.if_ran,
+            t.if_not,
+            t.worst()
+        );
+    }
+    s.push_str("</table>\n");
     s
 }
 
@@ -958,6 +999,7 @@ mod tests {
                 nodes: vec![(v[1], vec![Origin::Frame(0)])],
                 left: 0,
             },
+            suggestions: None,
         };
         let files = by_line(&g, &labels);
         let index = index_html(&r, &files);
@@ -1006,6 +1048,30 @@ mod tests {
         // Without a witness the section is left out.
         let r2 = HtmlReport { witness: None, ..r };
         assert!(!index_html(&r2, &files).contains("One execution"));
+        // Suggestions, when computed: each point linked to its line.
+        assert!(!index.contains("What to observe next"));
+        let sug = postmortem_core::suggest::Suggestions {
+            top: vec![postmortem_core::suggest::Suggestion {
+                point: v[4],
+                equivalent: vec![v[4]],
+                if_ran: 3,
+                if_not: 2,
+                worst: 2,
+            }],
+            maybe_lines: 5,
+            complete: true,
+            ..Default::default()
+        };
+        let r3 = HtmlReport {
+            suggestions: Some(&sug),
+            ..r2
+        };
+        let index3 = index_html(&r3, &files);
+        assert!(
+            index3.contains("<h2 id=\"suggest\">What to observe next</h2>"),
+            "{index3}"
+        );
+        assert!(index3.contains("<tr><td>1</td><td><a href=\"file-1.html#L4\">lib/f.c:4</a></td><td><code class=\"fn\">f&lt;int&gt;</code></td><td>3</td><td>2</td><td>2</td></tr>"), "{index3}");
     }
 
     #[test]
@@ -1025,6 +1091,7 @@ mod tests {
             title: "t",
             frames: &[],
             why: &Why::default(),
+            suggestions: None,
         };
         let written = write_html(&dir, &r).unwrap();
         assert_eq!(written.len(), 3);

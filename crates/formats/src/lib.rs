@@ -31,6 +31,7 @@ pub mod pmreport;
 pub mod report_json;
 pub mod sancov;
 pub mod sentry;
+pub mod suggest;
 pub mod values;
 pub mod vars;
 

@@ -1,0 +1,185 @@
+//! `postmortem suggest`: the points whose observation would decide the
+//! most Maybe lines ([`postmortem_core::suggest`]).
+
+use crate::analyze::{ran_somewhere, solve_failure};
+use crate::exit::{ms, write_out, Failure};
+use crate::inputs::{load, load_other, Inputs};
+use crate::render::{self, AnalyzeFormat, OutputArgs};
+use crate::solvers::SolverArgs;
+use clap::{Args, ValueEnum};
+use postmortem_core::suggest::{suggest_group, Crash, Limits};
+use postmortem_formats::output::Analysis;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// `postmortem help suggest`, before the options.
+pub const LONG_ABOUT: &str = "\
+Which single program point, had it been observed (a log line, a coverage
+flag, a breakpoint in a reproduction), would decide the most source lines
+that are still Maybe? Lists the top k points (file:line and function) with
+an exact guarantee for the solver used: the Maybe lines decided if the
+point is observed to have run, if it is observed not to have run, and the
+worst case of the two. Each count comes from running the analysis again
+with that observation added.
+
+Takes the same inputs as `analyze`. Points on exactly the same paths (a
+straight chain of statements) are one point. The search stops at --budget
+or --max-analyses with the best points found so far and says so.
+
+Example:
+  postmortem suggest --cfg prog.bc --backtrace bt.txt --log prog.log -k 5";
+
+#[derive(Copy, Clone, ValueEnum, PartialEq, Eq, Debug)]
+pub enum SuggestFormat {
+    /// A table: point, lines decided if it ran, if not, worst case.
+    Text,
+    /// One JSON object with the list of points.
+    Json,
+    /// The HTML report of `analyze`, with a "What to observe next"
+    /// section, in the directory given by -o.
+    Html,
+}
+
+#[derive(Args)]
+pub struct SuggestArgs {
+    #[command(flatten)]
+    inputs: Inputs,
+    #[command(flatten)]
+    solver: SolverArgs,
+    /// How many points to list.
+    #[arg(short = 'k', value_name = "N", default_value_t = 10)]
+    k: usize,
+    /// The most time the search may take, in seconds (the reading and the
+    /// first analysis not counted); past it, the best points found so far
+    /// are listed and the output says the list is incomplete. Each search
+    /// of the solver is bounded by --timeout as for `analyze`.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0,
+          value_parser = crate::solvers::parse_timeout)]
+    budget: f64,
+    /// The most analyses the search may run (one per observation tried).
+    #[arg(long, value_name = "N")]
+    max_analyses: Option<usize>,
+    /// Analyses run at once (default: the number of CPUs, at most 4).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
+    threads: Option<u16>,
+    /// Another crash of the same program (repeatable): a report (.json,
+    /// .json.gz) or a backtrace. With it, points are ranked by their worst
+    /// case summed over all the crashes (the main inputs' and these), and
+    /// `if ran` / `if not` are sums too.
+    #[arg(long, value_name = "FILE")]
+    also: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = SuggestFormat::Text)]
+    format: SuggestFormat,
+    /// The directory `--format html` writes its pages to.
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "DIR",
+        required_if_eq("format", "html")
+    )]
+    output: Option<PathBuf>,
+}
+
+pub fn run(a: SuggestArgs) -> Result<(), Failure> {
+    let html = OutputArgs {
+        format: AnalyzeFormat::Html,
+        output: a.output.clone(),
+    };
+    if a.format == SuggestFormat::Html {
+        html.prepare()?;
+    } else if a.output.is_some() {
+        eprintln!(
+            "postmortem: warning: -o is only used by --format html; writing to standard output"
+        );
+    }
+    let mut loaded = load(&a.inputs, a.solver.memory_budget())?;
+    let s = a.solver.build(a.solver.solver);
+    let t = Instant::now();
+    let mut rec = postmortem_core::staged::recover_with_values(&*s, &loaded.graph, &loaded.report)
+        .map_err(|e| solve_failure(e, &a.inputs.report))?;
+    ran_somewhere(&loaded.graph, &loaded.report, &mut rec, &a.inputs.report)?;
+    loaded.timings.recover_ms = ms(t);
+    let threads = a.threads.map(usize::from).unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get().min(4))
+            .unwrap_or(1)
+    });
+    let limits = Limits {
+        k: a.k,
+        budget: Some(Duration::from_secs_f64(a.budget)),
+        max_analyses: a.max_analyses,
+        threads,
+    };
+    // The group's other crashes and their base labels.
+    let mut others = Vec::new();
+    for p in &a.also {
+        let r = load_other(&a.inputs, &loaded.graph, p, a.solver.memory_budget())?;
+        let mut orec = postmortem_core::staged::recover_with_values(&*s, &loaded.graph, &r)
+            .map_err(|e| solve_failure(e, p))?;
+        ran_somewhere(&loaded.graph, &r, &mut orec, p)?;
+        others.push((r, orec.labels));
+    }
+    let t = Instant::now();
+    let mut crashes = vec![Crash {
+        report: &loaded.report,
+        base: &rec.labels,
+    }];
+    crashes.extend(others.iter().map(|(report, base)| Crash { report, base }));
+    let sug = suggest_group(&*s, &loaded.graph, &crashes, &limits);
+    eprintln!(
+        "postmortem: note: suggest took {:.0} ms ({} analyses, {} thread{})",
+        ms(t),
+        sug.analyses,
+        threads,
+        if threads == 1 { "" } else { "s" }
+    );
+    let g = &loaded.graph;
+    match a.format {
+        SuggestFormat::Text => {
+            write_out(|out| postmortem_formats::suggest::write_text(out, g, &sug, s.name()))
+        }
+        SuggestFormat::Json => write_out(|out| {
+            serde_json::to_writer_pretty(
+                &mut *out,
+                &postmortem_formats::suggest::to_json(g, &sug, s.name()),
+            )?;
+            writeln!(out)
+        }),
+        SuggestFormat::Html => {
+            let cfg_path = a.inputs.cfg.display().to_string();
+            let report_path = a.inputs.report.display().to_string();
+            let frames = postmortem_core::local::frame_labels(g, &loaded.report, &rec.labels);
+            let view = Analysis {
+                graph: g,
+                labels: &rec.labels,
+                weakened: &rec.weakened,
+                undecided: &rec.undecided,
+                solver: s.name(),
+                solver_stats: &rec.stats,
+                cfg_path: &cfg_path,
+                report_path: &report_path,
+                stack_only: a.inputs.stack_only,
+                timings: loaded.timings,
+                values: &loaded.values,
+                frames: &frames,
+            };
+            let witness = s
+                .check(g, &loaded.report, None)
+                .ok()
+                .and_then(|c| c.witness);
+            write_out(|out| {
+                render::write_analysis_as(
+                    out,
+                    &html,
+                    &a.inputs,
+                    &loaded.report,
+                    witness.as_deref(),
+                    &postmortem_core::why::Why::default(),
+                    &view,
+                    Some(&sug),
+                )
+            })
+        }
+    }
+}

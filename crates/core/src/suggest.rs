@@ -1,0 +1,625 @@
+//! What to observe next: the program points whose observation (ran / did
+//! not run) would decide the most source lines that are still Maybe, each
+//! with an exact guarantee.
+//!
+//! For a point `n` (a node) the guarantee is two counts: the lines that are
+//! Maybe in the base analysis and that the analysis of the report **plus**
+//! `obsYes [n]` labels Yes or No (`if_ran`), and the same with `obsNo {n}`
+//! (`if_not`); the worst case is their minimum. Both are computed by
+//! running [`analysis`] (what `analyze` runs: values in stages, then the
+//! flags set in some thread) with the same solver, so they are exact for
+//! that solver by construction, whether or not it is monotone (UTL weakens
+//! what it cannot express; a larger report may in principle weaken
+//! differently). Lines are counted as [`crate::summary::by_line`] labels
+//! them, i.e. as the line labels the other commands print.
+//!
+//! # Algorithm
+//!
+//! 1. **Candidates**: nodes labelled Maybe that a developer can instrument:
+//!    a function entry, a call or a statement, with a file and a line.
+//!    A node whose observation is impossible one way (the analysis with it
+//!    is infeasible: the point surely ran, or surely did not) is dropped:
+//!    observing it tells nothing new.
+//! 2. **Classes**: candidates in a straight-line chain (`a`'s only
+//!    successor is `b` by a local edge, `b`'s only predecessor is `a`, `a`
+//!    is no crash node, `b` is not the start) lie on exactly the same
+//!    complete paths, so observing any of them says the same thing; one
+//!    representative (the smallest id) is evaluated. Only when the report
+//!    has a crash and the program no asynchronous function (a thread may
+//!    be stopped anywhere, between `a` and `b`).
+//! 3. **Upper bounds**: the worst case is at most `if_not`, so the "did not
+//!    run" analysis of every class is run first (across `threads` workers).
+//! 4. **Branch and bound**: classes in decreasing order of that bound get
+//!    their "ran" analysis; the search stops when the next bound cannot
+//!    beat the k-th best worst case found. The result is then the exact
+//!    top k (ties broken by `if_ran + if_not`, then node id) among the
+//!    points that decide at least one line either way, one point per
+//!    source line (the best of the line's nodes: a developer instruments
+//!    lines; a point is named by its first line).
+//!
+//! **Groups** ([`suggest_group`]): for crashes of one program, a point's
+//! worst case is the sum over the crashes of its worst case in each (a
+//! crash where it is decided, or where one observation is impossible,
+//! adds 0); the bound is the sum of the "did not run" counts.
+//!
+//! # Cost
+//!
+//! One analysis per class for the bounds, plus one per class evaluated in
+//! step 4 (often few: the bounds fall off fast). The [`Solver`] interface
+//! has no incremental mode, so each analysis starts from scratch (what
+//! `analyze` costs, times the values' stages); the base labels only serve
+//! to pick candidates and to count. The search runs under [`Limits`]
+//! (a wall-clock budget, a number of analyses): past one it stops with
+//! the best found so far, `complete` false and a note saying what was
+//! left. Each printed guarantee is still exact; only "these are the top
+//! k" is then not proven.
+
+use crate::icfg::{EdgeKind, Icfg, NodeKind};
+use crate::ids::{FileId, NodeId};
+use crate::report::{NodeSet, Report, Trace};
+use crate::solver::{Label, SolveError, Solver};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// What one observation says about a point.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Observation {
+    /// It ran (an `obsYes` trace of the point alone).
+    Ran,
+    /// It did not run (an `obsNo` set of the point alone).
+    NotRan,
+}
+
+/// `report` with one more observation of `n`.
+pub fn observe(report: &Report, n: NodeId, obs: Observation) -> Report {
+    let mut r = report.clone();
+    match obs {
+        Observation::Ran => r.obs_yes.push(Trace {
+            reliable: false,
+            entries: vec![NodeSet::one(n)],
+        }),
+        Observation::NotRan => r.obs_no.push(NodeSet::one(n)),
+    }
+    r
+}
+
+/// The labels `analyze` prints: [`crate::staged::recover_with_values`],
+/// then [`crate::concurrency::mark_ran_somewhere`]. `Ok(None)` when no
+/// execution satisfies the report (the solver finds it infeasible, or a
+/// flag set in some thread is on a node it labels No).
+pub fn analysis(
+    s: &dyn Solver,
+    g: &Icfg,
+    report: &Report,
+) -> Result<Option<Vec<Label>>, SolveError> {
+    match crate::staged::recover_with_values(s, g, report) {
+        Ok(mut rec) => match crate::concurrency::mark_ran_somewhere(g, report, &mut rec.labels) {
+            Ok(_) => Ok(Some(rec.labels)),
+            Err(_) => Ok(None),
+        },
+        Err(SolveError::Infeasible { .. }) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// How far the search may go.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// How many points to return.
+    pub k: usize,
+    /// Wall-clock budget of the whole search (the bounds get at most half
+    /// of it). `None`: no limit.
+    pub budget: Option<Duration>,
+    /// The most analyses to run. `None`: no limit.
+    pub max_analyses: Option<usize>,
+    /// Worker threads for the bounds (at least 1).
+    pub threads: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            k: 10,
+            budget: Some(Duration::from_secs(60)),
+            max_analyses: None,
+            threads: 1,
+        }
+    }
+}
+
+/// One suggested point.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Suggestion {
+    /// The point to observe (the representative of its class).
+    pub point: NodeId,
+    /// Every candidate on exactly the same paths (the point included),
+    /// sorted.
+    pub equivalent: Vec<NodeId>,
+    /// Maybe lines decided if the point is observed to have run.
+    pub if_ran: usize,
+    /// Maybe lines decided if it is observed not to have run.
+    pub if_not: usize,
+    /// The guarantee: lines decided whatever the observation says. For one
+    /// crash, the least of `if_ran` and `if_not`; for a group, the sum over
+    /// the crashes of that least (`if_ran` and `if_not` are sums too).
+    pub worst: usize,
+}
+
+impl Suggestion {
+    /// The guarantee ([`Suggestion::worst`]).
+    pub fn worst(&self) -> usize {
+        self.worst
+    }
+}
+
+/// One crash of a group: its report and its base labels ([`analysis`] of
+/// the report with the solver used).
+#[derive(Copy, Clone, Debug)]
+pub struct Crash<'a> {
+    /// The report.
+    pub report: &'a Report,
+    /// Its labels.
+    pub base: &'a [Label],
+}
+
+/// The result of [`suggest`].
+#[derive(Clone, Debug, Default)]
+pub struct Suggestions {
+    /// The best points, best first (worst case, then the sum of both),
+    /// one per source line.
+    pub top: Vec<Suggestion>,
+    /// Lines Maybe in the base labels (summed over a group's crashes).
+    pub maybe_lines: usize,
+    /// Crashes (1, or a group's size).
+    pub crashes: usize,
+    /// Candidate nodes (Maybe and instrumentable).
+    pub candidate_nodes: usize,
+    /// Their classes (points evaluated at most once each).
+    pub classes: usize,
+    /// Observations found impossible (the point surely ran, or surely did
+    /// not, in that crash): they decide nothing new.
+    pub surely: usize,
+    /// Analyses run.
+    pub analyses: usize,
+    /// Whether the search finished: `top` is then the exact top k.
+    pub complete: bool,
+    /// Why it did not finish (limits, solver errors).
+    pub note: Option<String>,
+}
+
+/// Whether a developer can instrument `n`: an entry, a call or a
+/// statement, with a file and a line.
+pub fn instrumentable(g: &Icfg, n: NodeId) -> bool {
+    matches!(
+        g.kind(n),
+        NodeKind::Entry | NodeKind::CallSite | NodeKind::Statement
+    ) && g.file_of(n).is_some()
+        && !g.lines(n).is_empty()
+}
+
+/// The lines Maybe in the base labels, and how to label each from node
+/// labels exactly as [`crate::summary::by_line`] does.
+struct MaybeLines {
+    /// Per line: its strong nodes, then its weak-only nodes.
+    nodes: Vec<(Vec<NodeId>, Vec<NodeId>)>,
+}
+
+impl MaybeLines {
+    fn new(g: &Icfg, base: &[Label]) -> MaybeLines {
+        let mut acc: BTreeMap<(FileId, u32), (Vec<NodeId>, Vec<NodeId>)> = BTreeMap::new();
+        for n in g.nodes() {
+            let Some(file) = g.file_of(n) else { continue };
+            for &line in g.lines(n) {
+                acc.entry((file, line)).or_default().0.push(n);
+            }
+            for line in g.weak_lines(n) {
+                acc.entry((file, line)).or_default().1.push(n);
+            }
+        }
+        let nodes = acc
+            .into_values()
+            .filter(|(strong, weak)| line_label(strong, weak, base) == Label::Maybe)
+            .collect();
+        MaybeLines { nodes }
+    }
+
+    /// How many of the lines `labels` decides.
+    fn decided(&self, labels: &[Label]) -> usize {
+        self.nodes
+            .iter()
+            .filter(|(s, w)| line_label(s, w, labels) != Label::Maybe)
+            .count()
+    }
+}
+
+fn line_label(strong: &[NodeId], weak: &[NodeId], labels: &[Label]) -> Label {
+    if strong.iter().any(|n| labels[n.index()] == Label::Yes) {
+        Label::Yes
+    } else if strong
+        .iter()
+        .chain(weak)
+        .all(|n| labels[n.index()] == Label::No)
+    {
+        Label::No
+    } else {
+        Label::Maybe
+    }
+}
+
+/// The candidate classes: sorted members; those in the stacks' functions
+/// first, then the largest. A
+/// candidate is Maybe in some crash; chains are merged only when every
+/// crash has a crash location they avoid.
+fn classes(g: &Icfg, crashes: &[Crash<'_>]) -> Vec<Vec<NodeId>> {
+    let cand = |n: NodeId| {
+        crashes.iter().any(|c| c.base[n.index()] == Label::Maybe) && instrumentable(g, n)
+    };
+    let mut parent: Vec<u32> = (0..g.num_nodes() as u32).collect();
+    fn find(p: &mut [u32], mut x: u32) -> u32 {
+        while p[x as usize] != x {
+            p[x as usize] = p[p[x as usize] as usize];
+            x = p[x as usize];
+        }
+        x
+    }
+    let merge = crashes.iter().all(|c| c.report.crash.is_some()) && g.async_functions().is_empty();
+    let at_crash = |n: NodeId| {
+        crashes
+            .iter()
+            .any(|c| c.report.crash.as_ref().is_some_and(|s| s.contains(n)))
+    };
+    if merge {
+        for a in g.nodes().filter(|&a| cand(a) && !at_crash(a)) {
+            let mut succs = g.succs(a);
+            let (Some((b, EdgeKind::Local)), None) = (succs.next(), succs.next()) else {
+                continue;
+            };
+            if b == a || b == g.start() || !cand(b) {
+                continue;
+            }
+            let mut preds = g.preds(b);
+            if let (Some((p, EdgeKind::Local)), None) = (preds.next(), preds.next()) {
+                if p == a {
+                    let (ra, rb) = (
+                        find(&mut parent, a.index() as u32),
+                        find(&mut parent, b.index() as u32),
+                    );
+                    parent[ra.max(rb) as usize] = ra.min(rb);
+                }
+            }
+        }
+    }
+    let mut by_root: BTreeMap<u32, Vec<NodeId>> = BTreeMap::new();
+    for n in g.nodes().filter(|&n| cand(n)) {
+        let r = find(&mut parent, n.index() as u32);
+        by_root.entry(r).or_default().push(n);
+    }
+    // The order only matters under a limit (which bounds are computed
+    // first): points in the functions of the crash stacks first, where
+    // an observation is likely to decide most, then larger classes.
+    let mut on_stack = vec![false; g.functions().len()];
+    for c in crashes {
+        let frames = c
+            .report
+            .stack
+            .iter()
+            .flat_map(|f| f.call.nodes().iter().chain(f.entry.nodes()));
+        for &n in frames.chain(c.report.crash.iter().flat_map(|s| s.nodes())) {
+            on_stack[g.func_of(n).index()] = true;
+        }
+    }
+    let mut out: Vec<Vec<NodeId>> = by_root.into_values().collect();
+    out.sort_by_key(|c| {
+        (
+            !on_stack[g.func_of(c[0]).index()],
+            std::cmp::Reverse(c.len()),
+            c[0],
+        )
+    });
+    out
+}
+
+/// The order of suggestions: worst case, then the sum of both counts,
+/// then node id.
+fn rank(a: &Suggestion, b: &Suggestion) -> std::cmp::Ordering {
+    b.worst()
+        .cmp(&a.worst())
+        .then((b.if_ran + b.if_not).cmp(&(a.if_ran + a.if_not)))
+        .then(a.point.cmp(&b.point))
+}
+
+fn better(a: &Suggestion, b: &Suggestion) -> bool {
+    rank(a, b) == std::cmp::Ordering::Less
+}
+
+/// The top `limits.k` points to observe next (see the module docs).
+/// `base` must be [`analysis`] of `report` with `s`.
+pub fn suggest(
+    s: &(dyn Solver + Sync),
+    g: &Icfg,
+    report: &Report,
+    base: &[Label],
+    limits: &Limits,
+) -> Suggestions {
+    suggest_group(s, g, &[Crash { report, base }], limits)
+}
+
+/// Per crash, the Maybe lines an observation decides; `None` where the
+/// point is not Maybe in that crash or the observation is impossible
+/// there (it decides nothing new).
+type PerCrash = Vec<Option<usize>>;
+
+/// [`suggest`] for a group of crashes of one program: the points whose
+/// worst case, summed over the crashes, is highest (see
+/// [`Suggestion::worst`]). A crash where the point is decided, or where
+/// one observation is impossible, adds 0.
+pub fn suggest_group(
+    s: &(dyn Solver + Sync),
+    g: &Icfg,
+    crashes: &[Crash<'_>],
+    limits: &Limits,
+) -> Suggestions {
+    let start = Instant::now();
+    let lines: Vec<MaybeLines> = crashes.iter().map(|c| MaybeLines::new(g, c.base)).collect();
+    let classes = classes(g, crashes);
+    let mut out = Suggestions {
+        maybe_lines: lines.iter().map(|l| l.nodes.len()).sum(),
+        crashes: crashes.len(),
+        candidate_nodes: classes.iter().map(Vec::len).sum(),
+        classes: classes.len(),
+        complete: true,
+        ..Suggestions::default()
+    };
+    if limits.k == 0 || classes.is_empty() {
+        return out;
+    }
+    let analyses = AtomicUsize::new(0);
+    let out_of_budget = |deadline: Option<Instant>| {
+        deadline.is_some_and(|d| Instant::now() >= d)
+            || limits
+                .max_analyses
+                .is_some_and(|m| analyses.load(Ordering::Relaxed) >= m)
+    };
+    let impossible = AtomicUsize::new(0);
+    let failed: Mutex<Option<SolveError>> = Mutex::new(None);
+    // One observation of `n` in every crash where it is Maybe; `None` when
+    // an analysis failed (a limit of the solver).
+    let eval = |n: NodeId, obs: Observation| -> Option<PerCrash> {
+        let mut per = Vec::with_capacity(crashes.len());
+        for (c, l) in crashes.iter().zip(&lines) {
+            if c.base[n.index()] != Label::Maybe {
+                per.push(None);
+                continue;
+            }
+            analyses.fetch_add(1, Ordering::Relaxed);
+            match analysis(s, g, &observe(c.report, n, obs)) {
+                Ok(Some(labels)) => per.push(Some(l.decided(&labels))),
+                Ok(None) => {
+                    impossible.fetch_add(1, Ordering::Relaxed);
+                    per.push(None)
+                }
+                Err(e) => {
+                    failed.lock().expect("no worker panics").get_or_insert(e);
+                    return None;
+                }
+            }
+        }
+        Some(per)
+    };
+    let mut notes: Vec<String> = Vec::new();
+
+    // Step 3: the bounds, "did not run", in parallel.
+    let bound_deadline = limits.budget.map(|b| start + b / 2);
+    let next = AtomicUsize::new(0);
+    let bounds: Mutex<Vec<(usize, Option<PerCrash>)>> = Mutex::new(Vec::new());
+    let worker = || loop {
+        if out_of_budget(bound_deadline) {
+            break;
+        }
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        let Some(c) = classes.get(i) else { break };
+        let e = eval(c[0], Observation::NotRan);
+        bounds.lock().expect("no worker panics").push((i, e));
+    };
+    std::thread::scope(|sc| {
+        for _ in 1..limits.threads.max(1) {
+            sc.spawn(worker);
+        }
+        worker();
+    });
+    let bounds = bounds.into_inner().expect("no worker panics");
+    if bounds.len() < classes.len() {
+        out.complete = false;
+        notes.push(format!(
+            "bounds computed for {} of {} points within the limits",
+            bounds.len(),
+            classes.len()
+        ));
+    }
+    // (bound, class, "did not run" per crash)
+    let mut order: Vec<(usize, usize, PerCrash)> = Vec::new();
+    for (i, e) in bounds {
+        match e {
+            Some(per) => order.push((per.iter().flatten().sum(), i, per)),
+            None => out.complete = false,
+        }
+    }
+    order.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+
+    // Step 4: branch and bound.
+    let deadline = limits.budget.map(|b| start + b);
+    let mut top: Vec<Suggestion> = Vec::new();
+    for (bound, i, not) in order {
+        let kth = if top.len() >= limits.k {
+            top[limits.k - 1].worst()
+        } else {
+            0
+        };
+        if bound <= kth {
+            break;
+        }
+        if out_of_budget(deadline) {
+            out.complete = false;
+            notes.push(format!(
+                "stopped within the limits with points of bound {bound} left to evaluate"
+            ));
+            break;
+        }
+        let c = &classes[i];
+        let Some(ran) = eval(c[0], Observation::Ran) else {
+            out.complete = false;
+            continue;
+        };
+        let both = |k: usize| ran[k].zip(not[k]);
+        let sug = Suggestion {
+            point: c[0],
+            equivalent: c.clone(),
+            if_ran: (0..crashes.len()).filter_map(both).map(|p| p.0).sum(),
+            if_not: (0..crashes.len()).filter_map(both).map(|p| p.1).sum(),
+            worst: (0..crashes.len())
+                .filter_map(both)
+                .map(|(a, b)| a.min(b))
+                .sum(),
+        };
+        // One point per line: a developer instruments lines.
+        let line = |n: NodeId| (g.file_of(n), g.lines(n).first().copied());
+        if let Some(j) = top.iter().position(|t| line(t.point) == line(sug.point)) {
+            if better(&sug, &top[j]) {
+                top[j] = sug;
+            }
+        } else if sug.worst() > 0 {
+            top.push(sug);
+        }
+        top.sort_by(rank);
+        top.truncate(limits.k);
+    }
+    if let Some(e) = failed.into_inner().expect("no worker panics") {
+        out.complete = false;
+        notes.push(format!(
+            "some analyses failed ({e}); their points were left out"
+        ));
+    }
+    out.top = top;
+    out.surely = impossible.into_inner();
+    out.analyses = analyses.into_inner();
+    if !notes.is_empty() {
+        out.note = Some(notes.join("; "));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::icfg::{IcfgBuilder, NodeSpec};
+    use crate::utl::Utl;
+
+    /// main: s -> if (c) {a} else {b} -> j -> crash, with a and b two
+    /// statements each (a chain), on lines of their own.
+    fn diamond() -> (Icfg, Vec<NodeId>) {
+        let mut b = IcfgBuilder::new();
+        let f = b.function("main");
+        b.set_function_file(f, "m.c");
+        let mut add = |id: &str, kind, line: u32| {
+            b.add_node(NodeSpec {
+                ext_id: id,
+                kind,
+                func: f,
+                label: id,
+                lines: &[line],
+            })
+            .unwrap()
+        };
+        let s = add("s", NodeKind::Entry, 1);
+        let c = add("c", NodeKind::Statement, 2);
+        let a1 = add("a1", NodeKind::Statement, 3);
+        let a2 = add("a2", NodeKind::Statement, 4);
+        let b1 = add("b1", NodeKind::Statement, 5);
+        let b2 = add("b2", NodeKind::Statement, 6);
+        let j = add("j", NodeKind::Statement, 7);
+        for (p, q) in [
+            (s, c),
+            (c, a1),
+            (a1, a2),
+            (a2, j),
+            (c, b1),
+            (b1, b2),
+            (b2, j),
+        ] {
+            b.add_flow_edge(p, q);
+        }
+        b.set_start(s);
+        (b.build().unwrap(), vec![s, c, a1, a2, b1, b2, j])
+    }
+
+    #[test]
+    fn a_branch_decides_both_branches_and_chains_are_one_point() {
+        let (g, n) = diamond();
+        let report = Report {
+            crash: Some(NodeSet::one(n[6])),
+            ..Report::default()
+        };
+        let s = Utl::default();
+        let base = analysis(&s, &g, &report).unwrap().unwrap();
+        let r = suggest(&s, &g, &report, &base, &Limits::default());
+        assert!(r.complete);
+        assert_eq!(r.maybe_lines, 4);
+        assert_eq!(r.candidate_nodes, 4);
+        assert_eq!(r.classes, 2, "a1-a2 and b1-b2");
+        // Either branch observed decides all four lines.
+        assert_eq!(r.top.len(), 2);
+        assert_eq!((r.top[0].if_ran, r.top[0].if_not), (4, 4));
+        assert_eq!(r.top[0].equivalent, vec![n[2], n[3]]);
+        let one = suggest(
+            &s,
+            &g,
+            &report,
+            &base,
+            &Limits {
+                k: 1,
+                ..Limits::default()
+            },
+        );
+        assert_eq!(one.top.len(), 1);
+        // Two bounds, then one "ran": the second cannot beat the first.
+        assert_eq!(one.analyses, 3);
+    }
+
+    #[test]
+    fn nothing_maybe_gives_nothing_and_limits_are_reported() {
+        let (g, n) = diamond();
+        let report = Report {
+            crash: Some(NodeSet::one(n[6])),
+            obs_yes: vec![Trace {
+                reliable: false,
+                entries: vec![NodeSet::one(n[2])],
+            }],
+            ..Report::default()
+        };
+        let s = Utl::default();
+        let base = analysis(&s, &g, &report).unwrap().unwrap();
+        let r = suggest(&s, &g, &report, &base, &Limits::default());
+        assert_eq!((r.maybe_lines, r.classes, r.top.len()), (0, 0, 0));
+        assert!(r.complete);
+        let report = Report {
+            crash: Some(NodeSet::one(n[6])),
+            ..Report::default()
+        };
+        let base = analysis(&s, &g, &report).unwrap().unwrap();
+        let r = suggest(
+            &s,
+            &g,
+            &report,
+            &base,
+            &Limits {
+                max_analyses: Some(1),
+                ..Limits::default()
+            },
+        );
+        assert!(!r.complete);
+        assert!(r.note.is_some());
+        assert_eq!(r.analyses, 1);
+    }
+}

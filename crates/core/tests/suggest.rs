@@ -1,0 +1,229 @@
+//! `suggest` against brute force: on random programs and reports, every
+//! candidate node is tried both ways (the analysis run again with the
+//! observation added, lines counted by `summary::by_line`); the top
+//! suggestion must be the best worst case found that way, every printed
+//! guarantee must be the recomputed count, and no point left out may beat
+//! the last one kept.
+
+use postmortem_core::cs::Cs;
+use postmortem_core::fsa::Fsa;
+use postmortem_core::suggest::{self, analysis, instrumentable, observe, Limits, Observation};
+use postmortem_core::summary::by_line;
+use postmortem_core::utl::Utl;
+use postmortem_core::{Icfg, Label, NodeId, Report, Solver};
+use postmortem_testkit::testgen::{random_icfg, random_report, GraphShape, Rng};
+use std::collections::BTreeMap;
+
+fn cases() -> u64 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(300)
+}
+
+fn line_labels(g: &Icfg, labels: &[Label]) -> BTreeMap<(u32, u32), Label> {
+    by_line(g, labels)
+        .into_iter()
+        .flat_map(|fl| {
+            let f = fl.file.index() as u32;
+            fl.lines.into_iter().map(move |(l, lab)| ((f, l), lab))
+        })
+        .collect()
+}
+
+/// Base-Maybe lines that `labels` decides; `None` if the observation is
+/// impossible.
+fn decided(
+    s: &dyn Solver,
+    g: &Icfg,
+    report: &Report,
+    base: &[Label],
+    n: NodeId,
+    o: Observation,
+) -> Option<usize> {
+    let labels = analysis(s, g, &observe(report, n, o)).expect("no limit on small graphs")?;
+    let before = line_labels(g, base);
+    let after = line_labels(g, &labels);
+    Some(
+        before
+            .iter()
+            .filter(|(k, &l)| l == Label::Maybe && after[k] != Label::Maybe)
+            .count(),
+    )
+}
+
+fn check(s: &(dyn Solver + Sync), expressible: bool, stream: u64) {
+    let mut tried = 0;
+    let mut nonempty = 0;
+    for seed in 0..cases() {
+        let mut rng = Rng::with_stream(seed, stream);
+        let g = random_icfg(
+            &mut rng,
+            &GraphShape {
+                max_functions: 3,
+                max_body: 5,
+            },
+        );
+        let report = random_report(&mut rng, &g, expressible);
+        let Some(base) = analysis(s, &g, &report).expect("no limit") else {
+            continue;
+        };
+        tried += 1;
+        let k = 1 + rng.below(3);
+        let r = suggest::suggest(
+            s,
+            &g,
+            &report,
+            &base,
+            &Limits {
+                k,
+                budget: None,
+                max_analyses: None,
+                threads: 1 + rng.below(2),
+            },
+        );
+        assert!(r.complete, "seed {seed}: {:?}", r.note);
+        // Brute force over every candidate node.
+        let mut best: BTreeMap<NodeId, usize> = BTreeMap::new();
+        for n in g.nodes() {
+            if base[n.index()] != Label::Maybe || !instrumentable(&g, n) {
+                continue;
+            }
+            let ran = decided(s, &g, &report, &base, n, Observation::Ran);
+            let not = decided(s, &g, &report, &base, n, Observation::NotRan);
+            if let (Some(a), Some(b)) = (ran, not) {
+                best.insert(n, a.min(b));
+            }
+        }
+        let top_worst = best.values().copied().max().unwrap_or(0);
+        for sug in &r.top {
+            let ran = decided(s, &g, &report, &base, sug.point, Observation::Ran);
+            let not = decided(s, &g, &report, &base, sug.point, Observation::NotRan);
+            assert_eq!(
+                (ran, not),
+                (Some(sug.if_ran), Some(sug.if_not)),
+                "seed {seed} {}: guarantee differs from the recomputed counts",
+                s.name()
+            );
+            assert!(sug.worst() > 0);
+        }
+        match r.top.first() {
+            Some(t) => {
+                nonempty += 1;
+                assert_eq!(
+                    t.worst(),
+                    top_worst,
+                    "seed {seed} {}: not the best",
+                    s.name()
+                );
+            }
+            None => assert_eq!(top_worst, 0, "seed {seed} {}: missed a point", s.name()),
+        }
+        // One point per line; no point left out beats the one kept for
+        // its line, nor, on another line, the last one kept (exact top k).
+        let line = |n: NodeId| (g.file_of(n), g.lines(n).first().copied());
+        let lines: std::collections::BTreeSet<_> = r.top.iter().map(|t| line(t.point)).collect();
+        assert_eq!(lines.len(), r.top.len(), "seed {seed}: a line twice");
+        let kept: Vec<NodeId> = r.top.iter().flat_map(|t| t.equivalent.clone()).collect();
+        for (n, w) in &best {
+            if kept.contains(n) {
+                continue;
+            }
+            if let Some(t) = r.top.iter().find(|t| line(t.point) == line(*n)) {
+                assert!(
+                    *w <= t.worst(),
+                    "seed {seed} {}: node {n:?} ({w}) beats its line's point",
+                    s.name()
+                );
+            } else if r.top.len() == k {
+                let last = r.top[k - 1].worst();
+                assert!(
+                    *w <= last,
+                    "seed {seed} {}: node {n:?} ({w}) beats the k-th ({last})",
+                    s.name()
+                );
+            }
+        }
+    }
+    assert!(tried > cases() / 4, "too few feasible reports: {tried}");
+    assert!(nonempty > 0, "never anything to suggest");
+}
+
+#[test]
+fn utl_top_suggestions_are_the_brute_force_best() {
+    check(&Utl::default(), true, 1);
+}
+
+#[test]
+fn fsa_top_suggestions_are_the_brute_force_best() {
+    check(&Fsa::default(), false, 2);
+}
+
+#[test]
+fn cs_top_suggestions_are_the_brute_force_best() {
+    check(&Cs::<Fsa>::default(), false, 3);
+}
+
+/// Groups: a point's worst case is the sum over the crashes of its worst
+/// case in each; the top point is the brute-force best of that sum.
+#[test]
+fn group_top_suggestion_is_the_brute_force_best_sum() {
+    let s = Fsa::default();
+    let mut nonempty = 0;
+    for seed in 0..cases() / 3 {
+        let mut rng = Rng::with_stream(seed, 9);
+        let g = random_icfg(
+            &mut rng,
+            &GraphShape {
+                max_functions: 3,
+                max_body: 5,
+            },
+        );
+        let mut reports = Vec::new();
+        let mut bases = Vec::new();
+        for _ in 0..2 + rng.below(2) {
+            let r = random_report(&mut rng, &g, false);
+            if let Some(b) = analysis(&s, &g, &r).expect("no limit") {
+                reports.push(r);
+                bases.push(b);
+            }
+        }
+        let crashes: Vec<suggest::Crash<'_>> = reports
+            .iter()
+            .zip(&bases)
+            .map(|(report, base)| suggest::Crash { report, base })
+            .collect();
+        let limits = Limits {
+            k: 2,
+            budget: None,
+            max_analyses: None,
+            threads: 2,
+        };
+        let r = suggest::suggest_group(&s, &g, &crashes, &limits);
+        assert!(r.complete);
+        let mut best = 0;
+        for n in g.nodes().filter(|&n| instrumentable(&g, n)) {
+            let mut sum = 0;
+            for c in &crashes {
+                if c.base[n.index()] != Label::Maybe {
+                    continue;
+                }
+                let ran = decided(&s, &g, c.report, c.base, n, Observation::Ran);
+                let not = decided(&s, &g, c.report, c.base, n, Observation::NotRan);
+                if let (Some(a), Some(b)) = (ran, not) {
+                    sum += a.min(b);
+                }
+            }
+            best = best.max(sum);
+        }
+        match r.top.first() {
+            Some(t) => {
+                nonempty += 1;
+                assert_eq!(t.worst(), best, "seed {seed}: not the best sum");
+                assert!(t.worst() <= t.if_ran.min(t.if_not));
+            }
+            None => assert_eq!(best, 0, "seed {seed}: missed a point"),
+        }
+    }
+    assert!(nonempty > 0);
+}
