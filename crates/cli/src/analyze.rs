@@ -208,10 +208,12 @@ pub fn run(a: AnalyzeArgs) -> Result<(), Failure> {
             &a.output,
             &a.inputs,
             &loaded.report,
-            witness.as_deref(),
-            &why,
+            &render::HtmlExtras {
+                witness: witness.as_deref(),
+                why: &why,
+                suggestions: None,
+            },
             &view,
-            None,
         )
     })
 }

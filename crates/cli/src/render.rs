@@ -103,6 +103,17 @@ pub fn write_analysis(
     }
 }
 
+/// What only the HTML report shows, beside the analysis.
+#[derive(Clone, Copy)]
+pub struct HtmlExtras<'a> {
+    /// One execution that fits the report.
+    pub witness: Option<&'a [NodeId]>,
+    /// Why lines are Yes or No.
+    pub why: &'a Why,
+    /// What to observe next, when `suggest` computed it.
+    pub suggestions: Option<&'a postmortem_core::suggest::Suggestions>,
+}
+
 /// Writes an analysis as `opts` say: text, JSON, annotated sources and
 /// LCOV to `out`; HTML pages to the `-o` directory (and one line saying so
 /// to `out`). Sources are read through the inputs' path map; a source
@@ -112,11 +123,14 @@ pub fn write_analysis_as(
     opts: &OutputArgs,
     inputs: &Inputs,
     report: &Report,
-    witness: Option<&[NodeId]>,
-    why: &Why,
+    extras: &HtmlExtras<'_>,
     view: &Analysis<'_>,
-    suggestions: Option<&postmortem_core::suggest::Suggestions>,
 ) -> std::io::Result<()> {
+    let HtmlExtras {
+        witness,
+        why,
+        suggestions,
+    } = *extras;
     if opts.output.is_some() && opts.format != AnalyzeFormat::Html {
         eprintln!(
             "postmortem: warning: -o is only used by --format html; writing to standard output"

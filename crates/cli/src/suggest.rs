@@ -174,10 +174,12 @@ pub fn run(a: SuggestArgs) -> Result<(), Failure> {
                     &html,
                     &a.inputs,
                     &loaded.report,
-                    witness.as_deref(),
-                    &postmortem_core::why::Why::default(),
+                    &render::HtmlExtras {
+                        witness: witness.as_deref(),
+                        why: &postmortem_core::why::Why::default(),
+                        suggestions: Some(&sug),
+                    },
                     &view,
-                    Some(&sug),
                 )
             })
         }
