@@ -198,7 +198,13 @@ pub fn run(a: AnalyzeArgs) -> Result<(), Failure> {
         None
     };
     let why = if a.output.format == render::AnalyzeFormat::Html {
-        explain_lines(&a, &loaded.graph, &loaded.report, &rec.labels)
+        explain_lines(
+            &a,
+            &loaded.graph,
+            &loaded.report,
+            &rec.labels,
+            loaded.timings.recover_ms,
+        )
     } else {
         Why::default()
     };
@@ -218,37 +224,47 @@ pub fn run(a: AnalyzeArgs) -> Result<(), Failure> {
     })
 }
 
-/// How long the HTML report spends on saying why lines are Yes or No.
+/// The most the HTML report spends on saying why lines are Yes or No.
 const WHY_BUDGET: Duration = Duration::from_secs(3);
 
 /// Why decided lines are decided ([`postmortem_core::why`]), for the HTML
-/// report: with utl first (cheap), then the chosen solver with each check
-/// limited to a tenth of the budget, the stack's functions first, for at
-/// most [`WHY_BUDGET`] (one explanation already started runs to its end).
+/// report: with utl first (cheap), then fsa, then the chosen solver (cs
+/// and best decide lines that only they can explain, at a cost of one
+/// search per check), each check limited to a tenth of the budget, the
+/// stack's functions first. The budget is twenty times the recovery's
+/// time, at least 0.25 s and at most [`WHY_BUDGET`] (one explanation
+/// already started runs to its end).
 fn explain_lines(
     a: &AnalyzeArgs,
     g: &postmortem_core::Icfg,
     report: &postmortem_core::Report,
     labels: &[Label],
+    recover_ms: f64,
 ) -> Why {
-    let deadline = Instant::now() + WHY_BUDGET;
-    let utl = a.solver.build(SolverName::Utl);
+    let budget = Duration::from_secs_f64(recover_ms * 20.0 / 1000.0)
+        .clamp(Duration::from_millis(250), WHY_BUDGET);
+    let deadline = Instant::now() + budget;
     let mut quick = a.solver.clone();
     quick.timeout = Some(
         quick
             .timeout
             .unwrap_or(f64::MAX)
-            .min(WHY_BUDGET.as_secs_f64() / 10.0),
+            .min(budget.as_secs_f64() / 10.0),
     );
-    let chosen = quick.build(a.solver.solver);
+    let mut names = vec![SolverName::Utl, SolverName::Fsa];
+    if !names.contains(&a.solver.solver) {
+        names.push(a.solver.solver);
+    }
+    let solvers: Vec<_> = names.into_iter().map(|n| quick.build(n)).collect();
+    let refs: Vec<&dyn postmortem_core::Solver> = solvers.iter().map(|s| &**s as _).collect();
     let nodes = why::representatives(g, report, labels);
-    let found = why::explain_labels(&[&*utl, &*chosen], g, report, labels, &nodes, deadline);
+    let found = why::explain_labels(&refs, g, report, labels, &nodes, deadline);
     if found.left > 0 {
         eprintln!(
-            "postmortem: note: why {} of {} decided lines are decided was not worked out in {} s (the HTML report says why for the others)",
+            "postmortem: note: why {} of {} decided lines are decided was not worked out in {:.2} s (the HTML report says why for the others)",
             found.left,
             nodes.len(),
-            WHY_BUDGET.as_secs()
+            budget.as_secs_f64()
         );
     }
     found
