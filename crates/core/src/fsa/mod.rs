@@ -84,12 +84,12 @@ pub struct FsaLimits {
     /// that ambiguous `obsNo` sets dropped from the product leave unsure
     /// (see `Fsa::settle`); nodes beyond are listed as undecided.
     pub settle_checks: usize,
-    /// Every witness [`Fsa::settle`] finds (an execution of the report)
-    /// also gives a *choice* that is surely possible (each ambiguous
-    /// `obsNo` set's member it skips), whose bulk recovery confirms the
-    /// Maybe nodes in bulk. Off: only the witness itself is evidence (a
-    /// switch for tests).
-    pub witness_choices: bool,
+    /// While more than this many Maybe nodes are unconfirmed, every
+    /// witness [`Fsa::settle`] finds (an execution of the report) also
+    /// gives a *choice* that is surely possible (each ambiguous `obsNo`
+    /// set's member it skips), whose bulk recovery confirms Maybe nodes in
+    /// bulk. `usize::MAX`: never, only the witness itself is evidence.
+    pub witness_choices: usize,
 }
 
 impl Default for FsaLimits {
@@ -104,7 +104,7 @@ impl Default for FsaLimits {
             contracted_first: true,
             max_memory: 4 << 30,
             settle_checks: 256,
-            witness_choices: true,
+            witness_choices: SETTLE_AT,
         }
     }
 }
@@ -1389,7 +1389,7 @@ impl Settler<'_> {
             ev.seen[kk] |= if on[i] { 1 } else { 2 };
         }
         self.stats.witnesses += 1;
-        if fsa.limits.witness_choices && ev.left(0) > SETTLE_AT {
+        if ev.left(0) > fsa.limits.witness_choices {
             self.witness_choice(&inner, g, ev, &on);
         }
         Settle::NextNeed
