@@ -156,8 +156,7 @@ impl<B: Solver> Cs<B> {
             }
             let t = std::time::Instant::now();
             let done = step(self, g, report, &mut rec, deadline);
-            rec.stats
-                .push((phases[i], t.elapsed().as_millis() as u64));
+            rec.stats.push((phases[i], t.elapsed().as_millis() as u64));
             match done {
                 Ok(Step::Done) => {}
                 Ok(Step::Stop) => return Ok(rec),
@@ -413,7 +412,8 @@ impl<B: Solver> Solver for Cs<B> {
     fn recover(&self, g: &Icfg, report: &Report) -> Result<Recovery, SolveError> {
         let t = std::time::Instant::now();
         let mut rec = self.base.recover(g, report)?;
-        rec.stats.push(("cs_base_ms", t.elapsed().as_millis() as u64));
+        rec.stats
+            .push(("cs_base_ms", t.elapsed().as_millis() as u64));
         self.refine(g, report, rec)
     }
 }

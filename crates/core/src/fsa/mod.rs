@@ -1402,13 +1402,7 @@ impl Settler<'_> {
     /// its bulk recovery is exact unless a limit stops it, and confirms
     /// what [`Evidence::record`] says; far more than the witness alone,
     /// which confirms only the nodes it shows run.
-    fn witness_choice(
-        &mut self,
-        fsa: &Fsa,
-        g: &Icfg,
-        ev: &mut Evidence,
-        on: &[bool],
-    ) {
+    fn witness_choice(&mut self, fsa: &Fsa, g: &Icfg, ev: &mut Evidence, on: &[bool]) {
         if self.stats.checks >= fsa.limits.settle_checks as u64 {
             return;
         }
