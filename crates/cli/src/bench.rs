@@ -41,6 +41,12 @@ pub struct BenchArgs {
     /// Runs per measurement; the minimum is reported.
     #[arg(long, default_value_t = 5)]
     repeat: usize,
+    /// With --synthetic: run `postmortem analyze` on the synthetic program
+    /// once per solver (utl, fsa, cs, best), each in its own process, and
+    /// print its whole-process wall time, peak memory and the time of each
+    /// phase (the JSON's `solver_stats` ending in `_ms`).
+    #[arg(long)]
+    solvers: bool,
 }
 
 #[derive(Args)]
@@ -469,6 +475,11 @@ pub fn run(a: BenchArgs) -> Result<(), Failure> {
         std::fs::create_dir_all(&dir)
             .map_err(|e| Failure::internal(format!("{}: {e}", dir.display())))?;
         let (graph, report) = write_synth(&dir, config(scale, 1))?;
+        if a.solvers {
+            let table = per_solver(&graph, &report);
+            let _ = std::fs::remove_dir_all(&dir);
+            return table;
+        }
         eprintln!("postmortem: parsing and analysing it ...");
         let row = measure(
             "synthetic",
@@ -524,5 +535,88 @@ pub fn run(a: BenchArgs) -> Result<(), Failure> {
     println!("fsa max ms = worst FSA bulk recovery; (N undecided) = nodes it left Maybe without deciding,");
     println!("(gave up) = a limit was reached and answers were weakened soundly; (N obsNo weakened) = ambiguous obsNo\n dropped (listed) because the product with them did not fit)");
     print_rows(&rows);
+    Ok(())
+}
+
+/// One `postmortem analyze` of `graph` and `report` with `solver`, in a
+/// child process: its wall time (s), peak resident memory (MiB, from
+/// `wait4`) and the JSON output.
+fn analyze_child(
+    graph: &Path,
+    report: &Path,
+    solver: &str,
+) -> Result<(f64, f64, serde_json::Value), Failure> {
+    use std::io::Read;
+    let exe = std::env::current_exe()?;
+    let t = Instant::now();
+    let mut child = std::process::Command::new(exe)
+        .arg("analyze")
+        .arg("--cfg")
+        .arg(graph)
+        .arg("--report")
+        .arg(report)
+        .args(["--solver", solver, "--format", "json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()?;
+    let mut out = Vec::new();
+    child
+        .stdout
+        .take()
+        .expect("piped stdout")
+        .read_to_end(&mut out)?;
+    let mut status = 0;
+    // SAFETY: `rusage` is plain data; `wait4` fills it for our own child,
+    // which `std` has not waited for (it never does unless asked).
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    let wall = t.elapsed().as_secs_f64();
+    if pid < 0 || !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0 {
+        return Err(Failure::internal(format!(
+            "postmortem analyze --solver {solver} failed (status {status})"
+        )));
+    }
+    let json = serde_json::from_slice(&out)
+        .map_err(|e| Failure::internal(format!("analyze --solver {solver}: {e}")))?;
+    Ok((wall, usage.ru_maxrss as f64 / 1024.0, json))
+}
+
+/// `bench --synthetic SCALE --solvers`: every solver on the synthetic
+/// program, each in its own process.
+fn per_solver(graph: &Path, report: &Path) -> Result<(), Failure> {
+    println!("Whole `postmortem analyze --format json` per solver, one process each (wall time, peak RSS);");
+    println!("phases: solver_stats ending in _ms (fsa_bulk: FSA bulk recovery, confirm: choices, settle: checks");
+    println!("one by one, cs_*: the context-sensitive refinement); left: Maybe nodes settle left unconfirmed.\n");
+    println!(
+        "| solver | wall s | x utl | peak MiB | yes | no | maybe | undecided | phases (ms) |\n|---|---|---|---|---|---|---|---|---|"
+    );
+    let mut utl_wall = None;
+    for solver in ["utl", "fsa", "cs", "best"] {
+        eprintln!("postmortem: analyze --solver {solver} ...");
+        let (wall, peak, j) = analyze_child(graph, report, solver)?;
+        let utl = *utl_wall.get_or_insert(wall);
+        let count = |k: &str| j["nodes"][k].as_array().map_or(0, |a| a.len());
+        let mut phases: Vec<String> = j["solver_stats"]
+            .as_object()
+            .map(|o| {
+                o.iter()
+                    .filter(|(k, _)| k.ends_with("_ms") || *k == "settle_left")
+                    .map(|(k, v)| format!("{}: {v}", k.trim_end_matches("_ms")))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if phases.is_empty() {
+            phases.push("-".into());
+        }
+        println!(
+            "| {solver} | {wall:.2} | {:.1} | {peak:.0} | {} | {} | {} | {} | {} |",
+            wall / utl.max(1e-9),
+            count("yes"),
+            count("no"),
+            count("maybe"),
+            j["undecided"].as_array().map_or(0, |a| a.len()),
+            phases.join(", ")
+        );
+    }
     Ok(())
 }

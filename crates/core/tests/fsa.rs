@@ -902,4 +902,74 @@ fn why_explanations_force_the_label() {
         explained * 10 >= decided * 9,
         "only {explained} of {decided} decided nodes explained"
     );
+
+/// Issue 25: `settle` turns every witness into a choice that is surely
+/// possible and confirms Maybe nodes with its bulk recovery. With it
+/// (always) and without it (never), on random reports whose ambiguous
+/// `obsNo` sets do not fit: both sound against the oracle, every label
+/// the run without it decided is the same with it, and where both are
+/// exact, the labels are equal.
+#[test]
+fn witness_choices_keep_the_labels() {
+    use postmortem_core::fsa::FsaLimits;
+    let (mut compared, mut chose, mut more) = (0, 0, 0);
+    for seed in 0..1500u64 {
+        let mut rng = Rng::new(seed ^ 0xC4_01CE);
+        let g = random_icfg(
+            &mut rng,
+            &GraphShape {
+                max_functions: 4,
+                max_body: 6,
+            },
+        );
+        let r = random_report(&mut rng, &g, false);
+        let k = 4 + rng.below(6);
+        let r = with_ambiguous_obs_no(&mut rng, &g, r, k);
+        let Some(truth) = oracle::recover(&g, &r) else {
+            continue;
+        };
+        let run = |witness_choices: usize, settle_checks: usize| {
+            Fsa {
+                limits: FsaLimits {
+                    max_memory: 4_000 << (seed % 3),
+                    witness_choices,
+                    settle_checks,
+                    ..FsaLimits::default()
+                },
+            }
+            .recover(&g, &r)
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}"))
+        };
+        for checks in [2, 256] {
+            let (with, without) = (run(0, checks), run(usize::MAX, checks));
+            let stat = |rec: &postmortem_core::Recovery, name: &str| {
+                rec.stats
+                    .iter()
+                    .find(|&&(k, _)| k == name)
+                    .map_or(0, |&(_, v)| v)
+            };
+            if stat(&with, "confirm_rounds") == 0 {
+                continue; // nothing was dropped
+            }
+            let what = format!("seed {seed} checks {checks}");
+            assert_sound(&with.labels, &truth, &what);
+            assert_sound(&without.labels, &truth, &what);
+            assert_eq!(stat(&without, "settle_choices"), 0, "{what}");
+            chose += (stat(&with, "settle_choices") > 0) as usize;
+            for (i, (&a, &b)) in with.labels.iter().zip(&without.labels).enumerate() {
+                if b != Label::Maybe {
+                    assert_eq!(a, b, "{what}: node {i} decided without, not with");
+                } else if a != Label::Maybe {
+                    more += 1;
+                }
+            }
+            if with.undecided.is_empty() && without.undecided.is_empty() {
+                assert_eq!(with.labels, without.labels, "{what}");
+                compared += 1;
+            }
+        }
+    }
+    eprintln!("{compared} exact pairs compared, witness choices made in {chose} runs, {more} nodes decided only with them");
+    assert!(compared > 20, "only {compared} exact pairs");
+    assert!(chose > 10, "witness choices made in only {chose} runs");
 }

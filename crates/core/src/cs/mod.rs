@@ -147,13 +147,17 @@ impl<B: Solver> Cs<B> {
         let base = rec.labels.clone();
         let deadline = self.limits.timeout.map(|t| std::time::Instant::now() + t);
         let steps = [Self::frames, Self::bulk, Self::close];
+        let phases = ["cs_frames_ms", "cs_bulk_ms", "cs_close_ms"];
         for (i, step) in steps.into_iter().enumerate() {
             // The frame graph always runs: it also finds a stack that fits
             // no valid path.
             if i > 0 && !rec.labels.contains(&Label::Maybe) {
                 break;
             }
-            match step(self, g, report, &mut rec, deadline) {
+            let t = std::time::Instant::now();
+            let done = step(self, g, report, &mut rec, deadline);
+            rec.stats.push((phases[i], t.elapsed().as_millis() as u64));
+            match done {
                 Ok(Step::Done) => {}
                 Ok(Step::Stop) => return Ok(rec),
                 Err(Conflict(_)) if self.best => {
@@ -406,7 +410,10 @@ impl<B: Solver> Solver for Cs<B> {
     }
 
     fn recover(&self, g: &Icfg, report: &Report) -> Result<Recovery, SolveError> {
-        let rec = self.base.recover(g, report)?;
+        let t = std::time::Instant::now();
+        let mut rec = self.base.recover(g, report)?;
+        rec.stats
+            .push(("cs_base_ms", t.elapsed().as_millis() as u64));
         self.refine(g, report, rec)
     }
 }

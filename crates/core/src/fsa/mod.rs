@@ -84,6 +84,12 @@ pub struct FsaLimits {
     /// that ambiguous `obsNo` sets dropped from the product leave unsure
     /// (see `Fsa::settle`); nodes beyond are listed as undecided.
     pub settle_checks: usize,
+    /// While more than this many Maybe nodes are unconfirmed, every
+    /// witness [`Fsa::settle`] finds (an execution of the report) also
+    /// gives a *choice* that is surely possible (each ambiguous `obsNo`
+    /// set's member it skips), whose bulk recovery confirms Maybe nodes in
+    /// bulk. `usize::MAX`: never, only the witness itself is evidence.
+    pub witness_choices: usize,
 }
 
 impl Default for FsaLimits {
@@ -98,6 +104,7 @@ impl Default for FsaLimits {
             contracted_first: true,
             max_memory: 4 << 30,
             settle_checks: 256,
+            witness_choices: SETTLE_AT,
         }
     }
 }
@@ -537,6 +544,11 @@ fn stop_message(s: Stop) -> String {
     }
 }
 
+/// Milliseconds since `t` (for `solver_stats`).
+fn millis(t: Instant) -> u64 {
+    t.elapsed().as_millis() as u64
+}
+
 /// Whether the automaton accepts the node sequence `w`.
 fn accepts(a: &Dfa, w: &[u32]) -> bool {
     a.initial.iter().any(|&q0| {
@@ -639,9 +651,10 @@ impl Solver for Fsa {
             },
             e => e,
         };
-        let rec = self
+        let mut rec = self
             .recover_once(g, report, false, None)
             .map_err(explained)?;
+        rec.stats.push(("fsa_bulk_ms", millis(started)));
         if confirmable(report, &rec) {
             return Ok(self.confirm(g, report, rec, started));
         }
@@ -724,12 +737,21 @@ impl Fsa {
         let sound = red.as_ref().map(|r| &r.labels[..]);
         let mut ev = Evidence::new(&rec.labels);
         let undecided: HashSet<NodeId> = rec.undecided.iter().copied().collect();
+        let t = Instant::now();
         let rounds = self.confirm_rounds(g, report, &rec.labels, &mut ev, sound, started);
         rec.stats.push(("confirm_rounds", rounds));
-        let (checks, decided) =
-            self.settle(g, report, &mut rec.labels, &mut ev, started, red.as_ref());
-        rec.stats.push(("settle_checks", checks));
-        rec.stats.push(("settle_decided", decided));
+        rec.stats.push(("confirm_ms", millis(t)));
+        rec.stats.push(("confirm_left", ev.left(0) as u64));
+        let t = Instant::now();
+        let settled = self.settle(g, report, &mut rec.labels, &mut ev, started, red.as_ref());
+        rec.stats.push(("settle_checks", settled.checks));
+        rec.stats.push(("settle_decided", settled.decided));
+        rec.stats.push(("settle_again", settled.again));
+        rec.stats.push(("settle_witnesses", settled.witnesses));
+        rec.stats.push(("settle_gave_up", settled.gave_up));
+        rec.stats.push(("settle_choices", settled.choices));
+        rec.stats.push(("settle_left", ev.left(0) as u64));
+        rec.stats.push(("settle_ms", millis(t)));
         let unconfirmed = ev.unconfirmed();
         if unconfirmed.is_empty() {
             // Every label is exact: nothing was given up either.
@@ -810,11 +832,11 @@ impl Fsa {
         ev: &mut Evidence,
         started: Instant,
         red: Option<&Reduced>,
-    ) -> (u64, u64) {
+    ) -> SettleStats {
         // The report reduced once (UTL ignores ambiguous `obsNo` sets, so
         // its labels hold for every subset of them).
         let Some(red) = red else {
-            return (0, 0);
+            return SettleStats::default();
         };
         let base = &red.report;
         let ambiguous: Vec<usize> = (0..base.obs_no.len())
@@ -822,6 +844,8 @@ impl Fsa {
             .collect();
         let mut st = Settler {
             red,
+            report,
+            tried: HashSet::new(),
             tracked: vec![false; ambiguous.len()],
             bulk_tracked: vec![false; ambiguous.len()],
             ambiguous,
@@ -830,8 +854,7 @@ impl Fsa {
                 .iter()
                 .filter(|s| s.nodes().len() > 1)
                 .collect(),
-            checks: 0,
-            decided: 0,
+            stats: SettleStats::default(),
             started,
         };
         for k in 0..ev.maybe.len() {
@@ -846,13 +869,13 @@ impl Fsa {
                     }
                 };
                 match next {
-                    Settle::Stop => return (st.checks, st.decided),
+                    Settle::Stop => return st.stats,
                     Settle::NextNode => break,
                     Settle::NextNeed | Settle::Again => {}
                 }
             }
         }
-        (st.checks, st.decided)
+        st.stats
     }
 
     /// One bulk recovery. When the product with every ambiguous `obsNo`
@@ -1208,6 +1231,10 @@ enum Settle {
 /// `obsNo` sets are tracked, and the counters.
 struct Settler<'r> {
     red: &'r Reduced,
+    /// The report itself.
+    report: &'r Report,
+    /// Witness choices already recovered (the member chosen per set).
+    tried: HashSet<Vec<NodeId>>,
     /// Indices in `red.report.obs_no` of its ambiguous sets.
     ambiguous: Vec<usize>,
     /// The ambiguous `obsNo` sets of the original report.
@@ -1216,9 +1243,25 @@ struct Settler<'r> {
     tracked: Vec<bool>,
     /// What was tracked at the last bulk recovery.
     bulk_tracked: Vec<bool>,
-    checks: u64,
-    decided: u64,
+    stats: SettleStats,
     started: Instant,
+}
+
+/// What [`Fsa::settle`] did (its `solver_stats`).
+#[derive(Clone, Copy, Debug, Default)]
+struct SettleStats {
+    /// Checks (and bulk recoveries) made.
+    checks: u64,
+    /// Nodes it turned from Maybe into Yes or No.
+    decided: u64,
+    /// Checks whose witness violated sets not tracked yet (asked again).
+    again: u64,
+    /// Witnesses that satisfied every set (evidence for every node).
+    witnesses: u64,
+    /// Checks that gave up (a limit, a weakening): nothing learnt.
+    gave_up: u64,
+    /// Bulk recoveries of witness choices (counted in `checks` too).
+    choices: u64,
 }
 
 impl Settler<'_> {
@@ -1269,7 +1312,7 @@ impl Settler<'_> {
             },
             None => None,
         };
-        if self.checks >= fsa.limits.settle_checks as u64 {
+        if self.stats.checks >= fsa.limits.settle_checks as u64 {
             return Settle::Stop;
         }
         let sub = self.tracked_report();
@@ -1280,9 +1323,10 @@ impl Settler<'_> {
         };
         let mut inner = fsa.clone();
         inner.limits.timeout = remaining;
-        self.checks += 1;
+        self.stats.checks += 1;
         let c = inner.check_reduced(g, &sub.report, Some(&sub), Some(&q), true);
         let Ok(c) = c else {
+            self.stats.gave_up += 1;
             return Settle::NextNode;
         };
         if c.answer == Answer::Impossible {
@@ -1292,20 +1336,20 @@ impl Settler<'_> {
                 Need::Skip => Label::Yes,
             };
             ev.seen[k] = 4; // decided, nothing left to confirm
-            self.decided += 1;
+            self.stats.decided += 1;
             // The sets that decided it may decide others: one bulk
             // recovery with them decides every node it labels Yes or No
             // (a weaker report's labels).
             if ev.left(k + 1) >= SETTLE_BULK_AT && self.bulk_tracked != self.tracked {
                 self.bulk_tracked.clone_from(&self.tracked);
-                self.checks += 1;
+                self.stats.checks += 1;
                 if let Ok(r) = inner.recover_once(g, &sub.report, false, Some(&self.red.labels)) {
                     for kk in k + 1..ev.maybe.len() {
                         let l = r.labels[ev.maybe[kk]];
                         if !Evidence::confirmed(ev.seen[kk]) && l != Label::Maybe {
                             labels[ev.maybe[kk]] = l;
                             ev.seen[kk] = 4;
-                            self.decided += 1;
+                            self.stats.decided += 1;
                         }
                     }
                 }
@@ -1313,6 +1357,7 @@ impl Settler<'_> {
             return Settle::NextNode;
         }
         let (true, Some(w)) = (c.weakened.is_empty(), c.witness) else {
+            self.stats.gave_up += 1;
             return Settle::NextNode;
         };
         let mut on = vec![false; g.num_nodes()];
@@ -1328,6 +1373,7 @@ impl Settler<'_> {
             }
         }
         if violated {
+            self.stats.again += 1;
             return Settle::Again;
         }
         // Sets the reduction dropped are satisfied by every path of the
@@ -1342,7 +1388,49 @@ impl Settler<'_> {
         for (kk, &i) in ev.maybe.iter().enumerate() {
             ev.seen[kk] |= if on[i] { 1 } else { 2 };
         }
+        self.stats.witnesses += 1;
+        if ev.left(0) > fsa.limits.witness_choices {
+            self.witness_choice(&inner, g, ev, &on);
+        }
         Settle::NextNeed
+    }
+
+    /// The choice a witness shows possible (`on`: its nodes): every
+    /// ambiguous `obsNo` set of the report replaced by a member the
+    /// witness skips (among those, one still lacking an execution that
+    /// skips it, if any). The witness is an execution of that choice, so
+    /// its bulk recovery is exact unless a limit stops it, and confirms
+    /// what [`Evidence::record`] says; far more than the witness alone,
+    /// which confirms only the nodes it shows run.
+    fn witness_choice(&mut self, fsa: &Fsa, g: &Icfg, ev: &mut Evidence, on: &[bool]) {
+        if self.stats.checks >= fsa.limits.settle_checks as u64 {
+            return;
+        }
+        let mut choice = self.report.clone();
+        let mut picks = Vec::new();
+        for set in &mut choice.obs_no {
+            if set.nodes().len() < 2 {
+                continue;
+            }
+            let off = set.nodes().iter().copied().filter(|n| !on[n.index()]);
+            let Some(best) = off.clone().map(|n| ev.rank(n)).min() else {
+                return; // the witness violates the set: not an execution
+            };
+            let off: Vec<NodeId> = off.filter(|&n| ev.rank(n) == best).collect();
+            let pick = off[ev.below(off.len())];
+            picks.push(pick);
+            *set = NodeSet::new(vec![pick]).expect("one node");
+        }
+        if !self.tried.insert(picks) {
+            return;
+        }
+        self.stats.checks += 1;
+        self.stats.choices += 1;
+        // UTL's labels of the reduced report are sound for the choice (a
+        // stronger report).
+        if let Ok(r) = fsa.recover_once(g, &choice, false, Some(&self.red.labels)) {
+            ev.record(&r);
+        }
     }
 }
 
