@@ -902,6 +902,7 @@ fn why_explanations_force_the_label() {
         explained * 10 >= decided * 9,
         "only {explained} of {decided} decided nodes explained"
     );
+}
 
 /// Issue 25: `settle` turns every witness into a choice that is surely
 /// possible and confirms Maybe nodes with its bulk recovery. With it
