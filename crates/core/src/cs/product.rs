@@ -66,7 +66,8 @@
 //! [`CsLimits`].
 
 use super::frames::segments;
-use super::CsLimits;
+use super::hyper::{Hyper, StateId};
+use super::limits::CsLimits;
 use crate::automaton::{Dfa, DEAD};
 use crate::fsa::product::Touch;
 use crate::fxhash::FxHashMap as HashMap;
@@ -289,6 +290,97 @@ impl<S> Default for Group<S> {
     }
 }
 
+/// The states of one kind, keyed (A, B, tuple): the top-level states
+/// (node, segment, tuple) and the path edges (context, node, tuple).
+struct States<I, A, B> {
+    key: IdVec<I, (A, B, TupleId)>,
+    pred: IdVec<I, Pred<I>>,
+    ids: HashMap<(A, B, TupleId), I>,
+    /// With tracked bits: the states not subsumed, per (A, B, base
+    /// tuple), and those subsumed after they were added (not expanded:
+    /// the state that subsumes them is).
+    live: HashMap<(A, B, TupleId), Group<I>>,
+    dead: Vec<bool>,
+}
+
+impl<I: EntityId, A, B> States<I, A, B> {
+    fn new() -> Self {
+        States {
+            key: IdVec::new(),
+            pred: IdVec::new(),
+            ids: HashMap::default(),
+            live: HashMap::default(),
+            dead: Vec::new(),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.key.len()
+    }
+}
+
+impl<I: EntityId, A, B> std::ops::Index<I> for States<I, A, B> {
+    type Output = (A, B, TupleId);
+    fn index(&self, id: I) -> &Self::Output {
+        &self.key[id]
+    }
+}
+
+/// A kind of state ([`Tops`] or [`Paths`]): its table, its log of
+/// incoming steps and its work item, for [`Search::add`].
+trait Kind {
+    type Id: EntityId;
+    type A: Copy + Eq + std::hash::Hash;
+    type B: Copy + Eq + std::hash::Hash;
+    fn pick<'s>(
+        top: &'s mut States<TopId, NodeId, u32>,
+        path: &'s mut States<PathId, CtxId, NodeId>,
+    ) -> &'s mut States<Self::Id, Self::A, Self::B>;
+    fn log(log: &mut Log) -> &mut Vec<(Self::Id, Pred<Self::Id>)>;
+    fn waiter(id: Self::Id) -> Waiter;
+}
+
+/// Top-level states.
+enum Tops {}
+/// Path edges.
+enum Paths {}
+
+impl Kind for Tops {
+    type Id = TopId;
+    type A = NodeId;
+    type B = u32;
+    fn pick<'s>(
+        top: &'s mut States<TopId, NodeId, u32>,
+        _: &'s mut States<PathId, CtxId, NodeId>,
+    ) -> &'s mut States<TopId, NodeId, u32> {
+        top
+    }
+    fn log(log: &mut Log) -> &mut Vec<(TopId, Pred<TopId>)> {
+        &mut log.top_in
+    }
+    fn waiter(id: TopId) -> Waiter {
+        Waiter::Top(id)
+    }
+}
+
+impl Kind for Paths {
+    type Id = PathId;
+    type A = CtxId;
+    type B = NodeId;
+    fn pick<'s>(
+        _: &'s mut States<TopId, NodeId, u32>,
+        path: &'s mut States<PathId, CtxId, NodeId>,
+    ) -> &'s mut States<PathId, CtxId, NodeId> {
+        path
+    }
+    fn log(log: &mut Log) -> &mut Vec<(PathId, Pred<PathId>)> {
+        &mut log.path_in
+    }
+    fn waiter(id: PathId) -> Waiter {
+        Waiter::Path(id)
+    }
+}
+
 struct Search<'a> {
     g: &'a Icfg,
     autos: Vec<&'a Dfa>,
@@ -300,28 +392,16 @@ struct Search<'a> {
     tuple_ids: HashMap<Box<[u32]>, TupleId>,
     /// Per tuple, the tuple with no bits set (its automaton states).
     base: IdVec<TupleId, TupleId>,
-    /// (node, segment, tuple).
-    top: IdVec<TopId, (NodeId, u32, TupleId)>,
-    top_pred: IdVec<TopId, Pred<TopId>>,
-    top_ids: HashMap<(NodeId, u32, TupleId), TopId>,
-    /// With tracked bits: the top-level states not subsumed, per (node,
-    /// segment, base tuple), and those subsumed after they were added
-    /// (not expanded: the state that subsumes them is).
-    top_live: HashMap<(NodeId, u32, TupleId), Group<TopId>>,
-    top_dead: Vec<bool>,
+    /// Top-level states: (node, segment, tuple).
+    top: States<TopId, NodeId, u32>,
     /// (callee entry, tuple on entry).
     ctx: IdVec<CtxId, (NodeId, TupleId)>,
     ctx_ids: HashMap<(NodeId, TupleId), CtxId>,
     /// Per context: (exit tuple, the path edge that reached the exit).
     exits: IdVec<CtxId, Vec<(TupleId, PathId)>>,
     waiters: IdVec<CtxId, Vec<Waiter>>,
-    /// (context, node, tuple).
-    path: IdVec<PathId, (CtxId, NodeId, TupleId)>,
-    path_pred: IdVec<PathId, Pred<PathId>>,
-    path_ids: HashMap<(CtxId, NodeId, TupleId), PathId>,
-    /// As `top_live` and `top_dead`, per (context, node, base tuple).
-    path_live: HashMap<(CtxId, NodeId, TupleId), Group<PathId>>,
-    path_dead: Vec<bool>,
+    /// Path edges: (context, node, tuple).
+    path: States<PathId, CtxId, NodeId>,
     /// States not added or not expanded because another subsumes them.
     subsumed: usize,
     /// The stack's segments (where a jump may land, see [`Search::jump`]).
@@ -517,34 +597,7 @@ impl<'a> Search<'a> {
         key: (NodeId, u32, TupleId),
         pred: Pred<TopId>,
     ) -> Result<(), Unsupported> {
-        if let Some(&id) = self.top_ids.get(&key) {
-            if let Some(log) = &mut self.log {
-                log.top_in.push((id, pred));
-            }
-            return Ok(());
-        }
-        let id = self.top.next_id();
-        if let (Some(log), false) = (&mut self.log, matches!(pred, Pred::Root)) {
-            log.top_in.push((id, pred));
-        }
-        if self.subsuming() {
-            let (v, j, t) = key;
-            let group = self.top_live.entry((v, j, self.base[t])).or_default();
-            self.top_dead.push(false);
-            let na = self.autos.len();
-            let bits = &self.tuples[t][na..];
-            if Search::subsume(&self.seen, bits, group, &mut self.top_dead, id) {
-                self.top_dead.pop();
-                self.subsumed += 1;
-                return Ok(());
-            }
-        }
-        self.budget()?;
-        self.top.push(key);
-        self.top_pred.push(pred);
-        self.top_ids.insert(key, id);
-        self.work.push(Waiter::Top(id));
-        Ok(())
+        self.add::<Tops>(key, pred)
     }
 
     fn add_path(
@@ -552,33 +605,58 @@ impl<'a> Search<'a> {
         key: (CtxId, NodeId, TupleId),
         pred: Pred<PathId>,
     ) -> Result<(), Unsupported> {
-        if let Some(&id) = self.path_ids.get(&key) {
-            if let Some(log) = &mut self.log {
-                log.path_in.push((id, pred));
+        self.add::<Paths>(key, pred)
+    }
+
+    /// Adds the state `key` of kind `K`, reached by `pred`: logged (bulk
+    /// mode) even if known; dropped if a live state subsumes it (which
+    /// kills the live states it subsumes); else given the next id and
+    /// queued.
+    fn add<K: Kind>(
+        &mut self,
+        key: (K::A, K::B, TupleId),
+        pred: Pred<K::Id>,
+    ) -> Result<(), Unsupported> {
+        let subsuming = self.subsuming();
+        let na = self.autos.len();
+        let Search {
+            top,
+            path,
+            log,
+            seen,
+            tuples,
+            base,
+            subsumed,
+            ..
+        } = self;
+        let table = K::pick(top, path);
+        if let Some(&id) = table.ids.get(&key) {
+            if let Some(log) = log.as_mut() {
+                K::log(log).push((id, pred));
             }
             return Ok(());
         }
-        let id = self.path.next_id();
-        if let (Some(log), false) = (&mut self.log, matches!(pred, Pred::Root)) {
-            log.path_in.push((id, pred));
+        let id = table.key.next_id();
+        if let (Some(log), false) = (log.as_mut(), matches!(pred, Pred::Root)) {
+            K::log(log).push((id, pred));
         }
-        if self.subsuming() {
-            let (c, v, t) = key;
-            let group = self.path_live.entry((c, v, self.base[t])).or_default();
-            self.path_dead.push(false);
-            let na = self.autos.len();
-            let bits = &self.tuples[t][na..];
-            if Search::subsume(&self.seen, bits, group, &mut self.path_dead, id) {
-                self.path_dead.pop();
-                self.subsumed += 1;
+        if subsuming {
+            let (a, b, t) = key;
+            let group = table.live.entry((a, b, base[t])).or_default();
+            table.dead.push(false);
+            let bits = &tuples[t][na..];
+            if Search::subsume(seen, bits, group, &mut table.dead, id) {
+                table.dead.pop();
+                *subsumed += 1;
                 return Ok(());
             }
         }
         self.budget()?;
-        self.path.push(key);
-        self.path_pred.push(pred);
-        self.path_ids.insert(key, id);
-        self.work.push(Waiter::Path(id));
+        let table = K::pick(&mut self.top, &mut self.path);
+        table.key.push(key);
+        table.pred.push(pred);
+        table.ids.insert(key, id);
+        self.work.push(K::waiter(id));
         Ok(())
     }
 
@@ -599,8 +677,8 @@ impl<'a> Search<'a> {
     /// Whether a state was subsumed after it was added.
     fn dead(&self, w: Waiter) -> bool {
         match w {
-            Waiter::Top(id) => self.top_dead.get(id.index()).copied().unwrap_or(false),
-            Waiter::Path(id) => self.path_dead.get(id.index()).copied().unwrap_or(false),
+            Waiter::Top(id) => self.top.dead.get(id.index()).copied().unwrap_or(false),
+            Waiter::Path(id) => self.path.dead.get(id.index()).copied().unwrap_or(false),
         }
     }
 
@@ -809,7 +887,7 @@ impl<'a> Search<'a> {
                 }
                 Item::Top(mut s) => loop {
                     stack.push(Item::Node(self.top[s].0));
-                    match self.top_pred[s] {
+                    match self.top.pred[s] {
                         Pred::Root => break,
                         Pred::Step(p) => s = p,
                         Pred::Summary { call, exit } => {
@@ -824,7 +902,7 @@ impl<'a> Search<'a> {
                 },
                 Item::Path(mut s) => loop {
                     stack.push(Item::Node(self.path[s].1));
-                    match self.path_pred[s] {
+                    match self.path.pred[s] {
                         Pred::Root => break,
                         Pred::Step(p) => s = p,
                         Pred::Summary { call, exit } => {
@@ -1118,11 +1196,7 @@ impl<'a> Prepared<'a> {
     /// (none without `automata`; no relaxed observation tracked), and
     /// every way each is reached: the hypergraph of [`super::bulk`]. At
     /// most `max_states` states (with the derivation steps logged).
-    pub(crate) fn explode(
-        &self,
-        automata: bool,
-        max_states: usize,
-    ) -> Result<super::bulk::Hyper, Unsupported> {
+    pub(crate) fn explode(&self, automata: bool, max_states: usize) -> Result<Hyper, Unsupported> {
         let autos: Vec<&Dfa> = if automata {
             self.fixed.iter().collect()
         } else {
@@ -1295,20 +1369,12 @@ impl<'a> Search<'a> {
             tuples: IdVec::new(),
             tuple_ids: HashMap::default(),
             base: IdVec::new(),
-            top: IdVec::new(),
-            top_pred: IdVec::new(),
-            top_ids: HashMap::default(),
-            top_live: HashMap::default(),
-            top_dead: Vec::new(),
+            top: States::new(),
             ctx: IdVec::new(),
             ctx_ids: HashMap::default(),
             exits: IdVec::new(),
             waiters: IdVec::new(),
-            path: IdVec::new(),
-            path_pred: IdVec::new(),
-            path_ids: HashMap::default(),
-            path_live: HashMap::default(),
-            path_dead: Vec::new(),
+            path: States::new(),
             subsumed: 0,
             segs,
             esc: IdVec::new(),
@@ -1324,8 +1390,7 @@ impl<'a> Search<'a> {
 
     /// The logged exploration as a hypergraph over one id space: top-level
     /// states, then path edges, then escape records.
-    fn hyper(self) -> super::bulk::Hyper {
-        use super::bulk::{Hyper, StateId};
+    fn hyper(self) -> Hyper {
         let log = self.log.expect("a bulk exploration");
         let (nt, np, ne) = (self.top.len(), self.path.len(), self.esc.len());
         let top = |id: TopId| StateId::new(id.index());
@@ -1340,12 +1405,12 @@ impl<'a> Search<'a> {
         for i in 0..nt {
             let id = TopId::new(i);
             node.push(Some(self.top[id].0));
-            root.push(matches!(self.top_pred[id], Pred::Root));
+            root.push(matches!(self.top.pred[id], Pred::Root));
         }
         for i in 0..np {
             let id = PathId::new(i);
             node.push(Some(self.path[id].1));
-            root.push(matches!(self.path_pred[id], Pred::Root));
+            root.push(matches!(self.path.pred[id], Pred::Root));
         }
         node.resize(nt + np + ne, None);
         root.resize(nt + np + ne, false);
