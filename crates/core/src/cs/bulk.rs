@@ -46,7 +46,7 @@
 //! ([`FLOW_BUDGET`]); past them candidates stay Maybe.
 //!
 //! On the paper's failures this gives exactly the labels of the
-//! elimination searches of `product::close` (`--exact`), in milliseconds.
+//! elimination searches of `close::close` (`--exact`), in milliseconds.
 
 use super::hyper::{Hyper, StateId};
 use super::limits::CsLimits;

@@ -14,7 +14,7 @@
 //!
 //! With [`Cs::exact`], bulk recovery then decides the nodes still Maybe
 //! in the context-sensitive semantics with every constraint, by the
-//! elimination searches of `product::close`.
+//! elimination searches of `close::close`.
 //!
 //! Queries are answered in the context-sensitive semantics by
 //! [`product`] (tabulation with the constraint automata), with a valid
@@ -28,10 +28,12 @@
 //! base's answer and says so, where `cs` reports the stack impossible.
 
 pub(crate) mod bulk;
+mod close;
 pub(crate) mod frames;
 mod hyper;
 mod limits;
 pub mod product;
+mod seen;
 
 pub use limits::CsLimits;
 
@@ -51,7 +53,7 @@ pub struct Cs<B> {
     /// `best`: fall back to the base when the stack has no valid path.
     pub best: bool,
     /// Bulk recovery decides the nodes left Maybe exactly, by the searches
-    /// of [`product`] (see `product::close`): slower, by one search per
+    /// of [`product`] (see `close::close`): slower, by one search per
     /// path needed to clear the candidates.
     pub exact: bool,
 }
@@ -260,7 +262,7 @@ impl<B: Solver> Cs<B> {
         Ok(Step::Done)
     }
 
-    /// With `exact`, the closure's searches (`product::close`) decide
+    /// With `exact`, the closure's searches (`close::close`) decide
     /// what is still Maybe.
     fn close(
         &self,
@@ -272,7 +274,7 @@ impl<B: Solver> Cs<B> {
         if !self.exact {
             return Ok(Step::Done);
         }
-        let c = product::close(g, report, &mut rec.labels, &self.limits, deadline);
+        let c = close::close(g, report, &mut rec.labels, &self.limits, deadline);
         if c.infeasible {
             return Err(Conflict(None));
         }
