@@ -8,7 +8,7 @@ use libfuzzer_sys::fuzz_target;
 use postmortem_core::locate::PathMap;
 use postmortem_core::{Icfg, IcfgBuilder, NodeKind, NodeSpec};
 use postmortem_formats::logs::LogConfig;
-use postmortem_formats::pmreport::read_any_report_str;
+use postmortem_formats::any_report::read_any_report_str;
 use std::sync::OnceLock;
 
 /// `main` (a.c) calls `f` on line 3 and `printf("n=%d\n")` on line 4;

@@ -1,10 +1,30 @@
 //! postmortem's core: the ICFG model, the failure-report model, and the
 //! solvers that recover what a crashed program did. Pure Rust, no I/O.
 //!
+//! The model:
+//!
 //! * [`icfg`]: the interprocedural control-flow graph, frozen into flat
 //!   arrays with typed dense ids ([`ids`]).
 //! * [`report`]: what a failure report says, independent of file formats.
-//! * [`solver`]: the [`solver::Solver`] trait every solver implements.
+//! * [`locate`]: source-level facts (stack frames, `ran` selectors) to
+//!   nodes, soundly: what cannot be placed becomes a warning and a
+//!   weakening.
+//!
+//! The interface:
+//!
+//! * [`solver`]: the [`solver::Solver`] trait every solver implements
+//!   (`explain` and `culprit` come free).
+//! * [`query`]: the query language (selectors, formulas, regexes) compiled
+//!   to automata.
+//! * [`automaton`]: the constraint automata queries and the solvers use.
+//!
+//! The solvers, over the layers they share:
+//!
+//! * `lower` (crate-private): the one lowering of a report into the
+//!   constraints every solver reads, with a strategy for what a solver
+//!   cannot express (weaken it, or make it an automaton).
+//! * `structure` (crate-private): the condensation, segments and crossings
+//!   every solver builds on, and UTL's one-pass bulk recovery.
 //! * [`utl`]: the unreliable-trace-language solver of Ohmann et al.
 //!   (PLDI 2017, section 4.2), with one-pass bulk recovery.
 //! * [`fsa`]: the FSA solver: any regular constraint or query, explored on
@@ -13,13 +33,20 @@
 //!   crash stack as the pending calls) over a base solver's labels.
 //! * [`concurrency`]: signal handlers and threads: [`concurrency::ProcessWide`]
 //!   keeps any solver's labels sound for the whole process.
-//! * [`query`]: the query language (selectors, formulas, regexes) compiled
-//!   to automata.
-//! * [`automaton`]: the constraint automata queries and the FSA solver use.
+//!
+//! What runs on top of a solver:
+//!
+//! * [`staged`]: bulk recovery with variables' values, one value at a
+//!   time, labels merged (what `analyze` runs).
+//! * [`local`]: Local labels, per activation on the crash stack.
+//! * [`summary`]: node labels to per-file, per-line labels.
+//!
+//! Shared machinery: [`algo`] and [`graph`] (iterative SCCs, dominators,
+//! reachability over CSR graphs, bit sets), and a fast hasher for the
+//! solvers' maps.
 //!
 //! Random graphs and reports, the brute-force oracles and the synthetic
 //! program generator are in the `postmortem-testkit` crate (tests only).
-//! * [`algo`], [`graph`]: graph algorithms and storage they share.
 #![deny(missing_docs)]
 
 pub mod algo;

@@ -14,6 +14,7 @@
 
 pub mod annotate;
 pub mod answer;
+pub mod any_report;
 pub mod backtrace;
 pub mod batch;
 pub mod error;

@@ -6,9 +6,10 @@
 
 use postmortem_core::locate::{Action, PathMap, Problem};
 use postmortem_core::{Frame, FuncId, Icfg, IcfgBuilder, NodeId, NodeKind, NodeSet, NodeSpec};
+use postmortem_formats::any_report::{read_any_report_str, ReportKind};
 use postmortem_formats::backtrace::{locator, parse_backtrace, Backtrace, BacktraceFormat};
 use postmortem_formats::logs::{format_regex, LogConfig, LogMatcher};
-use postmortem_formats::pmreport::{parse_pmreport, read_any_report_str, ReportKind};
+use postmortem_formats::pmreport::parse_pmreport;
 use proptest::prelude::*;
 use std::path::PathBuf;
 

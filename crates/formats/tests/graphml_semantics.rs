@@ -343,7 +343,7 @@ fn fuzz_seeds_are_valid() {
     // The `pmreport` target's seeds: any `--report` format (a Sentry event).
     for entry in std::fs::read_dir(seeds.join("pmreport")).unwrap() {
         let path = entry.unwrap().path();
-        let (kind, _) = postmortem_formats::pmreport::read_any_report(
+        let (kind, _) = postmortem_formats::any_report::read_any_report(
             &path,
             &g,
             &Default::default(),
@@ -351,7 +351,7 @@ fn fuzz_seeds_are_valid() {
         )
         .unwrap_or_else(|e| panic!("{e}"));
         if path.file_name().is_some_and(|n| n == "sentry.json") {
-            assert_eq!(kind, postmortem_formats::pmreport::ReportKind::Sentry);
+            assert_eq!(kind, postmortem_formats::any_report::ReportKind::Sentry);
         }
     }
 }

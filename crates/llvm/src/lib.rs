@@ -353,7 +353,7 @@ pub fn lower_module(
     declarations: &DeclAttributes,
     name: &str,
 ) -> Result<Loaded, LlvmError> {
-    let (icfg, report, extras) = lower::Lowering::new(module, declarations, name).run()?;
+    let (icfg, report, extras) = lower::lower(module, declarations, name)?;
     let sancov = sancov::scan(
         module,
         &declarations.sancov_comdats,

@@ -46,86 +46,22 @@
 //! ([`FLOW_BUDGET`]); past them candidates stay Maybe.
 //!
 //! On the paper's failures this gives exactly the labels of the
-//! elimination searches of `product::close` (`--exact`), in milliseconds.
+//! elimination searches of `close::close` (`--exact`), in milliseconds.
 
+use super::hyper::{Hyper, StateId};
+use super::limits::CsLimits;
 use super::product::{Prepared, Unsupported};
-use super::CsLimits;
 use crate::algo::{SccId, Sccs};
 use crate::fxhash::FxHashMap as HashMap;
 use crate::graph::{BitSet, Csr};
 use crate::icfg::Icfg;
-use crate::ids::{entity_id, NodeId};
+use crate::ids::NodeId;
 use crate::report::Report;
 use crate::solver::Label;
 use std::collections::VecDeque;
 use std::time::Instant;
 
-entity_id!(
-    /// A state of a bulk exploration: a top-level state, a path edge or an
-    /// escape record.
-    StateId
-);
-
-/// One way a state is reached: from one state, or from two (a call
-/// site's state and the callee's exit path edge or escape record).
-type Step = (StateId, Option<StateId>);
-
-/// The hypergraph of a bulk exploration (see the module docs).
-pub(crate) struct Hyper {
-    /// Node of each state (none for escape records).
-    node: Vec<Option<NodeId>>,
-    /// Initial states: the start, or an invocation's entry.
-    root: Vec<bool>,
-    /// The steps into each state: `ins[start[s]..start[s + 1]]`.
-    start: Vec<usize>,
-    ins: Vec<Step>,
-    /// Accepting top-level states.
-    accepting: Vec<StateId>,
-}
-
 impl Hyper {
-    /// From the states' nodes, which are initial, the steps `(to, from,
-    /// also from)` and the accepting states.
-    pub(super) fn new(
-        node: Vec<Option<NodeId>>,
-        root: Vec<bool>,
-        mut steps: Vec<(StateId, StateId, Option<StateId>)>,
-        accepting: Vec<StateId>,
-    ) -> Hyper {
-        let n = node.len();
-        steps.sort_unstable();
-        steps.dedup();
-        let mut start = vec![0usize; n + 1];
-        for &(to, _, _) in &steps {
-            start[to.index() + 1] += 1;
-        }
-        for i in 0..n {
-            start[i + 1] += start[i];
-        }
-        let ins = steps.into_iter().map(|(_, a, b)| (a, b)).collect();
-        Hyper {
-            node,
-            root,
-            start,
-            ins,
-            accepting,
-        }
-    }
-
-    /// Number of states.
-    pub fn len(&self) -> usize {
-        self.node.len()
-    }
-
-    fn steps_into(&self, s: usize) -> &[Step] {
-        &self.ins[self.start[s]..self.start[s + 1]]
-    }
-
-    /// Whether some valid path is accepted.
-    pub fn feasible(&self) -> bool {
-        !self.accepting.is_empty()
-    }
-
     /// The states on some derivation of an accepting state.
     pub fn live(&self) -> BitSet {
         let mut live = BitSet::new(self.len());

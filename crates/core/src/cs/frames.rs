@@ -441,7 +441,7 @@ impl FrameGraph {
         report: &Report,
         removed: &BitSet,
         sl: &SameLevel,
-        limits: &super::CsLimits,
+        limits: &super::limits::CsLimits,
     ) -> Result<FrameGraph, CsFail> {
         let mut x = Explore::new(g, report, removed, sl, limits);
         let start = g.start();
@@ -488,7 +488,7 @@ struct Explore<'a> {
     report: &'a Report,
     removed: &'a BitSet,
     sl: &'a SameLevel,
-    limits: &'a super::CsLimits,
+    limits: &'a super::limits::CsLimits,
     segs: Vec<Segment>,
     max_states: usize,
     started: std::time::Instant,
@@ -505,7 +505,7 @@ impl<'a> Explore<'a> {
         report: &'a Report,
         removed: &'a BitSet,
         sl: &'a SameLevel,
-        limits: &'a super::CsLimits,
+        limits: &'a super::limits::CsLimits,
     ) -> Explore<'a> {
         Explore {
             g,

@@ -14,7 +14,7 @@
 //!
 //! With [`Cs::exact`], bulk recovery then decides the nodes still Maybe
 //! in the context-sensitive semantics with every constraint, by the
-//! elimination searches of `product::close`.
+//! elimination searches of `close::close`.
 //!
 //! Queries are answered in the context-sensitive semantics by
 //! [`product`] (tabulation with the constraint automata), with a valid
@@ -28,43 +28,20 @@
 //! base's answer and says so, where `cs` reports the stack impossible.
 
 pub(crate) mod bulk;
+mod close;
 pub(crate) mod frames;
+mod hyper;
+mod limits;
 pub mod product;
+mod seen;
+
+pub use limits::CsLimits;
 
 use crate::graph::BitSet;
 use crate::icfg::Icfg;
 use crate::report::{Origin, Report};
 use crate::solver::{Answer, Checked, Label, Query, Recovery, SolveError, Solver, Weakening};
 use frames::{CsFail, FrameGraph, SameLevel};
-
-/// Limits of the context-sensitive part. Past any of them the base
-/// solver's labels are kept, with a weakening that says which.
-#[derive(Clone, Debug)]
-pub struct CsLimits {
-    /// Maximum number of (node, stack segment) states of the frame graph.
-    pub max_states: usize,
-    /// Maximum wall-clock time of one frame-graph exploration.
-    pub timeout: Option<std::time::Duration>,
-    /// Memory budget of the frame graph, in bytes (estimated at
-    /// 96 bytes per state).
-    pub max_memory: usize,
-    /// Most states of the bulk pass's exploration ([`bulk`]). Past it with
-    /// the report's automata, the pass explores again without them; past
-    /// it without them, the pass is skipped (the labels stay sound either
-    /// way, and the output says so). 0 skips it.
-    pub bulk_states: usize,
-}
-
-impl Default for CsLimits {
-    fn default() -> Self {
-        CsLimits {
-            max_states: 4_000_000,
-            timeout: None,
-            max_memory: 4 << 30,
-            bulk_states: 1 << 20,
-        }
-    }
-}
 
 /// The context-sensitive solver over a base solver (see the module docs).
 #[derive(Clone, Debug, Default)]
@@ -76,7 +53,7 @@ pub struct Cs<B> {
     /// `best`: fall back to the base when the stack has no valid path.
     pub best: bool,
     /// Bulk recovery decides the nodes left Maybe exactly, by the searches
-    /// of [`product`] (see `product::close`): slower, by one search per
+    /// of [`product`] (see `close::close`): slower, by one search per
     /// path needed to clear the candidates.
     pub exact: bool,
 }
@@ -289,7 +266,7 @@ impl<B: Solver> Cs<B> {
         Ok(Step::Done)
     }
 
-    /// With `exact`, the closure's searches (`product::close`) decide
+    /// With `exact`, the closure's searches (`close::close`) decide
     /// what is still Maybe.
     fn close(
         &self,
@@ -301,7 +278,7 @@ impl<B: Solver> Cs<B> {
         if !self.exact {
             return Ok(Step::Done);
         }
-        let c = product::close(g, report, &mut rec.labels, &self.limits, deadline);
+        let c = close::close(g, report, &mut rec.labels, &self.limits, deadline);
         if c.infeasible {
             return Err(Conflict(None));
         }

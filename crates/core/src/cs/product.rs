@@ -66,7 +66,9 @@
 //! [`CsLimits`].
 
 use super::frames::segments;
-use super::CsLimits;
+use super::hyper::{Hyper, StateId};
+use super::limits::CsLimits;
+use super::seen::{Group, Seen};
 use crate::automaton::{Dfa, DEAD};
 use crate::fsa::product::Touch;
 use crate::fxhash::FxHashMap as HashMap;
@@ -184,108 +186,94 @@ enum Waiter {
     Path(PathId),
 }
 
-/// Relaxed observations tracked as bits of the tuple: "n ran" (its bit
-/// set at the end) and "not all of S ran" (never all of S's bits). Both
-/// only record which nodes were seen, so the effect of a completed call is
-/// the union of the caller's and the callee's bits, and a context needs
-/// no caller bits: contexts do not multiply with them.
-#[derive(Default)]
-struct Seen {
-    /// Bit of each tracked node.
-    bit: HashMap<u32, usize>,
-    /// Words of bits in a tuple.
-    words: usize,
-    /// Bits that must be set at the end.
-    ran: Vec<usize>,
-    /// Sets of bits that must never be all set.
-    not_all: Vec<Vec<usize>>,
-    /// Per word, the bits of "ran" observations only (more is better).
-    up: Vec<u32>,
-    /// Per word, the bits of "not all" sets only (fewer is better). Bits
-    /// in neither mask are in both kinds and must be equal to compare.
-    down: Vec<u32>,
+/// The states of one kind, keyed (A, B, tuple): the top-level states
+/// (node, segment, tuple) and the path edges (context, node, tuple).
+struct States<I, A, B> {
+    key: IdVec<I, (A, B, TupleId)>,
+    pred: IdVec<I, Pred<I>>,
+    ids: HashMap<(A, B, TupleId), I>,
+    /// With tracked bits: the states not subsumed, per (A, B, base
+    /// tuple), and those subsumed after they were added (not expanded:
+    /// the state that subsumes them is).
+    live: HashMap<(A, B, TupleId), Group<I>>,
+    dead: Vec<bool>,
 }
 
-impl Seen {
-    fn new(tracked: &[(&[u32], bool)]) -> Seen {
-        let mut s = Seen::default();
-        for &(nodes, ran) in tracked {
-            let bits: Vec<usize> = nodes
-                .iter()
-                .map(|&n| {
-                    let next = s.bit.len();
-                    *s.bit.entry(n).or_insert(next)
-                })
-                .collect();
-            if ran {
-                s.ran.extend(bits);
-            } else {
-                s.not_all.push(bits);
-            }
+impl<I: EntityId, A, B> States<I, A, B> {
+    fn new() -> Self {
+        States {
+            key: IdVec::new(),
+            pred: IdVec::new(),
+            ids: HashMap::default(),
+            live: HashMap::default(),
+            dead: Vec::new(),
         }
-        s.words = s.bit.len().div_ceil(32);
-        s.up = vec![0; s.words];
-        s.down = vec![0; s.words];
-        for &b in &s.ran {
-            s.up[b / 32] |= 1 << (b % 32);
-        }
-        for &b in s.not_all.iter().flatten() {
-            s.down[b / 32] |= 1 << (b % 32);
-        }
-        for (u, d) in s.up.iter_mut().zip(s.down.iter_mut()) {
-            let both = *u & *d;
-            *u &= !both;
-            *d &= !both;
-        }
-        s
     }
 
-    /// Whether bits `a` subsume bits `b`: every continuation that
-    /// completes `b` without breaking it completes `a` too. "Ran" bits
-    /// only help (`a` has all of `b`'s), "not all" bits only hurt (`b` has
-    /// all of `a`'s): steps and returns only add bits, acceptance is
-    /// upward closed in the first and breaking upward closed in the
-    /// second.
-    fn subsumes(&self, a: &[u32], b: &[u32]) -> bool {
-        a.iter()
-            .zip(b)
-            .zip(self.up.iter().zip(&self.down))
-            .all(|((&a, &b), (&up, &down))| {
-                let eq = !(up | down);
-                b & up & !a == 0 && a & down & !b == 0 && (a ^ b) & eq == 0
-            })
-    }
-
-    fn has(bits: &[u32], b: usize) -> bool {
-        bits[b / 32] & (1 << (b % 32)) != 0
-    }
-
-    /// Some "not all" set is all seen.
-    fn broken(&self, bits: &[u32]) -> bool {
-        self.not_all
-            .iter()
-            .any(|set| set.iter().all(|&b| Seen::has(bits, b)))
-    }
-
-    /// Every "ran" bit is set.
-    fn complete(&self, bits: &[u32]) -> bool {
-        self.ran.iter().all(|&b| Seen::has(bits, b))
+    fn len(&self) -> usize {
+        self.key.len()
     }
 }
 
-/// Live states of one place (same automaton states): their ids, and
-/// their bits inline (`Seen::words` per state) for a fast scan.
-struct Group<S> {
-    ids: Vec<S>,
-    bits: Vec<u32>,
+impl<I: EntityId, A, B> std::ops::Index<I> for States<I, A, B> {
+    type Output = (A, B, TupleId);
+    fn index(&self, id: I) -> &Self::Output {
+        &self.key[id]
+    }
 }
 
-impl<S> Default for Group<S> {
-    fn default() -> Self {
-        Group {
-            ids: Vec::new(),
-            bits: Vec::new(),
-        }
+/// A kind of state ([`Tops`] or [`Paths`]): its table, its log of
+/// incoming steps and its work item, for [`Search::add`].
+trait Kind {
+    type Id: EntityId;
+    type A: Copy + Eq + std::hash::Hash;
+    type B: Copy + Eq + std::hash::Hash;
+    fn pick<'s>(
+        top: &'s mut States<TopId, NodeId, u32>,
+        path: &'s mut States<PathId, CtxId, NodeId>,
+    ) -> &'s mut States<Self::Id, Self::A, Self::B>;
+    fn log(log: &mut Log) -> &mut Vec<(Self::Id, Pred<Self::Id>)>;
+    fn waiter(id: Self::Id) -> Waiter;
+}
+
+/// Top-level states.
+enum Tops {}
+/// Path edges.
+enum Paths {}
+
+impl Kind for Tops {
+    type Id = TopId;
+    type A = NodeId;
+    type B = u32;
+    fn pick<'s>(
+        top: &'s mut States<TopId, NodeId, u32>,
+        _: &'s mut States<PathId, CtxId, NodeId>,
+    ) -> &'s mut States<TopId, NodeId, u32> {
+        top
+    }
+    fn log(log: &mut Log) -> &mut Vec<(TopId, Pred<TopId>)> {
+        &mut log.top_in
+    }
+    fn waiter(id: TopId) -> Waiter {
+        Waiter::Top(id)
+    }
+}
+
+impl Kind for Paths {
+    type Id = PathId;
+    type A = CtxId;
+    type B = NodeId;
+    fn pick<'s>(
+        _: &'s mut States<TopId, NodeId, u32>,
+        path: &'s mut States<PathId, CtxId, NodeId>,
+    ) -> &'s mut States<PathId, CtxId, NodeId> {
+        path
+    }
+    fn log(log: &mut Log) -> &mut Vec<(PathId, Pred<PathId>)> {
+        &mut log.path_in
+    }
+    fn waiter(id: PathId) -> Waiter {
+        Waiter::Path(id)
     }
 }
 
@@ -300,28 +288,16 @@ struct Search<'a> {
     tuple_ids: HashMap<Box<[u32]>, TupleId>,
     /// Per tuple, the tuple with no bits set (its automaton states).
     base: IdVec<TupleId, TupleId>,
-    /// (node, segment, tuple).
-    top: IdVec<TopId, (NodeId, u32, TupleId)>,
-    top_pred: IdVec<TopId, Pred<TopId>>,
-    top_ids: HashMap<(NodeId, u32, TupleId), TopId>,
-    /// With tracked bits: the top-level states not subsumed, per (node,
-    /// segment, base tuple), and those subsumed after they were added
-    /// (not expanded: the state that subsumes them is).
-    top_live: HashMap<(NodeId, u32, TupleId), Group<TopId>>,
-    top_dead: Vec<bool>,
+    /// Top-level states: (node, segment, tuple).
+    top: States<TopId, NodeId, u32>,
     /// (callee entry, tuple on entry).
     ctx: IdVec<CtxId, (NodeId, TupleId)>,
     ctx_ids: HashMap<(NodeId, TupleId), CtxId>,
     /// Per context: (exit tuple, the path edge that reached the exit).
     exits: IdVec<CtxId, Vec<(TupleId, PathId)>>,
     waiters: IdVec<CtxId, Vec<Waiter>>,
-    /// (context, node, tuple).
-    path: IdVec<PathId, (CtxId, NodeId, TupleId)>,
-    path_pred: IdVec<PathId, Pred<PathId>>,
-    path_ids: HashMap<(CtxId, NodeId, TupleId), PathId>,
-    /// As `top_live` and `top_dead`, per (context, node, base tuple).
-    path_live: HashMap<(CtxId, NodeId, TupleId), Group<PathId>>,
-    path_dead: Vec<bool>,
+    /// Path edges: (context, node, tuple).
+    path: States<PathId, CtxId, NodeId>,
     /// States not added or not expanded because another subsumes them.
     subsumed: usize,
     /// The stack's segments (where a jump may land, see [`Search::jump`]).
@@ -517,34 +493,7 @@ impl<'a> Search<'a> {
         key: (NodeId, u32, TupleId),
         pred: Pred<TopId>,
     ) -> Result<(), Unsupported> {
-        if let Some(&id) = self.top_ids.get(&key) {
-            if let Some(log) = &mut self.log {
-                log.top_in.push((id, pred));
-            }
-            return Ok(());
-        }
-        let id = self.top.next_id();
-        if let (Some(log), false) = (&mut self.log, matches!(pred, Pred::Root)) {
-            log.top_in.push((id, pred));
-        }
-        if self.subsuming() {
-            let (v, j, t) = key;
-            let group = self.top_live.entry((v, j, self.base[t])).or_default();
-            self.top_dead.push(false);
-            let na = self.autos.len();
-            let bits = &self.tuples[t][na..];
-            if Search::subsume(&self.seen, bits, group, &mut self.top_dead, id) {
-                self.top_dead.pop();
-                self.subsumed += 1;
-                return Ok(());
-            }
-        }
-        self.budget()?;
-        self.top.push(key);
-        self.top_pred.push(pred);
-        self.top_ids.insert(key, id);
-        self.work.push(Waiter::Top(id));
-        Ok(())
+        self.add::<Tops>(key, pred)
     }
 
     fn add_path(
@@ -552,33 +501,58 @@ impl<'a> Search<'a> {
         key: (CtxId, NodeId, TupleId),
         pred: Pred<PathId>,
     ) -> Result<(), Unsupported> {
-        if let Some(&id) = self.path_ids.get(&key) {
-            if let Some(log) = &mut self.log {
-                log.path_in.push((id, pred));
+        self.add::<Paths>(key, pred)
+    }
+
+    /// Adds the state `key` of kind `K`, reached by `pred`: logged (bulk
+    /// mode) even if known; dropped if a live state subsumes it (which
+    /// kills the live states it subsumes); else given the next id and
+    /// queued.
+    fn add<K: Kind>(
+        &mut self,
+        key: (K::A, K::B, TupleId),
+        pred: Pred<K::Id>,
+    ) -> Result<(), Unsupported> {
+        let subsuming = self.subsuming();
+        let na = self.autos.len();
+        let Search {
+            top,
+            path,
+            log,
+            seen,
+            tuples,
+            base,
+            subsumed,
+            ..
+        } = self;
+        let table = K::pick(top, path);
+        if let Some(&id) = table.ids.get(&key) {
+            if let Some(log) = log.as_mut() {
+                K::log(log).push((id, pred));
             }
             return Ok(());
         }
-        let id = self.path.next_id();
-        if let (Some(log), false) = (&mut self.log, matches!(pred, Pred::Root)) {
-            log.path_in.push((id, pred));
+        let id = table.key.next_id();
+        if let (Some(log), false) = (log.as_mut(), matches!(pred, Pred::Root)) {
+            K::log(log).push((id, pred));
         }
-        if self.subsuming() {
-            let (c, v, t) = key;
-            let group = self.path_live.entry((c, v, self.base[t])).or_default();
-            self.path_dead.push(false);
-            let na = self.autos.len();
-            let bits = &self.tuples[t][na..];
-            if Search::subsume(&self.seen, bits, group, &mut self.path_dead, id) {
-                self.path_dead.pop();
-                self.subsumed += 1;
+        if subsuming {
+            let (a, b, t) = key;
+            let group = table.live.entry((a, b, base[t])).or_default();
+            table.dead.push(false);
+            let bits = &tuples[t][na..];
+            if Search::subsume(seen, bits, group, &mut table.dead, id) {
+                table.dead.pop();
+                *subsumed += 1;
                 return Ok(());
             }
         }
         self.budget()?;
-        self.path.push(key);
-        self.path_pred.push(pred);
-        self.path_ids.insert(key, id);
-        self.work.push(Waiter::Path(id));
+        let table = K::pick(&mut self.top, &mut self.path);
+        table.key.push(key);
+        table.pred.push(pred);
+        table.ids.insert(key, id);
+        self.work.push(K::waiter(id));
         Ok(())
     }
 
@@ -599,8 +573,8 @@ impl<'a> Search<'a> {
     /// Whether a state was subsumed after it was added.
     fn dead(&self, w: Waiter) -> bool {
         match w {
-            Waiter::Top(id) => self.top_dead.get(id.index()).copied().unwrap_or(false),
-            Waiter::Path(id) => self.path_dead.get(id.index()).copied().unwrap_or(false),
+            Waiter::Top(id) => self.top.dead.get(id.index()).copied().unwrap_or(false),
+            Waiter::Path(id) => self.path.dead.get(id.index()).copied().unwrap_or(false),
         }
     }
 
@@ -809,7 +783,7 @@ impl<'a> Search<'a> {
                 }
                 Item::Top(mut s) => loop {
                     stack.push(Item::Node(self.top[s].0));
-                    match self.top_pred[s] {
+                    match self.top.pred[s] {
                         Pred::Root => break,
                         Pred::Step(p) => s = p,
                         Pred::Summary { call, exit } => {
@@ -824,7 +798,7 @@ impl<'a> Search<'a> {
                 },
                 Item::Path(mut s) => loop {
                     stack.push(Item::Node(self.path[s].1));
-                    match self.path_pred[s] {
+                    match self.path.pred[s] {
                         Pred::Root => break,
                         Pred::Step(p) => s = p,
                         Pred::Summary { call, exit } => {
@@ -1118,11 +1092,7 @@ impl<'a> Prepared<'a> {
     /// (none without `automata`; no relaxed observation tracked), and
     /// every way each is reached: the hypergraph of [`super::bulk`]. At
     /// most `max_states` states (with the derivation steps logged).
-    pub(crate) fn explode(
-        &self,
-        automata: bool,
-        max_states: usize,
-    ) -> Result<super::bulk::Hyper, Unsupported> {
+    pub(crate) fn explode(&self, automata: bool, max_states: usize) -> Result<Hyper, Unsupported> {
         let autos: Vec<&Dfa> = if automata {
             self.fixed.iter().collect()
         } else {
@@ -1295,20 +1265,12 @@ impl<'a> Search<'a> {
             tuples: IdVec::new(),
             tuple_ids: HashMap::default(),
             base: IdVec::new(),
-            top: IdVec::new(),
-            top_pred: IdVec::new(),
-            top_ids: HashMap::default(),
-            top_live: HashMap::default(),
-            top_dead: Vec::new(),
+            top: States::new(),
             ctx: IdVec::new(),
             ctx_ids: HashMap::default(),
             exits: IdVec::new(),
             waiters: IdVec::new(),
-            path: IdVec::new(),
-            path_pred: IdVec::new(),
-            path_ids: HashMap::default(),
-            path_live: HashMap::default(),
-            path_dead: Vec::new(),
+            path: States::new(),
             subsumed: 0,
             segs,
             esc: IdVec::new(),
@@ -1324,8 +1286,7 @@ impl<'a> Search<'a> {
 
     /// The logged exploration as a hypergraph over one id space: top-level
     /// states, then path edges, then escape records.
-    fn hyper(self) -> super::bulk::Hyper {
-        use super::bulk::{Hyper, StateId};
+    fn hyper(self) -> Hyper {
         let log = self.log.expect("a bulk exploration");
         let (nt, np, ne) = (self.top.len(), self.path.len(), self.esc.len());
         let top = |id: TopId| StateId::new(id.index());
@@ -1340,12 +1301,12 @@ impl<'a> Search<'a> {
         for i in 0..nt {
             let id = TopId::new(i);
             node.push(Some(self.top[id].0));
-            root.push(matches!(self.top_pred[id], Pred::Root));
+            root.push(matches!(self.top.pred[id], Pred::Root));
         }
         for i in 0..np {
             let id = PathId::new(i);
             node.push(Some(self.path[id].1));
-            root.push(matches!(self.path_pred[id], Pred::Root));
+            root.push(matches!(self.path.pred[id], Pred::Root));
         }
         node.resize(nt + np + ne, None);
         root.resize(nt + np + ne, false);
@@ -1479,228 +1440,4 @@ impl<'a> Search<'a> {
         }
         Ok(None)
     }
-}
-
-/// The cap of one search of [`close`]: this many times the states of
-/// the search of the report alone, and at least [`MIN_CAP`].
-const CAP_FACTOR: usize = 8;
-const MIN_CAP: usize = 1 << 16;
-
-/// The states all searches of [`close`] may build: this many times the
-/// search of the report alone, at least [`CLOSE_MIN`] and at most
-/// [`CLOSE_MAX`] times `--max-states`; past it the candidates left stay
-/// Maybe, and the output says so. (Deterministic, unlike a time limit:
-/// a few seconds of searching at the default `--max-states`.)
-const CLOSE_FACTOR: usize = 256;
-const CLOSE_MIN: usize = 1 << 22;
-const CLOSE_MAX: usize = 2;
-
-/// Most Yes-candidates of one search of [`close`].
-const BATCH: usize = 32;
-
-/// What [`close`] did.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Closed {
-    /// Searches run.
-    pub searches: u64,
-    /// Labels turned from Maybe to Yes, and to No.
-    pub yes: u64,
-    pub no: u64,
-    /// Why it stopped before deciding every candidate, if it did.
-    pub stopped: Option<String>,
-    /// The report has no consistent valid path (labels unchanged).
-    pub infeasible: bool,
-}
-
-/// Decides the Maybe nodes of `labels` (sound labels of `report`) in the
-/// context-sensitive semantics, by elimination rather than one search per
-/// node: every consistent valid path found clears the nodes on it of
-/// being No and the nodes off it of being Yes. One search asks for a path
-/// through some remaining No-candidate (an automaton of two states): when
-/// there is none, all of them are No. One asks for a path that misses
-/// some remaining Yes-candidate (a "not all" set of bits): when there is
-/// none, all of them are Yes. So the searches number the paths needed to
-/// clear the candidates, plus two.
-///
-/// Stops at the first search over the limits (or `deadline`), leaving
-/// the remaining candidates Maybe; every label it sets is exact.
-pub(crate) fn close(
-    g: &Icfg,
-    report: &Report,
-    labels: &mut [Label],
-    limits: &CsLimits,
-    deadline: Option<Instant>,
-) -> Closed {
-    let mut out = Closed::default();
-    let mut p = match Prepared::new(g, report, limits, deadline) {
-        Ok(Some(p)) => p,
-        Ok(None) => return out,
-        Err(Unsupported(why)) => {
-            out.stopped = Some(why);
-            return out;
-        }
-    };
-    let n = g.num_nodes();
-    let mut c = Candidates {
-        n,
-        budget: usize::MAX,
-        no: BitSet::new(n),
-        yes: BitSet::new(n),
-    };
-    let mut gone = Vec::new();
-    for (v, l) in labels.iter().enumerate() {
-        if *l == Label::Maybe {
-            if p.removed(v) {
-                gone.push(v);
-            } else {
-                c.no.insert(v);
-                c.yes.insert(v);
-            }
-        }
-    }
-    // One search of the report alone: is there a path at all, and how
-    // large is a search (the cap of the others, and their budget)?
-    out.searches += 1;
-    match p.run(&[], &[], None, false) {
-        Ok(Some(path)) => {
-            c.clear(&path);
-            p.cap = p.last.saturating_mul(CAP_FACTOR).max(MIN_CAP);
-            c.budget = p
-                .last
-                .saturating_mul(CLOSE_FACTOR)
-                .max(CLOSE_MIN)
-                .min(limits.max_states.saturating_mul(CLOSE_MAX));
-        }
-        Ok(None) => {
-            out.infeasible = true;
-            return out;
-        }
-        Err(Unsupported(why)) => {
-            out.stopped = Some(why);
-            return out;
-        }
-    }
-    for v in gone {
-        labels[v] = Label::No;
-        out.no += 1;
-    }
-    // Candidates for Yes first: their paths clear most candidates for No.
-    if let Err(Unsupported(why)) = close_yes(&mut p, &mut c, labels, &mut out, deadline) {
-        out.stopped = Some(why);
-        return out;
-    }
-    if let Err(Unsupported(why)) = close_no(&mut p, &mut c, labels, &mut out) {
-        out.stopped = Some(why);
-    }
-    out
-}
-
-/// The nodes [`close`] has yet to decide.
-struct Candidates {
-    /// Nodes of the graph.
-    n: usize,
-    /// States all searches may build (see [`CLOSE_FACTOR`]).
-    budget: usize,
-    /// Not yet seen on a consistent path.
-    no: BitSet,
-    /// Not yet seen missed by one.
-    yes: BitSet,
-}
-
-impl Candidates {
-    /// An error once the searches have built more states than the budget;
-    /// else the next search is capped by what is left of it.
-    fn spent(&self, p: &mut Prepared<'_>) -> Result<(), Unsupported> {
-        if p.states >= self.budget {
-            return Err(Unsupported(format!(
-                "its searches built {} states, its budget",
-                self.budget
-            )));
-        }
-        p.cap = p.cap.min(self.budget - p.states);
-        Ok(())
-    }
-
-    /// A consistent valid path clears the nodes on it of being No and
-    /// those off it of being Yes.
-    fn clear(&mut self, path: &[NodeId]) {
-        let mut on = BitSet::new(self.n);
-        for v in path {
-            on.insert(v.index());
-            self.no.remove(v.index());
-        }
-        let off: Vec<usize> = self.yes.iter().filter(|&v| !on.contains(v)).collect();
-        for v in off {
-            self.yes.remove(v);
-        }
-    }
-}
-
-/// The Yes side of [`close`], in batches: a path that misses some node of
-/// the batch clears at least one; none proves the whole batch. Each node
-/// of a batch is one bit, and subsumption keeps only the states that saw
-/// fewest of them, so a batch over the cap is halved; a single node over
-/// it stays Maybe (noted in `out.stopped`). Past the deadline, the error.
-fn close_yes(
-    p: &mut Prepared<'_>,
-    c: &mut Candidates,
-    labels: &mut [Label],
-    out: &mut Closed,
-    deadline: Option<Instant>,
-) -> Result<(), Unsupported> {
-    let mut size = BATCH / 4;
-    let mut given_up = 0usize;
-    while c.yes.iter().next().is_some() {
-        c.spent(p)?;
-        let nodes: Vec<u32> = c.yes.iter().take(size).map(|v| v as u32).collect();
-        out.searches += 1;
-        match p.run(&[], &[], Some(&nodes), false) {
-            Ok(Some(path)) => c.clear(&path),
-            Ok(None) => {
-                for &v in &nodes {
-                    labels[v as usize] = Label::Yes;
-                    c.yes.remove(v as usize);
-                    out.yes += 1;
-                }
-                size = (size * 2).min(BATCH);
-            }
-            Err(e) if deadline.is_some_and(|d| Instant::now() > d) => return Err(e),
-            Err(Unsupported(why)) if nodes.len() == 1 => {
-                c.yes.remove(nodes[0] as usize);
-                given_up += 1;
-                out.stopped = Some(format!("{why}, for {given_up} nodes"));
-            }
-            Err(_) => size = nodes.len() / 2,
-        }
-    }
-    Ok(())
-}
-
-/// The No side of [`close`]: a path through some remaining candidate (an
-/// automaton of two states) clears at least one; none proves them all.
-fn close_no(
-    p: &mut Prepared<'_>,
-    c: &mut Candidates,
-    labels: &mut [Label],
-    out: &mut Closed,
-) -> Result<(), Unsupported> {
-    while c.no.iter().next().is_some() {
-        c.spent(p)?;
-        let nodes: Vec<NodeId> = c.no.iter().map(NodeId::new).collect();
-        let some = NodeSet::new(nodes).expect("candidates");
-        let dfa = Dfa::subsequence(Origin::Query, &[some]);
-        out.searches += 1;
-        match p.run(std::slice::from_ref(&dfa), &[], None, false)? {
-            Some(path) => c.clear(&path),
-            None => {
-                for v in c.no.iter() {
-                    labels[v] = Label::No;
-                    c.yes.remove(v);
-                    out.no += 1;
-                }
-                break;
-            }
-        }
-    }
-    Ok(())
 }

@@ -1,0 +1,73 @@
+//! The hypergraph of a bulk exploration: the state table that
+//! [`super::product`]'s tabulation fills in bulk mode and the passes of
+//! [`super::bulk`] read. Below both, so that neither imports the other
+//! for it.
+
+use crate::ids::{entity_id, NodeId};
+
+entity_id!(
+    /// A state of a bulk exploration: a top-level state, a path edge or an
+    /// escape record.
+    StateId
+);
+
+/// One way a state is reached: from one state, or from two (a call
+/// site's state and the callee's exit path edge or escape record).
+pub(super) type Step = (StateId, Option<StateId>);
+
+/// The hypergraph of a bulk exploration (see the module docs).
+pub(crate) struct Hyper {
+    /// Node of each state (none for escape records).
+    pub(super) node: Vec<Option<NodeId>>,
+    /// Initial states: the start, or an invocation's entry.
+    pub(super) root: Vec<bool>,
+    /// The steps into each state: `ins[start[s]..start[s + 1]]`.
+    pub(super) start: Vec<usize>,
+    pub(super) ins: Vec<Step>,
+    /// Accepting top-level states.
+    pub(super) accepting: Vec<StateId>,
+}
+
+impl Hyper {
+    /// From the states' nodes, which are initial, the steps `(to, from,
+    /// also from)` and the accepting states.
+    pub(super) fn new(
+        node: Vec<Option<NodeId>>,
+        root: Vec<bool>,
+        mut steps: Vec<(StateId, StateId, Option<StateId>)>,
+        accepting: Vec<StateId>,
+    ) -> Hyper {
+        let n = node.len();
+        steps.sort_unstable();
+        steps.dedup();
+        let mut start = vec![0usize; n + 1];
+        for &(to, _, _) in &steps {
+            start[to.index() + 1] += 1;
+        }
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let ins = steps.into_iter().map(|(_, a, b)| (a, b)).collect();
+        Hyper {
+            node,
+            root,
+            start,
+            ins,
+            accepting,
+        }
+    }
+
+    /// Number of states.
+    pub fn len(&self) -> usize {
+        self.node.len()
+    }
+
+    pub(super) fn steps_into(&self, s: usize) -> &[Step] {
+        &self.ins[self.start[s]..self.start[s + 1]]
+    }
+
+    /// Whether some valid path is accepted.
+    pub fn feasible(&self) -> bool {
+        !self.accepting.is_empty()
+    }
+}

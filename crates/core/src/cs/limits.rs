@@ -1,0 +1,31 @@
+//! The limits of the context-sensitive solver, read by every part of it
+//! (below them all).
+
+/// Limits of the context-sensitive part. Past any of them the base
+/// solver's labels are kept, with a weakening that says which.
+#[derive(Clone, Debug)]
+pub struct CsLimits {
+    /// Maximum number of (node, stack segment) states of the frame graph.
+    pub max_states: usize,
+    /// Maximum wall-clock time of one frame-graph exploration.
+    pub timeout: Option<std::time::Duration>,
+    /// Memory budget of the frame graph, in bytes (estimated at
+    /// 96 bytes per state).
+    pub max_memory: usize,
+    /// Most states of the bulk pass's exploration ([`super::bulk`]). Past it with
+    /// the report's automata, the pass explores again without them; past
+    /// it without them, the pass is skipped (the labels stay sound either
+    /// way, and the output says so). 0 skips it.
+    pub bulk_states: usize,
+}
+
+impl Default for CsLimits {
+    fn default() -> Self {
+        CsLimits {
+            max_states: 4_000_000,
+            timeout: None,
+            max_memory: 4 << 30,
+            bulk_states: 1 << 20,
+        }
+    }
+}
