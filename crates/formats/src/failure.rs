@@ -21,11 +21,11 @@
 //! stay sound. Events go to the caller's sink as they happen, so nothing
 //! said before an error is lost.
 
+use crate::any_report::read_any_report_limited;
 use crate::backtrace::{locator, merge_inlined_by_address, read_backtrace_path_limited};
 use crate::input::{read_bounded, Limit};
 use crate::logs::{LogConfig, LogMatch, LogMatcher, LogWarning};
 use crate::native::{self, Binary, Core};
-use crate::pmreport::read_any_report_limited;
 use crate::sancov::{FlagConstraints, SancovMap};
 use crate::vars::{ValueUse, VarMap};
 use postmortem_core::locate::{PathMap, SourceFrame};

@@ -49,10 +49,6 @@ use postmortem_core::locate::{LocateWarning, Locator, Selector, SourceFrame};
 use postmortem_core::{Report, Trace};
 use serde_json::{Map, Value};
 
-/// The old path of [`crate::any_report::read_any_report_limited`], kept
-/// for `failure.rs` until it imports it from there.
-pub use crate::any_report::read_any_report_limited;
-
 /// One frame of the `stack`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PmFrame {
