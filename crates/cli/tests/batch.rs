@@ -156,6 +156,10 @@ fn normal(v: &Value) -> Value {
     if let Some(m) = v.as_object_mut() {
         m.remove("timings_ms");
         m.remove("cache");
+        // The solver's phase times (`fsa_bulk_ms`, ...).
+        if let Some(s) = m.get_mut("solver_stats").and_then(Value::as_object_mut) {
+            s.retain(|k, _| !k.ends_with("_ms"));
+        }
     }
     v
 }

@@ -307,12 +307,14 @@ fn text_and_annotate_outputs() {
     assert!(txt.lines().any(|x| x.ends_with("/figure1.c")), "{txt}");
 
     let ann = read("annotate.txt");
+    // With functions on the stack, a Local column comes second.
+    let col = if ann.contains(":Local:") { 2 } else { 1 };
     let mark = |line: u64| -> String {
         let row = ann
             .lines()
             .find(|r| {
                 r.split(':')
-                    .nth(1)
+                    .nth(col)
                     .map(|n| n.trim() == line.to_string())
                     .unwrap_or(false)
             })
