@@ -1564,18 +1564,15 @@ fn check_local(
             // entered (the branch to the next block is elided at -O0): its
             // only rows are the back edge's, which a first iteration never
             // reaches. gdb cannot see it run; not checked.
-            let text = src.text(&path, l).trim().to_string();
-            let constant_loop = [
-                "while (True)",
-                "while (1)",
-                "while(1)",
-                "for (;;)",
-                "for(;;)",
-                "do {",
-                "do{",
-            ]
-            .iter()
-            .any(|p| text.starts_with(p))
+            // (Spacing aside: SQLite writes `while( 1 ){`.)
+            let text: String = src
+                .text(&path, l)
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect();
+            let constant_loop = ["while(True)", "while(1)", "for(;;)", "do{"]
+                .iter()
+                .any(|p| text.starts_with(p))
                 || text == "do";
             if src.is_brace(&path, l) || !visible || constant_loop {
                 continue;
