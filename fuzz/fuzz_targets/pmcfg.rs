@@ -6,10 +6,9 @@
 //! fixed up, which takes the fuzzer into the structural validation.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use postmortem_core::icfg::CACHE_MAGIC;
-use postmortem_core::Icfg;
+use postmortem_formats::pmcfg::{decode, encode, CACHE_MAGIC};
 
-/// The cache checksum, as `postmortem_core::icfg` computes it (checked
+/// The cache checksum, as `postmortem_formats::pmcfg` computes it (checked
 /// below on every graph that decodes: a re-encoded graph is sealed).
 fn checksum(bytes: &[u8]) -> u64 {
     const K: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -36,7 +35,7 @@ fn seal(bytes: &[u8]) -> Vec<u8> {
 }
 
 fn exercise(bytes: &[u8]) {
-    if let Ok(g) = Icfg::decode(bytes) {
+    if let Ok(g) = decode(bytes) {
         for n in g.nodes() {
             let _ = (
                 g.kind(n),
@@ -52,10 +51,10 @@ fn exercise(bytes: &[u8]) {
             g.functions().len(),
             g.async_registrations().len(),
         );
-        let again = g.encode();
+        let again = encode(&g);
         assert_eq!(seal(&again), again, "the checksum replica is out of date");
-        let g2 = Icfg::decode(&again).expect("a re-encoded graph decodes");
-        assert_eq!(g2.encode(), again, "encode/decode is not a fixed point");
+        let g2 = decode(&again).expect("a re-encoded graph decodes");
+        assert_eq!(encode(&g2), again, "encode/decode is not a fixed point");
     }
 }
 

@@ -12,10 +12,10 @@
 //! * otherwise csi-cc GraphML, optionally gzip-compressed.
 
 use crate::exit::Failure;
-use postmortem_core::icfg::CACHE_MAGIC;
 use postmortem_core::Icfg;
 use postmortem_formats::frontend::{decode_loaded, encode_loaded, IrFormat, WIRE_MAGIC};
 use postmortem_formats::input::{read_bounded, require_regular, Limit};
+use postmortem_formats::pmcfg::{self, CACHE_MAGIC};
 use postmortem_formats::sancov::SancovMap;
 use postmortem_formats::vars::VarMap;
 use std::io::Read;
@@ -126,7 +126,7 @@ pub fn load_graph_with_maps(
     match sniff(path) {
         GraphFormat::Cache => {
             let bytes = read_bounded(path, &graph_limit(limit)).map_err(Failure::input)?;
-            Icfg::decode(&bytes).map(|g| (g, None, None)).map_err(|e| {
+            pmcfg::decode(&bytes).map(|g| (g, None, None)).map_err(|e| {
                 if bytes.starts_with(&CACHE_MAGIC) {
                     bad_cache(path, e)
                 } else {
@@ -181,7 +181,7 @@ pub fn build_cache(input: &Path, output: &Path) -> Result<(), Failure> {
                 Some(m.flags.len()),
             ),
             None if has_vars => (encode_loaded(&loaded), loaded.icfg.clone(), None),
-            None => (loaded.icfg.encode(), loaded.icfg, None),
+            None => (pmcfg::encode(&loaded.icfg), loaded.icfg, None),
         }
     } else {
         let (g, flags, vars) = load_graph_with_maps(input, limit)?;
@@ -195,7 +195,7 @@ pub fn build_cache(input: &Path, output: &Path) -> Result<(), Failure> {
             };
             (encode_loaded(&loaded), loaded.icfg, n)
         } else {
-            (g.encode(), g, None)
+            (pmcfg::encode(&g), g, None)
         }
     };
     std::fs::write(output, &bytes)

@@ -216,20 +216,6 @@ fn programs_without_asynchronous_functions_are_untouched() {
 }
 
 #[test]
-fn the_cache_keeps_asynchronous_functions() {
-    let p = Prog::new(true, false);
-    let back = Icfg::decode(&p.g.encode()).unwrap();
-    assert_eq!(back.async_functions(), p.g.async_functions());
-    assert_eq!(
-        back.async_functions()
-            .iter()
-            .map(|&f| back.function(f).name.to_string())
-            .collect::<Vec<_>>(),
-        ["worker"]
-    );
-}
-
-#[test]
 fn a_thread_whose_start_never_ran_costs_no_precision() {
     let p = Prog::new(true, false);
     // An observation says the spawn never ran: then neither did the

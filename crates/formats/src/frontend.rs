@@ -14,7 +14,7 @@
 //! `PMLLVM\0` and a version byte (8 bytes), the length of a JSON header
 //! (u64, little-endian), the JSON header (`{"report": ..., "sancov":
 //! ...}`: the [`FrontendReport`] and the [`SancovMap`] with node indices),
-//! then the graph as a `.pmcfg` cache ([`Icfg::encode`], versioned and
+//! then the graph as a `.pmcfg` cache ([`crate::pmcfg::encode`], versioned and
 //! checksummed). Every node index of the map is checked against the graph.
 
 use crate::sancov::{SancovArray, SancovFlag, SancovMap};
@@ -257,7 +257,7 @@ pub fn encode_loaded(loaded: &Loaded) -> Vec<u8> {
         vars: loaded.vars.clone(),
     };
     let json = serde_json::to_vec(&header).expect("the header serializes");
-    let graph = loaded.icfg.encode();
+    let graph = crate::pmcfg::encode(&loaded.icfg);
     let mut out = Vec::with_capacity(16 + json.len() + graph.len());
     out.extend_from_slice(&WIRE_MAGIC);
     out.extend_from_slice(&(json.len() as u64).to_le_bytes());
@@ -281,7 +281,7 @@ pub fn decode_loaded(bytes: &[u8]) -> Result<Loaded, String> {
     let header: WireHeader = serde_json::from_slice(&bytes[16..json_end])
         .map_err(|e| format!("corrupt front-end output: {e}"))?;
     // The graph's own errors already say "corrupt graph cache: ...".
-    let icfg = Icfg::decode(&bytes[json_end..]).map_err(|e| e.to_string())?;
+    let icfg = crate::pmcfg::decode(&bytes[json_end..]).map_err(|e| e.to_string())?;
     let n = icfg.num_nodes();
     let node = |i: u32| -> Result<NodeId, String> {
         if (i as usize) < n {
@@ -381,7 +381,10 @@ mod tests {
     fn the_wire_format_round_trips() {
         let l = loaded();
         let back = decode_loaded(&encode_loaded(&l)).unwrap();
-        assert_eq!(back.icfg.encode(), l.icfg.encode());
+        assert_eq!(
+            crate::pmcfg::encode(&back.icfg),
+            crate::pmcfg::encode(&l.icfg)
+        );
         assert_eq!(back.report, l.report);
         assert_eq!(back.sancov, l.sancov);
         let plain = Loaded { sancov: None, ..l };

@@ -5,6 +5,8 @@
 //! * [`report_json`]: the csi-grissom JSON failure reports, read into a
 //!   [`postmortem_core::Report`] against a graph.
 //! * [`output`]: analysis results as text and JSON.
+//! * [`pmcfg`]: the `.pmcfg` binary graph cache ([`pmcfg::encode`],
+//!   [`pmcfg::decode`]).
 //! * [`error`]: [`FormatError`], the one error type, whose messages are
 //!   one line naming the input and the place in it (an XML line and byte,
 //!   or a JSON path like `$.obsYes[3].entries[0][1]`).
@@ -28,6 +30,7 @@ pub mod logs;
 pub mod minidump;
 pub mod native;
 pub mod output;
+pub mod pmcfg;
 pub mod pmreport;
 pub mod report_json;
 pub mod sancov;

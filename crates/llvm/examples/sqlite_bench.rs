@@ -13,7 +13,8 @@
 //! and `cargo fetch`) under `~/.cargo/registry/src`.
 
 use postmortem_core::utl::Utl;
-use postmortem_core::{Icfg, Label, NodeKind, Report, Solver};
+use postmortem_core::{Label, NodeKind, Report, Solver};
+use postmortem_formats::pmcfg;
 use std::path::{Path, PathBuf};
 
 /// The amalgamation is a library: a small driver gives it a `main`, linked
@@ -156,12 +157,12 @@ fn main() {
 
     let cache = tmp.join("sqlite3.pmcfg");
     let t = Instant::now();
-    std::fs::write(&cache, g.encode()).unwrap();
+    std::fs::write(&cache, pmcfg::encode(&g)).unwrap();
     let write = t.elapsed().as_secs_f64();
     let size = std::fs::metadata(&cache).unwrap().len();
     let t = Instant::now();
     let bytes = std::fs::read(&cache).unwrap();
-    let h = Icfg::decode(&bytes).unwrap();
+    let h = pmcfg::decode(&bytes).unwrap();
     let load = t.elapsed().as_secs_f64();
     println!(
         "cache             {:.1} MiB, written in {:.0} ms, loaded in {:.0} ms",
@@ -169,7 +170,7 @@ fn main() {
         write * 1e3,
         load * 1e3
     );
-    assert!(h.encode() == bytes, "cache round trip differs");
+    assert!(pmcfg::encode(&h) == bytes, "cache round trip differs");
 
     let t = Instant::now();
     let rec = Utl::default()

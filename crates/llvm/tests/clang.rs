@@ -7,6 +7,7 @@ mod common;
 use common::{tool, TempDir};
 use postmortem_core::utl::Utl;
 use postmortem_core::{EdgeKind, Icfg, Label, NodeId, Report, Solver};
+use postmortem_formats::pmcfg;
 use postmortem_llvm::load_path;
 use std::path::Path;
 
@@ -69,7 +70,7 @@ fn ll_and_bc_from_clang_give_identical_graphs() {
     let ll = load_path(&dir.join("prog.ll")).unwrap();
     let bc = load_path(&dir.join("prog.bc")).unwrap();
     assert!(
-        ll.icfg.encode() == bc.icfg.encode(),
+        pmcfg::encode(&ll.icfg) == pmcfg::encode(&bc.icfg),
         ".ll and .bc graphs differ"
     );
     assert_eq!(ll.report, bc.report);
@@ -261,7 +262,7 @@ fn nonlocal_jumps_and_asynchronous_functions_from_clang() {
     assert_eq!(r.external_code_sites, 0, "{}", r.summary());
     assert!(g.lookup("<external>:entry").is_none());
     // The cache keeps all of it.
-    let back = Icfg::decode(&g.encode()).unwrap();
+    let back = pmcfg::decode(&pmcfg::encode(g)).unwrap();
     assert_eq!(back.async_functions(), g.async_functions());
     assert_eq!(back.num_edges(), g.num_edges());
 }

@@ -23,13 +23,13 @@ use crate::ids::{FileId, FuncId, NodeId};
 use std::collections::HashMap;
 
 mod builder;
-mod cache;
+mod parts;
 mod pool;
 #[cfg(test)]
 mod tests;
 
 pub use builder::{BuildError, CallNote, IcfgBuilder, NodeSpec};
-pub use cache::{CacheError, CACHE_MAGIC, CACHE_VERSION};
+pub use parts::{IcfgParts, PartsError, StrTable};
 use pool::{ExtIndex, StrPool};
 
 /// What a node is.

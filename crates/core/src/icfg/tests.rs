@@ -104,3 +104,63 @@ fn duplicate_ids_are_rejected() {
     });
     assert_eq!(e.unwrap_err(), BuildError::DuplicateNode("x".into()));
 }
+
+/// One node, `main`'s entry, as raw parts.
+fn one_node_parts() -> IcfgParts {
+    IcfgParts {
+        kinds: vec![NodeKind::Entry],
+        funcs_of: vec![0],
+        ids: StrTable::new("a".into(), vec![1]).unwrap(),
+        labels: StrTable::new("A".into(), vec![1]).unwrap(),
+        line_ends: vec![0],
+        functions: vec![Function {
+            name: "main".into(),
+            file: None,
+            entry: Some(NodeId::new(0)),
+            exit: None,
+        }],
+        succ_offsets: vec![0, 0],
+        return_offsets: vec![0, 0],
+        ..IcfgParts::default()
+    }
+}
+
+#[test]
+fn from_parts_checks_every_index() {
+    let g = Icfg::from_parts(one_node_parts()).unwrap();
+    assert_eq!(g.lookup("a"), Some(NodeId::new(0)));
+    assert_eq!(g.function_by_name("main"), Some(FuncId::new(0)));
+    type Edit = fn(&mut IcfgParts);
+    let bad: [(Edit, &str); 7] = [
+        (|p| p.start = 1, "start node"),
+        (|p| p.funcs_of = vec![1], "a node belongs to no function"),
+        (
+            |p| p.functions[0].entry = Some(NodeId::new(3)),
+            "function entry or exit",
+        ),
+        (
+            |p| p.functions[0].file = Some(FileId::new(0)),
+            "function file",
+        ),
+        (
+            |p| {
+                p.succ_offsets = vec![0, 1];
+                p.succ_targets = vec![5];
+                p.succ_kinds = vec![EdgeKind::Local];
+            },
+            "successors",
+        ),
+        (|p| p.weak_lines = vec![(NodeId::new(2), 1)], "weak lines"),
+        (|p| p.line_ends = vec![4], "line offsets"),
+    ];
+    for (edit, what) in bad {
+        let mut p = one_node_parts();
+        edit(&mut p);
+        assert_eq!(Icfg::from_parts(p).unwrap_err(), PartsError(what));
+    }
+    assert!(StrTable::new("a".into(), vec![2]).is_none());
+    assert!(
+        StrTable::new("\u{e9}".into(), vec![1]).is_none(),
+        "not a char boundary"
+    );
+}

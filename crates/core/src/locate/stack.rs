@@ -1,0 +1,478 @@
+//! Crash stacks: frames to the report's `stack` and `crash`.
+
+use super::names::library_names;
+use super::{Action, LocateWarning, Located, Locator, Problem};
+use crate::icfg::NodeKind;
+use crate::ids::{FuncId, NodeId};
+use crate::report::{Frame, NodeSet, Report};
+
+/// One frame of a crash stack as a backtrace or a report names it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SourceFrame {
+    /// The function's name (demangled), when known.
+    pub function: Option<String>,
+    /// Another name of the same function (the raw, mangled symbol).
+    pub symbol: Option<String>,
+    /// The source file, as the input wrote it.
+    pub file: Option<String>,
+    /// The 1-based source line.
+    pub line: Option<u32>,
+    /// The 1-based source column.
+    pub column: Option<u32>,
+    /// Known runtime or library code (sanitizer runtime, libc start-up,
+    /// panic machinery): outside the program, and not worth a warning.
+    pub runtime: bool,
+    /// The frame's code comes from a shared library (a module such as
+    /// `libc.so.6`): when nothing in the graph matches it, it is taken as
+    /// outside the program rather than as unknown program code.
+    pub library: bool,
+    /// How messages name the frame, e.g. ``frame #2 `foo` (a.c:12)``.
+    pub label: String,
+}
+
+impl SourceFrame {
+    /// A label for messages: ``NAME `function` (file:line:column)``.
+    pub fn describe(
+        prefix: &str,
+        function: Option<&str>,
+        file: Option<&str>,
+        line: Option<u32>,
+        column: Option<u32>,
+    ) -> String {
+        let mut s = prefix.to_string();
+        if let Some(f) = function {
+            s.push_str(&format!(" `{f}`"));
+        }
+        if let Some(file) = file {
+            s.push_str(&format!(" ({file}"));
+            if let Some(l) = line {
+                s.push_str(&format!(":{l}"));
+                if let Some(c) = column {
+                    s.push_str(&format!(":{c}"));
+                }
+            }
+            s.push(')');
+        } else if let Some(l) = line {
+            s.push_str(&format!(" (line {l})"));
+        }
+        s
+    }
+}
+
+/// Where a frame is in the graph.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Place {
+    /// Nodes of `funcs` on the frame's line.
+    Line {
+        funcs: Vec<FuncId>,
+        nodes: Vec<NodeId>,
+    },
+    /// Somewhere in `funcs` (the line is unknown, or has no node).
+    Function {
+        funcs: Vec<FuncId>,
+        missing_line: Option<u32>,
+    },
+    /// Outside the program.
+    Outside,
+    /// Maybe program code, but where is unknown.
+    Unknown,
+}
+
+impl Locator<'_> {
+    fn name_candidates(&self, fr: &SourceFrame) -> Vec<FuncId> {
+        for name in [&fr.function, &fr.symbol].into_iter().flatten() {
+            let v = self.functions_named(name);
+            if !v.is_empty() {
+                return v;
+            }
+        }
+        Vec::new()
+    }
+
+    fn place(&self, fr: &SourceFrame) -> Place {
+        if fr.runtime {
+            return Place::Outside;
+        }
+        let by_name = self.name_candidates(fr);
+        let files = fr
+            .file
+            .as_deref()
+            .map(|p| self.files_matching(p))
+            .unwrap_or_default();
+        let in_files = |funcs: &[FuncId]| -> Vec<FuncId> {
+            funcs
+                .iter()
+                .copied()
+                .filter(|&f| self.g.function(f).file.is_some_and(|x| files.contains(&x)))
+                .collect()
+        };
+        let unknown_or_outside = |maybe_program: bool| {
+            if maybe_program && !fr.library {
+                Place::Unknown
+            } else {
+                Place::Outside
+            }
+        };
+        if !by_name.is_empty() {
+            let narrowed = in_files(&by_name);
+            let funcs = if narrowed.is_empty() {
+                by_name
+            } else {
+                narrowed
+            };
+            return match fr.line {
+                Some(line) => {
+                    let nodes = self.nodes_on_line(&funcs, line);
+                    if nodes.is_empty() {
+                        Place::Function {
+                            funcs,
+                            missing_line: Some(line),
+                        }
+                    } else {
+                        Place::Line { funcs, nodes }
+                    }
+                }
+                None => Place::Function {
+                    funcs,
+                    missing_line: None,
+                },
+            };
+        }
+        let file_funcs = self.functions_in(&files);
+        match (file_funcs.is_empty(), fr.line) {
+            (false, Some(line)) => {
+                let nodes = self.nodes_on_line(&file_funcs, line);
+                if nodes.is_empty() {
+                    unknown_or_outside(true)
+                } else {
+                    let mut funcs: Vec<FuncId> = nodes.iter().map(|&n| self.g.func_of(n)).collect();
+                    funcs.sort_unstable();
+                    funcs.dedup();
+                    Place::Line { funcs, nodes }
+                }
+            }
+            (false, None) => unknown_or_outside(true),
+            // A name or a file was given, and neither is in the program.
+            (true, _) if fr.function.is_some() || fr.symbol.is_some() || fr.file.is_some() => {
+                Place::Outside
+            }
+            // `??`: no name, no file.
+            (true, _) => unknown_or_outside(true),
+        }
+    }
+
+    /// Narrows call-site candidates to those that may call one of `callees`
+    /// (sites with a call edge to one of them, and sites with no known
+    /// callee at all), then to those on `column`; each step only if it
+    /// leaves some.
+    fn narrow_calls(
+        &self,
+        sites: Vec<NodeId>,
+        callees: &[FuncId],
+        column: Option<u32>,
+    ) -> Vec<NodeId> {
+        let mut sites = sites;
+        if !callees.is_empty() {
+            let keep: Vec<NodeId> = sites
+                .iter()
+                .copied()
+                .filter(|&s| {
+                    let mut known = self.g.callees(s).peekable();
+                    let unknown_callee = known.peek().is_none()
+                        && self
+                            .g
+                            .call_note(s)
+                            .is_none_or(|n| n.external_callees.is_empty());
+                    unknown_callee || self.g.callees(s).any(|f| callees.contains(&f))
+                })
+                .collect();
+            if !keep.is_empty() {
+                sites = keep;
+            }
+        }
+        if let Some(col) = column {
+            let keep: Vec<NodeId> = sites
+                .iter()
+                .copied()
+                .filter(|&s| self.g.column(s) == Some(col))
+                .collect();
+            if !keep.is_empty() {
+                sites = keep;
+            }
+        }
+        sites
+    }
+
+    fn call_sites(&self, nodes: &[NodeId]) -> Vec<NodeId> {
+        nodes
+            .iter()
+            .copied()
+            .filter(|&n| self.g.kind(n) == NodeKind::CallSite)
+            .collect()
+    }
+
+    /// Call sites among `nodes` whose note names one of `names` (or an
+    /// alias of it, see [`Locator::add_callee_alias`]) as an external
+    /// callee.
+    fn calling_external(&self, nodes: &[NodeId], names: &[String]) -> Vec<NodeId> {
+        let sites: Vec<&Vec<NodeId>> = names
+            .iter()
+            .filter_map(|k| self.external_calls.get(k))
+            .collect();
+        nodes
+            .iter()
+            .copied()
+            .filter(|n| sites.iter().any(|v| v.contains(n)))
+            .collect()
+    }
+
+    /// The crash nodes of the innermost program frame: on its line (or in
+    /// its function) the calls of the library function it called, if any,
+    /// narrowed by column; else every node there (on a line of borrowed
+    /// code only, the nodes that have it as a weak line).
+    fn crash_set(
+        &self,
+        place: &Place,
+        frame: &SourceFrame,
+        lib_names: &[String],
+        warnings: &mut Vec<LocateWarning>,
+    ) -> Option<NodeSet> {
+        match place {
+            Place::Line { nodes, .. } => {
+                let calls = self.calling_external(nodes, lib_names);
+                let calls = match frame.column {
+                    Some(col) if calls.len() > 1 => {
+                        let on: Vec<NodeId> = calls
+                            .iter()
+                            .copied()
+                            .filter(|&s| self.g.column(s) == Some(col))
+                            .collect();
+                        if on.is_empty() {
+                            calls
+                        } else {
+                            on
+                        }
+                    }
+                    _ => calls,
+                };
+                NodeSet::new(if calls.is_empty() {
+                    nodes.clone()
+                } else {
+                    calls
+                })
+            }
+            Place::Function {
+                funcs,
+                missing_line,
+            } => {
+                // A line without a statement whose only code is borrowed
+                // (the branch of `for (;;) {`): the crash stopped in that
+                // code, unless the frame called a library function (the
+                // pc is then after a call, which is never such code).
+                if let (Some(line), true) = (missing_line, lib_names.is_empty()) {
+                    let weak = self.nodes_weakly_on_line(funcs, *line);
+                    if !weak.is_empty() {
+                        return NodeSet::new(weak);
+                    }
+                }
+                let all = self.all_nodes(funcs);
+                let calls = self.calling_external(&all, lib_names);
+                let set = if calls.is_empty() { all } else { calls };
+                if let Some(line) = missing_line {
+                    warnings.push(LocateWarning {
+                        subject: frame.label.clone(),
+                        problem: Problem::NoNodeOnLine(*line),
+                        action: Action::CrashInFunction { count: set.len() },
+                    });
+                }
+                NodeSet::new(set)
+            }
+            Place::Unknown => {
+                warnings.push(LocateWarning {
+                    subject: frame.label.clone(),
+                    problem: Problem::Unplaceable,
+                    action: Action::CrashUnconstrained,
+                });
+                None
+            }
+            Place::Outside => unreachable!("the crash frame is the first one in the program"),
+        }
+    }
+
+    /// The call sites of a report frame in its caller's `frame`, calling
+    /// `callee_funcs` (on the frame's line, else anywhere in its function,
+    /// with a warning).
+    fn frame_call(
+        &self,
+        caller: &Place,
+        frame: &SourceFrame,
+        callee_funcs: &[FuncId],
+        warnings: &mut Vec<LocateWarning>,
+    ) -> Option<NodeSet> {
+        match caller {
+            Place::Line { funcs, nodes } => {
+                let sites = self.call_sites(nodes);
+                if sites.is_empty() {
+                    let all = self.narrow_calls(
+                        self.call_sites(&self.all_nodes(funcs)),
+                        callee_funcs,
+                        None,
+                    );
+                    if !all.is_empty() {
+                        warnings.push(LocateWarning {
+                            subject: frame.label.clone(),
+                            problem: Problem::NoCallSiteOnLine(frame.line.unwrap_or(0)),
+                            action: Action::CallAnywhereInFunction { count: all.len() },
+                        });
+                    }
+                    NodeSet::new(all)
+                } else {
+                    NodeSet::new(self.narrow_calls(sites, callee_funcs, frame.column))
+                }
+            }
+            Place::Function {
+                funcs,
+                missing_line,
+            } => {
+                let all =
+                    self.narrow_calls(self.call_sites(&self.all_nodes(funcs)), callee_funcs, None);
+                if let (Some(line), false) = (missing_line, all.is_empty()) {
+                    warnings.push(LocateWarning {
+                        subject: frame.label.clone(),
+                        problem: Problem::NoNodeOnLine(*line),
+                        action: Action::CallAnywhereInFunction { count: all.len() },
+                    });
+                }
+                NodeSet::new(all)
+            }
+            Place::Outside | Place::Unknown => None,
+        }
+    }
+
+    /// Maps a crash stack, innermost frame first, to a report's `stack`
+    /// and `crash` (see the module docs for the rules and weakenings).
+    pub fn locate_stack(&self, frames: &[SourceFrame]) -> Located {
+        let places: Vec<Place> = frames.iter().map(|f| self.place(f)).collect();
+        let mut warnings = Vec::new();
+        let mut report = Report::default();
+        let Some(c) = places.iter().position(|p| *p != Place::Outside) else {
+            if let Some(fr) = frames.iter().find(|f| !f.runtime) {
+                warnings.push(LocateWarning {
+                    subject: fr.label.clone(),
+                    problem: Problem::NotInProgram,
+                    action: Action::CrashUnconstrained,
+                });
+            }
+            return Located { report, warnings };
+        };
+        // Library frames inner of the first program frame.
+        let caller_label = frames[c].label.clone();
+        for fr in frames[..c].iter().filter(|f| !f.runtime) {
+            warnings.push(LocateWarning {
+                subject: fr.label.clone(),
+                problem: Problem::NotInProgram,
+                action: Action::CrashAtCaller {
+                    caller: caller_label.clone(),
+                },
+            });
+        }
+        // Names of the library function the program frame called.
+        let lib_names = if c > 0 {
+            library_names(&frames[c - 1])
+        } else {
+            Vec::new()
+        };
+        let crash_fr = &frames[c];
+        report.crash = self.crash_set(&places[c], crash_fr, &lib_names, &mut warnings);
+        // Frames: caller k+1 calls callee k, for k >= c. A report frame
+        // that cannot be built is blamed on the callee when its entry is
+        // missing, else on the caller.
+        let mut stack_inner_first: Vec<Frame> = Vec::new();
+        // The pair index k of every frame built, innermost first.
+        let mut built: Vec<usize> = Vec::new();
+        let mut blame: Vec<Option<(Problem, usize)>> = vec![None; frames.len()];
+        let mut charge = |k: usize, p: Problem| {
+            let e = blame[k].get_or_insert((p, 0));
+            e.1 += 1;
+        };
+        for k in c..frames.len().saturating_sub(1) {
+            let (callee, caller) = (&places[k], &places[k + 1]);
+            let callee_funcs: &[FuncId] = match callee {
+                Place::Line { funcs, .. } | Place::Function { funcs, .. } => funcs,
+                _ => &[],
+            };
+            let entry = NodeSet::new(self.entries(callee_funcs));
+            let call = self.frame_call(caller, &frames[k + 1], callee_funcs, &mut warnings);
+            match (call, entry) {
+                (Some(call), Some(entry)) => {
+                    built.push(k);
+                    stack_inner_first.push(Frame { call, entry });
+                }
+                (_, None) => charge(
+                    k,
+                    match callee {
+                        Place::Outside => Problem::NotInProgram,
+                        Place::Unknown => Problem::Unplaceable,
+                        _ => Problem::NoEntryNode,
+                    },
+                ),
+                (None, Some(_)) => charge(
+                    k + 1,
+                    match caller {
+                        Place::Outside => Problem::NotInProgram,
+                        Place::Unknown => Problem::Unplaceable,
+                        _ => Problem::NoCallSiteOnLine(frames[k + 1].line.unwrap_or(0)),
+                    },
+                ),
+            }
+        }
+        for (k, b) in blame.into_iter().enumerate() {
+            if let Some((problem, count)) = b {
+                if !frames[k].runtime {
+                    warnings.push(LocateWarning {
+                        subject: frames[k].label.clone(),
+                        problem,
+                        action: Action::FramesDropped { count },
+                    });
+                }
+            }
+        }
+        stack_inner_first.reverse();
+        report.stack = stack_inner_first;
+        report.stack_gaps = stack_gaps(&built, c, frames.len());
+        Located { report, warnings }
+    }
+}
+
+/// Where frames were dropped, as [`Report::stack_gaps`] positions (outer
+/// first), given the pair index `k` of every frame built (innermost first;
+/// pair `k` joins backtrace frames `k` and `k + 1`), the crash frame `c`
+/// and the number of backtrace frames.
+fn stack_gaps(built: &[usize], c: usize, n_frames: usize) -> Vec<usize> {
+    let m = built.len();
+    let pairs_end = n_frames.saturating_sub(1); // pairs c..pairs_end
+    let mut gaps = Vec::new();
+    match (built.first(), built.last()) {
+        (Some(&first), Some(&last)) => {
+            if last + 1 < pairs_end {
+                gaps.push(0);
+            }
+            for p in (0..m - 1).rev() {
+                if built[p + 1] > built[p] + 1 {
+                    gaps.push(m - 1 - p);
+                }
+            }
+            if first > c {
+                gaps.push(m);
+            }
+        }
+        _ => {
+            if pairs_end > c {
+                gaps.push(0);
+            }
+        }
+    }
+    gaps.sort_unstable();
+    gaps.dedup();
+    gaps
+}
