@@ -656,4 +656,28 @@ mod tests {
             .contains("no failure data"));
         let _ = std::fs::remove_dir_all(&d);
     }
+
+    /// A minidump alone is failure data, in a manifest (`minidump`) and
+    /// in a crash directory (one `*.dmp`; two are ambiguous).
+    #[test]
+    fn a_minidump_is_a_crash_input() {
+        let d = std::env::temp_dir().join(format!("pm-manifest-dmp-{}", std::process::id()));
+        std::fs::create_dir_all(d.join("c1")).unwrap();
+        std::fs::create_dir_all(d.join("c2")).unwrap();
+        let m = d.join("m.jsonl");
+        std::fs::write(&m, "{\"id\": \"x\", \"minidump\": \"x.dmp\"}\n").unwrap();
+        let e = read_manifest(&m, 1 << 20).unwrap();
+        assert_eq!(e[0].spec.as_ref().unwrap().minidump, Some(d.join("x.dmp")));
+        std::fs::write(d.join("c1/crash.dmp"), b"MDMP").unwrap();
+        std::fs::write(d.join("c2/a.dmp"), b"MDMP").unwrap();
+        std::fs::write(d.join("c2/b.dmp"), b"MDMP").unwrap();
+        let e = read_dir(&d, 1 << 20).unwrap();
+        assert_eq!(e.len(), 2);
+        assert_eq!(
+            e[0].spec.as_ref().unwrap().minidump,
+            Some(d.join("c1/crash.dmp"))
+        );
+        assert!(e[1].spec.as_ref().unwrap_err().1.contains("several files"));
+        let _ = std::fs::remove_dir_all(&d);
+    }
 }
