@@ -371,3 +371,56 @@ pub fn utl_weakened(r: &Report) -> Report {
     }
     out
 }
+
+/// Everything a graph's accessors can see, in one comparable value
+/// (round-trip tests of graph codecs); checks the id and name lookups.
+pub fn observe(g: &Icfg) -> String {
+    let mut s = String::new();
+    use std::fmt::Write;
+    for n in g.nodes() {
+        let mut succs: Vec<_> = g.succs(n).collect();
+        succs.sort_by_key(|e| e.0);
+        let preds: Vec<_> = g.preds(n).collect();
+        let rs: Vec<_> = g.return_sites(n).collect();
+        writeln!(
+            s,
+            "{n} {} {:?} {} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?}",
+            g.ext_id(n),
+            g.kind(n),
+            g.label(n),
+            g.func_of(n),
+            g.lines(n),
+            g.column(n),
+            g.file_of(n).map(|f| g.file_path(f)),
+            succs,
+            preds,
+            rs,
+            g.call_note(n)
+        )
+        .unwrap();
+        assert_eq!(g.lookup(g.ext_id(n)), Some(n));
+    }
+    for (i, f) in g.functions().iter().enumerate() {
+        writeln!(s, "{i} {f:?}").unwrap();
+        assert_eq!(
+            g.function_by_name(&f.name),
+            Some(postmortem_core::ids::FuncId::new(i))
+        );
+    }
+    writeln!(
+        s,
+        "async {:?} {:?}",
+        g.async_registrations(),
+        g.async_functions()
+    )
+    .unwrap();
+    writeln!(
+        s,
+        "start {} files {} calls {}",
+        g.start(),
+        g.num_files(),
+        g.num_call_sites()
+    )
+    .unwrap();
+    s
+}
