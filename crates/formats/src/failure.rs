@@ -28,7 +28,7 @@ use crate::logs::{LogConfig, LogMatch, LogMatcher, LogWarning};
 use crate::native::{self, Binary, Core};
 use crate::sancov::{FlagConstraints, SancovMap};
 use crate::vars::{ValueUse, VarMap};
-use postmortem_core::locate::{PathMap, SourceFrame};
+use postmortem_core::locate::{Located, PathMap, SourceFrame};
 use postmortem_core::{Icfg, Report};
 use std::fmt;
 use std::path::Path;
@@ -172,16 +172,7 @@ pub fn assemble(
             .map(|p| p.display().to_string())
             .unwrap_or_default();
         let located = locator(g, opts.path_map.clone()).locate_stack(frames);
-        for w in &located.warnings {
-            sink(Event::Warning(format!("{name}: {w}")));
-        }
-        if !located.report.stack.is_empty() || report.stack.is_empty() {
-            report.stack = located.report.stack;
-            report.stack_gaps = located.report.stack_gaps;
-        }
-        if located.report.crash.is_some() {
-            report.crash = located.report.crash;
-        }
+        take_stack(&mut report, located, &name, false, sink);
     }
     if let Some(c) = native.flags {
         report.obs_yes.extend(c.ran);
@@ -197,23 +188,7 @@ pub fn assemble(
             sink(Event::Warning(format!("{name}: {n}")));
         }
         let located = locator(g, opts.path_map.clone()).locate_stack(&bt.source_frames());
-        for w in &located.warnings {
-            sink(Event::Warning(format!("{name}: {w}")));
-        }
-        let replaced = (!located.report.stack.is_empty() && !report.stack.is_empty())
-            || (located.report.crash.is_some() && report.crash.is_some());
-        if replaced {
-            sink(Event::Warning(format!(
-                "the crash and stack of the report are replaced by those of the backtrace {name}"
-            )));
-        }
-        if !located.report.stack.is_empty() || report.stack.is_empty() {
-            report.stack = located.report.stack;
-            report.stack_gaps = located.report.stack_gaps;
-        }
-        if located.report.crash.is_some() {
-            report.crash = located.report.crash;
-        }
+        take_stack(&mut report, located, &name, true, sink);
     }
     if let Some(path) = files.log {
         let name = path.display().to_string();
@@ -264,6 +239,37 @@ pub fn assemble(
         report = report.stack_only();
     }
     Ok(report)
+}
+
+/// Puts a located stack (from a core, a minidump or a backtrace named
+/// `name`) in place of the report's crash and stack: the stack when it
+/// found one (or the report had none), the crash when it found one.
+/// `warn` says so when something the report file gave is replaced.
+fn take_stack(
+    report: &mut Report,
+    located: Located,
+    name: &str,
+    warn: bool,
+    sink: &mut dyn FnMut(Event<'_>),
+) {
+    for w in &located.warnings {
+        sink(Event::Warning(format!("{name}: {w}")));
+    }
+    let new = located.report;
+    let replaced = (!new.stack.is_empty() && !report.stack.is_empty())
+        || (new.crash.is_some() && report.crash.is_some());
+    if warn && replaced {
+        sink(Event::Warning(format!(
+            "the crash and stack of the report are replaced by those of the backtrace {name}"
+        )));
+    }
+    if !new.stack.is_empty() || report.stack.is_empty() {
+        report.stack = new.stack;
+        report.stack_gaps = new.stack_gaps;
+    }
+    if new.crash.is_some() {
+        report.crash = new.crash;
+    }
 }
 
 /// What an empty log, or one that does not end with a newline, suggests:
