@@ -55,6 +55,8 @@ struct Group {
     label: String,
     ops: usize,
     last_op: &'static str,
+    /// Weak lines of its instructions (see [`speculable`]).
+    weak: Vec<u32>,
 }
 
 /// Per-block lowering state: the block's first node and the node control
@@ -113,6 +115,9 @@ struct BodyCtx<'a, 'm> {
     /// The function's exit node (where an exception leaves it).
     exit: NodeId,
     ids: &'a mut HashMap<(u32, u32), u32>,
+    /// The function may have been optimised (it is not `optnone`, which
+    /// clang puts on every function at `-O0`): see [`speculable`].
+    optimised: bool,
 }
 
 impl BodyCtx<'_, '_> {
@@ -207,6 +212,7 @@ impl<'a, 'm> Bodies<'a, 'm> {
             func,
             exit,
             ids: &mut ids,
+            optimised: !f.function_attributes.contains(&FunctionAttribute::OptNone),
         };
 
         let mut ranges = Vec::with_capacity(f.basic_blocks.len());
@@ -298,6 +304,14 @@ impl<'a, 'm> Bodies<'a, 'm> {
             }
             _ => self.position(f, inst_loc(inst), true),
         };
+        // In optimised code, an instruction that may have been hoisted or
+        // speculated gives its line only weakly (see `speculable`).
+        let plain = matches!(class, CallClass::Plain);
+        let (pos, weak) = if cx.optimised && plain && speculable(inst) {
+            (None, pos.map(|(l, _)| l))
+        } else {
+            (pos, None)
+        };
         blk.located |= pos.is_some();
         match class {
             CallClass::Skip => {}
@@ -308,6 +322,9 @@ impl<'a, 'm> Bodies<'a, 'm> {
                     }
                 }
                 self.add_to_group(cx, &mut blk.st, &mut blk.group, pos, opcode(inst))?;
+                if let (Some(l), Some(g)) = (weak, blk.group.as_mut()) {
+                    g.weak.push(l);
+                }
                 if let Instruction::Store(_) = inst {
                     // The group's node is made when it is flushed, before
                     // any other node: it gets the next id.
@@ -347,7 +364,9 @@ impl<'a, 'm> Bodies<'a, 'm> {
     ) -> Result<(BlockEnd<'m>, Option<u32>), LlvmError> {
         let f = cx.f;
         let borrowed = match term {
-            Terminator::Br(_) => !blk.located,
+            // In optimised code any lone branch may be another line's
+            // (blocks merged, code hoisted out of it).
+            Terminator::Br(_) => !blk.located || cx.optimised,
             Terminator::CondBr(x) => matches!(
                 &x.condition,
                 Operand::LocalOperand { name, .. } if blk.instrumentation.contains(name)
@@ -491,6 +510,7 @@ impl<'a, 'm> Bodies<'a, 'm> {
             label: String::new(),
             ops: 0,
             last_op: "",
+            weak: Vec::new(),
         });
         if g.line == 0 {
             if let Some((line, col)) = pos {
@@ -528,6 +548,11 @@ impl<'a, 'm> Bodies<'a, 'm> {
         let n = self.node(&id, NodeKind::Statement, cx.func, &g.label, lines)?;
         if g.col != 0 {
             self.b.set_column(n, g.col);
+        }
+        for &l in &g.weak {
+            if l != g.line {
+                self.b.add_weak_line(n, l);
+            }
         }
         link(&mut self.b, st, n);
         st.prev = Some(n);
@@ -788,4 +813,25 @@ fn inst_loc(inst: &Instruction) -> Option<&DebugLoc> {
 fn term_loc(t: &Terminator) -> Option<&DebugLoc> {
     use llvm_ir::HasDebugLoc;
     t.get_debug_loc().as_ref()
+}
+
+/// Whether an instruction of optimised code may run where its source
+/// statement would not have: hoisted out of a loop (LICM), speculated
+/// into a predecessor (SimplifyCFG), merged with another copy (GVN), all
+/// keeping their debug location; or emit no machine instruction of its
+/// line at all (an address computation folded into a load). Such an
+/// instruction gives its line only as a weak line of its node: running
+/// it does not prove the line ran, but the line must not be No while it
+/// may have. Only what cannot be speculated anchors a line: stores,
+/// atomics, fences and volatile loads (and, elsewhere, call sites and
+/// conditional branches).
+fn speculable(inst: &Instruction) -> bool {
+    match inst {
+        Instruction::Store(_)
+        | Instruction::AtomicRMW(_)
+        | Instruction::CmpXchg(_)
+        | Instruction::Fence(_) => false,
+        Instruction::Load(l) => !l.volatile,
+        _ => true,
+    }
 }
