@@ -924,8 +924,8 @@ fn first_code_counts(file: &Path, segments: &[Value]) -> BTreeMap<u64, u64> {
 /// other code run.
 fn crash_core(p: &Program, b: &Built, sb: &SancovBuild, point: &Point, c: &mut Crash) {
     let core = c.dir.join(format!("core-{}", sb.mode));
-    // A plain build has no entry flag to step past.
-    let join = if sb.mode == "plain" {
+    // A plain build (and the -O2 one) has no entry flag to step past.
+    let join = if sb.mode == "plain" || sb.mode == O2 {
         None
     } else {
         past_flag_store(&sb.bin, &point.func)

@@ -80,6 +80,8 @@ struct BlockLowering<'m> {
     head_weak: Vec<u32>,
     /// Whether this is the function's entry block.
     entry: bool,
+    /// The index of the instruction being lowered.
+    ii: usize,
 }
 
 /// How a block ends: its last node, the blocks that may run next, and
@@ -115,6 +117,10 @@ struct BodyCtx<'a, 'm> {
     /// The function's exit node (where an exception leaves it).
     exit: NodeId,
     ids: &'a mut HashMap<(u32, u32), u32>,
+    /// The inline chains of the function's instructions, and the index of
+    /// the block being lowered.
+    chains: Option<&'a HashMap<(usize, usize), Vec<(String, u32)>>>,
+    bi: usize,
     /// The function may have been optimised (it is not `optnone`, which
     /// clang puts on every function at `-O0`): see [`speculable`].
     optimised: bool,
@@ -151,6 +157,8 @@ pub(super) struct Bodies<'a, 'm> {
     facts: CallFacts,
     block_nodes: crate::sancov::BlockNodes,
     store_nodes: HashMap<*const Instruction, NodeId>,
+    /// The inline chains of the module's instructions.
+    inlined: &'a crate::dbgvars::InlinedAt,
 }
 
 impl<'a, 'm> Bodies<'a, 'm> {
@@ -161,8 +169,10 @@ impl<'a, 'm> Bodies<'a, 'm> {
         b: IcfgBuilder,
         path: &'a str,
         report: &'a mut FrontendReport,
+        inlined: &'a crate::dbgvars::InlinedAt,
     ) -> Result<Lowered, LlvmError> {
         let mut pass = Bodies {
+            inlined,
             ix,
             ends,
             b,
@@ -177,6 +187,7 @@ impl<'a, 'm> Bodies<'a, 'm> {
         for f in &ix.m.functions {
             pass.lower_function(f)?;
         }
+        pass.inlined_copies();
         Ok(Lowered {
             builder: pass.b,
             facts: pass.facts,
@@ -212,12 +223,15 @@ impl<'a, 'm> Bodies<'a, 'm> {
             func,
             exit,
             ids: &mut ids,
+            chains: self.inlined.get(&f.name),
+            bi: 0,
             optimised: !f.function_attributes.contains(&FunctionAttribute::OptNone),
         };
 
         let mut ranges = Vec::with_capacity(f.basic_blocks.len());
         for (bi, bb) in f.basic_blocks.iter().enumerate() {
             let block_start = self.b.num_nodes() as u32;
+            lower.bi = bi;
             let (first, end) = self.lower_block(&mut lower, bb)?;
             for s in end.succs {
                 pending.push((end.last, s));
@@ -255,10 +269,15 @@ impl<'a, 'm> Bodies<'a, 'm> {
                 .basic_blocks
                 .first()
                 .is_some_and(|b| std::ptr::eq(b, bb)),
+            ii: 0,
         };
         for inst in &bb.instrs {
             self.lower_instruction(cx, &mut blk, inst)?;
+            blk.ii += 1;
         }
+        // The terminator's inline chain: weak lines of the block's head.
+        let chain = self.chain_lines(cx, blk.ii);
+        blk.head_weak.extend(chain);
         let (end, term_weak) = self.lower_terminator(cx, &mut blk, &bb.term)?;
         if let Some(l) = term_weak {
             self.b.add_weak_line(end.last, l);
@@ -312,6 +331,8 @@ impl<'a, 'm> Bodies<'a, 'm> {
         } else {
             (pos, None)
         };
+        let mut weak: Vec<u32> = weak.into_iter().collect();
+        weak.extend(self.chain_lines(cx, blk.ii));
         blk.located |= pos.is_some();
         match class {
             CallClass::Skip => {}
@@ -322,8 +343,8 @@ impl<'a, 'm> Bodies<'a, 'm> {
                     }
                 }
                 self.add_to_group(cx, &mut blk.st, &mut blk.group, pos, opcode(inst))?;
-                if let (Some(l), Some(g)) = (weak, blk.group.as_mut()) {
-                    g.weak.push(l);
+                if let Some(g) = blk.group.as_mut() {
+                    g.weak.extend(&weak);
                 }
                 if let Instruction::Store(_) = inst {
                     // The group's node is made when it is flushed, before
@@ -338,6 +359,11 @@ impl<'a, 'm> Bodies<'a, 'm> {
                     unreachable!("only calls are classified as sites")
                 };
                 let (site, noreturn) = self.call_site(cx, class, c_parts(c), pos)?;
+                for &l in &weak {
+                    if pos.is_none_or(|(line, _)| line != l) {
+                        self.b.add_weak_line(site, l);
+                    }
+                }
                 link(&mut self.b, &mut blk.st, site);
                 blk.st.prev = if noreturn { None } else { Some(site) };
             }
@@ -663,6 +689,103 @@ impl<'a, 'm> Bodies<'a, 'm> {
             self.report.unwind_edges += 1;
         }
         Ok((site, noreturn))
+    }
+
+    /// Functions inlined into others: a statement of an inlined copy may
+    /// leave no instruction there (`return p;` of an inlined callee whose
+    /// value flows on as a register) while the function's own body keeps
+    /// one, and running the copy does not run the body's node. So each
+    /// defined function `F` whose line range (its first line to its last
+    /// own line) holds the line of code inlined into another function `G`
+    /// (same file) gives all its own lines as weak lines of `G`'s entry
+    /// node: none is No while `G` may have run (sound, and blunt: it only
+    /// keeps lines from No).
+    fn inlined_copies(&mut self) {
+        // (file, first line, last own line, own lines) of each defined
+        // function, by file.
+        let mut ranges: HashMap<&str, Vec<(u32, u32, Vec<u32>)>> = HashMap::new();
+        for f in &self.ix.m.functions {
+            let Some(fl) = f.debugloc.as_ref() else {
+                continue;
+            };
+            let chains = self.inlined.get(&f.name);
+            let mut own: Vec<u32> = Vec::new();
+            for (bi, bb) in f.basic_blocks.iter().enumerate() {
+                let locs = bb
+                    .instrs
+                    .iter()
+                    .map(inst_loc)
+                    .chain(std::iter::once(term_loc(&bb.term)));
+                for (ii, loc) in locs.enumerate() {
+                    let inlined = chains.is_some_and(|c| c.contains_key(&(bi, ii)));
+                    if let (false, Located::At(line, _)) = (inlined, locate(f, loc)) {
+                        own.push(line);
+                    }
+                }
+            }
+            own.sort_unstable();
+            own.dedup();
+            if let Some(&last) = own.last() {
+                if last >= fl.line {
+                    ranges
+                        .entry(fl.filename.as_str())
+                        .or_default()
+                        .push((fl.line, last, own));
+                }
+            }
+        }
+        for f in &self.ix.m.functions {
+            let Some(chains) = self.inlined.get(&f.name) else {
+                continue;
+            };
+            let Some(entry) = self.ix.by_name(&f.name).and_then(|i| self.ends.entry(i)) else {
+                continue;
+            };
+            let mut weak: Vec<u32> = Vec::new();
+            for (bi, bb) in f.basic_blocks.iter().enumerate() {
+                let locs = bb
+                    .instrs
+                    .iter()
+                    .map(inst_loc)
+                    .chain(std::iter::once(term_loc(&bb.term)));
+                for (ii, loc) in locs.enumerate() {
+                    let Some(loc) = loc.filter(|_| chains.contains_key(&(bi, ii))) else {
+                        continue;
+                    };
+                    for (start, last, own) in
+                        ranges.get(loc.filename.as_str()).into_iter().flatten()
+                    {
+                        if (*start..=*last).contains(&loc.line) {
+                            weak.extend(own);
+                        }
+                    }
+                }
+            }
+            weak.sort_unstable();
+            weak.dedup();
+            for l in weak {
+                self.b.add_weak_line(entry, l);
+            }
+        }
+    }
+
+    /// The lines of `f`'s own file that instruction `ii` of the current
+    /// block was inlined at (its `inlinedAt` chain): the inlined call's
+    /// statement ran if this code did, though it may have kept no
+    /// instruction of its own, so they are weak lines of its node.
+    fn chain_lines(&self, cx: &BodyCtx<'_, 'm>, ii: usize) -> Vec<u32> {
+        let (Some(chains), Some(fl)) = (cx.chains, cx.f.debugloc.as_ref()) else {
+            return Vec::new();
+        };
+        chains
+            .get(&(cx.bi, ii))
+            .map(|c| {
+                c.iter()
+                    .filter(|(file, _)| *file == fl.filename)
+                    .map(|&(_, line)| line)
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     /// (line, column) of a location in `f`'s own file; None for no
