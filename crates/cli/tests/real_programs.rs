@@ -62,6 +62,10 @@
 //! gives the share of lines decided with the backtrace alone and from each
 //! core, per solver.
 //!
+//! **From `-O2 -g` cores** (programs with [`Program::o2`]): the same,
+//! from a core of an optimised build ([`O2`] says how it is built and
+//! what its truth is), with and without values.
+//!
 //! The figures (runs, lines checked, unsound lines, share of lines
 //! decided, time) are printed per program. `scripts/real-programs.sh` runs
 //! the whole (`#[ignore]`d here); the CI part is two programs at a few
