@@ -4,8 +4,11 @@
 //! its `-O2` programs). Such a binary has no frame pointers: its stack is
 //! unwound by its call frame information, and a sibling call (`return
 //! f(x);` compiled as a jump) hides its caller's frame, which must leave a
-//! gap in the stack, never a wrong pending call. Truth: the programs are
-//! deterministic, so which lines ran is known from their input.
+//! gap in the stack, never a wrong pending call. Code the optimiser
+//! hoisted keeps the line it came from, and an inlined copy may keep no
+//! instruction of a statement that its function's own body has: neither
+//! may give a wrong Yes or No. Truth: the programs are deterministic, so
+//! which lines ran is known from their input.
 
 mod common;
 
@@ -140,4 +143,79 @@ fn an_optimised_core_is_unwound_and_a_sibling_call_leaves_a_gap() {
             }
         }
     }
+}
+
+/// Analyses the `-O2` core of `src` with every solver, with and without
+/// values, and checks each Yes and No line of `src` against the lines
+/// that ran and did not run; returns the `cs` analysis (with values).
+fn check_sound(src: &str, ran: &[u64], not_ran: &[u64]) -> Value {
+    for t in ["clang-14", "gdb"] {
+        require(t);
+    }
+    let dir = scratch(src.trim_end_matches(".c"));
+    crash_optimised(&dir, src);
+    let mut cs = Value::Null;
+    for solver in ["utl", "fsa", "cs", "best"] {
+        for values in [true, false] {
+            let mut args = vec!["--core", "core", "--binary", "prog", "--solver", solver];
+            if !values {
+                args.push("--no-values");
+            }
+            let what = format!("{src}: --solver {solver}, values {values}");
+            let (v, err) = analyze(&dir, &args);
+            assert!(
+                !err.contains("crash stack is not used"),
+                "{what}: the stack was not unwound:\n{err}"
+            );
+            for l in lines(&v, src, "no") {
+                assert!(!ran.contains(&l), "{what}: line {l} ran but is No");
+            }
+            for l in lines(&v, src, "yes") {
+                assert!(
+                    !not_ran.contains(&l),
+                    "{what}: line {l} did not run but is Yes"
+                );
+            }
+            if solver == "cs" && values {
+                cs = v;
+            }
+        }
+    }
+    cs
+}
+
+/// hoisted.c: `isempty` (line 13) is inlined into `handle`'s loop and
+/// never runs, but the optimiser hoists the address of `s->len` into
+/// `handle`'s entry block with line 13's location: the entry block ran,
+/// line 13 did not. (Found in bzip2: `isempty_RL`, bzlib.c:141.)
+#[test]
+fn hoisted_code_does_not_make_its_line_yes() {
+    let v = check_sound(
+        "hoisted.c",
+        &[18, 20, 25, 26, 27, 28, 32],
+        &[13, 14, 15, 21, 22, 23, 30],
+    );
+    // The stack and the crash are used: the crash line ran, main's line
+    // after its pending call did not.
+    assert!(
+        lines(&v, "hoisted.c", "yes").contains(&32),
+        "{}",
+        v["lines"]
+    );
+    assert!(lines(&v, "hoisted.c", "no").contains(&36), "{}", v["lines"]);
+}
+
+/// inlined.c: `make` is inlined into `main`, and its out-of-line body
+/// (kept: its address is taken) never runs; in the inlined copy `return
+/// p;` (line 13) and the declaration line leave no instruction of their
+/// own, so only the body's never-run nodes carry them. (Found in lz4:
+/// `LZ4F_createCompressionContext_advanced`, lz4frame.c:599 and 606.)
+#[test]
+fn lines_of_an_inlined_copy_are_not_no() {
+    let v = check_sound("inlined.c", &[7, 8, 9, 11, 12, 13, 16, 17, 18, 19], &[10]);
+    assert!(
+        lines(&v, "inlined.c", "yes").contains(&12),
+        "{}",
+        v["lines"]
+    );
 }

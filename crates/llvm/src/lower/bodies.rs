@@ -121,8 +121,7 @@ struct BodyCtx<'a, 'm> {
     /// the block being lowered.
     chains: Option<&'a HashMap<(usize, usize), Vec<(String, u32)>>>,
     bi: usize,
-    /// The function may have been optimised (it is not `optnone`, which
-    /// clang puts on every function at `-O0`): see [`speculable`].
+    /// The function may have been optimised (see [`optimised`]).
     optimised: bool,
 }
 
@@ -225,7 +224,7 @@ impl<'a, 'm> Bodies<'a, 'm> {
             ids: &mut ids,
             chains: self.inlined.get(&f.name),
             bi: 0,
-            optimised: !f.function_attributes.contains(&FunctionAttribute::OptNone),
+            optimised: optimised(f),
         };
 
         let mut ranges = Vec::with_capacity(f.basic_blocks.len());
@@ -723,6 +722,9 @@ impl<'a, 'm> Bodies<'a, 'm> {
                     }
                 }
             }
+            // Its entry node's line (the declaration) too: an inlined copy
+            // has no entry node.
+            own.push(fl.line);
             own.sort_unstable();
             own.dedup();
             if let Some(&last) = own.last() {
@@ -957,4 +959,16 @@ fn speculable(inst: &Instruction) -> bool {
         Instruction::Load(l) => !l.volatile,
         _ => true,
     }
+}
+
+/// Whether `f` may have been optimised: it is not `optnone`, which clang
+/// puts on every function at `-O0`, and it comes from a compiler (it has
+/// the string attributes every front-end writes, `"frame-pointer"`,
+/// `"target-cpu"`...; hand-written IR, read as written, has none). Then
+/// [`speculable`] instructions give weak lines only.
+fn optimised(f: &Function) -> bool {
+    !f.function_attributes.contains(&FunctionAttribute::OptNone)
+        && f.function_attributes
+            .iter()
+            .any(|a| matches!(a, FunctionAttribute::StringAttribute { .. }))
 }
