@@ -28,7 +28,10 @@ pub type DeclaredVars = HashMap<String, HashMap<(usize, usize), Declared>>;
 /// instruction index, terminators last), the call sites its code was
 /// inlined at, innermost first: (file name, line) of each `inlinedAt`
 /// location of its `!dbg`. Only instructions with such a chain are listed.
-pub type InlinedAt = HashMap<String, HashMap<(usize, usize), Vec<(String, u32)>>>;
+pub type InlinedAt = HashMap<String, Chains>;
+
+/// One function's part of [`InlinedAt`].
+pub type Chains = HashMap<(usize, usize), Vec<(String, u32)>>;
 
 /// Reads the declared variables of a module (bitcode or textual IR).
 /// Empty if LLVM cannot read the bytes (the main parse reports that).
@@ -89,9 +92,7 @@ pub(crate) fn read_all(bytes: &[u8], bitcode: bool) -> (DeclaredVars, InlinedAt)
 }
 
 /// The inline chains of `f`'s instructions (see [`InlinedAt`]).
-unsafe fn function_inlined(
-    f: llvm_sys::prelude::LLVMValueRef,
-) -> HashMap<(usize, usize), Vec<(String, u32)>> {
+unsafe fn function_inlined(f: llvm_sys::prelude::LLVMValueRef) -> Chains {
     use llvm_sys::core::*;
     use llvm_sys::debuginfo::*;
     let mut out = HashMap::new();

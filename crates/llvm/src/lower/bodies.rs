@@ -119,7 +119,7 @@ struct BodyCtx<'a, 'm> {
     ids: &'a mut HashMap<(u32, u32), u32>,
     /// The inline chains of the function's instructions, and the index of
     /// the block being lowered.
-    chains: Option<&'a HashMap<(usize, usize), Vec<(String, u32)>>>,
+    chains: Option<&'a crate::dbgvars::Chains>,
     bi: usize,
     /// The function may have been optimised (see [`optimised`]).
     optimised: bool,
@@ -702,7 +702,8 @@ impl<'a, 'm> Bodies<'a, 'm> {
     fn inlined_copies(&mut self) {
         // (file, first line, last own line, own lines) of each defined
         // function, by file.
-        let mut ranges: HashMap<&str, Vec<(u32, u32, Vec<u32>)>> = HashMap::new();
+        type Range = (u32, u32, Vec<u32>);
+        let mut ranges: HashMap<&str, Vec<Range>> = HashMap::new();
         for f in &self.ix.m.functions {
             let Some(fl) = f.debugloc.as_ref() else {
                 continue;
