@@ -998,7 +998,22 @@ fn walk(
             return walk_cfi(core, bin, base, frames, at, false);
         }
         // A caller's frame: the line of the call, at the return address - 1.
-        let k = frames.last().and_then(|f| f.index).map_or(0, |i| i + 1);
+        let mut k = frames.last().and_then(|f| f.index).map_or(0, |i| i + 1);
+        // A direct call of another function than the frame above: a
+        // sibling call (optimised code with frame pointers) hid a frame
+        // between them (see `walk_cfi`; an indirect call cannot be told
+        // here, and `-O0` code makes no sibling calls).
+        let above = frames
+            .last()
+            .and_then(|f| f.address)
+            .and_then(|a| bin.func_at(a))
+            .map(|f| f.addr);
+        if let (Some(t), Some(a)) = (direct_call_target(bin, r), above) {
+            if t != a {
+                frames.push(sibling_gap(k));
+                k += 1;
+            }
+        }
         frames.extend(physical(bin.symbolize(r - 1), k));
         let Some(rbp) = caller_rbp else {
             return err(format!(
@@ -1079,17 +1094,6 @@ fn walk_cfi(
             .and_then(|a| bin.func_at(a))
             .map(|f| f.addr)
     };
-    let gap = |k: u32| RawFrame {
-        index: Some(k),
-        function: Some("[sibling calls?]".into()),
-        symbol: None,
-        file: None,
-        line: None,
-        column: None,
-        module: None,
-        address: None,
-        runtime: true,
-    };
     for _ in 0..100_000 {
         let r = rel(pc);
         // A return address is looked up one byte back (inside the call).
@@ -1110,7 +1114,7 @@ fn walk_cfi(
                 ));
             }
             if above.is_none() || direct_call_target(bin, r) != above {
-                frames.push(gap(k));
+                frames.push(sibling_gap(k));
                 k += 1;
             }
         }
@@ -1166,6 +1170,17 @@ fn walk_cfi(
         innermost = false;
     }
     err(format!("{cs}: the frame chain does not end"))
+}
+
+/// The frame put where sibling calls may hide frames: runtime code, which
+/// the report reads as a gap in the stack.
+fn sibling_gap(k: u32) -> RawFrame {
+    RawFrame {
+        index: Some(k),
+        function: Some("[sibling calls?]".into()),
+        runtime: true,
+        ..RawFrame::default()
+    }
 }
 
 /// The target (file vaddr) of the `call rel32` that ends right before file
