@@ -62,6 +62,10 @@
 //! gives the share of lines decided with the backtrace alone and from each
 //! core, per solver.
 //!
+//! **From `-O2 -g` cores** (programs with [`Program::o2`]): the same,
+//! from a core of an optimised build ([`O2`] says how it is built and
+//! what its truth is), with and without values.
+//!
 //! The figures (runs, lines checked, unsound lines, share of lines
 //! decided, time) are printed per program. `scripts/real-programs.sh` runs
 //! the whole (`#[ignore]`d here); the CI part is two programs at a few
@@ -104,6 +108,8 @@ struct Program {
     auto: usize,
     /// Also analysed from cores of SanitizerCoverage builds (full run).
     sancov: bool,
+    /// Also analysed from cores of an optimised `-O2 -g` build.
+    o2: bool,
 }
 
 /// One run of a program. In `args`, `@IN/` is `realprogs/inputs/` and
@@ -143,6 +149,7 @@ const LUA: Program = Program {
     ],
     auto: 8,
     sancov: true,
+    o2: false,
 };
 
 const BZIP2: Program = Program {
@@ -181,6 +188,7 @@ const BZIP2: Program = Program {
     pinned: &[(0, "BZ2_compressBlock", 1), (1, "BZ2_decompress", 3)],
     auto: 4,
     sancov: true,
+    o2: true,
 };
 
 const PCRE2: Program = Program {
@@ -217,6 +225,7 @@ const PCRE2: Program = Program {
     ],
     auto: 10,
     sancov: false,
+    o2: false,
 };
 
 const SQLITE: Program = Program {
@@ -250,6 +259,7 @@ const SQLITE: Program = Program {
     ],
     auto: 10,
     sancov: true,
+    o2: false,
 };
 
 const LZ4: Program = Program {
@@ -276,6 +286,7 @@ const LZ4: Program = Program {
     pinned: &[(1, "LZ4HC_compress_generic", 1)],
     auto: 5,
     sancov: false,
+    o2: true,
 };
 
 const PROGRAMS: [&Program; 5] = [&LUA, &BZIP2, &PCRE2, &SQLITE, &LZ4];
@@ -342,6 +353,24 @@ struct Built {
 /// whose core gives the stack and the variables' values).
 const SANCOV_MODES: [&str; 3] = ["func", "bb", "plain"];
 
+/// The optimised build of the core analyses ([`Program::o2`]): `-O2 -g`,
+/// no instrumentation. Each file is compiled to optimised IR (`clang -O2
+/// -emit-llvm`), the files' IR linked by llvm-link-14 into `prog.bc` (the
+/// graph), and the binary compiled from that very IR with the middle-end
+/// off (`-Xclang -disable-llvm-passes`: no pass runs again on the linked
+/// module, so nothing is inlined across files that the graph does not
+/// show) and `-O2` code generation (sibling calls, block placement,
+/// tail duplication, as a release build has).
+///
+/// Its truth: llvm-cov's line counts of the `-O0` coverage build's run of
+/// the same input to the same breakpoint hit (the programs are
+/// deterministic), which executes the same source statements; the gdb
+/// referee settles disputes on the `-O2` binary itself (a breakpoint on
+/// every instruction of the line, to the same crash point), because the
+/// optimiser moves code between lines (a hoisted load carries the line it
+/// came from, and runs where the source's line would not have).
+const O2: &str = "O2";
+
 /// A SanitizerCoverage build of a program: the instrumented IR (the graph)
 /// and the binary built from it.
 struct SancovBuild {
@@ -367,7 +396,13 @@ fn sancov_build(p: &Program, b: &Built, mode: &'static str) -> SancovBuild {
         bin: dir.join("prog"),
     };
     let stub = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/sancov/sancov_stub.c");
-    let plain = mode == "plain";
+    let plain = mode == "plain" || mode == O2;
+    let opt = if mode == O2 { "-O2" } else { "-O0" };
+    let flags: Vec<&str> = b
+        .flags
+        .iter()
+        .map(|f| if f == "-O0" { opt } else { f.as_str() })
+        .collect();
     let cov = if plain {
         "-g".to_string() // already in the flags: no instrumentation
     } else {
@@ -375,7 +410,7 @@ fn sancov_build(p: &Program, b: &Built, mode: &'static str) -> SancovBuild {
     };
     let recipe = format!(
         "{cov}\n{:?}\n{:?}\n{:?}\n{}",
-        b.flags,
+        flags,
         b.files,
         p.libs,
         std::fs::read_to_string(&stub).unwrap()
@@ -396,7 +431,7 @@ fn sancov_build(p: &Program, b: &Built, mode: &'static str) -> SancovBuild {
             "{i}-{}.bc",
             f.file_stem().unwrap().to_str().unwrap()
         ));
-        let mut args: Vec<&str> = b.flags.iter().map(|s| s.as_str()).collect();
+        let mut args = flags.clone();
         args.extend([
             cov.as_str(),
             "-emit-llvm",
@@ -425,7 +460,11 @@ fn sancov_build(p: &Program, b: &Built, mode: &'static str) -> SancovBuild {
             ],
         );
     }
-    let mut args: Vec<&str> = vec!["-g", "-O0", "prog.bc"];
+    let mut args: Vec<&str> = if mode == O2 {
+        vec!["-g", "-O2", "-Xclang", "-disable-llvm-passes", "prog.bc"]
+    } else {
+        vec!["-g", "-O0", "prog.bc"]
+    };
     if !plain {
         args.push("sancov_stub.o");
     }
@@ -710,6 +749,8 @@ struct CoreRun {
     /// the coverage build's: a frame's line, so it ran (as in
     /// [`Truth::ran`]).
     crash_line: Option<(PathBuf, u64)>,
+    /// The `-O2` build's frames' lines (file, line): they ran.
+    frame_lines: Vec<(PathBuf, u64)>,
 }
 
 /// The lines of each file where a macro is expanded, with the lowest count
@@ -887,8 +928,8 @@ fn first_code_counts(file: &Path, segments: &[Value]) -> BTreeMap<u64, u64> {
 /// other code run.
 fn crash_core(p: &Program, b: &Built, sb: &SancovBuild, point: &Point, c: &mut Crash) {
     let core = c.dir.join(format!("core-{}", sb.mode));
-    // A plain build has no entry flag to step past.
-    let join = if sb.mode == "plain" {
+    // A plain build (and the -O2 one) has no entry flag to step past.
+    let join = if sb.mode == "plain" || sb.mode == O2 {
         None
     } else {
         past_flag_store(&sb.bin, &point.func)
@@ -940,9 +981,13 @@ fn crash_core(p: &Program, b: &Built, sb: &SancovBuild, point: &Point, c: &mut C
     // of the function's entry, which is the line of its first counter or
     // flag, or of its first statement when sancov left the entry block
     // alone (`noreturn`): the same state, before any statement ran.
-    let same = here.len() == there.len()
-        && here.first().map(|f| &f.0) == there.first().map(|f| &f.0)
-        && here.get(1..) == there.get(1..);
+    let same = if sb.mode == O2 {
+        same_point_optimised(&here, &there)
+    } else {
+        here.len() == there.len()
+            && here.first().map(|f| &f.0) == there.first().map(|f| &f.0)
+            && here.get(1..) == there.get(1..)
+    };
     assert!(
         same && core.exists(),
         "{}: the {} sancov build did not stop where the coverage build did at {point} (or wrote no core):\n{bt}\ncoverage build's stack: {there:?}",
@@ -953,13 +998,42 @@ fn crash_core(p: &Program, b: &Built, sb: &SancovBuild, point: &Point, c: &mut C
         .first()
         .filter(|f| Some(*f) != there.first())
         .map(|f| (canonical(&f.1), f.2));
+    // The optimised build's stack may lack frames (sibling calls compiled
+    // as jumps) and its frames' lines are those of its own line table:
+    // each frame's line ran, in this run.
+    let frame_lines = if sb.mode == O2 {
+        here.iter().map(|f| (canonical(&f.1), f.2)).collect()
+    } else {
+        Vec::new()
+    };
     c.cores.push(CoreRun {
         mode: sb.mode,
         bc: sb.bc.clone(),
         bin: sb.bin.clone(),
         core,
         crash_line,
+        frame_lines,
     });
+}
+
+/// Whether an optimised build's stack `here` (innermost first: function,
+/// file, line) is at the same point as the `-O0` coverage build's `there`:
+/// the same crash function, and the rest of `here` a subsequence of
+/// `there` (frames of sibling calls are missing from an optimised stack;
+/// inlined frames are shown by gdb as frames) where each matched frame
+/// other than the crash frame has the same line (a call's line is the
+/// call expression's at every level), and the same outermost frame.
+fn same_point_optimised(here: &[(String, String, u64)], there: &[(String, String, u64)]) -> bool {
+    let (Some(h0), Some(t0)) = (here.first(), there.first()) else {
+        return false;
+    };
+    if h0.0 != t0.0 || here.last().map(|f| &f.0) != there.last().map(|f| &f.0) {
+        return false;
+    }
+    let mut rest = there[1..].iter();
+    here[1..]
+        .iter()
+        .all(|h| rest.by_ref().any(|t| t.0 == h.0 && t.2 == h.2))
 }
 
 /// The offset in `func` of the instruction after the store that sets its
@@ -1161,7 +1235,8 @@ fn check_crash(
     let pmcfg = b.pmcfg.to_str().unwrap().to_string();
     let args = |a: &[&str]| -> Vec<String> { a.iter().map(|s| s.to_string()).collect() };
     // (report, its kind in the precision table, graph, inputs, the truth,
-    // the crash frame's line where it differs from the truth's)
+    // lines known to have run that the truth's stack may not show: the
+    // crash frame's line where it differs, an optimised build's frames)
     #[allow(clippy::type_complexity)]
     let mut reports: Vec<(
         &'static str,
@@ -1169,7 +1244,7 @@ fn check_crash(
         String,
         Vec<String>,
         &RunTruth,
-        Option<&(PathBuf, u64)>,
+        Vec<(PathBuf, u64)>,
     )> = vec![
         (
             "gdb backtrace",
@@ -1177,7 +1252,7 @@ fn check_crash(
             pmcfg.clone(),
             args(&["--backtrace", "bt.txt"]),
             &c.truth,
-            None,
+            Vec::new(),
         ),
         (
             "sanitizer backtrace",
@@ -1185,7 +1260,7 @@ fn check_crash(
             pmcfg.clone(),
             args(&["--backtrace", "asan.txt"]),
             &c.truth,
-            None,
+            Vec::new(),
         ),
     ];
     if p.workloads[point.workload].log {
@@ -1195,7 +1270,7 @@ fn check_crash(
             pmcfg.clone(),
             args(&["--backtrace", "bt.txt", "--log", "out.log"]),
             &c.truth,
-            None,
+            Vec::new(),
         ));
     }
     for run in &c.cores {
@@ -1208,20 +1283,26 @@ fn check_crash(
                 bin.display().to_string(),
             ];
             inputs.extend(extra.iter().map(|s| s.to_string()));
-            if fig.quick && run.mode != "plain" {
+            if fig.quick && run.mode != "plain" && run.mode != O2 {
                 inputs.push("--no-values".into());
             }
+            let ran: Vec<(PathBuf, u64)> = run
+                .crash_line
+                .iter()
+                .chain(&run.frame_lines)
+                .cloned()
+                .collect();
             reports.push((
                 report,
                 Some(kind),
                 bc.display().to_string(),
                 inputs,
                 &c.truth,
-                run.crash_line.as_ref(),
+                ran,
             ));
         }
     }
-    for (report, kind, cfg, inputs, run, crash_line) in &reports {
+    for (report, kind, cfg, inputs, run, ran_lines) in &reports {
         for &solver in fig.solvers {
             let what = format!("{} {point}: {report}, --solver {solver}", p.name);
             let o = Command::new(pm)
@@ -1265,7 +1346,7 @@ fn check_crash(
                         continue;
                     }
                     let mut ran = truth.ran(line);
-                    if crash_line.is_some_and(|(f, l)| *f == path && *l == line) {
+                    if ran_lines.iter().any(|(f, l)| *f == path && *l == line) {
                         ran = Ran::Yes;
                     }
                     let k = truth.active.get(&line).copied().unwrap_or(0);
@@ -1602,6 +1683,14 @@ fn core_reports(mode: &str) -> Vec<(&'static str, &'static str, &'static [&'stat
     match mode {
         "func" => vec![("core, func flags", "func flags", &[])],
         "bb" => vec![("core, bb flags", "bb flags", &[])],
+        O2 => vec![
+            ("core, O2", "O2 core", &[]),
+            (
+                "core, O2, no values",
+                "O2 core, no values",
+                &["--no-values"],
+            ),
+        ],
         _ => vec![
             ("core, plain", "plain core", &[]),
             (
@@ -1630,14 +1719,14 @@ fn run(p: &Program, limit: Option<usize>, cores: bool) -> Figures {
         ..Figures::default()
     };
     let mut src = Sources(HashMap::new());
-    let sancov: Vec<SancovBuild> = if cores && p.sancov {
-        SANCOV_MODES
-            .iter()
-            .map(|m| sancov_build(p, &b, m))
-            .collect()
-    } else {
-        Vec::new()
-    };
+    let mut modes: Vec<&'static str> = Vec::new();
+    if cores && p.sancov {
+        modes.extend(SANCOV_MODES);
+    }
+    if cores && p.o2 {
+        modes.push(O2);
+    }
+    let sancov: Vec<SancovBuild> = modes.iter().map(|m| sancov_build(p, &b, m)).collect();
     for (i, point) in points.iter().enumerate() {
         let mut c = crash(
             p,
@@ -1698,7 +1787,7 @@ fn run(p: &Program, limit: Option<usize>, cores: bool) -> Figures {
 /// program and solver, as a Markdown table.
 fn precision_table(results: &[(&str, &Figures)]) -> String {
     let mut out = String::from(
-        "| program | solver | crash points | backtrace only | plain core, no values | plain core, values | core, func flags | core, bb flags |\n|---|---|---|---|---|---|---|---|\n",
+        "| program | solver | crash points | backtrace only | plain core, no values | plain core, values | core, func flags | core, bb flags | -O2 core, no values | -O2 core, values |\n|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for (name, f) in results {
         if f.precision.is_empty() {
@@ -1713,13 +1802,15 @@ fn precision_table(results: &[(&str, &Figures)]) -> String {
             };
             writeln!(
                 out,
-                "| {name} | {solver} | {} | {} | {} | {} | {} | {} |",
+                "| {name} | {solver} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 f.core_runs,
                 share("backtrace"),
                 share("plain core, no values"),
                 share("plain core"),
                 share("func flags"),
-                share("bb flags")
+                share("bb flags"),
+                share("O2 core, no values"),
+                share("O2 core")
             )
             .unwrap();
         }
@@ -1977,7 +2068,7 @@ fn check_programs(programs: &[&Program], limit: Option<usize>, cores: bool) {
         );
         // Variables' values from a plain core: never fewer lines decided
         // than without them, and more with the default solver.
-        if f.core_runs > 0 {
+        if f.precision.keys().any(|k| k.0 == "plain core") {
             for solver in f.solvers {
                 let get = |kind: &str| f.precision.get(&(kind, *solver)).map_or(0, |p| p.0);
                 let (with, without) = (get("plain core"), get("plain core, no values"));

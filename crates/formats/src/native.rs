@@ -20,8 +20,10 @@
 //!   the one in the core; the binary's frames by a frame-pointer walk
 //!   (clang keeps frame pointers at `-O0`), every step checked
 //!   (frame-pointer prologue of the function, a call instruction before
-//!   every return address). A stack that cannot be unwound soundly is
-//!   refused, never guessed.
+//!   every return address); from the first function without a frame
+//!   pointer on (optimised code), by the binary's `.eh_frame` (`walk_cfi`),
+//!   which also marks where sibling calls may hide frames. A stack that
+//!   cannot be unwound soundly is refused, never guessed.
 //!
 //! Every error is one line ([`NativeError`]).
 
@@ -869,8 +871,9 @@ pub fn read_flags(core: &Core, bin: &Binary) -> Result<CoreFlags, NativeError> {
 /// `unwind_libraries`) but not listed. A return into code outside the
 /// binary ends the walk (the C library's start-up code below `main`).
 /// Refused (an error saying why) when a library cannot be unwound, or a
-/// frame of the binary has no frame pointer or a return address that does
-/// not follow a call.
+/// frame of the binary has neither a frame pointer nor call frame
+/// information this unwinder follows, or a return address that does not
+/// follow a call.
 pub fn unwind(core: &Core, bin: &Binary, base: u64) -> Result<Vec<RawFrame>, NativeError> {
     let cs = core.shown();
     let Some(regs) = core.regs else {
@@ -890,7 +893,6 @@ pub fn unwind(core: &Core, bin: &Binary, base: u64) -> Result<Vec<RawFrame>, Nat
                 regs.rip
             ))
         })?;
-        let _ = rsp;
         let r = rel(ret);
         // The caller is the function holding the call, at r - 1: a call
         // of a `noreturn` function can be its last instruction, so that r
@@ -900,22 +902,24 @@ pub fn unwind(core: &Core, bin: &Binary, base: u64) -> Result<Vec<RawFrame>, Nat
                 "{cs}: the library frames return to {ret:#x}, outside the binary"
             ));
         };
-        if !after_call(bin, r) || !has_frame_pointer(bin, g) {
+        if !after_call(bin, r) {
             return err(format!(
-                "{cs}: the library frames return to {ret:#x} in `{}`, which does not follow a call instruction or has no frame pointer: pass --backtrace",
+                "{cs}: the library frames return to {ret:#x} in `{}`, which does not follow a call instruction: pass --backtrace",
                 g.name
             ));
+        }
+        if !has_frame_pointer(bin, g) {
+            let at = Regs { rip: ret, rsp, rbp };
+            return walk_cfi(core, bin, base, Vec::new(), at, false);
         }
         let frames = physical(bin.symbolize(r - 1), 0);
         return walk(core, bin, base, frames, rbp.wrapping_add(8), core.word(rbp));
     };
-    let frames = physical(bin.symbolize(pc), 0);
     if !has_frame_pointer(bin, f) {
-        return err(format!(
-            "{cs}: `{}` has no frame-pointer prologue: build with -O0 or -fno-omit-frame-pointer, or pass --backtrace",
-            f.name
-        ));
+        // Optimised code: the binary's call frame information.
+        return walk_cfi(core, bin, base, Vec::new(), regs, true);
     }
+    let frames = physical(bin.symbolize(pc), 0);
     // (stack slot of the return address, the caller's frame pointer).
     let at_ret = bin.bytes_at(pc, 1) == Some(&[0xc3][..]);
     let (ret_slot, caller_rbp) = match pc - f.addr {
@@ -978,13 +982,38 @@ fn walk(
             ));
         }
         if !has_frame_pointer(bin, g) {
-            return err(format!(
-                "{cs}: `{}` has no frame-pointer prologue: build with -O0 or -fno-omit-frame-pointer, or pass --backtrace",
-                g.name
-            ));
+            // Optimised code from here on: its call frame information,
+            // with the registers as the return leaves them (rbp was saved
+            // by the callee's prologue).
+            let Some(rbp) = caller_rbp else {
+                return err(format!(
+                    "{cs}: the frame pointer chain leaves the core's memory: cannot unwind"
+                ));
+            };
+            let at = Regs {
+                rip: ret,
+                rsp: ret_slot.wrapping_add(8),
+                rbp,
+            };
+            return walk_cfi(core, bin, base, frames, at, false);
         }
         // A caller's frame: the line of the call, at the return address - 1.
-        let k = frames.last().and_then(|f| f.index).map_or(0, |i| i + 1);
+        let mut k = frames.last().and_then(|f| f.index).map_or(0, |i| i + 1);
+        // A direct call of another function than the frame above: a
+        // sibling call (optimised code with frame pointers) hid a frame
+        // between them (see `walk_cfi`; an indirect call cannot be told
+        // here, and `-O0` code makes no sibling calls).
+        let above = frames
+            .last()
+            .and_then(|f| f.address)
+            .and_then(|a| bin.func_at(a))
+            .map(|f| f.addr);
+        if let (Some(t), Some(a)) = (direct_call_target(bin, r), above) {
+            if t != a {
+                frames.push(sibling_gap(k));
+                k += 1;
+            }
+        }
         frames.extend(physical(bin.symbolize(r - 1), k));
         let Some(rbp) = caller_rbp else {
             return err(format!(
@@ -1000,6 +1029,169 @@ fn walk(
         caller_rbp = core.word(rbp);
     }
     err(format!("{cs}: the frame chain does not end"))
+}
+
+/// The walk over the binary's frames by its `.eh_frame` call frame
+/// information (optimised code, without frame pointers), from the
+/// registers `at` of a frame (`innermost`: the crash frame, whose pc is
+/// the crash's; else a return address), appending to `frames`. Only CFA
+/// rules over rsp or rbp and the return address and rbp saved at CFA
+/// offsets are followed; anything else, a pc without call frame
+/// information, or a return address not after a call, is refused.
+///
+/// **Sibling calls.** An optimised caller may have left the stack by a
+/// jump to its callee (`return f(x);` compiled as `jmp f`): its frame is
+/// then missing, and the frame below it holds a call to another function
+/// than the one above. Wherever the call instruction before a return
+/// address is not a direct call of the function of the frame above it
+/// (an indirect call, or a call of another function), a `runtime` frame
+/// `[sibling calls?]` is put between the two, which the report reads as a
+/// gap in the stack (unknown calls may be pending there), never as the
+/// caller's own pending call.
+fn walk_cfi(
+    core: &Core,
+    bin: &Binary,
+    base: u64,
+    mut frames: Vec<RawFrame>,
+    at: Regs,
+    innermost: bool,
+) -> Result<Vec<RawFrame>, NativeError> {
+    use addr2line::gimli::{
+        BaseAddresses, CfaRule, EhFrame, LittleEndian, Register, RegisterRule, UnwindContext,
+        UnwindSection,
+    };
+    const RBP: Register = Register(6);
+    const RSP: Register = Register(7);
+    const RA: Register = Register(16);
+    let cs = core.shown();
+    let rel = |a: u64| a.wrapping_sub(base);
+    let file = object::File::parse(bin.data())
+        .map_err(|e| NativeError(format!("{cs}: the binary cannot be read ({e})")))?;
+    let Some(eh) = file.section_by_name(".eh_frame") else {
+        return err(format!(
+            "{cs}: the binary has no frame pointers and no .eh_frame: cannot unwind, pass --backtrace"
+        ));
+    };
+    let eh_data = eh
+        .data()
+        .map_err(|e| NativeError(format!("{cs}: .eh_frame: {e}")))?;
+    let eh_frame = EhFrame::new(eh_data, LittleEndian);
+    let mut bases = BaseAddresses::default().set_eh_frame(eh.address());
+    if let Some(t) = file.section_by_name(".text") {
+        bases = bases.set_text(t.address());
+    }
+    let mut ctx = UnwindContext::new();
+    let (mut pc, mut rsp, mut rbp) = (at.rip, at.rsp, at.rbp);
+    let mut innermost = innermost;
+    // The function of the frame above (its symbol's address), for the
+    // sibling-call check.
+    let mut above: Option<u64> = if innermost {
+        None
+    } else {
+        frames
+            .last()
+            .and_then(|f| f.address)
+            .and_then(|a| bin.func_at(a))
+            .map(|f| f.addr)
+    };
+    for _ in 0..100_000 {
+        let r = rel(pc);
+        // A return address is looked up one byte back (inside the call).
+        let probe = r.wrapping_sub(u64::from(!innermost));
+        let Some(g) = bin.func_at(probe) else {
+            if innermost {
+                return err(format!("{cs}: the crash pc {pc:#x} is in no function"));
+            }
+            // Returned into code outside the binary: the C library's
+            // start-up code that called main.
+            return Ok(frames);
+        };
+        let mut k = frames.last().and_then(|f| f.index).map_or(0, |i| i + 1);
+        if !innermost {
+            if !after_call(bin, r) {
+                return err(format!(
+                    "{cs}: the stack holds {pc:#x}, which does not follow a call instruction: cannot unwind soundly, pass --backtrace"
+                ));
+            }
+            if above.is_none() || direct_call_target(bin, r) != above {
+                frames.push(sibling_gap(k));
+                k += 1;
+            }
+        }
+        frames.extend(physical(bin.symbolize(probe), k));
+        above = Some(g.addr);
+        let row = eh_frame
+            .unwind_info_for_address(&bases, &mut ctx, probe, EhFrame::cie_from_offset)
+            .map_err(|e| {
+                NativeError(format!(
+                    "{cs}: no call frame information for {pc:#x} in `{}` ({e}): cannot unwind, pass --backtrace",
+                    g.name
+                ))
+            })?;
+        let beyond = || {
+            NativeError(format!(
+                "{cs}: the call frame information of `{}` at {pc:#x} is beyond this unwinder: pass --backtrace",
+                g.name
+            ))
+        };
+        let cfa = match row.cfa() {
+            CfaRule::RegisterAndOffset { register, offset } if *register == RSP => {
+                rsp.wrapping_add(*offset as u64)
+            }
+            CfaRule::RegisterAndOffset { register, offset } if *register == RBP => {
+                rbp.wrapping_add(*offset as u64)
+            }
+            _ => return Err(beyond()),
+        };
+        let saved = |o: i64| {
+            core.word(cfa.wrapping_add(o as u64)).ok_or_else(|| {
+                NativeError(format!(
+                    "{cs}: the stack at {:#x} is not in the core: cannot unwind",
+                    cfa.wrapping_add(o as u64)
+                ))
+            })
+        };
+        let ret = match row.register(RA) {
+            Some(RegisterRule::Offset(o)) => saved(o)?,
+            _ => return Err(beyond()),
+        };
+        rbp = match row.register(RBP) {
+            None | Some(RegisterRule::SameValue) => rbp,
+            Some(RegisterRule::Offset(o)) => saved(o)?,
+            Some(_) => return Err(beyond()),
+        };
+        if cfa <= rsp {
+            return err(format!(
+                "{cs}: the stack goes down at {cfa:#x}: cannot unwind soundly, pass --backtrace"
+            ));
+        }
+        rsp = cfa;
+        pc = ret;
+        innermost = false;
+    }
+    err(format!("{cs}: the frame chain does not end"))
+}
+
+/// The frame put where sibling calls may hide frames: runtime code, which
+/// the report reads as a gap in the stack.
+fn sibling_gap(k: u32) -> RawFrame {
+    RawFrame {
+        index: Some(k),
+        function: Some("[sibling calls?]".into()),
+        runtime: true,
+        ..RawFrame::default()
+    }
+}
+
+/// The target (file vaddr) of the `call rel32` that ends right before file
+/// vaddr `r`, if that is what is there.
+fn direct_call_target(bin: &Binary, r: u64) -> Option<u64> {
+    let b = bin.bytes_at(r.wrapping_sub(5), 5)?;
+    if b[0] != 0xe8 {
+        return None;
+    }
+    let rel = i32::from_le_bytes([b[1], b[2], b[3], b[4]]);
+    Some(r.wrapping_add(rel as i64 as u64))
 }
 
 /// Whether the instruction before file vaddr `r` is a call (`call rel32`,

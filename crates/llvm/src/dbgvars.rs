@@ -24,13 +24,25 @@ pub struct Declared {
 /// its allocas, by (block index, instruction index).
 pub type DeclaredVars = HashMap<String, HashMap<(usize, usize), Declared>>;
 
+/// Per defined function, per instruction position (block index,
+/// instruction index, terminators last), the call sites its code was
+/// inlined at, innermost first: (file name, line) of each `inlinedAt`
+/// location of its `!dbg`. Only instructions with such a chain are listed.
+pub type InlinedAt = HashMap<String, Chains>;
+
+/// One function's part of [`InlinedAt`].
+pub type Chains = HashMap<(usize, usize), Vec<(String, u32)>>;
+
 /// Reads the declared variables of a module (bitcode or textual IR).
 /// Empty if LLVM cannot read the bytes (the main parse reports that).
-pub(crate) fn read(bytes: &[u8], bitcode: bool) -> DeclaredVars {
+/// Also returns the inline chains of every instruction ([`InlinedAt`]),
+/// from the same parse.
+pub(crate) fn read_all(bytes: &[u8], bitcode: bool) -> (DeclaredVars, InlinedAt) {
     use llvm_sys::bit_reader::LLVMParseBitcodeInContext2;
     use llvm_sys::core::*;
     use llvm_sys::ir_reader::LLVMParseIRInContext;
     let mut out = DeclaredVars::new();
+    let mut inlined = InlinedAt::new();
     // SAFETY: plain LLVM C API use. The context outlives the module; the
     // memory buffer is consumed by the IR parser (and disposed by us for
     // bitcode, which does not take it); module and context are disposed
@@ -57,7 +69,7 @@ pub(crate) fn read(bytes: &[u8], bitcode: bool) -> DeclaredVars {
         };
         if failed || module.is_null() {
             LLVMContextDispose(ctx);
-            return out;
+            return (out, inlined);
         }
         let mut f = LLVMGetFirstFunction(module);
         while !f.is_null() {
@@ -66,11 +78,64 @@ pub(crate) fn read(bytes: &[u8], bitcode: bool) -> DeclaredVars {
                 if !vars.is_empty() {
                     out.insert(value_name(f), vars);
                 }
+                let chains = function_inlined(f);
+                if !chains.is_empty() {
+                    inlined.insert(value_name(f), chains);
+                }
             }
             f = LLVMGetNextFunction(f);
         }
         LLVMDisposeModule(module);
         LLVMContextDispose(ctx);
+    }
+    (out, inlined)
+}
+
+/// The inline chains of `f`'s instructions (see [`InlinedAt`]).
+unsafe fn function_inlined(f: llvm_sys::prelude::LLVMValueRef) -> Chains {
+    use llvm_sys::core::*;
+    use llvm_sys::debuginfo::*;
+    let mut out = HashMap::new();
+    let mut bb = LLVMGetFirstBasicBlock(f);
+    let mut bi = 0usize;
+    while !bb.is_null() {
+        let mut i = LLVMGetFirstInstruction(bb);
+        let mut ii = 0usize;
+        while !i.is_null() {
+            let loc = LLVMInstructionGetDebugLoc(i);
+            let mut chain = Vec::new();
+            let mut at = if loc.is_null() {
+                loc
+            } else {
+                LLVMDILocationGetInlinedAt(loc)
+            };
+            // A chain is short; the bound only guards against a cycle.
+            while !at.is_null() && chain.len() < 64 {
+                let line = LLVMDILocationGetLine(at);
+                let scope = LLVMDILocationGetScope(at);
+                let file = if scope.is_null() {
+                    std::ptr::null_mut()
+                } else {
+                    LLVMDIScopeGetFile(scope)
+                };
+                if !file.is_null() && line != 0 {
+                    let mut len = 0u32;
+                    let p = LLVMDIFileGetFilename(file, &mut len);
+                    if !p.is_null() {
+                        let name = std::slice::from_raw_parts(p as *const u8, len as usize);
+                        chain.push((String::from_utf8_lossy(name).into_owned(), line));
+                    }
+                }
+                at = LLVMDILocationGetInlinedAt(at);
+            }
+            if !chain.is_empty() {
+                out.insert((bi, ii), chain);
+            }
+            i = LLVMGetNextInstruction(i);
+            ii += 1;
+        }
+        bb = LLVMGetNextBasicBlock(bb);
+        bi += 1;
     }
     out
 }

@@ -31,6 +31,9 @@ pub struct DeclAttributes {
     /// The source variables of allocas (`llvm.dbg.declare`), read from the
     /// whole module (see `dbgvars.rs`).
     pub declared: crate::dbgvars::DeclaredVars,
+    /// The inline chains of the instructions (see
+    /// [`crate::dbgvars::InlinedAt`]).
+    pub inlined_at: crate::dbgvars::InlinedAt,
 }
 
 /// The comdat of a `__sancov_bools` global in textual IR: `comdat($name)`,
@@ -102,6 +105,7 @@ pub(crate) fn from_text(text: &str) -> DeclAttributes {
         returns_twice: with("returns_twice"),
         sancov_comdats,
         declared: Default::default(),
+        inlined_at: Default::default(),
     }
 }
 

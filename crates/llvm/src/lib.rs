@@ -192,7 +192,7 @@ mod operands;
 pub mod sancov;
 mod values;
 
-pub use dbgvars::{Declared, DeclaredVars};
+pub use dbgvars::{Declared, DeclaredVars, InlinedAt};
 pub use decls::DeclAttributes;
 // The front-end's results are plain data, defined without LLVM so that the
 // `postmortem` binary reads them without linking it.
@@ -290,7 +290,7 @@ pub fn load_path_limited(path: &Path, limit: u64) -> Result<Loaded, LlvmError> {
         .map_err(|e| LlvmError::Input(e.to_string()))?;
     if is_bitcode(&bytes) {
         let mut decls = decls::from_bitcode(&bytes).unwrap_or_default();
-        decls.declared = dbgvars::read(&bytes, true);
+        (decls.declared, decls.inlined_at) = dbgvars::read_all(&bytes, true);
         let module = parse(&shown, || {
             let p = path
                 .to_str()
@@ -314,7 +314,7 @@ pub fn load_ir_str(text: &str, name: &str) -> Result<Loaded, LlvmError> {
 
 fn load_text(text: &str, name: &str) -> Result<Loaded, LlvmError> {
     let mut decls = decls::from_text(text);
-    decls.declared = dbgvars::read(text.as_bytes(), false);
+    (decls.declared, decls.inlined_at) = dbgvars::read_all(text.as_bytes(), false);
     let module = parse(name, || llvm_ir::Module::from_ir_str(text))?;
     lower_module(&module, &decls, name)
 }

@@ -91,7 +91,7 @@ pub use paths::{path_components, same_file, PathMap};
 pub use selectors::Selector;
 pub use stack::SourceFrame;
 
-use crate::icfg::Icfg;
+use crate::icfg::{Icfg, NodeKind};
 use crate::ids::{FileId, FuncId, NodeId};
 use paths::suffix_match;
 use std::collections::HashMap;
@@ -249,6 +249,9 @@ impl<'g> Locator<'g> {
             .iter()
             .flat_map(|&f| self.nodes_of(f))
             .copied()
+            // An entry node's weak lines are the lines of functions
+            // inlined into it (the LLVM front-end): never a crash place.
+            .filter(|&n| self.g.kind(n) != NodeKind::Entry)
             .filter(|&n| self.g.weak_lines(n).any(|l| l == line))
             .collect();
         v.sort_unstable();

@@ -55,6 +55,8 @@ struct Group {
     label: String,
     ops: usize,
     last_op: &'static str,
+    /// Weak lines of its instructions (see [`speculable`]).
+    weak: Vec<u32>,
 }
 
 /// Per-block lowering state: the block's first node and the node control
@@ -78,6 +80,8 @@ struct BlockLowering<'m> {
     head_weak: Vec<u32>,
     /// Whether this is the function's entry block.
     entry: bool,
+    /// The index of the instruction being lowered.
+    ii: usize,
 }
 
 /// How a block ends: its last node, the blocks that may run next, and
@@ -113,6 +117,12 @@ struct BodyCtx<'a, 'm> {
     /// The function's exit node (where an exception leaves it).
     exit: NodeId,
     ids: &'a mut HashMap<(u32, u32), u32>,
+    /// The inline chains of the function's instructions, and the index of
+    /// the block being lowered.
+    chains: Option<&'a crate::dbgvars::Chains>,
+    bi: usize,
+    /// The function may have been optimised (see [`optimised`]).
+    optimised: bool,
 }
 
 impl BodyCtx<'_, '_> {
@@ -146,6 +156,8 @@ pub(super) struct Bodies<'a, 'm> {
     facts: CallFacts,
     block_nodes: crate::sancov::BlockNodes,
     store_nodes: HashMap<*const Instruction, NodeId>,
+    /// The inline chains of the module's instructions.
+    inlined: &'a crate::dbgvars::InlinedAt,
 }
 
 impl<'a, 'm> Bodies<'a, 'm> {
@@ -156,8 +168,10 @@ impl<'a, 'm> Bodies<'a, 'm> {
         b: IcfgBuilder,
         path: &'a str,
         report: &'a mut FrontendReport,
+        inlined: &'a crate::dbgvars::InlinedAt,
     ) -> Result<Lowered, LlvmError> {
         let mut pass = Bodies {
+            inlined,
             ix,
             ends,
             b,
@@ -172,6 +186,7 @@ impl<'a, 'm> Bodies<'a, 'm> {
         for f in &ix.m.functions {
             pass.lower_function(f)?;
         }
+        pass.inlined_copies();
         Ok(Lowered {
             builder: pass.b,
             facts: pass.facts,
@@ -207,11 +222,15 @@ impl<'a, 'm> Bodies<'a, 'm> {
             func,
             exit,
             ids: &mut ids,
+            chains: self.inlined.get(&f.name),
+            bi: 0,
+            optimised: optimised(f),
         };
 
         let mut ranges = Vec::with_capacity(f.basic_blocks.len());
         for (bi, bb) in f.basic_blocks.iter().enumerate() {
             let block_start = self.b.num_nodes() as u32;
+            lower.bi = bi;
             let (first, end) = self.lower_block(&mut lower, bb)?;
             for s in end.succs {
                 pending.push((end.last, s));
@@ -249,10 +268,15 @@ impl<'a, 'm> Bodies<'a, 'm> {
                 .basic_blocks
                 .first()
                 .is_some_and(|b| std::ptr::eq(b, bb)),
+            ii: 0,
         };
         for inst in &bb.instrs {
             self.lower_instruction(cx, &mut blk, inst)?;
+            blk.ii += 1;
         }
+        // The terminator's inline chain: weak lines of the block's head.
+        let chain = self.chain_lines(cx, blk.ii);
+        blk.head_weak.extend(chain);
         let (end, term_weak) = self.lower_terminator(cx, &mut blk, &bb.term)?;
         if let Some(l) = term_weak {
             self.b.add_weak_line(end.last, l);
@@ -298,6 +322,16 @@ impl<'a, 'm> Bodies<'a, 'm> {
             }
             _ => self.position(f, inst_loc(inst), true),
         };
+        // In optimised code, an instruction that may have been hoisted or
+        // speculated gives its line only weakly (see `speculable`).
+        let plain = matches!(class, CallClass::Plain);
+        let (pos, weak) = if cx.optimised && plain && speculable(inst) {
+            (None, pos.map(|(l, _)| l))
+        } else {
+            (pos, None)
+        };
+        let mut weak: Vec<u32> = weak.into_iter().collect();
+        weak.extend(self.chain_lines(cx, blk.ii));
         blk.located |= pos.is_some();
         match class {
             CallClass::Skip => {}
@@ -308,6 +342,9 @@ impl<'a, 'm> Bodies<'a, 'm> {
                     }
                 }
                 self.add_to_group(cx, &mut blk.st, &mut blk.group, pos, opcode(inst))?;
+                if let Some(g) = blk.group.as_mut() {
+                    g.weak.extend(&weak);
+                }
                 if let Instruction::Store(_) = inst {
                     // The group's node is made when it is flushed, before
                     // any other node: it gets the next id.
@@ -321,6 +358,11 @@ impl<'a, 'm> Bodies<'a, 'm> {
                     unreachable!("only calls are classified as sites")
                 };
                 let (site, noreturn) = self.call_site(cx, class, c_parts(c), pos)?;
+                for &l in &weak {
+                    if pos.is_none_or(|(line, _)| line != l) {
+                        self.b.add_weak_line(site, l);
+                    }
+                }
                 link(&mut self.b, &mut blk.st, site);
                 blk.st.prev = if noreturn { None } else { Some(site) };
             }
@@ -347,7 +389,9 @@ impl<'a, 'm> Bodies<'a, 'm> {
     ) -> Result<(BlockEnd<'m>, Option<u32>), LlvmError> {
         let f = cx.f;
         let borrowed = match term {
-            Terminator::Br(_) => !blk.located,
+            // In optimised code any lone branch may be another line's
+            // (blocks merged, code hoisted out of it).
+            Terminator::Br(_) => !blk.located || cx.optimised,
             Terminator::CondBr(x) => matches!(
                 &x.condition,
                 Operand::LocalOperand { name, .. } if blk.instrumentation.contains(name)
@@ -491,6 +535,7 @@ impl<'a, 'm> Bodies<'a, 'm> {
             label: String::new(),
             ops: 0,
             last_op: "",
+            weak: Vec::new(),
         });
         if g.line == 0 {
             if let Some((line, col)) = pos {
@@ -528,6 +573,11 @@ impl<'a, 'm> Bodies<'a, 'm> {
         let n = self.node(&id, NodeKind::Statement, cx.func, &g.label, lines)?;
         if g.col != 0 {
             self.b.set_column(n, g.col);
+        }
+        for &l in &g.weak {
+            if l != g.line {
+                self.b.add_weak_line(n, l);
+            }
         }
         link(&mut self.b, st, n);
         st.prev = Some(n);
@@ -638,6 +688,107 @@ impl<'a, 'm> Bodies<'a, 'm> {
             self.report.unwind_edges += 1;
         }
         Ok((site, noreturn))
+    }
+
+    /// Functions inlined into others: a statement of an inlined copy may
+    /// leave no instruction there (`return p;` of an inlined callee whose
+    /// value flows on as a register) while the function's own body keeps
+    /// one, and running the copy does not run the body's node. So each
+    /// defined function `F` whose line range (its first line to its last
+    /// own line) holds the line of code inlined into another function `G`
+    /// (same file) gives all its own lines as weak lines of `G`'s entry
+    /// node: none is No while `G` may have run (sound, and blunt: it only
+    /// keeps lines from No).
+    fn inlined_copies(&mut self) {
+        // (file, first line, last own line, own lines) of each defined
+        // function, by file.
+        type Range = (u32, u32, Vec<u32>);
+        let mut ranges: HashMap<&str, Vec<Range>> = HashMap::new();
+        for f in &self.ix.m.functions {
+            let Some(fl) = f.debugloc.as_ref() else {
+                continue;
+            };
+            let chains = self.inlined.get(&f.name);
+            let mut own: Vec<u32> = Vec::new();
+            for (bi, bb) in f.basic_blocks.iter().enumerate() {
+                let locs = bb
+                    .instrs
+                    .iter()
+                    .map(inst_loc)
+                    .chain(std::iter::once(term_loc(&bb.term)));
+                for (ii, loc) in locs.enumerate() {
+                    let inlined = chains.is_some_and(|c| c.contains_key(&(bi, ii)));
+                    if let (false, Located::At(line, _)) = (inlined, locate(f, loc)) {
+                        own.push(line);
+                    }
+                }
+            }
+            // Its entry node's line (the declaration) too: an inlined copy
+            // has no entry node.
+            own.push(fl.line);
+            own.sort_unstable();
+            own.dedup();
+            if let Some(&last) = own.last() {
+                if last >= fl.line {
+                    ranges
+                        .entry(fl.filename.as_str())
+                        .or_default()
+                        .push((fl.line, last, own));
+                }
+            }
+        }
+        for f in &self.ix.m.functions {
+            let Some(chains) = self.inlined.get(&f.name) else {
+                continue;
+            };
+            let Some(entry) = self.ix.by_name(&f.name).and_then(|i| self.ends.entry(i)) else {
+                continue;
+            };
+            let mut weak: Vec<u32> = Vec::new();
+            for (bi, bb) in f.basic_blocks.iter().enumerate() {
+                let locs = bb
+                    .instrs
+                    .iter()
+                    .map(inst_loc)
+                    .chain(std::iter::once(term_loc(&bb.term)));
+                for (ii, loc) in locs.enumerate() {
+                    let Some(loc) = loc.filter(|_| chains.contains_key(&(bi, ii))) else {
+                        continue;
+                    };
+                    for (start, last, own) in
+                        ranges.get(loc.filename.as_str()).into_iter().flatten()
+                    {
+                        if (*start..=*last).contains(&loc.line) {
+                            weak.extend(own);
+                        }
+                    }
+                }
+            }
+            weak.sort_unstable();
+            weak.dedup();
+            for l in weak {
+                self.b.add_weak_line(entry, l);
+            }
+        }
+    }
+
+    /// The lines of `f`'s own file that instruction `ii` of the current
+    /// block was inlined at (its `inlinedAt` chain): the inlined call's
+    /// statement ran if this code did, though it may have kept no
+    /// instruction of its own, so they are weak lines of its node.
+    fn chain_lines(&self, cx: &BodyCtx<'_, 'm>, ii: usize) -> Vec<u32> {
+        let (Some(chains), Some(fl)) = (cx.chains, cx.f.debugloc.as_ref()) else {
+            return Vec::new();
+        };
+        chains
+            .get(&(cx.bi, ii))
+            .map(|c| {
+                c.iter()
+                    .filter(|(file, _)| *file == fl.filename)
+                    .map(|&(_, line)| line)
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     /// (line, column) of a location in `f`'s own file; None for no
@@ -788,4 +939,37 @@ fn inst_loc(inst: &Instruction) -> Option<&DebugLoc> {
 fn term_loc(t: &Terminator) -> Option<&DebugLoc> {
     use llvm_ir::HasDebugLoc;
     t.get_debug_loc().as_ref()
+}
+
+/// Whether an instruction of optimised code may run where its source
+/// statement would not have: hoisted out of a loop (LICM), speculated
+/// into a predecessor (SimplifyCFG), merged with another copy (GVN), all
+/// keeping their debug location; or emit no machine instruction of its
+/// line at all (an address computation folded into a load). Such an
+/// instruction gives its line only as a weak line of its node: running
+/// it does not prove the line ran, but the line must not be No while it
+/// may have. Only what cannot be speculated anchors a line: stores,
+/// atomics, fences and volatile loads (and, elsewhere, call sites and
+/// conditional branches).
+fn speculable(inst: &Instruction) -> bool {
+    match inst {
+        Instruction::Store(_)
+        | Instruction::AtomicRMW(_)
+        | Instruction::CmpXchg(_)
+        | Instruction::Fence(_) => false,
+        Instruction::Load(l) => !l.volatile,
+        _ => true,
+    }
+}
+
+/// Whether `f` may have been optimised: it is not `optnone`, which clang
+/// puts on every function at `-O0`, and it comes from a compiler (it has
+/// the string attributes every front-end writes, `"frame-pointer"`,
+/// `"target-cpu"`...; hand-written IR, read as written, has none). Then
+/// [`speculable`] instructions give weak lines only.
+fn optimised(f: &Function) -> bool {
+    !f.function_attributes.contains(&FunctionAttribute::OptNone)
+        && f.function_attributes
+            .iter()
+            .any(|a| matches!(a, FunctionAttribute::StringAttribute { .. }))
 }

@@ -71,7 +71,8 @@ pub(crate) fn lower(
     let index = index::ModuleIndex::build(m, decl_attrs, &mut report);
     let mut b = IcfgBuilder::new();
     let ends = ends::Ends::make(&index, &mut b, path, &mut report)?;
-    let bodies = bodies::Bodies::lower(&index, &ends, b, path, &mut report)?;
+    let bodies =
+        bodies::Bodies::lower(&index, &ends, b, path, &mut report, &decl_attrs.inlined_at)?;
     let mut b = bodies.builder;
     hidden::HiddenFlow {
         index: &index,

@@ -1,0 +1,221 @@
+//! Cores of optimised builds (`-O2 -g`, issue 20): the graph is the
+//! optimised IR (`clang -O2 -emit-llvm`), the binary is compiled from that
+//! very IR with the middle-end off (as the real-program harness builds
+//! its `-O2` programs). Such a binary has no frame pointers: its stack is
+//! unwound by its call frame information, and a sibling call (`return
+//! f(x);` compiled as a jump) hides its caller's frame, which must leave a
+//! gap in the stack, never a wrong pending call. Code the optimiser
+//! hoisted keeps the line it came from, and an inlined copy may keep no
+//! instruction of a statement that its function's own body has: neither
+//! may give a wrong Yes or No. Truth: the programs are deterministic, so
+//! which lines ran is known from their input.
+
+mod common;
+
+use common::{require, sh, show};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn scratch(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("pm-optimised-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Builds `src` of `tests/data/optimised/` at `-O2 -g` into `dir` (IR, and
+/// a binary from that IR), runs it under gdb until it crashes, and writes
+/// the core `core` and gdb's backtrace `bt.txt`.
+fn crash_optimised(dir: &Path, src: &str) {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/optimised");
+    std::fs::copy(data.join(src), dir.join(src)).unwrap();
+    sh(
+        dir,
+        "clang-14",
+        &["-g", "-O2", "-emit-llvm", "-c", src, "-o", "prog.bc"],
+    );
+    sh(
+        dir,
+        "clang-14",
+        &[
+            "-g",
+            "-O2",
+            "-Xclang",
+            "-disable-llvm-passes",
+            "prog.bc",
+            "-o",
+            "prog",
+        ],
+    );
+    let o = Command::new("gdb")
+        .current_dir(dir)
+        .args(["-nx", "-batch", "-iex", "set debuginfod enabled off"])
+        .args(["-ex", "run > /dev/null", "-ex", "bt"])
+        .args(["-ex", "generate-core-file core"])
+        .arg("./prog")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(dir.join("core").exists(), "no core: {}", show(&o));
+    std::fs::write(dir.join("bt.txt"), &o.stdout).unwrap();
+}
+
+/// `analyze --format json` of the core with `extra` options; (JSON,
+/// stderr).
+fn analyze(dir: &Path, extra: &[&str]) -> (Value, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
+        .current_dir(dir)
+        .args(["analyze", "--cfg", "prog.bc", "--format", "json"])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", show(&o));
+    (
+        serde_json::from_slice(&o.stdout).unwrap(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// The lines of `file` with label `l` ("yes", "no", "maybe").
+fn lines(v: &Value, file: &str, l: &str) -> Vec<u64> {
+    let files = v["lines"].as_object().unwrap();
+    let (_, f) = files
+        .iter()
+        .find(|(k, _)| k.ends_with(file))
+        .unwrap_or_else(|| panic!("no {file} in {files:?}"));
+    f[l].as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .collect()
+}
+
+/// sibling.c crashes in `leaf`, called by `mid`'s sibling call (a jump),
+/// called by `main` on a line that also calls `leaf` directly. The core's
+/// stack is `leaf` over `main`: read as "main's pending call is its direct
+/// call of leaf", `mid` would never have run. Each solver's labels must be
+/// sound, with and without the variables' values, and the stack must be
+/// used (the crash line is Yes, the line after main's call is No).
+#[test]
+fn an_optimised_core_is_unwound_and_a_sibling_call_leaves_a_gap() {
+    for t in ["clang-14", "gdb"] {
+        require(t);
+    }
+    let dir = scratch("sibling");
+    crash_optimised(&dir, "sibling.c");
+    let bt = std::fs::read_to_string(dir.join("bt.txt")).unwrap();
+    assert!(
+        bt.contains("leaf") && !bt.contains(" mid ("),
+        "mid is not a sibling call in this build:\n{bt}"
+    );
+    let ran = [8, 10, 15, 16, 18, 19];
+    let not_ran = [9, 20, 21];
+    for solver in ["utl", "fsa", "cs", "best"] {
+        for values in [true, false] {
+            let mut args = vec!["--core", "core", "--binary", "prog", "--solver", solver];
+            if !values {
+                args.push("--no-values");
+            }
+            let what = format!("--solver {solver}, values {values}");
+            let (v, err) = analyze(&dir, &args);
+            assert!(
+                !err.contains("crash stack is not used"),
+                "{what}: the stack was not unwound:\n{err}"
+            );
+            let (yes, no) = (lines(&v, "sibling.c", "yes"), lines(&v, "sibling.c", "no"));
+            for l in &no {
+                assert!(!ran.contains(l), "{what}: line {l} ran but is No");
+            }
+            for l in &yes {
+                assert!(
+                    !not_ran.contains(l),
+                    "{what}: line {l} did not run but is Yes"
+                );
+            }
+            assert!(
+                yes.contains(&10),
+                "{what}: the crash line is not Yes: {yes:?}"
+            );
+            if solver == "cs" || solver == "best" {
+                // main's call is pending: what follows it did not run.
+                assert!(no.contains(&20), "{what}: line 20 is not No: {no:?}");
+            }
+        }
+    }
+}
+
+/// Analyses the `-O2` core of `src` with every solver, with and without
+/// values, and checks each Yes and No line of `src` against the lines
+/// that ran and did not run; returns the `cs` analysis (with values).
+fn check_sound(src: &str, ran: &[u64], not_ran: &[u64]) -> Value {
+    for t in ["clang-14", "gdb"] {
+        require(t);
+    }
+    let dir = scratch(src.trim_end_matches(".c"));
+    crash_optimised(&dir, src);
+    let mut cs = Value::Null;
+    for solver in ["utl", "fsa", "cs", "best"] {
+        for values in [true, false] {
+            let mut args = vec!["--core", "core", "--binary", "prog", "--solver", solver];
+            if !values {
+                args.push("--no-values");
+            }
+            let what = format!("{src}: --solver {solver}, values {values}");
+            let (v, err) = analyze(&dir, &args);
+            assert!(
+                !err.contains("crash stack is not used"),
+                "{what}: the stack was not unwound:\n{err}"
+            );
+            for l in lines(&v, src, "no") {
+                assert!(!ran.contains(&l), "{what}: line {l} ran but is No");
+            }
+            for l in lines(&v, src, "yes") {
+                assert!(
+                    !not_ran.contains(&l),
+                    "{what}: line {l} did not run but is Yes"
+                );
+            }
+            if solver == "cs" && values {
+                cs = v;
+            }
+        }
+    }
+    cs
+}
+
+/// hoisted.c: `isempty` (line 13) is inlined into `handle`'s loop and
+/// never runs, but the optimiser hoists the address of `s->len` into
+/// `handle`'s entry block with line 13's location: the entry block ran,
+/// line 13 did not. (Found in bzip2: `isempty_RL`, bzlib.c:141.)
+#[test]
+fn hoisted_code_does_not_make_its_line_yes() {
+    let v = check_sound(
+        "hoisted.c",
+        &[18, 20, 25, 26, 27, 28, 32],
+        &[13, 14, 15, 21, 22, 23, 30],
+    );
+    // The stack and the crash are used: the crash line ran, main's line
+    // after its pending call did not.
+    assert!(
+        lines(&v, "hoisted.c", "yes").contains(&32),
+        "{}",
+        v["lines"]
+    );
+    assert!(lines(&v, "hoisted.c", "no").contains(&36), "{}", v["lines"]);
+}
+
+/// inlined.c: `make` is inlined into `main`, and its out-of-line body
+/// (kept: its address is taken) never runs; in the inlined copy `return
+/// p;` (line 13) and the declaration line leave no instruction of their
+/// own, so only the body's never-run nodes carry them. (Found in lz4:
+/// `LZ4F_createCompressionContext_advanced`, lz4frame.c:599 and 606.)
+#[test]
+fn lines_of_an_inlined_copy_are_not_no() {
+    let v = check_sound("inlined.c", &[7, 8, 9, 11, 12, 13, 16, 17, 18, 19], &[10]);
+    assert!(
+        lines(&v, "inlined.c", "yes").contains(&12),
+        "{}",
+        v["lines"]
+    );
+}
