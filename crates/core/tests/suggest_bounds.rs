@@ -160,3 +160,72 @@ fn fsa_bounds_never_exceed_a_rerun() {
 fn cs_bounds_never_exceed_a_rerun() {
     check(&Cs::<Fsa>::default(), false, 13);
 }
+
+/// Groups in bounds mode: every listed point confirmed (no limit), its
+/// counts the sums over the crashes of the re-run counts.
+#[test]
+fn group_bounds_are_confirmed_sums() {
+    let s = Fsa::default();
+    let mut listed = 0;
+    for seed in 0..cases() / 3 {
+        let mut rng = Rng::with_stream(seed, 14);
+        let g = random_icfg(
+            &mut rng,
+            &GraphShape {
+                max_functions: 3,
+                max_body: 5,
+            },
+        );
+        let mut reports = Vec::new();
+        let mut bases = Vec::new();
+        for _ in 0..2 + rng.below(2) {
+            let r = random_report(&mut rng, &g, false);
+            if let Some(b) = analysis(&s, &g, &r).expect("no limit") {
+                reports.push(r);
+                bases.push(b);
+            }
+        }
+        let crashes: Vec<Crash<'_>> = reports
+            .iter()
+            .zip(&bases)
+            .map(|(report, base)| Crash { report, base })
+            .collect();
+        let limits = Limits {
+            k: 2,
+            budget: None,
+            max_analyses: None,
+            threads: 2,
+            method: Method::Bounds,
+        };
+        let r = suggest::suggest_group(&s, &g, &crashes, &limits);
+        if r.method != Method::Bounds {
+            continue;
+        }
+        assert!(
+            r.complete && r.below_bound == 0,
+            "seed {seed}: {:?}",
+            r.note
+        );
+        for t in &r.top {
+            listed += 1;
+            assert!(t.exact);
+            let (mut ran, mut not, mut worst) = (0, 0, 0);
+            for c in &crashes {
+                if c.base[t.point.index()] != Label::Maybe {
+                    continue;
+                }
+                let a = decided(&s, &g, c.report, c.base, t.point, Observation::Ran);
+                let b = decided(&s, &g, c.report, c.base, t.point, Observation::NotRan);
+                if let (Some(a), Some(b)) = (a, b) {
+                    (ran, not, worst) = (ran + a, not + b, worst + a.min(b));
+                }
+            }
+            assert_eq!(
+                (t.if_ran, t.if_not, t.worst),
+                (ran, not, worst),
+                "seed {seed}"
+            );
+        }
+    }
+    assert!(listed > 0);
+}

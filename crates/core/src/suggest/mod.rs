@@ -42,9 +42,50 @@
 //! crash where it is decided, or where one observation is impossible,
 //! adds 0); the bound is the sum of the "did not run" counts.
 //!
+//! # Large programs: [`Method::Bounds`]
+//!
+//! Steps 3-4 cost at least one analysis per class: on SQLite (44.8k
+//! classes, 0.3 s per UTL analysis) that is hours. [`Method::Bounds`]
+//! (what [`Method::Auto`] picks past [`AUTO_EXACT_CLASSES`] classes)
+//! replaces them by:
+//!
+//! 3'. **Lower bounds for every class in one pass** (`bounds.rs`): in the
+//!    graph of the nodes the base does not label No, `obsNo {n}` surely
+//!    makes No every node `n` dominates from the start or post-dominates
+//!    towards the crash, and `obsYes [n]` surely makes Yes every node
+//!    that dominates or post-dominates `n`. Two dominator trees give
+//!    these sets for all candidates at once; lines are counted as above.
+//!    These are proven lower bounds on what the solver decides when it is
+//!    exact on its own model of the paths (checked against re-runs on
+//!    random programs for UTL, FSA and CS by `tests/suggest_bounds.rs`);
+//!    they are not exact (other deductions, such as the stack's order,
+//!    decide more).
+//! 4'. **Confirmation**: classes in decreasing order of bound get both
+//!    analyses, one point per line, until `k` points are confirmed or a
+//!    limit is reached. Confirmed counts are exact; points left
+//!    unconfirmed are listed with their bounds, marked as such
+//!    ([`Suggestion::exact`] false, printed `>=N`). A confirmed count
+//!    below its bound (a solver that gives up on part of the problem) is
+//!    counted in [`Suggestions::below_bound`] and said.
+//!
+//! The list is then the top `k` by proven guarantee, not proven to be the
+//! exact top `k`: a point whose real worst case exceeds its bound can be
+//! missed (on the SQLite crash below, UTL's exact search finds a point of
+//! `sqlite3ErrorMsg` deciding 39 lines both ways whose bound is 3: the
+//! stack's order decides most of it).
+//!
+//! Measured (release, 2 shared cores, 2 threads; SQLite `sqlite3ErrorMsg`
+//! backtrace, `.pmcfg` cache: 92k nodes, 55.4k Maybe lines, 44.8k
+//! classes): the bounds of all classes take 0.3 s; with UTL the top 10,
+//! all confirmed (20 analyses), in 6.1 s wall and 55 MB peak RSS (the
+//! exact method under a 10 s budget had bounded 27 classes and listed
+//! nothing). With `best` (4-6 s per analysis) a 10 s budget confirms 2
+//! of 10, the rest printed as bounds (14.4 s wall: analyses under way
+//! finish, 228 MB).
+//!
 //! # Cost
 //!
-//! One analysis per class for the bounds, plus one per class evaluated in
+//! [`Method::Exact`]: one analysis per class for the bounds, plus one per class evaluated in
 //! step 4 (often few: the bounds fall off fast). The [`Solver`] interface
 //! has no incremental mode, so each analysis starts from scratch (what
 //! `analyze` costs, times the values' stages); the base labels only serve
