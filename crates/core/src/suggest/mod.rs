@@ -74,14 +74,13 @@
 //! `sqlite3ErrorMsg` deciding 39 lines both ways whose bound is 3: the
 //! stack's order decides most of it).
 //!
-//! Measured (release, 2 shared cores, 2 threads; SQLite `sqlite3ErrorMsg`
+//! Measured (release, 2 cores, 2 threads; SQLite `sqlite3ErrorMsg`
 //! backtrace, `.pmcfg` cache: 92k nodes, 55.4k Maybe lines, 44.8k
-//! classes): the bounds of all classes take 0.3 s; with UTL the top 10,
-//! all confirmed (20 analyses), in 6.1 s wall and 55 MB peak RSS (the
-//! exact method under a 10 s budget had bounded 27 classes and listed
-//! nothing). With `best` (4-6 s per analysis) a 10 s budget confirms 2
-//! of 10, the rest printed as bounds (14.4 s wall: analyses under way
-//! finish, 228 MB).
+//! classes): the bounds of all classes take 0.23 s; with UTL the top 10,
+//! all confirmed (20 analyses), in 4.6 s wall and 48 MB peak RSS (the
+//! exact method under a 10 s budget bounded 27 classes and listed
+//! nothing). With `best` (4-6 s per analysis) bounds alone take 1.8 s
+//! and 110 MB; `--budget 5` confirms 1 of 10 (6.8 s, 226 MB).
 //!
 //! # Cost
 //!
