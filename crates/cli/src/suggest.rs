@@ -7,7 +7,7 @@ use crate::inputs::{load, load_other, Inputs};
 use crate::render::{self, AnalyzeFormat, OutputArgs};
 use crate::solvers::SolverArgs;
 use clap::{Args, ValueEnum};
-use postmortem_core::suggest::{suggest_group, Crash, Limits};
+use postmortem_core::suggest::{suggest_group, Crash, Limits, Method};
 use postmortem_formats::output::Analysis;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -17,10 +17,14 @@ pub const LONG_ABOUT: &str = "\
 Which single program point, had it been observed (a log line, a coverage
 flag, a breakpoint in a reproduction), would decide the most source lines
 that are still Maybe? Lists the top k points (file:line and function) with
-an exact guarantee for the solver used: the Maybe lines decided if the
-point is observed to have run, if it is observed not to have run, and the
-worst case of the two. Each count comes from running the analysis again
-with that observation added.
+a guarantee for the solver used: the Maybe lines decided if the point is
+observed to have run, if it is observed not to have run, and the worst
+case of the two. An exact count comes from running the analysis again
+with that observation added; on a large program (--method bounds, the
+default past 400 candidate points) every point is first ranked by a
+proven lower bound from dominator trees, the best are then confirmed by
+re-running, and a count not confirmed within the limits is printed as
+'>=N' (a proven lower bound).
 
 Takes the same inputs as `analyze`. Points on exactly the same paths (a
 straight chain of statements) are one point. The search stops at --budget
@@ -38,6 +42,16 @@ pub enum SuggestFormat {
     /// The HTML report of `analyze`, with a "What to observe next"
     /// section, in the directory given by -o.
     Html,
+}
+
+#[derive(Copy, Clone, ValueEnum, PartialEq, Eq, Debug)]
+pub enum MethodArg {
+    /// `exact` up to 400 candidate points, else `bounds`.
+    Auto,
+    /// Re-run the analysis for every point: the exact top k.
+    Exact,
+    /// Dominator lower bounds for every point, the best confirmed.
+    Bounds,
 }
 
 #[derive(Args)]
@@ -68,6 +82,13 @@ pub struct SuggestArgs {
     /// `if ran` / `if not` are sums too.
     #[arg(long, value_name = "FILE")]
     also: Vec<PathBuf>,
+    /// How to rank the points: `exact` runs the analysis again for every
+    /// point (branch and bound: the exact top k, slow on large programs);
+    /// `bounds` ranks every point by a proven lower bound from dominator
+    /// trees in one pass, then confirms the best by re-running; `auto`
+    /// is `exact` up to 400 candidate points, else `bounds`.
+    #[arg(long, value_enum, default_value_t = MethodArg::Auto)]
+    method: MethodArg,
     /// Output format.
     #[arg(long, value_enum, default_value_t = SuggestFormat::Text)]
     format: SuggestFormat,
@@ -110,6 +131,11 @@ pub fn run(a: SuggestArgs) -> Result<(), Failure> {
         budget: Some(Duration::from_secs_f64(a.budget)),
         max_analyses: a.max_analyses,
         threads,
+        method: match a.method {
+            MethodArg::Auto => Method::Auto,
+            MethodArg::Exact => Method::Exact,
+            MethodArg::Bounds => Method::Bounds,
+        },
     };
     // The group's other crashes and their base labels.
     let mut others = Vec::new();

@@ -7,7 +7,9 @@
 
 use postmortem_core::cs::Cs;
 use postmortem_core::fsa::Fsa;
-use postmortem_core::suggest::{self, analysis, instrumentable, observe, Limits, Observation};
+use postmortem_core::suggest::{
+    self, analysis, instrumentable, observe, Limits, Method, Observation,
+};
 use postmortem_core::summary::by_line;
 use postmortem_core::utl::Utl;
 use postmortem_core::{Icfg, Label, NodeId, Report, Solver};
@@ -80,6 +82,7 @@ fn check(s: &(dyn Solver + Sync), expressible: bool, stream: u64) {
                 budget: None,
                 max_analyses: None,
                 threads: 1 + rng.below(2),
+                method: Method::Exact,
             },
         );
         assert!(r.complete, "seed {seed}: {:?}", r.note);
@@ -198,6 +201,7 @@ fn group_top_suggestion_is_the_brute_force_best_sum() {
             budget: None,
             max_analyses: None,
             threads: 2,
+            method: Method::Exact,
         };
         let r = suggest::suggest_group(&s, &g, &crashes, &limits);
         assert!(r.complete);

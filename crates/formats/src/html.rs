@@ -740,9 +740,9 @@ fn suggest_section(c: &Ctx<'_, '_>, sug: &postmortem_core::suggest::Suggestions)
             "<tr><td>{}</td><td>{at}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             i + 1,
             c.func(g.func_of(t.point)),
-            t.if_ran,
-            t.if_not,
-            t.worst()
+            escape(&crate::suggest::count(t, t.if_ran)),
+            escape(&crate::suggest::count(t, t.if_not)),
+            escape(&crate::suggest::count(t, t.worst()))
         );
     }
     s.push_str("</table>\n");
@@ -1057,6 +1057,7 @@ mod tests {
                 if_ran: 3,
                 if_not: 2,
                 worst: 2,
+                exact: true,
             }],
             maybe_lines: 5,
             complete: true,

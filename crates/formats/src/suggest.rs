@@ -1,7 +1,7 @@
 //! Writers for `postmortem suggest` ([`postmortem_core::suggest`]): a text
 //! table and a JSON document. The HTML section is in [`crate::html`].
 
-use postmortem_core::suggest::{Suggestion, Suggestions};
+use postmortem_core::suggest::{Method, Suggestion, Suggestions};
 use postmortem_core::{Icfg, NodeId};
 use serde_json::{json, Value};
 use std::io::{self, Write};
@@ -69,6 +69,16 @@ pub fn ranges(lines: &[u32], max: usize) -> String {
     out.join(", ")
 }
 
+/// A count of a suggestion as printed: `N` when exact, `>=N` when a
+/// proven lower bound.
+pub fn count(s: &Suggestion, n: usize) -> String {
+    if s.exact {
+        n.to_string()
+    } else {
+        format!(">={n}")
+    }
+}
+
 /// One line saying what the search did and whether it finished.
 pub fn summary_line(s: &Suggestions) -> String {
     let group = if s.crashes > 1 {
@@ -82,7 +92,20 @@ pub fn summary_line(s: &Suggestions) -> String {
         s.classes,
         s.candidate_nodes,
         s.analyses,
-        if s.complete {
+        if s.method == Method::Bounds {
+            format!(
+                "; ranked by proven lower bounds (dominators), {} of the listed confirmed by re-running{}",
+                s.confirmed,
+                if s.complete {
+                    String::new()
+                } else {
+                    format!(
+                        "; INCOMPLETE ({})",
+                        s.note.as_deref().unwrap_or("limit reached")
+                    )
+                }
+            )
+        } else if s.complete {
             ": exact top list".to_string()
         } else {
             format!(
@@ -111,8 +134,13 @@ pub fn write_text(out: &mut dyn Write, g: &Icfg, s: &Suggestions, solver: &str) 
     }
     writeln!(
         out,
-        "Lines decided (of the {} Maybe) if the point is observed to have run / not to have run; the worst case is guaranteed for this solver.",
-        s.maybe_lines
+        "Lines decided (of the {} Maybe) if the point is observed to have run / not to have run; the worst case is guaranteed for this solver{}.",
+        s.maybe_lines,
+        if s.top.iter().all(|t| t.exact) {
+            ""
+        } else {
+            " (>=N: a proven lower bound, not confirmed by re-running)"
+        }
     )?;
     if s.crashes > 1 {
         writeln!(
@@ -144,9 +172,9 @@ pub fn write_text(out: &mut dyn Write, g: &Icfg, s: &Suggestions, solver: &str) 
             i + 1,
             format!("{file}:{line}"),
             func,
-            t.if_ran,
-            t.if_not,
-            t.worst()
+            count(t, t.if_ran),
+            count(t, t.if_not),
+            count(t, t.worst())
         )?;
     }
     Ok(())
@@ -167,6 +195,7 @@ pub fn to_json(g: &Icfg, s: &Suggestions, solver: &str) -> Value {
                 "if_ran": t.if_ran,
                 "if_not": t.if_not,
                 "worst": t.worst(),
+                "exact": t.exact,
                 "same_paths": t.equivalent.iter().map(|&n| g.ext_id(n)).collect::<Vec<_>>(),
                 "same_paths_lines": same_paths_lines(g, t),
                 "line_nodes": line_nodes(g, t.point),
@@ -181,6 +210,12 @@ pub fn to_json(g: &Icfg, s: &Suggestions, solver: &str) -> Value {
         "candidate_nodes": s.candidate_nodes,
         "surely_decided_points": s.surely,
         "analyses": s.analyses,
+        "method": match s.method {
+            Method::Bounds => "bounds",
+            _ => "exact",
+        },
+        "confirmed": s.confirmed,
+        "below_bound": s.below_bound,
         "complete": s.complete,
         "note": s.note,
         "suggestions": points,

@@ -42,9 +42,49 @@
 //! crash where it is decided, or where one observation is impossible,
 //! adds 0); the bound is the sum of the "did not run" counts.
 //!
+//! # Large programs: [`Method::Bounds`]
+//!
+//! Steps 3-4 cost at least one analysis per class: on SQLite (44.8k
+//! classes, 0.3 s per UTL analysis) that is hours. [`Method::Bounds`]
+//! (what [`Method::Auto`] picks past [`AUTO_EXACT_CLASSES`] classes)
+//! replaces them by:
+//!
+//! 3'. **Lower bounds for every class in one pass** (`bounds.rs`): in the
+//!    graph of the nodes the base does not label No, `obsNo {n}` surely
+//!    makes No every node `n` dominates from the start or post-dominates
+//!    towards the crash, and `obsYes [n]` surely makes Yes every node
+//!    that dominates or post-dominates `n`. Two dominator trees give
+//!    these sets for all candidates at once; lines are counted as above.
+//!    These are proven lower bounds on what the solver decides when it is
+//!    exact on its own model of the paths (checked against re-runs on
+//!    random programs for UTL, FSA and CS by `tests/suggest_bounds.rs`);
+//!    they are not exact (other deductions, such as the stack's order,
+//!    decide more).
+//! 4'. **Confirmation**: classes in decreasing order of bound get both
+//!    analyses, one point per line, until `k` points are confirmed or a
+//!    limit is reached. Confirmed counts are exact; points left
+//!    unconfirmed are listed with their bounds, marked as such
+//!    ([`Suggestion::exact`] false, printed `>=N`). A confirmed count
+//!    below its bound (a solver that gives up on part of the problem) is
+//!    counted in [`Suggestions::below_bound`] and said.
+//!
+//! The list is then the top `k` by proven guarantee, not proven to be the
+//! exact top `k`: a point whose real worst case exceeds its bound can be
+//! missed (on the SQLite crash below, UTL's exact search finds a point of
+//! `sqlite3ErrorMsg` deciding 39 lines both ways whose bound is 3: the
+//! stack's order decides most of it).
+//!
+//! Measured (release, 2 cores, 2 threads; SQLite `sqlite3ErrorMsg`
+//! backtrace, `.pmcfg` cache: 92k nodes, 55.4k Maybe lines, 44.8k
+//! classes): the bounds of all classes take 0.23 s; with UTL the top 10,
+//! all confirmed (20 analyses), in 4.6 s wall and 48 MB peak RSS (the
+//! exact method under a 10 s budget bounded 27 classes and listed
+//! nothing). With `best` (4-6 s per analysis) bounds alone take 1.8 s
+//! and 110 MB; `--budget 5` confirms 1 of 10 (6.8 s, 226 MB).
+//!
 //! # Cost
 //!
-//! One analysis per class for the bounds, plus one per class evaluated in
+//! [`Method::Exact`]: one analysis per class for the bounds, plus one per class evaluated in
 //! step 4 (often few: the bounds fall off fast). The [`Solver`] interface
 //! has no incremental mode, so each analysis starts from scratch (what
 //! `analyze` costs, times the values' stages); the base labels only serve
@@ -62,6 +102,9 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+mod bounds;
+pub use bounds::WALK_CAP;
 
 /// What one observation says about a point.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -116,7 +159,27 @@ pub struct Limits {
     pub max_analyses: Option<usize>,
     /// Worker threads for the bounds (at least 1).
     pub threads: usize,
+    /// How to rank the candidates.
+    pub method: Method,
 }
+
+/// How [`suggest`] ranks the candidates (see the module docs).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum Method {
+    /// [`Method::Exact`] up to [`AUTO_EXACT_CLASSES`] candidate points,
+    /// else [`Method::Bounds`].
+    #[default]
+    Auto,
+    /// Two analyses per point at most, branch and bound: the exact top k.
+    Exact,
+    /// Lower bounds for every point from dominator trees (no analysis),
+    /// then the best confirmed by re-running: guarantees exact where
+    /// confirmed, proven lower bounds elsewhere.
+    Bounds,
+}
+
+/// [`Method::Auto`] ranks exactly up to this many candidate points.
+pub const AUTO_EXACT_CLASSES: usize = 400;
 
 impl Default for Limits {
     fn default() -> Self {
@@ -125,6 +188,7 @@ impl Default for Limits {
             budget: Some(Duration::from_secs(60)),
             max_analyses: None,
             threads: 1,
+            method: Method::Auto,
         }
     }
 }
@@ -145,6 +209,10 @@ pub struct Suggestion {
     /// crash, the least of `if_ran` and `if_not`; for a group, the sum over
     /// the crashes of that least (`if_ran` and `if_not` are sums too).
     pub worst: usize,
+    /// Whether the three counts are exact (computed by re-running the
+    /// analysis); otherwise they are proven lower bounds
+    /// ([`Method::Bounds`], a point not confirmed within the limits).
+    pub exact: bool,
 }
 
 impl Suggestion {
@@ -183,7 +251,18 @@ pub struct Suggestions {
     pub surely: usize,
     /// Analyses run.
     pub analyses: usize,
-    /// Whether the search finished: `top` is then the exact top k.
+    /// [`Method::Bounds`]: listed points whose counts were confirmed by
+    /// re-running (they come first among equals; the rest are bounds).
+    pub confirmed: usize,
+    /// [`Method::Bounds`]: confirmed points that decided fewer lines than
+    /// their bound (a limit of the solver: see `bounds.rs`).
+    pub below_bound: usize,
+    /// The method used ([`Method::Exact`] or [`Method::Bounds`]).
+    pub method: Method,
+    /// Whether the search finished: with [`Method::Exact`], `top` is then
+    /// the exact top k; with [`Method::Bounds`], every listed point was
+    /// confirmed (its counts are exact) and `top` holds the points of
+    /// highest proven guarantee.
     pub complete: bool,
     /// Why it did not finish (limits, solver errors).
     pub note: Option<String>,
@@ -346,6 +425,344 @@ pub fn suggest(
     suggest_group(s, g, &[Crash { report, base }], limits)
 }
 
+/// The lower bounds of [`Method::Bounds`] for one crash (see
+/// `bounds.rs`): per node, `Some((ran, not))`, the Maybe lines (counted
+/// as [`crate::summary::by_line`] does) that observing it to have run, or
+/// not to have run, surely decides, for every instrumentable node Maybe in
+/// `base`; `None` elsewhere, or for every node when the bounds do not
+/// apply (asynchronous functions, flags set in some thread) or the
+/// report's first stage fails.
+pub fn lower_bounds(s: &dyn Solver, g: &Icfg, crash: Crash<'_>) -> Vec<Option<(usize, usize)>> {
+    let n = g.num_nodes();
+    let wanted: Vec<bool> = g
+        .nodes()
+        .map(|m| crash.base[m.index()] == Label::Maybe && instrumentable(g, m))
+        .collect();
+    if !g.async_functions().is_empty() || !crash.report.ran_somewhere.is_empty() {
+        return vec![None; n];
+    }
+    let first;
+    let l0: &[Label] = if crash.report.values.is_empty() {
+        crash.base
+    } else {
+        let r = Report {
+            values: Vec::new(),
+            ..crash.report.clone()
+        };
+        match s.recover(g, &r) {
+            Ok(rec) => {
+                first = rec.labels;
+                &first
+            }
+            Err(_) => return vec![None; n],
+        }
+    };
+    let lines = MaybeLines::new(g, crash.base);
+    let b = bounds::bounds(g, crash.report, l0, &lines.nodes, &wanted);
+    (0..n)
+        .map(|i| wanted[i].then(|| (b.ran[i] as usize, b.not[i] as usize)))
+        .collect()
+}
+
+/// What both rankings share: the inputs, one evaluation (an observation
+/// analysed in every crash) and the limits.
+struct Search<'a> {
+    s: &'a (dyn Solver + Sync),
+    g: &'a Icfg,
+    crashes: &'a [Crash<'a>],
+    lines: &'a [MaybeLines],
+    classes: &'a [Vec<NodeId>],
+    limits: &'a Limits,
+    start: Instant,
+    analyses: &'a AtomicUsize,
+    eval: &'a (dyn Fn(NodeId, Observation) -> Option<PerCrash> + Sync),
+    out_of_budget: &'a (dyn Fn(Option<Instant>) -> bool + Sync),
+}
+
+impl Search<'_> {
+    /// [`Method::Exact`]: steps 3 and 4 of the module docs.
+    fn exact(&self, out: &mut Suggestions, notes: &mut Vec<String>) -> Vec<Suggestion> {
+        // Step 3: the bounds, "did not run", in parallel.
+        let bound_deadline = self.limits.budget.map(|b| self.start + b / 2);
+        let next = AtomicUsize::new(0);
+        let bounds: Mutex<Vec<(usize, Option<PerCrash>)>> = Mutex::new(Vec::new());
+        let worker = || loop {
+            if (self.out_of_budget)(bound_deadline) {
+                break;
+            }
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(c) = self.classes.get(i) else { break };
+            let e = (self.eval)(c[0], Observation::NotRan);
+            bounds.lock().expect("no worker panics").push((i, e));
+        };
+        std::thread::scope(|sc| {
+            for _ in 1..self.limits.threads.max(1) {
+                sc.spawn(worker);
+            }
+            worker();
+        });
+        let bounds = bounds.into_inner().expect("no worker panics");
+        if bounds.len() < self.classes.len() {
+            out.complete = false;
+            notes.push(format!(
+                "bounds computed for {} of {} points within the limits",
+                bounds.len(),
+                self.classes.len()
+            ));
+        }
+        // (bound, class, "did not run" per crash)
+        let mut order: Vec<(usize, usize, PerCrash)> = Vec::new();
+        for (i, e) in bounds {
+            match e {
+                Some(per) => order.push((per.iter().flatten().sum(), i, per)),
+                None => out.complete = false,
+            }
+        }
+        order.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+
+        // Step 4: branch and bound.
+        let deadline = self.limits.budget.map(|b| self.start + b);
+        let mut top: Vec<Suggestion> = Vec::new();
+        for (bound, i, not) in order {
+            let kth = if top.len() >= self.limits.k {
+                top[self.limits.k - 1].worst()
+            } else {
+                0
+            };
+            if bound <= kth {
+                break;
+            }
+            if (self.out_of_budget)(deadline) {
+                out.complete = false;
+                notes.push(format!(
+                    "stopped within the limits with points of bound {bound} left to evaluate"
+                ));
+                break;
+            }
+            let c = &self.classes[i];
+            let Some(ran) = (self.eval)(c[0], Observation::Ran) else {
+                out.complete = false;
+                continue;
+            };
+            let both = |k: usize| ran[k].zip(not[k]);
+            let sug = Suggestion {
+                point: c[0],
+                equivalent: c.clone(),
+                if_ran: (0..self.crashes.len()).filter_map(both).map(|p| p.0).sum(),
+                if_not: (0..self.crashes.len()).filter_map(both).map(|p| p.1).sum(),
+                worst: (0..self.crashes.len())
+                    .filter_map(both)
+                    .map(|(a, b)| a.min(b))
+                    .sum(),
+                exact: true,
+            };
+            // One point per line: a developer instruments lines.
+            let line = |n: NodeId| (self.g.file_of(n), self.g.lines(n).first().copied());
+            if let Some(j) = top.iter().position(|t| line(t.point) == line(sug.point)) {
+                if better(&sug, &top[j]) {
+                    top[j] = sug;
+                }
+            } else if sug.worst() > 0 {
+                top.push(sug);
+            }
+            top.sort_by(rank);
+            top.truncate(self.limits.k);
+        }
+        top
+    }
+}
+
+impl Search<'_> {
+    /// [`Method::Bounds`]: every point's lower bounds from dominators,
+    /// then the best confirmed by re-running, in order, until `k` points
+    /// on distinct lines are confirmed or a limit is reached; the rest of
+    /// the list keeps its proven lower bounds.
+    fn by_bounds(&self, out: &mut Suggestions, notes: &mut Vec<String>) -> Vec<Suggestion> {
+        let (g, n) = (self.g, self.g.num_nodes());
+        // Per crash and class: the bounds "ran" and "not" (None where the
+        // point is not Maybe in that crash).
+        let mut per: Vec<Vec<Option<(usize, usize)>>> = vec![Vec::new(); self.classes.len()];
+        let mut wanted = vec![false; n];
+        let mut cut = 0;
+        for (c, l) in self.crashes.iter().zip(self.lines) {
+            let first;
+            let l0: &[Label] = if c.report.values.is_empty() {
+                c.base
+            } else {
+                // What `analyze` recovers first, without the values.
+                let r = Report {
+                    values: Vec::new(),
+                    ..c.report.clone()
+                };
+                self.analyses.fetch_add(1, Ordering::Relaxed);
+                match self.s.recover(g, &r) {
+                    Ok(rec) => {
+                        first = rec.labels;
+                        &first
+                    }
+                    Err(e) => {
+                        notes.push(format!("no bounds for a crash ({e})"));
+                        per.iter_mut().for_each(|p| p.push(None));
+                        continue;
+                    }
+                }
+            };
+            let maybe = |m: NodeId| c.base[m.index()] == Label::Maybe;
+            wanted.iter_mut().for_each(|w| *w = false);
+            for m in self.classes.iter().flatten().filter(|&&m| maybe(m)) {
+                wanted[m.index()] = true;
+            }
+            let b = bounds::bounds(g, c.report, l0, &l.nodes, &wanted);
+            cut += b.cut_walks;
+            for (i, class) in self.classes.iter().enumerate() {
+                per[i].push(maybe(class[0]).then(|| {
+                    let best = |v: &[u32]| {
+                        class
+                            .iter()
+                            .filter(|&&m| maybe(m))
+                            .map(|m| v[m.index()] as usize)
+                            .max()
+                            .unwrap_or(0)
+                    };
+                    (best(&b.ran), best(&b.not))
+                }));
+            }
+        }
+        if cut > 0 {
+            notes.push(format!(
+                "{cut} dominator walks cut at {WALK_CAP} steps (their bounds are lower)"
+            ));
+        }
+        let bound_of = |i: usize| {
+            let p = per[i].iter().flatten();
+            Suggestion {
+                point: self.classes[i][0],
+                equivalent: self.classes[i].clone(),
+                if_ran: p.clone().map(|b| b.0).sum(),
+                if_not: p.clone().map(|b| b.1).sum(),
+                worst: p.map(|b| b.0.min(b.1)).sum(),
+                exact: false,
+            }
+        };
+        let mut order: Vec<Suggestion> = (0..self.classes.len())
+            .map(bound_of)
+            .filter(|b| b.worst > 0)
+            .collect();
+        order.sort_by(rank);
+        let equivalent_of: BTreeMap<NodeId, usize> = (0..self.classes.len())
+            .map(|i| (self.classes[i][0], i))
+            .collect();
+
+        let line = |n: NodeId| (g.file_of(n), g.lines(n).first().copied());
+        let k = self.limits.k;
+        let mut top: Vec<Suggestion> = Vec::new();
+        let mut taken = std::collections::BTreeSet::new();
+        let mut below = 0;
+        let mut next = 0;
+        let deadline = self.limits.budget.map(|b| self.start + b);
+        let per_batch = (self.limits.threads / 2).max(1);
+        while top.len() < k && next < order.len() {
+            if (self.out_of_budget)(deadline) {
+                out.complete = false;
+                break;
+            }
+            // The next points on lines not taken yet, one per line.
+            let mut batch: Vec<&Suggestion> = Vec::new();
+            while batch.len() < per_batch.min(k - top.len()) && next < order.len() {
+                let b = &order[next];
+                next += 1;
+                if !taken.contains(&line(b.point))
+                    && batch.iter().all(|o| line(o.point) != line(b.point))
+                {
+                    batch.push(b);
+                }
+            }
+            let jobs: Vec<(NodeId, Observation)> = batch
+                .iter()
+                .flat_map(|b| [(b.point, Observation::Ran), (b.point, Observation::NotRan)])
+                .collect();
+            let got = par_map(&jobs, self.limits.threads, &|&(p, o)| (self.eval)(p, o));
+            for (b, pair) in batch.iter().zip(got.chunks(2)) {
+                let (Some(ran), Some(not)) = (&pair[0], &pair[1]) else {
+                    out.complete = false;
+                    continue;
+                };
+                let both = |c: usize| ran[c].zip(not[c]);
+                let c = self.crashes.len();
+                let sug = Suggestion {
+                    point: b.point,
+                    equivalent: self.classes[equivalent_of[&b.point]].clone(),
+                    if_ran: (0..c).filter_map(both).map(|p| p.0).sum(),
+                    if_not: (0..c).filter_map(both).map(|p| p.1).sum(),
+                    worst: (0..c).filter_map(both).map(|(a, b)| a.min(b)).sum(),
+                    exact: true,
+                };
+                // A bound is on a possible observation (one the solver
+                // finds impossible decides nothing and is not made).
+                let under = per[equivalent_of[&b.point]]
+                    .iter()
+                    .enumerate()
+                    .any(|(c, lb)| match (lb, both(c)) {
+                        (Some((lr, ln)), Some((r, n))) => r < *lr || n < *ln,
+                        _ => false,
+                    });
+                below += usize::from(under);
+                if sug.worst > 0 {
+                    taken.insert(line(sug.point));
+                    top.push(sug);
+                }
+            }
+        }
+        out.confirmed = top.len();
+        out.below_bound = below;
+        if below > 0 {
+            notes.push(format!(
+                "{below} confirmed points decided fewer lines than their bound (a limit of the solver)"
+            ));
+        }
+        // Not confirmed within the limits: their proven lower bounds.
+        for b in &order[next..] {
+            if top.len() >= k {
+                break;
+            }
+            if taken.insert(line(b.point)) {
+                top.push(b.clone());
+            }
+        }
+        if top.len() > out.confirmed {
+            notes.push(format!(
+                "{} of the {} points listed confirmed by re-running within the limits; \
+                 the others' counts are proven lower bounds",
+                out.confirmed,
+                top.len()
+            ));
+        }
+        top.sort_by(rank);
+        top
+    }
+}
+
+/// `f` of every job, on `threads` workers, in the jobs' order.
+fn par_map<J: Sync, T: Send>(jobs: &[J], threads: usize, f: &(dyn Fn(&J) -> T + Sync)) -> Vec<T> {
+    let next = AtomicUsize::new(0);
+    let done: Mutex<Vec<(usize, T)>> = Mutex::new(Vec::with_capacity(jobs.len()));
+    let worker = || loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        let Some(j) = jobs.get(i) else { break };
+        let r = f(j);
+        done.lock().expect("no worker panics").push((i, r));
+    };
+    std::thread::scope(|sc| {
+        for _ in 1..threads.min(jobs.len()).max(1) {
+            sc.spawn(worker);
+        }
+        worker();
+    });
+    let mut done = done.into_inner().expect("no worker panics");
+    done.sort_by_key(|p| p.0);
+    done.into_iter().map(|p| p.1).collect()
+}
+
 /// Per crash, the Maybe lines an observation decides; `None` where the
 /// point is not Maybe in that crash or the observation is impossible
 /// there (it decides nothing new).
@@ -371,6 +788,27 @@ pub fn suggest_group(
         classes: classes.len(),
         complete: true,
         ..Suggestions::default()
+    };
+    let bounds_apply =
+        g.async_functions().is_empty() && crashes.iter().all(|c| c.report.ran_somewhere.is_empty());
+    let use_bounds = match limits.method {
+        Method::Exact => false,
+        Method::Bounds => {
+            if !bounds_apply {
+                out.note = Some(
+                    "bounds need a program without asynchronous functions and a report \
+                     without flags set in some thread: ranked exactly instead"
+                        .into(),
+                );
+            }
+            bounds_apply
+        }
+        Method::Auto => bounds_apply && classes.len() > AUTO_EXACT_CLASSES,
+    };
+    out.method = if use_bounds {
+        Method::Bounds
+    } else {
+        Method::Exact
     };
     if limits.k == 0 || classes.is_empty() {
         return out;
@@ -408,93 +846,24 @@ pub fn suggest_group(
         }
         Some(per)
     };
-    let mut notes: Vec<String> = Vec::new();
-
-    // Step 3: the bounds, "did not run", in parallel.
-    let bound_deadline = limits.budget.map(|b| start + b / 2);
-    let next = AtomicUsize::new(0);
-    let bounds: Mutex<Vec<(usize, Option<PerCrash>)>> = Mutex::new(Vec::new());
-    let worker = || loop {
-        if out_of_budget(bound_deadline) {
-            break;
-        }
-        let i = next.fetch_add(1, Ordering::Relaxed);
-        let Some(c) = classes.get(i) else { break };
-        let e = eval(c[0], Observation::NotRan);
-        bounds.lock().expect("no worker panics").push((i, e));
+    let mut notes: Vec<String> = out.note.take().into_iter().collect();
+    let search = Search {
+        s,
+        g,
+        crashes,
+        lines: &lines,
+        classes: &classes,
+        limits,
+        start,
+        analyses: &analyses,
+        eval: &eval,
+        out_of_budget: &out_of_budget,
     };
-    std::thread::scope(|sc| {
-        for _ in 1..limits.threads.max(1) {
-            sc.spawn(worker);
-        }
-        worker();
-    });
-    let bounds = bounds.into_inner().expect("no worker panics");
-    if bounds.len() < classes.len() {
-        out.complete = false;
-        notes.push(format!(
-            "bounds computed for {} of {} points within the limits",
-            bounds.len(),
-            classes.len()
-        ));
-    }
-    // (bound, class, "did not run" per crash)
-    let mut order: Vec<(usize, usize, PerCrash)> = Vec::new();
-    for (i, e) in bounds {
-        match e {
-            Some(per) => order.push((per.iter().flatten().sum(), i, per)),
-            None => out.complete = false,
-        }
-    }
-    order.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-
-    // Step 4: branch and bound.
-    let deadline = limits.budget.map(|b| start + b);
-    let mut top: Vec<Suggestion> = Vec::new();
-    for (bound, i, not) in order {
-        let kth = if top.len() >= limits.k {
-            top[limits.k - 1].worst()
-        } else {
-            0
-        };
-        if bound <= kth {
-            break;
-        }
-        if out_of_budget(deadline) {
-            out.complete = false;
-            notes.push(format!(
-                "stopped within the limits with points of bound {bound} left to evaluate"
-            ));
-            break;
-        }
-        let c = &classes[i];
-        let Some(ran) = eval(c[0], Observation::Ran) else {
-            out.complete = false;
-            continue;
-        };
-        let both = |k: usize| ran[k].zip(not[k]);
-        let sug = Suggestion {
-            point: c[0],
-            equivalent: c.clone(),
-            if_ran: (0..crashes.len()).filter_map(both).map(|p| p.0).sum(),
-            if_not: (0..crashes.len()).filter_map(both).map(|p| p.1).sum(),
-            worst: (0..crashes.len())
-                .filter_map(both)
-                .map(|(a, b)| a.min(b))
-                .sum(),
-        };
-        // One point per line: a developer instruments lines.
-        let line = |n: NodeId| (g.file_of(n), g.lines(n).first().copied());
-        if let Some(j) = top.iter().position(|t| line(t.point) == line(sug.point)) {
-            if better(&sug, &top[j]) {
-                top[j] = sug;
-            }
-        } else if sug.worst() > 0 {
-            top.push(sug);
-        }
-        top.sort_by(rank);
-        top.truncate(limits.k);
-    }
+    let top = if use_bounds {
+        search.by_bounds(&mut out, &mut notes)
+    } else {
+        search.exact(&mut out, &mut notes)
+    };
     if let Some(e) = failed.into_inner().expect("no worker panics") {
         out.complete = false;
         notes.push(format!(
