@@ -256,4 +256,3 @@ struct ContractedProduct<'s, 'a> {
 fn alive_in(st: &Structure<'_>, skip: Option<u32>, v: u32) -> bool {
     st.core.sccs.comp(v).is_some_and(|c| st.seg.alive[c]) && skip != Some(v)
 }
-

@@ -2,7 +2,6 @@
 
 use super::*;
 
-
 /// A subsequence constraint over locations: `locs[i]` are the locations
 /// where element `i` can be matched. `alts[i]` is what matching it means
 /// in nodes: one entry per original constraint the tracker stands for

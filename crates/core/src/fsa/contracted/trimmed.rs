@@ -179,7 +179,10 @@ impl SplitGraph {
 
 /// A shortest root-to-sink path of the split trimmed product, as product
 /// vertices with the explored edges between them.
-pub(super) fn product_path(split: &SplitGraph, edges: &IdVec<EdgeId, (VertexId, VertexId)>) -> Vec<Step> {
+pub(super) fn product_path(
+    split: &SplitGraph,
+    edges: &IdVec<EdgeId, (VertexId, VertexId)>,
+) -> Vec<Step> {
     let (hg, root, sink) = (&split.hg, split.root, split.sink);
     let mut walker = Walker::new(hg.num_vertices());
     let Some(mut xs) = walker.walk(hg, root, |x| x == sink, |_| true, false, usize::MAX) else {
