@@ -426,28 +426,7 @@ impl Solver for Fsa {
     }
 
     fn recover(&self, g: &Icfg, report: &Report) -> Result<Recovery, SolveError> {
-        let started = Instant::now();
-        // Ambiguous `obsNo` sets that do not fit are dropped from the
-        // product at once; [`Fsa::confirm`] then makes the labels exact.
-        let explained = |e: SolveError| match e {
-            SolveError::Infeasible { .. } => SolveError::Infeasible {
-                culprit: self.culprit(g, report).unwrap_or(Origin::Crash),
-            },
-            e => e,
-        };
-        let mut rec = self
-            .recover_once(g, report, false, None)
-            .map_err(explained)?;
-        rec.stats.push(("fsa_bulk_ms", millis(started)));
-        if confirmable(report, &rec) {
-            return Ok(self.confirm(g, report, rec, started));
-        }
-        if rec.weakened.iter().any(|w| dropped(report, w)) {
-            // Nothing can undo some other weakening: keep as many of the
-            // sets as fit instead.
-            return self.recover_once(g, report, true, None).map_err(explained);
-        }
-        Ok(rec)
+        self.recover_all(g, report)
     }
 }
 
