@@ -407,23 +407,7 @@ impl Solver for Fsa {
         "fsa"
     }
 
-    fn check(
-        &self,
-        g: &Icfg,
-        report: &Report,
-        query: Option<&Query>,
-    ) -> Result<Checked, SolveError> {
-        self.check_with(g, report, query, true)
-    }
-
-    fn possible(
-        &self,
-        g: &Icfg,
-        report: &Report,
-        query: Option<&Query>,
-    ) -> Result<Answer, SolveError> {
-        self.check_with(g, report, query, false).map(|c| c.answer)
-    }
+    crate::solver::check_by_search!();
 
     fn recover(&self, g: &Icfg, report: &Report) -> Result<Recovery, SolveError> {
         self.recover_all(g, report)

@@ -516,19 +516,8 @@ fn contracted_recovery(
     c: &contracted::Coarse,
     weakened: Vec<crate::solver::Weakening>,
 ) -> Recovery {
-    let labels = (0..g.num_nodes())
-        .map(|i| {
-            if !c.may.contains(i) {
-                Label::No
-            } else if c.must.contains(i) {
-                Label::Yes
-            } else {
-                Label::Maybe
-            }
-        })
-        .collect();
     Recovery {
-        labels,
+        labels: Label::all_from(g.num_nodes(), &c.may, &c.must),
         weakened,
         undecided: vec![],
         stats: c.stats(),
@@ -547,12 +536,10 @@ fn coarse_recovery(
     let mut rec = crate::utl::Utl::default().recover(g, report)?;
     let mut refined = 0u64;
     for (i, l) in rec.labels.iter_mut().enumerate() {
-        let new = if !c.may.contains(i) {
-            Label::No
-        } else if c.must.contains(i) {
-            Label::Yes
-        } else {
-            *l
+        // UTL's label where the contracted product says Maybe.
+        let new = match Label::from_may_must(c.may.contains(i), c.must.contains(i)) {
+            Label::Maybe => *l,
+            decided => decided,
         };
         if new != *l {
             refined += 1;
