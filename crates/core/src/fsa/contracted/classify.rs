@@ -3,17 +3,30 @@
 
 use super::*;
 
-impl<'s, 'a> ContractedProduct<'s, 'a> {
+/// Phase 5 (after a complete search): the classification of the explored
+/// graph.
+pub(super) struct Classify<'p, 's, 'a> {
+    pub(super) st: &'s Structure<'a>,
+    pub(super) sp: &'s Split,
+    pub(super) limits: CoarseLimits,
+    /// Explored with antichains: only "may run", over-approximated.
+    pub(super) subsume: bool,
+    pub(super) space: &'p Space<'s, 'a>,
+    pub(super) graph: &'p Explored,
+}
+
+impl Classify<'_, '_, '_> {
     /// [`Mode::Classify`] after a complete exploration: "may run" from the
     /// co-reachable vertices, then (without antichains) "must run" by
-    /// [`ContractedProduct::must_run`].
+    /// [`Classify::must_run`].
     pub(super) fn classify(self) -> Result<Outcome, Stop> {
-        let n = self.n;
+        let n = self.space.locs.n;
         // Over-approximate co-reachability.
-        let nv = self.acc.len();
+        let nv = self.graph.acc.len();
         let rev = Csr::from_edges(
             nv,
             &self
+                .graph
                 .edges
                 .values()
                 .map(|&(a, b)| (b.as_u32(), a.as_u32()))
@@ -22,9 +35,10 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         let mut co = BitSet::new(nv);
         crate::algo::reach(
             &rev,
-            self.acc
+            self.graph
+                .acc
                 .ids()
-                .filter(|&v| self.acc[v])
+                .filter(|&v| self.graph.acc[v])
                 .map(VertexId::as_u32),
             |_| true,
             &mut co,
@@ -34,12 +48,16 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         }
         let mut may = BitSet::new(n as usize);
         for v in co.iter() {
-            match self.place(LocId(self.keys[v * self.width])) {
+            match self
+                .space
+                .locs
+                .place(LocId(self.graph.keys[v * self.space.width]))
+            {
                 Place::Node(l) => {
                     may.insert(l as usize);
                 }
                 Place::Sub(s) => {
-                    for &x in self.sub.members_of(s) {
+                    for &x in self.space.locs.sub.members_of(s) {
                         may.insert(x as usize);
                     }
                 }
@@ -64,7 +82,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
             must: m.must,
             unsure: m.unsure,
             vertices: nv,
-            trackers: self.trackers.len(),
+            trackers: self.space.trackers.len(),
             held_decided: m.held_decided - m.held_left,
             held_left: m.held_left,
             checks: m.checks,
@@ -75,12 +93,17 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
     /// "Must run" over the trimmed product (vertices in `co`): a node that
     /// is a location of its own runs iff its vertices cut the trimmed
     /// graph (root to sink); the members of contracted locations by
-    /// [`ContractedProduct::held`] (locations with element requirements,
-    /// or crossed many times) or [`ContractedProduct::crossings`].
+    /// [`Classify::held`] (locations with element requirements,
+    /// or crossed many times) or [`Classify::crossings`].
     pub(super) fn must_run(&self, co: &BitSet, m: &mut Must) {
-        let n = self.n;
+        let n = self.space.locs.n;
         let live = |v: VertexId| co.contains(v.index());
-        let split = SplitGraph::new(&self.initial, &self.acc, &self.edges, live);
+        let split = SplitGraph::new(
+            &self.graph.initial,
+            &self.graph.acc,
+            &self.graph.edges,
+            live,
+        );
         let cuts = Cuts::new(&split);
         // The vertices of the split graph at each location, if on some
         // root-to-sink path (a copy whose crossing cannot happen is not).
@@ -90,21 +113,29 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
                 continue;
             };
             if cuts.fwd.contains(x as usize) && cuts.bwd.contains(x as usize) {
-                at.entry(self.loc(b)).or_default().push(x);
+                at.entry(self.graph.loc(b)).or_default().push(x);
             }
         }
         // Concrete entry and exit nodes of every contracted vertex, in one
         // pass over the edges.
         let mut ends_of: HashMap<VertexId, (Vec<u32>, Vec<u32>)> = HashMap::new();
-        for (i, &(a, b)) in self.edges.iter() {
+        for (i, &(a, b)) in self.graph.edges.iter() {
             if !(live(a) && live(b)) {
                 continue;
             }
-            if self.sub_of(self.loc(b)).is_some() {
-                ends_of.entry(b).or_default().0.push(self.edge_nodes[i].1);
+            if self.space.locs.sub_of(self.graph.loc(b)).is_some() {
+                ends_of
+                    .entry(b)
+                    .or_default()
+                    .0
+                    .push(self.graph.edge_nodes[i].1);
             }
-            if self.sub_of(self.loc(a)).is_some() {
-                ends_of.entry(a).or_default().1.push(self.edge_nodes[i].0);
+            if self.space.locs.sub_of(self.graph.loc(a)).is_some() {
+                ends_of
+                    .entry(a)
+                    .or_default()
+                    .1
+                    .push(self.graph.edge_nodes[i].0);
             }
         }
         let ctx = Trimmed {
@@ -114,11 +145,11 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         };
         let mandatory = self.mandatory(&at, &cuts, &mut m.must);
         // Elements the trackers require inside each contracted location.
-        let mut holds = IdVec::filled(self.sub.count(), false);
-        for t in &self.trackers {
+        let mut holds = IdVec::filled(self.space.locs.sub.count(), false);
+        for t in &self.space.trackers {
             for e in &t.locs {
                 for &l in e {
-                    if let Some(s) = self.sub_of(l) {
+                    if let Some(s) = self.space.locs.sub_of(l) {
                         holds[s] = true;
                     }
                 }
@@ -133,20 +164,21 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         }
         let mut witness_path: Option<Vec<Step>> = None;
         for (&l, states) in &at {
-            let Some(s) = self.sub_of(l) else {
+            let Some(s) = self.space.locs.sub_of(l) else {
                 continue;
             };
             // A location that is not a whole component may be crossed many
             // times on one path, and which crossing can avoid a member then
             // depends on the others: decide it on whole paths. (So must a
             // location with element requirements.)
-            if holds[s] || !self.whole(self.comp_of_loc(l)) {
+            if holds[s] || !self.space.locs.whole(self.space.locs.comp_of_loc(l)) {
                 if !cuts.cut(states) {
                     // Some consistent path avoids the location: every
                     // member is avoidable, and Maybe is exact.
                     continue;
                 }
-                let path = witness_path.get_or_insert_with(|| product_path(&split, &self.edges));
+                let path =
+                    witness_path.get_or_insert_with(|| product_path(&split, &self.graph.edges));
                 let mandatory = mandatory.get(&s).map_or(&[][..], |m| &m[..]);
                 self.held(&ctx, l, states, mandatory, path, m);
                 continue;
@@ -182,7 +214,11 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         let (sp, sccs) = (self.sp, &core.sccs);
         let mut mandatory: HashMap<SubId, Vec<Vec<u32>>> = HashMap::new();
         let targets: Vec<u32> = match &sp.targets {
-            Some(t) => t.iter().copied().filter(|&v| self.alive(v)).collect(),
+            Some(t) => t
+                .iter()
+                .copied()
+                .filter(|&v| self.space.locs.alive(v))
+                .collect(),
             None => Vec::new(),
         };
         let elements = sp
@@ -194,7 +230,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
                 e.nodes()
                     .iter()
                     .map(|x| x.as_u32())
-                    .filter(|&v| self.alive(v))
+                    .filter(|&v| self.space.locs.alive(v))
                     .collect()
             }))
             .chain([vec![start], targets]);
@@ -202,9 +238,9 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
             let Some(&first) = nodes.first() else {
                 continue;
             };
-            let l = self.loc_of(first);
-            if let Some(s) = self.sub_of(l) {
-                if nodes.iter().all(|&v| self.loc_of(v) == l) {
+            let l = self.space.locs.loc_of(first);
+            if let Some(s) = self.space.locs.sub_of(l) {
+                if nodes.iter().all(|&v| self.space.locs.loc_of(v) == l) {
                     mandatory.entry(s).or_default().push(nodes);
                 }
             }
@@ -215,14 +251,14 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         // to one of its successors; when all of those lie in one contracted
         // location, that is one more set the location must visit.
         let usable = |a: u32, b: u32| {
-            self.alive(a) && self.alive(b) && {
+            self.space.locs.alive(a) && self.space.locs.alive(b) && {
                 let comp = |v: u32| sccs.comp(v).expect("a live node");
                 let (ca, cb) = (comp(a), comp(b));
                 ca == cb || seg.usable(ca, cb)
             }
         };
         for (&l, states) in at {
-            let Place::Node(l) = self.place(l) else {
+            let Place::Node(l) = self.space.locs.place(l) else {
                 continue;
             };
             if !cuts.cut(states) {
@@ -243,9 +279,11 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
                 .collect();
             for (set, needed) in [(preds, l != start), (succs, !ends.is_target(l))] {
                 if let Some(&first) = set.first() {
-                    let loc = self.loc_of(first);
-                    match self.sub_of(loc) {
-                        Some(s) if needed && set.iter().all(|&v| self.loc_of(v) == loc) => {
+                    let loc = self.space.locs.loc_of(first);
+                    match self.space.locs.sub_of(loc) {
+                        Some(s)
+                            if needed && set.iter().all(|&v| self.space.locs.loc_of(v) == loc) =>
+                        {
                             mandatory.entry(s).or_default().push(set);
                         }
                         _ => {}
@@ -297,8 +335,8 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         path: &[Step],
         m: &mut Must,
     ) {
-        let s = self.sub_of(l).expect("a contracted location");
-        let members = self.sub.members_of(s);
+        let s = self.space.locs.sub_of(l).expect("a contracted location");
+        let members = self.space.locs.sub.members_of(s);
         let (mut entries, mut exits) = (HashSet::new(), HashSet::new());
         for &x in states {
             let (a, b) = self.crossing_ends(ctx, x, members);
@@ -308,7 +346,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         let held = Held {
             g: self.st.g,
             members,
-            sub: &self.sub,
+            sub: &self.space.locs.sub,
             s,
             l,
             entries: &entries,
@@ -318,23 +356,23 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
             mandatory,
             // A whole component's UTL elements have no trackers: its
             // one crossing visits them, in order.
-            untracked: if self.whole(self.comp_of_loc(l)) {
+            untracked: if self.space.locs.whole(self.space.locs.comp_of_loc(l)) {
                 self.sp
                     .vectors
                     .iter()
                     .flatten()
                     .copied()
-                    .filter(|&e| self.loc_of(e) == l)
+                    .filter(|&e| self.space.locs.loc_of(e) == l)
                     .collect()
             } else {
                 Vec::new()
             },
             path,
-            edge_nodes: &self.edge_nodes,
-            keys: &self.keys,
-            width: self.width,
-            k_o: self.k_o,
-            trackers: &self.trackers,
+            edge_nodes: &self.graph.edge_nodes,
+            keys: &self.graph.keys,
+            width: self.space.width,
+            k_o: self.space.k_o,
+            trackers: &self.space.trackers,
         };
         let (always, left) = held.decide();
         for v in always {
@@ -378,8 +416,8 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         required: &BitSet,
         m: &mut Must,
     ) {
-        let s = self.sub_of(l).expect("a contracted location");
-        let members = self.sub.members_of(s);
+        let s = self.space.locs.sub_of(l).expect("a contracted location");
+        let members = self.space.locs.sub.members_of(s);
         let k = members.len();
         let mut class = vec![0u32; k];
         let mut class_states: Vec<Vec<u32>> = vec![Vec::new()];
@@ -392,7 +430,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
             let crossing = Crossing::new(
                 self.st.g,
                 members,
-                |v| self.sub.comp(v) == Some(s),
+                |v| self.space.locs.sub.comp(v) == Some(s),
                 |v| entries.contains(&v),
                 |v| exits.contains(&v),
                 &self.sp.vectors,

@@ -3,84 +3,67 @@
 
 use super::*;
 
-impl<'s, 'a> ContractedProduct<'s, 'a> {
-    /// Locations (loud nodes stay themselves, silent sub-components are
-    /// contracted), then the trackers over them.
-    pub(super) fn new(
-        st: &'s Structure<'a>,
-        sp: &'s Split,
-        limits: CoarseLimits,
-        mode: Mode,
-    ) -> ContractedProduct<'s, 'a> {
+/// Phase 1: the locations. Loud nodes (where an automaton that is not a
+/// subsequence automaton acts) stay themselves; the silent sub-components
+/// (SCCs of the other live nodes) are contracted, one location each.
+pub(super) struct Locations<'s, 'a> {
+    pub(super) st: &'s Structure<'a>,
+    /// The node avoided ([`Mode::Avoid`]).
+    skip: Option<u32>,
+    /// Nodes of the graph (see [`LocId`]).
+    pub(super) n: u32,
+    /// Silent sub-components (the contracted locations).
+    pub(super) sub: Sccs<SubId>,
+    /// Per component: one silent sub-component (fully silent).
+    whole_comp: IdVec<SccId, bool>,
+    /// Per sub-component: it holds a target (crash) node.
+    pub(super) has_target: IdVec<SubId, bool>,
+}
+
+impl<'s, 'a> Locations<'s, 'a> {
+    /// The locations for the automata `others` (those that are not
+    /// subsequence automata), avoiding `skip`.
+    pub(super) fn new(st: &'s Structure<'a>, others: &[&Dfa], skip: Option<u32>) -> Self {
         let g = st.g;
         let n = g.num_vertices() as u32;
-        let (subsume, skip, early) = match mode {
-            Mode::Classify { subsume } => (subsume, None, false),
-            Mode::Avoid(v) => (true, Some(v), true),
-            Mode::Check { .. } => (true, None, true),
-        };
         // Loud nodes: where an automaton other than a subsequence
         // automaton acts.
-        let others: Vec<&Dfa> = sp.autos.iter().filter(|a| !a.is_monotone()).collect();
         let all_loud = others.iter().any(|a| !a.silent_elsewhere());
         let mut loud = BitSet::new(n as usize);
-        for a in &others {
+        for a in others {
             for v in a.mentioned() {
                 if !a.silent_on(v) {
                     loud.insert(v as usize);
                 }
             }
         }
-        let touch = Touch::new(others.iter().copied());
         let alive = |v: u32| alive_in(st, skip, v);
         // Silent sub-components.
         let sub = Sccs::compute(g, |v| !all_loud && alive(v) && !loud.contains(v as usize));
-        let k_o = others.len();
-        let mut cp = ContractedProduct {
+        let mut locs = Locations {
             st,
-            sp,
-            limits,
-            mode,
-            subsume,
-            early,
             skip,
             n,
-            others,
-            touch,
             sub,
             whole_comp: IdVec::new(),
-            trackers: Vec::new(),
-            k_o,
-            width: 0,
             has_target: IdVec::new(),
-            keys: Vec::new(),
-            index: HashMap::new(),
-            by_loc: HashMap::new(),
-            edges: IdVec::new(),
-            edge_nodes: IdVec::new(),
-            acc: IdVec::new(),
-            heap: BinaryHeap::new(),
-            parent: IdVec::new(),
-            initial: Vec::new(),
         };
         // A component is fully silent when it is one silent sub-component.
         // (Computed once for all components: it is asked per element.)
         let sccs = &st.core.sccs;
-        cp.whole_comp = sccs
+        locs.whole_comp = sccs
             .ids()
             .map(|c| {
                 let m = sccs.members_of(c);
                 !sccs.is_trivial(c)
-                    && cp.sub_of(cp.loc_of(m[0])).is_some()
-                    && m.iter().all(|&v| cp.loc_of(v) == cp.loc_of(m[0]))
+                    && locs.sub_of(locs.loc_of(m[0])).is_some()
+                    && m.iter().all(|&v| locs.loc_of(v) == locs.loc_of(m[0]))
             })
             .collect();
-        cp.trackers = cp.trackers();
-        cp.width = 1 + k_o + cp.trackers.len();
-        cp.has_target = (cp.sub.ids())
-            .map(|s| cp.sub.members_of(s).iter().any(|&v| st.ends.is_target(v)))
+        locs.has_target = (locs.sub.ids())
+            .map(|s| locs.sub.members_of(s).iter().any(|&v| st.ends.is_target(v)))
             .collect();
-        cp
+        locs
     }
 
     /// Whether node `v` can be on a consistent path at all (and is not the
@@ -105,11 +88,6 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
             None => Place::Node(l.0),
             Some(s) => Place::Sub(SubId(s)),
         }
-    }
-
-    /// The location of vertex `v`.
-    pub(super) fn loc(&self, v: VertexId) -> LocId {
-        LocId(self.key(v)[0])
     }
 
     pub(super) fn whole(&self, c: SccId) -> bool {

@@ -27,15 +27,21 @@
 
 mod classify;
 mod held;
+mod keys;
 mod locations;
 mod search;
 mod trackers;
 mod trimmed;
 mod witness;
 
+use classify::Classify;
 use held::Held;
+use keys::Space;
+use locations::Locations;
+use search::{Explored, Search};
 use trackers::Tracker;
 use trimmed::{product_path, Cuts, SplitGraph, Step, Trimmed};
+use witness::Witness;
 
 use super::automaton::Dfa;
 use super::product::{estimated_bytes, EdgeId, Stop, Touch, VertexId};
@@ -50,14 +56,14 @@ use std::time::Instant;
 
 entity_id!(
     /// A silent sub-component of a component: a contracted location when
-    /// it is not trivial (see [`ContractedProduct::loc_of`]).
+    /// it is not trivial (see [`Locations::loc_of`]).
     SubId
 );
 
 entity_id!(
     /// A location of the contracted product: a node `l < n` of its own,
     /// or the contracted sub-component `l - n` (see
-    /// [`ContractedProduct::place`]). The first word of a key.
+    /// [`Locations::place`]). The first word of a key.
     LocId
 );
 
@@ -167,31 +173,56 @@ impl Coarse {
 /// `limits.checks`) exact [`Mode::Avoid`] explorations. With `subsume`,
 /// only an over-approximation of "may run" is computed.
 ///
-/// The phases are the methods of [`ContractedProduct`], called in order:
-/// [`ContractedProduct::new`] (locations and trackers),
-/// [`ContractedProduct::seed`] and [`ContractedProduct::search`] (the
-/// worklist), then [`ContractedProduct::witness`] for an early accepting
-/// vertex, or [`ContractedProduct::classify`].
+/// The phases, each a type with its own output, in order: the
+/// [`Locations`] (`locations.rs`), the key [`Space`] with the trackers
+/// (`keys.rs`, `trackers.rs`), the [`Search`] that builds the
+/// [`Explored`] graph (`search.rs`), then the [`Witness`] read from it
+/// when the search stopped at an accepting vertex (`witness.rs`), or its
+/// [`Classify`] (`classify.rs`, with `trimmed.rs` and `held.rs`).
 pub(crate) fn explore(
     st: &Structure<'_>,
     sp: &Split,
     limits: CoarseLimits,
     mode: Mode,
 ) -> Result<Outcome, Stop> {
-    let mut cp = ContractedProduct::new(st, sp, limits, mode);
-    if !cp.alive(st.start) {
+    let (subsume, skip, early) = match mode {
+        Mode::Classify { subsume } => (subsume, None, false),
+        Mode::Avoid(v) => (true, Some(v), true),
+        Mode::Check { .. } => (true, None, true),
+    };
+    let others: Vec<&Dfa> = sp.autos.iter().filter(|a| !a.is_monotone()).collect();
+    let locs = Locations::new(st, &others, skip);
+    if !locs.alive(st.start) {
         return Ok(Outcome::Impossible);
     }
-    if let Some((qs, by)) = cp.seed()? {
-        return Ok(cp.witness(&qs, by));
+    let space = Space::new(locs, sp, others);
+    let mut search = Search::new(&space, limits, subsume, early);
+    let found = match search.seed()? {
+        Some(found) => Some(found),
+        None => search.search()?,
+    };
+    if let Some((qs, by)) = found {
+        let w = Witness {
+            st,
+            sp,
+            mode,
+            space: &space,
+            graph: &search.graph,
+        };
+        return Ok(w.witness(&qs, by));
     }
-    if let Some((qs, by)) = cp.search()? {
-        return Ok(cp.witness(&qs, by));
-    }
-    if cp.early {
+    if early {
         return Ok(Outcome::Impossible);
     }
-    cp.classify()
+    Classify {
+        st,
+        sp,
+        limits,
+        subsume,
+        space: &space,
+        graph: &search.graph,
+    }
+    .classify()
 }
 
 /// How a product vertex was first reached: from `vertex` (none for an
@@ -207,49 +238,6 @@ struct By {
 /// A step of a witness: a key, the node it was entered by, and the node
 /// the move came from (none for the first).
 type WitnessStep = (Vec<u32>, u32, Option<u32>);
-
-/// The contracted product of one report, built and explored in phases
-/// (see [`explore`]). A vertex is a *key* of `width` words: its location,
-/// the states of the automata that are not subsequence automata, and each
-/// tracker's position.
-struct ContractedProduct<'s, 'a> {
-    st: &'s Structure<'a>,
-    sp: &'s Split,
-    limits: CoarseLimits,
-    mode: Mode,
-    /// Antichains: a vertex covered by an explored one is not added.
-    subsume: bool,
-    /// Stop at the first accepting vertex.
-    early: bool,
-    /// The node avoided ([`Mode::Avoid`]).
-    skip: Option<u32>,
-    /// Nodes of the graph (see [`LocId`]).
-    n: u32,
-    /// The automata that are not subsequence automata.
-    others: Vec<&'s Dfa>,
-    touch: Touch,
-    /// Silent sub-components (the contracted locations).
-    sub: Sccs<SubId>,
-    /// Per component: one silent sub-component (fully silent).
-    whole_comp: IdVec<SccId, bool>,
-    trackers: Vec<Tracker>,
-    /// `others.len()`.
-    k_o: usize,
-    width: usize,
-    /// Per sub-component: it holds a target (crash) node.
-    has_target: IdVec<SubId, bool>,
-    // The explored graph.
-    keys: Vec<u32>,
-    index: HashMap<Box<[u32]>, VertexId>,
-    by_loc: HashMap<LocId, Vec<VertexId>>,
-    edges: IdVec<EdgeId, (VertexId, VertexId)>,
-    /// Per edge, the graph edge (from node, to node) it takes.
-    edge_nodes: IdVec<EdgeId, (u32, u32)>,
-    acc: IdVec<VertexId, bool>,
-    heap: BinaryHeap<(u64, std::cmp::Reverse<VertexId>)>,
-    parent: IdVec<VertexId, By>,
-    initial: Vec<VertexId>,
-}
 
 /// Whether node `v` can be on a consistent path (its component is alive)
 /// and is not `skip`.

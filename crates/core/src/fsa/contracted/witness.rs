@@ -3,11 +3,21 @@
 
 use super::*;
 
-impl<'s, 'a> ContractedProduct<'s, 'a> {
+/// Phase 4 (when the search stopped at an accepting vertex): the witness
+/// read from the explored graph.
+pub(super) struct Witness<'p, 's, 'a> {
+    pub(super) st: &'s Structure<'a>,
+    pub(super) sp: &'s Split,
+    pub(super) mode: Mode,
+    pub(super) space: &'p Space<'s, 'a>,
+    pub(super) graph: &'p Explored,
+}
+
+impl Witness<'_, '_, '_> {
     /// An accepting key `qs` reached by `by`: in [`Mode::Check`] with a
     /// witness, the execution along the first-discovery tree (whose edges
     /// are real transitions), each contracted location crossed by
-    /// [`ContractedProduct::cross`]; otherwise just possible.
+    /// [`Witness::cross`]; otherwise just possible.
     pub(super) fn witness(&self, qs: &[u32], by: By) -> Outcome {
         if !matches!(self.mode, Mode::Check { witness: true }) {
             return Outcome::Possible;
@@ -16,16 +26,16 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         let mut steps: Vec<WitnessStep> = vec![(qs.to_vec(), by.to, by.from)];
         let mut v = by.vertex;
         while let Some(x) = v {
-            let p = self.parent[x];
-            steps.push((self.key(x).to_vec(), p.to, p.from));
+            let p = self.graph.parent[x];
+            steps.push((self.graph.key(x).to_vec(), p.to, p.from));
             v = p.vertex;
         }
         steps.reverse();
         let mut path: Vec<u32> = Vec::new();
         let mut whole_done: Vec<SccId> = Vec::new();
-        let mut walker = Walker::new(self.n as usize);
+        let mut walker = Walker::new(self.space.locs.n as usize);
         for i in 0..steps.len() {
-            if let Place::Node(v) = self.place(LocId(steps[i].0[0])) {
+            if let Place::Node(v) = self.space.locs.place(LocId(steps[i].0[0])) {
                 path.push(v);
                 continue;
             }
@@ -49,9 +59,11 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         let Structure { g, ends, .. } = *self.st;
         let entry = steps[i].1;
         let s = self
+            .space
+            .locs
             .sub_of(LocId(steps[i].0[0]))
             .expect("a contracted location");
-        let inside = |x: u32| self.sub.comp(x) == Some(s);
+        let inside = |x: u32| self.space.locs.sub.comp(x) == Some(s);
         path.push(entry);
         let mut goals = Goals::new(self.crossing_goals(steps, i, whole_done));
         goals.visit(entry);
@@ -59,6 +71,8 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         let out: Vec<u32> = match steps.get(i + 1) {
             Some(next) => vec![next.2.expect("a move into the next location")],
             None => self
+                .space
+                .locs
                 .sub
                 .members_of(s)
                 .iter()
@@ -85,11 +99,11 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         whole_done: &mut Vec<SccId>,
     ) -> Vec<Vec<Vec<u32>>> {
         let qs = &steps[i].0;
-        let (l, k_o) = (LocId(qs[0]), self.k_o);
-        let s = self.sub_of(l).expect("a contracted location");
-        let inside = |x: u32| self.sub.comp(x) == Some(s);
+        let (l, k_o) = (LocId(qs[0]), self.space.k_o);
+        let s = self.space.locs.sub_of(l).expect("a contracted location");
+        let inside = |x: u32| self.space.locs.sub.comp(x) == Some(s);
         let mut seqs: Vec<Vec<Vec<u32>>> = Vec::new();
-        for (j, t) in self.trackers.iter().enumerate() {
+        for (j, t) in self.space.trackers.iter().enumerate() {
             let from = if i == 0 {
                 0
             } else {
@@ -107,8 +121,8 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
                 seqs.push(seq);
             }
         }
-        let c = self.comp_of_loc(l);
-        if self.whole(c) && !whole_done.contains(&c) {
+        let c = self.space.locs.comp_of_loc(l);
+        if self.space.locs.whole(c) && !whole_done.contains(&c) {
             whole_done.push(c);
             for vec in &self.sp.vectors {
                 seqs.push(
@@ -136,7 +150,7 @@ impl<'s, 'a> ContractedProduct<'s, 'a> {
         walker: &mut Walker,
     ) {
         let Structure { g, rg: g_rev, .. } = *self.st;
-        let inside = |x: u32| self.sub.comp(x) == Some(s);
+        let inside = |x: u32| self.space.locs.sub.comp(x) == Some(s);
         let mut trees: Option<(Tree, Tree, Vec<u32>)> = None;
         while !goals.wanted.is_empty() {
             let cur = *path.last().expect("entry");
