@@ -71,7 +71,7 @@ pub struct FsaLimits {
     pub bulk: BulkLimits,
     /// Work budget (vertex visits) for exact cut checks.
     pub exact_work: u64,
-    /// Vertex limit of the contracted product (see `contracted.rs`; 0:
+    /// Vertex limit of the contracted product (see `contracted/`; 0:
     /// never use it, and fall back to UTL at once when the full product
     /// exceeds `max_states`).
     pub coarse_states: usize,
