@@ -96,6 +96,15 @@ pub struct FsaLimits {
     /// set's member it skips), whose bulk recovery confirms Maybe nodes in
     /// bulk. `usize::MAX`: never, only the witness itself is evidence.
     pub witness_choices: usize,
+    /// Vertex limit of bulk recovery's first attempt with every ambiguous
+    /// `obsNo` set (the contracted product, explicit), when below
+    /// `coarse_states`. An attempt that stops there drops the sets and
+    /// confirms the labels with choices (see [`Fsa::confirm`]); when they
+    /// leave nodes unconfirmed, bulk recovery runs again without the cap,
+    /// so the labels are those it gives without it, or more decided
+    /// (exact). The first attempt with hundreds of sets rarely fits, and
+    /// is most of the cost when it does not. `usize::MAX`: no cap.
+    pub first_states: usize,
 }
 
 impl Default for FsaLimits {
@@ -111,6 +120,7 @@ impl Default for FsaLimits {
             max_memory: 4 << 30,
             settle_checks: 256,
             witness_choices: SETTLE_AT,
+            first_states: 250_000,
         }
     }
 }

@@ -67,11 +67,53 @@ enum First {
     Undecided(contracted::Coarse),
     /// Did not fit.
     Stopped(Stop),
+    /// Did not fit under [`FsaLimits::first_states`].
+    Capped(Stop),
 }
 
+/// The stat a pass of bulk recovery records when step 2 stopped at
+/// [`FsaLimits::first_states`].
+const FIRST_CAPPED: &str = "fsa_first_capped";
+
 impl Fsa {
-    /// Bulk recovery: passes of [`Fsa::recover_once`], then step 7.
+    /// Bulk recovery: an optimistic pass (see [`FsaLimits::first_states`]),
+    /// then, if that left nodes unconfirmed, the exact flow
+    /// ([`Fsa::recover_uncapped`]).
     pub(super) fn recover_all(&self, g: &Icfg, report: &Report) -> Result<Recovery, SolveError> {
+        let cap = self.limits.first_states;
+        if cap >= self.limits.coarse_states || !self.limits.contracted_first {
+            return self.recover_uncapped(g, report, None);
+        }
+        let started = Instant::now();
+        let rec = self.recover_uncapped(g, report, Some(cap))?;
+        let capped = rec.stats.iter().any(|&(k, _)| k == FIRST_CAPPED);
+        let exact = rec.undecided.is_empty()
+            && !rec
+                .weakened
+                .iter()
+                .any(|w| dropped(report, w) || gave_up(w));
+        if !capped || exact {
+            // Step 2 fitted under the cap (the same passes as without
+            // it), or the choices confirmed every label: exact.
+            return Ok(rec);
+        }
+        // The cap may have cost labels: the flow without it, whose labels
+        // are those it always gave.
+        let mut again = self.recover_uncapped(g, report, None)?;
+        again.stats.push((FIRST_CAPPED, 1));
+        again.stats.push(("fsa_first_capped_ms", millis(started)));
+        Ok(again)
+    }
+
+    /// Bulk recovery: passes of [`Fsa::recover_once`], then step 7. With
+    /// `first`, step 2 of the first pass explores at most that many
+    /// vertices.
+    fn recover_uncapped(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        first: Option<usize>,
+    ) -> Result<Recovery, SolveError> {
         let started = Instant::now();
         // Ambiguous `obsNo` sets that do not fit are dropped from the
         // product at once; [`Fsa::confirm`] then makes the labels exact.
@@ -82,7 +124,7 @@ impl Fsa {
             e => e,
         };
         let mut rec = self
-            .recover_once(g, report, false, None)
+            .recover_pass(g, report, false, None, first)
             .map_err(explained)?;
         rec.stats.push(("fsa_bulk_ms", millis(started)));
         if confirmable(report, &rec) {
@@ -91,7 +133,14 @@ impl Fsa {
         if rec.weakened.iter().any(|w| dropped(report, w)) {
             // Nothing can undo some other weakening: keep as many of the
             // sets as fit instead.
-            return self.recover_once(g, report, true, None).map_err(explained);
+            let mut again = self
+                .recover_once(g, report, true, None)
+                .map_err(explained)?;
+            // (Still the pass whose step 2 was capped.)
+            again
+                .stats
+                .extend(rec.stats.iter().filter(|&&(k, _)| k == FIRST_CAPPED));
+            return Ok(again);
         }
         Ok(rec)
     }
@@ -108,6 +157,19 @@ impl Fsa {
         report: &Report,
         keep_search: bool,
         sound: Option<&[Label]>,
+    ) -> Result<Recovery, SolveError> {
+        self.recover_pass(g, report, keep_search, sound, None)
+    }
+
+    /// [`Fsa::recover_once`], step 2 under at most `first` vertices (when
+    /// it stops there, the result's stats name [`FIRST_CAPPED`]).
+    fn recover_pass(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        keep_search: bool,
+        sound: Option<&[Label]>,
+        first: Option<usize>,
     ) -> Result<Recovery, SolveError> {
         // 1. Reduce and split.
         let red = match sound {
@@ -135,23 +197,43 @@ impl Fsa {
             limits: self.coarse_limits(),
         };
         // 2. The contracted product with every automaton.
-        let first = match self.contracted_first(g, &runs, &sp)? {
+        let first = match self.contracted_first(g, &runs, &sp, first)? {
             Break(rec) => return Ok(rec),
             Continue(first) => first,
         };
+        let capped = matches!(first, First::Capped(_));
+        let mut rec = self.after_first(g, report, &prep, &runs, &sp, first, keep_search)?;
+        if capped {
+            rec.stats.push((FIRST_CAPPED, 1));
+        }
+        Ok(rec)
+    }
+
+    /// Steps 3 to 6 of a pass, after step 2 left `first`.
+    #[allow(clippy::too_many_arguments)]
+    fn after_first(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        prep: &Prepared,
+        runs: &CoarseRuns<'_, '_>,
+        sp: &Split,
+        first: First,
+        keep_search: bool,
+    ) -> Result<Recovery, SolveError> {
         // 3. The ambiguous `obsNo` sets that fit.
-        if let First::Stopped(s) = &first {
-            if let Some(rec) = Self::keep_fitting(g, report, &runs, &sp, s, keep_search)? {
+        if let First::Stopped(s) | First::Capped(s) = &first {
+            if let Some(rec) = Self::keep_fitting(g, report, runs, sp, s, keep_search)? {
                 return Ok(rec);
             }
         }
         // 4. The full product.
-        let why = match self.full_product(g, &prep, &sp)? {
+        let why = match self.full_product(g, prep, sp)? {
             Break(rec) => return Ok(rec),
             Continue(why) => why,
         };
         // 5. and 6. The contracted product merged with UTL, or UTL.
-        self.coarse_fallback(g, report, &runs, &sp, first, why)
+        self.coarse_fallback(g, report, runs, sp, first, why)
     }
 
     /// Step 2: the contracted product with every automaton, explicit: far
@@ -162,11 +244,20 @@ impl Fsa {
         g: &Icfg,
         runs: &CoarseRuns<'_, '_>,
         sp: &Split,
+        cap: Option<usize>,
     ) -> Result<ControlFlow<Recovery, First>, SolveError> {
         if !self.limits.contracted_first || self.limits.coarse_states == 0 {
             return Ok(Continue(First::Skipped));
         }
-        match runs.run(sp, false) {
+        let mut limits = runs.limits;
+        // Only a report with ambiguous `obsNo` sets (which a stop drops)
+        // is explored under the cap.
+        let cap = cap.filter(|&c| c < limits.max_states && !sp.droppable.is_empty());
+        if let Some(c) = cap {
+            limits.max_states = c;
+        }
+        match runs.run_within(sp, false, limits) {
+            Err(Stop::States(s)) if cap.is_some() => Ok(Continue(First::Capped(Stop::States(s)))),
             Ok(contracted::Outcome::Classified(c)) if c.decided() => {
                 Ok(Break(contracted_recovery(g, &c, sp.weakened.clone())))
             }
@@ -278,7 +369,7 @@ impl Fsa {
         let first = match first {
             First::Skipped => runs.run(sp, false),
             First::Undecided(c) => Ok(contracted::Outcome::Classified(c)),
-            First::Stopped(s) => Err(s),
+            First::Stopped(s) | First::Capped(s) => Err(s),
         };
         let c = match first {
             Err(Stop::States(_)) | Err(Stop::Memory(_)) => runs.run(sp, true),
