@@ -10,8 +10,8 @@ pub(super) struct Explored {
     width: usize,
     /// The keys of the vertices, `width` words each.
     pub(super) keys: Vec<u32>,
-    index: HashMap<Box<[u32]>, VertexId>,
-    by_loc: HashMap<LocId, Vec<VertexId>>,
+    index: FxHashMap<Box<[u32]>, VertexId>,
+    by_loc: FxHashMap<LocId, Vec<VertexId>>,
     pub(super) edges: IdVec<EdgeId, (VertexId, VertexId)>,
     /// Per edge, the graph edge (from node, to node) it takes.
     pub(super) edge_nodes: IdVec<EdgeId, (u32, u32)>,
@@ -66,8 +66,8 @@ impl<'p, 's, 'a> Search<'p, 's, 'a> {
             graph: Explored {
                 width: space.width,
                 keys: Vec::new(),
-                index: HashMap::new(),
-                by_loc: HashMap::new(),
+                index: FxHashMap::default(),
+                by_loc: FxHashMap::default(),
                 edges: IdVec::new(),
                 edge_nodes: IdVec::new(),
                 acc: IdVec::new(),
@@ -174,7 +174,7 @@ impl Search<'_, '_, '_> {
         let Structure { g, core, seg, .. } = *self.st;
         let sccs = &core.sccs;
         let mut buf = Vec::new();
-        let mut out_edges: HashMap<SubId, Vec<(u32, u32)>> = HashMap::new();
+        let mut out_edges: FxHashMap<SubId, Vec<(u32, u32)>> = FxHashMap::default();
         let mut popped = 0usize;
         while let Some((_, std::cmp::Reverse(v))) = self.heap.pop() {
             popped += 1;
