@@ -34,22 +34,24 @@ impl Fsa {
     /// turn a Maybe into the Yes or No it really is. When every Maybe is
     /// confirmed the labels are exact and the weakenings are withdrawn;
     /// otherwise the unconfirmed Maybe nodes are listed as undecided (and
-    /// the weakenings stay listed).
+    /// the weakenings stay listed). `red`: the report reduced by
+    /// [`Fsa::reduction`].
     pub(super) fn confirm(
         &self,
         g: &Icfg,
         report: &Report,
         mut rec: Recovery,
+        red: Option<&Reduced>,
         started: Instant,
     ) -> Recovery {
         if !confirmable(report, &rec) {
             return rec;
         }
-        // The report reduced with UTL's labels: they are sound for every
-        // choice (a stronger report) and every report with fewer ambiguous
-        // `obsNo` sets (UTL ignores them), so they spare a UTL run each.
-        let red = self.reduction(g, report).ok().flatten();
-        let sound = red.as_ref().map(|r| &r.labels[..]);
+        // `red`, the report reduced with UTL's labels: they are sound for
+        // every choice (a stronger report) and every report with fewer
+        // ambiguous `obsNo` sets (UTL ignores them), so they spare a UTL
+        // run each.
+        let sound = red.map(|r| &r.labels[..]);
         let mut ev = Evidence::new(&rec.labels);
         let undecided: HashSet<NodeId> = rec.undecided.iter().copied().collect();
         let t = Instant::now();
@@ -58,7 +60,7 @@ impl Fsa {
         rec.stats.push(("confirm_ms", millis(t)));
         rec.stats.push(("confirm_left", ev.left(0) as u64));
         let t = Instant::now();
-        let settled = self.settle(g, report, &mut rec.labels, &mut ev, started, red.as_ref());
+        let settled = self.settle(g, report, &mut rec.labels, &mut ev, started, red);
         settled.push_to(&mut rec.stats);
         rec.stats.push(("settle_left", ev.left(0) as u64));
         rec.stats.push(("settle_ms", millis(t)));

@@ -71,6 +71,16 @@ enum First {
     Capped(Stop),
 }
 
+/// How a pass of bulk recovery reduces its report (step 1).
+enum Reduce<'r> {
+    /// With UTL's labels ([`Fsa::reduction`]).
+    Utl,
+    /// Once, with labels known sound for it.
+    Sound(&'r [Label]),
+    /// Already done: [`Fsa::reduction`]'s result.
+    Done(Option<&'r Reduced>),
+}
+
 /// The stat a pass of bulk recovery records when step 2 stopped at
 /// [`FsaLimits::first_states`].
 const FIRST_CAPPED: &str = "fsa_first_capped";
@@ -123,18 +133,22 @@ impl Fsa {
             },
             e => e,
         };
+        // Reduced once for every pass and for the confirmation.
+        let red = self
+            .reduction(g, report)
+            .map_err(|_| explained(infeasible()))?;
         let mut rec = self
-            .recover_pass(g, report, false, None, first)
+            .recover_pass(g, report, false, Reduce::Done(red.as_ref()), first)
             .map_err(explained)?;
         rec.stats.push(("fsa_bulk_ms", millis(started)));
         if confirmable(report, &rec) {
-            return Ok(self.confirm(g, report, rec, started));
+            return Ok(self.confirm(g, report, rec, red.as_ref(), started));
         }
         if rec.weakened.iter().any(|w| dropped(report, w)) {
             // Nothing can undo some other weakening: keep as many of the
             // sets as fit instead.
             let mut again = self
-                .recover_once(g, report, true, None)
+                .recover_pass(g, report, true, Reduce::Done(red.as_ref()), None)
                 .map_err(explained)?;
             // (Still the pass whose step 2 was capped.)
             again
@@ -158,7 +172,11 @@ impl Fsa {
         keep_search: bool,
         sound: Option<&[Label]>,
     ) -> Result<Recovery, SolveError> {
-        self.recover_pass(g, report, keep_search, sound, None)
+        let reduce = match sound {
+            Some(labels) => Reduce::Sound(labels),
+            None => Reduce::Utl,
+        };
+        self.recover_pass(g, report, keep_search, reduce, None)
     }
 
     /// [`Fsa::recover_once`], step 2 under at most `first` vertices (when
@@ -168,25 +186,30 @@ impl Fsa {
         g: &Icfg,
         report: &Report,
         keep_search: bool,
-        sound: Option<&[Label]>,
+        reduce: Reduce<'_>,
         first: Option<usize>,
     ) -> Result<Recovery, SolveError> {
         // 1. Reduce and split.
-        let red = match sound {
+        let own;
+        let red = match reduce {
             // Labels sound for a weaker report hold here: one reduction
             // with them, no UTL run.
-            Some(labels) => {
+            Reduce::Sound(labels) => {
                 let (r, kept) = reduced(report, labels).map_err(|_| infeasible())?;
-                Some(Reduced {
+                own = Some(Reduced {
                     report: r,
                     labels: labels.to_vec(),
                     no_origin: kept,
-                })
+                });
+                own.as_ref()
             }
-            None => self.reduction(g, report).map_err(|_| infeasible())?,
+            Reduce::Utl => {
+                own = self.reduction(g, report).map_err(|_| infeasible())?;
+                own.as_ref()
+            }
+            Reduce::Done(red) => red,
         };
-        let sp = split(g, report, None, red.as_ref(), self.limits.max_states)
-            .map_err(|_| infeasible())?;
+        let sp = split(g, report, None, red, self.limits.max_states).map_err(|_| infeasible())?;
         let start = [g.start().as_u32()];
         let Some(prep) = self.prepare(g, &sp, &start) else {
             return Err(infeasible());
