@@ -1,6 +1,7 @@
 //! The interface every solver implements, so that solvers can be swapped
 //! and cross-checked.
 
+use crate::graph::BitSet;
 use crate::icfg::Icfg;
 use crate::ids::NodeId;
 use crate::report::{NodeSet, Origin, Report};
@@ -25,6 +26,27 @@ impl Label {
             Label::No => "no",
             Label::Maybe => "maybe",
         }
+    }
+
+    /// The label of a node from what a solver computed about it: whether
+    /// some consistent execution runs it (`may`) and whether every one
+    /// does (`must`, which only counts when `may`).
+    pub fn from_may_must(may: bool, must: bool) -> Label {
+        if !may {
+            Label::No
+        } else if must {
+            Label::Yes
+        } else {
+            Label::Maybe
+        }
+    }
+
+    /// [`Label::from_may_must`] for every node of `0..n`, from the sets of
+    /// nodes that may and that must run.
+    pub(crate) fn all_from(n: usize, may: &BitSet, must: &BitSet) -> Vec<Label> {
+        (0..n)
+            .map(|i| Label::from_may_must(may.contains(i), must.contains(i)))
+            .collect()
     }
 }
 
@@ -127,6 +149,32 @@ impl std::fmt::Display for SolveError {
 }
 
 impl std::error::Error for SolveError {}
+
+/// [`Solver::check`] and [`Solver::possible`] of a solver whose one
+/// search, an inherent `check_with(g, report, query, witness)`, builds
+/// the witness only when asked (UTL, FSA): written once here.
+macro_rules! check_by_search {
+    () => {
+        fn check(
+            &self,
+            g: &$crate::icfg::Icfg,
+            report: &$crate::report::Report,
+            query: Option<&$crate::solver::Query>,
+        ) -> Result<$crate::solver::Checked, $crate::solver::SolveError> {
+            self.check_with(g, report, query, true)
+        }
+
+        fn possible(
+            &self,
+            g: &$crate::icfg::Icfg,
+            report: &$crate::report::Report,
+            query: Option<&$crate::solver::Query>,
+        ) -> Result<$crate::solver::Answer, $crate::solver::SolveError> {
+            self.check_with(g, report, query, false).map(|c| c.answer)
+        }
+    };
+}
+pub(crate) use check_by_search;
 
 /// A control-flow recovery solver.
 pub trait Solver {

@@ -974,3 +974,84 @@ fn witness_choices_keep_the_labels() {
     assert!(compared > 20, "only {compared} exact pairs");
     assert!(chose > 10, "witness choices made in only {chose} runs");
 }
+
+/// Issue 25: bulk recovery's first attempt with every ambiguous `obsNo`
+/// set capped (`FsaLimits::first_states`, here so low that it always
+/// stops) against the same recovery without the cap, on random reports
+/// (ambiguous sets, traces, reliable ones included, and a memory budget
+/// that makes some products too large): both sound against the oracle,
+/// every label decided without the cap is the same with it, and where
+/// both are exact the labels are equal. The capped pass must be accepted
+/// (exact) in many runs, and rerun without the cap in some (no settle
+/// checks leave nodes unconfirmed), so the comparison is not vacuous.
+#[test]
+fn capped_first_attempt_keeps_the_labels() {
+    use postmortem_core::fsa::FsaLimits;
+    let stat = |rec: &postmortem_core::Recovery, name: &str| {
+        rec.stats
+            .iter()
+            .find(|&&(k, _)| k == name)
+            .map_or(0, |&(_, v)| v)
+    };
+    let (mut capped, mut accepted, mut compared) = (0, 0, 0);
+    for seed in 0..2000u64 {
+        let mut rng = Rng::new(seed ^ 0xCA_99ED);
+        let g = random_icfg(
+            &mut rng,
+            &GraphShape {
+                max_functions: 4,
+                max_body: 6,
+            },
+        );
+        let r = random_report(&mut rng, &g, false);
+        let k = 2 + rng.below(6);
+        let r = with_ambiguous_obs_no(&mut rng, &g, r, k);
+        let Some(truth) = oracle::recover(&g, &r) else {
+            continue;
+        };
+        let run = |first_states: usize| {
+            Fsa {
+                limits: FsaLimits {
+                    max_memory: 8_000 << (seed % 4),
+                    settle_checks: if seed % 2 == 0 { 0 } else { 256 },
+                    // Tiny automata limits weaken traces: not confirmable.
+                    max_states: if seed % 5 == 0 { 3 } else { 4_000_000 },
+                    first_states,
+                    ..FsaLimits::default()
+                },
+            }
+            .recover(&g, &r)
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}"))
+        };
+        let (with, without) = (run(1 + (seed % 3) as usize), run(usize::MAX));
+        let what = format!("seed {seed}");
+        assert_sound(&with.labels, &truth, &what);
+        assert_sound(&without.labels, &truth, &what);
+        assert_eq!(stat(&without, "fsa_first_capped"), 0, "{what}");
+        if stat(&with, "fsa_first_capped") > 0 {
+            capped += 1;
+            // A rerun without the cap records its time.
+            accepted += !with.stats.iter().any(|&(k, _)| k == "fsa_first_capped_ms") as usize;
+        }
+        for (i, (&a, &b)) in with.labels.iter().zip(&without.labels).enumerate() {
+            if b != Label::Maybe {
+                assert_eq!(
+                    a, b,
+                    "{what}: node {i} decided without the cap, not with it"
+                );
+            }
+        }
+        if with.undecided.is_empty() && without.undecided.is_empty() {
+            assert_eq!(with.labels, without.labels, "{what}");
+            compared += 1;
+        }
+    }
+    eprintln!("{capped} capped first attempts, {accepted} accepted, {compared} exact pairs");
+    assert!(accepted > 50, "only {accepted} capped passes accepted");
+    assert!(
+        capped - accepted > 5,
+        "only {} capped passes rerun",
+        capped - accepted
+    );
+    assert!(compared > 100, "only {compared} exact pairs");
+}

@@ -72,17 +72,7 @@ pub fn stack_labels(
     let sl = SameLevel::compute(g, removed);
     match FrameGraph::compute(g, report, removed, &sl, limits) {
         Ok(fg) => {
-            let labels = (0..g.num_nodes())
-                .map(|v| {
-                    if !fg.may.contains(v) {
-                        Label::No
-                    } else if fg.must.contains(v) {
-                        Label::Yes
-                    } else {
-                        Label::Maybe
-                    }
-                })
-                .collect();
+            let labels = Label::all_from(g.num_nodes(), &fg.may, &fg.must);
             let stats = vec![
                 ("cs_states", fg.states as u64),
                 ("cs_kept", fg.kept as u64),

@@ -10,10 +10,11 @@
 
 use super::automaton::{Dfa, DEAD};
 use crate::algo::SccId;
+use crate::fxhash::FxHashMap;
 use crate::graph::{BitSet, Csr};
 use crate::ids::{entity_id, IdVec};
 use crate::structure::{Core, Ends, Segments};
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::time::Instant;
 
 entity_id!(
@@ -85,13 +86,13 @@ pub(crate) enum Stop {
 /// hundreds of automata would otherwise cost hundreds of lookups per edge).
 pub(crate) struct Touch {
     always: Vec<usize>,
-    by_node: HashMap<u32, Vec<usize>>,
+    by_node: FxHashMap<u32, Vec<usize>>,
 }
 
 impl Touch {
     pub fn new<'a>(autos: impl IntoIterator<Item = &'a Dfa>) -> Touch {
         let mut always = Vec::new();
-        let mut by_node: HashMap<u32, Vec<usize>> = HashMap::new();
+        let mut by_node: FxHashMap<u32, Vec<usize>> = FxHashMap::default();
         for (i, a) in autos.into_iter().enumerate() {
             if !a.silent_elsewhere() {
                 always.push(i);
@@ -152,7 +153,7 @@ pub(crate) struct Product<'a> {
     n: u32,
     width: usize,
     keys: Vec<u32>,
-    index: HashMap<Box<[u32]>, VertexId>,
+    index: FxHashMap<Box<[u32]>, VertexId>,
     pub edges: IdVec<EdgeId, Edge>,
     pub initial: Vec<VertexId>,
     pub accepting: IdVec<VertexId, bool>,
@@ -160,10 +161,10 @@ pub(crate) struct Product<'a> {
     /// ones).
     pub parent_edge: IdVec<VertexId, Option<EdgeId>>,
     /// Per silent component: its edges leaving the component.
-    out_edges: HashMap<SccId, Vec<(u32, u32)>>,
+    out_edges: FxHashMap<SccId, Vec<(u32, u32)>>,
     has_target: IdVec<SccId, bool>,
     /// With subsumption: the explored vertices of each location.
-    antichain: Option<HashMap<Loc, Vec<VertexId>>>,
+    antichain: Option<FxHashMap<Loc, Vec<VertexId>>>,
 }
 
 impl<'a> Product<'a> {
@@ -219,12 +220,12 @@ impl<'a> Product<'a> {
             n,
             width: 1 + autos.len(),
             keys: Vec::new(),
-            index: HashMap::new(),
+            index: FxHashMap::default(),
             edges: IdVec::new(),
             initial: Vec::new(),
             accepting: IdVec::new(),
             parent_edge: IdVec::new(),
-            out_edges: HashMap::new(),
+            out_edges: FxHashMap::default(),
             has_target,
             antichain: None,
         }
@@ -386,7 +387,7 @@ impl<'a> Product<'a> {
         let s = self.start;
         let mut queue = Frontier::new(stop_at_accept);
         if stop_at_accept && self.autos.iter().any(|a| a.has_order()) {
-            self.antichain = Some(HashMap::new());
+            self.antichain = Some(FxHashMap::default());
         }
         let mut found = false;
         let alive = |v: u32| self.core.sccs.comp(v).is_some_and(|c| self.seg.alive[c]);

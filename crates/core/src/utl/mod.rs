@@ -40,6 +40,11 @@ pub struct Utl {
 }
 
 impl Utl {
+    /// [`Solver::check`], with the witness only if `witness`. A possible
+    /// answer comes with a witness: a path that satisfies the constraints
+    /// UTL checked (the report and query as lowered, weakenings included),
+    /// built by the FSA machinery on those constraints alone (all
+    /// UTL-expressible, so no automaton: the contracted product).
     fn check_with(
         &self,
         g: &Icfg,
@@ -80,27 +85,7 @@ impl Solver for Utl {
         "utl"
     }
 
-    /// A possible answer comes with a witness: a path that satisfies the
-    /// constraints UTL checked (the report and query as lowered, weakenings
-    /// included), built by the FSA machinery on those constraints alone
-    /// (all UTL-expressible, so no automaton: the contracted product).
-    fn check(
-        &self,
-        g: &Icfg,
-        report: &Report,
-        query: Option<&Query>,
-    ) -> Result<Checked, SolveError> {
-        self.check_with(g, report, query, true)
-    }
-
-    fn possible(
-        &self,
-        g: &Icfg,
-        report: &Report,
-        query: Option<&Query>,
-    ) -> Result<Answer, SolveError> {
-        self.check_with(g, report, query, false).map(|c| c.answer)
-    }
+    crate::solver::check_by_search!();
 
     fn recover(&self, g: &Icfg, report: &Report) -> Result<Recovery, SolveError> {
         let low = lower::weakened(g, report, None);
