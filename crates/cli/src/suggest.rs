@@ -162,6 +162,7 @@ pub fn run(a: SuggestArgs) -> Result<(), Failure> {
                 stack_only: a.inputs.stack_only,
                 timings: loaded.timings,
                 values: &loaded.values,
+                residue: loaded.residue.as_ref(),
                 frames: &frames,
             };
             let witness = s
