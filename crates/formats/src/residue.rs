@@ -155,6 +155,8 @@ pub struct Sites {
     pub excluded: Vec<(&'static str, usize)>,
     /// Call instructions decoded.
     pub calls: usize,
+    /// The after-call addresses excluded, with the reason, by address.
+    pub excluded_at: Vec<(u64, &'static str)>,
 }
 
 impl Sites {
@@ -166,6 +168,7 @@ impl Sites {
             off: None,
             excluded: Vec::new(),
             calls: 0,
+            excluded_at: Vec::new(),
         };
         let Ok(file) = object::File::parse(bin.data()) else {
             s.off = Some("the binary cannot be parsed".into());
@@ -294,6 +297,7 @@ impl Sites {
             };
             if let Some(r) = reason {
                 *excluded.entry(r).or_default() += 1;
+                s.excluded_at.push((c.after, r));
                 bad.insert(c.after);
                 continue;
             }
@@ -313,7 +317,21 @@ impl Sites {
         let mut ex: Vec<_> = excluded.into_iter().collect();
         ex.sort();
         s.excluded = ex;
+        s.excluded_at.sort();
         s
+    }
+
+    /// The callee of the call before the usable after-call address
+    /// `after` (file vaddr), if it is one.
+    pub fn callee(&self, after: u64) -> Option<&Callee> {
+        self.by_after.get(&after).map(|s| &s.callee)
+    }
+
+    /// Every usable after-call address (file vaddr), sorted.
+    pub fn addresses(&self) -> Vec<u64> {
+        let mut v: Vec<u64> = self.by_after.keys().copied().collect();
+        v.sort_unstable();
+        v
     }
 
     /// How many after-call addresses are usable.
@@ -419,14 +437,31 @@ pub fn scan(core: &Core, base: u64, sites: &Sites) -> Scan {
         out.off = Some("the core does not hold the crashing thread's stack".into());
         return out;
     };
-    let restorers = match restorers(core) {
-        Ok(r) => r,
+    match restorers(core) {
+        Ok(r) => scan_stack(lo, stack, base, sites, &r),
         Err(e) => {
             out.off = Some(e);
-            return out;
+            out
         }
-    };
-    let hi = lo + stack.len() as u64;
+    }
+}
+
+/// Scans the stack memory `stack` (at address `lo`) for residue of
+/// `sites` (guards 5-6), the binary loaded at `base`, `restorers` the
+/// runtime addresses of the signal restorer.
+pub fn scan_stack(
+    lo: u64,
+    stack: &[u8],
+    base: u64,
+    sites: &Sites,
+    restorers: &HashSet<u64>,
+) -> Scan {
+    let mut out = Scan::default();
+    if let Some(w) = &sites.off {
+        out.off = Some(w.clone());
+        return out;
+    }
+    let hi = lo.saturating_add(stack.len() as u64);
     let word = |a: u64| -> Option<u64> {
         let i = usize::try_from(a.checked_sub(lo)?).ok()?;
         stack
@@ -435,10 +470,11 @@ pub fn scan(core: &Core, base: u64, sites: &Sites) -> Scan {
     };
     let mut dropped: HashMap<&'static str, usize> = HashMap::new();
     let mut seen: HashMap<u64, usize> = HashMap::new();
-    let start = lo + (8 - lo % 8) % 8;
-    let mut a = start;
+    let Some(mut a) = lo.checked_add((8 - lo % 8) % 8) else {
+        return out;
+    };
     let mut skip_to = 0u64;
-    while a + 8 <= hi {
+    while a.checked_add(8).is_some_and(|e| e <= hi) {
         let Some(w) = word(a) else { break };
         out.words += 1;
         if restorers.contains(&w) {
@@ -449,7 +485,7 @@ pub fn scan(core: &Core, base: u64, sites: &Sites) -> Scan {
             out.matched += 1;
             let reason = if a < skip_to {
                 Some("inside a signal frame")
-            } else if word(a + 16).is_some_and(|x| x & 0xffff == USER_CS) {
+            } else if word(a.wrapping_add(16)).is_some_and(|x| x & 0xffff == USER_CS) {
                 Some("followed by a saved code selector (a stale signal frame?)")
             } else {
                 let fp_ok =
