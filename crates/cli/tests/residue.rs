@@ -152,8 +152,8 @@ fn residue_of_a_returned_call_decides_its_lines_soundly() {
             .filter(|s| s["unused"].is_null())
             .collect();
         assert!(
-            used.iter().any(|s| s["callee"]
-                == if arg == "1" { "twice" } else { "next" }),
+            used.iter()
+                .any(|s| s["callee"] == if arg == "1" { "twice" } else { "next" }),
             "{r}"
         );
         assert!(without["residue"].is_null());
