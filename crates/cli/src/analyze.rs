@@ -186,6 +186,7 @@ pub fn run(a: AnalyzeArgs) -> Result<(), Failure> {
         stack_only: a.inputs.stack_only,
         timings: loaded.timings,
         values: &loaded.values,
+        residue: loaded.residue.as_ref(),
         frames: &frames,
     };
     // The HTML page shows one concrete execution (every solver builds

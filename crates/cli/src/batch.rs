@@ -163,6 +163,9 @@ pub struct BatchArgs {
     /// As for `analyze`: do not use variables' values read from cores.
     #[arg(long)]
     no_values: bool,
+    /// As for `analyze`: do not use stack residue read from cores.
+    #[arg(long)]
+    no_residue: bool,
     /// As for `analyze`: only the crash and the stack.
     #[arg(long)]
     stack_only: bool,
@@ -423,8 +426,10 @@ fn analyse(ctx: &Ctx<'_>, spec: &fb::CrashSpec) -> Result<Value, (Option<String>
     let report_path = names.join(" + ");
     let mut warnings: Vec<String> = Vec::new();
     let mut values = Vec::new();
+    let mut residue = None;
     let mut sink = |e: Event<'_>| match e {
         Event::Values(v) => values = v.to_vec(),
+        Event::Residue(r) => residue = Some(r.clone()),
         Event::Warning(w) => warnings.push(w),
         Event::Note(_) | Event::LogMatched { .. } => {}
     };
@@ -467,6 +472,7 @@ fn analyse(ctx: &Ctx<'_>, spec: &fb::CrashSpec) -> Result<Value, (Option<String>
             recover_ms,
         },
         values: &values,
+        residue: residue.as_ref(),
         frames: &frames,
     };
     let mut v = to_json(&view);
@@ -568,6 +574,7 @@ pub fn run(a: BatchArgs) -> Result<(), Failure> {
             path_map,
             stack_only: a.stack_only,
             no_values: a.no_values,
+            no_residue: a.no_residue,
             max_input,
             ..FailureOptions::default()
         },

@@ -11,7 +11,9 @@ use crate::graph::load_graph_with_maps;
 use clap::{ArgMatches, Args, Command, FromArgMatches};
 use postmortem_core::locate::PathMap;
 use postmortem_core::{Icfg, Report};
-use postmortem_formats::failure::{assemble, AssembleError, Event, FailureFiles, FailureOptions};
+use postmortem_formats::failure::{
+    assemble, AssembleError, Event, FailureFiles, FailureOptions, ResidueInfo,
+};
 use postmortem_formats::input::DEFAULT_TEXT_LIMIT;
 use postmortem_formats::logs::{write_explain, LogConfig, Logger};
 use postmortem_formats::output::Timings;
@@ -110,6 +112,12 @@ struct RawInputs {
     /// can have left the value found (see README, "Values from a core").
     #[arg(long)]
     no_values: bool,
+    /// Do not use stack residue from --core or --minidump as evidence.
+    /// By default, a return address that a call which has since returned
+    /// left on the crashing thread's stack, found and checked as the
+    /// README's "Stack residue" says, shows that the call ran.
+    #[arg(long)]
+    no_residue: bool,
     /// The most a report, a backtrace or a log may hold, in bytes or with
     /// a suffix K, M, G (e.g. `256M`). Default: 64M, or --max-memory if
     /// that is less. A larger file, or a pipe that gives more, is refused
@@ -151,6 +159,8 @@ pub struct Inputs {
     pub stack_only: bool,
     /// `--no-values`.
     pub no_values: bool,
+    /// `--no-residue`.
+    pub no_residue: bool,
     /// `--max-input-size`.
     pub max_input_size: Option<u64>,
 }
@@ -192,6 +202,7 @@ impl From<RawInputs> for Inputs {
             explain_log: r.explain_log,
             stack_only: r.stack_only,
             no_values: r.no_values,
+            no_residue: r.no_residue,
             max_input_size: r.max_input_size.map(|n| n as u64),
         }
     }
@@ -222,6 +233,8 @@ pub struct Loaded {
     pub timings: Timings,
     /// What became of every variable's value read from a core.
     pub values: Vec<ValueUse>,
+    /// What the core's stack residue gave.
+    pub residue: Option<ResidueInfo>,
     /// What to say when the report turns out impossible (a Sentry
     /// event's frames that look listed crash first).
     pub impossible_hint: Option<String>,
@@ -252,14 +265,17 @@ pub fn load(inputs: &Inputs, max_memory: usize) -> Result<Loaded, Failure> {
         log_config: inputs.log_config.clone(),
         stack_only: inputs.stack_only,
         no_values: inputs.no_values,
+        no_residue: inputs.no_residue,
         max_input: inputs
             .max_input_size
             .unwrap_or(DEFAULT_TEXT_LIMIT.min(max_memory as u64)),
     };
     let mut values = Vec::new();
+    let mut residue = None;
     let mut impossible_hint = None;
     let mut sink = |e: Event<'_>| match e {
         Event::Values(v) => values = v.to_vec(),
+        Event::Residue(r) => residue = Some(r.clone()),
         Event::Warning(w) => {
             if w.ends_with(postmortem_formats::sentry::CRASH_FIRST) {
                 impossible_hint = Some(postmortem_formats::sentry::CRASH_FIRST.to_string());
@@ -297,6 +313,7 @@ pub fn load(inputs: &Inputs, max_memory: usize) -> Result<Loaded, Failure> {
             recover_ms: 0.0,
         },
         values,
+        residue,
         impossible_hint,
     })
 }
@@ -325,6 +342,7 @@ pub fn load_other(
         log_config: inputs.log_config.clone(),
         stack_only: inputs.stack_only,
         no_values: true,
+        no_residue: true,
         max_input: inputs
             .max_input_size
             .unwrap_or(DEFAULT_TEXT_LIMIT.min(max_memory as u64)),

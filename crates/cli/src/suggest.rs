@@ -188,6 +188,7 @@ pub fn run(a: SuggestArgs) -> Result<(), Failure> {
                 stack_only: a.inputs.stack_only,
                 timings: loaded.timings,
                 values: &loaded.values,
+                residue: loaded.residue.as_ref(),
                 frames: &frames,
             };
             let witness = s

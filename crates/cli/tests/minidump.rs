@@ -428,8 +428,8 @@ fn minidumps_of_stacks_only_use_the_stack_and_say_the_flags_are_missing() {
         );
         assert!(!err.contains("crash stack is not used"), "{tag}: {err}");
         assert_weaker(tag, &core, &md);
-        // Without values, exactly the core's stack-only labels: the
-        // stack is the same.
+        // Without values and residue, exactly the core's stack-only
+        // labels: the stack is the same.
         let cfg = format!("{bin}.bc");
         let core_file = format!("{tag}.core");
         let (stack, _) = ok(&[
@@ -450,6 +450,7 @@ fn minidumps_of_stacks_only_use_the_stack_and_say_the_flags_are_missing() {
             "--minidump",
             &dump,
             "--no-values",
+            "--no-residue",
         ]);
         assert_same(tag, &stack, &md);
     }

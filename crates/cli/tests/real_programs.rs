@@ -1678,7 +1678,8 @@ fn check_local(
 
 /// The analyses of a core of build `mode`: (report name, precision kind,
 /// extra options). A plain core is analysed with the variables' values
-/// (the default) and without them (`--no-values`).
+/// and its stack residue (the default), with values only
+/// (`--no-residue`), and with neither.
 fn core_reports(mode: &str) -> Vec<(&'static str, &'static str, &'static [&'static str])> {
     match mode {
         "func" => vec![("core, func flags", "func flags", &[])],
@@ -1692,11 +1693,12 @@ fn core_reports(mode: &str) -> Vec<(&'static str, &'static str, &'static [&'stat
             ),
         ],
         _ => vec![
-            ("core, plain", "plain core", &[]),
+            ("core, plain", "plain core, residue", &[]),
+            ("core, plain, no residue", "plain core", &["--no-residue"]),
             (
                 "core, plain, no values",
                 "plain core, no values",
-                &["--no-values"],
+                &["--no-values", "--no-residue"],
             ),
         ],
     }
@@ -1787,7 +1789,7 @@ fn run(p: &Program, limit: Option<usize>, cores: bool) -> Figures {
 /// program and solver, as a Markdown table.
 fn precision_table(results: &[(&str, &Figures)]) -> String {
     let mut out = String::from(
-        "| program | solver | crash points | backtrace only | plain core, no values | plain core, values | core, func flags | core, bb flags | -O2 core, no values | -O2 core, values |\n|---|---|---|---|---|---|---|---|---|---|\n",
+        "| program | solver | crash points | backtrace only | plain core, no values | plain core, values | plain core, values + residue | core, func flags | core, bb flags | -O2 core, no values | -O2 core, values |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for (name, f) in results {
         if f.precision.is_empty() {
@@ -1802,11 +1804,12 @@ fn precision_table(results: &[(&str, &Figures)]) -> String {
             };
             writeln!(
                 out,
-                "| {name} | {solver} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {name} | {solver} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 f.core_runs,
                 share("backtrace"),
                 share("plain core, no values"),
                 share("plain core"),
+                share("plain core, residue"),
                 share("func flags"),
                 share("bb flags"),
                 share("O2 core, no values"),
@@ -2075,6 +2078,12 @@ fn check_programs(programs: &[&Program], limit: Option<usize>, cores: bool) {
                 assert!(
                     with >= without,
                     "{name}, {solver}: {with} lines decided with values, {without} without"
+                );
+                // Residue is staged on top of the values: never fewer.
+                let residue = get("plain core, residue");
+                assert!(
+                    residue >= with,
+                    "{name}, {solver}: {residue} lines decided with residue, {with} without"
                 );
                 if *solver == "best" {
                     assert!(

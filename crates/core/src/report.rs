@@ -153,6 +153,12 @@ pub struct Report {
     /// recovery (labels mean "ran in some thread of the process").
     /// Sorted, deduplicated.
     pub ran_somewhere: Vec<NodeId>,
+    /// Stack residue (return addresses of returned calls left in a
+    /// core's stack): each set is "one of these call sites ran on the
+    /// crashing path". Solvers do not read it: [`crate::staged`] adds the
+    /// sets as single-element `obsYes` traces in a stage of their own,
+    /// dropped (and listed) if they contradict the rest of the report.
+    pub residue: Vec<NodeSet>,
 }
 
 /// Where a constraint came from in the report.
@@ -170,6 +176,8 @@ pub enum Origin {
     Bursty(usize),
     /// `values[i]`.
     Value(usize),
+    /// `residue[i]`.
+    Residue(usize),
     /// The query being asked.
     Query,
 }
@@ -183,6 +191,7 @@ impl std::fmt::Display for Origin {
             Origin::ObsNo(i) => write!(f, "obsNo[{i}]"),
             Origin::Bursty(i) => write!(f, "bursty[{i}]"),
             Origin::Value(i) => write!(f, "value[{i}]"),
+            Origin::Residue(i) => write!(f, "residue[{i}]"),
             Origin::Query => write!(f, "query"),
         }
     }
@@ -241,6 +250,7 @@ impl Report {
                 Origin::ObsNo(i) => r.obs_no.push(self.obs_no[i].clone()),
                 Origin::Bursty(i) => r.bursty.push(self.bursty[i].clone()),
                 Origin::Value(i) => r.values.push(self.values[i].clone()),
+                Origin::Residue(i) => r.residue.push(self.residue[i].clone()),
                 Origin::Query => {}
             }
         }
@@ -285,7 +295,11 @@ impl Report {
             .bursty
             .iter()
             .flat_map(|b| b.bursts.iter().flatten().flat_map(|e| e.nodes()));
-        let values = self.values.iter().flat_map(|v| v.writes.nodes());
+        let values = self
+            .values
+            .iter()
+            .flat_map(|v| v.writes.nodes())
+            .chain(self.residue.iter().flat_map(|s| s.nodes()));
         frames
             .chain(crash)
             .chain(yes)

@@ -26,9 +26,18 @@
 //!
 //! Sound, and exact for each group; what joint reasoning over values of
 //! different groups would add is given up.
+//!
+//! Stack residue ([`Report::residue`]: "one of these call sites ran") is a
+//! stage between 1 and 2: each set that the labels without values do not
+//! already satisfy (a Yes node in it) and do not rule out (every node No:
+//! dropped and listed) becomes a single-element `obsYes` trace, all of
+//! them in one recovery; if that recovery is impossible or fails, every
+//! residue set is dropped and listed, and the labels stay those without
+//! it. Otherwise the report with residue is the base the values are
+//! staged on. So residue never makes a report impossible.
 
 use crate::icfg::Icfg;
-use crate::report::{LastWrite, Origin, Report};
+use crate::report::{LastWrite, NodeSet, Origin, Report, Trace};
 use crate::solver::{Label, Recovery, SolveError, Solver, Weakening};
 
 /// Values per group.
@@ -43,14 +52,18 @@ pub fn recover_with_values(
     g: &Icfg,
     report: &Report,
 ) -> Result<Recovery, SolveError> {
-    if report.values.is_empty() {
+    if report.values.is_empty() && report.residue.is_empty() {
         return s.recover(g, report);
     }
-    let base_report = Report {
+    let mut base_report = Report {
         values: Vec::new(),
+        residue: Vec::new(),
         ..report.clone()
     };
     let mut rec = s.recover(g, &base_report)?;
+    if !report.residue.is_empty() {
+        add_residue(s, g, &report.residue, &mut base_report, &mut rec);
+    }
     let mut left: Vec<(usize, LastWrite)> = Vec::new();
     for (i, v) in report.values.iter().enumerate() {
         match simplify(v, &rec.labels) {
@@ -129,6 +142,74 @@ pub fn recover_with_values(
         .retain(|n| rec.labels[n.index()] == Label::Maybe);
     rec.stats.push(("value_groups", groups));
     Ok(rec)
+}
+
+/// The residue stage (see the module docs): on success `base` gains the
+/// residue's `obsYes` traces and `rec` its labels.
+fn add_residue(
+    s: &dyn Solver,
+    g: &Icfg,
+    residue: &[NodeSet],
+    base: &mut Report,
+    rec: &mut Recovery,
+) {
+    let mut keep: Vec<(usize, NodeSet)> = Vec::new();
+    let mut satisfied = 0u64;
+    for (i, set) in residue.iter().enumerate() {
+        let l = |n: &crate::ids::NodeId| rec.labels[n.index()];
+        if set.nodes().iter().any(|n| l(n) == Label::Yes) {
+            satisfied += 1;
+        } else if set.nodes().iter().all(|n| l(n) == Label::No) {
+            rec.weakened.push(Weakening {
+                origin: Origin::Residue(i),
+                how: "stack residue: dropped: the call cannot run on a path the rest of the report allows".into(),
+            });
+        } else {
+            keep.push((i, set.clone()));
+        }
+    }
+    rec.stats.push(("residue_satisfied", satisfied));
+    rec.stats.push(("residue_staged", keep.len() as u64));
+    if keep.is_empty() {
+        return;
+    }
+    let first = base.obs_yes.len();
+    let mut r = base.clone();
+    r.obs_yes.extend(keep.iter().map(|(_, set)| Trace {
+        reliable: false,
+        entries: vec![set.clone()],
+    }));
+    let why = match s.recover(g, &r) {
+        Ok(more) if conflicts(&rec.labels, &more.labels) => {
+            "its labels contradict those without it".to_string()
+        }
+        Ok(more) => {
+            merge(&mut rec.labels, &more.labels);
+            for mut w in more.weakened {
+                if let Origin::ObsYes(k) = w.origin {
+                    if k >= first {
+                        w.origin = Origin::Residue(keep[k - first].0);
+                    }
+                }
+                if !rec.weakened.contains(&w) {
+                    rec.weakened.push(w);
+                }
+            }
+            *base = r;
+            return;
+        }
+        Err(SolveError::Infeasible { .. }) => {
+            "with the rest of the report it is impossible (memory the graph cannot explain?)"
+                .to_string()
+        }
+        Err(e) => format!("its recovery failed: {e}"),
+    };
+    for (i, _) in keep {
+        rec.weakened.push(Weakening {
+            origin: Origin::Residue(i),
+            how: format!("stack residue: dropped with all residue: {why}"),
+        });
+    }
 }
 
 enum Simplified {

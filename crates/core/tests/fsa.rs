@@ -859,6 +859,96 @@ fn staged_values_are_sound_and_refine_the_base() {
     assert!(runs > cases() as usize / 4 && gained > 0, "{runs} {gained}");
 }
 
+/// Stack residue in stages (`Report::residue`, staged before the
+/// values): never makes a feasible base impossible (residue that does is
+/// dropped and listed as `residue[i]`), sound against the oracle with the
+/// residue as `obsYes` whenever that report is feasible, and exactly
+/// FSA's labels of that report then.
+#[test]
+fn staged_residue_is_sound_and_never_impossible() {
+    use postmortem_core::report::{NodeSet, Trace};
+    use postmortem_core::staged::recover_with_values;
+    let (mut runs, mut dropped, mut gained) = (0, 0, 0);
+    for seed in 0..cases() as u64 {
+        let mut rng = Rng::new(seed ^ 0x2E51);
+        let g = random_icfg(&mut rng, &GraphShape::default());
+        let base = random_report(&mut rng, &g, true);
+        let Some(base_truth) = oracle::recover(&g, &base) else {
+            continue;
+        };
+        let n = g.num_nodes();
+        let mut r = base.clone();
+        for _ in 0..1 + rng.below(4) {
+            let set: Vec<NodeId> = (0..1 + rng.below(2))
+                .map(|_| NodeId::new(rng.below(n)))
+                .collect();
+            r.residue.push(NodeSet::new(set).expect("non-empty"));
+        }
+        let fsa = Fsa::default();
+        let staged = recover_with_values(&fsa, &g, &r)
+            .unwrap_or_else(|e| panic!("seed {seed}: residue made a feasible base fail: {e}"));
+        runs += 1;
+        // The residue sets not dropped, as obsYes traces.
+        let with = |keep: &dyn Fn(usize) -> bool| Report {
+            residue: Vec::new(),
+            obs_yes: base
+                .obs_yes
+                .iter()
+                .cloned()
+                .chain(
+                    r.residue
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, _)| keep(*i))
+                        .map(|(_, s)| Trace {
+                            reliable: false,
+                            entries: vec![s.clone()],
+                        }),
+                )
+                .collect(),
+            ..base.clone()
+        };
+        let listed: Vec<usize> = staged
+            .weakened
+            .iter()
+            .filter_map(|w| match w.origin {
+                Origin::Residue(i) => Some(i),
+                _ => None,
+            })
+            .collect();
+        if oracle::recover(&g, &with(&|_| true)).is_some() {
+            assert!(listed.is_empty(), "seed {seed}: feasible residue dropped");
+        } else {
+            assert!(
+                !listed.is_empty(),
+                "seed {seed}: impossible residue not listed"
+            );
+            dropped += 1;
+        }
+        let kept = with(&|i| !listed.contains(&i));
+        let truth = oracle::recover(&g, &kept).expect("the residue kept is feasible");
+        assert_sound(&staged.labels, &truth, &format!("seed {seed}"));
+        assert_eq!(
+            staged.labels,
+            fsa.recover(&g, &kept).expect("feasible").labels,
+            "seed {seed}"
+        );
+        gained += staged
+            .labels
+            .iter()
+            .zip(&base_truth)
+            .filter(|(s, b)| **b == Label::Maybe && **s != Label::Maybe)
+            .count();
+    }
+    eprintln!(
+        "{runs} staged residue recoveries, {dropped} dropped as impossible, {gained} labels gained"
+    );
+    assert!(
+        runs > cases() as usize / 4 && dropped > 0 && gained > 0,
+        "{runs} {dropped} {gained}"
+    );
+}
+
 /// Every explanation of a label forces it: under the explained
 /// constraints alone, the brute-force oracle finds no execution with the
 /// opposite (a Yes node skipped, a No node run); with utl tried first and

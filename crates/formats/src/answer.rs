@@ -71,6 +71,7 @@ pub fn describe(g: &Icfg, r: &Report, o: Origin, question: &str) -> String {
         Origin::ObsNo(i) => format!("obsNo[{i}]: {} did not run", ids(&r.obs_no[i])),
         Origin::Bursty(i) => format!("bursty[{i}]: {} bursts", r.bursty[i].bursts.len()),
         Origin::Value(i) => format!("value[{i}]: {}", r.values[i].what),
+        Origin::Residue(i) => format!("residue[{i}]: {} ran (stack residue)", ids(&r.residue[i])),
         Origin::Query => format!("query: {question}"),
     }
 }

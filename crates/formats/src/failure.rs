@@ -26,10 +26,13 @@ use crate::backtrace::{locator, merge_inlined_by_address, read_backtrace_path_li
 use crate::input::{read_bounded, Limit};
 use crate::logs::{LogConfig, LogMatch, LogMatcher, LogWarning};
 use crate::native::{self, Binary, Core};
+use crate::residue;
 use crate::sancov::{FlagConstraints, SancovMap};
 use crate::vars::{ValueUse, VarMap};
 use postmortem_core::locate::{Located, PathMap, SourceFrame};
+use postmortem_core::report::NodeSet;
 use postmortem_core::{Icfg, Report};
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 
@@ -69,6 +72,9 @@ pub struct FailureOptions {
     pub stack_only: bool,
     /// Do not use variables' values from a core (`--no-values`).
     pub no_values: bool,
+    /// Do not use a core's stack residue (`--no-residue`; see
+    /// [`crate::residue`]).
+    pub no_residue: bool,
     /// The most bytes a report, a backtrace or a log may have
     /// ([`crate::input::DEFAULT_TEXT_LIMIT`] by default).
     pub max_input: u64,
@@ -81,6 +87,7 @@ impl Default for FailureOptions {
             log_config: LogConfig::default(),
             stack_only: false,
             no_values: false,
+            no_residue: false,
             max_input: crate::input::DEFAULT_TEXT_LIMIT,
         }
     }
@@ -95,6 +102,8 @@ pub enum Event<'a> {
     /// What became of every variable's value read from the core (see
     /// [`crate::vars::constraints`]).
     Values(&'a [ValueUse]),
+    /// What the core's stack residue gave (see [`crate::residue`]).
+    Residue(&'a ResidueInfo),
     /// A log (or a report's log) was matched against the graph's logging
     /// calls: `source` names it (for `--explain-log`-style output).
     LogMatched {
@@ -164,7 +173,7 @@ pub fn assemble(
         report = mapped.report;
     }
     let vars = if opts.no_values { None } else { var_map };
-    let native = load_native(g, flag_map, vars, files, sink)?;
+    let native = load_native(g, flag_map, vars, files, opts.no_residue, sink)?;
     if let (Some(frames), None) = (&native.frames, files.backtrace) {
         let name = files
             .core
@@ -234,6 +243,24 @@ pub fn assemble(
             }
         }
         sink(Event::Values(&uses));
+    }
+    if let Some(found) = &native.residue {
+        let (sets, info) = residue_sets(g, opts, found);
+        let name = files
+            .core
+            .or(files.minidump)
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        match &info.off {
+            Some(why) => sink(Event::Note(format!("{name}: stack residue not used: {why}"))),
+            None => sink(Event::Note(format!(
+                "{name}: stack residue: {} words matched after-call addresses, {} call sites used as evidence",
+                info.matched,
+                sets.len()
+            ))),
+        }
+        report.residue = sets;
+        sink(Event::Residue(&info));
     }
     if opts.stack_only {
         report = report.stack_only();
@@ -323,6 +350,9 @@ struct Native {
     flags: Option<FlagConstraints>,
     /// Variables' values read from the core.
     values: Option<Vec<crate::vars::Observed>>,
+    /// The stack residue found in the core, each hit with its call's
+    /// symbolized frames.
+    residue: Option<Found>,
 }
 
 fn no_map(cfg: Option<&Path>) -> AssembleError {
@@ -354,6 +384,7 @@ fn load_native(
     map: Option<&SancovMap>,
     vars: Option<&VarMap>,
     files: &FailureFiles<'_>,
+    no_residue: bool,
     sink: &mut dyn FnMut(Event<'_>),
 ) -> Result<Native, AssembleError> {
     let mut out = Native::default();
@@ -415,8 +446,143 @@ fn load_native(
             }
             out.values = Some(observed);
         }
+        if !no_residue {
+            out.residue = Some(find_residue(&core, bin, base));
+        }
     }
     Ok(out)
+}
+
+/// The residue of a core, before it is mapped to the graph.
+struct Found {
+    sites: residue::Sites,
+    scan: residue::Scan,
+    /// Each hit with the frames at its call (return address - 1).
+    hits: Vec<(residue::Hit, Vec<crate::backtrace::RawFrame>)>,
+}
+
+fn find_residue(core: &Core, bin: &Binary, base: u64) -> Found {
+    let sites = residue::Sites::of(bin);
+    let mut scan = residue::scan(core, base, &sites);
+    if core.minidump.as_ref().is_some_and(|d| d.stack_sanitized) {
+        scan.off = Some("the minidump's stack was sanitized".into());
+        scan.hits.clear();
+    }
+    let hits = scan
+        .hits
+        .iter()
+        .map(|h| (h.clone(), bin.symbolize(h.after - 1)))
+        .collect();
+    Found { sites, scan, hits }
+}
+
+/// What the stack residue gave, for the JSON output's `residue` section.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct ResidueInfo {
+    /// Why no residue was used at all, if so.
+    pub off: Option<String>,
+    /// Call instructions decoded in the binary.
+    pub calls_decoded: usize,
+    /// After-call addresses usable as evidence.
+    pub usable_addresses: usize,
+    /// Call sites of the binary left out, per reason.
+    pub excluded_sites: BTreeMap<String, usize>,
+    /// Stack words read.
+    pub words: usize,
+    /// Stack words equal to a usable after-call address.
+    pub matched: usize,
+    /// Matched words not used, per reason.
+    pub dropped_words: BTreeMap<String, usize>,
+    /// Each distinct after-call address found: its call site and what
+    /// became of it.
+    pub sites: Vec<ResidueSite>,
+}
+
+/// One after-call address found on the stack.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ResidueSite {
+    /// The return address (file vaddr of the binary), hex.
+    pub address: String,
+    /// The stack slot it was found in, hex.
+    pub slot: String,
+    /// What the call calls.
+    pub callee: String,
+    /// The call's location.
+    pub at: String,
+    /// The graph's call nodes it may be (one of them ran), empty if
+    /// unused.
+    pub nodes: Vec<String>,
+    /// Why it is not used, if so.
+    pub unused: Option<String>,
+}
+
+/// The residue's node sets ("one of these ran") and its account.
+fn residue_sets(g: &Icfg, opts: &FailureOptions, f: &Found) -> (Vec<NodeSet>, ResidueInfo) {
+    let mut info = ResidueInfo {
+        off: f.scan.off.clone(),
+        calls_decoded: f.sites.calls,
+        usable_addresses: f.sites.usable(),
+        excluded_sites: f
+            .sites
+            .excluded
+            .iter()
+            .map(|(k, v)| (k.to_string(), *v))
+            .collect(),
+        words: f.scan.words,
+        matched: f.scan.matched,
+        dropped_words: f
+            .scan
+            .dropped
+            .iter()
+            .map(|(k, v)| (k.to_string(), *v))
+            .collect(),
+        sites: Vec::new(),
+    };
+    let loc = locator(g, opts.path_map.clone());
+    let mut sets = Vec::new();
+    for (h, frames) in &f.hits {
+        let (program, library) = match &h.callee {
+            residue::Callee::Program(n) => (Some(n.as_str()), None),
+            residue::Callee::Library(n) => (None, Some(n.as_str())),
+            residue::Callee::Indirect | residue::Callee::Unknown => (None, None),
+        };
+        let mut site = ResidueSite {
+            address: format!("{:#x}", h.after),
+            slot: format!("{:#x}", h.slot),
+            callee: match &h.callee {
+                residue::Callee::Program(n) => n.clone(),
+                residue::Callee::Library(n) => format!("{n} (library)"),
+                residue::Callee::Indirect => "(indirect)".into(),
+                residue::Callee::Unknown => "(unknown)".into(),
+            },
+            at: frames.first().map(|fr| fr.label()).unwrap_or_default(),
+            nodes: Vec::new(),
+            unused: None,
+        };
+        site.unused = if frames.len() != 1 {
+            Some("the call is in inlined code".into())
+        } else if h.callee == residue::Callee::Unknown {
+            Some("the call's target is no function of the binary nor a PLT stub".into())
+        } else {
+            let nodes = loc.residue_call_sites(&frames[0].to_source_frame(), program, library);
+            match NodeSet::new(nodes) {
+                Some(set) => {
+                    site.nodes = set
+                        .nodes()
+                        .iter()
+                        .map(|&n| g.ext_id(n).to_string())
+                        .collect();
+                    sets.push(set);
+                    None
+                }
+                None => Some(
+                    "no call node of the graph on that line and column calls that callee".into(),
+                ),
+            }
+        };
+        info.sites.push(site);
+    }
+    (sets, info)
 }
 
 /// The binary's file name, for messages (empty without one).

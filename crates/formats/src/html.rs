@@ -282,6 +282,10 @@ impl Ctx<'_, '_> {
             }
             Origin::Bursty(i) => format!("bursty observation {i}"),
             Origin::Value(i) => format!("the value in the core of {}", r.values[i].what),
+            Origin::Residue(i) => format!(
+                "a return address left on the stack by the call in {}",
+                self.plain_set(&r.residue[i])
+            ),
             Origin::Query => "the question".into(),
         }
     }

@@ -251,6 +251,11 @@ impl Binary {
         (f.size == 0 || addr - f.addr < f.size).then_some(f)
     }
 
+    /// Every function symbol, by address.
+    pub fn funcs(&self) -> &[FuncSym] {
+        &self.funcs
+    }
+
     /// A function symbol by name.
     pub fn func_named(&self, name: &str) -> Option<&FuncSym> {
         self.by_name.get(name).map(|&i| &self.funcs[i])
@@ -534,6 +539,18 @@ impl Core {
         let start = usize::try_from(s.offset.checked_add(rel)?).ok()?;
         self.data
             .get(start..start.checked_add(usize::try_from(len).ok()?)?)
+    }
+
+    /// The memory the core holds of the segment containing `addr`: its
+    /// start address and bytes (the part the file holds).
+    pub fn segment_at(&self, addr: u64) -> Option<(u64, &[u8])> {
+        let s = self
+            .segs
+            .iter()
+            .find(|s| addr >= s.vaddr && addr - s.vaddr < s.memsz)?;
+        let start = usize::try_from(s.offset).ok()?;
+        let len = usize::try_from(s.filesz.min(s.memsz)).ok()?;
+        Some((s.vaddr, self.data.get(start..start.checked_add(len)?)?))
     }
 
     pub(crate) fn word(&self, addr: u64) -> Option<u64> {

@@ -41,6 +41,8 @@ pub struct Analysis<'a> {
     pub timings: Timings,
     /// Variables' values read from a core and what became of each.
     pub values: &'a [crate::vars::ValueUse],
+    /// What a core's stack residue gave (None: no core, or `--no-residue`).
+    pub residue: Option<&'a crate::failure::ResidueInfo>,
     /// Local labels of the frames on the stack.
     pub frames: &'a [postmortem_core::local::FrameLabels],
 }
@@ -196,6 +198,7 @@ pub fn to_json(a: &Analysis<'_>) -> Value {
         "solver_stats": a.solver_stats.iter().map(|(k, v)| (k.to_string(), json!(v))).collect::<serde_json::Map<_, _>>(),
         "undecided": a.undecided.iter().map(|&n| g.ext_id(n)).collect::<Vec<_>>(),
         "values": a.values,
+        "residue": a.residue,
         "frames": a.frames.iter().map(|f| frame_json(g, f)).collect::<Vec<_>>(),
         "timings_ms": {
             "parse_graph": a.timings.parse_graph_ms,

@@ -564,7 +564,7 @@ fn assemble_combines_report_backtrace_and_log() {
         &FailureOptions::default(),
         &mut |e| match e {
             Event::Warning(w) => warnings.push(w),
-            Event::Note(_) | Event::Values(_) => {}
+            Event::Note(_) | Event::Values(_) | Event::Residue(_) => {}
             Event::LogMatched { source, matched } => {
                 logs.push((source.to_string(), matched.lines.len()))
             }

@@ -349,6 +349,48 @@ impl Locator<'_> {
         }
     }
 
+    /// The call-site nodes a call instruction at `frame` (its function,
+    /// file, line and column, from the DWARF line table at the call) may
+    /// be, for stack residue: on the frame's line only (never the whole
+    /// function), and only those that may call what the instruction calls:
+    /// `Program(name)`, a site with a call edge to a function of that
+    /// name; `Library(name)`, a site whose note names it as an external
+    /// callee; `None` (an indirect call), any call site. Then only those on
+    /// the frame's column, when it has one. Empty when nothing fits: a call the
+    /// graph does not show (a library call the compiler made up, such as
+    /// `memcpy` for a struct copy) must not be taken for another.
+    pub fn residue_call_sites(
+        &self,
+        frame: &SourceFrame,
+        program: Option<&str>,
+        library: Option<&str>,
+    ) -> Vec<NodeId> {
+        let Place::Line { nodes, .. } = self.place(frame) else {
+            return Vec::new();
+        };
+        let sites = self.call_sites(&nodes);
+        let sites: Vec<NodeId> = match (program, library) {
+            (Some(name), _) => {
+                let fs = self.functions_named(name);
+                sites
+                    .into_iter()
+                    .filter(|&s| self.g.callees(s).any(|f| fs.contains(&f)))
+                    .collect()
+            }
+            (None, Some(name)) => self.calling_external(&sites, &super::names::name_keys(name)),
+            (None, None) => sites,
+        };
+        // The machine call has its IR call's location: a column that no
+        // site has means the call is not one of them.
+        match frame.column {
+            Some(col) => sites
+                .into_iter()
+                .filter(|&s| self.g.column(s) == Some(col))
+                .collect(),
+            None => sites,
+        }
+    }
+
     /// Maps a crash stack, innermost frame first, to a report's `stack`
     /// and `crash` (see the module docs for the rules and weakenings).
     pub fn locate_stack(&self, frames: &[SourceFrame]) -> Located {

@@ -1,0 +1,318 @@
+//! Stack residue from a plain `-O0 -g` core (issue 20): a function that
+//! returned before the crash left its return address on the stack, and
+//! the line it ran becomes Yes only with residue, sound against the run
+//! (the program is deterministic: which lines ran is known from its
+//! argument). Then each guard of `formats::residue` on stack memory made
+//! by hand around the same binary's real after-call addresses, and random
+//! stack contents that must never panic.
+
+mod common;
+
+use common::{require, sh, show};
+use postmortem_formats::native::Binary;
+use postmortem_formats::residue::{scan_stack, Callee, Sites};
+use serde_json::Value;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn scratch(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("pm-residue-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+const SRC: &str = "residue.c";
+
+fn source() -> String {
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/residue")
+            .join(SRC),
+    )
+    .unwrap()
+}
+
+/// The 1-based line of the source holding `marker`.
+fn line_of(marker: &str) -> u64 {
+    source()
+        .lines()
+        .position(|l| l.contains(marker))
+        .unwrap_or_else(|| panic!("no {marker}")) as u64
+        + 1
+}
+
+/// Builds the program into `dir` (IR and a binary from that IR).
+fn build(dir: &Path) {
+    std::fs::write(dir.join(SRC), source()).unwrap();
+    sh(
+        dir,
+        "clang-14",
+        &["-g", "-O0", "-emit-llvm", "-c", SRC, "-o", "prog.bc"],
+    );
+    sh(dir, "clang-14", &["-g", "-O0", "prog.bc", "-o", "prog"]);
+}
+
+/// Runs the program under gdb with `arg` until it crashes and writes the
+/// core `core`.
+fn crash(dir: &Path, arg: &str, core: &str) {
+    let o = Command::new("gdb")
+        .current_dir(dir)
+        .args([
+            "-nx",
+            "-batch",
+            "-iex",
+            "set debuginfod enabled off",
+            "-ex",
+            &format!("run {arg} > /dev/null"),
+            "-ex",
+            &format!("generate-core-file {core}"),
+            "./prog",
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(dir.join(core).exists(), "no core: {}", show(&o));
+}
+
+fn analyze(dir: &Path, core: &str, extra: &[&str]) -> Value {
+    let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
+        .current_dir(dir)
+        .args([
+            "analyze", "--cfg", "prog.bc", "--core", core, "--binary", "prog", "--format", "json",
+        ])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", show(&o));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+fn lines(v: &Value, l: &str) -> Vec<u64> {
+    let files = v["lines"].as_object().unwrap();
+    let (_, f) = files.iter().find(|(k, _)| k.ends_with(SRC)).unwrap();
+    f[l].as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .collect()
+}
+
+#[test]
+fn residue_of_a_returned_call_decides_its_lines_soundly() {
+    for t in ["clang-14", "gdb"] {
+        require(t);
+    }
+    let dir = scratch("e2e");
+    build(&dir);
+    let twice = [line_of("twice body"), line_of("call twice")];
+    let next = [line_of("next body"), line_of("call next")];
+    for (arg, ran, not_ran) in [("1", twice, next), ("2", next, twice)] {
+        let core = format!("core{arg}");
+        crash(&dir, arg, &core);
+        let with = analyze(&dir, &core, &[]);
+        let without = analyze(&dir, &core, &["--no-residue"]);
+        // Without residue the stack says nothing of the branch.
+        for l in ran.iter().chain(&not_ran) {
+            assert!(
+                lines(&without, "maybe").contains(l),
+                "arg {arg}: line {l} decided without residue: {without}"
+            );
+        }
+        // With it, the call that returned ran and the other did not.
+        for l in ran {
+            assert!(
+                lines(&with, "yes").contains(&l),
+                "arg {arg}: line {l} ran but is not Yes: {}",
+                with["residue"]
+            );
+        }
+        for l in not_ran {
+            assert!(
+                lines(&with, "no").contains(&l),
+                "arg {arg}: line {l} did not run but is not No: {}",
+                with["residue"]
+            );
+        }
+        // Sound for every line (main's lines before the branch ran).
+        let yes = lines(&with, "yes");
+        for l in not_ran {
+            assert!(!yes.contains(&l));
+        }
+        for l in lines(&with, "no") {
+            assert!(!ran.contains(&l), "arg {arg}: line {l} ran but is No");
+        }
+        let r = &with["residue"];
+        assert!(r["matched"].as_u64().unwrap() >= 1, "{r}");
+        let used: Vec<&Value> = r["sites"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["unused"].is_null())
+            .collect();
+        assert!(
+            used.iter()
+                .any(|s| s["callee"] == if arg == "1" { "twice" } else { "next" }),
+            "{r}"
+        );
+        assert!(without["residue"].is_null());
+    }
+}
+
+/// A stack image at `LO` built word by word.
+const LO: u64 = 0x7ffd_0000_0000;
+const BASE: u64 = 0x5555_5555_4000;
+
+struct Stack(Vec<u64>);
+
+impl Stack {
+    fn new(words: usize) -> Stack {
+        Stack(vec![0; words])
+    }
+    fn addr(&self, i: usize) -> u64 {
+        LO + 8 * i as u64
+    }
+    fn bytes(&self) -> Vec<u8> {
+        self.0.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+    /// A return address at word `i` with a saved frame pointer below it.
+    fn call(&mut self, i: usize, after: u64) {
+        self.0[i] = BASE + after;
+        self.0[i - 1] = self.addr(i + 10);
+    }
+}
+
+fn used(st: &Stack, sites: &Sites, restorers: &HashSet<u64>) -> Vec<u64> {
+    let s = scan_stack(LO, &st.bytes(), BASE, sites, restorers);
+    assert!(s.off.is_none(), "{:?}", s.off);
+    s.hits.iter().map(|h| h.after).collect()
+}
+
+#[test]
+fn each_guard_keeps_a_word_out() {
+    require("clang-14");
+    let dir = scratch("guards");
+    build(&dir);
+    let bin = Binary::read(&dir.join("prog")).unwrap();
+    let sites = Sites::of(&bin);
+    assert!(sites.off.is_none(), "{:?}", sites.off);
+    let addrs = sites.addresses();
+    let of = |name: &str| {
+        *addrs
+            .iter()
+            .find(|&&a| sites.callee(a) == Some(&Callee::Program(name.into())))
+            .unwrap_or_else(|| panic!("no call of {name}"))
+    };
+    let (twice, next) = (of("twice"), of("next"));
+    let atoi = *addrs
+        .iter()
+        .find(|&&a| sites.callee(a) == Some(&Callee::Library("atoi".into())))
+        .expect("a call of atoi through the PLT");
+    // A call of a function that never returns: its next address is out.
+    let abort = sites
+        .excluded_at
+        .iter()
+        .find(|(_, why)| why.contains("never returns"))
+        .expect("the call of abort is excluded")
+        .0;
+    assert!(!addrs.contains(&abort));
+    let none = HashSet::new();
+
+    // A well-shaped word is used (the control for every guard below).
+    let mut st = Stack::new(4096);
+    st.call(100, twice);
+    assert_eq!(used(&st, &sites, &none), vec![twice]);
+
+    // Noreturn: the word after `call abort`, with the shape, is not used.
+    let mut st = Stack::new(4096);
+    st.call(100, abort);
+    assert!(used(&st, &sites, &none).is_empty());
+
+    // A function start (the address of `twice` itself) is never an
+    // after-call address.
+    let start = bin.func_named("twice").unwrap().addr;
+    assert!(!addrs.contains(&start));
+    let mut st = Stack::new(4096);
+    st.call(100, start);
+    assert!(used(&st, &sites, &none).is_empty());
+
+    // No saved frame pointer below a direct call of a function with the
+    // prologue: not used (0, a pointer below it, outside the stack).
+    for fp in [0, LO + 8 * 50, 0x1234_5678] {
+        let mut st = Stack::new(4096);
+        st.0[100] = BASE + next;
+        st.0[99] = fp;
+        assert!(used(&st, &sites, &none).is_empty(), "fp {fp:#x}");
+    }
+
+    // Inside a signal frame: the restorer word below it marks the frame.
+    let restorer = 0x7f00_1234_5678u64;
+    let restorers: HashSet<u64> = [restorer].into();
+    let mut st = Stack::new(8192);
+    st.0[200] = restorer;
+    st.call(200 + 22, twice); // the saved rip's place in the frame
+    st.call(200 + 1000, next); // still within 16 KiB
+    st.call(200 + 2100, atoi); // above the skipped area
+    assert_eq!(used(&st, &sites, &restorers), vec![atoi]);
+    // The same without the restorer word: all used.
+    let mut all = used(&st, &sites, &none);
+    all.sort_unstable();
+    let mut want = vec![twice, next, atoi];
+    want.sort_unstable();
+    assert_eq!(all, want);
+
+    // A stale signal frame whose restorer word is gone: the saved rip is
+    // followed by eflags and the code selector 0x33.
+    let mut st = Stack::new(4096);
+    st.call(100, twice);
+    st.0[101] = 0x246;
+    st.0[102] = 0x002b_0000_0000_0033;
+    assert!(used(&st, &sites, &none).is_empty());
+}
+
+#[test]
+fn random_stack_contents_never_panic() {
+    require("clang-14");
+    let dir = scratch("fuzz");
+    build(&dir);
+    let bin = Binary::read(&dir.join("prog")).unwrap();
+    let sites = Sites::of(&bin);
+    let addrs = sites.addresses();
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut rnd = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let restorers: HashSet<u64> = [BASE + 0x1000].into();
+    for round in 0..300 {
+        let len = (rnd() % 5000) as usize;
+        let mut bytes: Vec<u8> = (0..len).map(|_| rnd() as u8).collect();
+        // Sprinkle real after-call addresses, restorer words and selectors.
+        for _ in 0..(rnd() % 40) {
+            if len < 8 {
+                break;
+            }
+            let at = (rnd() as usize) % (len - 7);
+            let w = match rnd() % 4 {
+                0 => restorers.iter().next().copied().unwrap(),
+                1 => 0x33,
+                _ => BASE + addrs[(rnd() as usize) % addrs.len()],
+            };
+            bytes[at..at + 8].copy_from_slice(&w.to_le_bytes());
+        }
+        // Any start, aligned or not, even at the top of the address space.
+        let lo = match round % 3 {
+            0 => LO + rnd() % 8,
+            1 => u64::MAX - (rnd() % 10_000),
+            _ => rnd(),
+        };
+        let s = scan_stack(lo, &bytes, BASE, &sites, &restorers);
+        assert!(s.hits.len() <= s.matched && s.matched <= s.words);
+        for h in &s.hits {
+            assert!(addrs.contains(&h.after));
+        }
+    }
+}
