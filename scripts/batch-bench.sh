@@ -4,7 +4,11 @@
 # built once into a cache, then the batch timed with --jobs 1 and 2 and
 # with N/4 crashes, printing wall time, crashes per second, peak RSS
 # (/usr/bin/time -v) and the batch's overhead over the analyses (wall
-# time over the sum of each crash's own report + recovery time).
+# time over the sum of each crash's own report + recovery time, per job,
+# minus 1: everything else counts as overhead, the Local labels and the
+# JSON document included), with where it goes: the Local labels, building
+# the JSON document (line labels included), serialising and writing the
+# lines (summed over crashes), and the rest (graph load, coordination).
 #
 # The crashes are gdb backtraces at POINTS breakpoint hits of the
 # workload (functions from rare to hot, at several hit counts), reused
@@ -85,7 +89,7 @@ wall = int(h or 0) * 3600 + int(m) * 60 + float(s)
 cpu = sum(float(re.search(rf"{k} time \(seconds\): ([\d.]+)", err).group(1)) for k in ("User", "System"))
 rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", err).group(1))
 ok = failed = 0
-work = 0.0
+work = local = js = 0.0
 for l in open(f"{w}/{name}.out"):
     v = json.loads(l)
     if "group" in v:
@@ -94,12 +98,21 @@ for l in open(f"{w}/{name}.out"):
         ok += 1
         t = v["timings_ms"]
         work += (t["parse_report"] + t["recover"]) / 1000
+        local += t.get("local", 0) / 1000
+        js += t.get("json", 0) / 1000
     else:
         failed += 1
 over = wall / (work / jobs) - 1 if work else float("nan")
 print(f"{name:<10} crashes {ok + failed:>5} (failed {failed})  jobs {jobs}  wall {wall:7.1f} s  "
       f"{(ok + failed) / wall:6.2f} crashes/s  cpu {cpu:7.1f} s  peak RSS {rss / 1024:6.1f} MiB  "
       f"analyses {work:7.1f} s  overhead {100 * over:5.1f}%")
+ser = re.search(r"serialising lines ([\d.]+) s, waiting for the output ([\d.]+) s, writing lines and groups ([\d.]+) s", err)
+ser, wait, write = (float(x) for x in ser.groups()) if ser else (0.0, 0.0, 0.0)
+rest = wall * jobs - work - local - js - ser - wait - write
+print(f"{'':<10} overhead per job, in % of the analyses: Local labels {100 * local / work:.2f}, "
+      f"JSON document {100 * js / work:.2f}, serialising {100 * ser / work:.2f}, "
+      f"waiting for the output {100 * wait / work:.2f}, writing {100 * write / work:.2f}, "
+      f"rest {100 * rest / work:.2f}")
 EOF
 }
 run j1 all 1
