@@ -35,8 +35,9 @@ use std::time::Instant;
 pub const LONG_ABOUT: &str = "\
 Analyse many crashes in one run: one JSON line per crash (the document of
 `analyze --format json` on one line, plus `id`, `signature`, `graph`,
-`cache`, `warnings` and `status`: \"ok\", or \"failed\" with `error`),
-then one line per group of crashes with one signature.
+`cache`, `warnings` and `status`: \"ok\", or \"failed\" with `error`;
+`timings_ms` also has `local`, the Local labels, and `json`, building the
+line), then one line per group of crashes with one signature.
 
 The crashes are a JSON-lines manifest, one crash per line (paths relative
 to the manifest's directory; `#` lines are comments):
