@@ -13,12 +13,13 @@ use crate::solvers::SolverArgs;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use postmortem_core::locate::PathMap;
+use postmortem_core::summary::LineIndex;
 use postmortem_core::Icfg;
 use postmortem_formats::batch::{self as fb, Entry, Groups, Shard};
 use postmortem_formats::failure::{assemble, AssembleError, Event, FailureFiles, FailureOptions};
 use postmortem_formats::frontend::{encode_loaded, Loaded};
 use postmortem_formats::input::DEFAULT_TEXT_LIMIT;
-use postmortem_formats::output::{to_json, Analysis, Timings};
+use postmortem_formats::output::{to_json_with, Analysis, Timings};
 use postmortem_formats::sancov::SancovMap;
 use postmortem_formats::vars::VarMap;
 use rayon::prelude::*;
@@ -26,7 +27,7 @@ use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
@@ -34,8 +35,9 @@ use std::time::Instant;
 pub const LONG_ABOUT: &str = "\
 Analyse many crashes in one run: one JSON line per crash (the document of
 `analyze --format json` on one line, plus `id`, `signature`, `graph`,
-`cache`, `warnings` and `status`: \"ok\", or \"failed\" with `error`),
-then one line per group of crashes with one signature.
+`cache`, `warnings` and `status`: \"ok\", or \"failed\" with `error`;
+`timings_ms` also has `local`, the Local labels, and `json`, building the
+line), then one line per group of crashes with one signature.
 
 The crashes are a JSON-lines manifest, one crash per line (paths relative
 to the manifest's directory; `#` lines are comments):
@@ -178,7 +180,9 @@ pub struct BatchArgs {
     path_map: Vec<String>,
 }
 
-/// A graph with its maps, shared by the crashes of one build.
+/// A graph with its maps, shared by the crashes of one build, and what
+/// the output derives from the graph alone (derived once, here, not per
+/// crash).
 struct Graph {
     key: String,
     icfg: Icfg,
@@ -186,6 +190,28 @@ struct Graph {
     vars: Option<VarMap>,
     /// How this process got it: "built", "hit" or "none".
     cache: &'static str,
+    /// The graph's source lines, for each crash's line labels.
+    lines: LineIndex,
+}
+
+impl Graph {
+    fn new(
+        key: String,
+        icfg: Icfg,
+        sancov: Option<SancovMap>,
+        vars: Option<VarMap>,
+        cache: &'static str,
+    ) -> Graph {
+        let lines = LineIndex::new(&icfg);
+        Graph {
+            key,
+            icfg,
+            sancov,
+            vars,
+            cache,
+            lines,
+        }
+    }
 }
 
 type Cell = Arc<OnceLock<Result<Arc<Graph>, String>>>;
@@ -243,13 +269,7 @@ impl Graphs {
             _ => {
                 let (icfg, sancov, vars) = load_graph_with_maps(cfg, self.limit).map_err(fail)?;
                 self.read.fetch_add(1, Ordering::Relaxed);
-                return Ok(Graph {
-                    key,
-                    icfg,
-                    sancov,
-                    vars,
-                    cache: "none",
-                });
+                return Ok(Graph::new(key, icfg, sancov, vars, "none"));
             }
         };
         let path = dir.join(format!("{key}.pmcfg"));
@@ -257,13 +277,7 @@ impl Graphs {
             match load_graph_with_maps(&path, self.limit) {
                 Ok((icfg, sancov, vars)) => {
                     self.hits.fetch_add(1, Ordering::Relaxed);
-                    return Ok(Graph {
-                        key,
-                        icfg,
-                        sancov,
-                        vars,
-                        cache: "hit",
-                    });
+                    return Ok(Graph::new(key, icfg, sancov, vars, "hit"));
                 }
                 Err(e) => eprintln!("postmortem: warning: {}; building it again", e.message),
             }
@@ -282,13 +296,13 @@ impl Graphs {
         store(&path, &encode_loaded(&loaded))
             .map_err(|e| format!("{}: cannot write the cache: {e}", path.display()))?;
         self.built.fetch_add(1, Ordering::Relaxed);
-        Ok(Graph {
+        Ok(Graph::new(
             key,
-            icfg: loaded.icfg,
-            sancov: loaded.sancov,
-            vars: loaded.vars,
-            cache: "built",
-        })
+            loaded.icfg,
+            loaded.sancov,
+            loaded.vars,
+            "built",
+        ))
     }
 }
 
@@ -327,7 +341,9 @@ struct Sink {
 }
 
 impl Sink {
-    fn line(&mut self, v: &Value) {
+    /// Counts `v`, adds it to its group and writes `bytes` (`v`
+    /// serialised, done by the caller outside the lock), one line.
+    fn line(&mut self, v: &Value, bytes: &[u8]) {
         if v["status"] == "ok" {
             self.ok += 1;
         } else {
@@ -339,8 +355,9 @@ impl Sink {
         if self.error.is_some() {
             return;
         }
-        let r = serde_json::to_writer(&mut self.out, v)
-            .map_err(std::io::Error::from)
+        let r = self
+            .out
+            .write_all(bytes)
             .and_then(|_| self.out.write_all(b"\n"))
             .and_then(|_| self.out.flush());
         if let Err(e) = r {
@@ -454,7 +471,9 @@ fn analyse(ctx: &Ctx<'_>, spec: &fb::CrashSpec) -> Result<Value, (Option<String>
         .map_err(|e| (Some(sig.clone()), solve_failure(e, &named).message))?;
     ran_somewhere(g, &report, &mut rec, &named).map_err(|f| (Some(sig.clone()), f.message))?;
     let recover_ms = ms(t);
+    let t = Instant::now();
     let frames = postmortem_core::local::frame_labels(g, &report, &rec.labels);
+    let local_ms = ms(t);
     let cfg_path = cfg.display().to_string();
     let view = Analysis {
         graph: g,
@@ -475,20 +494,15 @@ fn analyse(ctx: &Ctx<'_>, spec: &fb::CrashSpec) -> Result<Value, (Option<String>
         residue: residue.as_ref(),
         frames: &frames,
     };
-    let mut v = to_json(&view);
+    let t = Instant::now();
+    let mut v = to_json_with(&view, !a.no_nodes, Some(&graph.lines));
+    let json_ms = ms(t);
     let m = v.as_object_mut().expect("an object");
-    if a.no_nodes {
-        m.remove("nodes");
-        for f in m
-            .get_mut("frames")
-            .and_then(|f| f.as_array_mut())
-            .into_iter()
-            .flatten()
-        {
-            if let Some(f) = f.as_object_mut() {
-                f.remove("nodes");
-            }
-        }
+    // What batch adds to analyze's timings: the Local labels and building
+    // this document (see the README on the batch's overhead).
+    if let Some(t) = m.get_mut("timings_ms").and_then(|t| t.as_object_mut()) {
+        t.insert("local".into(), json!(local_ms));
+        t.insert("json".into(), json!(json_ms));
     }
     m.insert("id".into(), json!(spec.id));
     m.insert("status".into(), json!("ok"));
@@ -595,11 +609,29 @@ pub fn run(a: BatchArgs) -> Result<(), Failure> {
         .map_err(|e| Failure::internal(format!("cannot start the threads: {e}")))?;
     let pb = progress(entries.len());
     let t = Instant::now();
+    // Nanoseconds spent serialising lines, waiting for the output and
+    // writing (with the groups' bookkeeping), over all crashes.
+    let (ser, wait, write) = (AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0));
+    let add = |c: &AtomicU64, t: Instant| {
+        c.fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
+    };
     pool.install(|| {
         entries.par_iter().for_each(|e| {
             let v = crash_line(&ctx, e);
-            pb.suspend(|| sink.lock().unwrap().line(&v));
+            let t0 = Instant::now();
+            let bytes = serde_json::to_vec(&v).expect("a Value always serialises");
+            add(&ser, t0);
+            let t1 = Instant::now();
+            pb.suspend(|| {
+                let mut s = sink.lock().unwrap();
+                add(&wait, t1);
+                let t2 = Instant::now();
+                s.line(&v, &bytes);
+                add(&write, t2);
+            });
             pb.inc(1);
+            // The line's memory is freed outside the lock too.
+            drop((v, bytes));
         })
     });
     pb.finish_and_clear();
@@ -614,6 +646,13 @@ pub fn run(a: BatchArgs) -> Result<(), Failure> {
         .unwrap_or_default();
     write_groups(&a, &mut sink.out, &groups)?;
     let g = &ctx.graphs;
+    let secs = |c: &AtomicU64| c.load(Ordering::Relaxed) as f64 / 1e9;
+    eprintln!(
+        "postmortem: batch: serialising lines {:.2} s, waiting for the output {:.2} s, writing lines and groups {:.2} s (summed over crashes)",
+        secs(&ser),
+        secs(&wait),
+        secs(&write)
+    );
     eprintln!(
         "postmortem: batch: {} crashes ({} ok, {} failed) in {:.1} s, {} groups; graphs: {} built, {} cache hits, {} read",
         entries.len(),

@@ -581,3 +581,50 @@ fn a_directory_of_crashes_and_html_group_pages() {
     let page = std::fs::read_to_string(html.join("group-0.html")).unwrap();
     assert!(page.contains("Lines that differ"), "{page}");
 }
+
+/// `--no-nodes` lines are the full lines without their `nodes` lists
+/// (which it never builds), and the batch's own per-crash timings are
+/// there.
+#[test]
+fn no_nodes_lines_are_the_full_lines_without_nodes() {
+    let (full, _, _) = batch(&["--jobs", "1", "--no-groups"]);
+    let (lean, _, _) = batch(&["--jobs", "1", "--no-groups", "--no-nodes"]);
+    assert_eq!(
+        full.keys().collect::<Vec<_>>(),
+        lean.keys().collect::<Vec<_>>()
+    );
+    let mut ok = 0;
+    for (id, v) in &full {
+        let mut want = normal(v);
+        if let Some(m) = want.as_object_mut() {
+            m.remove("nodes");
+            for f in m
+                .get_mut("frames")
+                .and_then(Value::as_array_mut)
+                .into_iter()
+                .flatten()
+            {
+                f.as_object_mut().unwrap().remove("nodes");
+            }
+        }
+        assert_eq!(normal(&lean[id]), want, "{id}");
+        if v["status"] == "ok" {
+            ok += 1;
+            assert!(
+                v["nodes"]["yes"].as_array().is_some_and(|a| !a.is_empty()),
+                "{id}: no node lists in the full line"
+            );
+            assert!(
+                v["frames"][0]["nodes"].is_object(),
+                "{id}: no node lists in the full line's frames"
+            );
+            for k in ["parse_report", "recover", "local", "json"] {
+                assert!(
+                    lean[id]["timings_ms"][k].as_f64().is_some(),
+                    "{id}: no timings_ms.{k}"
+                );
+            }
+        }
+    }
+    assert!(ok >= 4, "{ok} ok crashes");
+}

@@ -136,6 +136,7 @@ pub fn frame_labels(g: &Icfg, report: &Report, global: &[Label]) -> Vec<FrameLab
 }
 
 /// One function's local graph (see the module docs).
+#[derive(Debug)]
 struct LocalGraph {
     nodes: Vec<NodeId>,
     /// Successors by position in `nodes`.
@@ -305,16 +306,74 @@ impl LocalGraph {
             .map(|i| (0..q).any(|k| fwd[i * q + k] && bwd[i * q + k]))
             .collect();
         let exact_yes = n * q <= MAX_NODES_FOR_YES;
+        // Without a value (one state per node), the nodes without which
+        // no start reaches a target are the dominators of a sink after
+        // every target, from a root before every start: one dominator
+        // tree instead of one search per node (the same answer as
+        // `reaches`, which a value's automaton still needs).
+        let cut = (exact_yes && q == 1).then(|| self.cut_nodes(&s, &t));
         (0..n)
             .map(|i| {
                 let l = if !live[i] {
                     Label::No
-                } else if exact_yes && !reaches(Some(i)) {
+                } else if exact_yes
+                    && match &cut {
+                        Some(c) => c[i],
+                        None => !reaches(Some(i)),
+                    }
+                {
                     Label::Yes
                 } else {
                     Label::Maybe
                 };
                 (self.nodes[i], l)
+            })
+            .collect()
+    }
+
+    /// Per node: every path from a live member of `starts` to a live
+    /// member of `targets` over live nodes passes through it (positions
+    /// in `nodes`, both lists already live). The dominators of a sink
+    /// (after every target) from a root (before every start): Cooper,
+    /// Harvey and Kennedy's algorithm, O(n + e) per pass.
+    fn cut_nodes(&self, starts: &[usize], targets: &[usize]) -> Vec<bool> {
+        let n = self.nodes.len();
+        let (root, sink) = (n as u32, n as u32 + 1);
+        let mut edges: Vec<(u32, u32)> = starts.iter().map(|&v| (root, v as u32)).collect();
+        for (v, ws) in self.succ.iter().enumerate() {
+            if self.dead[v] {
+                continue;
+            }
+            edges.extend(
+                ws.iter()
+                    .filter(|&&w| !self.dead[w])
+                    .map(|&w| (v as u32, w as u32)),
+            );
+        }
+        edges.extend(targets.iter().map(|&v| (v as u32, sink)));
+        let csr = crate::graph::Csr::from_edges(n + 2, &edges);
+        let idom = crate::algo::dominators(&csr, &csr.reversed(), root, |_| true);
+        let mut cut = vec![false; n];
+        if idom[sink as usize] == crate::algo::NONE {
+            return cut;
+        }
+        let mut v = idom[sink as usize];
+        while v != root {
+            cut[v as usize] = true;
+            v = idom[v as usize];
+        }
+        cut
+    }
+
+    /// [`LocalGraph::labels`]'s Yes test done the slow way, one search
+    /// per node (the reference for [`LocalGraph::cut_nodes`] in tests).
+    #[cfg(test)]
+    fn cut_nodes_slow(&self, starts: &[usize], targets: &[usize]) -> Vec<bool> {
+        (0..self.nodes.len())
+            .map(|i| {
+                let from: Vec<usize> = starts.iter().copied().filter(|&s| s != i).collect();
+                let seen = self.reach(&from, Some(i));
+                !targets.iter().any(|&t| seen[t])
             })
             .collect()
     }
@@ -407,4 +466,57 @@ pub fn activation_dominators(
     out.sort_unstable();
     out.dedup();
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The dominator test for Yes agrees with one search per node on
+    /// random local graphs (random edges, dead nodes, starts, targets).
+    #[test]
+    fn cut_nodes_equal_one_search_per_node() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |m: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % m as u64) as usize
+        };
+        let mut cuts = 0;
+        for _ in 0..3000 {
+            let n = 1 + next(24);
+            let succ: Vec<Vec<usize>> = (0..n)
+                .map(|_| (0..next(4)).map(|_| next(n)).collect())
+                .collect();
+            let dead: Vec<bool> = (0..n).map(|_| next(6) == 0).collect();
+            let mut live = |k: usize| -> Vec<usize> {
+                let m = 1 + next(k);
+                (0..m).map(|_| next(n)).filter(|&v| !dead[v]).collect()
+            };
+            let starts = live(2);
+            let targets = live(3);
+            let g = LocalGraph {
+                nodes: (0..n).map(NodeId::new).collect(),
+                succ,
+                dead,
+            };
+            let slow = g.cut_nodes_slow(&starts, &targets);
+            // The reference says every node is a cut when no start
+            // reaches a target; `labels` never asks then.
+            let reached = {
+                let seen = g.reach(&starts, None);
+                targets.iter().any(|&t| seen[t])
+            };
+            if reached {
+                assert_eq!(
+                    g.cut_nodes(&starts, &targets),
+                    slow,
+                    "{g:?} {starts:?} {targets:?}"
+                );
+                cuts += slow.iter().filter(|&&c| c).count();
+            }
+        }
+        assert!(cuts > 1000, "too few cut nodes to test anything: {cuts}");
+    }
 }

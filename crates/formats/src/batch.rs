@@ -375,7 +375,37 @@ pub struct Groups {
 
 /// Per line of a file: the crashes (indices into `Group::crashes`) that
 /// had it Yes, and those that had it No.
-type Sides = BTreeMap<u64, (Vec<u32>, Vec<u32>)>;
+type Sides = BTreeMap<u64, (Runs, Runs)>;
+
+/// A set of crash indices, added in increasing order, kept as runs of
+/// consecutive indices: a line with one label in every crash of a group
+/// takes one run however many crashes the group has, so a batch's memory
+/// grows with the lines where crashes differ, not with the crashes.
+#[derive(Default, Debug, Clone, PartialEq, Eq)]
+struct Runs(Vec<(u32, u32)>);
+
+impl Runs {
+    /// Adds `k`, no smaller than every index in the set.
+    fn push(&mut self, k: u32) {
+        match self.0.last_mut() {
+            Some((_, end)) if *end == k + 1 => {}
+            Some((_, end)) if *end == k => *end = k + 1,
+            _ => self.0.push((k, k + 1)),
+        }
+    }
+    fn len(&self) -> usize {
+        self.0.iter().map(|&(a, b)| (b - a) as usize).sum()
+    }
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    fn contains(&self, k: u32) -> bool {
+        self.0.iter().any(|&(a, b)| a <= k && k < b)
+    }
+    fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        self.0.iter().flat_map(|&(a, b)| a..b)
+    }
+}
 
 #[derive(Default)]
 struct Group {
@@ -435,8 +465,8 @@ impl Groups {
                 continue;
             }
             let n = g.crashes.len();
-            let ids = |ks: &[u32]| -> Vec<&str> {
-                ks.iter().map(|&k| g.crashes[k as usize].as_str()).collect()
+            let ids = |ks: &Runs| -> Vec<&str> {
+                ks.iter().map(|k| g.crashes[k as usize].as_str()).collect()
             };
             let (mut yes, mut no, mut differ) = (Map::new(), Map::new(), Map::new());
             for (file, per) in &g.lines {
@@ -447,9 +477,10 @@ impl Groups {
                     } else if ns.len() == n {
                         nn.push(line);
                     } else if !ys.is_empty() && !ns.is_empty() {
-                        let maybe: Vec<u32> = (0..n as u32)
-                            .filter(|k| !ys.contains(k) && !ns.contains(k))
-                            .collect();
+                        let mut maybe = Runs::default();
+                        for k in (0..n as u32).filter(|&k| !ys.contains(k) && !ns.contains(k)) {
+                            maybe.push(k);
+                        }
                         d.push(json!({
                             "line": line, "yes": ids(ys), "no": ids(ns), "maybe": ids(&maybe),
                         }));
@@ -587,6 +618,19 @@ pub fn write_group_pages(dir: &Path, groups: &[Value]) -> std::io::Result<usize>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn runs_hold_consecutive_crashes_in_one_run() {
+        let mut r = Runs::default();
+        for k in [0, 1, 1, 2, 3, 7, 8, 10] {
+            r.push(k);
+        }
+        assert_eq!(r.0, vec![(0, 4), (7, 9), (10, 11)]);
+        assert_eq!(r.len(), 7);
+        assert_eq!(r.iter().collect::<Vec<_>>(), vec![0, 1, 2, 3, 7, 8, 10]);
+        assert!(r.contains(8) && !r.contains(9) && !r.contains(4));
+        assert!(!r.is_empty() && Runs::default().is_empty());
+    }
 
     #[test]
     fn shards_partition_the_entries() {

@@ -1,7 +1,7 @@
 //! Writers for analysis results: a human-readable text summary and a JSON
 //! document for tools.
 
-use postmortem_core::summary::{by_line, Counts};
+use postmortem_core::summary::{by_line, Counts, LineIndex};
 use postmortem_core::{Icfg, Label, NodeId, Weakening};
 use serde_json::{json, Value};
 use std::io::{self, Write};
@@ -167,6 +167,15 @@ pub fn write_text(out: &mut dyn Write, a: &Analysis<'_>) -> io::Result<()> {
 /// ran in that activation before its pending call or the crash, see
 /// `postmortem_core::local`) and `timings_ms`.
 pub fn to_json(a: &Analysis<'_>) -> Value {
+    to_json_with(a, true, None)
+}
+
+/// [`to_json`], with the `nodes` lists (of the whole graph and of each
+/// frame) only if `nodes`: without them, the document [`to_json`] gives
+/// with those keys removed, never built (on a large program they are most
+/// of its size and of the time it takes to build). `lines`: the graph's
+/// line index, when kept (else it is derived here).
+pub fn to_json_with(a: &Analysis<'_>, nodes: bool, lines: Option<&LineIndex>) -> Value {
     let g = a.graph;
     let ids = |l: Label| -> Vec<&str> {
         g.nodes()
@@ -175,8 +184,12 @@ pub fn to_json(a: &Analysis<'_>) -> Value {
             .collect()
     };
     let c = Counts::of(a.labels);
+    let files = match lines {
+        Some(index) => index.by_line(a.labels),
+        None => by_line(g, a.labels),
+    };
     let mut lines = serde_json::Map::new();
-    for f in by_line(g, a.labels) {
+    for f in files {
         lines.insert(
             g.file_path(f.file).to_string(),
             json!({
@@ -186,32 +199,36 @@ pub fn to_json(a: &Analysis<'_>) -> Value {
             }),
         );
     }
-    json!({
+    let mut v = json!({
         "solver": a.solver,
         "cfg": a.cfg_path,
         "report": a.report_path,
         "stack_only": a.stack_only,
         "counts": { "nodes": c.total(), "yes": c.yes, "no": c.no, "maybe": c.maybe },
-        "nodes": { "yes": ids(Label::Yes), "no": ids(Label::No), "maybe": ids(Label::Maybe) },
         "lines": lines,
         "weakened": a.weakened.iter().map(|w| json!({ "constraint": w.origin.to_string(), "how": w.how })).collect::<Vec<_>>(),
         "solver_stats": a.solver_stats.iter().map(|(k, v)| (k.to_string(), json!(v))).collect::<serde_json::Map<_, _>>(),
         "undecided": a.undecided.iter().map(|&n| g.ext_id(n)).collect::<Vec<_>>(),
         "values": a.values,
         "residue": a.residue,
-        "frames": a.frames.iter().map(|f| frame_json(g, f)).collect::<Vec<_>>(),
+        "frames": a.frames.iter().map(|f| frame_json(g, f, nodes)).collect::<Vec<_>>(),
         "timings_ms": {
             "parse_graph": a.timings.parse_graph_ms,
             "parse_report": a.timings.parse_report_ms,
             "recover": a.timings.recover_ms,
         },
-    })
+    });
+    if nodes {
+        v["nodes"] =
+            json!({ "yes": ids(Label::Yes), "no": ids(Label::No), "maybe": ids(Label::Maybe) });
+    }
+    v
 }
 
 /// One frame's Local labels: its function, where it stopped, and its
 /// function's lines and nodes per Local label (a line is Yes if a node on
 /// it is, No if all are, as for the global lines).
-fn frame_json(g: &Icfg, f: &postmortem_core::local::FrameLabels) -> Value {
+fn frame_json(g: &Icfg, f: &postmortem_core::local::FrameLabels, with_nodes: bool) -> Value {
     let mut by_line: std::collections::BTreeMap<u32, Vec<Label>> = Default::default();
     for &(n, l) in &f.labels {
         for &line in g.lines(n) {
@@ -242,14 +259,17 @@ fn frame_json(g: &Icfg, f: &postmortem_core::local::FrameLabels) -> Value {
             .collect()
     };
     let func = g.function(f.function);
-    json!({
+    let mut v = json!({
         "frame": f.frame,
         "function": &*func.name,
         "file": func.file.map(|x| g.file_path(x)),
         "stop": f.stop.iter().flat_map(|&n| g.lines(n).iter().copied()).collect::<Vec<_>>(),
         "lines": { "yes": lines(Label::Yes), "no": lines(Label::No), "maybe": lines(Label::Maybe) },
-        "nodes": { "yes": nodes(Label::Yes), "no": nodes(Label::No), "maybe": nodes(Label::Maybe) },
-    })
+    });
+    if with_nodes {
+        v["nodes"] = json!({ "yes": nodes(Label::Yes), "no": nodes(Label::No), "maybe": nodes(Label::Maybe) });
+    }
+    v
 }
 
 #[cfg(test)]
