@@ -28,19 +28,24 @@ fn scratch(tag: &str) -> PathBuf {
 /// a binary from that IR), runs it under gdb until it crashes, and writes
 /// the core `core` and gdb's backtrace `bt.txt`.
 fn crash_optimised(dir: &Path, src: &str) {
+    crash_at(dir, src, "-O2");
+}
+
+/// [`crash_optimised`] at optimisation level `opt` (`-O0`, `-O2`).
+fn crash_at(dir: &Path, src: &str, opt: &str) {
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/optimised");
     std::fs::copy(data.join(src), dir.join(src)).unwrap();
     sh(
         dir,
         "clang-14",
-        &["-g", "-O2", "-emit-llvm", "-c", src, "-o", "prog.bc"],
+        &["-g", opt, "-emit-llvm", "-c", src, "-o", "prog.bc"],
     );
     sh(
         dir,
         "clang-14",
         &[
             "-g",
-            "-O2",
+            opt,
             "-Xclang",
             "-disable-llvm-passes",
             "prog.bc",
@@ -140,6 +145,65 @@ fn an_optimised_core_is_unwound_and_a_sibling_call_leaves_a_gap() {
             if solver == "cs" || solver == "best" {
                 // main's call is pending: what follows it did not run.
                 assert!(no.contains(&20), "{what}: line 20 is not No: {no:?}");
+            }
+        }
+    }
+}
+
+/// The same crash of sibling.c read from gdb's backtrace alone (no
+/// binary: nothing tells where a sibling call hid a frame but the graph's
+/// `tail` markers). `leaf` over `main`, where main's line also calls
+/// `mid`, which tail-calls `leaf`: the stack must leave a gap after main's
+/// frame, so that no solver says mid's lines did not run. An `-O0` build
+/// of the same program (no `tail` marker, mid's frame on the stack) keeps
+/// its precise labels.
+#[test]
+fn a_backtrace_of_an_optimised_build_leaves_a_gap_where_sibling_calls_may_hide_frames() {
+    for t in ["clang-14", "gdb"] {
+        require(t);
+    }
+    let ran = [8, 10, 13, 15, 16, 18, 19];
+    let not_ran = [9, 14, 20, 21];
+    for opt in ["-O2", "-O0"] {
+        let dir = scratch(&format!("sibling-bt{opt}"));
+        crash_at(&dir, "sibling.c", opt);
+        let bt = std::fs::read_to_string(dir.join("bt.txt")).unwrap();
+        let mid_shown = bt.contains(" mid (");
+        assert_eq!(
+            mid_shown,
+            opt == "-O0",
+            "{opt}: mid's frame is (not) on the stack:\n{bt}"
+        );
+        for solver in ["utl", "fsa", "cs", "best"] {
+            let what = format!("{opt} --backtrace, --solver {solver}");
+            let (v, err) = analyze(&dir, &["--backtrace", "bt.txt", "--solver", solver]);
+            assert!(
+                !err.contains("crash stack is not used"),
+                "{what}: the stack was not used:\n{err}"
+            );
+            let (yes, no) = (lines(&v, "sibling.c", "yes"), lines(&v, "sibling.c", "no"));
+            for l in &no {
+                assert!(!ran.contains(l), "{what}: line {l} ran but is No");
+            }
+            for l in &yes {
+                assert!(
+                    !not_ran.contains(l),
+                    "{what}: line {l} did not run but is Yes"
+                );
+            }
+            assert!(
+                yes.contains(&10),
+                "{what}: the crash line is not Yes: {yes:?}"
+            );
+            if solver == "cs" || solver == "best" {
+                // main's call is pending: what follows it did not run.
+                assert!(no.contains(&20), "{what}: line 20 is not No: {no:?}");
+                if opt == "-O0" {
+                    // mid's frame is on the stack: its call line ran, and
+                    // main's direct call of leaf (line 19) is not taken
+                    // for the pending one.
+                    assert!(yes.contains(&16), "{what}: line 16 is not Yes: {yes:?}");
+                }
             }
         }
     }

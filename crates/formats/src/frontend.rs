@@ -58,6 +58,9 @@ pub struct FrontendReport {
     pub callback_sites: usize,
     /// Calls that never return (their path ends there).
     pub noreturn_calls: usize,
+    /// Calls marked `tail`/`musttail`: they may be compiled as a jump
+    /// (see [`postmortem_core::Icfg::tail_calls`]).
+    pub tail_calls: usize,
     /// Call sites of `setjmp`-like (`returns_twice`) functions.
     pub setjmp_sites: usize,
     /// Non-local jump edges: from `longjmp`-like sites and from external
@@ -130,6 +133,7 @@ impl FrontendReport {
                 "constructors/destructors run around main",
             ),
             (self.noreturn_calls, "noreturn calls"),
+            (self.tail_calls, "tail-marked calls (may be sibling calls)"),
             (self.callbr, "callbr sites over-approximated"),
             (
                 self.inline_asm,

@@ -59,7 +59,7 @@ impl std::error::Error for CacheError {}
 /// Magic bytes at the start of every graph cache (`.pmcfg`).
 pub const CACHE_MAGIC: [u8; 6] = *b"PMCFG\0";
 /// The cache format version [`encode`] writes and [`decode`] reads.
-pub const CACHE_VERSION: u16 = 3;
+pub const CACHE_VERSION: u16 = 4;
 /// Header: magic, version (u16), total length (u64).
 const CACHE_HEADER: usize = 6 + 2 + 8;
 /// Sentinel for "none" in optional `u32` fields.
@@ -245,7 +245,8 @@ fn opt_u32(v: Option<u32>) -> u32 {
 /// owning functions, the id and label string pools, lines, columns,
 /// functions (names, files, entries, exits), files, forward adjacency
 /// (CSR offsets, targets, edge kinds), return sites (CSR), the start
-/// node, the call notes, the asynchronous functions and the weak lines;
+/// node, the call notes, the asynchronous functions, the weak lines and
+/// the tail calls (since version 4);
 /// last a 64-bit checksum of everything before it. Backward adjacency,
 /// the id index and the function lookup are rebuilt on decode rather
 /// than stored. The output is deterministic: equal graphs give equal
@@ -328,6 +329,7 @@ pub fn encode(g: &Icfg) -> Vec<u8> {
     let weak = || g.nodes().flat_map(|v| g.weak_lines(v).map(move |l| (v, l)));
     w.u32s(weak().map(|r| r.0.as_u32()));
     w.u32s(weak().map(|r| r.1));
+    w.u32s(g.tail_calls().iter().map(|&v| v.as_u32()));
     let total = (w.out.len() + 8) as u64;
     w.out[8..16].copy_from_slice(&total.to_le_bytes());
     let sum = cache_checksum(&w.out);
@@ -393,6 +395,11 @@ pub fn decode(bytes: &[u8]) -> Result<Icfg, CacheError> {
         .into_iter()
         .map(|(v, l)| (NodeId::new(v as usize), l))
         .collect();
+    let tail_calls = r
+        .u32s(None, "tail calls")?
+        .into_iter()
+        .map(|v| NodeId::new(v as usize))
+        .collect();
     if r.pos != body.len() {
         return Err(CacheError::Corrupt("trailing bytes after the last section"));
     }
@@ -415,6 +422,7 @@ pub fn decode(bytes: &[u8]) -> Result<Icfg, CacheError> {
         call_notes,
         async_regs,
         weak_lines,
+        tail_calls,
     })
     .map_err(|PartsError(what)| CacheError::Corrupt(what))
 }
@@ -568,6 +576,7 @@ mod tests {
         b.set_column(fs, 1);
         b.add_weak_line(fs, 13);
         b.add_weak_line(me, 2);
+        b.mark_tail_call(c);
         b.build().unwrap()
     }
 
@@ -584,6 +593,8 @@ mod tests {
         }
         assert_eq!(h.weak_lines(NodeId::new(5)).collect::<Vec<_>>(), vec![13]);
         assert_eq!(h.weak_lines(NodeId::new(0)).collect::<Vec<_>>(), vec![2]);
+        assert_eq!(h.tail_calls(), &[NodeId::new(1)]);
+        assert!(h.is_tail_call(NodeId::new(1)) && !h.is_tail_call(NodeId::new(2)));
     }
 
     #[test]

@@ -406,3 +406,35 @@ int main(int argc, char **argv) { (void)argv; return f(argc); }
         }
     }
 }
+
+/// LLVM's `tail` marker (a call that may be compiled as a jump, hiding
+/// its caller's frame) is kept on the call site and through the cache;
+/// `-O0` IR has none, so an `-O0` graph leaves no sibling-call gap.
+#[test]
+fn tail_markers_are_kept_and_absent_at_o0() {
+    const SRC: &str = r#"int g;
+__attribute__((noinline)) int leaf(int x) { return g + x; }
+__attribute__((noinline)) int mid(int x) { g = 3; return leaf(x + 1); }
+int main(int argc, char **argv) { return mid(argc) + 1; }
+"#;
+    let tmp = TempDir::new("tail");
+    let dir = &tmp.0;
+    std::fs::write(dir.join("t.c"), SRC).unwrap();
+    compile(dir, "t.c", &["-S", "-emit-llvm", "-o", "o0.ll"]);
+    compile(dir, "t.c", &["-O2", "-S", "-emit-llvm", "-o", "o2.ll"]);
+    let o0 = load_path(&dir.join("o0.ll")).unwrap();
+    assert!(o0.icfg.tail_calls().is_empty());
+    assert_eq!(o0.report.tail_calls, 0);
+    let o2 = load_path(&dir.join("o2.ll")).unwrap();
+    let g = pmcfg::decode(&pmcfg::encode(&o2.icfg)).unwrap();
+    let mid = g.function_by_name("mid").unwrap();
+    let in_mid: Vec<NodeId> = g
+        .tail_calls()
+        .iter()
+        .copied()
+        .filter(|&s| g.func_of(s) == mid)
+        .collect();
+    assert_eq!(in_mid.len(), 1, "{:?}", g.tail_calls());
+    assert_eq!(g.label(in_mid[0]), "call leaf");
+    assert_eq!(o2.report.tail_calls, g.tail_calls().len());
+}

@@ -93,6 +93,7 @@ pub struct IcfgBuilder {
     pub(super) call_notes: Vec<(u32, CallNote)>,
     pub(super) async_regs: Vec<(NodeId, FuncId)>,
     pub(super) weak_lines: Vec<(NodeId, u32)>,
+    pub(super) tail_calls: Vec<NodeId>,
 }
 
 /// What a front-end knows about a call site beyond its call edges: the
@@ -253,6 +254,13 @@ impl IcfgBuilder {
         self.weak_lines.push((n, line));
     }
 
+    /// Records that call site `site` may be compiled as a jump (a tail
+    /// or sibling call; see [`Icfg::tail_calls`]). Ignored on a node that
+    /// is not a call site.
+    pub fn mark_tail_call(&mut self, site: NodeId) {
+        self.tail_calls.push(site);
+    }
+
     /// Sets the program's start node explicitly.
     pub fn set_start(&mut self, start: NodeId) {
         self.start = Some(start);
@@ -290,8 +298,13 @@ impl IcfgBuilder {
         let mut weak_lines = self.weak_lines;
         weak_lines.sort_unstable();
         weak_lines.dedup();
+        let mut tail_calls = self.tail_calls;
+        tail_calls.sort_unstable();
+        tail_calls.dedup();
+        tail_calls.retain(|v| self.kinds.get(v.index()) == Some(&NodeKind::CallSite));
         Ok(Icfg {
             weak_lines,
+            tail_calls,
             async_funcs: async_functions_of(&async_regs),
             async_regs,
             columns,

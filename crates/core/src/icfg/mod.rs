@@ -105,6 +105,7 @@ pub struct Icfg {
     async_funcs: Vec<FuncId>,
     async_regs: Vec<(NodeId, FuncId)>,
     weak_lines: Vec<(NodeId, u32)>,
+    tail_calls: Vec<NodeId>,
 }
 
 /// The distinct functions of a registration list, sorted.
@@ -129,6 +130,18 @@ impl Icfg {
     /// [`crate::concurrency`].
     pub fn async_functions(&self) -> &[FuncId] {
         &self.async_funcs
+    }
+
+    /// Call sites the front-end marked as possible tail calls (LLVM's
+    /// `tail` or `musttail`), sorted: only those may be compiled as a
+    /// jump (a sibling call), which leaves the caller's frame off the
+    /// stack. `-O0` code has none.
+    pub fn tail_calls(&self) -> &[NodeId] {
+        &self.tail_calls
+    }
+    /// Whether `site` may be compiled as a jump (see [`Icfg::tail_calls`]).
+    pub fn is_tail_call(&self, site: NodeId) -> bool {
+        self.tail_calls.binary_search(&site).is_ok()
     }
 
     /// A node's source column, when the front-end knew it.
@@ -278,6 +291,7 @@ impl Icfg {
             + self.labels.heap_bytes()
             + (self.line_ends.capacity() + self.lines.capacity()) * 4
             + self.weak_lines.capacity() * 8
+            + self.tail_calls.capacity() * 4
             + self.succ.heap_bytes()
             + self.pred.heap_bytes()
             + self.return_sites.heap_bytes()

@@ -91,6 +91,8 @@ pub struct IcfgParts {
     pub async_regs: Vec<(NodeId, FuncId)>,
     /// Weak lines, strictly increasing.
     pub weak_lines: Vec<(NodeId, u32)>,
+    /// Call sites that may be tail calls, strictly increasing.
+    pub tail_calls: Vec<NodeId>,
 }
 
 /// Why [`Icfg::from_parts`] rejected some parts: the first check that
@@ -185,6 +187,13 @@ impl Icfg {
                 && p.weak_lines.windows(2).all(|w| w[0] < w[1]),
             "weak lines",
         )?;
+        check(
+            p.tail_calls
+                .iter()
+                .all(|&v| v.index() < n && p.kinds[v.index()] == NodeKind::CallSite)
+                && p.tail_calls.windows(2).all(|w| w[0] < w[1]),
+            "tail calls",
+        )?;
         let ext = StrPool {
             bytes: p.ids.bytes,
             ends: p.ids.ends,
@@ -218,6 +227,7 @@ impl Icfg {
             async_funcs: async_functions_of(&p.async_regs),
             async_regs: p.async_regs,
             weak_lines: p.weak_lines,
+            tail_calls: p.tail_calls,
         })
     }
 }

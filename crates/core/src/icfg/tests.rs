@@ -131,7 +131,7 @@ fn from_parts_checks_every_index() {
     assert_eq!(g.lookup("a"), Some(NodeId::new(0)));
     assert_eq!(g.function_by_name("main"), Some(FuncId::new(0)));
     type Edit = fn(&mut IcfgParts);
-    let bad: [(Edit, &str); 7] = [
+    let bad: [(Edit, &str); 9] = [
         (|p| p.start = 1, "start node"),
         (|p| p.funcs_of = vec![1], "a node belongs to no function"),
         (
@@ -152,6 +152,9 @@ fn from_parts_checks_every_index() {
         ),
         (|p| p.weak_lines = vec![(NodeId::new(2), 1)], "weak lines"),
         (|p| p.line_ends = vec![4], "line offsets"),
+        (|p| p.tail_calls = vec![NodeId::new(1)], "tail calls"),
+        // Node 0 is an entry, not a call site.
+        (|p| p.tail_calls = vec![NodeId::new(0)], "tail calls"),
     ];
     for (edit, what) in bad {
         let mut p = one_node_parts();

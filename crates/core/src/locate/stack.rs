@@ -2,9 +2,10 @@
 
 use super::names::library_names;
 use super::{Action, LocateWarning, Located, Locator, Problem};
-use crate::icfg::NodeKind;
+use crate::icfg::{Icfg, NodeKind};
 use crate::ids::{FuncId, NodeId};
 use crate::report::{Frame, NodeSet, Report};
+use std::collections::{HashMap, HashSet};
 
 /// One frame of a crash stack as a backtrace or a report names it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -177,13 +178,7 @@ impl Locator<'_> {
                 .iter()
                 .copied()
                 .filter(|&s| {
-                    let mut known = self.g.callees(s).peekable();
-                    let unknown_callee = known.peek().is_none()
-                        && self
-                            .g
-                            .call_note(s)
-                            .is_none_or(|n| n.external_callees.is_empty());
-                    unknown_callee || self.g.callees(s).any(|f| callees.contains(&f))
+                    self.unknown_callee(s) || self.g.callees(s).any(|f| callees.contains(&f))
                 })
                 .collect();
             if !keep.is_empty() {
@@ -201,6 +196,16 @@ impl Locator<'_> {
             }
         }
         sites
+    }
+
+    /// A call site with no known callee, in the program or not: it may
+    /// call any function.
+    fn unknown_callee(&self, s: NodeId) -> bool {
+        self.g.callees(s).next().is_none()
+            && self
+                .g
+                .call_note(s)
+                .is_none_or(|n| n.external_callees.is_empty())
     }
 
     fn call_sites(&self, nodes: &[NodeId]) -> Vec<NodeId> {
@@ -432,6 +437,10 @@ impl Locator<'_> {
         let mut stack_inner_first: Vec<Frame> = Vec::new();
         // The pair index k of every frame built, innermost first.
         let mut built: Vec<usize> = Vec::new();
+        // Pairs k whose caller's call may have entered its callee through
+        // sibling calls (frames hidden between the two).
+        let mut hidden: Vec<usize> = Vec::new();
+        let tails = TailChains::new(self.g);
         let mut blame: Vec<Option<(Problem, usize)>> = vec![None; frames.len()];
         let mut charge = |k: usize, p: Problem| {
             let e = blame[k].get_or_insert((p, 0));
@@ -443,10 +452,25 @@ impl Locator<'_> {
                 Place::Line { funcs, .. } | Place::Function { funcs, .. } => funcs,
                 _ => &[],
             };
-            let entry = NodeSet::new(self.entries(callee_funcs));
-            let call = self.frame_call(caller, &frames[k + 1], callee_funcs, &mut warnings);
+            // Functions whose sibling calls may have entered the callee:
+            // the caller's pending call may be a call of one of them.
+            let starts = tails.starts(callee_funcs);
+            let mut wanted = callee_funcs.to_vec();
+            wanted.extend(starts.iter().copied());
+            let call = self.frame_call(caller, &frames[k + 1], &wanted, &mut warnings);
+            let via_sibling = call.as_ref().is_some_and(|c| {
+                !starts.is_empty()
+                    && c.nodes().iter().any(|&s| {
+                        self.unknown_callee(s) || self.g.callees(s).any(|f| starts.contains(&f))
+                    })
+            });
+            let entered: &[FuncId] = if via_sibling { &wanted } else { callee_funcs };
+            let entry = NodeSet::new(self.entries(entered));
             match (call, entry) {
                 (Some(call), Some(entry)) => {
+                    if via_sibling {
+                        hidden.push(k);
+                    }
                     built.push(k);
                     stack_inner_first.push(Frame { call, entry });
                 }
@@ -481,16 +505,68 @@ impl Locator<'_> {
         }
         stack_inner_first.reverse();
         report.stack = stack_inner_first;
-        report.stack_gaps = stack_gaps(&built, c, frames.len());
+        report.stack_gaps = stack_gaps(&built, &hidden, c, frames.len());
         Located { report, warnings }
+    }
+}
+
+/// Chains of sibling calls: which functions may, through one or more
+/// tail-marked calls ([`Icfg::tail_calls`]), enter a given function with
+/// their own frame gone from the stack.
+struct TailChains {
+    /// For each function, the functions owning a tail call of it.
+    tail_callers: HashMap<FuncId, Vec<FuncId>>,
+    /// Functions with a tail call of an unknown callee (it may be any
+    /// function).
+    wild: Vec<FuncId>,
+}
+
+impl TailChains {
+    fn new(g: &Icfg) -> Self {
+        let mut tail_callers: HashMap<FuncId, Vec<FuncId>> = HashMap::new();
+        let mut wild = Vec::new();
+        for &t in g.tail_calls() {
+            let owner = g.func_of(t);
+            let mut known = false;
+            for f in g.callees(t) {
+                known = true;
+                tail_callers.entry(f).or_default().push(owner);
+            }
+            if !known && g.call_note(t).is_none_or(|n| n.external_callees.is_empty()) {
+                wild.push(owner);
+            }
+        }
+        TailChains { tail_callers, wild }
+    }
+
+    /// The functions from which a chain of one or more tail-marked calls
+    /// may reach one of `targets` (sorted; empty for a graph without
+    /// tail calls, such as any `-O0` build's).
+    fn starts(&self, targets: &[FuncId]) -> Vec<FuncId> {
+        let mut seen: HashSet<FuncId> = HashSet::new();
+        let mut work: Vec<FuncId> = targets.to_vec();
+        work.extend(self.wild.iter().copied());
+        seen.extend(self.wild.iter().copied());
+        while let Some(f) = work.pop() {
+            for &h in self.tail_callers.get(&f).into_iter().flatten() {
+                if seen.insert(h) {
+                    work.push(h);
+                }
+            }
+        }
+        let mut v: Vec<FuncId> = seen.into_iter().collect();
+        v.sort_unstable();
+        v
     }
 }
 
 /// Where frames were dropped, as [`Report::stack_gaps`] positions (outer
 /// first), given the pair index `k` of every frame built (innermost first;
 /// pair `k` joins backtrace frames `k` and `k + 1`), the crash frame `c`
-/// and the number of backtrace frames.
-fn stack_gaps(built: &[usize], c: usize, n_frames: usize) -> Vec<usize> {
+/// and the number of backtrace frames; a frame of a pair in `hidden` is
+/// followed by a gap too (sibling calls may have hidden frames between
+/// its call and the next frame or the crash).
+fn stack_gaps(built: &[usize], hidden: &[usize], c: usize, n_frames: usize) -> Vec<usize> {
     let m = built.len();
     let pairs_end = n_frames.saturating_sub(1); // pairs c..pairs_end
     let mut gaps = Vec::new();
@@ -506,6 +582,11 @@ fn stack_gaps(built: &[usize], c: usize, n_frames: usize) -> Vec<usize> {
             }
             if first > c {
                 gaps.push(m);
+            }
+            for (p, k) in built.iter().enumerate() {
+                if hidden.contains(k) {
+                    gaps.push(m - p);
+                }
             }
         }
         _ => {

@@ -485,3 +485,100 @@ fn aliases_find_mangled_functions() {
         NodeSet::one(e)
     );
 }
+
+/// sibling.c in small: `main` calls `leaf` and `mid` on line 10, `mid`
+/// (line 20) calls `target` (`leaf` or `other`) and `leaf` has line 30.
+/// Returns the graph, main's two call sites and the entries of leaf and
+/// mid.
+fn sibling_graph(tail: bool, target: &str) -> (Icfg, [NodeId; 2], [NodeId; 2]) {
+    let mut b = IcfgBuilder::new();
+    let main = b.function("main");
+    let mid = b.function("mid");
+    let leaf = b.function("leaf");
+    let other = b.function("other");
+    for f in [main, mid, leaf, other] {
+        b.set_function_file(f, "s.c");
+    }
+    let add = |b: &mut IcfgBuilder, id: &str, kind: NodeKind, func: FuncId, lines: &[u32]| {
+        b.add_node(NodeSpec {
+            ext_id: id,
+            kind,
+            func,
+            label: id,
+            lines,
+        })
+        .unwrap()
+    };
+    let me = add(&mut b, "me", NodeKind::Entry, main, &[9]);
+    let cl = add(&mut b, "cl", NodeKind::CallSite, main, &[10]);
+    let cm = add(&mut b, "cm", NodeKind::CallSite, main, &[10]);
+    let mx = add(&mut b, "mx", NodeKind::Exit, main, &[11]);
+    let de = add(&mut b, "de", NodeKind::Entry, mid, &[19]);
+    let dt = add(&mut b, "dt", NodeKind::CallSite, mid, &[20]);
+    let dx = add(&mut b, "dx", NodeKind::Exit, mid, &[21]);
+    let le = add(&mut b, "le", NodeKind::Entry, leaf, &[29]);
+    let l30 = add(&mut b, "l30", NodeKind::Statement, leaf, &[30]);
+    let lx = add(&mut b, "lx", NodeKind::Exit, leaf, &[31]);
+    let oe = add(&mut b, "oe", NodeKind::Entry, other, &[39]);
+    let ox = add(&mut b, "ox", NodeKind::Exit, other, &[40]);
+    for (a, c) in [
+        (me, cl),
+        (cl, cm),
+        (cm, mx),
+        (de, dt),
+        (dt, dx),
+        (le, l30),
+        (l30, lx),
+        (oe, ox),
+    ] {
+        b.add_flow_edge(a, c);
+    }
+    b.add_call_edge(cl, le);
+    b.add_call_edge(cm, de);
+    b.add_call_edge(dt, if target == "leaf" { le } else { oe });
+    if tail {
+        b.mark_tail_call(dt);
+        // Not a call site: ignored.
+        b.mark_tail_call(l30);
+    }
+    let g = b.build().unwrap();
+    (g, [cl, cm], [le, de])
+}
+
+#[test]
+fn a_tail_call_that_may_reach_the_frame_above_leaves_a_gap() {
+    let frames = [
+        frame(Some("leaf"), Some("s.c"), Some(30), None),
+        frame(Some("main"), Some("s.c"), Some(10), None),
+    ];
+    // Without tail markers (-O0): main's pending call is its call of leaf.
+    let (g, [cl, cm], [le, de]) = sibling_graph(false, "leaf");
+    assert!(g.tail_calls().is_empty());
+    let l = Locator::new(&g, PathMap::new()).locate_stack(&frames);
+    assert_eq!(
+        l.report.stack,
+        vec![Frame {
+            call: set(&[cl]),
+            entry: set(&[le])
+        }]
+    );
+    assert!(l.report.stack_gaps.is_empty());
+    // mid's call of leaf may be a jump: main's pending call may be its
+    // call of mid, and frames may be missing after it.
+    let (g, _, _) = sibling_graph(true, "leaf");
+    assert_eq!(g.tail_calls().len(), 1, "only call sites are marked");
+    let l = Locator::new(&g, PathMap::new()).locate_stack(&frames);
+    assert_eq!(
+        l.report.stack,
+        vec![Frame {
+            call: set(&[cl, cm]),
+            entry: set(&[le, de])
+        }]
+    );
+    assert_eq!(l.report.stack_gaps, vec![1]);
+    // A tail call that cannot reach leaf hides no frame between them.
+    let (g, _, _) = sibling_graph(true, "other");
+    let l = Locator::new(&g, PathMap::new()).locate_stack(&frames);
+    assert_eq!(l.report.stack[0].call, set(&[cl]));
+    assert!(l.report.stack_gaps.is_empty());
+}

@@ -98,6 +98,9 @@ struct CallParts<'m> {
     args: &'m Args,
     attrs: &'m [FunctionAttribute],
     kw: &'static str,
+    /// LLVM's `tail` or `musttail` marker: the call may be compiled as a
+    /// jump (a sibling call).
+    tail: bool,
 }
 
 fn c_parts(c: &Call) -> CallParts<'_> {
@@ -106,6 +109,7 @@ fn c_parts(c: &Call) -> CallParts<'_> {
         args: &c.arguments,
         attrs: &c.function_attributes,
         kw: "call",
+        tail: c.is_tail_call,
     }
 }
 
@@ -417,6 +421,7 @@ impl<'a, 'm> Bodies<'a, 'm> {
                     args: &x.arguments,
                     attrs: &x.function_attributes,
                     kw: "invoke",
+                    tail: false,
                 };
                 let (site, noreturn) = self.call_site(cx, class, parts, pos)?;
                 link(&mut self.b, &mut blk.st, site);
@@ -439,6 +444,7 @@ impl<'a, 'm> Bodies<'a, 'm> {
                     args: &x.arguments,
                     attrs: &x.function_attributes,
                     kw: "callbr",
+                    tail: false,
                 };
                 let (site, _) = self.call_site(cx, class, parts, pos)?;
                 link(&mut self.b, &mut blk.st, site);
@@ -608,6 +614,10 @@ impl<'a, 'm> Bodies<'a, 'm> {
         let site = self.node(&id, NodeKind::CallSite, cx.func, &label, lines)?;
         if col != 0 {
             self.b.set_column(site, col);
+        }
+        if parts.tail {
+            self.b.mark_tail_call(site);
+            self.report.tail_calls += 1;
         }
         for (arg, _) in parts.args {
             if let Some(s) = self.strings.arg(arg) {
