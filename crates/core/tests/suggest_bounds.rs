@@ -7,52 +7,14 @@
 
 use postmortem_core::cs::Cs;
 use postmortem_core::fsa::Fsa;
-use postmortem_core::suggest::{
-    self, analysis, lower_bounds, observe, Crash, Limits, Method, Observation,
-};
-use postmortem_core::summary::by_line;
+use postmortem_core::suggest::{self, analysis, lower_bounds, Crash, Limits, Method, Observation};
 use postmortem_core::utl::Utl;
-use postmortem_core::{Icfg, Label, NodeId, Report, Solver};
+use postmortem_core::{Label, NodeId, Solver};
 use postmortem_testkit::testgen::{random_icfg, random_report, GraphShape, Rng};
 use std::collections::BTreeMap;
 
-fn cases() -> u64 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(300)
-}
-
-fn line_labels(g: &Icfg, labels: &[Label]) -> BTreeMap<(u32, u32), Label> {
-    by_line(g, labels)
-        .into_iter()
-        .flat_map(|fl| {
-            let f = fl.file.index() as u32;
-            fl.lines.into_iter().map(move |(l, lab)| ((f, l), lab))
-        })
-        .collect()
-}
-
-/// Base-Maybe lines the analysis with the observation decides; `None` if
-/// the observation is impossible.
-fn decided(
-    s: &dyn Solver,
-    g: &Icfg,
-    report: &Report,
-    base: &[Label],
-    n: NodeId,
-    o: Observation,
-) -> Option<usize> {
-    let labels = analysis(s, g, &observe(report, n, o)).expect("no limit on small graphs")?;
-    let before = line_labels(g, base);
-    let after = line_labels(g, &labels);
-    Some(
-        before
-            .iter()
-            .filter(|(k, &l)| l == Label::Maybe && after[k] != Label::Maybe)
-            .count(),
-    )
-}
+mod common;
+use common::{cases, decided};
 
 fn check(s: &(dyn Solver + Sync), expressible: bool, stream: u64) {
     let (mut pairs, mut positive, mut tight, mut listed) = (0, 0, 0, 0);

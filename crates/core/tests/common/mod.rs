@@ -1,0 +1,45 @@
+//! What the two `suggest` test files share: the case count, line labels,
+//! and the lines an analysis with one observation added decides.
+
+use postmortem_core::suggest::{analysis, observe, Observation};
+use postmortem_core::summary::by_line;
+use postmortem_core::{Icfg, Label, NodeId, Report, Solver};
+use std::collections::BTreeMap;
+
+pub fn cases() -> u64 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(300)
+}
+
+pub fn line_labels(g: &Icfg, labels: &[Label]) -> BTreeMap<(u32, u32), Label> {
+    by_line(g, labels)
+        .into_iter()
+        .flat_map(|fl| {
+            let f = fl.file.index() as u32;
+            fl.lines.into_iter().map(move |(l, lab)| ((f, l), lab))
+        })
+        .collect()
+}
+
+/// Base-Maybe lines the analysis with the observation decides; `None` if
+/// the observation is impossible.
+pub fn decided(
+    s: &dyn Solver,
+    g: &Icfg,
+    report: &Report,
+    base: &[Label],
+    n: NodeId,
+    o: Observation,
+) -> Option<usize> {
+    let labels = analysis(s, g, &observe(report, n, o)).expect("no limit on small graphs")?;
+    let before = line_labels(g, base);
+    let after = line_labels(g, &labels);
+    Some(
+        before
+            .iter()
+            .filter(|(k, &l)| l == Label::Maybe && after[k] != Label::Maybe)
+            .count(),
+    )
+}
