@@ -25,6 +25,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Tell what a crashed program did before it died.
 ///
 /// postmortem reads a program's interprocedural control-flow graph and a
