@@ -61,6 +61,7 @@ pub mod ids;
 pub mod local;
 pub mod locate;
 pub(crate) mod lower;
+pub(crate) mod products;
 pub mod query;
 pub mod report;
 pub mod solver;

@@ -70,7 +70,7 @@ use super::hyper::{Hyper, StateId};
 use super::limits::CsLimits;
 use super::seen::{Group, Seen};
 use crate::automaton::{Dfa, DEAD};
-use crate::fsa::product::Touch;
+use crate::products::full::Touch;
 use crate::fxhash::FxHashMap as HashMap;
 use crate::graph::BitSet;
 use crate::icfg::{EdgeKind, Icfg};

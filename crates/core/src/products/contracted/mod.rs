@@ -43,9 +43,9 @@ use trackers::Tracker;
 use trimmed::{product_path, Cuts, SplitGraph, Step, Trimmed};
 use witness::Witness;
 
-use super::automaton::Dfa;
-use super::product::{estimated_bytes, EdgeId, Stop, Touch, VertexId};
-use super::Split;
+use super::full::{estimated_bytes, EdgeId, Stop, Touch, VertexId};
+use crate::automaton::Dfa;
+use crate::lower::Split;
 use crate::algo::{bfs_tree, SccId, Sccs, Tree, Walker};
 use crate::fxhash::FxHashMap;
 use crate::graph::{BitSet, Csr};
