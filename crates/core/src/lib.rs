@@ -25,6 +25,10 @@
 //!   cannot express (weaken it, or make it an automaton).
 //! * `structure` (crate-private): the condensation, segments and crossings
 //!   every solver builds on, and UTL's one-pass bulk recovery.
+//! * `products` (crate-private): the products of the ICFG with the
+//!   constraint automata (full and contracted) and the witnesses read
+//!   from them, below the solvers: UTL's witnesses and FSA's checks share
+//!   them, so neither solver imports the other for them.
 //! * [`utl`]: the unreliable-trace-language solver of Ohmann et al.
 //!   (PLDI 2017, section 4.2), with one-pass bulk recovery.
 //! * [`fsa`]: the FSA solver: any regular constraint or query, explored on
@@ -40,6 +44,10 @@
 //!   time, labels merged (what `analyze` runs).
 //! * [`local`]: Local labels, per activation on the crash stack.
 //! * [`summary`]: node labels to per-file, per-line labels.
+//! * [`why`]: why a line is Yes or No (a minimal set of the report's
+//!   constraints that forces it), for the HTML report.
+//! * [`suggest`]: what to observe next, each point's guarantee computed
+//!   by re-running the solver.
 //!
 //! Shared machinery: [`algo`] and [`graph`] (iterative SCCs, dominators,
 //! reachability over CSR graphs, bit sets), and a fast hasher for the
@@ -61,6 +69,7 @@ pub mod ids;
 pub mod local;
 pub mod locate;
 pub(crate) mod lower;
+pub(crate) mod products;
 pub mod query;
 pub mod report;
 pub mod solver;

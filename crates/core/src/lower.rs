@@ -85,6 +85,11 @@ pub(crate) enum Strategy<'r> {
     },
 }
 
+/// Most states of a bursty trace's automaton under
+/// [`Strategy::Automata`] (its `max_bursty` is at most this); beyond, the
+/// trace is weakened to an unreliable one.
+pub(crate) const MAX_BURSTY_STATES: usize = 1 << 16;
+
 /// Sound labels of a report (every consistent execution runs the Yes nodes
 /// and none of the No nodes), to reduce it with while lowering.
 #[derive(Copy, Clone)]

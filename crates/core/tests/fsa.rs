@@ -712,6 +712,41 @@ fn utl_witnesses_pass_the_independent_checker() {
     assert!(checked > 1000, "only {checked} witnesses");
 }
 
+/// UTL's witness is the one the FSA solver's check finds for the
+/// constraints UTL checked (`Utl::checked_report`), though UTL builds it
+/// without the FSA solver (the products below both): the same path, node
+/// for node, and none where that check gives none.
+#[test]
+fn utl_witnesses_are_fsa_witnesses_of_what_utl_checked() {
+    let (mut same, mut differ) = (0, Vec::new());
+    for seed in 0..600u64 {
+        let mut rng = Rng::new(seed ^ 0x3177);
+        let g = random_icfg(&mut rng, &GraphShape::default());
+        let r = random_report(&mut rng, &g, seed % 2 == 0);
+        let queries = [
+            None,
+            Some(Query::MayRun(NodeId::new(rng.below(g.num_nodes())))),
+            Some(Query::MaySkip(NodeId::new(rng.below(g.num_nodes())))),
+        ];
+        for q in &queries {
+            let utl = Utl::default().check(&g, &r, q.as_ref()).unwrap();
+            if utl.answer != Answer::Possible {
+                continue;
+            }
+            let checked = Utl::default().checked_report(&g, &r, q.as_ref()).unwrap();
+            let fsa = Fsa::default().check(&g, &checked, None).unwrap();
+            assert_eq!(fsa.answer, Answer::Possible, "seed {seed}");
+            if utl.witness == fsa.witness && utl.witness.is_some() {
+                same += 1;
+            } else {
+                differ.push(seed);
+            }
+        }
+    }
+    assert!(differ.is_empty(), "witnesses differ at seeds {differ:?}");
+    assert!(same > 400, "only {same} witnesses compared");
+}
+
 /// Variables' values (last writes): FSA bulk recovery equals the
 /// oracle's labels exactly and UTL's are sound, on reports whose only
 /// constraints beyond the crash are values; and values decide labels the

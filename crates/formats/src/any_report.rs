@@ -7,62 +7,11 @@
 use crate::error::FormatError;
 use crate::logs::LogConfig;
 use crate::pmreport::{parse_pmreport, Mapped};
+pub use crate::report_kind::{detect, ReportKind};
 use postmortem_core::locate::PathMap;
 use postmortem_core::Icfg;
 use serde_json::Value;
 use std::path::Path;
-
-/// The two report formats `--report` accepts.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum ReportKind {
-    /// csi-grissom JSON (`crash`, `crashstack`, `obsYes`, `obsNo`, and
-    /// `stack` of `{call, entry}` frames).
-    Grissom,
-    /// This module's format.
-    Postmortem,
-    /// A Sentry event ([`crate::sentry`]): an `exception` key.
-    Sentry,
-}
-
-/// Tells the formats apart: `exception` means [`ReportKind::Sentry`]; `ran`, `not_ran`, `log`, or a `stack` of
-/// frames with `function`/`file` keys mean [`ReportKind::Postmortem`];
-/// anything else (including invalid JSON) is left to the csi-grissom
-/// reader.
-pub fn detect(v: &Value) -> ReportKind {
-    let Some(obj) = v.as_object() else {
-        return ReportKind::Grissom;
-    };
-    if crate::sentry::is_sentry(v) {
-        return ReportKind::Sentry;
-    }
-    if ["crash", "crashstack", "obsYes", "obsNo"]
-        .iter()
-        .any(|k| obj.contains_key(*k))
-    {
-        return ReportKind::Grissom;
-    }
-    if ["ran", "not_ran", "log"]
-        .iter()
-        .any(|k| obj.contains_key(*k))
-    {
-        return ReportKind::Postmortem;
-    }
-    let ours = obj
-        .get("stack")
-        .and_then(Value::as_array)
-        .and_then(|a| a.first())
-        .and_then(Value::as_object)
-        .is_some_and(|f| {
-            ["function", "file", "line", "column"]
-                .iter()
-                .any(|k| f.contains_key(*k))
-        });
-    if ours {
-        ReportKind::Postmortem
-    } else {
-        ReportKind::Grissom
-    }
-}
 
 /// Reads a report file of any format (plain or gzip-compressed JSON):
 /// csi-grissom reports resolve node ids against `g`, postmortem reports

@@ -33,6 +33,7 @@ pub mod output;
 pub mod pmcfg;
 pub mod pmreport;
 pub mod report_json;
+pub mod report_kind;
 pub mod residue;
 pub mod sancov;
 pub mod sentry;

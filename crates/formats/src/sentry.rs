@@ -37,10 +37,7 @@ use postmortem_core::{FuncId, Icfg};
 use serde_json::Value;
 use std::collections::HashSet;
 
-/// Whether `v` is a Sentry event: an object with an `exception` key.
-pub fn is_sentry(v: &Value) -> bool {
-    v.as_object().is_some_and(|o| o.contains_key("exception"))
-}
+pub use crate::report_kind::is_sentry;
 
 /// A Sentry event's crash stack and log.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -39,23 +39,21 @@
 pub use crate::automaton;
 mod classify;
 mod confirm;
-mod contracted;
-pub(crate) mod product;
 mod settle;
 mod strategy;
-mod witness;
 
-use crate::algo::{self, SccId, Walker};
+use crate::algo::{self, SccId};
 use crate::graph::{BitSet, Csr};
 use crate::icfg::Icfg;
-use crate::ids::{IdVec, NodeId};
-use crate::lower::{lower, Reduction, Split, Strategy};
+use crate::ids::NodeId;
+use crate::lower::{lower, Reduction, Split, Strategy, MAX_BURSTY_STATES};
+use crate::products::full::{Loc, Product, Stop, VertexId};
+use crate::products::{contracted, product, structure, witness, Prepared};
 use crate::report::{NodeSet, Origin, Report};
 use crate::solver::{Answer, Checked, Label, Query, Recovery, SolveError, Solver};
-use crate::structure::{BulkLimits, BulkStats, Core, Crossing, Ends, Segments, Verdict};
+use crate::structure::{BulkLimits, BulkStats, Crossing, Verdict};
 use automaton::Dfa;
 use confirm::SETTLE_AT;
-use product::{Loc, Product, Stop, VertexId};
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
@@ -71,7 +69,7 @@ pub struct FsaLimits {
     pub bulk: BulkLimits,
     /// Work budget (vertex visits) for exact cut checks.
     pub exact_work: u64,
-    /// Vertex limit of the contracted product (see `contracted/`; 0:
+    /// Vertex limit of the contracted product (see `products/contracted/`; 0:
     /// never use it, and fall back to UTL at once when the full product
     /// exceeds `max_states`).
     pub coarse_states: usize,
@@ -110,14 +108,14 @@ pub struct FsaLimits {
 impl Default for FsaLimits {
     fn default() -> Self {
         FsaLimits {
-            max_states: 4_000_000,
+            max_states: crate::products::MAX_STATES,
             timeout: None,
             bulk: BulkLimits::default(),
             exact_work: 2_000_000_000,
-            coarse_states: 4_000_000,
+            coarse_states: crate::products::MAX_STATES,
             coarse_checks: 128,
             contracted_first: true,
-            max_memory: 4 << 30,
+            max_memory: crate::products::MAX_MEMORY,
             settle_checks: 256,
             witness_choices: SETTLE_AT,
             first_states: 250_000,
@@ -169,10 +167,6 @@ pub(crate) struct Reduced {
     no_origin: Vec<usize>,
 }
 
-/// Most states of a bursty trace's automaton (a subset construction);
-/// beyond, the trace is weakened to an unreliable one.
-const MAX_BURSTY_STATES: usize = 1 << 16;
-
 impl Split {
     /// This split without the droppable automata (ambiguous `obsNo`) at
     /// `drop` (indices into `droppable`), each listed as weakened.
@@ -203,63 +197,7 @@ impl Split {
     }
 }
 
-/// The UTL structure plus the automata (with trackers for UTL elements in
-/// components where automata act).
-struct Prepared {
-    core: Core,
-    seg: Segments,
-    ends: Ends,
-    autos: Vec<Dfa>,
-}
-
 impl Fsa {
-    fn prepare(&self, g: &Icfg, sp: &Split, start: &[u32]) -> Option<Prepared> {
-        let inst = sp.instance(g, start);
-        let core = sp.solve(&inst)?;
-        let ends = Ends::new(&inst);
-        let seg = core.segments(&inst, &ends);
-        // Components where some automaton acts get trackers for the UTL
-        // elements they hold.
-        let sccs = &core.sccs;
-        let mut autos = sp.autos.clone();
-        let mut loud = BitSet::new(g.num_nodes());
-        let all_loud = autos.iter().any(|a| !a.silent_elsewhere());
-        for a in &autos {
-            for v in a.mentioned() {
-                if !a.silent_on(v) {
-                    loud.insert(v as usize);
-                }
-            }
-        }
-        let active: IdVec<SccId, bool> = sccs
-            .ids()
-            .map(|c| {
-                !sccs.is_trivial(c)
-                    && (all_loud
-                        || sccs
-                            .members_of(c)
-                            .iter()
-                            .any(|&v| loud.contains(v as usize)))
-            })
-            .collect();
-        for (i, vec) in sp.vectors.iter().enumerate() {
-            let inside: Vec<NodeSet> = vec
-                .iter()
-                .filter(|&&e| active[sccs.comp(e).expect("a live element")])
-                .map(|&e| NodeSet::one(NodeId::new(e as usize)))
-                .collect();
-            if !inside.is_empty() {
-                autos.push(Dfa::subsequence(Origin::ObsYes(i), &inside));
-            }
-        }
-        Some(Prepared {
-            core,
-            seg,
-            ends,
-            autos,
-        })
-    }
-
     /// `report` reduced exactly with UTL's labels, before any automaton
     /// is built (see [`split`]): `None` when it has nothing to reduce (no
     /// "one of these" set). Reduces and relabels a few times, since a
@@ -443,28 +381,4 @@ fn confirmable(report: &Report, rec: &Recovery) -> bool {
             .weakened
             .iter()
             .all(|w| dropped(report, w) || gave_up(w))
-}
-
-/// The full product.
-fn product<'a>(g: &'a Icfg, prep: &'a Prepared, start: u32) -> Product<'a> {
-    Product::new(
-        g.succ_csr(),
-        &prep.core,
-        &prep.seg,
-        &prep.ends,
-        &prep.autos,
-        start,
-    )
-}
-
-/// The UTL structure for the contracted product.
-fn structure<'a>(g: &'a Icfg, prep: &'a Prepared, start: u32) -> contracted::Structure<'a> {
-    contracted::Structure {
-        g: g.succ_csr(),
-        rg: g.pred_csr(),
-        core: &prep.core,
-        seg: &prep.seg,
-        ends: &prep.ends,
-        start,
-    }
 }

@@ -32,7 +32,10 @@
 //! 2. The contracted product with antichains, exact for emptiness, and
 //!    its witness ([`Fsa::check_contracted`]).
 //! 3. If it did not fit: the full product and its witness
-//!    ([`Fsa::check_full`], `witness.rs`).
+//!    ([`Fsa::check_full`]).
+//!
+//! Steps 2 and 3 of checks are `products/witness.rs`'s, which UTL's
+//! witnesses share.
 //! 4. If that did not fit either: the contracted product with the
 //!    ambiguous `obsNo` sets that fit ([`Fsa::check_weakened`]);
 //! 5. else a [`SolveError::Limit`].
@@ -211,7 +214,7 @@ impl Fsa {
         };
         let sp = split(g, report, None, red, self.limits.max_states).map_err(|_| infeasible())?;
         let start = [g.start().as_u32()];
-        let Some(prep) = self.prepare(g, &sp, &start) else {
+        let Some(prep) = Prepared::new(g, &sp, &start) else {
             return Err(infeasible());
         };
         let st = structure(g, &prep, start[0]);
@@ -443,7 +446,7 @@ impl Fsa {
             return Ok(impossible());
         };
         let start = [g.start().as_u32()];
-        let Some(prep) = self.prepare(g, &sp, &start) else {
+        let Some(prep) = Prepared::new(g, &sp, &start) else {
             return Ok(impossible());
         };
         // A witness must satisfy every constraint: none if one was weakened.
@@ -476,26 +479,10 @@ impl Fsa {
         if !self.limits.contracted_first || self.limits.coarse_states == 0 {
             return Ok(Continue(()));
         }
-        let st = structure(g, prep, g.start().as_u32());
-        let possible = |witness| Checked {
-            answer: Answer::Possible,
-            weakened: sp.weakened.clone(),
-            witness,
-        };
-        match contracted::explore(
-            &st,
-            sp,
-            self.coarse_limits(),
-            contracted::Mode::Check { witness },
-        ) {
-            Ok(contracted::Outcome::Witness(w)) => {
-                let w = w.into_iter().map(|v| NodeId::new(v as usize)).collect();
-                Ok(Break(possible(Some(w))))
-            }
-            Ok(contracted::Outcome::Impossible) => Ok(Break(impossible())),
-            Ok(contracted::Outcome::Possible) => Ok(Break(possible(None))),
-            Ok(_) | Err(Stop::States(_)) | Err(Stop::Memory(_)) => Ok(Continue(())),
+        match witness::contracted(g, prep, sp, self.coarse_limits(), witness) {
+            Ok(Some(c)) => Ok(Break(c)),
             Err(Stop::Time) => Err(SolveError::Limit(stop_message(Stop::Time))),
+            Ok(None) | Err(_) => Ok(Continue(())),
         }
     }
 
@@ -508,25 +495,12 @@ impl Fsa {
         sp: &Split,
         witness: bool,
     ) -> ControlFlow<Checked, Stop> {
-        let mut p = product(g, prep, g.start().as_u32());
-        match p.explore(
-            true,
-            self.limits.max_states,
-            self.limits.max_memory,
-            self.deadline(),
-        ) {
-            Ok(false) => Break(impossible()),
-            Ok(true) => {
-                let last = p.first_accepting().expect("accepting vertex");
-                let witness = witness.then(|| Self::witness(g, &p, &sp.vectors, last));
-                Break(Checked {
-                    answer: Answer::Possible,
-                    weakened: sp.weakened.clone(),
-                    witness,
-                })
-            }
-            Err(s) => Continue(s),
-        }
+        let limits = witness::FullLimits {
+            max_states: self.limits.max_states,
+            max_memory: self.limits.max_memory,
+            deadline: self.deadline(),
+        };
+        witness::full(g, prep, sp, limits, witness)
     }
 
     /// Step 4 of checks: when both products are too large: the contracted

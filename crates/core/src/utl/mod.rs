@@ -40,11 +40,27 @@ pub struct Utl {
 }
 
 impl Utl {
+    /// The report and query as UTL lowers them (every weakening applied),
+    /// as a report of their own: what UTL's answers are exact for, and
+    /// what its witnesses satisfy (the crash set, one unreliable trace per
+    /// vector, one `obsNo` per node no path may visit).
+    /// Fails as [`Solver::check`] does for a query UTL cannot ask.
+    pub fn checked_report(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        query: Option<&Query>,
+    ) -> Result<Report, SolveError> {
+        supported(query)?;
+        Ok(lower::weakened(g, report, query).as_report())
+    }
+
     /// [`Solver::check`], with the witness only if `witness`. A possible
     /// answer comes with a witness: a path that satisfies the constraints
     /// UTL checked (the report and query as lowered, weakenings included),
-    /// built by the FSA machinery on those constraints alone (all
-    /// UTL-expressible, so no automaton: the contracted product).
+    /// found in the products below both solvers on those constraints alone
+    /// (all UTL-expressible, so no automaton), as the FSA solver's check
+    /// of them finds it.
     fn check_with(
         &self,
         g: &Icfg,
@@ -52,21 +68,12 @@ impl Utl {
         query: Option<&Query>,
         witness: bool,
     ) -> Result<Checked, SolveError> {
-        if let Some(Query::Language(_)) = query {
-            return Err(SolveError::Unsupported(
-                "a regular-language query needs the fsa solver (--solver fsa)".into(),
-            ));
-        }
+        supported(query)?;
         let low = lower::weakened(g, report, query);
         let start = [g.start().as_u32()];
         let possible = low.solve(&low.instance(g, &start)).is_some();
         let witness = (possible && witness)
-            .then(|| {
-                crate::fsa::Fsa::default()
-                    .check(g, &low.as_report(), None)
-                    .ok()
-                    .and_then(|c| c.witness)
-            })
+            .then(|| crate::products::witness::of_constraints(g, &low))
             .flatten();
         Ok(Checked {
             answer: if possible {
@@ -77,6 +84,16 @@ impl Utl {
             weakened: low.weakened,
             witness,
         })
+    }
+}
+
+/// An error for a query UTL cannot ask (a regular language).
+fn supported(query: Option<&Query>) -> Result<(), SolveError> {
+    match query {
+        Some(Query::Language(_)) => Err(SolveError::Unsupported(
+            "a regular-language query needs the fsa solver (--solver fsa)".into(),
+        )),
+        _ => Ok(()),
     }
 }
 

@@ -361,10 +361,10 @@ pub fn read_backtrace_path_limited(path: &Path, limit: u64) -> Result<Backtrace,
 /// `--report` reads. The error says what it looks like.
 fn json_hint(text: &str, name: &str) -> Option<FormatError> {
     let v: serde_json::Value = serde_json::from_str(text).ok()?;
-    let what = match v.is_object().then(|| crate::any_report::detect(&v)) {
-        Some(crate::any_report::ReportKind::Sentry) => "a Sentry event",
-        Some(crate::any_report::ReportKind::Postmortem) => "a postmortem JSON report",
-        Some(crate::any_report::ReportKind::Grissom) => "a JSON failure report",
+    let what = match v.is_object().then(|| crate::report_kind::detect(&v)) {
+        Some(crate::report_kind::ReportKind::Sentry) => "a Sentry event",
+        Some(crate::report_kind::ReportKind::Postmortem) => "a postmortem JSON report",
+        Some(crate::report_kind::ReportKind::Grissom) => "a JSON failure report",
         None => "JSON",
     };
     Some(FormatError::text(

@@ -1,6 +1,6 @@
 //! On-the-fly exploration of the product of the ICFG with the constraint
-//! automata, restricted to the UTL structure (see the module docs of
-//! [`crate::fsa`]).
+//! automata, restricted to the UTL structure (see the FSA solver's module
+//! docs, `fsa/mod.rs`).
 //!
 //! A product vertex is a *location* plus one state per automaton. A
 //! location is a node, or a whole *silent* strongly connected component
@@ -8,8 +8,8 @@
 //! such a component every node is reachable from every other with the
 //! automata unchanged, so one vertex stands for all of it.
 
-use super::automaton::{Dfa, DEAD};
 use crate::algo::SccId;
+use crate::automaton::{Dfa, DEAD};
 use crate::fxhash::FxHashMap;
 use crate::graph::{BitSet, Csr};
 use crate::ids::{entity_id, IdVec};
@@ -396,7 +396,7 @@ impl<'a> Product<'a> {
         }
         // Every combination of initial states (lazily, under the limits),
         // then read the start node.
-        let combos = super::automaton::initial_combinations(&[], self.autos);
+        let combos = crate::automaton::initial_combinations(&[], self.autos);
         let mut buf = Vec::new();
         let loc = self.loc_of_node(s);
         for (i, c) in combos.enumerate() {

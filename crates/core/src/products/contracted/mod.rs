@@ -43,13 +43,13 @@ use trackers::Tracker;
 use trimmed::{product_path, Cuts, SplitGraph, Step, Trimmed};
 use witness::Witness;
 
-use super::automaton::Dfa;
-use super::product::{estimated_bytes, EdgeId, Stop, Touch, VertexId};
-use super::Split;
+use super::full::{estimated_bytes, EdgeId, Stop, Touch, VertexId};
 use crate::algo::{bfs_tree, SccId, Sccs, Tree, Walker};
+use crate::automaton::Dfa;
 use crate::fxhash::FxHashMap;
 use crate::graph::{BitSet, Csr};
 use crate::ids::{entity_id, IdVec};
+use crate::lower::Split;
 use crate::structure::{Core, Crossing, Ends, Leg, Segments, Verdict};
 use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::time::Instant;
