@@ -24,6 +24,7 @@ pub mod failure;
 pub mod frontend;
 pub mod graphml;
 pub mod html;
+pub mod image;
 pub mod input;
 pub mod lcov;
 pub mod logs;

@@ -27,7 +27,7 @@
 //! values: it is marked ([`DumpInfo::stack_sanitized`]) and its locals are
 //! not read.
 
-use crate::native::{Mapping, NativeError, Regs, Seg};
+use crate::image::{Mapping, NativeError, Regs, Seg};
 use ::minidump::format::MINIDUMP_STREAM_TYPE;
 use ::minidump::system_info::Cpu;
 use ::minidump::{
@@ -223,7 +223,7 @@ pub(crate) fn parse(data: &[u8], path: &Path) -> Result<Parsed, NativeError> {
     };
     let auxv = dump
         .get_raw_stream(MINIDUMP_STREAM_TYPE::LinuxAuxv as u32)
-        .map(crate::native::pairs)
+        .map(crate::image::pairs)
         .unwrap_or_default();
     let files = match dump.get_raw_stream(MINIDUMP_STREAM_TYPE::LinuxMaps as u32) {
         Ok(text) => parse_maps(text),
@@ -342,37 +342,6 @@ fn parse_maps(text: &[u8]) -> Vec<Mapping> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Headers that lie (a directory past the end, a stream past the
-    /// end, nothing after the magic) are one-line errors naming the file.
-    #[test]
-    fn lying_headers_are_errors() {
-        let header = |count: u32, dir: u32| {
-            let mut d = b"MDMP".to_vec();
-            d.extend(0xa793u32.to_le_bytes());
-            d.extend(count.to_le_bytes());
-            d.extend(dir.to_le_bytes());
-            d.extend([0u8; 16]);
-            d
-        };
-        let mut stream_past_end = header(1, 32);
-        stream_past_end.extend(6u32.to_le_bytes());
-        stream_past_end.extend(1000u32.to_le_bytes());
-        stream_past_end.extend(16u32.to_le_bytes());
-        for (data, what) in [
-            (b"MDMP".to_vec(), "minidump"),
-            (header(u32::MAX, 32), "truncated"),
-            (header(3, u32::MAX), "truncated"),
-            (stream_past_end, "truncated minidump: stream 0"),
-            (header(0, 32), "no exception stream"),
-        ] {
-            let e = crate::native::Core::from_bytes(data, Path::new("x.dmp"))
-                .err()
-                .expect("an error");
-            assert!(e.0.starts_with("x.dmp: ") && e.0.contains(what), "{e}");
-            assert!(!e.0.contains('\n'), "{e}");
-        }
-    }
 
     #[test]
     fn maps_lines_with_a_path_become_mappings() {

@@ -28,16 +28,14 @@
 //! Every error is one line ([`NativeError`]).
 
 use crate::backtrace::RawFrame;
+use crate::image::pairs;
+pub(crate) use crate::image::Seg;
+pub use crate::image::{Mapping, NativeError, Regs};
 use object::elf;
 use object::read::elf::{FileHeader, ProgramHeader};
 use object::{Object, ObjectSection, ObjectSegment, ObjectSymbol, SymbolKind};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-
-/// One line: what is wrong with which file.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct NativeError(pub String);
 
 fn err<T>(msg: impl Into<String>) -> Result<T, NativeError> {
     Err(NativeError(msg.into()))
@@ -302,51 +300,6 @@ impl Binary {
         }
         out
     }
-}
-
-pub(crate) fn pairs(b: &[u8]) -> Vec<(u64, u64)> {
-    b.chunks_exact(16)
-        .map(|c| {
-            (
-                u64::from_le_bytes(c[..8].try_into().unwrap()),
-                u64::from_le_bytes(c[8..].try_into().unwrap()),
-            )
-        })
-        .collect()
-}
-
-/// A `PT_LOAD` segment of a core: memory `[vaddr, vaddr + memsz)`, of
-/// which the first `filesz` bytes are in the file at `offset`.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Seg {
-    pub vaddr: u64,
-    pub memsz: u64,
-    pub filesz: u64,
-    pub offset: u64,
-}
-
-/// An `NT_FILE` entry: a file mapped at `[start, end)` from page `pgoff`.
-#[derive(Clone, Debug)]
-pub struct Mapping {
-    /// Start address.
-    pub start: u64,
-    /// End address.
-    pub end: u64,
-    /// Offset in the file, in bytes.
-    pub offset: u64,
-    /// The file.
-    pub path: String,
-}
-
-/// x86-64 registers of the crashing thread.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Regs {
-    /// Program counter.
-    pub rip: u64,
-    /// Stack pointer.
-    pub rsp: u64,
-    /// Frame pointer.
-    pub rbp: u64,
 }
 
 /// The bytes of a core: mapped from the file (or owned, for tests).
@@ -1412,6 +1365,37 @@ pub(crate) fn unwind_libraries(core: &Core, regs: Regs) -> Result<(u64, u64, u64
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Minidump headers that lie (a directory past the end, a stream past the
+    /// end, nothing after the magic) are one-line errors naming the file.
+    #[test]
+    fn lying_headers_are_errors() {
+        let header = |count: u32, dir: u32| {
+            let mut d = b"MDMP".to_vec();
+            d.extend(0xa793u32.to_le_bytes());
+            d.extend(count.to_le_bytes());
+            d.extend(dir.to_le_bytes());
+            d.extend([0u8; 16]);
+            d
+        };
+        let mut stream_past_end = header(1, 32);
+        stream_past_end.extend(6u32.to_le_bytes());
+        stream_past_end.extend(1000u32.to_le_bytes());
+        stream_past_end.extend(16u32.to_le_bytes());
+        for (data, what) in [
+            (b"MDMP".to_vec(), "minidump"),
+            (header(u32::MAX, 32), "truncated"),
+            (header(3, u32::MAX), "truncated"),
+            (stream_past_end, "truncated minidump: stream 0"),
+            (header(0, 32), "no exception stream"),
+        ] {
+            let e = Core::from_bytes(data, Path::new("x.dmp"))
+                .err()
+                .expect("an error");
+            assert!(e.0.starts_with("x.dmp: ") && e.0.contains(what), "{e}");
+            assert!(!e.0.contains('\n'), "{e}");
+        }
+    }
 
     /// The pc-table check accepts a relocated slot and a never relocated
     /// one (the same word in both files, the address of no code), and
