@@ -35,7 +35,10 @@ impl Fsa {
     /// confirmed the labels are exact and the weakenings are withdrawn;
     /// otherwise the unconfirmed Maybe nodes are listed as undecided (and
     /// the weakenings stay listed). `red`: the report reduced by
-    /// [`Fsa::reduction`].
+    /// [`Fsa::reduction`]. `beside` (see [`Solver::recover_beside`]): the
+    /// Maybe nodes it decides from these labels are the caller's to
+    /// decide, and neither confirmed nor settled here (they count as
+    /// confirmed).
     pub(super) fn confirm(
         &self,
         g: &Icfg,
@@ -43,6 +46,7 @@ impl Fsa {
         mut rec: Recovery,
         red: Option<&Reduced>,
         started: Instant,
+        beside: Option<strategy::Beside<'_>>,
     ) -> Recovery {
         if !confirmable(report, &rec) {
             return rec;
@@ -53,6 +57,15 @@ impl Fsa {
         // run each.
         let sound = red.map(|r| &r.labels[..]);
         let mut ev = Evidence::new(&rec.labels);
+        if let Some(beside) = beside {
+            let t = Instant::now();
+            let theirs = beside(&rec.labels);
+            let left = ev.maybe.len();
+            ev.leave(&theirs);
+            rec.stats
+                .push(("confirm_beside", (left - ev.left(0)) as u64));
+            rec.stats.push(("confirm_beside_ms", millis(t)));
+        }
         let undecided: HashSet<NodeId> = rec.undecided.iter().copied().collect();
         let t = Instant::now();
         let rounds = self.confirm_rounds(g, report, &rec.labels, &mut ev, sound, started);
@@ -150,6 +163,16 @@ impl Evidence {
             seen: vec![0u8; maybe.len()],
             maybe,
             rng: 0x9E37_79B9_7F4A_7C15,
+        }
+    }
+
+    /// Leaves out the Maybe nodes `theirs` decides (they count as
+    /// confirmed): another analysis decides them.
+    fn leave(&mut self, theirs: &[Label]) {
+        for (k, &i) in self.maybe.iter().enumerate() {
+            if theirs.get(i).is_some_and(|&l| l != Label::Maybe) {
+                self.seen[k] = 4;
+            }
         }
     }
 

@@ -420,7 +420,18 @@ impl Solver for Fsa {
     crate::solver::check_by_search!();
 
     fn recover(&self, g: &Icfg, report: &Report) -> Result<Recovery, SolveError> {
-        self.recover_all(g, report)
+        self.recover_all(g, report, None)
+    }
+
+    /// Bulk recovery whose confirmation ([`Fsa::confirm`]) leaves out the
+    /// Maybe nodes `beside` decides from the first pass's labels.
+    fn recover_beside(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        beside: &dyn Fn(&[Label]) -> Vec<Label>,
+    ) -> Result<Recovery, SolveError> {
+        self.recover_all(g, report, Some(beside))
     }
 }
 

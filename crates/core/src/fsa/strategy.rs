@@ -81,6 +81,10 @@ enum Reduce<'r> {
     Done(Option<&'r Reduced>),
 }
 
+/// What [`Solver::recover_beside`] gives: labels the caller will merge,
+/// from labels sound for the report.
+pub(super) type Beside<'b> = &'b dyn Fn(&[Label]) -> Vec<Label>;
+
 /// The stat a pass of bulk recovery records when step 2 stopped at
 /// [`FsaLimits::first_states`].
 const FIRST_CAPPED: &str = "fsa_first_capped";
@@ -88,14 +92,19 @@ const FIRST_CAPPED: &str = "fsa_first_capped";
 impl Fsa {
     /// Bulk recovery: an optimistic pass (see [`FsaLimits::first_states`]),
     /// then, if that left nodes unconfirmed, the exact flow
-    /// ([`Fsa::recover_uncapped`]).
-    pub(super) fn recover_all(&self, g: &Icfg, report: &Report) -> Result<Recovery, SolveError> {
+    /// ([`Fsa::recover_uncapped`]). `beside`: see [`Solver::recover_beside`].
+    pub(super) fn recover_all(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        beside: Option<Beside<'_>>,
+    ) -> Result<Recovery, SolveError> {
         let cap = self.limits.first_states;
         if cap >= self.limits.coarse_states || !self.limits.contracted_first {
-            return self.recover_uncapped(g, report, None);
+            return self.recover_uncapped(g, report, None, beside);
         }
         let started = Instant::now();
-        let rec = self.recover_uncapped(g, report, Some(cap))?;
+        let rec = self.recover_uncapped(g, report, Some(cap), beside)?;
         let capped = rec.stats.iter().any(|&(k, _)| k == FIRST_CAPPED);
         let exact = rec.undecided.is_empty()
             && !rec
@@ -109,7 +118,7 @@ impl Fsa {
         }
         // The cap may have cost labels: the flow without it, whose labels
         // are those it always gave.
-        let mut again = self.recover_uncapped(g, report, None)?;
+        let mut again = self.recover_uncapped(g, report, None, beside)?;
         again.stats.push((FIRST_CAPPED, 1));
         again.stats.push(("fsa_first_capped_ms", millis(started)));
         Ok(again)
@@ -123,6 +132,7 @@ impl Fsa {
         g: &Icfg,
         report: &Report,
         first: Option<usize>,
+        beside: Option<Beside<'_>>,
     ) -> Result<Recovery, SolveError> {
         let started = Instant::now();
         // Ambiguous `obsNo` sets that do not fit are dropped from the
@@ -142,7 +152,7 @@ impl Fsa {
             .map_err(explained)?;
         rec.stats.push(("fsa_bulk_ms", millis(started)));
         if confirmable(report, &rec) {
-            return Ok(self.confirm(g, report, rec, red.as_ref(), started));
+            return Ok(self.confirm(g, report, rec, red.as_ref(), started, beside));
         }
         if rec.weakened.iter().any(|w| dropped(report, w)) {
             // Nothing can undo some other weakening: keep as many of the
