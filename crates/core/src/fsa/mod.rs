@@ -105,6 +105,10 @@ pub struct FsaLimits {
     /// (exact). The first attempt with hundreds of sets rarely fits, and
     /// is most of the cost when it does not. `usize::MAX`: no cap.
     pub first_states: usize,
+    /// The confirmation rounds ([`Fsa::confirm`]) decide "must run" only
+    /// where it may confirm a node still unconfirmed (issue 25; the
+    /// labels are the same without it).
+    pub confirm_care: bool,
 }
 
 impl Default for FsaLimits {
@@ -121,6 +125,7 @@ impl Default for FsaLimits {
             settle_checks: 256,
             witness_choices: SETTLE_AT,
             first_states: 250_000,
+            confirm_care: true,
         }
     }
 }

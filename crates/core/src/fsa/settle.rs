@@ -314,8 +314,15 @@ impl Settler<'_> {
         self.stats.choices += 1;
         // UTL's labels of the reduced report are sound for the choice (a
         // stronger report).
-        if let Ok(r) = fsa.recover_once(g, &choice, false, Some(&self.red.labels)) {
-            ev.record(&r);
+        let sound = Some(&self.red.labels[..]);
+        let shown = if fsa.limits.confirm_care {
+            fsa.choice_shown(g, &choice, sound, &ev.care(g.num_nodes()))
+        } else {
+            fsa.recover_once(g, &choice, false, sound)
+                .map(strategy::Shown::Recovered)
+        };
+        if let Ok(shown) = shown {
+            ev.record_shown(&shown);
         }
     }
 }

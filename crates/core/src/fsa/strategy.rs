@@ -81,6 +81,17 @@ enum Reduce<'r> {
     Done(Option<&'r Reduced>),
 }
 
+/// What the bulk recovery of a choice shows ([`Fsa::choice_shown`]).
+pub(super) enum Shown {
+    /// The contracted product's classification, explicit: "may run"
+    /// exact, "must run" exact outside `unsure`.
+    Classified(contracted::Coarse),
+    /// A whole pass's recovery.
+    Recovered(Recovery),
+    /// Nothing (a constraint was weakened).
+    Nothing,
+}
+
 /// What [`Solver::recover_beside`] gives: labels the caller will merge,
 /// from labels sound for the report.
 pub(super) type Beside<'b> = &'b dyn Fn(&[Label]) -> Vec<Label>;
@@ -187,6 +198,51 @@ impl Fsa {
             None => Reduce::Utl,
         };
         self.recover_pass(g, report, keep_search, reduce, None)
+    }
+
+    /// What the bulk recovery of a choice ([`Fsa::confirm`]) shows, with
+    /// "must run" wanted only for `care` (see [`contracted::explore_caring`]):
+    /// steps 1 and 2 of a pass, `sound` as in [`Fsa::recover_once`]; when
+    /// step 2 does not classify, the whole pass.
+    pub(super) fn choice_shown(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        sound: Option<&[Label]>,
+        care: &BitSet,
+    ) -> Result<Shown, SolveError> {
+        if self.limits.contracted_first && self.limits.coarse_states > 0 {
+            let own = match sound {
+                Some(labels) => {
+                    let (r, kept) = reduced(report, labels).map_err(|_| infeasible())?;
+                    Some(Reduced {
+                        report: r,
+                        labels: labels.to_vec(),
+                        no_origin: kept,
+                    })
+                }
+                None => self.reduction(g, report).map_err(|_| infeasible())?,
+            };
+            let sp = split(g, report, None, own.as_ref(), self.limits.max_states)
+                .map_err(|_| infeasible())?;
+            let start = [g.start().as_u32()];
+            let Some(prep) = self.prepare(g, &sp, &start) else {
+                return Err(infeasible());
+            };
+            if !sp.weakened.is_empty() {
+                // Shows nothing (see [`Evidence::record`]).
+                return Ok(Shown::Nothing);
+            }
+            let st = structure(g, &prep, start[0]);
+            let mode = contracted::Mode::Classify { subsume: false };
+            match contracted::explore_caring(&st, &sp, self.coarse_limits(), mode, Some(care)) {
+                Ok(contracted::Outcome::Classified(c)) => return Ok(Shown::Classified(c)),
+                Ok(_) => return Err(infeasible()),
+                Err(_) => {}
+            }
+        }
+        self.recover_once(g, report, false, sound)
+            .map(Shown::Recovered)
     }
 
     /// [`Fsa::recover_once`], step 2 under at most `first` vertices (when
