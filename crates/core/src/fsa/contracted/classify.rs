@@ -381,6 +381,7 @@ impl Classify<'_, '_, '_> {
             width: self.space.width,
             k_o: self.space.k_o,
             trackers: &self.space.trackers,
+            care: self.care,
         };
         let (always, left) = held.decide();
         for v in always {
