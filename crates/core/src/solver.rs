@@ -205,6 +205,24 @@ pub trait Solver {
     /// report itself is impossible.
     fn recover(&self, g: &Icfg, report: &Report) -> Result<Recovery, SolveError>;
 
+    /// [`Solver::recover`] for a caller that decides some nodes itself
+    /// (`best`: the context-sensitive frame graph over this solver).
+    /// `beside`, given labels sound for `report`, returns labels sound for
+    /// it too that the caller will merge into the result (an empty vector:
+    /// none). The solver may leave a node Maybe without making that Maybe
+    /// exact where `beside` decides it; its result is then meant only for
+    /// that caller, which must merge those labels (or recover again with
+    /// [`Solver::recover`]). By default, [`Solver::recover`].
+    fn recover_beside(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        beside: &dyn Fn(&[Label]) -> Vec<Label>,
+    ) -> Result<Recovery, SolveError> {
+        let _ = beside;
+        self.recover(g, report)
+    }
+
     /// A minimal impossible subset of the report's constraints plus the
     /// query (named [`Origin::Query`]): every member of the result is
     /// needed, removing any one makes it possible. `None` if the report and

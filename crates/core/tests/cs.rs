@@ -1294,3 +1294,108 @@ fn limits_keep_the_base_labels_and_say_so() {
     }
     assert!(skipped > 100);
 }
+
+/// Issue 25: `best` with the frame graph beside its base
+/// (`CsLimits::beside`) and confirmation rounds that decide "must run"
+/// only for the nodes still unconfirmed (`FsaLimits::confirm_care`),
+/// against `best` without either (and with only the second), on random
+/// stacks with ambiguous `obsNo` sets that do not fit (a small memory
+/// budget and first-attempt cap, so that they are dropped and
+/// confirmed): sound against the valid paths, every label decided
+/// without them is the same with them, and where both are exact, equal.
+/// The switches must have acted (nodes left to the frame graph), so the
+/// comparison is not vacuous.
+#[test]
+fn beside_and_care_keep_the_labels() {
+    use postmortem_core::cs::CsLimits;
+    use postmortem_core::fsa::FsaLimits;
+    let stat = |rec: &postmortem_core::Recovery, name: &str| {
+        rec.stats
+            .iter()
+            .find(|&&(k, _)| k == name)
+            .map_or(0, |&(_, v)| v)
+    };
+    let shape = GraphShape {
+        max_functions: 4,
+        max_body: 5,
+    };
+    let (mut confirmed, mut beside, mut exact) = (0, 0, 0);
+    for seed in 0..cases() / 2 {
+        let mut rng = Rng::new(seed ^ 0x25_BE51DE);
+        let g = random_icfg(&mut rng, &shape);
+        let mut r = cs_report(&mut rng, &g, false);
+        for _ in 0..3 + rng.below(5) {
+            let n = g.num_nodes();
+            let set: Vec<NodeId> = (0..2 + rng.below(2))
+                .map(|_| NodeId::new(rng.below(n)))
+                .collect();
+            r.obs_no.push(NodeSet::new(set).expect("non-empty"));
+        }
+        let paths = oracle_cs::enumerate(&g, &r, 13, 4);
+        let run = |on: bool, care: bool| {
+            Cs {
+                base: Fsa {
+                    limits: FsaLimits {
+                        max_memory: 4_000 << (seed % 3),
+                        first_states: 1 + (seed % 3) as usize,
+                        confirm_care: care,
+                        ..FsaLimits::default()
+                    },
+                },
+                limits: CsLimits {
+                    beside: on,
+                    ..CsLimits::default()
+                },
+                best: true,
+                exact: false,
+            }
+            .recover(&g, &r)
+        };
+        let ctx = || format!("seed {seed}\n{}", describe(&g, &r));
+        let without = match run(false, false) {
+            Ok(rec) => rec,
+            Err(SolveError::Infeasible { .. }) => {
+                for (on, care) in [(true, true), (false, true)] {
+                    assert!(run(on, care).is_err(), "{on} {care}: {}", ctx());
+                }
+                continue;
+            }
+            Err(e) => panic!("{e} {}", ctx()),
+        };
+        for (on, care) in [(true, true), (false, true)] {
+            let with = run(on, care).unwrap_or_else(|e| panic!("{e} {}", ctx()));
+            if let Some(_want) = paths.labels() {
+                for v in 0..g.num_nodes() {
+                    match with.labels[v] {
+                        Label::No => assert!(!paths.seen[v], "node {v} No but ran: {}", ctx()),
+                        Label::Yes => assert!(paths.all[v], "node {v} Yes but skipped: {}", ctx()),
+                        Label::Maybe => {}
+                    }
+                }
+            }
+            for v in 0..g.num_nodes() {
+                if without.labels[v] != Label::Maybe {
+                    assert_eq!(
+                        with.labels[v],
+                        without.labels[v],
+                        "node {v} ({on} {care}) decided without, not with: {}",
+                        ctx()
+                    );
+                }
+            }
+            if with.undecided.is_empty() && without.undecided.is_empty() {
+                assert_eq!(with.labels, without.labels, "({on} {care}) {}", ctx());
+                exact += 1;
+            }
+            confirmed += usize::from(stat(&with, "confirm_rounds") > 0);
+            beside += usize::from(stat(&with, "confirm_beside") > 0);
+        }
+    }
+    eprintln!("{confirmed} runs confirmed choices, {beside} left nodes to the frame graph, {exact} exact pairs");
+    assert!(confirmed > 20, "only {confirmed} runs confirmed choices");
+    assert!(
+        beside > 10,
+        "only {beside} runs left nodes to the frame graph"
+    );
+    assert!(exact > 20, "only {exact} exact pairs");
+}

@@ -153,3 +153,67 @@ fn mid_size_coverage_mix_answers_soundly_within_limits() {
         rec.undecided.len()
     );
 }
+
+/// Issue 25: `best` with the frame graph beside its base and the
+/// cared-for confirmation (`CsLimits::beside`, `FsaLimits::confirm_care`)
+/// against `best` without them, on small coverage mixes, with the default
+/// limits and with limits small enough that the ambiguous sets are dropped
+/// and confirmed: both sound against the run, every label decided without
+/// them is the same with them, the same undecided nodes or fewer, and the
+/// switches acted on some.
+#[test]
+fn best_beside_and_care_keep_the_labels_on_the_mix() {
+    use postmortem_core::cs::{Cs, CsLimits};
+    let best = |limits: FsaLimits, on: bool| Cs {
+        base: Fsa {
+            limits: FsaLimits {
+                confirm_care: on,
+                ..limits
+            },
+        },
+        limits: CsLimits {
+            beside: on,
+            ..CsLimits::default()
+        },
+        best: true,
+        exact: false,
+    };
+    let tight = FsaLimits {
+        max_states: 3_000,
+        coarse_states: 3_000,
+        max_memory: 256 << 10,
+        ..FsaLimits::default()
+    };
+    let (mut acted, mut same) = (0, 0);
+    for seed in 0..12u64 {
+        let (g, r, ran) = program(&SynthConfig::small_coverage(seed));
+        for (name, limits) in [("default", FsaLimits::default()), ("tight", tight)] {
+            let what = format!("seed {seed} {name}");
+            let with = best(limits, true).recover(&g, &r).unwrap();
+            let without = best(limits, false).recover(&g, &r).unwrap();
+            assert_sound(&g, &with, &ran, &what);
+            assert_sound(&g, &without, &ran, &what);
+            for n in g.nodes() {
+                let (a, b) = (with.labels[n.index()], without.labels[n.index()]);
+                if b != Label::Maybe {
+                    assert_eq!(a, b, "{what}: {} decided without, not with", g.ext_id(n));
+                }
+            }
+            assert!(
+                with.undecided.len() <= without.undecided.len(),
+                "{what}: more undecided with"
+            );
+            same += usize::from(with.labels == without.labels);
+            acted += usize::from(
+                with.stats
+                    .iter()
+                    .any(|&(k, v)| k == "confirm_beside" && v > 0),
+            );
+        }
+    }
+    eprintln!("{same} of 24 runs with the same labels, the frame graph beside in {acted}");
+    assert!(
+        acted >= 3,
+        "the frame graph was beside in only {acted} runs"
+    );
+}

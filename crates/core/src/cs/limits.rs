@@ -17,6 +17,11 @@ pub struct CsLimits {
     /// it without them, the pass is skipped (the labels stay sound either
     /// way, and the output says so). 0 skips it.
     pub bulk_states: usize,
+    /// Bulk recovery hands the base solver the frame graph's labels of
+    /// its first labels ([`crate::Solver::recover_beside`]), so that it
+    /// need not make exact the Maybe nodes the frame graph decides
+    /// (issue 25). The labels are the same either way, or more decided.
+    pub beside: bool,
 }
 
 impl Default for CsLimits {
@@ -26,6 +31,7 @@ impl Default for CsLimits {
             timeout: None,
             max_memory: 4 << 30,
             bulk_states: 1 << 20,
+            beside: true,
         }
     }
 }

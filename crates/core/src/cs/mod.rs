@@ -161,17 +161,7 @@ impl<B: Solver> Cs<B> {
         rec: &mut Recovery,
         _deadline: Option<std::time::Instant>,
     ) -> Result<Step, Conflict> {
-        let mut removed = BitSet::new(g.num_nodes());
-        for (v, &l) in rec.labels.iter().enumerate() {
-            if l == Label::No {
-                removed.insert(v);
-            }
-        }
-        for s in &report.obs_no {
-            if let Some(n) = s.single() {
-                removed.insert(n.index());
-            }
-        }
+        let removed = removed_by(g, report, &rec.labels);
         let (labels, stats) = match stack_labels(g, report, &removed, &self.limits) {
             Ok(x) => x,
             // The stack alone: its culprit is known.
@@ -377,12 +367,86 @@ impl<B: Solver> Solver for Cs<B> {
     }
 
     fn recover(&self, g: &Icfg, report: &Report) -> Result<Recovery, SolveError> {
+        if self.limits.beside {
+            if let Some(rec) = self.recover_beside_base(g, report)? {
+                return Ok(rec);
+            }
+        }
         let t = std::time::Instant::now();
         let mut rec = self.base.recover(g, report)?;
         rec.stats
             .push(("cs_base_ms", t.elapsed().as_millis() as u64));
         self.refine(g, report, rec)
     }
+}
+
+impl<B: Solver> Cs<B> {
+    /// Bulk recovery with the frame graph beside the base
+    /// ([`Solver::recover_beside`]): the base leaves to the frame graph the
+    /// Maybe nodes it decides from the base's first labels, whose labels
+    /// are merged before [`Cs::refine`]. `None` when the frame graph then
+    /// conflicts with the base, or the refinement failed or kept the
+    /// base's labels: the caller recovers as without it, so the base's
+    /// own labels are never ones left unconfirmed for the frame graph.
+    fn recover_beside_base(
+        &self,
+        g: &Icfg,
+        report: &Report,
+    ) -> Result<Option<Recovery>, SolveError> {
+        let t = std::time::Instant::now();
+        let frames = std::cell::RefCell::new(Vec::new());
+        let beside = |labels: &[Label]| {
+            let removed = removed_by(g, report, labels);
+            let mine = match stack_labels(g, report, &removed, &self.limits) {
+                Ok((mine, _)) => mine,
+                Err(_) => Vec::new(),
+            };
+            frames.replace(mine.clone());
+            mine
+        };
+        let mut rec = self.base.recover_beside(g, report, &beside)?;
+        rec.stats
+            .push(("cs_base_ms", t.elapsed().as_millis() as u64));
+        let frames = frames.into_inner();
+        let (mut yes, mut no) = (0u64, 0u64);
+        for (l, &f) in rec.labels.iter_mut().zip(&frames) {
+            match (*l, f) {
+                (Label::Yes, Label::No) | (Label::No, Label::Yes) => return Ok(None),
+                (Label::Maybe, Label::Yes) => yes += 1,
+                (Label::Maybe, Label::No) => no += 1,
+                _ => continue,
+            }
+            *l = f;
+        }
+        rec.stats.push(("cs_beside_yes", yes));
+        rec.stats.push(("cs_beside_no", no));
+        // An impossible refinement is decided again without it.
+        let Ok(rec) = self.refine(g, report, rec) else {
+            return Ok(None);
+        };
+        let kept_base = rec
+            .stats
+            .iter()
+            .any(|&(k, _)| k == "cs_conflict" || k == "cs_skipped");
+        Ok((!kept_base).then_some(rec))
+    }
+}
+
+/// The nodes known not to run: those labelled No, and single-node
+/// `obsNo` observations.
+fn removed_by(g: &Icfg, report: &Report, labels: &[Label]) -> BitSet {
+    let mut removed = BitSet::new(g.num_nodes());
+    for (v, &l) in labels.iter().enumerate() {
+        if l == Label::No {
+            removed.insert(v);
+        }
+    }
+    for s in &report.obs_no {
+        if let Some(n) = s.single() {
+            removed.insert(n.index());
+        }
+    }
+    removed
 }
 
 impl<B: Solver> Cs<B> {

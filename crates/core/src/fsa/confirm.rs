@@ -3,6 +3,7 @@
 
 use super::*;
 use std::collections::HashSet;
+use strategy::Shown;
 
 /// Rounds of [`Fsa::confirm`]: choices tried at most. Rounds stop earlier
 /// once at most [`SETTLE_AT`] nodes are left unconfirmed, or after a batch
@@ -35,7 +36,10 @@ impl Fsa {
     /// confirmed the labels are exact and the weakenings are withdrawn;
     /// otherwise the unconfirmed Maybe nodes are listed as undecided (and
     /// the weakenings stay listed). `red`: the report reduced by
-    /// [`Fsa::reduction`].
+    /// [`Fsa::reduction`]. `beside` (see [`Solver::recover_beside`]): the
+    /// Maybe nodes it decides from these labels are the caller's to
+    /// decide, and neither confirmed nor settled here (they count as
+    /// confirmed).
     pub(super) fn confirm(
         &self,
         g: &Icfg,
@@ -43,6 +47,7 @@ impl Fsa {
         mut rec: Recovery,
         red: Option<&Reduced>,
         started: Instant,
+        beside: Option<strategy::Beside<'_>>,
     ) -> Recovery {
         if !confirmable(report, &rec) {
             return rec;
@@ -53,6 +58,15 @@ impl Fsa {
         // run each.
         let sound = red.map(|r| &r.labels[..]);
         let mut ev = Evidence::new(&rec.labels);
+        if let Some(beside) = beside {
+            let t = Instant::now();
+            let theirs = beside(&rec.labels);
+            let left = ev.maybe.len();
+            ev.leave(&theirs);
+            rec.stats
+                .push(("confirm_beside", (left - ev.left(0)) as u64));
+            rec.stats.push(("confirm_beside_ms", millis(t)));
+        }
         let undecided: HashSet<NodeId> = rec.undecided.iter().copied().collect();
         let t = Instant::now();
         let rounds = self.confirm_rounds(g, report, &rec.labels, &mut ev, sound, started);
@@ -105,14 +119,23 @@ impl Fsa {
                 None => None,
             };
             let choices: Vec<Report> = (0..width).map(|_| ev.choice(report, labels)).collect();
+            let care = ev.care(labels.len());
             let mut inner = self.clone();
             inner.limits.timeout = remaining;
             rounds += choices.len() as u64;
-            let results: Vec<Result<Recovery, SolveError>> = std::thread::scope(|scope| {
-                let inner = &inner;
+            let results: Vec<Result<Shown, SolveError>> = std::thread::scope(|scope| {
+                let (inner, care) = (&inner, &care);
                 let runs: Vec<_> = choices
                     .iter()
-                    .map(|c| scope.spawn(move || inner.recover_once(g, c, false, sound)))
+                    .map(|c| {
+                        scope.spawn(move || {
+                            if self.limits.confirm_care {
+                                inner.choice_shown(g, c, sound, care)
+                            } else {
+                                inner.recover_once(g, c, false, sound).map(Shown::Recovered)
+                            }
+                        })
+                    })
                     .collect();
                 runs.into_iter()
                     .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
@@ -120,7 +143,7 @@ impl Fsa {
             });
             // An impossible (or too large) choice shows nothing.
             for r in results.into_iter().flatten() {
-                ev.record(&r);
+                ev.record_shown(&r);
             }
             let now = ev.left(0);
             stalled = now > left / 2;
@@ -150,6 +173,16 @@ impl Evidence {
             seen: vec![0u8; maybe.len()],
             maybe,
             rng: 0x9E37_79B9_7F4A_7C15,
+        }
+    }
+
+    /// Leaves out the Maybe nodes `theirs` decides (they count as
+    /// confirmed): another analysis decides them.
+    fn leave(&mut self, theirs: &[Label]) {
+        for (k, &i) in self.maybe.iter().enumerate() {
+            if theirs.get(i).is_some_and(|&l| l != Label::Maybe) {
+                self.seen[k] = 4;
+            }
         }
     }
 
@@ -220,6 +253,43 @@ impl Evidence {
             *set = NodeSet::new(vec![pick]).expect("one node");
         }
         chosen
+    }
+
+    /// The Maybe nodes that lack an execution skipping them and are not
+    /// confirmed: only their "must run" can confirm them (one that lacks
+    /// only an execution running it is confirmed by "may run"); of `n`
+    /// nodes.
+    pub(super) fn care(&self, n: usize) -> BitSet {
+        let mut care = BitSet::new(n);
+        for (&i, &m) in self.maybe.iter().zip(&self.seen) {
+            if !Self::confirmed(m) && m & 2 == 0 {
+                care.insert(i);
+            }
+        }
+        care
+    }
+
+    /// What [`Fsa::choice_shown`] shows. A classification of the
+    /// contracted product, explicit, that found executions shows the
+    /// choice possible: a node it says may run runs on one of them, a
+    /// node it says need not run (outside `unsure`) is skipped by one.
+    pub(super) fn record_shown(&mut self, shown: &Shown) {
+        let c = match shown {
+            Shown::Recovered(r) => return self.record(r),
+            Shown::Nothing => return,
+            Shown::Classified(c) => c,
+        };
+        if !c.exact {
+            return;
+        }
+        for (k, &i) in self.maybe.iter().enumerate() {
+            self.seen[k] |= match (c.may.contains(i), c.must.contains(i)) {
+                (false, _) => 2,
+                (true, true) => 1,
+                (true, false) if c.unsure.contains(i) => 1,
+                (true, false) => 1 | 2,
+            };
+        }
     }
 
     /// What the recovery `r` of a choice shows. Nothing if it dropped a

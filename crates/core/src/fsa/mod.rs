@@ -103,6 +103,10 @@ pub struct FsaLimits {
     /// (exact). The first attempt with hundreds of sets rarely fits, and
     /// is most of the cost when it does not. `usize::MAX`: no cap.
     pub first_states: usize,
+    /// The confirmation rounds ([`Fsa::confirm`]) decide "must run" only
+    /// where it may confirm a node still unconfirmed (issue 25; the
+    /// labels are the same without it).
+    pub confirm_care: bool,
 }
 
 impl Default for FsaLimits {
@@ -119,6 +123,7 @@ impl Default for FsaLimits {
             settle_checks: 256,
             witness_choices: SETTLE_AT,
             first_states: 250_000,
+            confirm_care: true,
         }
     }
 }
@@ -358,7 +363,18 @@ impl Solver for Fsa {
     crate::solver::check_by_search!();
 
     fn recover(&self, g: &Icfg, report: &Report) -> Result<Recovery, SolveError> {
-        self.recover_all(g, report)
+        self.recover_all(g, report, None)
+    }
+
+    /// Bulk recovery whose confirmation ([`Fsa::confirm`]) leaves out the
+    /// Maybe nodes `beside` decides from the first pass's labels.
+    fn recover_beside(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        beside: &dyn Fn(&[Label]) -> Vec<Label>,
+    ) -> Result<Recovery, SolveError> {
+        self.recover_all(g, report, Some(beside))
     }
 }
 

@@ -229,9 +229,9 @@ impl Settler<'_> {
             if ev.left(k + 1) >= SETTLE_BULK_AT && self.bulk_tracked != self.tracked {
                 self.bulk_tracked.clone_from(&self.tracked);
                 self.stats.checks += 1;
-                if let Ok(r) = inner.recover_once(g, &sub.report, false, Some(&self.red.labels)) {
+                if let Some(theirs) = self.bulk_labels(&inner, g, &sub.report, ev, k + 1) {
                     for kk in k + 1..ev.maybe.len() {
-                        let l = r.labels[ev.maybe[kk]];
+                        let l = theirs[ev.maybe[kk]];
                         if !Evidence::confirmed(ev.seen[kk]) && l != Label::Maybe {
                             labels[ev.maybe[kk]] = l;
                             ev.seen[kk] = 4;
@@ -281,6 +281,40 @@ impl Settler<'_> {
         Settle::NextNeed
     }
 
+    /// Labels sound for `sub` (the reduced report with the tracked sets),
+    /// by its bulk recovery; with [`FsaLimits::confirm_care`], "must run"
+    /// decided only for the unconfirmed Maybe nodes from the `from`-th on
+    /// (the only ones read).
+    fn bulk_labels(
+        &self,
+        fsa: &Fsa,
+        g: &Icfg,
+        sub: &Report,
+        ev: &Evidence,
+        from: usize,
+    ) -> Option<Vec<Label>> {
+        let sound = Some(&self.red.labels[..]);
+        if fsa.limits.confirm_care {
+            let mut care = BitSet::new(g.num_nodes());
+            for kk in from..ev.maybe.len() {
+                if !Evidence::confirmed(ev.seen[kk]) {
+                    care.insert(ev.maybe[kk]);
+                }
+            }
+            match fsa.choice_shown(g, sub, sound, &care) {
+                Ok(strategy::Shown::Classified(c)) => {
+                    return Some(Label::all_from(g.num_nodes(), &c.may, &c.must))
+                }
+                Ok(strategy::Shown::Recovered(r)) => return Some(r.labels),
+                Ok(strategy::Shown::Nothing) => {}
+                Err(_) => return None,
+            }
+        }
+        fsa.recover_once(g, sub, false, sound)
+            .ok()
+            .map(|r| r.labels)
+    }
+
     /// The choice a witness shows possible (`on`: its nodes): every
     /// ambiguous `obsNo` set of the report replaced by a member the
     /// witness skips (among those, one still lacking an execution that
@@ -314,8 +348,15 @@ impl Settler<'_> {
         self.stats.choices += 1;
         // UTL's labels of the reduced report are sound for the choice (a
         // stronger report).
-        if let Ok(r) = fsa.recover_once(g, &choice, false, Some(&self.red.labels)) {
-            ev.record(&r);
+        let sound = Some(&self.red.labels[..]);
+        let shown = if fsa.limits.confirm_care {
+            fsa.choice_shown(g, &choice, sound, &ev.care(g.num_nodes()))
+        } else {
+            fsa.recover_once(g, &choice, false, sound)
+                .map(strategy::Shown::Recovered)
+        };
+        if let Ok(shown) = shown {
+            ev.record_shown(&shown);
         }
     }
 }

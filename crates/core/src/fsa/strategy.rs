@@ -84,6 +84,21 @@ enum Reduce<'r> {
     Done(Option<&'r Reduced>),
 }
 
+/// What the bulk recovery of a choice shows ([`Fsa::choice_shown`]).
+pub(super) enum Shown {
+    /// The contracted product's classification, explicit: "may run"
+    /// exact, "must run" exact outside `unsure`.
+    Classified(contracted::Coarse),
+    /// A whole pass's recovery.
+    Recovered(Recovery),
+    /// Nothing (a constraint was weakened).
+    Nothing,
+}
+
+/// What [`Solver::recover_beside`] gives: labels the caller will merge,
+/// from labels sound for the report.
+pub(super) type Beside<'b> = &'b dyn Fn(&[Label]) -> Vec<Label>;
+
 /// The stat a pass of bulk recovery records when step 2 stopped at
 /// [`FsaLimits::first_states`].
 const FIRST_CAPPED: &str = "fsa_first_capped";
@@ -91,14 +106,19 @@ const FIRST_CAPPED: &str = "fsa_first_capped";
 impl Fsa {
     /// Bulk recovery: an optimistic pass (see [`FsaLimits::first_states`]),
     /// then, if that left nodes unconfirmed, the exact flow
-    /// ([`Fsa::recover_uncapped`]).
-    pub(super) fn recover_all(&self, g: &Icfg, report: &Report) -> Result<Recovery, SolveError> {
+    /// ([`Fsa::recover_uncapped`]). `beside`: see [`Solver::recover_beside`].
+    pub(super) fn recover_all(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        beside: Option<Beside<'_>>,
+    ) -> Result<Recovery, SolveError> {
         let cap = self.limits.first_states;
         if cap >= self.limits.coarse_states || !self.limits.contracted_first {
-            return self.recover_uncapped(g, report, None);
+            return self.recover_uncapped(g, report, None, beside);
         }
         let started = Instant::now();
-        let rec = self.recover_uncapped(g, report, Some(cap))?;
+        let rec = self.recover_uncapped(g, report, Some(cap), beside)?;
         let capped = rec.stats.iter().any(|&(k, _)| k == FIRST_CAPPED);
         let exact = rec.undecided.is_empty()
             && !rec
@@ -112,7 +132,7 @@ impl Fsa {
         }
         // The cap may have cost labels: the flow without it, whose labels
         // are those it always gave.
-        let mut again = self.recover_uncapped(g, report, None)?;
+        let mut again = self.recover_uncapped(g, report, None, beside)?;
         again.stats.push((FIRST_CAPPED, 1));
         again.stats.push(("fsa_first_capped_ms", millis(started)));
         Ok(again)
@@ -126,6 +146,7 @@ impl Fsa {
         g: &Icfg,
         report: &Report,
         first: Option<usize>,
+        beside: Option<Beside<'_>>,
     ) -> Result<Recovery, SolveError> {
         let started = Instant::now();
         // Ambiguous `obsNo` sets that do not fit are dropped from the
@@ -145,7 +166,7 @@ impl Fsa {
             .map_err(explained)?;
         rec.stats.push(("fsa_bulk_ms", millis(started)));
         if confirmable(report, &rec) {
-            return Ok(self.confirm(g, report, rec, red.as_ref(), started));
+            return Ok(self.confirm(g, report, rec, red.as_ref(), started, beside));
         }
         if rec.weakened.iter().any(|w| dropped(report, w)) {
             // Nothing can undo some other weakening: keep as many of the
@@ -180,6 +201,51 @@ impl Fsa {
             None => Reduce::Utl,
         };
         self.recover_pass(g, report, keep_search, reduce, None)
+    }
+
+    /// What the bulk recovery of a choice ([`Fsa::confirm`]) shows, with
+    /// "must run" wanted only for `care` (see [`contracted::explore_caring`]):
+    /// steps 1 and 2 of a pass, `sound` as in [`Fsa::recover_once`]; when
+    /// step 2 does not classify, the whole pass.
+    pub(super) fn choice_shown(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        sound: Option<&[Label]>,
+        care: &BitSet,
+    ) -> Result<Shown, SolveError> {
+        if self.limits.contracted_first && self.limits.coarse_states > 0 {
+            let own = match sound {
+                Some(labels) => {
+                    let (r, kept) = reduced(report, labels).map_err(|_| infeasible())?;
+                    Some(Reduced {
+                        report: r,
+                        labels: labels.to_vec(),
+                        no_origin: kept,
+                    })
+                }
+                None => self.reduction(g, report).map_err(|_| infeasible())?,
+            };
+            let sp = split(g, report, None, own.as_ref(), self.limits.max_states)
+                .map_err(|_| infeasible())?;
+            let start = [g.start().as_u32()];
+            let Some(prep) = self.prepare(g, &sp, &start) else {
+                return Err(infeasible());
+            };
+            if !sp.weakened.is_empty() {
+                // Shows nothing (see [`Evidence::record`]).
+                return Ok(Shown::Nothing);
+            }
+            let st = structure(g, &prep, start[0]);
+            let mode = contracted::Mode::Classify { subsume: false };
+            match contracted::explore_caring(&st, &sp, self.coarse_limits(), mode, Some(care)) {
+                Ok(contracted::Outcome::Classified(c)) => return Ok(Shown::Classified(c)),
+                Ok(_) => return Err(infeasible()),
+                Err(_) => {}
+            }
+        }
+        self.recover_once(g, report, false, sound)
+            .map(Shown::Recovered)
     }
 
     /// [`Fsa::recover_once`], step 2 under at most `first` vertices (when

@@ -11,6 +11,8 @@ pub(super) struct Classify<'p, 's, 'a> {
     pub(super) limits: CoarseLimits,
     /// Explored with antichains: only "may run", over-approximated.
     pub(super) subsume: bool,
+    /// Only these nodes' "must run" is wanted (see [`explore_caring`]).
+    pub(super) care: Option<&'p BitSet>,
     pub(super) space: &'p Space<'s, 'a>,
     pub(super) graph: &'p Explored,
 }
@@ -337,6 +339,12 @@ impl Classify<'_, '_, '_> {
     ) {
         let s = self.space.locs.sub_of(l).expect("a contracted location");
         let members = self.space.locs.sub.members_of(s);
+        if !self.cares(members) {
+            for &v in members {
+                m.unsure.insert(v as usize);
+            }
+            return;
+        }
         let (mut entries, mut exits) = (HashSet::new(), HashSet::new());
         for &x in states {
             let (a, b) = self.crossing_ends(ctx, x, members);
@@ -373,6 +381,7 @@ impl Classify<'_, '_, '_> {
             width: self.space.width,
             k_o: self.space.k_o,
             trackers: &self.space.trackers,
+            care: self.care,
         };
         let (always, left) = held.decide();
         for v in always {
@@ -380,7 +389,7 @@ impl Classify<'_, '_, '_> {
         }
         // Exact checks for what is left, one per class, while allowed.
         for class in left {
-            let verdict = if m.checks < self.limits.checks {
+            let verdict = if m.checks < self.limits.checks && self.cares(&class) {
                 m.checks += 1;
                 explore(self.st, self.sp, self.limits, Mode::Avoid(class[0])).ok()
             } else {
@@ -400,6 +409,13 @@ impl Classify<'_, '_, '_> {
             }
         }
         m.held_decided += members.len();
+    }
+
+    /// Whether "must run" is wanted for one of `nodes` (see
+    /// [`explore_caring`]).
+    fn cares(&self, nodes: &[u32]) -> bool {
+        self.care
+            .is_none_or(|c| nodes.iter().any(|&v| c.contains(v as usize)))
     }
 
     /// The members of contracted location `l`, a whole component crossed

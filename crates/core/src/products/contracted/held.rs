@@ -24,6 +24,9 @@ pub(super) struct Held<'a> {
     pub(super) width: usize,
     pub(super) k_o: usize,
     pub(super) trackers: &'a [Tracker],
+    /// Only these nodes' fate is wanted (see [`explore_caring`]): the
+    /// others get no star of their own.
+    pub(super) care: Option<&'a BitSet>,
 }
 
 impl Held<'_> {
@@ -70,7 +73,10 @@ impl Held<'_> {
             let (entry, exit) = (legs[0].entry, legs[0].exit);
             let on_every = crossing.star_unavoidable(entry, &legs);
             for i in todo {
-                if !candidates.contains(i) {
+                let cared = self
+                    .care
+                    .is_none_or(|c| c.contains(self.members[i] as usize));
+                if !candidates.contains(i) || !cared {
                     continue;
                 }
                 let root = if i as u32 == entry { exit } else { entry };

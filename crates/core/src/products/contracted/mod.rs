@@ -185,6 +185,22 @@ pub(crate) fn explore(
     limits: CoarseLimits,
     mode: Mode,
 ) -> Result<Outcome, Stop> {
+    explore_caring(st, sp, limits, mode, None)
+}
+
+/// [`explore`], and in [`Mode::Classify`] with `care`, "must run" decided
+/// only where it may tell a node of `care` (issue 25: a confirmation
+/// round needs only the nodes still unconfirmed): a contracted location
+/// with no member in `care`, or a class of members left for an exact
+/// check with none, is left unsure (listed in [`Coarse::unsure`]) without
+/// the work. "May run" stays exact.
+pub(crate) fn explore_caring(
+    st: &Structure<'_>,
+    sp: &Split,
+    limits: CoarseLimits,
+    mode: Mode,
+    care: Option<&BitSet>,
+) -> Result<Outcome, Stop> {
     let (subsume, skip, early) = match mode {
         Mode::Classify { subsume } => (subsume, None, false),
         Mode::Avoid(v) => (true, Some(v), true),
@@ -219,6 +235,7 @@ pub(crate) fn explore(
         sp,
         limits,
         subsume,
+        care,
         space: &space,
         graph: &search.graph,
     }

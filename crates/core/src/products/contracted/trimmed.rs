@@ -15,6 +15,21 @@ pub(super) struct Cuts<'t> {
     /// Reachable from the root, and reaching the sink.
     pub(super) fwd: BitSet,
     pub(super) bwd: BitSet,
+    /// Root-to-sink paths found by earlier [`Cuts::cut`] calls (each as
+    /// the set of its vertices): a set that misses one of them is no cut,
+    /// without a search. At most [`CUT_PATHS`], the oldest replaced.
+    paths: std::cell::RefCell<CutPaths>,
+}
+
+/// Paths [`Cuts`] keeps to answer "no cut" without a search.
+const CUT_PATHS: usize = 32;
+
+/// [`Cuts::paths`]: the paths, the next one to replace, and the walk's
+/// reusable marks.
+struct CutPaths {
+    paths: Vec<BitSet>,
+    next: usize,
+    walker: Walker,
 }
 
 impl<'t> Cuts<'t> {
@@ -38,10 +53,17 @@ impl<'t> Cuts<'t> {
             dom_sink,
             fwd,
             bwd,
+            paths: std::cell::RefCell::new(CutPaths {
+                paths: Vec::new(),
+                next: 0,
+                walker: Walker::new(nh),
+            }),
         }
     }
 
-    /// Whether every root-to-sink path meets `set`.
+    /// Whether every root-to-sink path meets `set`. A set that misses a
+    /// path found before is answered at once; otherwise a shortest path
+    /// avoiding `set` is searched for (and kept if found).
     pub(super) fn cut(&self, set: &[u32]) -> bool {
         if set.iter().any(|&v| self.dom_sink.contains(v as usize)) {
             return true;
@@ -49,10 +71,38 @@ impl<'t> Cuts<'t> {
         if set.len() == 1 {
             return false;
         }
+        let mut kept = self.paths.borrow_mut();
+        if kept
+            .paths
+            .iter()
+            .any(|p| set.iter().all(|&v| !p.contains(v as usize)))
+        {
+            return false;
+        }
         let blocked: HashSet<u32> = set.iter().copied().collect();
-        let mut seen = BitSet::new(self.nh);
-        crate::algo::reach(self.hg, [self.root], |v| !blocked.contains(&v), &mut seen);
-        !seen.contains(self.sink as usize)
+        let sink = self.sink;
+        let Some(path) = kept.walker.walk(
+            self.hg,
+            self.root,
+            |v| v == sink,
+            |v| !blocked.contains(&v),
+            false,
+            usize::MAX,
+        ) else {
+            return true;
+        };
+        let mut on = BitSet::new(self.nh);
+        for v in path {
+            on.insert(v as usize);
+        }
+        if kept.paths.len() < CUT_PATHS {
+            kept.paths.push(on);
+        } else {
+            let i = kept.next;
+            kept.paths[i] = on;
+            kept.next = (i + 1) % CUT_PATHS;
+        }
+        false
     }
 }
 
