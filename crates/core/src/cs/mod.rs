@@ -110,7 +110,15 @@ fn stack_culprit(g: &Icfg, report: &Report, limits: &CsLimits) -> Origin {
 impl<B: Solver> Cs<B> {
     /// The base's labels `rec` refined by the frame graph, the bulk pass
     /// and (with `exact`) the closure, in that order.
-    fn refine(&self, g: &Icfg, report: &Report, mut rec: Recovery) -> Result<Recovery, SolveError> {
+    /// `hint`: labels known sound for `report` (see
+    /// [`Solver::recover_hinted`]), read by the bulk pass only.
+    fn refine(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        mut rec: Recovery,
+        hint: Option<&[Label]>,
+    ) -> Result<Recovery, SolveError> {
         let base = rec.labels.clone();
         let deadline = self.limits.timeout.map(|t| std::time::Instant::now() + t);
         let steps = [Self::frames, Self::bulk, Self::close];
@@ -122,7 +130,7 @@ impl<B: Solver> Cs<B> {
                 break;
             }
             let t = std::time::Instant::now();
-            let done = step(self, g, report, &mut rec, deadline);
+            let done = step(self, g, report, &mut rec, deadline, hint);
             rec.stats.push((phases[i], t.elapsed().as_millis() as u64));
             match done {
                 Ok(Step::Done) => {}
@@ -160,6 +168,7 @@ impl<B: Solver> Cs<B> {
         report: &Report,
         rec: &mut Recovery,
         _deadline: Option<std::time::Instant>,
+        _hint: Option<&[Label]>,
     ) -> Result<Step, Conflict> {
         let mut removed = BitSet::new(g.num_nodes());
         for (v, &l) in rec.labels.iter().enumerate() {
@@ -215,6 +224,7 @@ impl<B: Solver> Cs<B> {
         report: &Report,
         rec: &mut Recovery,
         deadline: Option<std::time::Instant>,
+        hint: Option<&[Label]>,
     ) -> Result<Step, Conflict> {
         if self.limits.bulk_states == 0 {
             return Ok(Step::Done);
@@ -226,6 +236,7 @@ impl<B: Solver> Cs<B> {
             &self.limits,
             deadline,
             self.limits.bulk_states,
+            hint,
         );
         if b.infeasible {
             return Err(Conflict(None));
@@ -264,6 +275,7 @@ impl<B: Solver> Cs<B> {
         report: &Report,
         rec: &mut Recovery,
         deadline: Option<std::time::Instant>,
+        _hint: Option<&[Label]>,
     ) -> Result<Step, Conflict> {
         if !self.exact {
             return Ok(Step::Done);
@@ -381,7 +393,22 @@ impl<B: Solver> Solver for Cs<B> {
         let mut rec = self.base.recover(g, report)?;
         rec.stats
             .push(("cs_base_ms", t.elapsed().as_millis() as u64));
-        self.refine(g, report, rec)
+        self.refine(g, report, rec, None)
+    }
+
+    /// The bulk pass skips the candidates `hint` decides (and knows its
+    /// Yes nodes ran); the base does not read it.
+    fn recover_hinted(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        hint: &[Label],
+    ) -> Result<Recovery, SolveError> {
+        let t = std::time::Instant::now();
+        let mut rec = self.base.recover(g, report)?;
+        rec.stats
+            .push(("cs_base_ms", t.elapsed().as_millis() as u64));
+        self.refine(g, report, rec, Some(hint))
     }
 }
 
