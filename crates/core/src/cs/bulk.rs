@@ -383,7 +383,14 @@ impl Flow {
                 sets.put(members[0], &acc);
                 continue;
             }
-            for &i in members {
+            // State ids follow the forward exploration: a backward pass
+            // starts from the last ones (fewer re-evaluations, same
+            // fixpoint).
+            let mut first = members.to_vec();
+            if !forward {
+                first.reverse();
+            }
+            for i in first {
                 queue.push_back(i);
                 queued.insert(i as usize);
             }
