@@ -161,9 +161,11 @@ pub fn run(a: AnalyzeArgs) -> Result<(), Failure> {
     let s = a.solver.build(a.solver.solver);
     let t = Instant::now();
     // Values (from a core) in stages: see `postmortem_core::staged`; the
-    // value stages on every core (`batch` runs them one by one).
+    // value stages two at a time where there are two cores (each stage
+    // may use the solver's whole memory budget; `batch` runs them one by
+    // one, its crashes already use every core).
     let staging = postmortem_core::staged::Staging {
-        threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        threads: std::thread::available_parallelism().map_or(1, |n| n.get().min(2)),
         ..Default::default()
     };
     let mut rec =
