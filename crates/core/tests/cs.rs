@@ -1326,7 +1326,7 @@ fn staged_hints_keep_the_labels() {
         let g = random_icfg(&mut rng, &shape);
         let mut r = cs_report(&mut rng, &g, true);
         let n = g.num_nodes();
-        let mut pick = |rng: &mut Rng, k: usize| {
+        let pick = |rng: &mut Rng, k: usize| {
             let nodes: Vec<NodeId> = (0..1 + rng.below(k))
                 .map(|_| NodeId::new(rng.below(n)))
                 .collect();
