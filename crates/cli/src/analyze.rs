@@ -160,15 +160,23 @@ pub fn run(a: AnalyzeArgs) -> Result<(), Failure> {
     }
     let s = a.solver.build(a.solver.solver);
     let t = Instant::now();
-    // Values (from a core) in stages: see `postmortem_core::staged`.
-    let mut rec = postmortem_core::staged::recover_with_values(&*s, &loaded.graph, &loaded.report)
-        .map_err(|e| {
-            let mut f = solve_failure(e, &a.inputs.report);
-            if let (3, Some(hint)) = (f.code, &loaded.impossible_hint) {
-                f.message = format!("{}; {hint}", f.message);
-            }
-            f
-        })?;
+    // Values (from a core) in stages: see `postmortem_core::staged`; the
+    // value stages two at a time where there are two cores (each stage
+    // may use the solver's whole memory budget; `batch` runs them one by
+    // one, its crashes already use every core).
+    let staging = postmortem_core::staged::Staging {
+        threads: std::thread::available_parallelism().map_or(1, |n| n.get().min(2)),
+        ..Default::default()
+    };
+    let mut rec =
+        postmortem_core::staged::recover_staged(&*s, &loaded.graph, &loaded.report, staging)
+            .map_err(|e| {
+                let mut f = solve_failure(e, &a.inputs.report);
+                if let (3, Some(hint)) = (f.code, &loaded.impossible_hint) {
+                    f.message = format!("{}; {hint}", f.message);
+                }
+                f
+            })?;
     ran_somewhere(&loaded.graph, &loaded.report, &mut rec, &a.inputs.report)?;
     loaded.timings.recover_ms = ms(t);
     let cfg_path = a.inputs.cfg.display().to_string();

@@ -316,6 +316,20 @@ impl<S: Solver> Solver for ProcessWide<S> {
         self.0.possible(g, &r, query)
     }
 
+    /// The hint goes through only where this wrapper is the identity:
+    /// process-wide labels are not the inner solver's.
+    fn recover_hinted(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        hint: &[Label],
+    ) -> Result<Recovery, SolveError> {
+        match Concurrency::of(g, report) {
+            None => self.0.recover_hinted(g, report, hint),
+            Some(_) => self.recover(g, report),
+        }
+    }
+
     fn recover(&self, g: &Icfg, report: &Report) -> Result<Recovery, SolveError> {
         let Some(all) = Concurrency::of(g, report) else {
             return self.0.recover(g, report);

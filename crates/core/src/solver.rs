@@ -223,6 +223,21 @@ pub trait Solver {
         self.recover(g, report)
     }
 
+    /// [`Solver::recover`], given `hint`: labels (one per node) known
+    /// sound for `report`, such as a weaker report's recovery, which a
+    /// solver may use to skip work. The labels are never less decided
+    /// than `recover`'s, merged with `hint`'s (they may be more); a
+    /// solver that cannot use it recovers as usual.
+    fn recover_hinted(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        hint: &[Label],
+    ) -> Result<Recovery, SolveError> {
+        let _ = hint;
+        self.recover(g, report)
+    }
+
     /// A minimal impossible subset of the report's constraints plus the
     /// query (named [`Origin::Query`]): every member of the result is
     /// needed, removing any one makes it possible. `None` if the report and

@@ -1398,4 +1398,107 @@ fn beside_and_care_keep_the_labels() {
         "only {beside} runs left nodes to the frame graph"
     );
     assert!(exact > 20, "only {exact} exact pairs");
+
+/// Values and residue in stages (`staged`) as `analyze` runs them (hints,
+/// value stages on threads) against the reference (every stage a plain
+/// recovery, one by one), with `best`: every label the reference decides
+/// is decided the same, and every label is sound against the valid paths
+/// of the whole report (residue as `obsYes`) whenever there is one.
+#[test]
+fn staged_hints_keep_the_labels() {
+    use postmortem_core::report::{LastWrite, Trace};
+    use postmortem_core::staged::{recover_staged, Staging};
+    let shape = GraphShape {
+        max_functions: 4,
+        max_body: 4,
+    };
+    let best = Cs::<Fsa> {
+        best: true,
+        ..Cs::default()
+    };
+    let reference = Staging {
+        hints: false,
+        threads: 1,
+    };
+    let fast = Staging {
+        hints: true,
+        threads: 2,
+    };
+    let (mut staged, mut checked, mut decided, mut gained) = (0, 0, 0, 0);
+    for seed in 0..cases() / 2 {
+        let mut rng = Rng::new(seed ^ 0x5A6E);
+        let g = random_icfg(&mut rng, &shape);
+        let mut r = cs_report(&mut rng, &g, true);
+        let n = g.num_nodes();
+        let pick = |rng: &mut Rng, k: usize| {
+            let nodes: Vec<NodeId> = (0..1 + rng.below(k))
+                .map(|_| NodeId::new(rng.below(n)))
+                .collect();
+            NodeSet::new(nodes).expect("non-empty")
+        };
+        for _ in 0..rng.below(4) {
+            let writes = pick(&mut rng, 3);
+            let bad = writes
+                .nodes()
+                .iter()
+                .copied()
+                .filter(|_| rng.chance(40))
+                .collect();
+            r.values.push(LastWrite {
+                writes,
+                bad,
+                need: rng.chance(30),
+                what: "v".into(),
+            });
+        }
+        for _ in 0..rng.below(3) {
+            let set = pick(&mut rng, 2);
+            r.residue.push(set);
+        }
+        let ctx = || format!("seed {seed}\n{}", describe(&g, &r));
+        let want = recover_staged(&best, &g, &r, reference);
+        let got = recover_staged(&best, &g, &r, fast);
+        let (want, got) = match (want, got) {
+            (Ok(w), Ok(x)) => (w, x),
+            (Err(a), Err(b)) => {
+                assert_eq!(a, b, "{}", ctx());
+                continue;
+            }
+            (a, b) => panic!("{:?} / {:?}: {}", a.err(), b.err(), ctx()),
+        };
+        staged += usize::from(!r.values.is_empty() || !r.residue.is_empty());
+        for v in 0..n {
+            if want.labels[v] != Label::Maybe {
+                assert_eq!(got.labels[v], want.labels[v], "node {v}: {}", ctx());
+                decided += 1;
+            } else if got.labels[v] != Label::Maybe {
+                gained += 1;
+            }
+        }
+        // The whole report, residue as obsYes: the labels hold on every
+        // valid path of it the oracle finds.
+        let mut whole = r.clone();
+        for set in std::mem::take(&mut whole.residue) {
+            whole.obs_yes.push(Trace {
+                reliable: false,
+                entries: vec![set],
+            });
+        }
+        let paths = oracle_cs::enumerate(&g, &whole, 13, 4);
+        if paths.found > 0 {
+            checked += 1;
+            for v in 0..n {
+                match got.labels[v] {
+                    Label::No => assert!(!paths.seen[v], "node {v} No but ran: {}", ctx()),
+                    Label::Yes => assert!(paths.all[v], "node {v} Yes but skipped: {}", ctx()),
+                    Label::Maybe => {}
+                }
+            }
+        }
+    }
+    eprintln!("{staged} staged, {checked} checked against valid paths, {decided} labels compared, {gained} gained");
+    assert!(
+        staged > cases() as usize / 4 && checked > cases() as usize / 8 && decided > 0,
+        "{staged} {checked} {decided}"
+    );
 }

@@ -99,13 +99,17 @@ impl Hyper {
     /// `known` (nodes known to run on every consistent execution, so
     /// every consistent path is among those through it), closed over the
     /// candidates so proved. Computed in chunks of at most `words` 64-bit
-    /// words per live state, only the first `max_chunks` chunks. Returns
-    /// the candidates proved, and how many were left unexamined.
+    /// words per live state, only the first `max_chunks` chunks; the
+    /// candidates `skip` names (decided elsewhere) leave their chunk, and
+    /// what is left of consecutive chunks is examined together while it
+    /// fits one (a chunk's members are never split: the closure only
+    /// gains from more of them). Returns the candidates proved, and how
+    /// many were left unexamined.
     pub fn must(
         &self,
         flow: &Flow,
         num_nodes: usize,
-        candidates: &[NodeId],
+        (candidates, skip): (&[NodeId], &dyn Fn(NodeId) -> bool),
         known: &[NodeId],
         words: usize,
         max_chunks: usize,
@@ -114,20 +118,31 @@ impl Hyper {
             return (Vec::new(), 0);
         }
         let per_chunk = words.clamp(1, candidates.len().div_ceil(64)) * 64;
-        let mut proved = Vec::new();
+        let mut groups: Vec<Vec<NodeId>> = Vec::new();
         let mut left = 0;
         for (c, chunk) in candidates.chunks(per_chunk).enumerate() {
             if c >= max_chunks {
                 left += chunk.len();
                 continue;
             }
+            let open: Vec<NodeId> = chunk.iter().copied().filter(|&v| !skip(v)).collect();
+            match groups.last_mut() {
+                _ if open.is_empty() => {}
+                Some(last) if last.len() + open.len() <= per_chunk => last.extend(open),
+                _ => groups.push(open),
+            }
+        }
+        let mut proved = Vec::new();
+        // One allocation of each for every chunk.
+        let (mut pre, mut post) = (Sets::new(0, 1, 0), Sets::new(0, 1, 0));
+        for chunk in &groups {
             let mut bit = vec![u32::MAX; num_nodes];
             for (i, v) in chunk.iter().enumerate() {
                 bit[v.index()] = i as u32;
             }
             let w = chunk.len().div_ceil(64);
-            let pre = flow.pre(self, &bit, w);
-            let post = flow.post(self, &bit, &pre);
+            flow.pre(self, &bit, w, &mut pre);
+            flow.post(self, &bit, &pre, &mut post);
             let yes = flow.closure(&pre, &post, chunk, known);
             proved.extend(
                 chunk
@@ -222,6 +237,18 @@ impl Sets {
 
     fn get(&self, i: u32) -> &[u64] {
         &self.bits[i as usize * self.w..(i as usize + 1) * self.w]
+    }
+
+    /// Reuses the allocation for `n` states of `w` words, all `fill`.
+    fn reset(&mut self, n: usize, w: usize, fill: u64) {
+        self.w = w;
+        self.bits.clear();
+        self.bits.resize(n * w, fill);
+    }
+
+    /// Sets state `i` to `acc` (once-visited states: no comparison).
+    fn put(&mut self, i: u32, acc: &[u64]) {
+        self.bits[i as usize * self.w..(i as usize + 1) * self.w].copy_from_slice(acc);
     }
 
     /// Sets state `i` to `acc`; whether it changed.
@@ -321,6 +348,14 @@ impl Flow {
             .filter(|&b| b != u32::MAX)
     }
 
+    /// [`Flow::own`] of every live state, for the passes that read it per
+    /// step.
+    fn own_bits(&self, h: &Hyper, bit: &[u32]) -> Vec<Option<u32>> {
+        (0..self.order.len() as u32)
+            .map(|i| self.own(h, bit, i))
+            .collect()
+    }
+
     /// The components in topological order (sources of steps first), or
     /// the reverse.
     fn components(&self, forward: bool) -> Vec<SccId> {
@@ -345,10 +380,17 @@ impl Flow {
             let members = self.sccs.members_of(c);
             if self.sccs.is_trivial(c) {
                 eval(members[0], sets, &mut acc);
-                sets.set(members[0], &acc);
+                sets.put(members[0], &acc);
                 continue;
             }
-            for &i in members {
+            // State ids follow the forward exploration: a backward pass
+            // starts from the last ones (fewer re-evaluations, same
+            // fixpoint).
+            let mut first = members.to_vec();
+            if !forward {
+                first.reverse();
+            }
+            for i in first {
                 queue.push_back(i);
                 queued.insert(i as usize);
             }
@@ -397,7 +439,7 @@ impl Flow {
                 eval(i, sets, &mut acc);
             }
             for &i in self.sccs.members_of(c) {
-                sets.set(i, &acc);
+                sets.put(i, &acc);
             }
         }
     }
@@ -406,9 +448,10 @@ impl Flow {
     /// invocation's path edge, from the invocation's entry): the greatest
     /// fixpoint of ⋂ over its steps of the union of their sources', plus
     /// its own node.
-    fn pre(&self, h: &Hyper, bit: &[u32], w: usize) -> Sets {
-        let mut sets = Sets::new(self.order.len(), w, !0);
-        self.solve(&mut sets, true, |i, sets, acc| {
+    fn pre(&self, h: &Hyper, bit: &[u32], w: usize, sets: &mut Sets) {
+        let own = self.own_bits(h, bit);
+        sets.reset(self.order.len(), w, !0);
+        self.solve(sets, true, |i, sets, acc| {
             if self.root[i as usize] {
                 // Its own derivation is just itself.
                 acc.fill(0);
@@ -420,16 +463,19 @@ impl Flow {
                         None => acc.iter_mut().zip(x).for_each(|(c, x)| *c &= x),
                         Some(b) => {
                             let y = sets.get(b);
-                            for k in 0..acc.len() {
-                                acc[k] &= x[k] | y[k];
+                            for ((c, x), y) in acc.iter_mut().zip(x).zip(y) {
+                                *c &= x | y;
                             }
                         }
                     }
+                    // Nothing more can leave (an all-empty meet stays so).
+                    if acc.iter().all(|&c| c == 0) {
+                        break;
+                    }
                 }
             }
-            set_bit(acc, self.own(h, bit, i));
+            set_bit(acc, own[i as usize]);
         });
-        sets
     }
 
     /// Per live state, the candidates on every continuation of it to an
@@ -437,34 +483,43 @@ impl Flow {
     /// invocation: ⋂ over the steps it is a source of, of the target's
     /// node and set, and the other source's `pre`; nothing at an
     /// accepting state.
-    fn post(&self, h: &Hyper, bit: &[u32], pre: &Sets) -> Sets {
+    fn post(&self, h: &Hyper, bit: &[u32], pre: &Sets, sets: &mut Sets) {
         let mut accepting = vec![false; self.order.len()];
         for &a in &self.accepting {
             accepting[a as usize] = true;
         }
-        let mut sets = Sets::new(self.order.len(), pre.w, !0);
-        self.solve(&mut sets, false, |i, sets, acc| {
+        let own = self.own_bits(h, bit);
+        sets.reset(self.order.len(), pre.w, !0);
+        self.solve(sets, false, |i, sets, acc| {
             if accepting[i as usize] {
                 acc.fill(0);
                 return;
             }
             acc.fill(!0);
             for &(to, other) in self.outs(i) {
-                let own = self.own(h, bit, to);
                 let x = sets.get(to);
-                for k in 0..acc.len() {
-                    let mut y = x[k];
-                    if let Some(o) = other {
-                        y |= pre.get(o)[k];
+                // The word of the target's own bit, before the meet (the
+                // bit is in the target's side of it).
+                let mine = own[to as usize].map(|b| (b as usize / 64, b % 64));
+                let kept = mine.map(|(k, _)| acc[k]);
+                match other {
+                    None => acc.iter_mut().zip(x).for_each(|(c, x)| *c &= x),
+                    Some(o) => {
+                        let y = pre.get(o);
+                        for ((c, x), y) in acc.iter_mut().zip(x).zip(y) {
+                            *c &= x | y;
+                        }
                     }
-                    if let Some(b) = own.filter(|&b| b as usize / 64 == k) {
-                        y |= 1 << (b % 64);
-                    }
-                    acc[k] &= y;
+                }
+                if let (Some((k, b)), Some(was)) = (mine, kept) {
+                    acc[k] |= was & (1 << b);
+                }
+                // Nothing more can leave (an all-empty meet stays so).
+                if acc.iter().all(|&c| c == 0) {
+                    break;
                 }
             }
         });
-        sets
     }
 
     /// Per live state, for each target (bit `i` of `w` words): whether some
@@ -597,6 +652,7 @@ pub(crate) fn refine(
     limits: &CsLimits,
     deadline: Option<Instant>,
     max_states: usize,
+    hint: Option<&[Label]>,
 ) -> Refined {
     let mut out = Refined::default();
     let n = g.num_nodes();
@@ -645,7 +701,7 @@ pub(crate) fn refine(
         || !report.bursty.is_empty()
         || !report.values.is_empty()
         || report.obs_no.iter().any(|s| s.single().is_none());
-    apply(&h, n, labels, &observed, observations, &mut out);
+    apply(&h, n, labels, &observed, observations, hint, &mut out);
     out
 }
 
@@ -653,12 +709,21 @@ pub(crate) fn refine(
 /// report's constraints) to `labels`: No for the nodes of no live state,
 /// Yes for those on every accepting derivation or every one through a
 /// node already Yes.
+///
+/// `hint` (labels sound for the report, from elsewhere) changes only the
+/// must pass: the candidates it decides are not examined (their chunks'
+/// other members are, together, as without it), and its Yes nodes are
+/// known to run in the closure. Everything that decides which candidates
+/// are examined (the exploration, the live states, the budget, `known`)
+/// is as without it, so each label the pass gives without the hint is
+/// given with it or by the hint itself.
 fn apply(
     h: &Hyper,
     n: usize,
     labels: &mut [Label],
     observed: &BitSet,
     use_known: bool,
+    hint: Option<&[Label]>,
     out: &mut Refined,
 ) {
     if !h.feasible() {
@@ -721,10 +786,19 @@ fn apply(
     }
     let must_words = (budget - apart_words).max(1);
     let chunk = (MUST_WORDS / states).clamp(1, must_words);
+    let skip = |v: NodeId| hint.is_some_and(|h| h[v.index()] != Label::Maybe);
+    if let Some(hint) = hint {
+        known.extend(
+            candidates
+                .iter()
+                .copied()
+                .filter(|v| hint[v.index()] == Label::Yes),
+        );
+    }
     let (proved, left) = h.must(
         &flow,
         n,
-        &candidates,
+        (&candidates, &skip),
         &known,
         chunk,
         must_words.div_ceil(chunk),

@@ -110,7 +110,15 @@ fn stack_culprit(g: &Icfg, report: &Report, limits: &CsLimits) -> Origin {
 impl<B: Solver> Cs<B> {
     /// The base's labels `rec` refined by the frame graph, the bulk pass
     /// and (with `exact`) the closure, in that order.
-    fn refine(&self, g: &Icfg, report: &Report, mut rec: Recovery) -> Result<Recovery, SolveError> {
+    /// `hint`: labels known sound for `report` (see
+    /// [`Solver::recover_hinted`]), read by the bulk pass only.
+    fn refine(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        mut rec: Recovery,
+        hint: Option<&[Label]>,
+    ) -> Result<Recovery, SolveError> {
         let base = rec.labels.clone();
         let deadline = self.limits.timeout.map(|t| std::time::Instant::now() + t);
         let steps = [Self::frames, Self::bulk, Self::close];
@@ -122,7 +130,7 @@ impl<B: Solver> Cs<B> {
                 break;
             }
             let t = std::time::Instant::now();
-            let done = step(self, g, report, &mut rec, deadline);
+            let done = step(self, g, report, &mut rec, deadline, hint);
             rec.stats.push((phases[i], t.elapsed().as_millis() as u64));
             match done {
                 Ok(Step::Done) => {}
@@ -160,6 +168,7 @@ impl<B: Solver> Cs<B> {
         report: &Report,
         rec: &mut Recovery,
         _deadline: Option<std::time::Instant>,
+        _hint: Option<&[Label]>,
     ) -> Result<Step, Conflict> {
         let removed = removed_by(g, report, &rec.labels);
         let (labels, stats) = match stack_labels(g, report, &removed, &self.limits) {
@@ -205,6 +214,7 @@ impl<B: Solver> Cs<B> {
         report: &Report,
         rec: &mut Recovery,
         deadline: Option<std::time::Instant>,
+        hint: Option<&[Label]>,
     ) -> Result<Step, Conflict> {
         if self.limits.bulk_states == 0 {
             return Ok(Step::Done);
@@ -216,6 +226,7 @@ impl<B: Solver> Cs<B> {
             &self.limits,
             deadline,
             self.limits.bulk_states,
+            hint,
         );
         if b.infeasible {
             return Err(Conflict(None));
@@ -254,6 +265,7 @@ impl<B: Solver> Cs<B> {
         report: &Report,
         rec: &mut Recovery,
         deadline: Option<std::time::Instant>,
+        _hint: Option<&[Label]>,
     ) -> Result<Step, Conflict> {
         if !self.exact {
             return Ok(Step::Done);
@@ -367,8 +379,32 @@ impl<B: Solver> Solver for Cs<B> {
     }
 
     fn recover(&self, g: &Icfg, report: &Report) -> Result<Recovery, SolveError> {
+        self.recover_with(g, report, None)
+    }
+
+    /// The bulk pass skips the candidates `hint` decides (and knows its
+    /// Yes nodes ran); the base does not read it.
+    fn recover_hinted(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        hint: &[Label],
+    ) -> Result<Recovery, SolveError> {
+        self.recover_with(g, report, Some(hint))
+    }
+}
+
+impl<B: Solver> Cs<B> {
+    /// Bulk recovery, with the frame graph beside the base when the
+    /// limits allow it, and `hint` for the bulk pass.
+    fn recover_with(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        hint: Option<&[Label]>,
+    ) -> Result<Recovery, SolveError> {
         if self.limits.beside {
-            if let Some(rec) = self.recover_beside_base(g, report)? {
+            if let Some(rec) = self.recover_beside_base(g, report, hint)? {
                 return Ok(rec);
             }
         }
@@ -376,11 +412,9 @@ impl<B: Solver> Solver for Cs<B> {
         let mut rec = self.base.recover(g, report)?;
         rec.stats
             .push(("cs_base_ms", t.elapsed().as_millis() as u64));
-        self.refine(g, report, rec)
+        self.refine(g, report, rec, hint)
     }
-}
 
-impl<B: Solver> Cs<B> {
     /// Bulk recovery with the frame graph beside the base
     /// ([`Solver::recover_beside`]): the base leaves to the frame graph the
     /// Maybe nodes it decides from the base's first labels, whose labels
@@ -392,6 +426,7 @@ impl<B: Solver> Cs<B> {
         &self,
         g: &Icfg,
         report: &Report,
+        hint: Option<&[Label]>,
     ) -> Result<Option<Recovery>, SolveError> {
         let t = std::time::Instant::now();
         let frames = std::cell::RefCell::new(Vec::new());
@@ -421,7 +456,7 @@ impl<B: Solver> Cs<B> {
         rec.stats.push(("cs_beside_yes", yes));
         rec.stats.push(("cs_beside_no", no));
         // An impossible refinement is decided again without it.
-        let Ok(rec) = self.refine(g, report, rec) else {
+        let Ok(rec) = self.refine(g, report, rec, hint) else {
             return Ok(None);
         };
         let kept_base = rec

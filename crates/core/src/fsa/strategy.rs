@@ -229,7 +229,7 @@ impl Fsa {
             let sp = split(g, report, None, own.as_ref(), self.limits.max_states)
                 .map_err(|_| infeasible())?;
             let start = [g.start().as_u32()];
-            let Some(prep) = self.prepare(g, &sp, &start) else {
+            let Some(prep) = Prepared::new(g, &sp, &start) else {
                 return Err(infeasible());
             };
             if !sp.weakened.is_empty() {
