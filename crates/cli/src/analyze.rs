@@ -161,14 +161,17 @@ pub fn run(a: AnalyzeArgs) -> Result<(), Failure> {
     let s = a.solver.build(a.solver.solver);
     let t = Instant::now();
     // Values (from a core) in stages: see `postmortem_core::staged`.
-    let mut rec = postmortem_core::staged::recover_with_values(&*s, &loaded.graph, &loaded.report)
-        .map_err(|e| {
-            let mut f = solve_failure(e, &a.inputs.report);
-            if let (3, Some(hint)) = (f.code, &loaded.impossible_hint) {
-                f.message = format!("{}; {hint}", f.message);
-            }
-            f
-        })?;
+    // Then the nodes Local labels prove ran, fed back (the Local lift).
+    let (mut rec, lift) =
+        postmortem_core::staged::recover_lifted(&*s, &loaded.graph, &loaded.report).map_err(
+            |e| {
+                let mut f = solve_failure(e, &a.inputs.report);
+                if let (3, Some(hint)) = (f.code, &loaded.impossible_hint) {
+                    f.message = format!("{}; {hint}", f.message);
+                }
+                f
+            },
+        )?;
     ran_somewhere(&loaded.graph, &loaded.report, &mut rec, &a.inputs.report)?;
     loaded.timings.recover_ms = ms(t);
     let cfg_path = a.inputs.cfg.display().to_string();
@@ -188,6 +191,7 @@ pub fn run(a: AnalyzeArgs) -> Result<(), Failure> {
         values: &loaded.values,
         residue: loaded.residue.as_ref(),
         frames: &frames,
+        lift: Some(&lift),
     };
     // The HTML page shows one concrete execution (every solver builds
     // witnesses); a failed or limited search just leaves it out.
