@@ -163,13 +163,14 @@ pub fn run(a: AnalyzeArgs) -> Result<(), Failure> {
     // Values (from a core) in stages: see `postmortem_core::staged`; the
     // value stages two at a time where there are two cores (each stage
     // may use the solver's whole memory budget; `batch` runs them one by
-    // one, its crashes already use every core).
+    // one, its crashes already use every core). Then the nodes Local
+    // labels prove ran, fed back (the Local lift).
     let staging = postmortem_core::staged::Staging {
         threads: std::thread::available_parallelism().map_or(1, |n| n.get().min(2)),
         ..Default::default()
     };
-    let mut rec =
-        postmortem_core::staged::recover_staged(&*s, &loaded.graph, &loaded.report, staging)
+    let (mut rec, lift) =
+        postmortem_core::staged::recover_lifted(&*s, &loaded.graph, &loaded.report, staging)
             .map_err(|e| {
                 let mut f = solve_failure(e, &a.inputs.report);
                 if let (3, Some(hint)) = (f.code, &loaded.impossible_hint) {
@@ -196,6 +197,7 @@ pub fn run(a: AnalyzeArgs) -> Result<(), Failure> {
         values: &loaded.values,
         residue: loaded.residue.as_ref(),
         frames: &frames,
+        lift: Some(&lift),
     };
     // The HTML page shows one concrete execution (every solver builds
     // witnesses); a failed or limited search just leaves it out.

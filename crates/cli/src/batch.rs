@@ -467,8 +467,9 @@ fn analyse(ctx: &Ctx<'_>, spec: &fb::CrashSpec) -> Result<Value, (Option<String>
     let s = a.solver.build(a.solver.solver);
     let t = Instant::now();
     let named = PathBuf::from(&report_path);
-    let mut rec = postmortem_core::staged::recover_with_values(&*s, g, &report)
-        .map_err(|e| (Some(sig.clone()), solve_failure(e, &named).message))?;
+    let (mut rec, lift) =
+        postmortem_core::staged::recover_lifted(&*s, g, &report, Default::default())
+            .map_err(|e| (Some(sig.clone()), solve_failure(e, &named).message))?;
     ran_somewhere(g, &report, &mut rec, &named).map_err(|f| (Some(sig.clone()), f.message))?;
     let recover_ms = ms(t);
     let t = Instant::now();
@@ -493,6 +494,7 @@ fn analyse(ctx: &Ctx<'_>, spec: &fb::CrashSpec) -> Result<Value, (Option<String>
         values: &values,
         residue: residue.as_ref(),
         frames: &frames,
+        lift: Some(&lift),
     };
     let t = Instant::now();
     let mut v = to_json_with(&view, !a.no_nodes, Some(&graph.lines));

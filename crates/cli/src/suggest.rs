@@ -190,6 +190,7 @@ pub fn run(a: SuggestArgs) -> Result<(), Failure> {
                 values: &loaded.values,
                 residue: loaded.residue.as_ref(),
                 frames: &frames,
+                lift: None,
             };
             let witness = s
                 .check(g, &loaded.report, None)

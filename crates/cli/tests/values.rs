@@ -355,3 +355,115 @@ fn local_labels_answer_per_activation() {
     assert!(lines(&v, "recurse.c", "yes").contains(&6));
     assert!(frame_lines(crash_frame, "no").contains(&11));
 }
+
+/// The line of `recurse_values.c` that contains `text`.
+fn recurse_line(text: &str) -> u64 {
+    let src = std::fs::read_to_string(data("recurse_values.c")).unwrap();
+    src.lines()
+        .position(|l| l.contains(text))
+        .unwrap_or_else(|| panic!("no `{text}` in recurse_values.c")) as u64
+        + 1
+}
+
+#[test]
+fn a_recursive_functions_locals_decide_each_frame_apart() {
+    for t in ["clang-14", "gdb"] {
+        require(t);
+    }
+    // main -> walk(3) -> walk(2) -> walk(1) -> walk(0), which crashes.
+    // `mode` is 1 in the odd activations and 2 in the even ones: each
+    // frame's own value says which branch ran in it, though walk
+    // recurses (the value constrains that frame alone).
+    let dir = scratch("recurse-values");
+    crash(&dir, "recurse_values.c", "", "core", &[], &[]);
+    let (odd, even) = (recurse_line("mode = 1;"), recurse_line("mode = 2;"));
+    let (v, _) = analyze(&dir, "core", &[]);
+    let acts = frames_of(&v, "walk");
+    assert_eq!(acts.len(), 4, "{}", v["frames"]);
+    for (k, a) in acts.iter().enumerate() {
+        // Outermost first: walk(3), walk(2), walk(1), walk(0).
+        let (ran, not) = if k % 2 == 0 { (odd, even) } else { (even, odd) };
+        assert!(frame_lines(a, "yes").contains(&ran), "frame {k}: {a}");
+        assert!(frame_lines(a, "no").contains(&not), "frame {k}: {a}");
+    }
+    let uses: Vec<&Value> = v["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|u| u["name"] == "mode")
+        .collect();
+    assert_eq!(uses.len(), 4, "{uses:?}");
+    for u in &uses {
+        assert!(u["frame"].is_number() && u["constraint"].is_null(), "{u}");
+    }
+    // Without values the frames cannot tell the branches apart.
+    let (nv, _) = analyze(&dir, "core", &["--no-values"]);
+    for a in frames_of(&nv, "walk") {
+        for l in [odd, even] {
+            assert!(
+                !frame_lines(a, "yes").contains(&l) && !frame_lines(a, "no").contains(&l),
+                "{a}"
+            );
+        }
+    }
+}
+
+#[test]
+fn local_yes_is_lifted_to_global_yes() {
+    for t in ["clang-14", "gdb"] {
+        require(t);
+    }
+    // Only the frames' values prove that an even activation of walk ran
+    // `note_even(n)`; fed back as "ran", the call makes note_even's body
+    // Yes globally (no frame of note_even is on the stack), and both
+    // branches of walk too.
+    let dir = scratch("lift");
+    crash(&dir, "recurse_values.c", "", "core", &[], &[]);
+    let body = recurse_line("int k = n * 3;");
+    let branches = [recurse_line("mode = 1;"), recurse_line("mode = 2;")];
+    let ran: Vec<u64> = [
+        "static int note_even",
+        "int k = n * 3;",
+        "return k;",
+        "int mode = 0;",
+        "mode = 2;",
+        "note_even(n);",
+        "mode = 1;",
+        "return walk(n - 1) + mode;",
+        "return walk(argc + 2);",
+    ]
+    .iter()
+    .map(|t| recurse_line(t))
+    .collect();
+    for solver in ["utl", "fsa", "cs", "best"] {
+        // The residue of the call of note_even (its return address is
+        // still on the stack) would prove it too: left out.
+        let (with, _) = analyze(&dir, "core", &["--solver", solver, "--no-residue"]);
+        let (without, _) = analyze(
+            &dir,
+            "core",
+            &["--solver", solver, "--no-residue", "--no-values"],
+        );
+        assert_sound(&with, "recurse_values.c", &ran, &[], solver);
+        assert_sound(&without, "recurse_values.c", &ran, &[], solver);
+        let yes = lines(&with, "recurse_values.c", "yes");
+        for l in branches.iter().chain([&body]) {
+            assert!(yes.contains(l), "{solver}: line {l} not Yes: {yes:?}");
+            assert!(
+                !lines(&without, "recurse_values.c", "yes").contains(l),
+                "{solver}: line {l} is Yes without the values"
+            );
+        }
+        let lift = &with["lift"];
+        assert!(lift["dropped"].is_null(), "{solver}: {lift}");
+        assert!(lift["gained"].as_u64().unwrap() > 0, "{solver}: {lift}");
+        let fed: Vec<u64> = lift["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|n| n["lines"].as_array().unwrap().iter())
+            .map(|l| l.as_u64().unwrap())
+            .collect();
+        assert!(!fed.contains(&body), "{solver}: the body is not in a frame");
+    }
+}

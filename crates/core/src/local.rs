@@ -23,6 +23,26 @@
 //! automaton and ends in an accepting state. Sound, not exact: the rest
 //! of the report constrains the activation only through the global No
 //! labels.
+//!
+//! **Values of a recursive function's locals** ([`Report::frame_values`],
+//! each read from one frame) constrain that frame alone. A local whose
+//! address never escapes is written only by its own activation's stores:
+//! a nested activation of `F` stores to its own copy. The walk summarises
+//! every call, so the stores on it are exactly this activation's, from
+//! its entry (the variable's start: any value) to the pending call, which
+//! stores nothing (a call node holds only the call; the store of its
+//! result is in the return site's node, not yet run). So "the last store
+//! on the walk can leave the value read from this frame" holds on the
+//! activation's real path, and the walk with the value's automaton still
+//! contains that path: Yes and No stay sound. The same value says nothing
+//! about the other activations of `F`, nor about the whole run (a nested
+//! activation's last store may be any of them), so solvers never read
+//! these (`vars::constraints` keeps them out of [`Report::values`]).
+//!
+//! **Lifting.** A node Local-Yes in some frame ran on the real path, since
+//! the walk's only context is the global No labels, themselves sound: so
+//! it is Global-Yes too. [`crate::staged::recover_lifted`] feeds such
+//! nodes back to the solver as observations.
 
 use crate::icfg::{EdgeKind, Icfg, NodeKind};
 use crate::ids::{FuncId, NodeId};
@@ -97,12 +117,19 @@ pub fn frame_labels(g: &Icfg, report: &Report, global: &[Label]) -> Vec<FrameLab
                 .filter(|&v| g.kind(v) == NodeKind::CallSite)
                 .collect(),
         };
+        let frame = if k == usize::MAX { 0 } else { k + 1 };
         let local = LocalGraph::new(g, f, &nodes, global, async_code);
         let mut labels = local.labels(&entries, &stop, None);
         // The values of this activation's locals: those whose writes are
-        // all in F and start with F's entry (see `vars::constraints`).
+        // all in F and start with F's entry (see `vars::constraints`), and
+        // the values read from this frame of a recursive F.
         let entry = g.function(f).entry;
-        for v in &report.values {
+        let own = report
+            .frame_values
+            .iter()
+            .filter(|v| v.frame == frame)
+            .map(|v| &v.value);
+        for v in report.values.iter().chain(own) {
             let mine = entry.is_some_and(|e| v.writes.contains(e))
                 && v.writes.nodes().iter().all(|&w| g.func_of(w) == f);
             if !mine || entries.len() != 1 {
@@ -126,7 +153,7 @@ pub fn frame_labels(g: &Icfg, report: &Report, global: &[Label]) -> Vec<FrameLab
             }
         }
         out.push(FrameLabels {
-            frame: if k == usize::MAX { 0 } else { k + 1 },
+            frame,
             function: f,
             stop,
             labels,

@@ -159,6 +159,23 @@ pub struct Report {
     /// sets as single-element `obsYes` traces in a stage of their own,
     /// dropped (and listed) if they contradict the rest of the report.
     pub residue: Vec<NodeSet>,
+    /// Values of a recursive function's locals, each read from one
+    /// activation's frame: a [`LastWrite`] that holds for that activation
+    /// alone (its stores in nested activations are to other variables).
+    /// Solvers do not read them; [`crate::local::frame_labels`] constrains
+    /// the frame's Local labels with them.
+    pub frame_values: Vec<FrameValue>,
+}
+
+/// A value of one activation's local (see [`Report::frame_values`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FrameValue {
+    /// The activation, numbered as [`crate::local::FrameLabels::frame`]:
+    /// 0 = the caller of the first stack frame, `k + 1` = the callee of
+    /// stack frame `k`.
+    pub frame: usize,
+    /// The constraint, over the function's stores and its entry.
+    pub value: LastWrite,
 }
 
 /// Where a constraint came from in the report.
@@ -178,6 +195,9 @@ pub enum Origin {
     Value(usize),
     /// `residue[i]`.
     Residue(usize),
+    /// The nodes Local labels proved ran, fed back to the solver
+    /// ([`crate::staged::recover_lifted`]).
+    Lift,
     /// The query being asked.
     Query,
 }
@@ -192,6 +212,7 @@ impl std::fmt::Display for Origin {
             Origin::Bursty(i) => write!(f, "bursty[{i}]"),
             Origin::Value(i) => write!(f, "value[{i}]"),
             Origin::Residue(i) => write!(f, "residue[{i}]"),
+            Origin::Lift => write!(f, "lift"),
             Origin::Query => write!(f, "query"),
         }
     }
@@ -251,7 +272,7 @@ impl Report {
                 Origin::Bursty(i) => r.bursty.push(self.bursty[i].clone()),
                 Origin::Value(i) => r.values.push(self.values[i].clone()),
                 Origin::Residue(i) => r.residue.push(self.residue[i].clone()),
-                Origin::Query => {}
+                Origin::Lift | Origin::Query => {}
             }
         }
         r.stack_gaps = self.gaps_after_keeping(&kept);

@@ -51,6 +51,7 @@
 //! `staged_residue_ms`, `staged_values_ms`).
 
 use crate::icfg::Icfg;
+use crate::ids::NodeId;
 use crate::report::{LastWrite, NodeSet, Origin, Report, Trace};
 use crate::solver::{Label, Recovery, SolveError, Solver, Weakening};
 
@@ -108,6 +109,7 @@ pub fn recover_with_values(
     staged(s, g, report, Staging::default(), &|reports, hint, how| {
         one_by_one(s, g, reports, hint, how)
     })
+    .map(|(rec, _)| rec)
 }
 
 /// [`recover_with_values`], its stages run as `how` says (value stages
@@ -118,6 +120,16 @@ pub fn recover_staged(
     report: &Report,
     how: Staging,
 ) -> Result<Recovery, SolveError> {
+    staged_by(s, g, report, how).map(|(rec, _)| rec)
+}
+
+/// [`staged`] with the value stages run as `how` says.
+fn staged_by(
+    s: &(dyn Solver + Sync),
+    g: &Icfg,
+    report: &Report,
+    how: Staging,
+) -> Result<(Recovery, Report), SolveError> {
     staged(s, g, report, how, &|reports, hint, how| {
         if how.threads <= 1 || reports.len() <= 1 {
             return one_by_one(s, g, reports, hint, how);
@@ -184,16 +196,18 @@ fn at_once(
     out
 }
 
-/// The stages (module docs); `run` recovers the value stages' reports.
+/// The stages (module docs), and the report the values were staged on
+/// (without values; with the residue it kept); `run` recovers the value
+/// stages' reports.
 fn staged(
     s: &dyn Solver,
     g: &Icfg,
     report: &Report,
     how: Staging,
     run: &RunStages,
-) -> Result<Recovery, SolveError> {
+) -> Result<(Recovery, Report), SolveError> {
     if report.values.is_empty() && report.residue.is_empty() {
-        return s.recover(g, report);
+        return Ok((s.recover(g, report)?, report.clone()));
     }
     let mut base_report = Report {
         values: Vec::new(),
@@ -296,7 +310,7 @@ fn staged(
         .retain(|n| rec.labels[n.index()] == Label::Maybe);
     rec.stats.push(("value_groups", staged.len() as u64));
     rec.stats.push(("staged_values_ms", ms(t)));
-    Ok(rec)
+    Ok((rec, base_report))
 }
 
 fn ms(t: std::time::Instant) -> u64 {
@@ -370,6 +384,112 @@ fn add_residue(
             how: format!("stack residue: dropped with all residue: {why}"),
         });
     }
+}
+
+/// What the Local lift did (see [`recover_lifted`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Lift {
+    /// The nodes fed back as "ran": Local-Yes in a frame (the first such
+    /// frame, numbered as [`crate::local::FrameLabels::frame`]) and Maybe
+    /// in the global labels.
+    pub nodes: Vec<(usize, NodeId)>,
+    /// Nodes the lifted recovery decided that were Maybe before (the fed
+    /// nodes among them).
+    pub gained: usize,
+    /// Why the lifted nodes were all dropped, if they were (the labels are
+    /// then those without them).
+    pub dropped: Option<String>,
+}
+
+/// [`recover_with_values`], then the Local lift: the nodes some frame's
+/// Local labels ([`crate::local::frame_labels`]) prove ran, but the global
+/// labels leave Maybe, are added to the staged report as single-node
+/// `obsYes` traces in one more recovery, whose labels are merged (the
+/// solver then propagates them: a call that ran entered its callee, the
+/// dominators of a node that ran ran, ...). Only when there are such
+/// nodes. A Local Yes holds on the real path (the Local walk's only
+/// context is the global No labels, which are sound; see `local.rs`), so
+/// the report with them is still true of the crash; if the solver finds
+/// it impossible (a graph that misses control flow) or its labels
+/// contradict the others, every lifted node is dropped and listed
+/// ([`Origin::Lift`]).
+///
+/// Not part of [`recover_with_values`]: a Local Yes rests on the stack
+/// being exactly the pending calls (true of a crash), which the
+/// context-insensitive solvers' own semantics (the stack as a
+/// subsequence) does not assume, so their labels are kept exactly theirs
+/// there; `analyze` and `batch` print the lifted labels.
+pub fn recover_lifted(
+    s: &(dyn Solver + Sync),
+    g: &Icfg,
+    report: &Report,
+    how: Staging,
+) -> Result<(Recovery, Lift), SolveError> {
+    let (mut rec, base) = staged_by(s, g, report, how)?;
+    let lift = add_lift(s, g, report, &base, &mut rec);
+    Ok((rec, lift))
+}
+
+/// The lift stage of [`recover_lifted`] on `rec`, the labels of the
+/// staged recovery of `report` whose base (no values) is `base`.
+fn add_lift(s: &dyn Solver, g: &Icfg, report: &Report, base: &Report, rec: &mut Recovery) -> Lift {
+    let mut lift = Lift::default();
+    let mut fed = vec![false; g.num_nodes()];
+    for f in crate::local::frame_labels(g, report, &rec.labels) {
+        for (n, l) in f.labels {
+            if l == Label::Yes && rec.labels[n.index()] == Label::Maybe && !fed[n.index()] {
+                fed[n.index()] = true;
+                lift.nodes.push((f.frame, n));
+            }
+        }
+    }
+    rec.stats.push(("lift_nodes", lift.nodes.len() as u64));
+    if lift.nodes.is_empty() {
+        return lift;
+    }
+    let first = base.obs_yes.len();
+    let mut r = base.clone();
+    r.obs_yes.extend(lift.nodes.iter().map(|&(_, n)| Trace {
+        reliable: false,
+        entries: vec![NodeSet::one(n)],
+    }));
+    let why = match s.recover(g, &r) {
+        Ok(more) if conflicts(&rec.labels, &more.labels) => {
+            "their labels contradict those without them".to_string()
+        }
+        Ok(more) => {
+            let maybe = |l: &[Label]| l.iter().filter(|&&x| x == Label::Maybe).count();
+            let before = maybe(&rec.labels);
+            merge(&mut rec.labels, &more.labels);
+            lift.gained = before - maybe(&rec.labels);
+            for mut w in more.weakened {
+                if matches!(w.origin, Origin::ObsYes(k) if k >= first) {
+                    w.origin = Origin::Lift;
+                }
+                if !rec.weakened.contains(&w) {
+                    rec.weakened.push(w);
+                }
+            }
+            rec.undecided
+                .retain(|n| rec.labels[n.index()] == Label::Maybe);
+            rec.stats.push(("lift_gained", lift.gained as u64));
+            return lift;
+        }
+        Err(SolveError::Infeasible { .. }) => {
+            "with the rest of the report they are impossible (the graph misses control flow?)"
+                .to_string()
+        }
+        Err(e) => format!("their recovery failed: {e}"),
+    };
+    rec.weakened.push(Weakening {
+        origin: Origin::Lift,
+        how: format!(
+            "the {} Local-Yes nodes fed back as ran: dropped: {why}",
+            lift.nodes.len()
+        ),
+    });
+    lift.dropped = Some(why);
+    lift
 }
 
 enum Simplified {

@@ -1398,6 +1398,7 @@ fn beside_and_care_keep_the_labels() {
         "only {beside} runs left nodes to the frame graph"
     );
     assert!(exact > 20, "only {exact} exact pairs");
+}
 
 /// Values and residue in stages (`staged`) as `analyze` runs them (hints,
 /// value stages on threads) against the reference (every stage a plain

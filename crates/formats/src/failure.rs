@@ -174,6 +174,9 @@ pub fn assemble(
     }
     let vars = if opts.no_values { None } else { var_map };
     let native = load_native(g, flag_map, vars, files, opts.no_residue, sink)?;
+    // The core's stack, when it is the report's: each report frame's
+    // callee as a position in the core's frames.
+    let mut core_callees: Option<Vec<usize>> = None;
     if let (Some(frames), None) = (&native.frames, files.backtrace) {
         let name = files
             .core
@@ -181,6 +184,9 @@ pub fn assemble(
             .map(|p| p.display().to_string())
             .unwrap_or_default();
         let located = locator(g, opts.path_map.clone()).locate_stack(frames);
+        if !located.report.stack.is_empty() {
+            core_callees = Some(located.callee_frames.clone());
+        }
         take_stack(&mut report, located, &name, false, sink);
     }
     if let Some(c) = native.flags {
@@ -214,9 +220,19 @@ pub fn assemble(
         }
     }
     if let (Some(map), Some(observed)) = (vars, &native.values) {
-        let (constraints, uses) = crate::vars::constraints(g, map, observed, report.crash.as_ref());
-        let used = constraints.len();
-        report.values = constraints;
+        let local_frame = |o: &crate::vars::Observed| {
+            local_frame(
+                &native.frame_phys,
+                &native.walked,
+                core_callees.as_deref()?,
+                o.frame?,
+            )
+        };
+        let made = crate::vars::constraints(g, map, observed, report.crash.as_ref(), &local_frame);
+        let uses = made.uses;
+        let used = made.values.len() + made.frame_values.len();
+        report.values = made.values;
+        report.frame_values = made.frame_values;
         let name = files
             .core
             .or(files.minidump)
@@ -350,6 +366,11 @@ struct Native {
     flags: Option<FlagConstraints>,
     /// Variables' values read from the core.
     values: Option<Vec<crate::vars::Observed>>,
+    /// For each frame of `frames`: its physical frame number and function
+    /// symbol, when known.
+    frame_phys: Vec<Option<(u32, String)>>,
+    /// The frames whose locals were read: physical number and function.
+    walked: Vec<(u32, String)>,
     /// The stack residue found in the core, each hit with its call's
     /// symbolized frames.
     residue: Option<Found>,
@@ -430,7 +451,10 @@ fn load_native(
             out.flags = Some(c);
         }
         if files.backtrace.is_none() {
-            out.frames = core_stack(&core, bin, base, &name, sink);
+            (out.frames, out.frame_phys) = match core_stack(&core, bin, base, &name, sink) {
+                Some((frames, phys)) => (Some(frames), phys),
+                None => (None, Vec::new()),
+            };
         }
         if let Some(vars) = vars {
             let (observed, notes) = if core.minidump.as_ref().is_some_and(|d| d.stack_sanitized) {
@@ -439,7 +463,10 @@ fn load_native(
                 )));
                 crate::values::read_globals(&core, bin, base, vars)
             } else {
-                crate::values::read(&core, bin, base, vars)
+                let (observed, notes, walked) =
+                    crate::values::read_with_frames(&core, bin, base, vars);
+                out.walked = walked;
+                (observed, notes)
             };
             for n in notes {
                 sink(Event::Note(format!("{name}: {n}")));
@@ -451,6 +478,43 @@ fn load_native(
         }
     }
     Ok(out)
+}
+
+/// The Local frame (numbered as `postmortem_core::local::FrameLabels`)
+/// of the core's physical frame `phys`, given each report frame's callee
+/// position in the core's frames (`callees`), each core frame's physical
+/// number and function (`frame_phys`) and those of the frames whose
+/// locals were read (`walked`). Only when the frames whose
+/// locals were read are, one for one, the unwound frames of the same
+/// numbers and functions, and `phys` is one frame there: a value is never
+/// put in another activation's frame.
+fn local_frame(
+    frame_phys: &[Option<(u32, String)>],
+    walked: &[(u32, String)],
+    callees: &[usize],
+    phys: u32,
+) -> Option<usize> {
+    let position = |p: u32| -> Option<usize> {
+        let mut at = frame_phys
+            .iter()
+            .enumerate()
+            .filter(|(_, x)| x.as_ref().is_some_and(|x| x.0 == p));
+        match (at.next(), at.next()) {
+            (Some((i, _)), None) => Some(i),
+            _ => None,
+        }
+    };
+    let aligned = walked.iter().all(|(p, func)| {
+        position(*p).is_some_and(|i| frame_phys[i].as_ref().is_some_and(|x| &x.1 == func))
+    });
+    if !aligned {
+        return None;
+    }
+    let i = position(phys)?;
+    if let Some(j) = callees.iter().position(|&k| k == i) {
+        return Some(j + 1);
+    }
+    (callees.first().map(|&k| k + 1) == Some(i)).then_some(0)
 }
 
 /// The residue of a core, before it is mapped to the graph.
@@ -703,13 +767,17 @@ fn core_flags(
 
 /// The crash stack unwound from the core `name`, innermost first (None,
 /// with a warning, when it cannot be unwound soundly).
+/// The crash stack of a core, and each frame's physical frame number and
+/// function symbol (by its address), when known.
+type CoreStack = (Vec<SourceFrame>, Vec<Option<(u32, String)>>);
+
 fn core_stack(
     core: &Core,
     bin: &Binary,
     base: u64,
     name: &str,
     sink: &mut dyn FnMut(Event<'_>),
-) -> Option<Vec<SourceFrame>> {
+) -> Option<CoreStack> {
     match native::unwind(core, bin, base) {
         Ok(frames) => {
             // As for backtraces: an inlined call is no call in the
@@ -719,16 +787,22 @@ fn core_stack(
             if let Some(n) = note {
                 sink(Event::Warning(format!("{name}: {n}")));
             }
-            Some(
-                frames
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, mut f)| {
-                        f.index = Some(i as u32);
-                        f.to_source_frame()
-                    })
-                    .collect(),
-            )
+            let phys = frames
+                .iter()
+                .map(|f| {
+                    let func = f.address.and_then(|a| bin.func_at(a))?;
+                    Some((f.index?, func.name.clone())).filter(|_| !f.runtime)
+                })
+                .collect();
+            let frames = frames
+                .into_iter()
+                .enumerate()
+                .map(|(i, mut f)| {
+                    f.index = Some(i as u32);
+                    f.to_source_frame()
+                })
+                .collect();
+            Some((frames, phys))
         }
         Err(e) => {
             sink(Event::Warning(format!("{e}; the crash stack is not used")));

@@ -286,6 +286,7 @@ impl Ctx<'_, '_> {
                 "a return address left on the stack by the call in {}",
                 self.plain_set(&r.residue[i])
             ),
+            Origin::Lift => "nodes the Local labels of a stack frame prove ran".into(),
             Origin::Query => "the question".into(),
         }
     }

@@ -45,6 +45,9 @@ pub struct Analysis<'a> {
     pub residue: Option<&'a crate::failure::ResidueInfo>,
     /// Local labels of the frames on the stack.
     pub frames: &'a [postmortem_core::local::FrameLabels],
+    /// The nodes Local labels proved ran, fed back to the solver (None:
+    /// not tried).
+    pub lift: Option<&'a postmortem_core::staged::Lift>,
 }
 
 /// Formats sorted line numbers as compact ranges: `3-5, 9, 12-13`.
@@ -165,7 +168,9 @@ pub fn write_text(out: &mut dyn Write, a: &Analysis<'_>) -> io::Result<()> {
 /// stores it kept and ruled out, or why it was not used), `frames` (each
 /// activation on the stack, outermost first, with its Local labels: what
 /// ran in that activation before its pending call or the crash, see
-/// `postmortem_core::local`) and `timings_ms`.
+/// `postmortem_core::local`), `lift` (the nodes those Local labels proved
+/// ran, fed back to the solver: `postmortem_core::staged::recover_lifted`)
+/// and `timings_ms`.
 pub fn to_json(a: &Analysis<'_>) -> Value {
     to_json_with(a, true, None)
 }
@@ -212,6 +217,7 @@ pub fn to_json_with(a: &Analysis<'_>, nodes: bool, lines: Option<&LineIndex>) ->
         "values": a.values,
         "residue": a.residue,
         "frames": a.frames.iter().map(|f| frame_json(g, f, nodes)).collect::<Vec<_>>(),
+        "lift": a.lift.map(|l| lift_json(g, l)),
         "timings_ms": {
             "parse_graph": a.timings.parse_graph_ms,
             "parse_report": a.timings.parse_report_ms,
@@ -223,6 +229,21 @@ pub fn to_json_with(a: &Analysis<'_>, nodes: bool, lines: Option<&LineIndex>) ->
             json!({ "yes": ids(Label::Yes), "no": ids(Label::No), "maybe": ids(Label::Maybe) });
     }
     v
+}
+
+/// The Local lift: every node fed back as "ran" (the frame whose Local
+/// labels proved it, its input id and lines), how many labels it decided,
+/// and why it was dropped, if it was.
+fn lift_json(g: &Icfg, l: &postmortem_core::staged::Lift) -> Value {
+    json!({
+        "nodes": l.nodes.iter().map(|&(frame, n)| json!({
+            "frame": frame,
+            "node": g.ext_id(n),
+            "lines": g.lines(n),
+        })).collect::<Vec<_>>(),
+        "gained": l.gained,
+        "dropped": l.dropped,
+    })
 }
 
 /// One frame's Local labels: its function, where it stopped, and its

@@ -35,14 +35,36 @@ struct PhysFrame {
 /// The values the core holds for the map's variables, with notes on what
 /// could not be read.
 pub fn read(core: &Core, bin: &Binary, base: u64, map: &VarMap) -> (Vec<Observed>, Vec<String>) {
+    let (out, notes, _) = read_with_frames(core, bin, base, map);
+    (out, notes)
+}
+
+/// [`read`], and the frames whose locals were looked for: each one's
+/// physical frame number ([`Observed::frame`]) and function symbol,
+/// innermost first.
+pub fn read_with_frames(
+    core: &Core,
+    bin: &Binary,
+    base: u64,
+    map: &VarMap,
+) -> (Vec<Observed>, Vec<String>, Vec<(u32, String)>) {
     let mut notes = Vec::new();
     let mut out = Vec::new();
+    let mut walked = Vec::new();
     let Ok(file) = object::File::parse(bin.data()) else {
-        return (out, vec!["the binary is not readable as ELF".into()]);
+        return (
+            out,
+            vec!["the binary is not readable as ELF".into()],
+            walked,
+        );
     };
     globals(core, &file, base, map, &mut out, &mut notes);
     match frames(core, bin, base) {
         Ok(frames) => {
+            walked = frames
+                .iter()
+                .map(|f| (f.index as u32, f.function.clone()))
+                .collect();
             if frames
                 .iter()
                 .any(|f| map.locals_of(&f.function).next().is_some())
@@ -55,7 +77,7 @@ pub fn read(core: &Core, bin: &Binary, base: u64, map: &VarMap) -> (Vec<Observed
         }
         Err(e) => notes.push(format!("local variables not read: {e}")),
     }
-    (out, notes)
+    (out, notes, walked)
 }
 
 /// The values of the map's globals alone (no frame is read: for a stack
@@ -120,6 +142,7 @@ fn globals(
                 var: i,
                 value: value(b),
                 place: "global".into(),
+                frame: None,
             }),
             None => missing += 1,
         }
@@ -137,6 +160,9 @@ fn frames(core: &Core, bin: &Binary, base: u64) -> Result<Vec<PhysFrame>, String
     let regs = core.regs.ok_or("no registers in the core")?;
     let rel = |a: u64| a.wrapping_sub(base);
     let mut out = Vec::new();
+    // The physical frame number of the first frame walked, as
+    // `native::unwind` numbers them: 1 when the crash frame is skipped.
+    let mut first = 0;
     // (rbp of the innermost frame of the binary, its pc), or where to start.
     let (mut rbp, mut pc) = match bin.func_at(rel(regs.rip)) {
         Some(f) => {
@@ -153,6 +179,7 @@ fn frames(core: &Core, bin: &Binary, base: u64) -> Result<Vec<PhysFrame>, String
                     regs.rsp
                 });
                 let ret = ret.ok_or("the stack is not in the core")?;
+                first = 1;
                 (regs.rbp, rel(ret).wrapping_sub(1))
             } else {
                 (regs.rbp, pc)
@@ -163,7 +190,7 @@ fn frames(core: &Core, bin: &Binary, base: u64) -> Result<Vec<PhysFrame>, String
             (rbp, rel(ret).wrapping_sub(1))
         }
     };
-    for index in 0..100_000 {
+    for index in first..100_000 {
         let Some(f) = bin.func_at(pc) else {
             return Ok(out);
         };
@@ -323,6 +350,7 @@ fn locals(
                     var: i,
                     value: value(b),
                     place: format!("frame #{} `{}`", f.index, f.function),
+                    frame: Some(f.index as u32),
                 });
             }
         }

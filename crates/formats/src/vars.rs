@@ -18,7 +18,7 @@
 //! and its function's entry, a new activation) is one that can have
 //! written it; for a global whose initial value differs, that one ran.
 
-use postmortem_core::report::{LastWrite, NodeSet};
+use postmortem_core::report::{FrameValue, LastWrite, NodeSet};
 use postmortem_core::{Icfg, NodeId};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -177,6 +177,9 @@ pub struct Observed {
     pub value: u64,
     /// Where it was read: `global`, or the frame (``#2 `handle` ``).
     pub place: String,
+    /// For a local, the physical frame it was read from, numbered as
+    /// `native::unwind` numbers the binary's frames (0 = innermost).
+    pub frame: Option<u32>,
 }
 
 /// What became of one observed value.
@@ -190,6 +193,14 @@ pub struct ValueUse {
     pub value: u64,
     /// The constraint's index in the report's `values`, if one was made.
     pub constraint: Option<usize>,
+    /// For a recursive function's local: the activation (a Local frame,
+    /// numbered as the JSON's `frames[].frame`) whose Local labels alone
+    /// it constrains (index `local` in the report's `frame_values`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frame: Option<usize>,
+    /// Its index in the report's `frame_values`, if it constrains a frame.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub local: Option<usize>,
     /// Stores (`file:line` when known, else node ids) that cannot have
     /// left the value.
     pub ruled_out: Vec<String>,
@@ -199,11 +210,26 @@ pub struct ValueUse {
     pub unused: Option<String>,
 }
 
+/// What [`constraints`] makes of the observed values.
+#[derive(Clone, Debug, Default)]
+pub struct Constraints {
+    /// For the report's `values` (the whole run).
+    pub values: Vec<LastWrite>,
+    /// For the report's `frame_values` (one activation each).
+    pub frame_values: Vec<FrameValue>,
+    /// What became of each observed value, in order.
+    pub uses: Vec<ValueUse>,
+}
+
 /// Turns observed values into report constraints. `crash` is the report's
 /// crash set: a variable stored by a crash candidate is left out (the
 /// crash may have stopped the node before or after the store). A local
-/// of a function that may be active twice at once (recursion) is left out
-/// (its stores in a nested call are to another variable). A value that no
+/// of a function that may be active twice at once (recursion) says
+/// nothing about the whole run (its stores in a nested call are to
+/// another variable): it constrains its own activation's Local labels
+/// only, the Local frame `local_frame` gives for it (a
+/// [`FrameValue`]), and is left out when that is None (the frame it was
+/// read from is not known to be one of the report's). A value that no
 /// store can leave, and for a global not its initial value either, is
 /// memory the graph cannot explain (a wild write): left out, and said.
 pub fn constraints(
@@ -211,8 +237,10 @@ pub fn constraints(
     map: &VarMap,
     observed: &[Observed],
     crash: Option<&NodeSet>,
-) -> (Vec<LastWrite>, Vec<ValueUse>) {
+    local_frame: &dyn Fn(&Observed) -> Option<usize>,
+) -> Constraints {
     let mut out = Vec::new();
+    let mut frame_values = Vec::new();
     let mut uses = Vec::new();
     let mut recursive_memo: BTreeMap<u32, bool> = BTreeMap::new();
     for o in observed {
@@ -222,6 +250,8 @@ pub fn constraints(
             place: o.place.clone(),
             value: o.value,
             constraint: None,
+            frame: None,
+            local: None,
             ruled_out: Vec::new(),
             kept: Vec::new(),
             unused: None,
@@ -242,9 +272,17 @@ pub fn constraints(
                     .entry(entry)
                     .or_insert_with(|| reenters(g, node(entry)));
                 if rec {
-                    u.unused = Some("its function may be active twice (recursion)".into());
-                    uses.push(u);
-                    continue;
+                    match local_frame(o) {
+                        Some(k) => u.frame = Some(k),
+                        None => {
+                            u.unused = Some(
+                                "its function may be active twice (recursion), and its frame is not one of the report's stack"
+                                    .into(),
+                            );
+                            uses.push(u);
+                            continue;
+                        }
+                    }
                 }
                 (Some(entry), None)
             }
@@ -287,16 +325,29 @@ pub fn constraints(
             .collect();
         bad.sort_unstable();
         bad.dedup();
-        u.constraint = Some(out.len());
-        out.push(LastWrite {
+        let w = LastWrite {
             writes: NodeSet::new(writes).expect("a store or an entry"),
             bad,
             need,
             what: format!("{} = {} ({})", v.name, o.value, o.place),
-        });
+        };
+        match u.frame {
+            Some(frame) => {
+                u.local = Some(frame_values.len());
+                frame_values.push(FrameValue { frame, value: w });
+            }
+            None => {
+                u.constraint = Some(out.len());
+                out.push(w);
+            }
+        }
         uses.push(u);
     }
-    (out, uses)
+    Constraints {
+        values: out,
+        frame_values,
+        uses,
+    }
 }
 
 /// `file:line` of a node, else its id.

@@ -122,4 +122,9 @@ pub struct Located {
     pub report: Report,
     /// What could not be matched, and what was weakened instead.
     pub warnings: Vec<LocateWarning>,
+    /// For a located stack: for each frame of `report.stack` (outermost
+    /// first), the position in the input frames (innermost first) of its
+    /// callee, the activation that frame's call started (the caller of
+    /// the first frame is at that position + 1).
+    pub callee_frames: Vec<usize>,
 }

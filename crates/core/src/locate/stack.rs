@@ -410,7 +410,11 @@ impl Locator<'_> {
                     action: Action::CrashUnconstrained,
                 });
             }
-            return Located { report, warnings };
+            return Located {
+                report,
+                warnings,
+                callee_frames: Vec::new(),
+            };
         };
         // Library frames inner of the first program frame.
         let caller_label = frames[c].label.clone();
@@ -506,7 +510,12 @@ impl Locator<'_> {
         stack_inner_first.reverse();
         report.stack = stack_inner_first;
         report.stack_gaps = stack_gaps(&built, &hidden, c, frames.len());
-        Located { report, warnings }
+        let callee_frames = built.iter().rev().copied().collect();
+        Located {
+            report,
+            warnings,
+            callee_frames,
+        }
     }
 }
 
