@@ -8,14 +8,77 @@
 
 use postmortem_core::cs::Cs;
 use postmortem_core::fsa::Fsa;
+use postmortem_core::solver::Checked;
 use postmortem_core::suggest::{self, analysis, observe, Limits, Method, Observation};
 use postmortem_core::utl::Utl;
-use postmortem_core::{Label, NodeId, Solver};
+use postmortem_core::{Answer, Icfg, Label, NodeId, Query, Recovery, Report, SolveError, Solver};
 use postmortem_testkit::testgen::{random_icfg, random_report, GraphShape, Rng};
 use std::collections::BTreeMap;
 
 mod common;
 use common::{cases, decided, line_labels};
+
+/// A base that decides nothing: `best` over it must still decide every
+/// node UTL decides (by its merge, not by FSA's precision).
+#[derive(Default)]
+struct Blind;
+
+impl Solver for Blind {
+    fn name(&self) -> &'static str {
+        "blind"
+    }
+
+    fn check(&self, _: &Icfg, _: &Report, _: Option<&Query>) -> Result<Checked, SolveError> {
+        Ok(Checked {
+            answer: Answer::Possible,
+            weakened: Vec::new(),
+            witness: None,
+        })
+    }
+
+    fn recover(&self, g: &Icfg, _: &Report) -> Result<Recovery, SolveError> {
+        Ok(Recovery {
+            labels: vec![Label::Maybe; g.num_nodes()],
+            weakened: Vec::new(),
+            undecided: Vec::new(),
+            stats: Vec::new(),
+        })
+    }
+}
+
+#[test]
+fn best_over_any_base_decides_what_utl_decides() {
+    let s = Cs {
+        base: Blind,
+        best: true,
+        ..Cs::default()
+    };
+    assert!(s.refines_utl());
+    let (mut checked, mut decided_by_utl) = (0, 0);
+    for seed in 0..cases() {
+        let mut rng = Rng::with_stream(seed, 23);
+        let g = random_icfg(
+            &mut rng,
+            &GraphShape {
+                max_functions: 3,
+                max_body: 6,
+            },
+        );
+        let report = random_report(&mut rng, &g, false);
+        let (Ok(b), Ok(u)) = (s.recover(&g, &report), Utl::default().recover(&g, &report)) else {
+            continue;
+        };
+        checked += 1;
+        for (i, (&x, &y)) in b.labels.iter().zip(&u.labels).enumerate() {
+            decided_by_utl += usize::from(y != Label::Maybe);
+            assert!(
+                y == Label::Maybe || x == y,
+                "seed {seed}: node {i}: utl {y:?}, best over a blind base {x:?}"
+            );
+        }
+    }
+    assert!(checked > 0 && decided_by_utl > 0);
+}
 
 fn best() -> Cs<Fsa> {
     Cs {
