@@ -96,6 +96,12 @@
 //! exact method under a 10 s budget bounded 27 classes and listed
 //! nothing). With `best` (4-6 s per analysis) bounds alone take 1.8 s
 //! and 110 MB; `--budget 5` confirms 1 of 10 (6.8 s, 226 MB).
+//! With UTL's re-runs (step 3'', the same crashes from a version-4
+//! cache, under load 12-14 on 2 cores): `best` lists 10 points, all with
+//! UTL-proven bounds, in 6.0-6.9 s and 111 MB with `--budget 5` (before:
+//! 9.2 s, 224 MB, 1 exact and 9 dominator bounds). On these crashes the
+//! UTL bounds equal the dominator bounds and `best`'s exact counts are
+//! higher (the stack's order); confirming all ten took 66 s.
 //!
 //! # Cost
 //!
