@@ -136,6 +136,8 @@ pub fn run(a: SuggestArgs) -> Result<(), Failure> {
             MethodArg::Exact => Method::Exact,
             MethodArg::Bounds => Method::Bounds,
         },
+        // Confirmations are expected to cost what the base analysis did.
+        analysis_time: Some(Duration::from_secs_f64(loaded.timings.recover_ms / 1e3)),
     };
     // The group's other crashes and their base labels.
     let mut others = Vec::new();

@@ -168,9 +168,14 @@ fn guarantees_are_what_analyze_decides_with_the_observation_on_the_paper_example
         ("bounds", &[]),
         ("bounds", &["--max-analyses", "0"]),
     ];
+    // best: UTL's re-runs of the three points (six analyses) and no
+    // confirmation: each count a bound proven by UTL.
+    let utl_bounds: (&str, &[&str]) = ("bounds", &["--max-analyses", "6"]);
+    let mut by_utl = 0;
     for (solver, (method, extra)) in ["utl", "fsa"]
         .into_iter()
         .flat_map(|s| methods.iter().map(move |m| (s, m)))
+        .chain([("best", &utl_bounds)])
     {
         let mut args = vec![
             "suggest", "--cfg", cfg, "--report", report, "--solver", solver, "-k", "3", "--format",
@@ -196,6 +201,10 @@ fn guarantees_are_what_analyze_decides_with_the_observation_on_the_paper_example
             let node = s["node"].as_str().unwrap();
             let worst = s["worst"].as_u64().unwrap() as usize;
             assert!(worst <= last, "not in order: {v}");
+            by_utl += usize::from(s["bound"] == json!("utl"));
+            if solver != "best" {
+                assert_ne!(s["bound"], json!("utl"), "{s}");
+            }
             last = worst;
             for (side, key) in [("if_ran", "obsYes"), ("if_not", "obsNo")] {
                 let mut r = base_json.clone();
@@ -234,6 +243,7 @@ fn guarantees_are_what_analyze_decides_with_the_observation_on_the_paper_example
             }
         }
     }
+    assert!(by_utl > 0, "no bound from UTL's re-runs");
     let _ = std::fs::remove_dir_all(&d);
 }
 

@@ -271,6 +271,12 @@ impl<S: Solver> Solver for ProcessWide<S> {
         self.0.name()
     }
 
+    /// The identity without asynchronous functions, where the promise is
+    /// made.
+    fn refines_utl(&self) -> bool {
+        self.0.refines_utl()
+    }
+
     fn check(
         &self,
         g: &Icfg,

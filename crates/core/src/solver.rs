@@ -238,6 +238,15 @@ pub trait Solver {
         self.recover(g, report)
     }
 
+    /// Whether, by construction, [`Solver::recover`] decides every node
+    /// that the default [`crate::utl::Utl`]'s `recover` of the same report
+    /// decides, the same way, whenever both succeed, on graphs without
+    /// asynchronous functions (`suggest` then takes UTL's re-runs as
+    /// proven lower bounds for this solver). Default: no.
+    fn refines_utl(&self) -> bool {
+        false
+    }
+
     /// A minimal impossible subset of the report's constraints plus the
     /// query (named [`Origin::Query`]): every member of the result is
     /// needed, removing any one makes it possible. `None` if the report and

@@ -45,6 +45,7 @@ fn check(s: &(dyn Solver + Sync), expressible: bool, stream: u64) {
                 max_analyses: None,
                 threads: 1 + rng.below(2),
                 method: Method::Exact,
+                analysis_time: None,
             },
         );
         assert!(r.complete, "seed {seed}: {:?}", r.note);
@@ -164,6 +165,7 @@ fn group_top_suggestion_is_the_brute_force_best_sum() {
             max_analyses: None,
             threads: 2,
             method: Method::Exact,
+            analysis_time: None,
         };
         let r = suggest::suggest_group(&s, &g, &crashes, &limits);
         assert!(r.complete);

@@ -73,6 +73,7 @@ fn check(s: &(dyn Solver + Sync), expressible: bool, stream: u64) {
                     max_analyses: max,
                     threads: 2,
                     method: Method::Bounds,
+                    analysis_time: None,
                 },
             );
             let applies = g.async_functions().is_empty() && report.ran_somewhere.is_empty();
@@ -158,6 +159,7 @@ fn group_bounds_are_confirmed_sums() {
             max_analyses: None,
             threads: 2,
             method: Method::Bounds,
+            analysis_time: None,
         };
         let r = suggest::suggest_group(&s, &g, &crashes, &limits);
         if r.method != Method::Bounds {

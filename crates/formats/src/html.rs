@@ -1063,6 +1063,7 @@ mod tests {
                 if_not: 2,
                 worst: 2,
                 exact: true,
+                utl_bound: false,
             }],
             maybe_lines: 5,
             complete: true,

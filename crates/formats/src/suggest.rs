@@ -94,7 +94,12 @@ pub fn summary_line(s: &Suggestions) -> String {
         s.analyses,
         if s.method == Method::Bounds {
             format!(
-                "; ranked by proven lower bounds (dominators), {} of the listed confirmed by re-running{}",
+                "; ranked by proven lower bounds ({}), {} of the listed confirmed by re-running{}",
+                if s.utl_analyses > 0 {
+                    format!("dominators, then {} UTL re-runs", s.utl_analyses)
+                } else {
+                    "dominators".to_string()
+                },
                 s.confirmed,
                 if s.complete {
                     String::new()
@@ -196,6 +201,13 @@ pub fn to_json(g: &Icfg, s: &Suggestions, solver: &str) -> Value {
                 "if_not": t.if_not,
                 "worst": t.worst(),
                 "exact": t.exact,
+                "bound": if t.exact {
+                    "rerun"
+                } else if t.utl_bound {
+                    "utl"
+                } else {
+                    "dominators"
+                },
                 "same_paths": t.equivalent.iter().map(|&n| g.ext_id(n)).collect::<Vec<_>>(),
                 "same_paths_lines": same_paths_lines(g, t),
                 "line_nodes": line_nodes(g, t.point),
@@ -216,6 +228,7 @@ pub fn to_json(g: &Icfg, s: &Suggestions, solver: &str) -> Value {
         },
         "confirmed": s.confirmed,
         "below_bound": s.below_bound,
+        "utl_analyses": s.utl_analyses,
         "complete": s.complete,
         "note": s.note,
         "suggestions": points,

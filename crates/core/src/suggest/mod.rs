@@ -60,9 +60,24 @@
 //!    random programs for UTL, FSA and CS by `tests/suggest_bounds.rs`);
 //!    they are not exact (other deductions, such as the stack's order,
 //!    decide more).
+//! 3''. **UTL's re-runs** (when the solver refines UTL,
+//!    [`Solver::refines_utl`]: `best`, which adds UTL's labels of the same
+//!    report to its own before refining them; the reports have no values or
+//!    residue in stages): classes in decreasing order of dominator bound,
+//!    one per line, get both observations re-run with UTL (a tenth of a
+//!    `best` analysis or less), until `k` have a positive bound or the
+//!    budget is spent. The base's Maybe lines that UTL's labels with the
+//!    observation decide are decided by the solver's re-run too (it
+//!    decides every node UTL decides, the same way), so they are a proven
+//!    lower bound; each class keeps the larger of the two bounds (printed
+//!    `>=N`, JSON `"bound": "utl"`). UTL finding the observation
+//!    impossible makes the solver's re-run fail too (its recovery fails
+//!    when UTL's does): the point decides nothing new in that crash.
+//!    Classes are ranked again by these bounds.
 //! 4'. **Confirmation**: classes in decreasing order of bound get both
 //!    analyses, one point per line, until `k` points are confirmed or a
-//!    limit is reached. Confirmed counts are exact; points left
+//!    limit is reached (no batch is started that would end past the
+//!    budget, [`Limits::analysis_time`]). Confirmed counts are exact; points left
 //!    unconfirmed are listed with their bounds, marked as such
 //!    ([`Suggestion::exact`] false, printed `>=N`). A confirmed count
 //!    below its bound (a solver that gives up on part of the problem) is
@@ -81,6 +96,12 @@
 //! exact method under a 10 s budget bounded 27 classes and listed
 //! nothing). With `best` (4-6 s per analysis) bounds alone take 1.8 s
 //! and 110 MB; `--budget 5` confirms 1 of 10 (6.8 s, 226 MB).
+//! With UTL's re-runs (step 3'', the same crashes from a version-4
+//! cache, under load 12-14 on 2 cores): `best` lists 10 points, all with
+//! UTL-proven bounds, in 6.0-6.9 s and 111 MB with `--budget 5` (before:
+//! 9.2 s, 224 MB, 1 exact and 9 dominator bounds). On these crashes the
+//! UTL bounds equal the dominator bounds and `best`'s exact counts are
+//! higher (the stack's order); confirming all ten took 66 s.
 //!
 //! # Cost
 //!
@@ -161,6 +182,10 @@ pub struct Limits {
     pub threads: usize,
     /// How to rank the candidates.
     pub method: Method,
+    /// How long one analysis is expected to take (the base's, say):
+    /// [`Method::Bounds`] starts no confirmation whose analyses would end
+    /// past the budget. `None`: the longest one seen so far.
+    pub analysis_time: Option<Duration>,
 }
 
 /// How [`suggest`] ranks the candidates (see the module docs).
@@ -189,6 +214,7 @@ impl Default for Limits {
             max_analyses: None,
             threads: 1,
             method: Method::Auto,
+            analysis_time: None,
         }
     }
 }
@@ -213,6 +239,10 @@ pub struct Suggestion {
     /// analysis); otherwise they are proven lower bounds
     /// ([`Method::Bounds`], a point not confirmed within the limits).
     pub exact: bool,
+    /// Not exact, and the bounds come from re-running UTL with the
+    /// observation (the solver refines UTL, see [`Solver::refines_utl`]),
+    /// not from dominators alone.
+    pub utl_bound: bool,
 }
 
 impl Suggestion {
@@ -257,6 +287,9 @@ pub struct Suggestions {
     /// [`Method::Bounds`]: confirmed points that decided fewer lines than
     /// their bound (a limit of the solver: see `bounds.rs`).
     pub below_bound: usize,
+    /// [`Method::Bounds`] with a solver that refines UTL: the UTL analyses
+    /// run for proven bounds (counted in `analyses` too).
+    pub utl_analyses: usize,
     /// The method used ([`Method::Exact`] or [`Method::Bounds`]).
     pub method: Method,
     /// Whether the search finished: with [`Method::Exact`], `top` is then
@@ -476,7 +509,27 @@ struct Search<'a> {
     start: Instant,
     analyses: &'a AtomicUsize,
     eval: &'a (dyn Fn(NodeId, Observation) -> Option<PerCrash> + Sync),
+    /// UTL's re-runs, when the solver refines UTL (see [`UtlRerun`]).
+    eval_utl: Option<&'a UtlEval<'a>>,
     out_of_budget: &'a (dyn Fn(Option<Instant>) -> bool + Sync),
+}
+
+/// One observation re-run with UTL in every crash: per crash, `None`
+/// where the point is not Maybe or UTL failed (a limit), else
+/// [`UtlRerun`].
+type UtlEval<'a> = dyn Fn(NodeId, Observation) -> Vec<Option<UtlRerun>> + Sync + 'a;
+
+/// What UTL's re-run with an observation says, for a solver that
+/// refines UTL ([`Solver::refines_utl`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum UtlRerun {
+    /// The Maybe lines of the solver's base that UTL's labels decide: the
+    /// solver's re-run decides each of them too (it decides every node
+    /// UTL decides), so this is a proven lower bound.
+    Decides(usize),
+    /// UTL finds the observation impossible; so does the solver (its
+    /// recovery fails when UTL's does): the point decides nothing new.
+    Impossible,
 }
 
 impl Search<'_> {
@@ -555,6 +608,7 @@ impl Search<'_> {
                     .map(|(a, b)| a.min(b))
                     .sum(),
                 exact: true,
+                utl_bound: false,
             };
             // One point per line: a developer instruments lines.
             let line = |n: NodeId| (self.g.file_of(n), self.g.lines(n).first().copied());
@@ -573,6 +627,62 @@ impl Search<'_> {
 }
 
 impl Search<'_> {
+    /// Step 3'' (see the module docs): UTL's re-runs of the best points by
+    /// dominators, in that order, one point per line, until `k` points
+    /// with a positive bound are done or the budget is spent; `per` (the
+    /// bounds per class and crash) takes the larger of the two proven
+    /// bounds, or `None` in a crash where the observation is impossible.
+    fn utl_pass(
+        &self,
+        order: &[Suggestion],
+        class_of: &BTreeMap<NodeId, usize>,
+        eval_utl: &UtlEval<'_>,
+        per: &mut [Vec<Option<(usize, usize)>>],
+        by_utl: &mut [bool],
+    ) {
+        let line = |n: NodeId| (self.g.file_of(n), self.g.lines(n).first().copied());
+        let deadline = self.limits.budget.map(|b| self.start + b);
+        let per_batch = self.limits.threads.max(1);
+        let mut lines = std::collections::BTreeSet::new();
+        let (mut done, mut next) = (0, 0);
+        while done < self.limits.k && next < order.len() && !(self.out_of_budget)(deadline) {
+            let mut batch: Vec<usize> = Vec::new();
+            while batch.len() < per_batch && next < order.len() {
+                let p = order[next].point;
+                next += 1;
+                if lines.insert(line(p)) {
+                    batch.push(class_of[&p]);
+                }
+            }
+            let jobs: Vec<(NodeId, Observation)> = batch
+                .iter()
+                .flat_map(|&i| {
+                    let p = self.classes[i][0];
+                    [(p, Observation::Ran), (p, Observation::NotRan)]
+                })
+                .collect();
+            let got = par_map(&jobs, self.limits.threads, &|&(p, o)| eval_utl(p, o));
+            for (&i, pair) in batch.iter().zip(got.chunks(2)) {
+                by_utl[i] = true;
+                for (c, b) in per[i].iter_mut().enumerate() {
+                    let Some((dr, dn)) = *b else { continue };
+                    *b = match (pair[0][c], pair[1][c]) {
+                        (Some(UtlRerun::Impossible), _) | (_, Some(UtlRerun::Impossible)) => None,
+                        (r, n) => {
+                            let at_least = |d: usize, u: Option<UtlRerun>| match u {
+                                Some(UtlRerun::Decides(x)) => d.max(x),
+                                _ => d,
+                            };
+                            Some((at_least(dr, r), at_least(dn, n)))
+                        }
+                    };
+                }
+                done +=
+                    usize::from(per[i].iter().flatten().map(|b| b.0.min(b.1)).sum::<usize>() > 0);
+            }
+        }
+    }
+
     /// [`Method::Bounds`]: every point's lower bounds from dominators,
     /// then the best confirmed by re-running, in order, until `k` points
     /// on distinct lines are confirmed or a limit is reached; the rest of
@@ -633,7 +743,8 @@ impl Search<'_> {
                 "{cut} dominator walks cut at {WALK_CAP} steps (their bounds are lower)"
             ));
         }
-        let bound_of = |i: usize| {
+        let mut by_utl = vec![false; self.classes.len()];
+        let bound_of = |per: &[Vec<Option<(usize, usize)>>], by_utl: &[bool], i: usize| {
             let p = per[i].iter().flatten();
             Suggestion {
                 point: self.classes[i][0],
@@ -642,27 +753,42 @@ impl Search<'_> {
                 if_not: p.clone().map(|b| b.1).sum(),
                 worst: p.map(|b| b.0.min(b.1)).sum(),
                 exact: false,
+                utl_bound: by_utl[i],
             }
         };
-        let mut order: Vec<Suggestion> = (0..self.classes.len())
-            .map(bound_of)
-            .filter(|b| b.worst > 0)
-            .collect();
-        order.sort_by(rank);
+        let ranked = |per: &[Vec<Option<(usize, usize)>>], by_utl: &[bool]| {
+            let mut order: Vec<Suggestion> = (0..self.classes.len())
+                .map(|i| bound_of(per, by_utl, i))
+                .filter(|b| b.worst > 0)
+                .collect();
+            order.sort_by(rank);
+            order
+        };
+        let mut order = ranked(&per, &by_utl);
         let equivalent_of: BTreeMap<NodeId, usize> = (0..self.classes.len())
             .map(|i| (self.classes[i][0], i))
             .collect();
 
         let line = |n: NodeId| (g.file_of(n), g.lines(n).first().copied());
         let k = self.limits.k;
+        if let Some(eval_utl) = self.eval_utl {
+            self.utl_pass(&order, &equivalent_of, eval_utl, &mut per, &mut by_utl);
+            order = ranked(&per, &by_utl);
+        }
         let mut top: Vec<Suggestion> = Vec::new();
         let mut taken = std::collections::BTreeSet::new();
         let mut below = 0;
         let mut next = 0;
         let deadline = self.limits.budget.map(|b| self.start + b);
         let per_batch = (self.limits.threads / 2).max(1);
+        let mut batch_time = self.limits.analysis_time;
         while top.len() < k && next < order.len() {
-            if (self.out_of_budget)(deadline) {
+            // No batch that would end past the budget (an analysis under
+            // way cannot be stopped).
+            let late = deadline
+                .zip(batch_time)
+                .is_some_and(|(d, t)| Instant::now() + t > d);
+            if late || (self.out_of_budget)(deadline) {
                 out.complete = false;
                 break;
             }
@@ -681,7 +807,9 @@ impl Search<'_> {
                 .iter()
                 .flat_map(|b| [(b.point, Observation::Ran), (b.point, Observation::NotRan)])
                 .collect();
+            let t = Instant::now();
             let got = par_map(&jobs, self.limits.threads, &|&(p, o)| (self.eval)(p, o));
+            batch_time = batch_time.max(Some(t.elapsed()));
             for (b, pair) in batch.iter().zip(got.chunks(2)) {
                 let (Some(ran), Some(not)) = (&pair[0], &pair[1]) else {
                     out.complete = false;
@@ -696,6 +824,7 @@ impl Search<'_> {
                     if_not: (0..c).filter_map(both).map(|p| p.1).sum(),
                     worst: (0..c).filter_map(both).map(|(a, b)| a.min(b)).sum(),
                     exact: true,
+                    utl_bound: false,
                 };
                 // A bound is on a possible observation (one the solver
                 // finds impossible decides nothing and is not made).
@@ -730,9 +859,11 @@ impl Search<'_> {
             }
         }
         if top.len() > out.confirmed {
+            let by_utl = top.iter().filter(|t| t.utl_bound).count();
             notes.push(format!(
                 "{} of the {} points listed confirmed by re-running within the limits; \
-                 the others' counts are proven lower bounds",
+                 the others' counts are proven lower bounds ({by_utl} from UTL's re-runs, \
+                 which this solver refines; the rest from dominators)",
                 out.confirmed,
                 top.len()
             ));
@@ -846,6 +977,34 @@ pub fn suggest_group(
         }
         Some(per)
     };
+    // UTL's re-runs as proven bounds (step 3''): the solver decides
+    // every node UTL decides, and `analysis` is its `recover` alone (no
+    // values or residue in stages, no flags set in some thread).
+    let utl = crate::utl::Utl::default();
+    let utl_analyses = AtomicUsize::new(0);
+    let eval_utl = |n: NodeId, obs: Observation| -> Vec<Option<UtlRerun>> {
+        let mut per = Vec::with_capacity(crashes.len());
+        for (c, l) in crashes.iter().zip(&lines) {
+            if c.base[n.index()] != Label::Maybe {
+                per.push(None);
+                continue;
+            }
+            analyses.fetch_add(1, Ordering::Relaxed);
+            utl_analyses.fetch_add(1, Ordering::Relaxed);
+            per.push(match analysis(&utl, g, &observe(c.report, n, obs)) {
+                Ok(Some(labels)) => Some(UtlRerun::Decides(l.decided(&labels))),
+                Ok(None) => Some(UtlRerun::Impossible),
+                Err(_) => None,
+            });
+        }
+        per
+    };
+    let utl_applies = use_bounds
+        && s.refines_utl()
+        && s.name() != "utl"
+        && crashes
+            .iter()
+            .all(|c| c.report.values.is_empty() && c.report.residue.is_empty());
     let mut notes: Vec<String> = out.note.take().into_iter().collect();
     let search = Search {
         s,
@@ -857,6 +1016,7 @@ pub fn suggest_group(
         start,
         analyses: &analyses,
         eval: &eval,
+        eval_utl: utl_applies.then_some(&eval_utl as &UtlEval<'_>),
         out_of_budget: &out_of_budget,
     };
     let top = if use_bounds {
@@ -873,6 +1033,7 @@ pub fn suggest_group(
     out.top = top;
     out.surely = impossible.into_inner();
     out.analyses = analyses.into_inner();
+    out.utl_analyses = utl_analyses.into_inner();
     if !notes.is_empty() {
         out.note = Some(notes.join("; "));
     }

@@ -102,6 +102,11 @@ impl Solver for Utl {
         "utl"
     }
 
+    fn refines_utl(&self) -> bool {
+        let d = BulkLimits::default();
+        self.limits.exact_work == d.exact_work && self.limits.witnesses == d.witnesses
+    }
+
     crate::solver::check_by_search!();
 
     fn recover(&self, g: &Icfg, report: &Report) -> Result<Recovery, SolveError> {
