@@ -2,7 +2,7 @@
 //! constant stores to a local, a global, a static flag, a loop index, a
 //! pointer set to NULL or not; a variable whose address escapes is not
 //! used; a local overwritten behind the program's back (gdb writes it, as
-//! a wild write would) is dropped with a warning and the labels stay
+//! a wild write would) is dropped with a note (a local may also be uninitialised) and the labels stay
 //! sound; a global a thread writes is dropped. Truth: the programs are
 //! deterministic, so which lines ran is known from their input.
 

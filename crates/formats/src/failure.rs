@@ -251,10 +251,18 @@ pub fn assemble(
         for u in &uses {
             if let Some(why) = &u.unused {
                 if why.contains("wild write") {
-                    sink(Event::Warning(format!(
+                    let line = format!(
                         "{name}: `{}` = {} ({}): {why}; its value is not used",
                         u.name, u.value, u.place
-                    )));
+                    );
+                    // A global's value no store and not its initial value
+                    // can leave is memory changed behind the program's
+                    // back; a local's may only be uninitialised.
+                    sink(if u.place == "global" {
+                        Event::Warning(line)
+                    } else {
+                        Event::Note(line)
+                    });
                 }
             }
         }

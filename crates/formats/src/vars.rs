@@ -304,10 +304,15 @@ pub fn constraints(
             (None, None) => true,
         };
         if good == 0 && !(start.is_none() && init_ok) {
-            u.unused = Some(
+            u.unused = Some(if start.is_some() {
+                // A local: also what a slot holds when no store to it ran
+                // in this activation (a block-scoped local whose block did
+                // not run), which cannot be told apart from a wild write.
+                "no store of the program can leave this value: not stored in this activation (uninitialised), or memory overwritten by something the graph does not show (a wild write?)"
+            } else {
                 "no store of the program can leave this value: memory overwritten by something the graph does not show (a wild write?)"
-                    .into(),
-            );
+            }
+            .into());
             uses.push(u);
             continue;
         }
