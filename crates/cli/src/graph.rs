@@ -154,6 +154,16 @@ pub fn load_graph_with_maps(
 
 /// A graph cache that does not decode: what it looks like and the fix.
 fn bad_cache(path: &Path, e: impl std::fmt::Display) -> Failure {
+    let e = e.to_string();
+    // Written by another version: not damaged, only old (or new).
+    if e.starts_with("graph cache format version") {
+        let e = e.split(';').next().unwrap_or(&e);
+        return Failure::input(format!(
+            "{}: {e}: it was written by another version of postmortem; build it again with `postmortem cfg build PROG.bc -o {}` (PROG.bc: the program's LLVM IR)",
+            path.display(),
+            path.display()
+        ));
+    }
     Failure::input(format!(
         "{}: {e}: this graph cache (.pmcfg) is cut short or corrupt (an interrupted copy or `cfg build`?); build it again with `postmortem cfg build PROG.bc -o {}`, or pass the .ll/.bc or GraphML itself as --cfg",
         path.display(),

@@ -835,6 +835,34 @@ fn a_file_in_the_wrong_slot_says_what_it_looks_like() {
         ]);
         assert_hint(&r, &cut, "cut short or corrupt", "postmortem cfg build");
         assert!(!r.stderr.contains("front-end output"), "{}", r.show());
+        // Written by an older postmortem: the version after the graph's
+        // magic (in a flag cache, the graph follows the front-end header).
+        let mut old = bytes.clone();
+        let at = old
+            .windows(6)
+            .position(|w| w == b"PMCFG\0")
+            .expect("a graph cache inside")
+            + 6;
+        let v = u16::from_le_bytes([old[at], old[at + 1]]);
+        old[at..at + 2].copy_from_slice(&(v - 1).to_le_bytes());
+        let stale = dir.join(format!(
+            "old-{}",
+            cache.file_name().unwrap().to_string_lossy()
+        ));
+        std::fs::write(&stale, &old).unwrap();
+        let r = analyze_with(&[
+            os("--cfg"),
+            stale.as_os_str(),
+            os("--backtrace"),
+            bt.as_os_str(),
+        ]);
+        assert_hint(
+            &r,
+            &stale,
+            "another version of postmortem",
+            "postmortem cfg build",
+        );
+        assert!(!r.stderr.contains("corrupt"), "{}", r.show());
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
