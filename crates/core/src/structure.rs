@@ -746,6 +746,104 @@ impl<'a> Crossing<'a> {
         must
     }
 
+    /// [`Crossing::star_unavoidable`], sharpened to goals of several
+    /// members (issue 25). With `exact` (no goal set holds the root), a
+    /// member other than the root is in the set iff the walk
+    /// `star_legs(root, legs, {i})` does not exist or visits it: that walk
+    /// reaches a target along a path avoiding `i` iff `i` does not
+    /// dominate it (in the trees of paths out of and into the root), and
+    /// takes from a goal set a member that `i` dominates neither way if
+    /// there is one. So a member outside the set is avoided by its own
+    /// star, which need not be built.
+    pub(crate) fn star_hits(&self, root: u32, legs: &[Leg]) -> (BitSet, bool) {
+        let k = self.members.len();
+        let concrete = |v: u32| (v as usize) < k;
+        let out = algo::dominator_tree(&self.g, &self.rg, root, concrete);
+        let into = algo::dominator_tree(&self.rg, &self.g, root, concrete);
+        let reached = |t: &Tree, v: u32| v == root || t.parent(v).is_some();
+        let mut must = BitSet::new(k + 2);
+        must.insert(root as usize);
+        // Marked per tree: a vertex marked from one tree may have
+        // ancestors in the other not marked yet.
+        let (mut seen_out, mut seen_in) = (BitSet::new(k + 2), BitSet::new(k + 2));
+        let mark = |tree: &Tree, from: u32, seen: &mut BitSet, must: &mut BitSet| {
+            for x in tree.up_from(Some(from), root) {
+                if !seen.insert(x as usize) {
+                    break;
+                }
+                must.insert(x as usize);
+            }
+        };
+        // Some leg has no walk at all: every star fails.
+        let mut none = false;
+        let mut exact = true;
+        let mut several = Vec::new();
+        for leg in legs {
+            none |= !reached(&into, leg.entry) || !reached(&out, leg.exit);
+            mark(&into, leg.entry, &mut seen_in, &mut must);
+            mark(&out, leg.exit, &mut seen_out, &mut must);
+            for set in &leg.goals {
+                exact &= !set.contains(&root);
+                match set[..] {
+                    [] => none = true,
+                    [e] => {
+                        none |= !reached(&out, e) || !reached(&into, e);
+                        mark(&out, e, &mut seen_out, &mut must);
+                        mark(&into, e, &mut seen_in, &mut must);
+                    }
+                    _ => several.push(set),
+                }
+            }
+        }
+        if !exact {
+            return (must, false);
+        }
+        // A goal set of several members: `i` is visited iff it dominates
+        // (either way) each member reachable both ways.
+        let mut count = vec![0u32; k + 2];
+        let mut stamp = vec![0u32; k + 2];
+        let mut generation = 0u32;
+        let mut touched = Vec::new();
+        for set in several {
+            let both: Vec<u32> = set
+                .iter()
+                .copied()
+                .filter(|&e| reached(&out, e) && reached(&into, e))
+                .collect();
+            if both.is_empty() {
+                none = true;
+                break;
+            }
+            for &e in &both {
+                generation += 1;
+                for x in out
+                    .up_from(Some(e), root)
+                    .chain(into.up_from(Some(e), root))
+                {
+                    if stamp[x as usize] != generation {
+                        stamp[x as usize] = generation;
+                        if count[x as usize] == 0 {
+                            touched.push(x);
+                        }
+                        count[x as usize] += 1;
+                    }
+                }
+            }
+            for x in touched.drain(..) {
+                if count[x as usize] as usize == both.len() {
+                    must.insert(x as usize);
+                }
+                count[x as usize] = 0;
+            }
+        }
+        if none {
+            for i in 0..k {
+                must.insert(i);
+            }
+        }
+        (must, true)
+    }
+
     /// The vertex set of a concrete walk through the component made of
     /// `legs` (each entry → root → goal → root → … → root → exit), built
     /// from BFS trees into and out of `root` that avoid `avoid` where they

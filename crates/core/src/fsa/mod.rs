@@ -107,6 +107,10 @@ pub struct FsaLimits {
     /// where it may confirm a node still unconfirmed (issue 25; the
     /// labels are the same without it).
     pub confirm_care: bool,
+    /// Star walks that avoid one member each are told from dominator
+    /// trees without being built (see `CoarseLimits::sharp_stars`,
+    /// issue 25; the labels are the same without it).
+    pub sharp_stars: bool,
 }
 
 impl Default for FsaLimits {
@@ -124,6 +128,7 @@ impl Default for FsaLimits {
             witness_choices: SETTLE_AT,
             first_states: 250_000,
             confirm_care: true,
+            sharp_stars: true,
         }
     }
 }
@@ -211,6 +216,17 @@ impl Fsa {
     /// returned (never used on the report they were derived from with a
     /// reduction of their own). `Err` if the report is impossible.
     fn reduction(&self, g: &Icfg, report: &Report) -> Result<Option<Reduced>, ()> {
+        self.reduction_with_utl(g, report).map(|(red, _)| red)
+    }
+
+    /// [`Fsa::reduction`], and UTL's labels of `report` itself when it ran
+    /// UTL (its first round).
+    #[allow(clippy::type_complexity)]
+    fn reduction_with_utl(
+        &self,
+        g: &Icfg,
+        report: &Report,
+    ) -> Result<(Option<Reduced>, Option<Vec<Label>>), ()> {
         let ambiguous = report.obs_no.iter().any(|s| s.single().is_none())
             || report
                 .obs_yes
@@ -223,33 +239,39 @@ impl Fsa {
             || !report.bursty.is_empty()
             || !report.values.is_empty();
         if !ambiguous {
-            return Ok(None);
+            return Ok((None, None));
         }
         let utl = crate::utl::Utl::default();
         let mut r = report.clone();
         let mut no_origin: Vec<usize> = (0..r.obs_no.len()).collect();
         let mut round = 0;
+        let mut first: Option<Vec<Label>> = None;
         loop {
             let labels = match utl.recover(g, &r) {
                 Ok(rec) => rec.labels,
                 Err(SolveError::Infeasible { .. }) => return Err(()),
-                Err(_) => return Ok(None),
+                Err(_) => return Ok((None, first)),
             };
             round += 1;
+            if round == 1 {
+                first = Some(labels.clone());
+            }
             if round == 3 {
-                return Ok(Some(Reduced {
+                let red = Reduced {
                     report: r,
                     labels,
                     no_origin,
-                }));
+                };
+                return Ok((Some(red), first));
             }
             let (r2, kept) = reduced(&r, &labels)?;
             if r2 == r {
-                return Ok(Some(Reduced {
+                let red = Reduced {
                     report: r,
                     labels,
                     no_origin,
-                }));
+                };
+                return Ok((Some(red), first));
             }
             no_origin = kept.into_iter().map(|i| no_origin[i]).collect();
             r = r2;
@@ -262,6 +284,7 @@ impl Fsa {
             deadline: self.deadline(),
             max_memory: self.limits.max_memory,
             checks: self.limits.coarse_checks,
+            sharp_stars: self.limits.sharp_stars,
         }
     }
 
@@ -372,7 +395,7 @@ impl Solver for Fsa {
         &self,
         g: &Icfg,
         report: &Report,
-        beside: &dyn Fn(&[Label]) -> Vec<Label>,
+        beside: &dyn crate::solver::Beside,
     ) -> Result<Recovery, SolveError> {
         self.recover_all(g, report, Some(beside))
     }

@@ -382,6 +382,7 @@ impl Classify<'_, '_, '_> {
             k_o: self.space.k_o,
             trackers: &self.space.trackers,
             care: self.care,
+            sharp: self.limits.sharp_stars,
         };
         let (always, left) = held.decide();
         for v in always {

@@ -27,6 +27,9 @@ pub(super) struct Held<'a> {
     /// Only these nodes' fate is wanted (see [`explore_caring`]): the
     /// others get no star of their own.
     pub(super) care: Option<&'a BitSet>,
+    /// Members whose own star avoids them are told by dominators, without
+    /// the star (see [`CoarseLimits::sharp_stars`]).
+    pub(super) sharp: bool,
 }
 
 impl Held<'_> {
@@ -71,7 +74,11 @@ impl Held<'_> {
             // (none where the dominators show every such star visits it).
             let todo: Vec<usize> = candidates.iter().collect();
             let (entry, exit) = (legs[0].entry, legs[0].exit);
-            let on_every = crossing.star_unavoidable(entry, &legs);
+            let (on_every, exact) = if self.sharp {
+                crossing.star_hits(entry, &legs)
+            } else {
+                (crossing.star_unavoidable(entry, &legs), false)
+            };
             for i in todo {
                 let cared = self
                     .care
@@ -81,6 +88,11 @@ impl Held<'_> {
                 }
                 let root = if i as u32 == entry { exit } else { entry };
                 if root == entry && on_every.contains(i) {
+                    continue;
+                }
+                if root == entry && exact {
+                    // Its own star avoids it (see `Crossing::star_hits`).
+                    candidates.remove(i);
                     continue;
                 }
                 let mut avoid = BitSet::new(k);

@@ -144,6 +144,11 @@ pub(crate) struct CoarseLimits {
     /// Exact checks ([`Mode::Avoid`] explorations) allowed for members of
     /// locations with requirements that witnesses and dominators leave.
     pub checks: usize,
+    /// A member of such a location whose own star walk (from the entry,
+    /// avoiding just it) would miss it is found avoidable from the
+    /// dominator trees of the star's root, without building the walk
+    /// (issue 25; the labels are the same without it).
+    pub sharp_stars: bool,
 }
 
 impl Coarse {
