@@ -1075,3 +1075,98 @@ fn tree_01(
     }
     (parent, dist)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// SplitMix64: deterministic draws below `n`.
+    struct Draw(u64);
+
+    impl Draw {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            ((z ^ (z >> 31)) % n as u64) as usize
+        }
+    }
+
+    /// Issue 25: `Crossing::star_hits` against building the star walk
+    /// avoiding each member (`Crossing::star_legs`), on random components
+    /// and legs: when it says exact, a member is in its set iff that walk
+    /// does not exist or visits it; either way a member in
+    /// `star_unavoidable`'s set is visited. The exact case must be most
+    /// cases, and both answers must occur, so the test is not vacuous.
+    #[test]
+    fn star_hits_tell_what_each_star_visits() {
+        let (mut exact, mut avoided, mut hit) = (0, 0, 0);
+        for seed in 0..3000u64 {
+            let mut d = Draw(seed ^ 0x57A2);
+            let k = 2 + d.below(14);
+            let members: Vec<u32> = (0..k as u32).collect();
+            let mut edges = Vec::new();
+            // A cycle through every member (one component), chords, and
+            // sometimes a broken cycle edge.
+            for v in 0..k as u32 {
+                if d.below(6) != 0 {
+                    edges.push((v, (v + 1) % k as u32));
+                }
+            }
+            for _ in 0..d.below(2 * k) {
+                edges.push((d.below(k) as u32, d.below(k) as u32));
+            }
+            let g = Csr::from_edges(k, &edges);
+            let entries: Vec<bool> = (0..k).map(|_| d.below(3) == 0).collect();
+            let exits: Vec<bool> = (0..k).map(|_| d.below(3) == 0).collect();
+            let c = Crossing::new(
+                &g,
+                &members,
+                |_| true,
+                |v| entries[v as usize],
+                |v| exits[v as usize],
+                &[],
+            );
+            let legs: Vec<Leg> = (0..1 + d.below(3))
+                .map(|_| Leg {
+                    entry: d.below(k) as u32,
+                    goals: (0..d.below(4))
+                        .map(|_| (0..1 + d.below(3)).map(|_| d.below(k) as u32).collect())
+                        .collect(),
+                    exit: d.below(k) as u32,
+                })
+                .collect();
+            let root = d.below(k) as u32;
+            let (hits, is_exact) = c.star_hits(root, &legs);
+            let filter = c.star_unavoidable(root, &legs);
+            for i in 0..k {
+                if i as u32 == root {
+                    continue;
+                }
+                let mut avoid = BitSet::new(k);
+                avoid.insert(i);
+                let visits = c
+                    .star_legs(root, &legs, &avoid)
+                    .is_none_or(|w| w.contains(i));
+                if filter.contains(i) {
+                    assert!(visits, "seed {seed}: star_unavoidable says {i}");
+                }
+                if is_exact {
+                    assert_eq!(hits.contains(i), visits, "seed {seed}: member {i}");
+                    exact += 1;
+                    if visits {
+                        hit += 1;
+                    } else {
+                        avoided += 1;
+                    }
+                }
+            }
+        }
+        assert!(exact > 10_000, "only {exact} exact answers");
+        assert!(
+            avoided > 1_000 && hit > 1_000,
+            "{avoided} avoided, {hit} hit"
+        );
+    }
+}

@@ -71,6 +71,7 @@ impl Classify<'_, '_, '_> {
             held_decided: 0,
             held_left: 0,
             checks: 0,
+            sharp: 0,
         };
         if self.subsume {
             for v in 0..n as usize {
@@ -88,6 +89,7 @@ impl Classify<'_, '_, '_> {
             held_decided: m.held_decided - m.held_left,
             held_left: m.held_left,
             checks: m.checks,
+            sharp: m.sharp,
             exact: !self.subsume,
         }))
     }
@@ -384,7 +386,8 @@ impl Classify<'_, '_, '_> {
             care: self.care,
             sharp: self.limits.sharp_stars,
         };
-        let (always, left) = held.decide();
+        let (always, left, sharp) = held.decide();
+        m.sharp += sharp;
         for v in always {
             m.must.insert(v as usize);
         }
@@ -490,4 +493,5 @@ pub(super) struct Must {
     pub(super) held_decided: usize,
     pub(super) held_left: usize,
     pub(super) checks: usize,
+    pub(super) sharp: usize,
 }

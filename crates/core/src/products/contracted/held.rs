@@ -33,8 +33,9 @@ pub(super) struct Held<'a> {
 }
 
 impl Held<'_> {
-    /// Members that surely run, and members left undecided (in classes
-    /// that share their fate); the others are avoidable.
+    /// Members that surely run, members left undecided (in classes that
+    /// share their fate; the others are avoidable), and how many were
+    /// found avoidable without their own star (`sharp`).
     ///
     /// * Every crossing goes from one of the entries the trimmed product
     ///   uses to one of its exits, and every path matches each mandatory
@@ -46,7 +47,8 @@ impl Held<'_> {
     ///   a star walk (entry → root → goal → root → … → exit) that matches
     ///   exactly the elements the product matched on that entry; a few roots
     ///   give a few such paths.
-    pub(super) fn decide(&self) -> (Vec<u32>, Vec<Vec<u32>>) {
+    pub(super) fn decide(&self) -> (Vec<u32>, Vec<Vec<u32>>, usize) {
+        let mut sharp = 0;
         let crossing = Crossing::new(
             self.g,
             self.members,
@@ -93,6 +95,7 @@ impl Held<'_> {
                 if root == entry && exact {
                     // Its own star avoids it (see `Crossing::star_hits`).
                     candidates.remove(i);
+                    sharp += 1;
                     continue;
                 }
                 let mut avoid = BitSet::new(k);
@@ -156,7 +159,7 @@ impl Held<'_> {
         }
         let mut left: Vec<Vec<u32>> = left.into_values().collect();
         left.sort();
-        (always, left)
+        (always, left, sharp)
     }
 
     /// The visits of the witness path to this location, as legs of the

@@ -91,6 +91,9 @@ pub(crate) struct Coarse {
     pub held_left: usize,
     /// Exact checks made.
     pub checks: usize,
+    /// Members found avoidable from dominator trees instead of their own
+    /// star walk ([`CoarseLimits::sharp_stars`]).
+    pub sharp: usize,
     pub exact: bool,
 }
 
@@ -167,6 +170,7 @@ impl Coarse {
             ("coarse_held_decided", self.held_decided as u64),
             ("coarse_held_left", self.held_left as u64),
             ("coarse_checks", self.checks as u64),
+            ("coarse_sharp", self.sharp as u64),
         ]
     }
 }
