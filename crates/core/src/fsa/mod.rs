@@ -274,6 +274,17 @@ impl Fsa {
                 return Ok((Some(red), first));
             }
             no_origin = kept.into_iter().map(|i| no_origin[i]).collect();
+            if singles(&r2) == singles(&r) {
+                // UTL reads only single-node sets (it drops the others),
+                // and the reduction made none: UTL's labels of `r2` are
+                // these, and reducing `r2` with them changes nothing.
+                let red = Reduced {
+                    report: r2,
+                    labels,
+                    no_origin,
+                };
+                return Ok((Some(red), first));
+            }
             r = r2;
         }
     }
@@ -321,6 +332,36 @@ fn accepts(a: &Dfa, w: &[u32]) -> bool {
         }
         a.accepting[q as usize]
     })
+}
+
+/// How many of `report`'s node sets are single nodes: the stack's calls
+/// and entries, `obsYes` and bursty elements, `obsNo` sets. UTL reads
+/// only those (lowering drops every set of several nodes,
+/// [`Strategy::Weaken`]), and [`reduced`] keeps every one of them, so a
+/// reduction that leaves this count unchanged leaves UTL's labels
+/// unchanged.
+fn singles(report: &Report) -> usize {
+    let one = |s: &NodeSet| usize::from(s.single().is_some());
+    let stack: usize = report
+        .stack
+        .iter()
+        .map(|f| one(&f.call) + one(&f.entry))
+        .sum();
+    let yes: usize = report
+        .obs_yes
+        .iter()
+        .flat_map(|t| &t.entries)
+        .map(one)
+        .sum();
+    let bursty: usize = report
+        .bursty
+        .iter()
+        .flat_map(|b| &b.bursts)
+        .flatten()
+        .map(one)
+        .sum();
+    let no: usize = report.obs_no.iter().map(one).sum();
+    stack + yes + bursty + no
 }
 
 /// `report` reduced with sound `labels` (see [`split`]), and the index in
