@@ -1183,7 +1183,9 @@ fn capped_first_attempt_keeps_the_labels() {
 
 /// Issue 25: members of contracted locations whose own star walk would
 /// avoid them, told from the dominator trees of the star's root
-/// (`FsaLimits::sharp_stars`), against building every such walk, on
+/// (`FsaLimits::sharp_stars`), and exact checks spared for classes that
+/// hold a node UTL says runs (`FsaLimits::known_checks`), against
+/// building every such walk and making every check, on
 /// random reports with ambiguous `obsNo` sets and traces (and memory
 /// budgets that drop the sets, so that confirmation rounds classify with
 /// care too): both sound against the oracle, and the same labels and
@@ -1218,7 +1220,7 @@ fn sharp_stars_keep_the_labels() {
         let Some(truth) = oracle::recover(&g, &r) else {
             continue;
         };
-        let run = |sharp_stars: bool| {
+        let run = |on: bool| {
             Fsa {
                 limits: FsaLimits {
                     max_memory: if seed % 3 == 0 {
@@ -1226,7 +1228,8 @@ fn sharp_stars_keep_the_labels() {
                     } else {
                         8_000 << (seed % 4)
                     },
-                    sharp_stars,
+                    sharp_stars: on,
+                    known_checks: on,
                     ..FsaLimits::default()
                 },
             }

@@ -219,7 +219,9 @@ fn best_beside_and_care_keep_the_labels_on_the_mix() {
 }
 
 /// Issue 25: `best` with the star walks that avoid one member each told
-/// from dominator trees (`FsaLimits::sharp_stars`) against building them,
+/// from dominator trees (`FsaLimits::sharp_stars`) and exact checks
+/// spared where UTL says a node runs (`FsaLimits::known_checks`) against
+/// building every walk and making every check,
 /// on small coverage mixes, with the default limits and with limits small
 /// enough that the ambiguous sets are dropped and confirmed: both sound
 /// against the run, the same labels and undecided nodes, and the shortcut
@@ -227,10 +229,11 @@ fn best_beside_and_care_keep_the_labels_on_the_mix() {
 #[test]
 fn sharp_stars_keep_the_labels_on_the_mix() {
     use postmortem_core::cs::Cs;
-    let best = |limits: FsaLimits, sharp_stars: bool| Cs {
+    let best = |limits: FsaLimits, on: bool| Cs {
         base: Fsa {
             limits: FsaLimits {
-                sharp_stars,
+                sharp_stars: on,
+                known_checks: on,
                 ..limits
             },
         },

@@ -111,6 +111,11 @@ pub struct FsaLimits {
     /// trees without being built (see `CoarseLimits::sharp_stars`,
     /// issue 25; the labels are the same without it).
     pub sharp_stars: bool,
+    /// A class of members left for an exact check (see
+    /// `products/contracted/`) that holds a node UTL's labels say runs
+    /// must run, without the check (issue 25; the labels are the same
+    /// without it, or fewer undecided).
+    pub known_checks: bool,
 }
 
 impl Default for FsaLimits {
@@ -129,6 +134,7 @@ impl Default for FsaLimits {
             first_states: 250_000,
             confirm_care: true,
             sharp_stars: true,
+            known_checks: true,
         }
     }
 }

@@ -153,6 +153,20 @@ impl Fsa {
         Ok(again)
     }
 
+    /// The Yes nodes of `labels` (UTL's of the reduced report, sound for
+    /// every report a pass classifies), which spare the classification
+    /// exact checks ([`FsaLimits::known_checks`]).
+    fn known_yes(&self, labels: Option<&[Label]>) -> Option<BitSet> {
+        let labels = labels.filter(|_| self.limits.known_checks)?;
+        let mut yes = BitSet::new(labels.len());
+        for (v, &l) in labels.iter().enumerate() {
+            if l == Label::Yes {
+                yes.insert(v);
+            }
+        }
+        Some(yes)
+    }
+
     /// An impossible report's error, with its culprit.
     fn explained(&self, g: &Icfg, report: &Report, e: SolveError) -> SolveError {
         match e {
@@ -256,7 +270,9 @@ impl Fsa {
             }
             let st = structure(g, &prep, start[0]);
             let mode = contracted::Mode::Classify { subsume: false };
-            match contracted::explore_caring(&st, &sp, self.coarse_limits(), mode, Some(care)) {
+            let yes = self.known_yes(own.as_ref().map(|r| &r.labels[..]));
+            let limits = self.coarse_limits();
+            match contracted::explore_caring(&st, &sp, limits, mode, Some(care), yes.as_ref()) {
                 Ok(contracted::Outcome::Classified(c)) => return Ok(Shown::Classified(c)),
                 Ok(_) => return Err(infeasible()),
                 Err(_) => {}
@@ -305,6 +321,7 @@ impl Fsa {
         let runs = CoarseRuns {
             st: &st,
             limits: self.coarse_limits(),
+            yes: self.known_yes(red.map(|r| &r.labels[..])),
         };
         // 2. The contracted product with every automaton.
         let first = match self.contracted_first(g, &runs, &sp, first)? {
@@ -665,6 +682,8 @@ const KEEP_FLOOR: usize = 100_000;
 struct CoarseRuns<'s, 'a> {
     st: &'s contracted::Structure<'a>,
     limits: contracted::CoarseLimits,
+    /// Nodes UTL's labels say run (see [`Fsa::known_yes`]).
+    yes: Option<BitSet>,
 }
 
 impl CoarseRuns<'_, '_> {
@@ -678,7 +697,8 @@ impl CoarseRuns<'_, '_> {
         subsume: bool,
         limits: contracted::CoarseLimits,
     ) -> Result<contracted::Outcome, Stop> {
-        contracted::explore(self.st, sp, limits, contracted::Mode::Classify { subsume })
+        let mode = contracted::Mode::Classify { subsume };
+        contracted::explore_caring(self.st, sp, limits, mode, None, self.yes.as_ref())
     }
 }
 
