@@ -105,6 +105,21 @@ pub struct Checked {
     pub witness: Option<Vec<NodeId>>,
 }
 
+/// What the caller of [`Solver::recover_beside`] decides itself, and
+/// what it may reuse of the solver's work.
+pub trait Beside {
+    /// Given labels sound for the report, labels sound for it too that
+    /// the caller will merge into the result (an empty vector: none).
+    fn labels(&self, sound: &[Label]) -> Vec<Label>;
+
+    /// The default [`crate::utl::Utl`]'s labels of the same report, when
+    /// the solver computed them on its way (`best` merges them without
+    /// running UTL again). By default ignored.
+    fn utl(&self, labels: &[Label]) {
+        let _ = labels;
+    }
+}
+
 /// The result of bulk recovery.
 #[derive(Clone, Debug)]
 pub struct Recovery {
@@ -207,17 +222,18 @@ pub trait Solver {
 
     /// [`Solver::recover`] for a caller that decides some nodes itself
     /// (`best`: the context-sensitive frame graph over this solver).
-    /// `beside`, given labels sound for `report`, returns labels sound for
-    /// it too that the caller will merge into the result (an empty vector:
-    /// none). The solver may leave a node Maybe without making that Maybe
-    /// exact where `beside` decides it; its result is then meant only for
-    /// that caller, which must merge those labels (or recover again with
-    /// [`Solver::recover`]). By default, [`Solver::recover`].
+    /// [`Beside::labels`], given labels sound for `report`, returns labels
+    /// sound for it too that the caller will merge into the result (an
+    /// empty vector: none). The solver may leave a node Maybe without
+    /// making that Maybe exact where `beside` decides it; its result is
+    /// then meant only for that caller, which must merge those labels (or
+    /// recover again with [`Solver::recover`]). By default,
+    /// [`Solver::recover`].
     fn recover_beside(
         &self,
         g: &Icfg,
         report: &Report,
-        beside: &dyn Fn(&[Label]) -> Vec<Label>,
+        beside: &dyn Beside,
     ) -> Result<Recovery, SolveError> {
         let _ = beside;
         self.recover(g, report)

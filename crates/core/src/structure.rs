@@ -746,6 +746,104 @@ impl<'a> Crossing<'a> {
         must
     }
 
+    /// [`Crossing::star_unavoidable`], sharpened to goals of several
+    /// members (issue 25). With `exact` (no goal set holds the root), a
+    /// member other than the root is in the set iff the walk
+    /// `star_legs(root, legs, {i})` does not exist or visits it: that walk
+    /// reaches a target along a path avoiding `i` iff `i` does not
+    /// dominate it (in the trees of paths out of and into the root), and
+    /// takes from a goal set a member that `i` dominates neither way if
+    /// there is one. So a member outside the set is avoided by its own
+    /// star, which need not be built.
+    pub(crate) fn star_hits(&self, root: u32, legs: &[Leg]) -> (BitSet, bool) {
+        let k = self.members.len();
+        let concrete = |v: u32| (v as usize) < k;
+        let out = algo::dominator_tree(&self.g, &self.rg, root, concrete);
+        let into = algo::dominator_tree(&self.rg, &self.g, root, concrete);
+        let reached = |t: &Tree, v: u32| v == root || t.parent(v).is_some();
+        let mut must = BitSet::new(k + 2);
+        must.insert(root as usize);
+        // Marked per tree: a vertex marked from one tree may have
+        // ancestors in the other not marked yet.
+        let (mut seen_out, mut seen_in) = (BitSet::new(k + 2), BitSet::new(k + 2));
+        let mark = |tree: &Tree, from: u32, seen: &mut BitSet, must: &mut BitSet| {
+            for x in tree.up_from(Some(from), root) {
+                if !seen.insert(x as usize) {
+                    break;
+                }
+                must.insert(x as usize);
+            }
+        };
+        // Some leg has no walk at all: every star fails.
+        let mut none = false;
+        let mut exact = true;
+        let mut several = Vec::new();
+        for leg in legs {
+            none |= !reached(&into, leg.entry) || !reached(&out, leg.exit);
+            mark(&into, leg.entry, &mut seen_in, &mut must);
+            mark(&out, leg.exit, &mut seen_out, &mut must);
+            for set in &leg.goals {
+                exact &= !set.contains(&root);
+                match set[..] {
+                    [] => none = true,
+                    [e] => {
+                        none |= !reached(&out, e) || !reached(&into, e);
+                        mark(&out, e, &mut seen_out, &mut must);
+                        mark(&into, e, &mut seen_in, &mut must);
+                    }
+                    _ => several.push(set),
+                }
+            }
+        }
+        if !exact {
+            return (must, false);
+        }
+        // A goal set of several members: `i` is visited iff it dominates
+        // (either way) each member reachable both ways.
+        let mut count = vec![0u32; k + 2];
+        let mut stamp = vec![0u32; k + 2];
+        let mut generation = 0u32;
+        let mut touched = Vec::new();
+        for set in several {
+            let both: Vec<u32> = set
+                .iter()
+                .copied()
+                .filter(|&e| reached(&out, e) && reached(&into, e))
+                .collect();
+            if both.is_empty() {
+                none = true;
+                break;
+            }
+            for &e in &both {
+                generation += 1;
+                for x in out
+                    .up_from(Some(e), root)
+                    .chain(into.up_from(Some(e), root))
+                {
+                    if stamp[x as usize] != generation {
+                        stamp[x as usize] = generation;
+                        if count[x as usize] == 0 {
+                            touched.push(x);
+                        }
+                        count[x as usize] += 1;
+                    }
+                }
+            }
+            for x in touched.drain(..) {
+                if count[x as usize] as usize == both.len() {
+                    must.insert(x as usize);
+                }
+                count[x as usize] = 0;
+            }
+        }
+        if none {
+            for i in 0..k {
+                must.insert(i);
+            }
+        }
+        (must, true)
+    }
+
     /// The vertex set of a concrete walk through the component made of
     /// `legs` (each entry → root → goal → root → … → root → exit), built
     /// from BFS trees into and out of `root` that avoid `avoid` where they
@@ -976,4 +1074,99 @@ fn tree_01(
         }
     }
     (parent, dist)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// SplitMix64: deterministic draws below `n`.
+    struct Draw(u64);
+
+    impl Draw {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            ((z ^ (z >> 31)) % n as u64) as usize
+        }
+    }
+
+    /// Issue 25: `Crossing::star_hits` against building the star walk
+    /// avoiding each member (`Crossing::star_legs`), on random components
+    /// and legs: when it says exact, a member is in its set iff that walk
+    /// does not exist or visits it; either way a member in
+    /// `star_unavoidable`'s set is visited. The exact case must be most
+    /// cases, and both answers must occur, so the test is not vacuous.
+    #[test]
+    fn star_hits_tell_what_each_star_visits() {
+        let (mut exact, mut avoided, mut hit) = (0, 0, 0);
+        for seed in 0..3000u64 {
+            let mut d = Draw(seed ^ 0x57A2);
+            let k = 2 + d.below(14);
+            let members: Vec<u32> = (0..k as u32).collect();
+            let mut edges = Vec::new();
+            // A cycle through every member (one component), chords, and
+            // sometimes a broken cycle edge.
+            for v in 0..k as u32 {
+                if d.below(6) != 0 {
+                    edges.push((v, (v + 1) % k as u32));
+                }
+            }
+            for _ in 0..d.below(2 * k) {
+                edges.push((d.below(k) as u32, d.below(k) as u32));
+            }
+            let g = Csr::from_edges(k, &edges);
+            let entries: Vec<bool> = (0..k).map(|_| d.below(3) == 0).collect();
+            let exits: Vec<bool> = (0..k).map(|_| d.below(3) == 0).collect();
+            let c = Crossing::new(
+                &g,
+                &members,
+                |_| true,
+                |v| entries[v as usize],
+                |v| exits[v as usize],
+                &[],
+            );
+            let legs: Vec<Leg> = (0..1 + d.below(3))
+                .map(|_| Leg {
+                    entry: d.below(k) as u32,
+                    goals: (0..d.below(4))
+                        .map(|_| (0..1 + d.below(3)).map(|_| d.below(k) as u32).collect())
+                        .collect(),
+                    exit: d.below(k) as u32,
+                })
+                .collect();
+            let root = d.below(k) as u32;
+            let (hits, is_exact) = c.star_hits(root, &legs);
+            let filter = c.star_unavoidable(root, &legs);
+            for i in 0..k {
+                if i as u32 == root {
+                    continue;
+                }
+                let mut avoid = BitSet::new(k);
+                avoid.insert(i);
+                let visits = c
+                    .star_legs(root, &legs, &avoid)
+                    .is_none_or(|w| w.contains(i));
+                if filter.contains(i) {
+                    assert!(visits, "seed {seed}: star_unavoidable says {i}");
+                }
+                if is_exact {
+                    assert_eq!(hits.contains(i), visits, "seed {seed}: member {i}");
+                    exact += 1;
+                    if visits {
+                        hit += 1;
+                    } else {
+                        avoided += 1;
+                    }
+                }
+            }
+        }
+        assert!(exact > 10_000, "only {exact} exact answers");
+        assert!(
+            avoided > 1_000 && hit > 1_000,
+            "{avoided} avoided, {hit} hit"
+        );
+    }
 }

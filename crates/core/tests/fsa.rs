@@ -1180,3 +1180,72 @@ fn capped_first_attempt_keeps_the_labels() {
     );
     assert!(compared > 100, "only {compared} exact pairs");
 }
+
+/// Issue 25: members of contracted locations whose own star walk would
+/// avoid them, told from the dominator trees of the star's root
+/// (`FsaLimits::sharp_stars`), and exact checks spared for classes that
+/// hold a node UTL says runs (`FsaLimits::known_checks`), against
+/// building every such walk and making every check, on
+/// random reports with ambiguous `obsNo` sets and traces (and memory
+/// budgets that drop the sets, so that confirmation rounds classify with
+/// care too): both sound against the oracle, and the same labels and
+/// undecided nodes. The shortcut must have acted (its counter is that of
+/// the pass whose labels are kept; confirmation rounds use it unseen), so
+/// the comparison is not vacuous; `structure.rs`'s unit test
+/// `star_hits_tell_what_each_star_visits` checks the shortcut itself. An unsound shortcut (a member called
+/// avoidable that its star visits) shows as a wrong No-must, that is a
+/// Maybe where the oracle says Yes, or a label that differs.
+#[test]
+fn sharp_stars_keep_the_labels() {
+    use postmortem_core::fsa::FsaLimits;
+    let stat = |rec: &postmortem_core::Recovery, name: &str| {
+        rec.stats
+            .iter()
+            .find(|&&(k, _)| k == name)
+            .map_or(0, |&(_, v)| v)
+    };
+    let (mut acted, mut compared) = (0, 0);
+    for seed in 0..1500u64 {
+        let mut rng = Rng::new(seed ^ 0x5A_A2F5);
+        let g = random_icfg(
+            &mut rng,
+            &GraphShape {
+                max_functions: 3,
+                max_body: 12,
+            },
+        );
+        let r = random_report(&mut rng, &g, false);
+        let k = 1 + rng.below(6);
+        let r = with_ambiguous_obs_no(&mut rng, &g, r, k);
+        let Some(truth) = oracle::recover(&g, &r) else {
+            continue;
+        };
+        let run = |on: bool| {
+            Fsa {
+                limits: FsaLimits {
+                    max_memory: if seed % 3 == 0 {
+                        usize::MAX
+                    } else {
+                        8_000 << (seed % 4)
+                    },
+                    sharp_stars: on,
+                    known_checks: on,
+                    ..FsaLimits::default()
+                },
+            }
+            .recover(&g, &r)
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}"))
+        };
+        let (with, without) = (run(true), run(false));
+        let what = format!("seed {seed}");
+        assert_sound(&with.labels, &truth, &what);
+        assert_sound(&without.labels, &truth, &what);
+        assert_eq!(with.labels, without.labels, "{what}");
+        assert_eq!(with.undecided, without.undecided, "{what}");
+        assert_eq!(stat(&without, "coarse_sharp"), 0, "{what}");
+        acted += usize::from(stat(&with, "coarse_sharp") > 0);
+        compared += 1;
+    }
+    eprintln!("{compared} pairs, the shortcut acted in {acted}");
+    assert!(acted > 0, "the shortcut never acted");
+}

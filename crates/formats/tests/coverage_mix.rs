@@ -217,3 +217,53 @@ fn best_beside_and_care_keep_the_labels_on_the_mix() {
         "the frame graph was beside in only {acted} runs"
     );
 }
+
+/// Issue 25: `best` with the star walks that avoid one member each told
+/// from dominator trees (`FsaLimits::sharp_stars`) and exact checks
+/// spared where UTL says a node runs (`FsaLimits::known_checks`) against
+/// building every walk and making every check,
+/// on small coverage mixes, with the default limits and with limits small
+/// enough that the ambiguous sets are dropped and confirmed: both sound
+/// against the run, the same labels and undecided nodes, and the shortcut
+/// acted on some.
+#[test]
+fn sharp_stars_keep_the_labels_on_the_mix() {
+    use postmortem_core::cs::Cs;
+    let best = |limits: FsaLimits, on: bool| Cs {
+        base: Fsa {
+            limits: FsaLimits {
+                sharp_stars: on,
+                known_checks: on,
+                ..limits
+            },
+        },
+        best: true,
+        ..Cs::default()
+    };
+    let tight = FsaLimits {
+        max_states: 3_000,
+        coarse_states: 3_000,
+        max_memory: 256 << 10,
+        ..FsaLimits::default()
+    };
+    let mut acted = 0;
+    for seed in 0..8u64 {
+        let (g, r, ran) = program(&SynthConfig::small_coverage(seed));
+        for (name, limits) in [("default", FsaLimits::default()), ("tight", tight)] {
+            let what = format!("seed {seed} {name}");
+            let with = best(limits, true).recover(&g, &r).unwrap();
+            let without = best(limits, false).recover(&g, &r).unwrap();
+            assert_sound(&g, &with, &ran, &what);
+            assert_sound(&g, &without, &ran, &what);
+            assert!(with.labels == without.labels, "{what}: labels differ");
+            assert_eq!(with.undecided, without.undecided, "{what}");
+            acted += usize::from(
+                with.stats
+                    .iter()
+                    .any(|&(k, v)| k == "coarse_sharp" && v > 0),
+            );
+        }
+    }
+    eprintln!("the shortcut acted in {acted} of 16 runs");
+    assert!(acted >= 2, "the shortcut acted in only {acted} runs");
+}

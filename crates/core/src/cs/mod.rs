@@ -441,20 +441,17 @@ impl<B: Solver> Cs<B> {
         hint: Option<&[Label]>,
     ) -> Result<Option<Recovery>, SolveError> {
         let t = std::time::Instant::now();
-        let frames = std::cell::RefCell::new(Vec::new());
-        let beside = |labels: &[Label]| {
-            let removed = removed_by(g, report, labels);
-            let mine = match stack_labels(g, report, &removed, &self.limits) {
-                Ok((mine, _)) => mine,
-                Err(_) => Vec::new(),
-            };
-            frames.replace(mine.clone());
-            mine
+        let beside = FramesBeside {
+            cs: self,
+            g,
+            report,
+            frames: Default::default(),
+            utl: Default::default(),
         };
         let mut rec = self.base.recover_beside(g, report, &beside)?;
         rec.stats
             .push(("cs_base_ms", t.elapsed().as_millis() as u64));
-        let frames = frames.into_inner();
+        let (frames, utl) = (beside.frames.into_inner(), beside.utl.into_inner());
         let (mut yes, mut no) = (0u64, 0u64);
         for (l, &f) in rec.labels.iter_mut().zip(&frames) {
             match (*l, f) {
@@ -468,7 +465,7 @@ impl<B: Solver> Cs<B> {
         rec.stats.push(("cs_beside_yes", yes));
         rec.stats.push(("cs_beside_no", no));
         if self.best {
-            self.merge_utl(g, report, &mut rec)?;
+            self.merge_utl_from(g, report, &mut rec, utl)?;
         }
         // An impossible refinement is decided again without it.
         let Ok(rec) = self.refine(g, report, rec, hint) else {
@@ -479,6 +476,33 @@ impl<B: Solver> Cs<B> {
             .iter()
             .any(|&(k, _)| k == "cs_conflict" || k == "cs_skipped");
         Ok((!kept_base).then_some(rec))
+    }
+}
+
+/// `best`'s side of [`Solver::recover_beside`]: the frame graph's labels
+/// (the nodes the base's labels say No removed), kept for the merge, and
+/// UTL's labels of the report when the base hands them over.
+struct FramesBeside<'c, 'g, B> {
+    cs: &'c Cs<B>,
+    g: &'g Icfg,
+    report: &'g Report,
+    frames: std::cell::RefCell<Vec<Label>>,
+    utl: std::cell::RefCell<Option<Vec<Label>>>,
+}
+
+impl<B> crate::solver::Beside for FramesBeside<'_, '_, B> {
+    fn labels(&self, sound: &[Label]) -> Vec<Label> {
+        let removed = removed_by(self.g, self.report, sound);
+        let mine = match stack_labels(self.g, self.report, &removed, &self.cs.limits) {
+            Ok((mine, _)) => mine,
+            Err(_) => Vec::new(),
+        };
+        self.frames.replace(mine.clone());
+        mine
+    }
+
+    fn utl(&self, labels: &[Label]) {
+        self.utl.replace(Some(labels.to_vec()));
     }
 }
 
@@ -508,15 +532,33 @@ impl<B: Solver> Cs<B> {
     /// the report impossible, or a node decided both ways, is an
     /// impossible report.
     fn merge_utl(&self, g: &Icfg, report: &Report, rec: &mut Recovery) -> Result<(), SolveError> {
+        self.merge_utl_from(g, report, rec, None)
+    }
+
+    /// [`Cs::merge_utl`], with UTL's labels of `report` when the base
+    /// already computed them ([`crate::solver::Beside::utl`]; issue 25:
+    /// FSA runs UTL on an ambiguous report to reduce it).
+    fn merge_utl_from(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        rec: &mut Recovery,
+        known: Option<Vec<Label>>,
+    ) -> Result<(), SolveError> {
         let t = std::time::Instant::now();
-        let u = match crate::utl::Utl::default().recover(g, report) {
-            Ok(u) => u,
-            Err(e @ SolveError::Infeasible { .. }) => return Err(e),
-            // A limit of UTL: nothing to add.
-            Err(_) => return Ok(()),
+        let reused = known.is_some();
+        let labels = match known {
+            Some(l) => l,
+            None => match crate::utl::Utl::default().recover(g, report) {
+                Ok(u) => u.labels,
+                Err(e @ SolveError::Infeasible { .. }) => return Err(e),
+                // A limit of UTL: nothing to add.
+                Err(_) => return Ok(()),
+            },
         };
+        rec.stats.push(("cs_utl_reused", u64::from(reused)));
         let mut added = 0u64;
-        for (l, &x) in rec.labels.iter_mut().zip(&u.labels) {
+        for (l, &x) in rec.labels.iter_mut().zip(&labels) {
             match (*l, x) {
                 (_, Label::Maybe) => {}
                 (Label::Maybe, x) => {

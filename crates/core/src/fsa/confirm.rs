@@ -47,7 +47,7 @@ impl Fsa {
         mut rec: Recovery,
         red: Option<&Reduced>,
         started: Instant,
-        beside: Option<strategy::Beside<'_>>,
+        beside: Option<strategy::BesideRef<'_>>,
     ) -> Recovery {
         if !confirmable(report, &rec) {
             return rec;
@@ -60,7 +60,7 @@ impl Fsa {
         let mut ev = Evidence::new(&rec.labels);
         if let Some(beside) = beside {
             let t = Instant::now();
-            let theirs = beside(&rec.labels);
+            let theirs = beside.labels(&rec.labels);
             let left = ev.maybe.len();
             ev.leave(&theirs);
             rec.stats

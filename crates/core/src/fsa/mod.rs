@@ -107,6 +107,15 @@ pub struct FsaLimits {
     /// where it may confirm a node still unconfirmed (issue 25; the
     /// labels are the same without it).
     pub confirm_care: bool,
+    /// Star walks that avoid one member each are told from dominator
+    /// trees without being built (see `CoarseLimits::sharp_stars`,
+    /// issue 25; the labels are the same without it).
+    pub sharp_stars: bool,
+    /// A class of members left for an exact check (see
+    /// `products/contracted/`) that holds a node UTL's labels say runs
+    /// must run, without the check (issue 25; the labels are the same
+    /// without it, or fewer undecided).
+    pub known_checks: bool,
 }
 
 impl Default for FsaLimits {
@@ -124,6 +133,8 @@ impl Default for FsaLimits {
             witness_choices: SETTLE_AT,
             first_states: 250_000,
             confirm_care: true,
+            sharp_stars: true,
+            known_checks: true,
         }
     }
 }
@@ -211,6 +222,17 @@ impl Fsa {
     /// returned (never used on the report they were derived from with a
     /// reduction of their own). `Err` if the report is impossible.
     fn reduction(&self, g: &Icfg, report: &Report) -> Result<Option<Reduced>, ()> {
+        self.reduction_with_utl(g, report).map(|(red, _)| red)
+    }
+
+    /// [`Fsa::reduction`], and UTL's labels of `report` itself when it ran
+    /// UTL (its first round).
+    #[allow(clippy::type_complexity)]
+    fn reduction_with_utl(
+        &self,
+        g: &Icfg,
+        report: &Report,
+    ) -> Result<(Option<Reduced>, Option<Vec<Label>>), ()> {
         let ambiguous = report.obs_no.iter().any(|s| s.single().is_none())
             || report
                 .obs_yes
@@ -223,35 +245,52 @@ impl Fsa {
             || !report.bursty.is_empty()
             || !report.values.is_empty();
         if !ambiguous {
-            return Ok(None);
+            return Ok((None, None));
         }
         let utl = crate::utl::Utl::default();
         let mut r = report.clone();
         let mut no_origin: Vec<usize> = (0..r.obs_no.len()).collect();
         let mut round = 0;
+        let mut first: Option<Vec<Label>> = None;
         loop {
             let labels = match utl.recover(g, &r) {
                 Ok(rec) => rec.labels,
                 Err(SolveError::Infeasible { .. }) => return Err(()),
-                Err(_) => return Ok(None),
+                Err(_) => return Ok((None, first)),
             };
             round += 1;
+            if round == 1 {
+                first = Some(labels.clone());
+            }
             if round == 3 {
-                return Ok(Some(Reduced {
+                let red = Reduced {
                     report: r,
                     labels,
                     no_origin,
-                }));
+                };
+                return Ok((Some(red), first));
             }
             let (r2, kept) = reduced(&r, &labels)?;
             if r2 == r {
-                return Ok(Some(Reduced {
+                let red = Reduced {
                     report: r,
                     labels,
                     no_origin,
-                }));
+                };
+                return Ok((Some(red), first));
             }
             no_origin = kept.into_iter().map(|i| no_origin[i]).collect();
+            if singles(&r2) == singles(&r) {
+                // UTL reads only single-node sets (it drops the others),
+                // and the reduction made none: UTL's labels of `r2` are
+                // these, and reducing `r2` with them changes nothing.
+                let red = Reduced {
+                    report: r2,
+                    labels,
+                    no_origin,
+                };
+                return Ok((Some(red), first));
+            }
             r = r2;
         }
     }
@@ -262,6 +301,7 @@ impl Fsa {
             deadline: self.deadline(),
             max_memory: self.limits.max_memory,
             checks: self.limits.coarse_checks,
+            sharp_stars: self.limits.sharp_stars,
         }
     }
 
@@ -298,6 +338,36 @@ fn accepts(a: &Dfa, w: &[u32]) -> bool {
         }
         a.accepting[q as usize]
     })
+}
+
+/// How many of `report`'s node sets are single nodes: the stack's calls
+/// and entries, `obsYes` and bursty elements, `obsNo` sets. UTL reads
+/// only those (lowering drops every set of several nodes,
+/// [`Strategy::Weaken`]), and [`reduced`] keeps every one of them, so a
+/// reduction that leaves this count unchanged leaves UTL's labels
+/// unchanged.
+fn singles(report: &Report) -> usize {
+    let one = |s: &NodeSet| usize::from(s.single().is_some());
+    let stack: usize = report
+        .stack
+        .iter()
+        .map(|f| one(&f.call) + one(&f.entry))
+        .sum();
+    let yes: usize = report
+        .obs_yes
+        .iter()
+        .flat_map(|t| &t.entries)
+        .map(one)
+        .sum();
+    let bursty: usize = report
+        .bursty
+        .iter()
+        .flat_map(|b| &b.bursts)
+        .flatten()
+        .map(one)
+        .sum();
+    let no: usize = report.obs_no.iter().map(one).sum();
+    stack + yes + bursty + no
 }
 
 /// `report` reduced with sound `labels` (see [`split`]), and the index in
@@ -372,7 +442,7 @@ impl Solver for Fsa {
         &self,
         g: &Icfg,
         report: &Report,
-        beside: &dyn Fn(&[Label]) -> Vec<Label>,
+        beside: &dyn crate::solver::Beside,
     ) -> Result<Recovery, SolveError> {
         self.recover_all(g, report, Some(beside))
     }

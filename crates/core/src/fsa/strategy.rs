@@ -95,9 +95,9 @@ pub(super) enum Shown {
     Nothing,
 }
 
-/// What [`Solver::recover_beside`] gives: labels the caller will merge,
-/// from labels sound for the report.
-pub(super) type Beside<'b> = &'b dyn Fn(&[Label]) -> Vec<Label>;
+/// The caller of [`Solver::recover_beside`]: labels it will merge, from
+/// labels sound for the report, and UTL's labels it reuses.
+pub(super) type BesideRef<'b> = &'b dyn crate::solver::Beside;
 
 /// The stat a pass of bulk recovery records when step 2 stopped at
 /// [`FsaLimits::first_states`].
@@ -111,14 +111,27 @@ impl Fsa {
         &self,
         g: &Icfg,
         report: &Report,
-        beside: Option<Beside<'_>>,
+        beside: Option<BesideRef<'_>>,
     ) -> Result<Recovery, SolveError> {
+        let started = Instant::now();
+        // Reduced once for every pass and for the confirmation.
+        let (red, utl) = self
+            .reduction_with_utl(g, report)
+            .map_err(|_| self.explained(g, report, infeasible()))?;
+        if let (Some(b), Some(u)) = (beside, &utl) {
+            // `best` merges UTL's labels of the report: these are they.
+            b.utl(u);
+        }
+        drop(utl);
+        let reduce_ms = millis(started);
         let cap = self.limits.first_states;
         if cap >= self.limits.coarse_states || !self.limits.contracted_first {
-            return self.recover_uncapped(g, report, None, beside);
+            let mut rec = self.recover_uncapped(g, report, red.as_ref(), None, beside, started)?;
+            rec.stats.push(("fsa_reduce_ms", reduce_ms));
+            return Ok(rec);
         }
-        let started = Instant::now();
-        let rec = self.recover_uncapped(g, report, Some(cap), beside)?;
+        let mut rec = self.recover_uncapped(g, report, red.as_ref(), Some(cap), beside, started)?;
+        rec.stats.push(("fsa_reduce_ms", reduce_ms));
         let capped = rec.stats.iter().any(|&(k, _)| k == FIRST_CAPPED);
         let exact = rec.undecided.is_empty()
             && !rec
@@ -132,47 +145,66 @@ impl Fsa {
         }
         // The cap may have cost labels: the flow without it, whose labels
         // are those it always gave.
-        let mut again = self.recover_uncapped(g, report, None, beside)?;
+        let mut again =
+            self.recover_uncapped(g, report, red.as_ref(), None, beside, Instant::now())?;
+        again.stats.push(("fsa_reduce_ms", reduce_ms));
         again.stats.push((FIRST_CAPPED, 1));
         again.stats.push(("fsa_first_capped_ms", millis(started)));
         Ok(again)
     }
 
-    /// Bulk recovery: passes of [`Fsa::recover_once`], then step 7. With
-    /// `first`, step 2 of the first pass explores at most that many
-    /// vertices.
-    fn recover_uncapped(
-        &self,
-        g: &Icfg,
-        report: &Report,
-        first: Option<usize>,
-        beside: Option<Beside<'_>>,
-    ) -> Result<Recovery, SolveError> {
-        let started = Instant::now();
-        // Ambiguous `obsNo` sets that do not fit are dropped from the
-        // product at once; [`Fsa::confirm`] then makes the labels exact.
-        let explained = |e: SolveError| match e {
+    /// The Yes nodes of `labels` (UTL's of the reduced report, sound for
+    /// every report a pass classifies), which spare the classification
+    /// exact checks ([`FsaLimits::known_checks`]).
+    fn known_yes(&self, labels: Option<&[Label]>) -> Option<BitSet> {
+        let labels = labels.filter(|_| self.limits.known_checks)?;
+        let mut yes = BitSet::new(labels.len());
+        for (v, &l) in labels.iter().enumerate() {
+            if l == Label::Yes {
+                yes.insert(v);
+            }
+        }
+        Some(yes)
+    }
+
+    /// An impossible report's error, with its culprit.
+    fn explained(&self, g: &Icfg, report: &Report, e: SolveError) -> SolveError {
+        match e {
             SolveError::Infeasible { .. } => SolveError::Infeasible {
                 culprit: self.culprit(g, report).unwrap_or(Origin::Crash),
             },
             e => e,
-        };
-        // Reduced once for every pass and for the confirmation.
-        let red = self
-            .reduction(g, report)
-            .map_err(|_| explained(infeasible()))?;
+        }
+    }
+
+    /// Bulk recovery of `report`, reduced to `red` ([`Fsa::reduction`]):
+    /// passes of [`Fsa::recover_once`], then step 7. With `first`, step 2
+    /// of the first pass explores at most that many vertices. `started`:
+    /// when the recovery started (for its time limit).
+    fn recover_uncapped(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        red: Option<&Reduced>,
+        first: Option<usize>,
+        beside: Option<BesideRef<'_>>,
+        started: Instant,
+    ) -> Result<Recovery, SolveError> {
+        // Ambiguous `obsNo` sets that do not fit are dropped from the
+        // product at once; [`Fsa::confirm`] then makes the labels exact.
+        let explained = |e: SolveError| self.explained(g, report, e);
         let mut rec = self
-            .recover_pass(g, report, false, Reduce::Done(red.as_ref()), first)
+            .recover_pass(g, report, false, Reduce::Done(red), first)
             .map_err(explained)?;
         rec.stats.push(("fsa_bulk_ms", millis(started)));
         if confirmable(report, &rec) {
-            return Ok(self.confirm(g, report, rec, red.as_ref(), started, beside));
+            return Ok(self.confirm(g, report, rec, red, started, beside));
         }
         if rec.weakened.iter().any(|w| dropped(report, w)) {
             // Nothing can undo some other weakening: keep as many of the
             // sets as fit instead.
             let mut again = self
-                .recover_pass(g, report, true, Reduce::Done(red.as_ref()), None)
+                .recover_pass(g, report, true, Reduce::Done(red), None)
                 .map_err(explained)?;
             // (Still the pass whose step 2 was capped.)
             again
@@ -238,7 +270,9 @@ impl Fsa {
             }
             let st = structure(g, &prep, start[0]);
             let mode = contracted::Mode::Classify { subsume: false };
-            match contracted::explore_caring(&st, &sp, self.coarse_limits(), mode, Some(care)) {
+            let yes = self.known_yes(own.as_ref().map(|r| &r.labels[..]));
+            let limits = self.coarse_limits();
+            match contracted::explore_caring(&st, &sp, limits, mode, Some(care), yes.as_ref()) {
                 Ok(contracted::Outcome::Classified(c)) => return Ok(Shown::Classified(c)),
                 Ok(_) => return Err(infeasible()),
                 Err(_) => {}
@@ -287,6 +321,7 @@ impl Fsa {
         let runs = CoarseRuns {
             st: &st,
             limits: self.coarse_limits(),
+            yes: self.known_yes(red.map(|r| &r.labels[..])),
         };
         // 2. The contracted product with every automaton.
         let first = match self.contracted_first(g, &runs, &sp, first)? {
@@ -647,6 +682,8 @@ const KEEP_FLOOR: usize = 100_000;
 struct CoarseRuns<'s, 'a> {
     st: &'s contracted::Structure<'a>,
     limits: contracted::CoarseLimits,
+    /// Nodes UTL's labels say run (see [`Fsa::known_yes`]).
+    yes: Option<BitSet>,
 }
 
 impl CoarseRuns<'_, '_> {
@@ -660,7 +697,8 @@ impl CoarseRuns<'_, '_> {
         subsume: bool,
         limits: contracted::CoarseLimits,
     ) -> Result<contracted::Outcome, Stop> {
-        contracted::explore(self.st, sp, limits, contracted::Mode::Classify { subsume })
+        let mode = contracted::Mode::Classify { subsume };
+        contracted::explore_caring(self.st, sp, limits, mode, None, self.yes.as_ref())
     }
 }
 

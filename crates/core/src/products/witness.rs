@@ -107,6 +107,7 @@ pub(crate) fn of_constraints(g: &Icfg, c: &Constraints) -> Option<Vec<NodeId>> {
         max_memory: MAX_MEMORY,
         // (Exact checks are for classification only.)
         checks: 0,
+        sharp_stars: true,
     };
     match contracted(g, &prep, &sp, coarse, witness) {
         Ok(Some(c)) => return c.witness,

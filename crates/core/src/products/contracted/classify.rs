@@ -13,6 +13,8 @@ pub(super) struct Classify<'p, 's, 'a> {
     pub(super) subsume: bool,
     /// Only these nodes' "must run" is wanted (see [`explore_caring`]).
     pub(super) care: Option<&'p BitSet>,
+    /// Nodes known to run (see [`explore_caring`]).
+    pub(super) yes: Option<&'p BitSet>,
     pub(super) space: &'p Space<'s, 'a>,
     pub(super) graph: &'p Explored,
 }
@@ -71,6 +73,8 @@ impl Classify<'_, '_, '_> {
             held_decided: 0,
             held_left: 0,
             checks: 0,
+            known: 0,
+            sharp: 0,
         };
         if self.subsume {
             for v in 0..n as usize {
@@ -88,6 +92,8 @@ impl Classify<'_, '_, '_> {
             held_decided: m.held_decided - m.held_left,
             held_left: m.held_left,
             checks: m.checks,
+            known: m.known,
+            sharp: m.sharp,
             exact: !self.subsume,
         }))
     }
@@ -382,14 +388,23 @@ impl Classify<'_, '_, '_> {
             k_o: self.space.k_o,
             trackers: &self.space.trackers,
             care: self.care,
+            sharp: self.limits.sharp_stars,
         };
-        let (always, left) = held.decide();
+        let (always, left, sharp) = held.decide();
+        m.sharp += sharp;
         for v in always {
             m.must.insert(v as usize);
         }
         // Exact checks for what is left, one per class, while allowed.
         for class in left {
-            let verdict = if m.checks < self.limits.checks && self.cares(&class) {
+            let known = self
+                .yes
+                .is_some_and(|y| class.iter().any(|&v| y.contains(v as usize)));
+            let verdict = if known {
+                // A member runs on every execution: the class does.
+                m.known += 1;
+                Some(Outcome::Impossible)
+            } else if m.checks < self.limits.checks && self.cares(&class) {
                 m.checks += 1;
                 explore(self.st, self.sp, self.limits, Mode::Avoid(class[0])).ok()
             } else {
@@ -489,4 +504,6 @@ pub(super) struct Must {
     pub(super) held_decided: usize,
     pub(super) held_left: usize,
     pub(super) checks: usize,
+    pub(super) known: usize,
+    pub(super) sharp: usize,
 }

@@ -27,11 +27,15 @@ pub(super) struct Held<'a> {
     /// Only these nodes' fate is wanted (see [`explore_caring`]): the
     /// others get no star of their own.
     pub(super) care: Option<&'a BitSet>,
+    /// Members whose own star avoids them are told by dominators, without
+    /// the star (see [`CoarseLimits::sharp_stars`]).
+    pub(super) sharp: bool,
 }
 
 impl Held<'_> {
-    /// Members that surely run, and members left undecided (in classes
-    /// that share their fate); the others are avoidable.
+    /// Members that surely run, members left undecided (in classes that
+    /// share their fate; the others are avoidable), and how many were
+    /// found avoidable without their own star (`sharp`).
     ///
     /// * Every crossing goes from one of the entries the trimmed product
     ///   uses to one of its exits, and every path matches each mandatory
@@ -43,7 +47,8 @@ impl Held<'_> {
     ///   a star walk (entry → root → goal → root → … → exit) that matches
     ///   exactly the elements the product matched on that entry; a few roots
     ///   give a few such paths.
-    pub(super) fn decide(&self) -> (Vec<u32>, Vec<Vec<u32>>) {
+    pub(super) fn decide(&self) -> (Vec<u32>, Vec<Vec<u32>>, usize) {
+        let mut sharp = 0;
         let crossing = Crossing::new(
             self.g,
             self.members,
@@ -71,7 +76,11 @@ impl Held<'_> {
             // (none where the dominators show every such star visits it).
             let todo: Vec<usize> = candidates.iter().collect();
             let (entry, exit) = (legs[0].entry, legs[0].exit);
-            let on_every = crossing.star_unavoidable(entry, &legs);
+            let (on_every, exact) = if self.sharp {
+                crossing.star_hits(entry, &legs)
+            } else {
+                (crossing.star_unavoidable(entry, &legs), false)
+            };
             for i in todo {
                 let cared = self
                     .care
@@ -81,6 +90,12 @@ impl Held<'_> {
                 }
                 let root = if i as u32 == entry { exit } else { entry };
                 if root == entry && on_every.contains(i) {
+                    continue;
+                }
+                if root == entry && exact {
+                    // Its own star avoids it (see `Crossing::star_hits`).
+                    candidates.remove(i);
+                    sharp += 1;
                     continue;
                 }
                 let mut avoid = BitSet::new(k);
@@ -144,7 +159,7 @@ impl Held<'_> {
         }
         let mut left: Vec<Vec<u32>> = left.into_values().collect();
         left.sort();
-        (always, left)
+        (always, left, sharp)
     }
 
     /// The visits of the witness path to this location, as legs of the

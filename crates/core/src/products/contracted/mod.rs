@@ -91,6 +91,11 @@ pub(crate) struct Coarse {
     pub held_left: usize,
     /// Exact checks made.
     pub checks: usize,
+    /// Exact checks spared: their class holds a node known to run.
+    pub known: usize,
+    /// Members found avoidable from dominator trees instead of their own
+    /// star walk ([`CoarseLimits::sharp_stars`]).
+    pub sharp: usize,
     pub exact: bool,
 }
 
@@ -144,6 +149,11 @@ pub(crate) struct CoarseLimits {
     /// Exact checks ([`Mode::Avoid`] explorations) allowed for members of
     /// locations with requirements that witnesses and dominators leave.
     pub checks: usize,
+    /// A member of such a location whose own star walk (from the entry,
+    /// avoiding just it) would miss it is found avoidable from the
+    /// dominator trees of the star's root, without building the walk
+    /// (issue 25; the labels are the same without it).
+    pub sharp_stars: bool,
 }
 
 impl Coarse {
@@ -162,6 +172,8 @@ impl Coarse {
             ("coarse_held_decided", self.held_decided as u64),
             ("coarse_held_left", self.held_left as u64),
             ("coarse_checks", self.checks as u64),
+            ("coarse_checks_known", self.known as u64),
+            ("coarse_sharp", self.sharp as u64),
         ]
     }
 }
@@ -185,7 +197,7 @@ pub(crate) fn explore(
     limits: CoarseLimits,
     mode: Mode,
 ) -> Result<Outcome, Stop> {
-    explore_caring(st, sp, limits, mode, None)
+    explore_caring(st, sp, limits, mode, None, None)
 }
 
 /// [`explore`], and in [`Mode::Classify`] with `care`, "must run" decided
@@ -193,13 +205,17 @@ pub(crate) fn explore(
 /// round needs only the nodes still unconfirmed): a contracted location
 /// with no member in `care`, or a class of members left for an exact
 /// check with none, is left unsure (listed in [`Coarse::unsure`]) without
-/// the work. "May run" stays exact.
+/// the work. "May run" stays exact. `yes`: nodes known to run on every
+/// execution of the report `sp` was split from (labels sound for it): a
+/// class of members left for an exact check that holds one must run,
+/// without the check (issue 25).
 pub(crate) fn explore_caring(
     st: &Structure<'_>,
     sp: &Split,
     limits: CoarseLimits,
     mode: Mode,
     care: Option<&BitSet>,
+    yes: Option<&BitSet>,
 ) -> Result<Outcome, Stop> {
     let (subsume, skip, early) = match mode {
         Mode::Classify { subsume } => (subsume, None, false),
@@ -236,6 +252,7 @@ pub(crate) fn explore_caring(
         limits,
         subsume,
         care,
+        yes,
         space: &space,
         graph: &search.graph,
     }
