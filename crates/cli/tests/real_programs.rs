@@ -1831,7 +1831,11 @@ fn run(p: &Program, limit: Option<usize>, cores: bool) -> Figures {
             p,
             &b,
             point,
-            &b.dir.join(format!("runs/{i:02}-{}", point.func)),
+            // (a C++ linkage name is too long for a file name)
+            &b.dir.join(format!(
+                "runs/{i:02}-{}",
+                point.func.get(..60).unwrap_or(&point.func)
+            )),
         );
         for sb in &sancov {
             crash_core(p, &b, sb, point, &mut c);
