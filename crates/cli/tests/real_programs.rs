@@ -4,7 +4,11 @@
 //!
 //! **The programs** ([`PROGRAMS`]): Lua (an interpreter; errors are
 //! `longjmp`s to a `setjmp`), bzip2 (a compressor, its own CLI), PCRE2 (a
-//! regex engine), SQLite (a database) and the lz4 CLI. Their sources are
+//! regex engine), SQLite (a database), the lz4 CLI, and nlohmann/json
+//! (C++ with exceptions: header-only, from Debian's `nlohmann-json3-dev`,
+//! built with clang++-14; its crash points chosen automatically are
+//! linkage names, checked against gdb's `linkage_name` of the frame).
+//! Their sources are
 //! fetched by `cargo metadata --manifest-path realprogs/Cargo.toml` (a
 //! throwaway manifest, not part of the workspace; its Cargo.lock pins the
 //! versions) and compiled with clang-14 at `-O0 -g` twice from the same
@@ -69,7 +73,7 @@
 //! The figures (runs, lines checked, unsound lines, share of lines
 //! decided, time) are printed per program. `scripts/real-programs.sh` runs
 //! the whole (`#[ignore]`d here); the CI part is two programs at a few
-//! points each (bzip2's also from cores).
+//! points each (bzip2's also from cores), and nlohmann/json at two.
 //!
 //! Needs clang-14, llvm-link-14, llvm-profdata-14, llvm-cov-14, gdb and
 //! cargo: without them the tests fail, they do not skip.
@@ -912,7 +916,8 @@ fn crash(p: &Program, b: &Built, point: &Point, dir: &Path) -> Crash {
     let frames = source_frames(&bt);
     let linkage = bt.lines().find_map(|l| l.strip_prefix("crash linkage "));
     assert!(
-        (frames.first().is_some_and(|f| f.func == point.func) || linkage == Some(point.func.as_str()))
+        (frames.first().is_some_and(|f| f.func == point.func)
+            || linkage == Some(point.func.as_str()))
             && profraw.exists(),
         "{}: the run did not stop at {point} (or wrote no profile):\n{bt}",
         p.name
@@ -2210,6 +2215,13 @@ fn lua_labels_match_the_run_after_caught_errors() {
 #[test]
 fn bzip2_labels_match_the_run_also_from_cores() {
     check_programs(&[&BZIP2], Some(2), true);
+}
+
+/// CI: nlohmann/json (C++) at its first two pinned points, after caught
+/// exceptions (landing pads reached through `__cxa_throw`).
+#[test]
+fn json_labels_match_the_run_after_caught_exceptions() {
+    check_programs(&[&JSON], Some(2), false);
 }
 
 /// Every program at every crash point; run by `scripts/real-programs.sh`,
