@@ -327,7 +327,7 @@ const JSON: Program = Program {
         (0, "transform", 9),
     ],
     auto: 10,
-    sancov: false,
+    sancov: true,
     o2: false,
 };
 
