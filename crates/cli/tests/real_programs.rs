@@ -327,7 +327,11 @@ const JSON: Program = Program {
         (0, "transform", 9),
     ],
     auto: 10,
-    sancov: true,
+    // Its cores work (3 points: 0 unsound, see README), but each core
+    // analysis parses the 2,283-function IR anew: about 5 minutes a point
+    // with five solvers, values and `--exact`, too long for the whole
+    // harness. `sancov: true` and REALPROGS_POINTS=3 run them.
+    sancov: false,
     o2: false,
 };
 
