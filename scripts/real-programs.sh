@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The real-program soundness harness (issue 8, item 2), whole: builds Lua,
 # bzip2, PCRE2, SQLite and lz4 with clang-14 (sources fetched from
-# crates.io through realprogs/Cargo.toml; builds cached in
+# crates.io through realprogs/Cargo.toml) and nlohmann/json (C++, from
+# Debian's nlohmann-json3-dev) with clang++-14 (builds cached in
 # target/realprogs/), crashes each at its crash points under gdb, checks
 # every Yes/No label of postmortem against llvm-cov, and prints the
 # figures table (Markdown) and every unsound label.
-# Needs clang-14, llvm-14 (llvm-link, llvm-profdata, llvm-cov) and gdb
-# (.ci/run installs them). The crashes and reports of each run are kept in
+# Needs clang-14 (and clang++-14), nlohmann-json3-dev, llvm-14
+# (llvm-link, llvm-profdata, llvm-cov) and gdb (.ci/run installs them). The crashes and reports of each run are kept in
 # target/realprogs/NAME/runs/.
 set -euo pipefail
 cd "$(dirname "$0")/.."

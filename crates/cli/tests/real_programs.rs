@@ -4,7 +4,11 @@
 //!
 //! **The programs** ([`PROGRAMS`]): Lua (an interpreter; errors are
 //! `longjmp`s to a `setjmp`), bzip2 (a compressor, its own CLI), PCRE2 (a
-//! regex engine), SQLite (a database) and the lz4 CLI. Their sources are
+//! regex engine), SQLite (a database), the lz4 CLI, and nlohmann/json
+//! (C++ with exceptions: header-only, from Debian's `nlohmann-json3-dev`,
+//! built with clang++-14; its crash points chosen automatically are
+//! linkage names, checked against gdb's `linkage_name` of the frame).
+//! Their sources are
 //! fetched by `cargo metadata --manifest-path realprogs/Cargo.toml` (a
 //! throwaway manifest, not part of the workspace; its Cargo.lock pins the
 //! versions) and compiled with clang-14 at `-O0 -g` twice from the same
@@ -69,7 +73,7 @@
 //! The figures (runs, lines checked, unsound lines, share of lines
 //! decided, time) are printed per program. `scripts/real-programs.sh` runs
 //! the whole (`#[ignore]`d here); the CI part is two programs at a few
-//! points each (bzip2's also from cores).
+//! points each (bzip2's also from cores), and nlohmann/json at two.
 //!
 //! Needs clang-14, llvm-link-14, llvm-profdata-14, llvm-cov-14, gdb and
 //! cargo: without them the tests fail, they do not skip.
@@ -87,11 +91,15 @@ use std::time::Instant;
 /// A real program: where its sources are and how to build and run it.
 struct Program {
     name: &'static str,
-    /// The crate of `realprogs/Cargo.toml` that ships the sources.
+    /// The crate of `realprogs/Cargo.toml` that ships the sources; empty
+    /// for a header-only library of a Debian package (`dir` is then its
+    /// absolute include folder).
     krate: &'static str,
     /// The sources' folder in the crate.
     dir: &'static str,
     /// The C files, relative to `dir`; `F/*.c` is every C file of F.
+    /// C++ files (the driver's `.cpp`) are compiled and linked with
+    /// clang++-14 and `-fexceptions` (libstdc++).
     sources: &'static [&'static str],
     /// Files of `sources` left out (included by others, or not for us).
     exclude: &'static [&'static str],
@@ -289,7 +297,45 @@ const LZ4: Program = Program {
     o2: true,
 };
 
-const PROGRAMS: [&Program; 5] = [&LUA, &BZIP2, &PCRE2, &SQLITE, &LZ4];
+/// nlohmann/json (C++, header-only: Debian's `nlohmann-json3-dev`, which
+/// `.ci/run` installs), driven by `json_main.cpp`: documents parsed,
+/// walked, queried, diffed and patched; parse errors and failed queries
+/// throw, are caught and the run goes on.
+const JSON: Program = Program {
+    name: "json",
+    krate: "",
+    dir: "/usr/include/nlohmann",
+    sources: &[],
+    exclude: &[],
+    driver: Some("json_main.cpp"),
+    includes: &[],
+    defines: &[],
+    libs: &[],
+    workloads: &[Workload {
+        args: &["@IN/documents.json"],
+        // std::cout, no format strings to match.
+        log: false,
+    }],
+    // After caught exceptions (landing pads reached through __cxa_throw):
+    // the summary after a parse_error caught in main, the report of a
+    // type_error caught in query, and template code after them.
+    pinned: &[
+        (0, "summary", 8),
+        (0, "report_error", 2),
+        (0, "sum_as<double>", 5),
+        (0, "name_and_first", 6),
+        (0, "transform", 9),
+    ],
+    auto: 10,
+    // Its cores work (3 points: 0 unsound, see README), but each core
+    // analysis parses the 2,283-function IR anew: about 5 minutes a point
+    // with five solvers, values and `--exact`, too long for the whole
+    // harness. `sancov: true` and REALPROGS_POINTS=3 run them.
+    sancov: false,
+    o2: false,
+};
+
+const PROGRAMS: [&Program; 6] = [&LUA, &BZIP2, &PCRE2, &SQLITE, &LZ4, &JSON];
 
 /// The largest N of an automatically chosen N-th call (gdb stops at every
 /// call it ignores).
@@ -431,7 +477,9 @@ fn sancov_build(p: &Program, b: &Built, mode: &'static str) -> SancovBuild {
             "{i}-{}.bc",
             f.file_stem().unwrap().to_str().unwrap()
         ));
+        let (cc, extra) = compiler(f);
         let mut args = flags.clone();
+        args.extend(extra);
         args.extend([
             cov.as_str(),
             "-emit-llvm",
@@ -440,7 +488,7 @@ fn sancov_build(p: &Program, b: &Built, mode: &'static str) -> SancovBuild {
             "-o",
             bc.to_str().unwrap(),
         ]);
-        sh(&dir, "clang-14", &args);
+        sh(&dir, cc, &args);
         bcs.push(bc.to_str().unwrap().to_string());
     }
     let mut args: Vec<&str> = bcs.iter().map(|s| s.as_str()).collect();
@@ -470,7 +518,7 @@ fn sancov_build(p: &Program, b: &Built, mode: &'static str) -> SancovBuild {
     }
     args.extend(p.libs);
     args.extend(["-o", "prog"]);
-    sh(&dir, "clang-14", &args);
+    sh(&dir, linker(&b.files), &args);
     std::fs::write(&stamp, recipe).unwrap();
     out
 }
@@ -510,10 +558,24 @@ fn build(p: &Program, crates: &HashMap<String, PathBuf>) -> Built {
     ] {
         require(tool);
     }
-    let src = crates
-        .get(p.krate)
-        .unwrap_or_else(|| panic!("{} is not in realprogs/Cargo.toml", p.krate))
-        .join(p.dir);
+    if p.driver.is_some_and(is_cpp) {
+        require("clang++-14");
+    }
+    let src = if p.krate.is_empty() {
+        let dir = PathBuf::from(p.dir);
+        assert!(
+            dir.is_dir(),
+            "{}: {} is missing (install its package; see .ci/run)",
+            p.name,
+            p.dir
+        );
+        dir
+    } else {
+        crates
+            .get(p.krate)
+            .unwrap_or_else(|| panic!("{} is not in realprogs/Cargo.toml", p.krate))
+            .join(p.dir)
+    };
     let dir = workspace().join("target/realprogs").join(p.name);
     let built = Built {
         pmcfg: dir.join("prog.pmcfg"),
@@ -531,6 +593,13 @@ fn build(p: &Program, crates: &HashMap<String, PathBuf>) -> Built {
             .map(|i| format!("-I{}", src.join(i).display())),
     );
     flags.extend(p.defines.iter().map(|d| format!("-D{d}")));
+    if p.krate.is_empty() {
+        // A header-only library of a Debian package (`/usr/include/NAME`)
+        // is the program's code, not a system header's: clang maps no
+        // coverage for system headers, which would leave its truth empty.
+        let name = Path::new(p.dir).file_name().unwrap().to_str().unwrap();
+        flags.push(format!("--no-system-header-prefix={name}/"));
+    }
     // The recipe: flags, files, and our drivers' text.
     let mut recipe = format!("{flags:?}\n{files:?}\n{:?}\n", p.libs);
     if let Some(d) = p.driver {
@@ -554,6 +623,32 @@ fn build(p: &Program, crates: &HashMap<String, PathBuf>) -> Built {
     }
 }
 
+/// Whether `file` is C++ (compiled with clang++-14, see [`Program::sources`]).
+fn is_cpp(file: impl AsRef<Path>) -> bool {
+    file.as_ref()
+        .extension()
+        .is_some_and(|e| e == "cpp" || e == "cc" || e == "cxx")
+}
+
+/// The compiler of `file` and the flags it adds: clang++-14 with
+/// exceptions for C++, clang-14 for C.
+fn compiler(file: &Path) -> (&'static str, &'static [&'static str]) {
+    if is_cpp(file) {
+        ("clang++-14", &["-fexceptions"])
+    } else {
+        ("clang-14", &[])
+    }
+}
+
+/// The linker driver of `files`: clang++-14 (libstdc++) if any is C++.
+fn linker(files: &[PathBuf]) -> &'static str {
+    if files.iter().any(is_cpp) {
+        "clang++-14"
+    } else {
+        "clang-14"
+    }
+}
+
 /// Compiles `files` into `dir`: `prog.bc`, the linked IR, and `prog-cov`,
 /// the binary with coverage.
 fn compile(p: &Program, dir: &Path, files: &[PathBuf], flags: &[String]) {
@@ -567,11 +662,14 @@ fn compile(p: &Program, dir: &Path, files: &[PathBuf], flags: &[String]) {
             obj.join(format!("{stem}.bc")),
             obj.join(format!("{stem}.o")),
         );
+        let (cc, extra) = compiler(f);
         let f = f.to_str().unwrap();
         let mut args: Vec<&str> = flags.iter().map(|s| s.as_str()).collect();
+        args.extend(extra);
         args.extend(["-emit-llvm", "-c", f, "-o", bc.to_str().unwrap()]);
-        sh(dir, "clang-14", &args);
+        sh(dir, cc, &args);
         let mut args: Vec<&str> = flags.iter().map(|s| s.as_str()).collect();
+        args.extend(extra);
         args.extend([
             "-fprofile-instr-generate",
             "-fcoverage-mapping",
@@ -580,7 +678,7 @@ fn compile(p: &Program, dir: &Path, files: &[PathBuf], flags: &[String]) {
             "-o",
             o.to_str().unwrap(),
         ]);
-        sh(dir, "clang-14", &args);
+        sh(dir, cc, &args);
         bcs.push(bc.to_str().unwrap().to_string());
         objs.push(o.to_str().unwrap().to_string());
     }
@@ -591,7 +689,7 @@ fn compile(p: &Program, dir: &Path, files: &[PathBuf], flags: &[String]) {
     args.extend(objs.iter().map(|s| s.as_str()));
     args.extend(p.libs);
     args.extend(["-o", "prog-cov"]);
-    sh(dir, "clang-14", &args);
+    sh(dir, linker(files), &args);
 }
 
 fn expand(arg: &str, b: &Built) -> String {
@@ -804,6 +902,11 @@ fn crash(p: &Program, b: &Built, point: &Point, dir: &Path) -> Crash {
         .args(["-ex", &format!("run {} > out.log", args.join(" "))])
         .args(["-ex", "bt"])
         .args(["-ex", "printf \"crash pc %p\\n\", $pc"])
+        // C++ crash points chosen automatically are linkage names.
+        .args([
+            "-ex",
+            "python print('crash linkage', gdb.selected_frame().function().linkage_name)",
+        ])
         .args(["-ex", "call (int)fflush(0)"])
         .args(["-ex", "call (int)__llvm_profile_write_file()"])
         .args(["-ex", "kill"])
@@ -815,8 +918,11 @@ fn crash(p: &Program, b: &Built, point: &Point, dir: &Path) -> Crash {
         String::from_utf8_lossy(&gdb.stdout).to_string() + &String::from_utf8_lossy(&gdb.stderr);
     std::fs::write(dir.join("bt.txt"), &bt).unwrap();
     let frames = source_frames(&bt);
+    let linkage = bt.lines().find_map(|l| l.strip_prefix("crash linkage "));
     assert!(
-        frames.first().is_some_and(|f| f.func == point.func) && profraw.exists(),
+        (frames.first().is_some_and(|f| f.func == point.func)
+            || linkage == Some(point.func.as_str()))
+            && profraw.exists(),
         "{}: the run did not stop at {point} (or wrote no profile):\n{bt}",
         p.name
     );
@@ -1734,7 +1840,11 @@ fn run(p: &Program, limit: Option<usize>, cores: bool) -> Figures {
             p,
             &b,
             point,
-            &b.dir.join(format!("runs/{i:02}-{}", point.func)),
+            // (a C++ linkage name is too long for a file name)
+            &b.dir.join(format!(
+                "runs/{i:02}-{}",
+                point.func.get(..60).unwrap_or(&point.func)
+            )),
         );
         for sb in &sancov {
             crash_core(p, &b, sb, point, &mut c);
@@ -2109,6 +2219,13 @@ fn lua_labels_match_the_run_after_caught_errors() {
 #[test]
 fn bzip2_labels_match_the_run_also_from_cores() {
     check_programs(&[&BZIP2], Some(2), true);
+}
+
+/// CI: nlohmann/json (C++) at its first two pinned points, after caught
+/// exceptions (landing pads reached through `__cxa_throw`).
+#[test]
+fn json_labels_match_the_run_after_caught_exceptions() {
+    check_programs(&[&JSON], Some(2), false);
 }
 
 /// Every program at every crash point; run by `scripts/real-programs.sh`,

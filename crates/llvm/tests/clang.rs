@@ -438,3 +438,95 @@ int main(int argc, char **argv) { return mid(argc) + 1; }
     assert_eq!(g.label(in_mid[0]), "call leaf");
     assert_eq!(o2.report.tail_calls, g.tail_calls().len());
 }
+
+#[test]
+fn a_throw_inside_libstdcxx_reaches_the_handler_of_a_caller() {
+    // `v.at(i)` throws from libstdc++ (`std::__throw_out_of_range_fmt`, a
+    // declaration) through `pick`, which has no handler and calls it with
+    // a plain `call`, to main's `invoke`, whose landing pad catches: the
+    // handler's line may have run before `after` (the C++ harness
+    // program, nlohmann/json, lives on such paths), and `r += 100;` too.
+    const SRC: &str = r#"#include <cstdio>
+#include <stdexcept>
+#include <vector>
+static int pick(const std::vector<int> &v, int i) { return v.at(i); }
+static void after(int r) { std::printf("%d\n", r); }
+int main(int argc, char **) {
+  std::vector<int> v{1, 2, 3};
+  int r = 0;
+  try {
+    r = pick(v, argc + 5);
+    r += 100;
+  } catch (const std::out_of_range &e) {
+    r = -1;
+  }
+  after(r);
+  return 0;
+}
+"#;
+    let dir = TempDir::new("cxxthrow");
+    std::fs::write(dir.0.join("throw.cpp"), SRC).unwrap();
+    let out = tool("clang++-14")
+        .current_dir(&dir.0)
+        .args(["-g", "-O0", "-fexceptions", "-S", "-emit-llvm"])
+        .args(["throw.cpp", "-o", "throw.ll"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "clang++-14 failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let g = load_path(&dir.0.join("throw.ll")).unwrap().icfg;
+    let main = g.function_by_name("main").unwrap();
+    let after = g
+        .functions()
+        .iter()
+        .position(|f| f.name.contains("after"))
+        .map(postmortem_core::FuncId::new)
+        .unwrap();
+    let on = |line: u32| -> Vec<NodeId> {
+        g.nodes()
+            .filter(|&n| g.func_of(n) == main && g.lines(n).contains(&line))
+            .collect()
+    };
+    let call = on(15)
+        .into_iter()
+        .find(|&n| g.succs(n).any(|(_, k)| k == EdgeKind::Call))
+        .expect("main calls after on line 15");
+    let r = Report {
+        stack: vec![postmortem_core::Frame {
+            call: postmortem_core::NodeSet::one(call),
+            entry: postmortem_core::NodeSet::one(g.function(after).entry.unwrap()),
+        }],
+        crash: postmortem_core::NodeSet::new(
+            g.nodes().filter(|&n| g.func_of(n) == after).collect(),
+        ),
+        ..Report::default()
+    };
+    let rec = Utl::default().recover(&g, &r).unwrap();
+    let file = postmortem_core::summary::by_line(&g, &rec.labels)
+        .into_iter()
+        .find(|f| g.file_path(f.file).ends_with("throw.cpp"))
+        .unwrap();
+    for line in [11, 13] {
+        assert_eq!(
+            file.lines.get(&line),
+            Some(&Label::Maybe),
+            "line {line}: {:?}",
+            file.lines
+        );
+    }
+    // The handler ran (an observation): still a consistent report.
+    let mut seen = r.clone();
+    seen.obs_yes = vec![postmortem_core::Trace {
+        reliable: false,
+        entries: vec![postmortem_core::NodeSet::new(on(13)).unwrap()],
+    }];
+    let rec = Utl::default().recover(&g, &seen).unwrap();
+    let file = postmortem_core::summary::by_line(&g, &rec.labels)
+        .into_iter()
+        .find(|f| g.file_path(f.file).ends_with("throw.cpp"))
+        .unwrap();
+    assert_eq!(file.lines.get(&13), Some(&Label::Yes), "{:?}", file.lines);
+}

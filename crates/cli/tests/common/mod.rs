@@ -103,9 +103,7 @@ pub fn source_frames(bt: &str) -> Vec<Frame> {
         } else {
             (None, rest)
         };
-        let Some(func) = rest.split(" (").next() else {
-            continue;
-        };
+        let func = function_name(rest);
         let Some((_, at)) = rest.rsplit_once(" at ") else {
             continue;
         };
@@ -123,6 +121,32 @@ pub fn source_frames(bt: &str) -> Vec<Frame> {
         });
     }
     frames
+}
+
+/// The function's name at the start of a gdb frame's text (`NAME (ARGS)
+/// at ...`): up to the first ` (` outside template arguments (a C++
+/// name's `std::function<bool (int)>` has one inside); `operator<<` and
+/// the like are not template brackets.
+fn function_name(rest: &str) -> &str {
+    let b = rest.as_bytes();
+    let (mut depth, mut i) = (0usize, 0);
+    while i < b.len() {
+        if rest[i..].starts_with("operator") {
+            i += "operator".len();
+            while i < b.len() && b"<>=!+-*/%&|^~[]()".contains(&b[i]) {
+                i += 1;
+            }
+            continue;
+        }
+        match b[i] {
+            b'<' => depth += 1,
+            b'>' => depth = depth.saturating_sub(1),
+            b' ' if depth == 0 && b.get(i + 1) == Some(&b'(') => return &rest[..i],
+            _ => {}
+        }
+        i += 1;
+    }
+    rest
 }
 
 /// Line counts from the segments of one file of `llvm-cov export`, as

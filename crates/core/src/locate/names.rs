@@ -5,8 +5,10 @@ use super::SourceFrame;
 
 /// The keys a function name is looked up by, most specific first: the
 /// name itself, the name without its parameter list and trailing
-/// qualifiers (`ns::f(int) const` -> `ns::f`), and without a Rust hash
-/// (`app::f::h0123456789abcdef` -> `app::f`).
+/// qualifiers (`ns::f(int) const` -> `ns::f`), that without the return
+/// type a C++ template function's demangled name starts with (`void
+/// ns::f<int>(int)` -> `ns::f<int>`, as debuggers print it), and without
+/// a Rust hash (`app::f::h0123456789abcdef` -> `app::f`).
 pub fn name_keys(name: &str) -> Vec<String> {
     let mut keys = Vec::with_capacity(3);
     let name = name.trim();
@@ -17,6 +19,10 @@ pub fn name_keys(name: &str) -> Vec<String> {
     let no_params = strip_params(name);
     if no_params != name && !no_params.is_empty() {
         keys.push(no_params.to_string());
+        let no_return = strip_return_type(no_params);
+        if no_return != no_params {
+            keys.push(no_return.to_string());
+        }
     }
     let base = keys.last().expect("one key").clone();
     let no_hash = strip_rust_hash(&base);
@@ -67,6 +73,33 @@ fn strip_params(name: &str) -> &str {
         }
     }
     name
+}
+
+/// `void ns::f<int>` -> `ns::f<int>`: the Itanium mangling of a template
+/// function encodes its return type, which demanglers print first and
+/// debuggers leave out. Only for a name that ends with template
+/// arguments; the name is what follows the last space outside brackets
+/// before an `operator` (`bool ns::operator< <int>` -> `ns::operator<
+/// <int>`, `ns::S::operator int` has no template arguments).
+fn strip_return_type(name: &str) -> &str {
+    if !name.ends_with('>') {
+        return name;
+    }
+    let stop = name.find("operator").unwrap_or(name.len());
+    let mut depth = 0usize;
+    let mut last = None;
+    for (i, c) in name[..stop].char_indices() {
+        match c {
+            '<' | '(' | '[' => depth += 1,
+            '>' | ')' | ']' => depth = depth.saturating_sub(1),
+            ' ' if depth == 0 => last = Some(i),
+            _ => {}
+        }
+    }
+    match last {
+        Some(i) if !name[i + 1..].is_empty() => &name[i + 1..],
+        _ => name,
+    }
 }
 
 /// `app::f::h0123456789abcdef` -> `app::f`.

@@ -159,6 +159,37 @@ fn name_keys_strip_parameters_qualifiers_and_rust_hashes() {
         vec!["app::main::h0123456789abcdef", "app::main"]
     );
     assert!(name_keys("  ").is_empty());
+    // A template function's demangled name starts with its return type,
+    // which debuggers leave out (json.hpp's frames in the C++ harness).
+    assert_eq!(
+        name_keys("void ns::S<(ns::k)3>::f<std::map<int, int> >(int&&)"),
+        vec![
+            "void ns::S<(ns::k)3>::f<std::map<int, int> >(int&&)",
+            "void ns::S<(ns::k)3>::f<std::map<int, int> >",
+            "ns::S<(ns::k)3>::f<std::map<int, int> >"
+        ]
+    );
+    assert_eq!(
+        name_keys("unsigned long f<char const (&) [4]>(int)"),
+        vec![
+            "unsigned long f<char const (&) [4]>(int)",
+            "unsigned long f<char const (&) [4]>",
+            "f<char const (&) [4]>"
+        ]
+    );
+    assert_eq!(
+        name_keys("bool ns::operator< <int>(int, int)"),
+        vec![
+            "bool ns::operator< <int>(int, int)",
+            "bool ns::operator< <int>",
+            "ns::operator< <int>"
+        ]
+    );
+    // Not a template: nothing to strip.
+    assert_eq!(
+        name_keys("ns::S::operator int() const"),
+        vec!["ns::S::operator int() const", "ns::S::operator int"]
+    );
     assert_eq!(library_name_keys("__GI_raise"), vec!["__GI_raise", "raise"]);
     assert_eq!(
         library_name_keys("__strlen_avx2"),

@@ -1114,6 +1114,47 @@ mod tests {
         assert_eq!(bt.frames[0].symbol.as_deref(), Some("_Z3fooi"));
     }
 
+    /// A template function's mangling encodes its return type, which the
+    /// demangled name starts with and gdb's frame leaves out: the frame
+    /// must still find the function by name (nlohmann/json's crash frame
+    /// on the `{` line of a coverage build, where no node is, was left
+    /// unconstrained).
+    #[test]
+    fn template_functions_are_found_by_the_name_gdb_prints() {
+        use postmortem_core::{IcfgBuilder, NodeKind, NodeSpec};
+        let mut b = IcfgBuilder::new();
+        let main = b.function("main");
+        // void ns::apply<int>(int)
+        let apply = b.function("_ZN2ns5applyIiEEvT_");
+        let mut add = |id: &str, kind, func| {
+            b.add_node(NodeSpec {
+                ext_id: id,
+                kind,
+                func,
+                label: id,
+                lines: &[1],
+            })
+            .unwrap()
+        };
+        let (me, ae) = (
+            add("me", NodeKind::Entry, main),
+            add("ae", NodeKind::Entry, apply),
+        );
+        let (mx, ax) = (
+            add("mx", NodeKind::Exit, main),
+            add("ax", NodeKind::Exit, apply),
+        );
+        b.add_flow_edge(me, mx);
+        b.add_flow_edge(ae, ax);
+        b.set_start(me);
+        let g = b.build().unwrap();
+        let loc = locator(&g, PathMap::default());
+        let bt = parse("#0  ns::apply<int> (x=1) at a.cc:3\n");
+        let name = bt.frames[0].function.clone().unwrap();
+        assert_eq!(name, "ns::apply<int>");
+        assert_eq!(loc.functions_named(&name), vec![apply]);
+    }
+
     #[test]
     fn runtime_names() {
         for n in [
