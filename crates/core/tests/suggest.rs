@@ -157,7 +157,11 @@ fn group_top_suggestion_is_the_brute_force_best_sum() {
         let crashes: Vec<suggest::Crash<'_>> = reports
             .iter()
             .zip(&bases)
-            .map(|(report, base)| suggest::Crash { report, base })
+            .map(|(report, base)| suggest::Crash {
+                report,
+                base,
+                first: None,
+            })
             .collect();
         let limits = Limits {
             k: 2,
