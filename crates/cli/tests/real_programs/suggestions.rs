@@ -16,8 +16,9 @@
 //! (`obsYes` or `obsNo` of the point, a csi-grissom report beside the
 //! backtrace) is added, `analyze` runs again with the same solver, and:
 //! (a) the lines Maybe in the base analysis that the re-run decides must
-//! be at least the guarantee of the side that held (an exact count must
-//! be met exactly; that is counted, and a miss listed); (b) every Yes and
+//! be at least the guarantee of the side that held, and exactly it when
+//! the count is exact (more is a violation too: the count was not what
+//! `analyze` decides); (b) every Yes and
 //! No line of the re-run must agree with the run ([`check_labels`], with
 //! [`referee`] settling llvm-cov's errors).
 //!
@@ -70,8 +71,10 @@ pub struct SuggestFigures {
     /// held.
     pub checked: usize,
     pub held: usize,
-    /// Checked exact counts, and those the re-run met exactly.
+    /// Checked exact counts; of those of single crashes, how many, and
+    /// how many the re-run met exactly.
     pub exact: usize,
+    pub exact_single: usize,
     pub exact_met: usize,
     /// Checked proven lower bounds (from UTL's re-runs, from dominators).
     pub utl_bounds: usize,
@@ -165,6 +168,7 @@ fn suggest(dir: &Path, inputs: &[String], solver: &str, what: &str) -> (Value, f
     let o = pm(dir, &args);
     let secs = t.elapsed().as_secs_f64();
     assert!(o.status.success(), "{what}: suggest: {}", show(&o));
+    std::fs::write(dir.join(format!("suggest-{solver}.out.json")), &o.stdout).unwrap();
     (serde_json::from_slice(&o.stdout).unwrap(), secs)
 }
 
@@ -293,18 +297,22 @@ fn rerun(
             Some(decided(base, &line_labels(&v)))
         }
         Err(e) => {
-            sf.violations.push(format!(
+            let v = format!(
                 "{what}: the real observation was refused: {}",
                 e.lines().take(3).collect::<Vec<_>>().join(" / ")
-            ));
+            );
+            eprintln!("VIOLATION {v}");
+            sf.violations.push(v);
             None
         }
     }
 }
 
 /// Records whether `got` lines decided meet suggestion `s`'s guarantee on
-/// `side` ("if_ran", "if_not" or "worst").
-fn judge(s: &Value, side: &str, got: usize, what: &str, sf: &mut SuggestFigures) {
+/// `side` ("if_ran", "if_not" or "worst"); `single`: one crash, where an
+/// exact count must be met exactly (a group's sums leave out the crashes
+/// where one observation is impossible, and its worst case mixes sides).
+fn judge(s: &Value, side: &str, got: usize, what: &str, single: bool, sf: &mut SuggestFigures) {
     let promised = s[side].as_u64().unwrap() as usize;
     sf.checked += 1;
     match kind(s) {
@@ -312,23 +320,29 @@ fn judge(s: &Value, side: &str, got: usize, what: &str, sf: &mut SuggestFigures)
         "utl" => sf.utl_bounds += 1,
         _ => sf.dominator_bounds += 1,
     }
+    let mut violation = None;
     if got >= promised {
         sf.held += 1;
         sf.surplus += got - promised;
     } else {
-        sf.violations.push(format!(
+        violation = Some(format!(
             "{what}: {got} lines decided, {side} promised {promised} ({})",
             kind(s)
         ));
     }
-    if kind(s) == "rerun" {
+    if kind(s) == "rerun" && single {
+        sf.exact_single += 1;
         if got == promised {
             sf.exact_met += 1;
         } else if got > promised {
-            sf.violations.push(format!(
+            violation = Some(format!(
                 "{what}: {got} lines decided, the exact {side} says {promised}"
             ));
         }
+    }
+    if let Some(v) = violation {
+        eprintln!("VIOLATION {v}");
+        sf.violations.push(v);
     }
 }
 
@@ -409,7 +423,14 @@ pub fn check_point(
                 sf.checked += 1;
                 continue;
             };
-            judge(s, if ran { "if_ran" } else { "if_not" }, got, &what, sf);
+            judge(
+                s,
+                if ran { "if_ran" } else { "if_not" },
+                got,
+                &what,
+                true,
+                sf,
+            );
         }
     }
     referee(p, b, point, c, &mut scratch, 0);
@@ -525,7 +546,7 @@ pub fn check_group(
             } else {
                 "worst"
             };
-            judge(s, side, sum, &what, &mut fig.suggest);
+            judge(s, side, sum, &what, false, &mut fig.suggest);
         }
     }
     for ((point, c), mut sc) in crashes.iter().zip(scratch) {
@@ -540,7 +561,7 @@ pub fn check_group(
 /// The suggestion checks of `results` as a Markdown table.
 pub fn table(results: &[(&str, &Figures)]) -> String {
     let mut out = String::from(
-        "| program | suggest runs (groups) | suggestions listed | checked (not checkable) | guarantees held | exact met exactly | bounds checked (utl, dominators) | lines beyond the guarantees | labels checked | unsound | violations | llvm-cov vs gdb on observed points | suggest time (most) | time |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+        "| program | suggest runs (groups) | suggestions listed | checked (not checkable) | guarantees held | exact (single crash: met exactly) | bounds checked (utl, dominators) | lines beyond the guarantees | labels checked | unsound | violations | llvm-cov vs gdb on observed points | suggest time (most) | time |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for (name, f) in results {
         let s = &f.suggest;
@@ -549,15 +570,16 @@ pub fn table(results: &[(&str, &Figures)]) -> String {
         }
         writeln!(
             out,
-            "| {name} | {} ({}) | {} | {} ({}) | {} | {} of {} | {}, {} | {} | {} | {} | {} | {} disagreed | {:.0} s ({:.1} s) | {:.0} s |",
+            "| {name} | {} ({}) | {} | {} ({}) | {} | {} ({} of {}) | {}, {} | {} | {} | {} | {} | {} disagreed | {:.0} s ({:.1} s) | {:.0} s |",
             s.runs,
             s.group_runs,
             s.listed,
             s.checked,
             s.unknown,
             s.held,
-            s.exact_met,
             s.exact,
+            s.exact_met,
+            s.exact_single,
             s.utl_bounds,
             s.dominator_bounds,
             s.surplus,

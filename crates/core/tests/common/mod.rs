@@ -47,6 +47,7 @@ pub fn decided(
 /// The labels before the Local lift of a report without values and
 /// residue (`suggest::Crash::first`, as `postmortem suggest` gives it),
 /// on odd seeds; `None` (recovered where needed) otherwise.
+#[allow(dead_code)] // not every test file bounds
 pub fn first(s: &(dyn Solver + Sync), g: &Icfg, report: &Report, seed: u64) -> Option<Vec<Label>> {
     if seed % 2 == 0 || !report.values.is_empty() || !report.residue.is_empty() {
         return None;
