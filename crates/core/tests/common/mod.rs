@@ -49,7 +49,7 @@ pub fn decided(
 /// on odd seeds; `None` (recovered where needed) otherwise.
 #[allow(dead_code)] // not every test file bounds
 pub fn first(s: &(dyn Solver + Sync), g: &Icfg, report: &Report, seed: u64) -> Option<Vec<Label>> {
-    if seed % 2 == 0 || !report.values.is_empty() || !report.residue.is_empty() {
+    if seed.is_multiple_of(2) || !report.values.is_empty() || !report.residue.is_empty() {
         return None;
     }
     let how = postmortem_core::staged::Staging::default();
