@@ -117,7 +117,13 @@ pub fn run(a: SuggestArgs) -> Result<(), Failure> {
     let mut loaded = load(&a.inputs, a.solver.memory_budget())?;
     let s = a.solver.build(a.solver.solver);
     let t = Instant::now();
-    let mut rec = postmortem_core::staged::recover_with_values(&*s, &loaded.graph, &loaded.report)
+    // What `analyze` labels (values in stages, the Local lift), and the
+    // labels before the lift (the bounds' graph).
+    let staging = postmortem_core::staged::Staging {
+        threads: std::thread::available_parallelism().map_or(1, |n| n.get().min(2)),
+        ..Default::default()
+    };
+    let (mut rec, lift, first) = base(&*s, &loaded.graph, &loaded.report, staging)
         .map_err(|e| solve_failure(e, &a.inputs.report))?;
     ran_somewhere(&loaded.graph, &loaded.report, &mut rec, &a.inputs.report)?;
     loaded.timings.recover_ms = ms(t);
@@ -143,17 +149,22 @@ pub fn run(a: SuggestArgs) -> Result<(), Failure> {
     let mut others = Vec::new();
     for p in &a.also {
         let r = load_other(&a.inputs, &loaded.graph, p, a.solver.memory_budget())?;
-        let mut orec = postmortem_core::staged::recover_with_values(&*s, &loaded.graph, &r)
-            .map_err(|e| solve_failure(e, p))?;
+        let (mut orec, _, ofirst) =
+            base(&*s, &loaded.graph, &r, staging).map_err(|e| solve_failure(e, p))?;
         ran_somewhere(&loaded.graph, &r, &mut orec, p)?;
-        others.push((r, orec.labels));
+        others.push((r, orec.labels, ofirst));
     }
     let t = Instant::now();
     let mut crashes = vec![Crash {
         report: &loaded.report,
         base: &rec.labels,
+        first: first.as_deref(),
     }];
-    crashes.extend(others.iter().map(|(report, base)| Crash { report, base }));
+    crashes.extend(others.iter().map(|(report, base, first)| Crash {
+        report,
+        base,
+        first: first.as_deref(),
+    }));
     let sug = suggest_group(&*s, &loaded.graph, &crashes, &limits);
     eprintln!(
         "postmortem: note: suggest took {:.0} ms ({} analyses, {} thread{})",
@@ -192,7 +203,7 @@ pub fn run(a: SuggestArgs) -> Result<(), Failure> {
                 values: &loaded.values,
                 residue: loaded.residue.as_ref(),
                 frames: &frames,
-                lift: None,
+                lift: Some(&lift),
             };
             let witness = s
                 .check(g, &loaded.report, None)
@@ -214,4 +225,33 @@ pub fn run(a: SuggestArgs) -> Result<(), Failure> {
             })
         }
     }
+}
+
+/// The base labels of `report`, as `analyze` has them (the Local lift
+/// included), the lift, and for a report without values and residue the
+/// labels before the lift (flags set in some thread marked in them too):
+/// see [`Crash::first`].
+fn base(
+    s: &(dyn postmortem_core::Solver + Sync),
+    g: &postmortem_core::Icfg,
+    report: &postmortem_core::Report,
+    staging: postmortem_core::staged::Staging,
+) -> Result<
+    (
+        postmortem_core::Recovery,
+        postmortem_core::staged::Lift,
+        Option<Vec<postmortem_core::Label>>,
+    ),
+    postmortem_core::SolveError,
+> {
+    let (rec, lift, mut before) =
+        postmortem_core::staged::recover_lifted_keeping(s, g, report, staging)?;
+    let first = (report.values.is_empty() && report.residue.is_empty())
+        .then(|| {
+            postmortem_core::concurrency::mark_ran_somewhere(g, report, &mut before)
+                .ok()
+                .map(|_| before)
+        })
+        .flatten();
+    Ok((rec, lift, first))
 }

@@ -79,6 +79,8 @@
 //! cargo: without them the tests fail, they do not skip.
 
 mod common;
+#[path = "real_programs/suggestions.rs"]
+mod suggestions;
 
 use common::{active_frames, line_counts, require, sh, show, source_frames, Frame, Ran, Truth};
 use serde_json::Value;
@@ -1303,6 +1305,8 @@ struct Figures {
     /// over the crash points analysed from cores.
     precision: BTreeMap<(&'static str, &'static str), (usize, usize)>,
     seconds: f64,
+    /// The checks of `suggest`'s guarantees (issue 24).
+    suggest: suggestions::SuggestFigures,
 }
 
 /// Source lines of a file, cached.
@@ -1426,86 +1430,7 @@ fn check_crash(
                 fig.warned += 1;
             }
             let core = inputs.iter().any(|a| a == "--core");
-            let (mut decided, mut all) = (0, 0);
-            for (file, labels) in v["lines"].as_object().unwrap() {
-                let get = |k: &str| -> Vec<u64> {
-                    labels[k]
-                        .as_array()
-                        .unwrap()
-                        .iter()
-                        .map(|x| x.as_u64().unwrap())
-                        .collect()
-                };
-                let (yes, no, maybe) = (get("yes"), get("no"), get("maybe"));
-                decided += yes.len() + no.len();
-                all += yes.len() + no.len() + maybe.len();
-                let path = canonical(file);
-                let none = Truth::default();
-                let truth = run.truth.get(&path).unwrap_or(&none);
-                let labelled = yes
-                    .iter()
-                    .map(|l| (*l, "Yes"))
-                    .chain(no.iter().map(|l| (*l, "No")));
-                for (line, label) in labelled {
-                    if src.is_brace(&path, line) {
-                        fig.braces += 1;
-                        continue;
-                    }
-                    let mut ran = truth.ran(line);
-                    if ran_lines.iter().any(|(f, l)| *f == path && *l == line) {
-                        ran = Ran::Yes;
-                    }
-                    let k = truth.active.get(&line).copied().unwrap_or(0);
-                    let expanded = run.expansions.get(&path).and_then(|m| m.get(&line));
-                    if ran == Ran::Yes
-                        && !truth.frame_lines.contains(&line)
-                        && expanded.is_some_and(|e| *e <= k)
-                    {
-                        // The line's count may be the region around a macro
-                        // that did not run (module doc).
-                        ran = Ran::Unknown;
-                        fig.macros += 1;
-                    } else if ran == Ran::Yes
-                        && !truth.frame_lines.contains(&line)
-                        && run
-                            .first_code
-                            .get(&path)
-                            .and_then(|m| m.get(&line))
-                            .is_some_and(|n| *n <= k)
-                    {
-                        // The count is of a region whose code on this line
-                        // may not have run (module doc).
-                        ran = Ran::Unknown;
-                        fig.continued += 1;
-                    }
-                    let wrong = match (label, ran) {
-                        ("Yes", Ran::No) | ("No", Ran::Yes) => true,
-                        (_, Ran::Yes | Ran::No) => false,
-                        _ => {
-                            fig.unknown += 1;
-                            continue;
-                        }
-                    };
-                    fig.checked += 1;
-                    if wrong {
-                        fig.unsound.push(Unsound {
-                            file: file.clone(),
-                            line,
-                            text: src.text(&path, line).to_string(),
-                            label,
-                            count: truth.counts.get(&line).copied(),
-                            active: truth.active.get(&line).copied().unwrap_or(0),
-                            solver,
-                            report,
-                            point: point.to_string(),
-                        });
-                    } else if label == "Yes" {
-                        fig.yes_confirmed += 1;
-                    } else {
-                        fig.no_confirmed += 1;
-                    }
-                }
-            }
+            let (decided, all) = check_labels(&v, run, ran_lines, solver, report, point, fig, src);
             if !core {
                 let d = fig.decided.entry(solver).or_default();
                 d.0 += decided;
@@ -1518,6 +1443,104 @@ fn check_crash(
             }
         }
     }
+}
+
+/// Checks every Yes and No line of the analysis `v` (`analyze --format
+/// json`) against the truth `run` (and the lines `ran_lines` known to have
+/// run) into `fig` (see the module doc), as got by `solver` on `report`
+/// at `point`; returns (lines decided, lines labelled).
+#[allow(clippy::too_many_arguments)]
+fn check_labels(
+    v: &Value,
+    run: &RunTruth,
+    ran_lines: &[(PathBuf, u64)],
+    solver: &'static str,
+    report: &'static str,
+    point: &dyn std::fmt::Display,
+    fig: &mut Figures,
+    src: &mut Sources,
+) -> (usize, usize) {
+    let (mut decided, mut all) = (0, 0);
+    for (file, labels) in v["lines"].as_object().unwrap() {
+        let get = |k: &str| -> Vec<u64> {
+            labels[k]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_u64().unwrap())
+                .collect()
+        };
+        let (yes, no, maybe) = (get("yes"), get("no"), get("maybe"));
+        decided += yes.len() + no.len();
+        all += yes.len() + no.len() + maybe.len();
+        let path = canonical(file);
+        let none = Truth::default();
+        let truth = run.truth.get(&path).unwrap_or(&none);
+        let labelled = yes
+            .iter()
+            .map(|l| (*l, "Yes"))
+            .chain(no.iter().map(|l| (*l, "No")));
+        for (line, label) in labelled {
+            if src.is_brace(&path, line) {
+                fig.braces += 1;
+                continue;
+            }
+            let mut ran = truth.ran(line);
+            if ran_lines.iter().any(|(f, l)| *f == path && *l == line) {
+                ran = Ran::Yes;
+            }
+            let k = truth.active.get(&line).copied().unwrap_or(0);
+            let expanded = run.expansions.get(&path).and_then(|m| m.get(&line));
+            if ran == Ran::Yes
+                && !truth.frame_lines.contains(&line)
+                && expanded.is_some_and(|e| *e <= k)
+            {
+                // The line's count may be the region around a macro
+                // that did not run (module doc).
+                ran = Ran::Unknown;
+                fig.macros += 1;
+            } else if ran == Ran::Yes
+                && !truth.frame_lines.contains(&line)
+                && run
+                    .first_code
+                    .get(&path)
+                    .and_then(|m| m.get(&line))
+                    .is_some_and(|n| *n <= k)
+            {
+                // The count is of a region whose code on this line
+                // may not have run (module doc).
+                ran = Ran::Unknown;
+                fig.continued += 1;
+            }
+            let wrong = match (label, ran) {
+                ("Yes", Ran::No) | ("No", Ran::Yes) => true,
+                (_, Ran::Yes | Ran::No) => false,
+                _ => {
+                    fig.unknown += 1;
+                    continue;
+                }
+            };
+            fig.checked += 1;
+            if wrong {
+                fig.unsound.push(Unsound {
+                    file: file.clone(),
+                    line,
+                    text: src.text(&path, line).to_string(),
+                    label,
+                    count: truth.counts.get(&line).copied(),
+                    active: truth.active.get(&line).copied().unwrap_or(0),
+                    solver,
+                    report,
+                    point: point.to_string(),
+                });
+            } else if label == "Yes" {
+                fig.yes_confirmed += 1;
+            } else {
+                fig.no_confirmed += 1;
+            }
+        }
+    }
+    (decided, all)
 }
 
 /// The lines each activation on the crash stack ran, outermost first:
@@ -1835,6 +1858,7 @@ fn run(p: &Program, limit: Option<usize>, cores: bool) -> Figures {
         modes.push(O2);
     }
     let sancov: Vec<SancovBuild> = modes.iter().map(|m| sancov_build(p, &b, m)).collect();
+    let mut crashes = Vec::new();
     for (i, point) in points.iter().enumerate() {
         let mut c = crash(
             p,
@@ -1859,13 +1883,16 @@ fn run(p: &Program, limit: Option<usize>, cores: bool) -> Figures {
         if let Some(run) = c.cores.iter().find(|r| r.mode == "plain") {
             check_local(p, &b, point, &c, run, &mut fig, &mut src);
         }
+        suggestions::check_point(p, &b, i, point, &c, &mut fig, &mut src);
         eprintln!(
             "{}: crash point {point}: {} frames, {} unsound so far",
             p.name,
             c.frames.len(),
             fig.unsound.len()
         );
+        crashes.push((point.clone(), c));
     }
+    suggestions::check_group(p, &b, &crashes, &mut fig, &mut src);
     fig.seconds = start.elapsed().as_secs_f64();
     if fig.local_all > 0 {
         eprintln!(
@@ -1887,6 +1914,7 @@ fn run(p: &Program, limit: Option<usize>, cores: bool) -> Figures {
         );
     }
     eprintln!("{}", table(&[(p.name, &fig)]));
+    eprintln!("{}", suggestions::table(&[(p.name, &fig)]));
     if !fig.precision.is_empty() {
         eprintln!("{}", precision_table(&[(p.name, &fig)]));
     }
@@ -1972,14 +2000,44 @@ fn referee(p: &Program, b: &Built, point: &Point, c: &Crash, fig: &mut Figures, 
             continue;
         }
         let lines: Vec<(String, u64)> = lines.into_iter().collect();
-        let args: Vec<String> = p.workloads[point.workload]
-            .args
-            .iter()
-            .map(|a| format!("'{}'", expand(a, b)))
-            .collect();
-        let targets: Vec<String> = lines.iter().map(|(f, l)| format!("({f:?}, {l})")).collect();
-        let script = format!(
-            r#"import gdb
+        let verdict = gdb_hits(p, b, point, c, bin, &lines, tag);
+        let mut keep = Vec::new();
+        for u in fig.unsound.drain(from..) {
+            let v = verdict.get(&(u.file.clone(), u.line));
+            let settled = reports.contains(&u.report)
+                && matches!((u.label, v), ("Yes", Some(true)) | ("No", Some(false)));
+            if settled {
+                fig.refereed.push(u);
+            } else {
+                keep.push(u);
+            }
+        }
+        fig.unsound.extend(keep);
+    }
+}
+
+/// Which of `lines` (file, line) ran before the crash at `point`, by gdb:
+/// `bin` run with the workload to the crash point with a breakpoint on
+/// every instruction of each line ([`referee`]): true if one was hit,
+/// false if none was; lines without a line-table address are left out.
+/// `tag` names the script in the crash's folder.
+fn gdb_hits(
+    p: &Program,
+    b: &Built,
+    point: &Point,
+    c: &Crash,
+    bin: &Path,
+    lines: &[(String, u64)],
+    tag: &str,
+) -> HashMap<(String, u64), bool> {
+    let args: Vec<String> = p.workloads[point.workload]
+        .args
+        .iter()
+        .map(|a| format!("'{}'", expand(a, b)))
+        .collect();
+    let targets: Vec<String> = lines.iter().map(|(f, l)| format!("({f:?}, {l})")).collect();
+    let script = format!(
+        r#"import gdb
 targets = [{targets}]
 gdb.execute("set breakpoint pending off")
 gdb.execute("starti {args} > /dev/null", to_string=True)
@@ -2036,46 +2094,34 @@ for key in range(len(targets)):
     print("LINE %d %s %s" % (key, "placed" if key in placed else "none", "hit" if key in hit else "not-hit"))
 gdb.execute("kill", to_string=True)
 "#,
-            targets = targets.join(", "),
-            args = args.join(" ").replace('"', "\\\""),
-            func = point.func,
-            ignore = point.hit - 1,
-        );
-        let path = c.dir.join(format!("referee-{tag}.py"));
-        std::fs::write(&path, script).unwrap();
-        let o = Command::new("gdb")
-            .current_dir(&c.dir)
-            .args(["-nx", "-batch", "-iex", "set debuginfod enabled off"])
-            .args(["-x", path.to_str().unwrap()])
-            .arg(bin)
-            .stdin(Stdio::null())
-            .output()
-            .expect("run gdb");
-        let out = String::from_utf8_lossy(&o.stdout);
-        let mut verdict: HashMap<(String, u64), bool> = HashMap::new();
-        for l in out.lines() {
-            let mut w = l.split_whitespace();
-            if let (Some("LINE"), Some(k), Some("placed"), Some(h)) =
-                (w.next(), w.next(), w.next(), w.next())
-            {
-                if let Ok(k) = k.parse::<usize>() {
-                    verdict.insert(lines[k].clone(), h == "hit");
-                }
+        targets = targets.join(", "),
+        args = args.join(" ").replace('"', "\\\""),
+        func = point.func,
+        ignore = point.hit - 1,
+    );
+    let path = c.dir.join(format!("referee-{tag}.py"));
+    std::fs::write(&path, script).unwrap();
+    let o = Command::new("gdb")
+        .current_dir(&c.dir)
+        .args(["-nx", "-batch", "-iex", "set debuginfod enabled off"])
+        .args(["-x", path.to_str().unwrap()])
+        .arg(bin)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run gdb");
+    let out = String::from_utf8_lossy(&o.stdout);
+    let mut verdict: HashMap<(String, u64), bool> = HashMap::new();
+    for l in out.lines() {
+        let mut w = l.split_whitespace();
+        if let (Some("LINE"), Some(k), Some("placed"), Some(h)) =
+            (w.next(), w.next(), w.next(), w.next())
+        {
+            if let Ok(k) = k.parse::<usize>() {
+                verdict.insert(lines[k].clone(), h == "hit");
             }
         }
-        let mut keep = Vec::new();
-        for u in fig.unsound.drain(from..) {
-            let v = verdict.get(&(u.file.clone(), u.line));
-            let settled = reports.contains(&u.report)
-                && matches!((u.label, v), ("Yes", Some(true)) | ("No", Some(false)));
-            if settled {
-                fig.refereed.push(u);
-            } else {
-                keep.push(u);
-            }
-        }
-        fig.unsound.extend(keep);
     }
+    verdict
 }
 
 /// The figures of `results` as a Markdown table.
@@ -2150,6 +2196,7 @@ fn check_programs(programs: &[&Program], limit: Option<usize>, cores: bool) {
     if programs.len() > 1 || std::env::var("REALPROGS").is_ok() {
         eprintln!("{}", table(&results));
         eprintln!("{}", precision_table(&results));
+        eprintln!("{}", suggestions::table(&results));
     }
     if cores && programs.iter().any(|p| p.sancov) {
         assert!(
@@ -2205,6 +2252,7 @@ fn check_programs(programs: &[&Program], limit: Option<usize>, cores: bool) {
         }
     }
     assert_sound(&results);
+    suggestions::assert_held(&results);
 }
 
 /// CI: Lua at its first three pinned points (after caught errors: fails
@@ -2233,6 +2281,8 @@ fn json_labels_match_the_run_after_caught_exceptions() {
 #[test]
 #[ignore = "the whole harness: several minutes; run scripts/real-programs.sh"]
 fn all_real_programs_label_soundly() {
+    // Every crash point's suggestions, with every solver, and groups.
+    suggestions::ALL.store(true, std::sync::atomic::Ordering::Relaxed);
     // REALPROGS=lz4,sqlite: only those programs.
     let only = std::env::var("REALPROGS").unwrap_or_default();
     let programs: Vec<&Program> = PROGRAMS

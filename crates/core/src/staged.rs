@@ -425,9 +425,22 @@ pub fn recover_lifted(
     report: &Report,
     how: Staging,
 ) -> Result<(Recovery, Lift), SolveError> {
+    recover_lifted_keeping(s, g, report, how).map(|(rec, lift, _)| (rec, lift))
+}
+
+/// [`recover_lifted`], and the labels before the lift (those of
+/// [`recover_staged`]): `suggest` bounds what the lifted labels decide
+/// from those (the lift only adds to them).
+pub fn recover_lifted_keeping(
+    s: &(dyn Solver + Sync),
+    g: &Icfg,
+    report: &Report,
+    how: Staging,
+) -> Result<(Recovery, Lift, Vec<Label>), SolveError> {
     let (mut rec, base) = staged_by(s, g, report, how)?;
+    let before = rec.labels.clone();
     let lift = add_lift(s, g, report, &base, &mut rec);
-    Ok((rec, lift))
+    Ok((rec, lift, before))
 }
 
 /// The lift stage of [`recover_lifted`] on `rec`, the labels of the

@@ -31,9 +31,11 @@ fn check(s: &(dyn Solver + Sync), expressible: bool, stream: u64) {
         let Some(base) = analysis(s, &g, &report).expect("no limit") else {
             continue;
         };
+        let first = common::first(s, &g, &report, seed);
         let crash = Crash {
             report: &report,
             base: &base,
+            first: first.as_deref(),
         };
         let lb = lower_bounds(s, &g, crash);
         let mut exact: BTreeMap<NodeId, (Option<usize>, Option<usize>)> = BTreeMap::new();
@@ -151,7 +153,11 @@ fn group_bounds_are_confirmed_sums() {
         let crashes: Vec<Crash<'_>> = reports
             .iter()
             .zip(&bases)
-            .map(|(report, base)| Crash { report, base })
+            .map(|(report, base)| Crash {
+                report,
+                base,
+                first: None,
+            })
             .collect();
         let limits = Limits {
             k: 2,

@@ -9,7 +9,9 @@
 use postmortem_core::cs::Cs;
 use postmortem_core::fsa::Fsa;
 use postmortem_core::solver::Checked;
-use postmortem_core::suggest::{self, analysis, observe, Limits, Method, Observation};
+use postmortem_core::suggest::{
+    self, analysis, analysis_before_lift, observe, Limits, Method, Observation,
+};
 use postmortem_core::utl::Utl;
 use postmortem_core::{Answer, Icfg, Label, NodeId, Query, Recovery, Report, SolveError, Solver};
 use postmortem_testkit::testgen::{random_icfg, random_report, GraphShape, Rng};
@@ -119,7 +121,7 @@ fn best_refines_utl_and_utl_reruns_bound_best_reruns() {
             continue;
         };
         // Containment on the base report itself.
-        if let Some(ub) = analysis(&u, &g, &report).expect("no limit") {
+        if let Some(ub) = analysis_before_lift(&u, &g, &report).expect("no limit") {
             for (i, (&b, &x)) in base.iter().zip(&ub).enumerate() {
                 assert!(
                     x == Label::Maybe || b == x,
@@ -127,12 +129,14 @@ fn best_refines_utl_and_utl_reruns_bound_best_reruns() {
                 );
             }
         }
+        let first = common::first(&s, &g, &report, seed);
         let lb = suggest::lower_bounds(
             &s,
             &g,
             suggest::Crash {
                 report: &report,
                 base: &base,
+                first: first.as_deref(),
             },
         );
         for n in g.nodes() {
@@ -144,7 +148,7 @@ fn best_refines_utl_and_utl_reruns_bound_best_reruns() {
                 .enumerate()
             {
                 let r = observe(&report, n, o);
-                let ul = analysis(&u, &g, &r).expect("no limit");
+                let ul = analysis_before_lift(&u, &g, &r).expect("no limit");
                 let real = decided(&s, &g, &report, &base, n, o);
                 pairs += 1;
                 let Some(ul) = ul else {

@@ -6,8 +6,9 @@
 //! Maybe in the base analysis and that the analysis of the report **plus**
 //! `obsYes [n]` labels Yes or No (`if_ran`), and the same with `obsNo {n}`
 //! (`if_not`); the worst case is their minimum. Both are computed by
-//! running [`analysis`] (what `analyze` runs: values in stages, then the
-//! flags set in some thread) with the same solver, so they are exact for
+//! running [`analysis`] (what `analyze` runs: values in stages, the Local
+//! lift, then the flags set in some thread) with the same solver, so they
+//! are exact for
 //! that solver by construction, whether or not it is monotone (UTL weakens
 //! what it cannot express; a larger report may in principle weaken
 //! differently). Lines are counted as [`crate::summary::by_line`] labels
@@ -59,7 +60,10 @@
 //!    exact on its own model of the paths (checked against re-runs on
 //!    random programs for UTL, FSA and CS by `tests/suggest_bounds.rs`);
 //!    they are not exact (other deductions, such as the stack's order,
-//!    decide more).
+//!    decide more). "The base" here is the labels before the Local lift
+//!    ([`Crash::first`]): the lift only adds to the labels, of the base
+//!    and of each re-run alike, so a bound on the re-run without it holds
+//!    with it; the lines counted are those Maybe after the lift.
 //! 3''. **UTL's re-runs** (when the solver refines UTL,
 //!    [`Solver::refines_utl`]: `best`, which adds UTL's labels of the same
 //!    report to its own before refining them; the reports have no values or
@@ -149,11 +153,33 @@ pub fn observe(report: &Report, n: NodeId, obs: Observation) -> Report {
     r
 }
 
-/// The labels `analyze` prints: [`crate::staged::recover_with_values`],
-/// then [`crate::concurrency::mark_ran_somewhere`]. `Ok(None)` when no
+/// The labels `analyze` prints: [`crate::staged::recover_lifted`] (the
+/// values in stages, then the Local lift), then
+/// [`crate::concurrency::mark_ran_somewhere`]. `Ok(None)` when no
 /// execution satisfies the report (the solver finds it infeasible, or a
 /// flag set in some thread is on a node it labels No).
 pub fn analysis(
+    s: &(dyn Solver + Sync),
+    g: &Icfg,
+    report: &Report,
+) -> Result<Option<Vec<Label>>, SolveError> {
+    let how = crate::staged::Staging::default();
+    match crate::staged::recover_lifted(s, g, report, how) {
+        Ok((mut rec, _)) => {
+            match crate::concurrency::mark_ran_somewhere(g, report, &mut rec.labels) {
+                Ok(_) => Ok(Some(rec.labels)),
+                Err(_) => Ok(None),
+            }
+        }
+        Err(SolveError::Infeasible { .. }) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// [`analysis`] without the Local lift ([`crate::staged::recover_with_values`]
+/// and [`crate::concurrency::mark_ran_somewhere`]): UTL's re-runs, whose
+/// labels the solver's (lifted or not) contain.
+pub fn analysis_before_lift(
     s: &dyn Solver,
     g: &Icfg,
     report: &Report,
@@ -260,6 +286,12 @@ pub struct Crash<'a> {
     pub report: &'a Report,
     /// Its labels.
     pub base: &'a [Label],
+    /// Its labels before the Local lift
+    /// ([`crate::staged::recover_lifted_keeping`]), for a report without
+    /// values and residue: the bounds' graph (module docs, step 3'). `None`:
+    /// recovered again where needed (the lift may decide more than the
+    /// bounds' argument allows for).
+    pub first: Option<&'a [Label]>,
 }
 
 /// The result of [`suggest`].
@@ -455,7 +487,16 @@ pub fn suggest(
     base: &[Label],
     limits: &Limits,
 ) -> Suggestions {
-    suggest_group(s, g, &[Crash { report, base }], limits)
+    suggest_group(
+        s,
+        g,
+        &[Crash {
+            report,
+            base,
+            first: None,
+        }],
+        limits,
+    )
 }
 
 /// The lower bounds of [`Method::Bounds`] for one crash (see
@@ -475,19 +516,20 @@ pub fn lower_bounds(s: &dyn Solver, g: &Icfg, crash: Crash<'_>) -> Vec<Option<(u
         return vec![None; n];
     }
     let first;
-    let l0: &[Label] = if crash.report.values.is_empty() {
-        crash.base
-    } else {
-        let r = Report {
-            values: Vec::new(),
-            ..crash.report.clone()
-        };
-        match s.recover(g, &r) {
-            Ok(rec) => {
-                first = rec.labels;
-                &first
+    let l0: &[Label] = match crash.first {
+        Some(l) if crash.report.values.is_empty() => l,
+        _ => {
+            let r = Report {
+                values: Vec::new(),
+                ..crash.report.clone()
+            };
+            match s.recover(g, &r) {
+                Ok(rec) => {
+                    first = rec.labels;
+                    &first
+                }
+                Err(_) => return vec![None; n],
             }
-            Err(_) => return vec![None; n],
         }
     };
     let lines = MaybeLines::new(g, crash.base);
@@ -696,10 +738,11 @@ impl Search<'_> {
         let mut cut = 0;
         for (c, l) in self.crashes.iter().zip(self.lines) {
             let first;
-            let l0: &[Label] = if c.report.values.is_empty() {
-                c.base
+            let l0: &[Label] = if let (Some(l), true) = (c.first, c.report.values.is_empty()) {
+                l
             } else {
-                // What `analyze` recovers first, without the values.
+                // What `analyze` recovers first, without the values (and
+                // the lift, which adds to it).
                 let r = Report {
                     values: Vec::new(),
                     ..c.report.clone()
@@ -991,11 +1034,13 @@ pub fn suggest_group(
             }
             analyses.fetch_add(1, Ordering::Relaxed);
             utl_analyses.fetch_add(1, Ordering::Relaxed);
-            per.push(match analysis(&utl, g, &observe(c.report, n, obs)) {
-                Ok(Some(labels)) => Some(UtlRerun::Decides(l.decided(&labels))),
-                Ok(None) => Some(UtlRerun::Impossible),
-                Err(_) => None,
-            });
+            per.push(
+                match analysis_before_lift(&utl, g, &observe(c.report, n, obs)) {
+                    Ok(Some(labels)) => Some(UtlRerun::Decides(l.decided(&labels))),
+                    Ok(None) => Some(UtlRerun::Impossible),
+                    Err(_) => None,
+                },
+            );
         }
         per
     };

@@ -26,7 +26,7 @@ pub fn line_labels(g: &Icfg, labels: &[Label]) -> BTreeMap<(u32, u32), Label> {
 /// Base-Maybe lines the analysis with the observation decides; `None` if
 /// the observation is impossible.
 pub fn decided(
-    s: &dyn Solver,
+    s: &(dyn Solver + Sync),
     g: &Icfg,
     report: &Report,
     base: &[Label],
@@ -42,4 +42,19 @@ pub fn decided(
             .filter(|(k, &l)| l == Label::Maybe && after[k] != Label::Maybe)
             .count(),
     )
+}
+
+/// The labels before the Local lift of a report without values and
+/// residue (`suggest::Crash::first`, as `postmortem suggest` gives it),
+/// on odd seeds; `None` (recovered where needed) otherwise.
+#[allow(dead_code)] // not every test file bounds
+pub fn first(s: &(dyn Solver + Sync), g: &Icfg, report: &Report, seed: u64) -> Option<Vec<Label>> {
+    if seed.is_multiple_of(2) || !report.values.is_empty() || !report.residue.is_empty() {
+        return None;
+    }
+    let how = postmortem_core::staged::Staging::default();
+    let (_, _, mut before) = postmortem_core::staged::recover_lifted_keeping(s, g, report, how)
+        .expect("feasible: its analysis was");
+    postmortem_core::concurrency::mark_ran_somewhere(g, report, &mut before).ok()?;
+    Some(before)
 }
