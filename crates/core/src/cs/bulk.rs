@@ -617,9 +617,9 @@ impl Flow {
         let mut target = vec![0u32; steps];
         let mut src_start = vec![0usize; n + 1];
         for t in 0..n {
-            for k in self.in_start[t]..self.in_start[t + 1] {
-                target[k] = t as u32;
-                let (a, b) = self.ins[k];
+            let (lo, hi) = (self.in_start[t], self.in_start[t + 1]);
+            target[lo..hi].fill(t as u32);
+            for &(a, b) in &self.ins[lo..hi] {
                 src_start[a as usize + 1] += 1;
                 if let Some(b) = b.filter(|&b| b != a) {
                     src_start[b as usize + 1] += 1;
@@ -922,8 +922,7 @@ pub(crate) fn refine(
         labels,
         &observed,
         observations,
-        hint,
-        limits.must_filter,
+        (hint, limits.must_filter),
         &mut out,
     );
     out
@@ -940,15 +939,15 @@ pub(crate) fn refine(
 /// known to run in the closure. Everything that decides which candidates
 /// are examined (the exploration, the live states, the budget, `known`)
 /// is as without it, so each label the pass gives without the hint is
-/// given with it or by the hint itself.
+/// given with it or by the hint itself. With `filter`, the must pass
+/// examines only the candidates [`Flow::provable`] leaves.
 fn apply(
     h: &Hyper,
     n: usize,
     labels: &mut [Label],
     observed: &BitSet,
     use_known: bool,
-    hint: Option<&[Label]>,
-    filter: bool,
+    (hint, filter): (Option<&[Label]>, bool),
     out: &mut Refined,
 ) {
     if !h.feasible() {
