@@ -48,7 +48,9 @@
 //! `staged_hints_keep_the_labels` compares both on random reports.
 //!
 //! Each stage's milliseconds are in the stats (`staged_base_ms`,
-//! `staged_residue_ms`, `staged_values_ms`).
+//! `staged_residue_ms`, `staged_values_ms`), and the nodes the residue
+//! stage and the value stages decided that were Maybe before them
+//! (`staged_residue_gained`, `staged_values_gained`).
 
 use crate::icfg::Icfg;
 use crate::ids::NodeId;
@@ -253,6 +255,7 @@ fn staged(
     } else {
         Vec::new()
     };
+    let mut gained = 0u64;
     for (chunk, res) in staged.iter().zip(run(&reports, &hint, how)) {
         match res {
             Ok(more) if conflicts(&rec.labels, &more.labels) => {
@@ -269,7 +272,7 @@ fn staged(
                 }
             }
             Ok(more) => {
-                merge(&mut rec.labels, &more.labels);
+                gained += merge(&mut rec.labels, &more.labels);
                 // Origins inside the group's report are 0..chunk.len().
                 for mut w in more.weakened {
                     if let Origin::Value(k) = w.origin {
@@ -309,6 +312,7 @@ fn staged(
     rec.undecided
         .retain(|n| rec.labels[n.index()] == Label::Maybe);
     rec.stats.push(("value_groups", staged.len() as u64));
+    rec.stats.push(("staged_values_gained", gained));
     rec.stats.push(("staged_values_ms", ms(t)));
     Ok((rec, base_report))
 }
@@ -358,7 +362,8 @@ fn add_residue(
             "its labels contradict those without it".to_string()
         }
         Ok(more) => {
-            merge(&mut rec.labels, &more.labels);
+            let gained = merge(&mut rec.labels, &more.labels);
+            rec.stats.push(("staged_residue_gained", gained));
             for mut w in more.weakened {
                 if let Origin::ObsYes(k) = w.origin {
                     if k >= first {
@@ -544,10 +549,12 @@ fn conflicts(a: &[Label], b: &[Label]) -> bool {
 }
 
 /// Adds to `into` every label `from` decides (both sound, and not in
-/// conflict).
-fn merge(into: &mut [Label], from: &[Label]) {
+/// conflict); how many were Maybe in `into`.
+fn merge(into: &mut [Label], from: &[Label]) -> u64 {
+    let mut gained = 0;
     for (i, (a, &b)) in into.iter_mut().zip(from).enumerate() {
         if *a == Label::Maybe {
+            gained += u64::from(b != Label::Maybe);
             *a = b;
         } else {
             debug_assert!(
@@ -556,4 +563,5 @@ fn merge(into: &mut [Label], from: &[Label]) {
             );
         }
     }
+    gained
 }

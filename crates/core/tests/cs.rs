@@ -1503,3 +1503,121 @@ fn staged_hints_keep_the_labels() {
         "{staged} {checked} {decided}"
     );
 }
+
+/// The bulk pass's must filter (`CsLimits::must_filter`: only the
+/// candidates on a few accepting derivations are examined) against the
+/// pass without it, with `best`, on random reports with values and
+/// residue, both directly (values as automata of one recovery) and in
+/// stages: every label decided without it is decided the same with it,
+/// and every label is sound against the valid paths of the report
+/// whenever there is one. A filter that dropped a candidate the pass can
+/// prove loses its label here.
+#[test]
+fn must_filter_keeps_the_labels() {
+    use postmortem_core::cs::CsLimits;
+    use postmortem_core::report::{LastWrite, Trace};
+    use postmortem_core::staged::{recover_staged, Staging};
+    let shape = GraphShape {
+        max_functions: 4,
+        max_body: 4,
+    };
+    let best = |filter: bool| Cs::<Fsa> {
+        best: true,
+        limits: CsLimits {
+            must_filter: filter,
+            ..CsLimits::default()
+        },
+        ..Cs::default()
+    };
+    let (on, off) = (best(true), best(false));
+    let stat = |rec: &postmortem_core::Recovery, name: &str| {
+        rec.stats
+            .iter()
+            .filter(|s| s.0 == name)
+            .map(|s| s.1)
+            .sum::<u64>()
+    };
+    let how = Staging {
+        hints: true,
+        threads: 1,
+    };
+    let (mut compared, mut checked, mut filtered, mut decided) = (0, 0, 0, 0);
+    for seed in 0..cases() / 2 {
+        let mut rng = Rng::new(seed ^ 0xF117);
+        let g = random_icfg(&mut rng, &shape);
+        let mut r = cs_report(&mut rng, &g, true);
+        let n = g.num_nodes();
+        let pick = |rng: &mut Rng, k: usize| {
+            let nodes: Vec<NodeId> = (0..1 + rng.below(k))
+                .map(|_| NodeId::new(rng.below(n)))
+                .collect();
+            NodeSet::new(nodes).expect("non-empty")
+        };
+        for _ in 0..rng.below(3) {
+            let writes = pick(&mut rng, 3);
+            let bad = writes
+                .nodes()
+                .iter()
+                .copied()
+                .filter(|_| rng.chance(40))
+                .collect();
+            r.values.push(LastWrite {
+                writes,
+                bad,
+                need: rng.chance(30),
+                what: "v".into(),
+            });
+        }
+        for _ in 0..rng.below(3) {
+            r.residue.push(pick(&mut rng, 2));
+        }
+        let mut whole = r.clone();
+        for set in std::mem::take(&mut whole.residue) {
+            whole.obs_yes.push(Trace {
+                reliable: false,
+                entries: vec![set],
+            });
+        }
+        let ctx = || format!("seed {seed}\n{}", describe(&g, &whole));
+        let paths = oracle_cs::enumerate(&g, &whole, 13, 4);
+        let direct = (on.recover(&g, &whole), off.recover(&g, &whole));
+        let staged = (
+            recover_staged(&on, &g, &r, how),
+            recover_staged(&off, &g, &r, how),
+        );
+        for (got, want) in [direct, staged] {
+            let (got, want) = match (got, want) {
+                (Ok(x), Ok(w)) => (x, w),
+                (Err(a), Err(b)) => {
+                    assert_eq!(a, b, "{}", ctx());
+                    continue;
+                }
+                (a, b) => panic!("{:?} / {:?}: {}", a.err(), b.err(), ctx()),
+            };
+            compared += 1;
+            filtered += usize::from(stat(&got, "cs_bulk_must_off") > 0);
+            for v in 0..n {
+                if want.labels[v] != Label::Maybe {
+                    assert_eq!(got.labels[v], want.labels[v], "node {v}: {}", ctx());
+                    decided += 1;
+                }
+            }
+            if paths.found > 0 {
+                checked += 1;
+                for v in 0..n {
+                    match got.labels[v] {
+                        Label::No => assert!(!paths.seen[v], "node {v} No but ran: {}", ctx()),
+                        Label::Yes => assert!(paths.all[v], "node {v} Yes but skipped: {}", ctx()),
+                        Label::Maybe => {}
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("{compared} compared, {filtered} filtered, {checked} checked against valid paths, {decided} labels compared");
+    let seeds = cases() as usize / 2;
+    assert!(
+        compared > seeds / 2 && filtered > seeds / 8 && checked > seeds / 4 && decided > 0,
+        "{compared} {filtered} {checked} {decided}"
+    );
+}

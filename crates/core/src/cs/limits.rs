@@ -22,6 +22,12 @@ pub struct CsLimits {
     /// need not make exact the Maybe nodes the frame graph decides
     /// (issue 25). The labels are the same either way, or more decided.
     pub beside: bool,
+    /// The bulk pass's must pass examines only the candidates on a few
+    /// accepting derivations of its exploration (one of an accepting
+    /// state, one through each node known to run): no other candidate
+    /// can be proved (see `bulk::Flow::provable`), so the labels are the
+    /// same, or more decided where the budget then reaches further.
+    pub must_filter: bool,
 }
 
 impl Default for CsLimits {
@@ -32,6 +38,7 @@ impl Default for CsLimits {
             max_memory: 4 << 30,
             bulk_states: 1 << 20,
             beside: true,
+            must_filter: true,
         }
     }
 }

@@ -259,6 +259,7 @@ impl<B: Solver> Cs<B> {
         rec.stats.push(("cs_bulk_no", b.no));
         rec.stats.push(("cs_bulk_relaxed", b.relaxed as u64));
         rec.stats.push(("cs_bulk_must_left", b.must_left as u64));
+        rec.stats.push(("cs_bulk_must_off", b.must_off as u64));
         Ok(Step::Done)
     }
 
