@@ -114,6 +114,14 @@ pub fn recover_with_values(
     .map(|(rec, _)| rec)
 }
 
+/// The report the values were staged on (without values; with the
+/// residue it kept) and its labels: sound for it, hence for any report
+/// that adds to it (the Local lift's hint).
+struct Base {
+    report: Report,
+    labels: Vec<Label>,
+}
+
 /// [`recover_with_values`], its stages run as `how` says (value stages
 /// on up to `how.threads` threads: what `analyze` runs).
 pub fn recover_staged(
@@ -131,7 +139,7 @@ fn staged_by(
     g: &Icfg,
     report: &Report,
     how: Staging,
-) -> Result<(Recovery, Report), SolveError> {
+) -> Result<(Recovery, Base), SolveError> {
     staged(s, g, report, how, &|reports, hint, how| {
         if how.threads <= 1 || reports.len() <= 1 {
             return one_by_one(s, g, reports, hint, how);
@@ -198,18 +206,23 @@ fn at_once(
     out
 }
 
-/// The stages (module docs), and the report the values were staged on
-/// (without values; with the residue it kept); `run` recovers the value
-/// stages' reports.
+/// The stages (module docs), and the [`Base`] the values were staged
+/// on; `run` recovers the value stages' reports.
 fn staged(
     s: &dyn Solver,
     g: &Icfg,
     report: &Report,
     how: Staging,
     run: &RunStages,
-) -> Result<(Recovery, Report), SolveError> {
+) -> Result<(Recovery, Base), SolveError> {
     if report.values.is_empty() && report.residue.is_empty() {
-        return Ok((s.recover(g, report)?, report.clone()));
+        let rec = s.recover(g, report)?;
+        let labels = rec.labels.clone();
+        let base = Base {
+            report: report.clone(),
+            labels,
+        };
+        return Ok((rec, base));
     }
     let mut base_report = Report {
         values: Vec::new(),
@@ -250,8 +263,9 @@ fn staged(
         .collect();
     // `rec`'s labels now are sound for every value's stage (each adds to
     // `base_report`).
+    let base_labels = rec.labels.clone();
     let hint = if how.hints {
-        rec.labels.clone()
+        base_labels.clone()
     } else {
         Vec::new()
     };
@@ -314,7 +328,11 @@ fn staged(
     rec.stats.push(("value_groups", staged.len() as u64));
     rec.stats.push(("staged_values_gained", gained));
     rec.stats.push(("staged_values_ms", ms(t)));
-    Ok((rec, base_report))
+    let base = Base {
+        report: base_report,
+        labels: base_labels,
+    };
+    Ok((rec, base))
 }
 
 fn ms(t: std::time::Instant) -> u64 {
@@ -444,13 +462,22 @@ pub fn recover_lifted_keeping(
 ) -> Result<(Recovery, Lift, Vec<Label>), SolveError> {
     let (mut rec, base) = staged_by(s, g, report, how)?;
     let before = rec.labels.clone();
-    let lift = add_lift(s, g, report, &base, &mut rec);
+    let t = std::time::Instant::now();
+    let lift = add_lift(s, g, report, &base, &mut rec, how);
+    rec.stats.push(("staged_lift_ms", ms(t)));
     Ok((rec, lift, before))
 }
 
 /// The lift stage of [`recover_lifted`] on `rec`, the labels of the
 /// staged recovery of `report` whose base (no values) is `base`.
-fn add_lift(s: &dyn Solver, g: &Icfg, report: &Report, base: &Report, rec: &mut Recovery) -> Lift {
+fn add_lift(
+    s: &dyn Solver,
+    g: &Icfg,
+    report: &Report,
+    base: &Base,
+    rec: &mut Recovery,
+    how: Staging,
+) -> Lift {
     let mut lift = Lift::default();
     let mut fed = vec![false; g.num_nodes()];
     for f in crate::local::frame_labels(g, report, &rec.labels) {
@@ -465,13 +492,15 @@ fn add_lift(s: &dyn Solver, g: &Icfg, report: &Report, base: &Report, rec: &mut 
     if lift.nodes.is_empty() {
         return lift;
     }
-    let first = base.obs_yes.len();
-    let mut r = base.clone();
+    let first = base.report.obs_yes.len();
+    let mut r = base.report.clone();
     r.obs_yes.extend(lift.nodes.iter().map(|&(_, n)| Trace {
         reliable: false,
         entries: vec![NodeSet::one(n)],
     }));
-    let why = match s.recover(g, &r) {
+    // The lifted report adds to the base's: its labels are a sound hint
+    // (not `rec`'s, which the values decided too).
+    let why = match stage(s, g, &r, &base.labels, how) {
         Ok(more) if conflicts(&rec.labels, &more.labels) => {
             "their labels contradict those without them".to_string()
         }
