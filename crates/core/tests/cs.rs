@@ -4,6 +4,7 @@
 
 use postmortem_core::cs::Cs;
 use postmortem_core::fsa::Fsa;
+use postmortem_core::report::LastWrite;
 use postmortem_core::utl::Utl;
 use postmortem_core::{
     EdgeKind, Frame, Icfg, IcfgBuilder, Label, NodeId, NodeKind, NodeSet, NodeSpec, Report,
@@ -1407,7 +1408,7 @@ fn beside_and_care_keep_the_labels() {
 /// of the whole report (residue as `obsYes`) whenever there is one.
 #[test]
 fn staged_hints_keep_the_labels() {
-    use postmortem_core::report::{LastWrite, Trace};
+    use postmortem_core::report::Trace;
     use postmortem_core::staged::{recover_staged, Staging};
     let shape = GraphShape {
         max_functions: 4,
@@ -1430,32 +1431,8 @@ fn staged_hints_keep_the_labels() {
         let mut rng = Rng::new(seed ^ 0x5A6E);
         let g = random_icfg(&mut rng, &shape);
         let mut r = cs_report(&mut rng, &g, true);
+        random_values(&mut rng, &g, &mut r, 4);
         let n = g.num_nodes();
-        let pick = |rng: &mut Rng, k: usize| {
-            let nodes: Vec<NodeId> = (0..1 + rng.below(k))
-                .map(|_| NodeId::new(rng.below(n)))
-                .collect();
-            NodeSet::new(nodes).expect("non-empty")
-        };
-        for _ in 0..rng.below(4) {
-            let writes = pick(&mut rng, 3);
-            let bad = writes
-                .nodes()
-                .iter()
-                .copied()
-                .filter(|_| rng.chance(40))
-                .collect();
-            r.values.push(LastWrite {
-                writes,
-                bad,
-                need: rng.chance(30),
-                what: "v".into(),
-            });
-        }
-        for _ in 0..rng.below(3) {
-            let set = pick(&mut rng, 2);
-            r.residue.push(set);
-        }
         let ctx = || format!("seed {seed}\n{}", describe(&g, &r));
         let want = recover_staged(&best, &g, &r, reference);
         let got = recover_staged(&best, &g, &r, fast);
@@ -1515,7 +1492,7 @@ fn staged_hints_keep_the_labels() {
 #[test]
 fn must_filter_keeps_the_labels() {
     use postmortem_core::cs::CsLimits;
-    use postmortem_core::report::{LastWrite, Trace};
+    use postmortem_core::report::Trace;
     use postmortem_core::staged::{recover_staged, Staging};
     let shape = GraphShape {
         max_functions: 4,
@@ -1546,31 +1523,8 @@ fn must_filter_keeps_the_labels() {
         let mut rng = Rng::new(seed ^ 0xF117);
         let g = random_icfg(&mut rng, &shape);
         let mut r = cs_report(&mut rng, &g, true);
+        random_values(&mut rng, &g, &mut r, 3);
         let n = g.num_nodes();
-        let pick = |rng: &mut Rng, k: usize| {
-            let nodes: Vec<NodeId> = (0..1 + rng.below(k))
-                .map(|_| NodeId::new(rng.below(n)))
-                .collect();
-            NodeSet::new(nodes).expect("non-empty")
-        };
-        for _ in 0..rng.below(3) {
-            let writes = pick(&mut rng, 3);
-            let bad = writes
-                .nodes()
-                .iter()
-                .copied()
-                .filter(|_| rng.chance(40))
-                .collect();
-            r.values.push(LastWrite {
-                writes,
-                bad,
-                need: rng.chance(30),
-                what: "v".into(),
-            });
-        }
-        for _ in 0..rng.below(3) {
-            r.residue.push(pick(&mut rng, 2));
-        }
         let mut whole = r.clone();
         for set in std::mem::take(&mut whole.residue) {
             whole.obs_yes.push(Trace {
@@ -1620,4 +1574,35 @@ fn must_filter_keeps_the_labels() {
         compared > seeds / 2 && filtered > seeds / 8 && checked > seeds / 4 && decided > 0,
         "{compared} {filtered} {checked} {decided}"
     );
+}
+
+/// Adds to `r` up to `most - 1` random last-write values (writes of 1-3
+/// nodes, some of them bad) and up to 2 residue sets of 1-2 nodes.
+fn random_values(rng: &mut Rng, g: &Icfg, r: &mut Report, most: usize) {
+    let n = g.num_nodes();
+    let pick = |rng: &mut Rng, k: usize| {
+        let nodes: Vec<NodeId> = (0..1 + rng.below(k))
+            .map(|_| NodeId::new(rng.below(n)))
+            .collect();
+        NodeSet::new(nodes).expect("non-empty")
+    };
+    for _ in 0..rng.below(most) {
+        let writes = pick(rng, 3);
+        let bad = writes
+            .nodes()
+            .iter()
+            .copied()
+            .filter(|_| rng.chance(40))
+            .collect();
+        r.values.push(LastWrite {
+            writes,
+            bad,
+            need: rng.chance(30),
+            what: "v".into(),
+        });
+    }
+    for _ in 0..rng.below(3) {
+        let set = pick(rng, 2);
+        r.residue.push(set);
+    }
 }
