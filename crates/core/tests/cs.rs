@@ -1463,16 +1463,7 @@ fn staged_hints_keep_the_labels() {
             });
         }
         let paths = oracle_cs::enumerate(&g, &whole, 13, 4);
-        if paths.found > 0 {
-            checked += 1;
-            for v in 0..n {
-                match got.labels[v] {
-                    Label::No => assert!(!paths.seen[v], "node {v} No but ran: {}", ctx()),
-                    Label::Yes => assert!(paths.all[v], "node {v} Yes but skipped: {}", ctx()),
-                    Label::Maybe => {}
-                }
-            }
-        }
+        checked += usize::from(sound_on_paths(&paths, &got.labels, &ctx));
     }
     eprintln!("{staged} staged, {checked} checked against valid paths, {decided} labels compared, {gained} gained");
     assert!(
@@ -1556,16 +1547,7 @@ fn must_filter_keeps_the_labels() {
                     decided += 1;
                 }
             }
-            if paths.found > 0 {
-                checked += 1;
-                for v in 0..n {
-                    match got.labels[v] {
-                        Label::No => assert!(!paths.seen[v], "node {v} No but ran: {}", ctx()),
-                        Label::Yes => assert!(paths.all[v], "node {v} Yes but skipped: {}", ctx()),
-                        Label::Maybe => {}
-                    }
-                }
-            }
+            checked += usize::from(sound_on_paths(&paths, &got.labels, &ctx));
         }
     }
     eprintln!("{compared} compared, {filtered} filtered, {checked} checked against valid paths, {decided} labels compared");
@@ -1605,4 +1587,20 @@ fn random_values(rng: &mut Rng, g: &Icfg, r: &mut Report, most: usize) {
         let set = pick(rng, 2);
         r.residue.push(set);
     }
+}
+
+/// Every label of `labels` holds on the valid paths `paths` found (if it
+/// found any: then true).
+fn sound_on_paths(paths: &oracle_cs::CsPaths, labels: &[Label], ctx: &dyn Fn() -> String) -> bool {
+    if paths.found == 0 {
+        return false;
+    }
+    for (v, l) in labels.iter().enumerate() {
+        match l {
+            Label::No => assert!(!paths.seen[v], "node {v} No but ran: {}", ctx()),
+            Label::Yes => assert!(paths.all[v], "node {v} Yes but skipped: {}", ctx()),
+            Label::Maybe => {}
+        }
+    }
+    true
 }
