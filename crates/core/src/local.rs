@@ -78,44 +78,64 @@ pub fn frame_labels(g: &Icfg, report: &Report, global: &[Label]) -> Vec<FrameLab
     // next frame's call, or the crash for the innermost one. The crash
     // frame's entry is the last frame's callee when the crash is in it.
     let n = report.stack.len();
-    let mut frames: Vec<(usize, Vec<NodeId>, Option<Vec<NodeId>>)> = Vec::new();
+    let mut frames: Vec<(usize, Vec<NodeId>, Option<Vec<NodeId>>, bool)> = Vec::new();
     for k in 0..n {
+        // The frame's stop set, and whether a gap follows the frame (then
+        // the activation may also have stopped at any of its calls).
         let stop = if k + 1 < n {
-            (!report.stack_gaps.contains(&(k + 1)))
-                .then(|| report.stack[k + 1].call.nodes().to_vec())
+            Some(report.stack[k + 1].call.nodes().to_vec())
         } else {
-            (!report.stack_gaps.contains(&n))
-                .then(|| crash.clone())
-                .flatten()
+            crash.clone()
         };
-        frames.push((k, report.stack[k].entry.nodes().to_vec(), stop));
+        let gap = report.stack_gaps.contains(&(k + 1));
+        frames.push((k, report.stack[k].entry.nodes().to_vec(), stop, gap));
     }
     // The outermost function (main, below the first frame's call).
     if let Some(first) = report.stack.first() {
         let f = g.func_of(first.call.nodes()[0]);
         if let Some(e) = g.function(f).entry {
             if !report.stack_gaps.contains(&0) {
-                frames.insert(0, (usize::MAX, vec![e], Some(first.call.nodes().to_vec())));
+                frames.insert(
+                    0,
+                    (
+                        usize::MAX,
+                        vec![e],
+                        Some(first.call.nodes().to_vec()),
+                        false,
+                    ),
+                );
             }
         }
     }
     let async_code = !g.async_functions().is_empty();
-    for (k, entries, stop) in frames {
+    for (k, entries, stop, gap) in frames {
         let Some(&e0) = entries.first() else { continue };
         let f = g.func_of(e0);
         if entries.iter().any(|&e| g.func_of(e) != f) {
             continue;
         }
         let nodes: Vec<NodeId> = g.nodes().filter(|&v| g.func_of(v) == f).collect();
-        // The pending point in F: the stop set's members in F, or (a gap,
-        // or none in F) any call site of F.
+        // The pending point in F: the stop set's members in F; with a gap
+        // (unreported calls *may* be pending: none, or some), or members
+        // outside F, also any call site of F.
         let stop: Vec<NodeId> = match stop {
-            Some(s) if s.iter().all(|&v| g.func_of(v) == f) => s,
-            _ => nodes
-                .iter()
-                .copied()
-                .filter(|&v| g.kind(v) == NodeKind::CallSite)
-                .collect(),
+            Some(s) if !gap && s.iter().all(|&v| g.func_of(v) == f) => s,
+            s => {
+                let mut all: Vec<NodeId> = s
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter(|&v| g.func_of(v) == f)
+                    .chain(
+                        nodes
+                            .iter()
+                            .copied()
+                            .filter(|&v| g.kind(v) == NodeKind::CallSite),
+                    )
+                    .collect();
+                all.sort_unstable();
+                all.dedup();
+                all
+            }
         };
         let frame = if k == usize::MAX { 0 } else { k + 1 };
         let local = LocalGraph::new(g, f, &nodes, global, async_code);

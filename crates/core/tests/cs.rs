@@ -1604,3 +1604,111 @@ fn sound_on_paths(paths: &oracle_cs::CsPaths, labels: &[Label], ctx: &dyn Fn() -
     }
     true
 }
+
+/// The Local lift (`recover_lifted`: Local-Yes nodes fed back as ran),
+/// hinted with the base labels against unhinted, with `best`, on random
+/// reports with values and residue: every label the unhinted lift decides
+/// is decided the same with the hint, and the lifted labels are sound
+/// against the valid paths of the report (the matched-stack oracle, whose
+/// paths have exactly the stack's pending calls, as a crash does). A hint
+/// that were not sound for the lifted report (say, the labels the values
+/// decided, which the lifted report does not carry) fails here.
+#[test]
+fn lift_hint_keeps_the_labels() {
+    use postmortem_core::report::Trace;
+    use postmortem_core::staged::{recover_lifted, Staging};
+    let shapes = [(4, 4), (5, 6)].map(|(max_functions, max_body)| GraphShape {
+        max_functions,
+        max_body,
+    });
+    let best = Cs::<Fsa> {
+        best: true,
+        ..Cs::default()
+    };
+    let (fsa, utl) = (Fsa::default(), Utl::default());
+    let solvers: [&(dyn Solver + Sync); 3] = [&best, &fsa, &utl];
+    let (mut lifted, mut checked, mut decided) = (0, 0, 0);
+    for seed in 0..cases() / 2 {
+        let shape = &shapes[seed as usize % 2];
+        let mut rng = Rng::new(seed ^ 0x11F7);
+        let g = random_icfg(&mut rng, shape);
+        let mut r = cs_report(&mut rng, &g, true);
+        random_values(&mut rng, &g, &mut r, 3);
+        let n = g.num_nodes();
+        let mut whole = r.clone();
+        for set in std::mem::take(&mut whole.residue) {
+            whole.obs_yes.push(Trace {
+                reliable: false,
+                entries: vec![set],
+            });
+        }
+        let ctx = || format!("seed {seed}\n{}", describe(&g, &whole));
+        let paths = oracle_cs::enumerate(&g, &whole, 13, 4);
+        for s in solvers {
+            let run = |hints| recover_lifted(s, &g, &r, Staging { hints, threads: 1 });
+            let (got, want) = match (run(true), run(false)) {
+                (Ok(x), Ok(w)) => (x, w),
+                (Err(a), Err(b)) => {
+                    assert_eq!(a, b, "{}", ctx());
+                    continue;
+                }
+                (a, b) => panic!("{:?} / {:?}: {}", a.err(), b.err(), ctx()),
+            };
+            assert_eq!(got.1.nodes, want.1.nodes, "{}", ctx());
+            lifted += usize::from(!got.1.nodes.is_empty() && got.1.dropped.is_none());
+            for v in 0..n {
+                if want.0.labels[v] != Label::Maybe {
+                    assert_eq!(got.0.labels[v], want.0.labels[v], "node {v}: {}", ctx());
+                    decided += 1;
+                }
+            }
+            checked += usize::from(sound_on_paths(&paths, &got.0.labels, &ctx));
+        }
+    }
+    eprintln!("{lifted} lifted, {checked} checked against valid paths, {decided} labels compared");
+    let seeds = cases() as usize / 2;
+    assert!(
+        lifted > seeds / 200 && checked > seeds / 2 && decided > 0,
+        "{lifted} {checked} {decided}"
+    );
+}
+
+/// A gap after the last frame means unreported calls *may* be pending:
+/// none, or some. Here `f` crashes at its entry, either right away (no
+/// unreported frame) or in a nested activation entered from `rec`. The
+/// Local labels of the reported activation of `f` must leave `rec` Maybe
+/// (it did not run on the first path); they once made it Yes by taking
+/// the pending point to be a call of `f` only, and the lift then made it
+/// Global-Yes.
+#[test]
+fn local_labels_after_a_gap_allow_no_hidden_frame() {
+    use postmortem_core::local::frame_labels;
+    let p = build(
+        &[
+            ("main", &[("m.en", En), ("c1", C), ("m.ex", Ex)]),
+            ("f", &[("f.en", En), ("rec", C), ("f.ex", Ex)]),
+        ],
+        &[
+            ("m.en", "c1"),
+            ("c1", "m.ex"),
+            ("f.en", "rec"),
+            ("rec", "f.ex"),
+        ],
+        &[("c1", "f.en"), ("rec", "f.en")],
+    );
+    let mut r = crash_report(&p, &[("c1", "f.en")], "f.en");
+    let global = vec![Label::Maybe; p.g.num_nodes()];
+    let local_of = |r: &Report| {
+        let frames = frame_labels(&p.g, r, &global);
+        let f = frames.iter().find(|f| f.frame == 1).expect("f's frame");
+        f.labels.iter().find(|(n, _)| *n == p.id("rec")).unwrap().1
+    };
+    // Without a gap the crash is in the reported activation, at its entry.
+    assert_eq!(local_of(&r), Label::No);
+    r.stack_gaps = vec![1];
+    assert_eq!(local_of(&r), Label::Maybe);
+    // The lifted labels hold on both paths.
+    use postmortem_core::staged::{recover_lifted, Staging};
+    let (rec, _) = recover_lifted(&cs(), &p.g, &r, Staging::default()).unwrap();
+    assert_eq!(rec.labels[p.id("rec").index()], Label::Maybe);
+}
