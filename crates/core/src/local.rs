@@ -17,7 +17,10 @@
 //! targets (a `longjmp` from below lands there). Nodes the global labels
 //! say never ran are removed (they ran in no activation). A node on no
 //! such path is No; a node whose removal disconnects the entry from the
-//! pending point is Yes. The values of the activation's own local
+//! pending point is Yes. The pending point is the next frame's call (or
+//! the crash); where the report has a stack gap after the frame
+//! (unreported calls *may* be pending: none, or some), it is that or any
+//! call of `F`. The values of the activation's own local
 //! variables (the report's [`LastWrite`]s over the function's nodes and
 //! entry) constrain it too: one at a time, the walk carries the value's
 //! automaton and ends in an accepting state. Sound, not exact: the rest
