@@ -1712,3 +1712,131 @@ fn local_labels_after_a_gap_allow_no_hidden_frame() {
     let (rec, _) = recover_lifted(&cs(), &p.g, &r, Staging::default()).unwrap();
     assert_eq!(rec.labels[p.id("rec").index()], Label::Maybe);
 }
+
+/// Local labels against each activation's own run: on random reports
+/// with values (and no stack gaps, so that every pending activation is
+/// one frame of the report), every valid path the matched-stack oracle
+/// finds is split into activations, and each frame's Local Yes nodes must
+/// be among the nodes its activation ran (between its entry and its
+/// pending call or the crash, not in nested calls that returned), its No
+/// nodes not. The global labels given are `best`'s.
+#[test]
+fn local_labels_hold_per_activation() {
+    use postmortem_core::local::frame_labels;
+    let shapes = [(4, 4), (5, 6)].map(|(max_functions, max_body)| GraphShape {
+        max_functions,
+        max_body,
+    });
+    let best = Cs::<Fsa> {
+        best: true,
+        ..Cs::default()
+    };
+    let (mut checked, mut yes, mut no) = (0usize, 0usize, 0usize);
+    for seed in 0..cases() / 2 {
+        let shape = &shapes[seed as usize % 2];
+        let mut rng = Rng::new(seed ^ 0x10CA1);
+        let g = random_icfg(&mut rng, shape);
+        let mut r = cs_report(&mut rng, &g, true);
+        random_values(&mut rng, &g, &mut r, 3);
+        r.residue.clear();
+        r.stack_gaps.clear();
+        let k = r.stack.len();
+        // Every frame's stop must lie in the function its frame enters,
+        // else the oracle allows unreported frames there (a gap).
+        let chained = (1..=k).all(|j| {
+            let home: Vec<_> = r.stack[j - 1]
+                .entry
+                .nodes()
+                .iter()
+                .map(|&e| g.func_of(e))
+                .collect();
+            let ends = if j < k {
+                r.stack[j].call.nodes().to_vec()
+            } else {
+                r.crash
+                    .as_ref()
+                    .map(|c| c.nodes().to_vec())
+                    .unwrap_or_default()
+            };
+            !ends.is_empty() && ends.iter().all(|e| home.contains(&g.func_of(*e)))
+        });
+        if k == 0 || !chained {
+            continue;
+        }
+        let Ok(global) = best.recover(&g, &r) else {
+            continue;
+        };
+        let frames = frame_labels(&g, &r, &global.labels);
+        let ctx = || format!("seed {seed}\n{}", describe(&g, &r));
+        let paths = oracle_cs::enumerate(&g, &r, 13, 4);
+        for path in &paths.paths {
+            let Some(acts) = activations(&g, path) else {
+                continue;
+            };
+            if acts.len() < k + 1 {
+                continue;
+            }
+            let base = acts.len() - 1 - k;
+            for f in &frames {
+                let ran = &acts[base + f.frame];
+                for &(n, l) in &f.labels {
+                    match l {
+                        Label::Yes => {
+                            assert!(
+                                ran.contains(&n),
+                                "frame {} node {n:?} Local Yes, path {path:?}: {}",
+                                f.frame,
+                                ctx()
+                            );
+                            yes += 1;
+                        }
+                        Label::No => {
+                            assert!(
+                                !ran.contains(&n),
+                                "frame {} node {n:?} Local No, path {path:?}: {}",
+                                f.frame,
+                                ctx()
+                            );
+                            no += 1;
+                        }
+                        Label::Maybe => {}
+                    }
+                }
+            }
+            checked += 1;
+        }
+    }
+    eprintln!("{checked} paths checked, {yes} Local Yes and {no} Local No labels");
+    assert!(
+        checked > 100 && yes > 100 && no > 100,
+        "{checked} {yes} {no}"
+    );
+}
+
+/// The pending activations at the end of a valid path, outermost first,
+/// each with the nodes it ran itself; None for a path with a non-local
+/// jump (not split here).
+fn activations(g: &Icfg, path: &[NodeId]) -> Option<Vec<Vec<NodeId>>> {
+    let mut acts: Vec<(Option<NodeId>, Vec<NodeId>)> = vec![(None, vec![*path.first()?])];
+    for w in path.windows(2) {
+        let (u, v) = (w[0], w[1]);
+        let call = g.succs(u).any(|(t, e)| t == v && e == EdgeKind::Call);
+        let exit = g.function(g.func_of(u)).exit == Some(u);
+        if call {
+            acts.push((Some(u), vec![v]));
+        } else if exit && acts.len() > 1 && {
+            let site = acts.last().unwrap().0.unwrap();
+            g.return_sites(site).any(|x| x == v)
+        } {
+            acts.pop();
+            acts.last_mut().unwrap().1.push(v);
+        } else if g.func_of(u) == g.func_of(v)
+            && g.succs(u).any(|(t, e)| t == v && e == EdgeKind::Local)
+        {
+            acts.last_mut().unwrap().1.push(v);
+        } else {
+            return None;
+        }
+    }
+    Some(acts.into_iter().map(|a| a.1).collect())
+}
