@@ -1719,7 +1719,10 @@ fn local_labels_after_a_gap_allow_no_hidden_frame() {
 /// finds is split into activations, and each frame's Local Yes nodes must
 /// be among the nodes its activation ran (between its entry and its
 /// pending call or the crash, not in nested calls that returned), its No
-/// nodes not. The global labels given are `best`'s.
+/// nodes not. The global labels given are `best`'s. Random values read
+/// from frames (`Report::frame_values`) are added and the paths filtered
+/// by them; they seldom decide a Local label on these graphs (recursive
+/// frames' values are checked on real programs in the CLI's `values.rs`).
 #[test]
 fn local_labels_hold_per_activation() {
     use postmortem_core::local::frame_labels;
@@ -1731,7 +1734,8 @@ fn local_labels_hold_per_activation() {
         best: true,
         ..Cs::default()
     };
-    let (mut checked, mut yes, mut no) = (0usize, 0usize, 0usize);
+    let (mut checked, mut yes, mut no, mut valued) = (0usize, 0usize, 0usize, 0usize);
+    let mut valued_labels = 0usize;
     for seed in 0..cases() / 2 {
         let shape = &shapes[seed as usize % 2];
         let mut rng = Rng::new(seed ^ 0x10CA1);
@@ -1766,7 +1770,61 @@ fn local_labels_hold_per_activation() {
         let Ok(global) = best.recover(&g, &r) else {
             continue;
         };
+        // Values read from frames (as of a recursive function's locals):
+        // over the frame's function's entry and some of its nodes; the
+        // paths checked are those whose activation satisfies them.
+        for frame in 0..=k {
+            if !rng.chance(40) {
+                continue;
+            }
+            let f = if frame == 0 {
+                g.func_of(r.stack[0].call.nodes()[0])
+            } else {
+                g.func_of(r.stack[frame - 1].entry.nodes()[0])
+            };
+            let Some(entry) = g.function(f).entry else {
+                continue;
+            };
+            let body: Vec<NodeId> = g.nodes().filter(|&v| g.func_of(v) == f).collect();
+            let mut writes = vec![entry];
+            writes.extend((0..1 + rng.below(3)).map(|_| body[rng.below(body.len())]));
+            let writes = NodeSet::new(writes).expect("non-empty");
+            let bad = writes
+                .nodes()
+                .iter()
+                .copied()
+                .filter(|&w| w != entry && rng.chance(50))
+                .collect();
+            r.frame_values.push(postmortem_core::report::FrameValue {
+                frame,
+                value: LastWrite {
+                    writes,
+                    bad,
+                    need: false,
+                    what: "v".into(),
+                },
+            });
+        }
         let frames = frame_labels(&g, &r, &global.labels);
+        let plain = frame_labels(
+            &g,
+            &Report {
+                frame_values: Vec::new(),
+                ..r.clone()
+            },
+            &global.labels,
+        );
+        valued_labels += frames
+            .iter()
+            .zip(&plain)
+            .map(|(a, b)| {
+                a.labels
+                    .iter()
+                    .zip(&b.labels)
+                    .filter(|(x, y)| x != y)
+                    .count()
+            })
+            .sum::<usize>();
         let ctx = || format!("seed {seed}\n{}", describe(&g, &r));
         let paths = oracle_cs::enumerate(&g, &r, 13, 4);
         for path in &paths.paths {
@@ -1777,6 +1835,13 @@ fn local_labels_hold_per_activation() {
                 continue;
             }
             let base = acts.len() - 1 - k;
+            if r.frame_values
+                .iter()
+                .any(|v| !v.value.holds(&acts[base + v.frame]))
+            {
+                continue;
+            }
+            valued += usize::from(!r.frame_values.is_empty());
             for f in &frames {
                 let ran = &acts[base + f.frame];
                 for &(n, l) in &f.labels {
@@ -1806,10 +1871,10 @@ fn local_labels_hold_per_activation() {
             checked += 1;
         }
     }
-    eprintln!("{checked} paths checked, {yes} Local Yes and {no} Local No labels");
+    eprintln!("{checked} paths checked ({valued} with frame values, which decided {valued_labels} Local labels), {yes} Local Yes and {no} Local No labels");
     assert!(
-        checked > 100 && yes > 100 && no > 100,
-        "{checked} {yes} {no}"
+        checked > 100 && valued > 50 && yes > 100 && no > 100,
+        "{checked} {valued} {yes} {no}"
     );
 }
 
