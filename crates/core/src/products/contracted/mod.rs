@@ -93,6 +93,9 @@ pub(crate) struct Coarse {
     pub checks: usize,
     /// Exact checks spared: their class holds a node known to run.
     pub known: usize,
+    /// Exact checks spared: an earlier check's witness misses their class
+    /// ([`CoarseLimits::shared_witnesses`]).
+    pub shared: usize,
     /// Members found avoidable from dominator trees instead of their own
     /// star walk ([`CoarseLimits::sharp_stars`]).
     pub sharp: usize,
@@ -118,8 +121,9 @@ pub(crate) enum Mode {
     Classify { subsume: bool },
     /// Only decide whether some consistent execution avoids this node
     /// (antichains, which are exact for emptiness; stops at the first
-    /// accepting vertex).
-    Avoid(u32),
+    /// accepting vertex), and give one if the flag is set
+    /// ([`Outcome::Witness`] instead of [`Outcome::Possible`]).
+    Avoid(u32, bool),
     /// Only decide whether some consistent execution exists, and give one
     /// if `witness` (antichains; stops at the first accepting vertex).
     Check { witness: bool },
@@ -129,13 +133,14 @@ pub(crate) enum Mode {
 pub(crate) enum Outcome {
     /// No consistent execution (avoiding the node, in [`Mode::Avoid`]).
     Impossible,
-    /// Some consistent execution avoids the node ([`Mode::Avoid`]), or
-    /// exists ([`Mode::Check`] without a witness).
+    /// Some consistent execution avoids the node ([`Mode::Avoid`] without
+    /// a witness), or exists ([`Mode::Check`] without a witness).
     Possible,
     /// The classification ([`Mode::Classify`]).
     Classified(Coarse),
-    /// A consistent execution ([`Mode::Check`]): consecutive ICFG nodes
-    /// from the start to a crash node.
+    /// A consistent execution ([`Mode::Check`], or [`Mode::Avoid`] with a
+    /// witness: one that avoids the node): consecutive ICFG nodes from the
+    /// start to a crash node.
     Witness(Vec<u32>),
 }
 
@@ -154,6 +159,11 @@ pub(crate) struct CoarseLimits {
     /// dominator trees of the star's root, without building the walk
     /// (issue 25; the labels are the same without it).
     pub sharp_stars: bool,
+    /// Exact checks give their witness (an execution avoiding the node),
+    /// and a class of members that a witness found so far misses is
+    /// avoidable without a check of its own (issue 25; the labels are
+    /// the same without it, or fewer undecided).
+    pub shared_witnesses: bool,
 }
 
 impl Coarse {
@@ -173,6 +183,7 @@ impl Coarse {
             ("coarse_held_left", self.held_left as u64),
             ("coarse_checks", self.checks as u64),
             ("coarse_checks_known", self.known as u64),
+            ("coarse_checks_shared", self.shared as u64),
             ("coarse_sharp", self.sharp as u64),
         ]
     }
@@ -219,7 +230,7 @@ pub(crate) fn explore_caring(
 ) -> Result<Outcome, Stop> {
     let (subsume, skip, early) = match mode {
         Mode::Classify { subsume } => (subsume, None, false),
-        Mode::Avoid(v) => (true, Some(v), true),
+        Mode::Avoid(v, _) => (true, Some(v), true),
         Mode::Check { .. } => (true, None, true),
     };
     let others: Vec<&Dfa> = sp.autos.iter().filter(|a| !a.is_monotone()).collect();
