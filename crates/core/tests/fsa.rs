@@ -1258,7 +1258,8 @@ fn sharp_stars_keep_the_labels() {
 /// and through the default flow with ambiguous `obsNo` sets and small
 /// memory budgets (the first pass and the confirmation rounds), sound
 /// against the oracle, the same labels, and never more undecided nodes.
-/// The sharing must have acted. An unsound share (a class called
+/// The sharing and the grouped checks (all classes of a location at
+/// once) must have acted. An unsound share (a class called
 /// avoidable that every execution runs) shows as a Maybe where the oracle
 /// says Yes, or labels that differ.
 #[test]
@@ -1270,7 +1271,7 @@ fn shared_witnesses_keep_the_labels() {
             .find(|&&(k, _)| k == name)
             .map_or(0, |&(_, v)| v)
     };
-    let (mut acted, mut compared) = (0, 0);
+    let (mut acted, mut grouped, mut compared) = (0, 0, 0);
     for seed in 0..2000u64 {
         let mut rng = Rng::new(seed ^ 0x5_11A7);
         let coarse = seed % 2 == 0;
@@ -1318,9 +1319,12 @@ fn shared_witnesses_keep_the_labels() {
             "{what}"
         );
         assert_eq!(stat(&without, "coarse_checks_shared"), 0, "{what}");
+        assert_eq!(stat(&without, "coarse_checks_grouped"), 0, "{what}");
         acted += usize::from(stat(&with, "coarse_checks_shared") > 0);
+        grouped += usize::from(stat(&with, "coarse_checks_grouped") > 0);
         compared += 1;
     }
-    eprintln!("{compared} pairs, witnesses shared in {acted}");
+    eprintln!("{compared} pairs, witnesses shared in {acted}, classes grouped in {grouped}");
     assert!(acted > 10, "witnesses were shared in only {acted} pairs");
+    assert!(grouped > 10, "classes were grouped in only {grouped} pairs");
 }

@@ -75,6 +75,7 @@ impl Classify<'_, '_, '_> {
             checks: 0,
             known: 0,
             shared: 0,
+            grouped: 0,
             sharp: 0,
             witnesses: Vec::new(),
         };
@@ -96,6 +97,7 @@ impl Classify<'_, '_, '_> {
             checks: m.checks,
             known: m.known,
             shared: m.shared,
+            grouped: m.grouped,
             sharp: m.sharp,
             exact: !self.subsume,
         }))
@@ -400,10 +402,30 @@ impl Classify<'_, '_, '_> {
         }
         // Exact checks for what is left, one per class, while allowed.
         let share = self.limits.shared_witnesses;
+        let known_runs = |class: &[u32]| {
+            self.yes
+                .is_some_and(|y| class.iter().any(|&v| y.contains(v as usize)))
+        };
+        if share {
+            // First one check for every class a check would take: an
+            // execution that runs none of them shows each avoidable.
+            let open: Vec<u32> = left
+                .iter()
+                .filter(|c| !known_runs(c) && !m.misses(c) && self.cares(c))
+                .map(|c| c[0])
+                .collect();
+            if open.len() > 1 && m.checks < self.limits.checks {
+                m.checks += 1;
+                m.grouped += 1;
+                if let Ok(Outcome::Witness(w)) =
+                    avoid_all(self.st, self.sp, self.limits, &open, true)
+                {
+                    m.keep_witness(self.st, &w);
+                }
+            }
+        }
         for class in left {
-            let known = self
-                .yes
-                .is_some_and(|y| class.iter().any(|&v| y.contains(v as usize)));
+            let known = known_runs(&class);
             let verdict = if known {
                 // A member runs on every execution: the class does.
                 m.known += 1;
@@ -518,6 +540,8 @@ pub(super) struct Must {
     pub(super) checks: usize,
     pub(super) known: usize,
     pub(super) shared: usize,
+    /// Checks of many classes at once.
+    pub(super) grouped: usize,
     pub(super) sharp: usize,
     /// The nodes of each witness the exact checks gave (consistent
     /// executions of the split classified), at most [`MAX_WITNESSES`].

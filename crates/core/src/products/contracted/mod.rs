@@ -96,6 +96,8 @@ pub(crate) struct Coarse {
     /// Exact checks spared: an earlier check's witness misses their class
     /// ([`CoarseLimits::shared_witnesses`]).
     pub shared: usize,
+    /// Checks of many classes at once, counted in `checks`.
+    pub grouped: usize,
     /// Members found avoidable from dominator trees instead of their own
     /// star walk ([`CoarseLimits::sharp_stars`]).
     pub sharp: usize,
@@ -161,8 +163,10 @@ pub(crate) struct CoarseLimits {
     pub sharp_stars: bool,
     /// Exact checks give their witness (an execution avoiding the node),
     /// and a class of members that a witness found so far misses is
-    /// avoidable without a check of its own (issue 25; the labels are
-    /// the same without it, or fewer undecided).
+    /// avoidable without a check of its own; the classes of a location
+    /// are first checked all at once ([`avoid_all`]), so that one
+    /// execution missing them all settles them with one check (issue 25;
+    /// the labels are the same without it, or fewer undecided).
     pub shared_witnesses: bool,
 }
 
@@ -184,6 +188,7 @@ impl Coarse {
             ("coarse_checks", self.checks as u64),
             ("coarse_checks_known", self.known as u64),
             ("coarse_checks_shared", self.shared as u64),
+            ("coarse_checks_grouped", self.grouped as u64),
             ("coarse_sharp", self.sharp as u64),
         ]
     }
@@ -228,10 +233,56 @@ pub(crate) fn explore_caring(
     care: Option<&BitSet>,
     yes: Option<&BitSet>,
 ) -> Result<Outcome, Stop> {
-    let (subsume, skip, early) = match mode {
-        Mode::Classify { subsume } => (subsume, None, false),
-        Mode::Avoid(v, _) => (true, Some(v), true),
-        Mode::Check { .. } => (true, None, true),
+    let skip = match mode {
+        Mode::Avoid(v, _) => vec![v],
+        _ => Vec::new(),
+    };
+    explore_skipping(st, sp, limits, mode, care, yes, skip)
+}
+
+/// [`Mode::Avoid`] for every node of `nodes` at once: whether some
+/// consistent execution runs none of them, with such an execution
+/// ([`Outcome::Witness`]) when `witness`. One search can show many nodes
+/// avoidable (issue 25: the classes an exact check would take one by
+/// one, see [`CoarseLimits::shared_witnesses`]).
+pub(super) fn avoid_all(
+    st: &Structure<'_>,
+    sp: &Split,
+    limits: CoarseLimits,
+    nodes: &[u32],
+    witness: bool,
+) -> Result<Outcome, Stop> {
+    let mut skip = nodes.to_vec();
+    skip.sort_unstable();
+    skip.dedup();
+    let Some(&first) = skip.first() else {
+        return Ok(Outcome::Impossible);
+    };
+    explore_skipping(
+        st,
+        sp,
+        limits,
+        Mode::Avoid(first, witness),
+        None,
+        None,
+        skip,
+    )
+}
+
+/// [`explore_caring`], the nodes of `skip` (sorted) avoided.
+fn explore_skipping(
+    st: &Structure<'_>,
+    sp: &Split,
+    limits: CoarseLimits,
+    mode: Mode,
+    care: Option<&BitSet>,
+    yes: Option<&BitSet>,
+    skip: Vec<u32>,
+) -> Result<Outcome, Stop> {
+    let (subsume, early) = match mode {
+        Mode::Classify { subsume } => (subsume, false),
+        Mode::Avoid(..) => (true, true),
+        Mode::Check { .. } => (true, true),
     };
     let others: Vec<&Dfa> = sp.autos.iter().filter(|a| !a.is_monotone()).collect();
     let locs = Locations::new(st, &others, skip);
@@ -285,7 +336,8 @@ struct By {
 type WitnessStep = (Vec<u32>, u32, Option<u32>);
 
 /// Whether node `v` can be on a consistent path (its component is alive)
-/// and is not `skip`.
-fn alive_in(st: &Structure<'_>, skip: Option<u32>, v: u32) -> bool {
-    st.core.sccs.comp(v).is_some_and(|c| st.seg.alive[c]) && skip != Some(v)
+/// and is not in `skip` (sorted).
+fn alive_in(st: &Structure<'_>, skip: &[u32], v: u32) -> bool {
+    st.core.sccs.comp(v).is_some_and(|c| st.seg.alive[c])
+        && (skip.is_empty() || skip.binary_search(&v).is_err())
 }
