@@ -1249,3 +1249,82 @@ fn sharp_stars_keep_the_labels() {
     eprintln!("{compared} pairs, the shortcut acted in {acted}");
     assert!(acted > 0, "the shortcut never acted");
 }
+
+/// Issue 25: exact checks that give their witness, and classes of held
+/// members that a witness found so far misses called avoidable without a
+/// check of their own (`FsaLimits::shared_witnesses`), against one check
+/// per class: on random reports, both through the coarse tier (exact
+/// checks on every held location, as in `coarse_tier_is_sound_and_refines_utl`)
+/// and through the default flow with ambiguous `obsNo` sets and small
+/// memory budgets (the first pass and the confirmation rounds), sound
+/// against the oracle, the same labels, and never more undecided nodes.
+/// The sharing and the grouped checks (all classes of a location at
+/// once) must have acted. An unsound share (a class called
+/// avoidable that every execution runs) shows as a Maybe where the oracle
+/// says Yes, or labels that differ.
+#[test]
+fn shared_witnesses_keep_the_labels() {
+    use postmortem_core::fsa::FsaLimits;
+    let stat = |rec: &postmortem_core::Recovery, name: &str| {
+        rec.stats
+            .iter()
+            .find(|&&(k, _)| k == name)
+            .map_or(0, |&(_, v)| v)
+    };
+    let (mut acted, mut grouped, mut compared) = (0, 0, 0);
+    for seed in 0..2000u64 {
+        let mut rng = Rng::new(seed ^ 0x5_11A7);
+        let coarse = seed % 2 == 0;
+        let g = random_icfg(
+            &mut rng,
+            &GraphShape {
+                max_functions: if coarse { 4 } else { 3 },
+                max_body: if coarse { 5 } else { 12 },
+            },
+        );
+        let mut r = random_report(&mut rng, &g, false);
+        if !coarse {
+            let k = 1 + rng.below(6);
+            r = with_ambiguous_obs_no(&mut rng, &g, r, k);
+        }
+        let Some(truth) = oracle::recover(&g, &r) else {
+            continue;
+        };
+        let run = |on: bool| {
+            let limits = if coarse {
+                FsaLimits {
+                    max_states: 1,
+                    contracted_first: false,
+                    shared_witnesses: on,
+                    ..FsaLimits::default()
+                }
+            } else {
+                FsaLimits {
+                    max_memory: 8_000 << (seed % 4),
+                    shared_witnesses: on,
+                    ..FsaLimits::default()
+                }
+            };
+            Fsa { limits }
+                .recover(&g, &r)
+                .unwrap_or_else(|e| panic!("seed {seed}: {e}"))
+        };
+        let (with, without) = (run(true), run(false));
+        let what = format!("seed {seed}\n{}", describe(&g, &r));
+        assert_sound(&with.labels, &truth, &what);
+        assert_sound(&without.labels, &truth, &what);
+        assert_eq!(with.labels, without.labels, "{what}");
+        assert!(
+            with.undecided.iter().all(|v| without.undecided.contains(v)),
+            "{what}"
+        );
+        assert_eq!(stat(&without, "coarse_checks_shared"), 0, "{what}");
+        assert_eq!(stat(&without, "coarse_checks_grouped"), 0, "{what}");
+        acted += usize::from(stat(&with, "coarse_checks_shared") > 0);
+        grouped += usize::from(stat(&with, "coarse_checks_grouped") > 0);
+        compared += 1;
+    }
+    eprintln!("{compared} pairs, witnesses shared in {acted}, classes grouped in {grouped}");
+    assert!(acted > 10, "witnesses were shared in only {acted} pairs");
+    assert!(grouped > 10, "classes were grouped in only {grouped} pairs");
+}

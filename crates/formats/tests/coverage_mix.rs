@@ -220,8 +220,9 @@ fn best_beside_and_care_keep_the_labels_on_the_mix() {
 
 /// Issue 25: `best` with the star walks that avoid one member each told
 /// from dominator trees (`FsaLimits::sharp_stars`) and exact checks
-/// spared where UTL says a node runs (`FsaLimits::known_checks`) against
-/// building every walk and making every check,
+/// spared where UTL says a node runs (`FsaLimits::known_checks`) or an
+/// earlier check's witness misses the class (`FsaLimits::shared_witnesses`)
+/// against building every walk and making every check,
 /// on small coverage mixes, with the default limits and with limits small
 /// enough that the ambiguous sets are dropped and confirmed: both sound
 /// against the run, the same labels and undecided nodes, and the shortcut
@@ -234,6 +235,7 @@ fn sharp_stars_keep_the_labels_on_the_mix() {
             limits: FsaLimits {
                 sharp_stars: on,
                 known_checks: on,
+                shared_witnesses: on,
                 ..limits
             },
         },
@@ -246,7 +248,7 @@ fn sharp_stars_keep_the_labels_on_the_mix() {
         max_memory: 256 << 10,
         ..FsaLimits::default()
     };
-    let mut acted = 0;
+    let (mut acted, mut shared) = (0, 0);
     for seed in 0..8u64 {
         let (g, r, ran) = program(&SynthConfig::small_coverage(seed));
         for (name, limits) in [("default", FsaLimits::default()), ("tight", tight)] {
@@ -262,8 +264,12 @@ fn sharp_stars_keep_the_labels_on_the_mix() {
                     .iter()
                     .any(|&(k, v)| k == "coarse_sharp" && v > 0),
             );
+            shared += usize::from(with.stats.iter().any(|&(k, v)| {
+                (k == "coarse_checks_shared" || k == "coarse_checks_grouped") && v > 0
+            }));
         }
     }
-    eprintln!("the shortcut acted in {acted} of 16 runs");
+    eprintln!("the shortcut acted in {acted} of 16 runs, shared witnesses in {shared}");
     assert!(acted >= 2, "the shortcut acted in only {acted} runs");
+    assert!(shared >= 1, "witnesses were shared in no run");
 }

@@ -116,6 +116,11 @@ pub struct FsaLimits {
     /// must run, without the check (issue 25; the labels are the same
     /// without it, or fewer undecided).
     pub known_checks: bool,
+    /// Exact checks give their witness, and a class of members a witness
+    /// found so far misses is avoidable without a check of its own (see
+    /// `CoarseLimits::shared_witnesses`, issue 25; the labels are the same
+    /// without it, or fewer undecided).
+    pub shared_witnesses: bool,
 }
 
 impl Default for FsaLimits {
@@ -135,6 +140,7 @@ impl Default for FsaLimits {
             confirm_care: true,
             sharp_stars: true,
             known_checks: true,
+            shared_witnesses: true,
         }
     }
 }
@@ -302,6 +308,7 @@ impl Fsa {
             max_memory: self.limits.max_memory,
             checks: self.limits.coarse_checks,
             sharp_stars: self.limits.sharp_stars,
+            shared_witnesses: self.limits.shared_witnesses,
         }
     }
 

@@ -108,6 +108,7 @@ pub(crate) fn of_constraints(g: &Icfg, c: &Constraints) -> Option<Vec<NodeId>> {
         // (Exact checks are for classification only.)
         checks: 0,
         sharp_stars: true,
+        shared_witnesses: true,
     };
     match contracted(g, &prep, &sp, coarse, witness) {
         Ok(Some(c)) => return c.witness,

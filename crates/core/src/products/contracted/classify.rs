@@ -74,7 +74,10 @@ impl Classify<'_, '_, '_> {
             held_left: 0,
             checks: 0,
             known: 0,
+            shared: 0,
+            grouped: 0,
             sharp: 0,
+            witnesses: Vec::new(),
         };
         if self.subsume {
             for v in 0..n as usize {
@@ -93,6 +96,8 @@ impl Classify<'_, '_, '_> {
             held_left: m.held_left,
             checks: m.checks,
             known: m.known,
+            shared: m.shared,
+            grouped: m.grouped,
             sharp: m.sharp,
             exact: !self.subsume,
         }))
@@ -396,17 +401,46 @@ impl Classify<'_, '_, '_> {
             m.must.insert(v as usize);
         }
         // Exact checks for what is left, one per class, while allowed.
+        let share = self.limits.shared_witnesses;
+        let known_runs = |class: &[u32]| {
+            self.yes
+                .is_some_and(|y| class.iter().any(|&v| y.contains(v as usize)))
+        };
+        if share {
+            // First one check for every class a check would take: an
+            // execution that runs none of them shows each avoidable.
+            let open: Vec<u32> = left
+                .iter()
+                .filter(|c| !known_runs(c) && !m.misses(c) && self.cares(c))
+                .map(|c| c[0])
+                .collect();
+            if open.len() > 1 && m.checks < self.limits.checks {
+                m.checks += 1;
+                m.grouped += 1;
+                if let Ok(Outcome::Witness(w)) =
+                    avoid_all(self.st, self.sp, self.limits, &open, true)
+                {
+                    m.keep_witness(self.st, &w);
+                }
+            }
+        }
         for class in left {
-            let known = self
-                .yes
-                .is_some_and(|y| class.iter().any(|&v| y.contains(v as usize)));
+            let known = known_runs(&class);
             let verdict = if known {
                 // A member runs on every execution: the class does.
                 m.known += 1;
                 Some(Outcome::Impossible)
+            } else if m.misses(&class) {
+                // An execution found by an earlier check skips the class.
+                m.shared += 1;
+                Some(Outcome::Possible)
             } else if m.checks < self.limits.checks && self.cares(&class) {
                 m.checks += 1;
-                explore(self.st, self.sp, self.limits, Mode::Avoid(class[0])).ok()
+                let r = explore(self.st, self.sp, self.limits, Mode::Avoid(class[0], share)).ok();
+                if let Some(Outcome::Witness(w)) = &r {
+                    m.keep_witness(self.st, w);
+                }
+                r
             } else {
                 None
             };
@@ -505,5 +539,41 @@ pub(super) struct Must {
     pub(super) held_left: usize,
     pub(super) checks: usize,
     pub(super) known: usize,
+    pub(super) shared: usize,
+    /// Checks of many classes at once.
+    pub(super) grouped: usize,
     pub(super) sharp: usize,
+    /// The nodes of each witness the exact checks gave (consistent
+    /// executions of the split classified), at most [`MAX_WITNESSES`].
+    pub(super) witnesses: Vec<BitSet>,
+}
+
+/// Witnesses of exact checks [`Must`] keeps for later classes.
+const MAX_WITNESSES: usize = 32;
+
+impl Must {
+    /// Whether a kept witness runs no member of `class`: that execution
+    /// shows the class avoidable, as its own check would.
+    fn misses(&self, class: &[u32]) -> bool {
+        self.witnesses
+            .iter()
+            .any(|w| class.iter().all(|&v| !w.contains(v as usize)))
+    }
+
+    /// Keeps the nodes of witness `w`, if it is a path of the graph from
+    /// the start to a crash node (which every witness is; a broken one is
+    /// simply not kept).
+    fn keep_witness(&mut self, st: &Structure<'_>, w: &[u32]) {
+        let walk = w.first() == Some(&st.start)
+            && w.last().is_some_and(|&v| st.ends.is_target(v))
+            && w.windows(2).all(|p| st.g.succs(p[0]).contains(&p[1]));
+        if !walk || self.witnesses.len() >= MAX_WITNESSES {
+            return;
+        }
+        let mut seen = BitSet::new(st.g.num_vertices());
+        for &v in w {
+            seen.insert(v as usize);
+        }
+        self.witnesses.push(seen);
+    }
 }

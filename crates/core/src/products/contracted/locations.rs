@@ -8,8 +8,8 @@ use super::*;
 /// (SCCs of the other live nodes) are contracted, one location each.
 pub(super) struct Locations<'s, 'a> {
     pub(super) st: &'s Structure<'a>,
-    /// The node avoided ([`Mode::Avoid`]).
-    skip: Option<u32>,
+    /// The nodes avoided ([`Mode::Avoid`], [`avoid_all`]), sorted.
+    skip: Vec<u32>,
     /// Nodes of the graph (see [`LocId`]).
     pub(super) n: u32,
     /// Silent sub-components (the contracted locations).
@@ -22,8 +22,8 @@ pub(super) struct Locations<'s, 'a> {
 
 impl<'s, 'a> Locations<'s, 'a> {
     /// The locations for the automata `others` (those that are not
-    /// subsequence automata), avoiding `skip`.
-    pub(super) fn new(st: &'s Structure<'a>, others: &[&Dfa], skip: Option<u32>) -> Self {
+    /// subsequence automata), avoiding `skip` (sorted).
+    pub(super) fn new(st: &'s Structure<'a>, others: &[&Dfa], skip: Vec<u32>) -> Self {
         let g = st.g;
         let n = g.num_vertices() as u32;
         // Loud nodes: where an automaton other than a subsequence
@@ -37,7 +37,7 @@ impl<'s, 'a> Locations<'s, 'a> {
                 }
             }
         }
-        let alive = |v: u32| alive_in(st, skip, v);
+        let alive = |v: u32| alive_in(st, &skip, v);
         // Silent sub-components.
         let sub = Sccs::compute(g, |v| !all_loud && alive(v) && !loud.contains(v as usize));
         let mut locs = Locations {
@@ -66,10 +66,10 @@ impl<'s, 'a> Locations<'s, 'a> {
         locs
     }
 
-    /// Whether node `v` can be on a consistent path at all (and is not the
+    /// Whether node `v` can be on a consistent path at all (and is not a
     /// node avoided).
     pub(super) fn alive(&self, v: u32) -> bool {
-        alive_in(self.st, self.skip, v)
+        alive_in(self.st, &self.skip, v)
     }
 
     /// The location of node `v`: its silent sub-component when that is

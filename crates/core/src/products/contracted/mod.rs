@@ -93,6 +93,11 @@ pub(crate) struct Coarse {
     pub checks: usize,
     /// Exact checks spared: their class holds a node known to run.
     pub known: usize,
+    /// Exact checks spared: an earlier check's witness misses their class
+    /// ([`CoarseLimits::shared_witnesses`]).
+    pub shared: usize,
+    /// Checks of many classes at once, counted in `checks`.
+    pub grouped: usize,
     /// Members found avoidable from dominator trees instead of their own
     /// star walk ([`CoarseLimits::sharp_stars`]).
     pub sharp: usize,
@@ -118,8 +123,9 @@ pub(crate) enum Mode {
     Classify { subsume: bool },
     /// Only decide whether some consistent execution avoids this node
     /// (antichains, which are exact for emptiness; stops at the first
-    /// accepting vertex).
-    Avoid(u32),
+    /// accepting vertex), and give one if the flag is set
+    /// ([`Outcome::Witness`] instead of [`Outcome::Possible`]).
+    Avoid(u32, bool),
     /// Only decide whether some consistent execution exists, and give one
     /// if `witness` (antichains; stops at the first accepting vertex).
     Check { witness: bool },
@@ -129,13 +135,14 @@ pub(crate) enum Mode {
 pub(crate) enum Outcome {
     /// No consistent execution (avoiding the node, in [`Mode::Avoid`]).
     Impossible,
-    /// Some consistent execution avoids the node ([`Mode::Avoid`]), or
-    /// exists ([`Mode::Check`] without a witness).
+    /// Some consistent execution avoids the node ([`Mode::Avoid`] without
+    /// a witness), or exists ([`Mode::Check`] without a witness).
     Possible,
     /// The classification ([`Mode::Classify`]).
     Classified(Coarse),
-    /// A consistent execution ([`Mode::Check`]): consecutive ICFG nodes
-    /// from the start to a crash node.
+    /// A consistent execution ([`Mode::Check`], or [`Mode::Avoid`] with a
+    /// witness: one that avoids the node): consecutive ICFG nodes from the
+    /// start to a crash node.
     Witness(Vec<u32>),
 }
 
@@ -154,6 +161,13 @@ pub(crate) struct CoarseLimits {
     /// dominator trees of the star's root, without building the walk
     /// (issue 25; the labels are the same without it).
     pub sharp_stars: bool,
+    /// Exact checks give their witness (an execution avoiding the node),
+    /// and a class of members that a witness found so far misses is
+    /// avoidable without a check of its own; the classes of a location
+    /// are first checked all at once ([`avoid_all`]), so that one
+    /// execution missing them all settles them with one check (issue 25;
+    /// the labels are the same without it, or fewer undecided).
+    pub shared_witnesses: bool,
 }
 
 impl Coarse {
@@ -173,6 +187,8 @@ impl Coarse {
             ("coarse_held_left", self.held_left as u64),
             ("coarse_checks", self.checks as u64),
             ("coarse_checks_known", self.known as u64),
+            ("coarse_checks_shared", self.shared as u64),
+            ("coarse_checks_grouped", self.grouped as u64),
             ("coarse_sharp", self.sharp as u64),
         ]
     }
@@ -217,10 +233,56 @@ pub(crate) fn explore_caring(
     care: Option<&BitSet>,
     yes: Option<&BitSet>,
 ) -> Result<Outcome, Stop> {
-    let (subsume, skip, early) = match mode {
-        Mode::Classify { subsume } => (subsume, None, false),
-        Mode::Avoid(v) => (true, Some(v), true),
-        Mode::Check { .. } => (true, None, true),
+    let skip = match mode {
+        Mode::Avoid(v, _) => vec![v],
+        _ => Vec::new(),
+    };
+    explore_skipping(st, sp, limits, mode, care, yes, skip)
+}
+
+/// [`Mode::Avoid`] for every node of `nodes` at once: whether some
+/// consistent execution runs none of them, with such an execution
+/// ([`Outcome::Witness`]) when `witness`. One search can show many nodes
+/// avoidable (issue 25: the classes an exact check would take one by
+/// one, see [`CoarseLimits::shared_witnesses`]).
+pub(super) fn avoid_all(
+    st: &Structure<'_>,
+    sp: &Split,
+    limits: CoarseLimits,
+    nodes: &[u32],
+    witness: bool,
+) -> Result<Outcome, Stop> {
+    let mut skip = nodes.to_vec();
+    skip.sort_unstable();
+    skip.dedup();
+    let Some(&first) = skip.first() else {
+        return Ok(Outcome::Impossible);
+    };
+    explore_skipping(
+        st,
+        sp,
+        limits,
+        Mode::Avoid(first, witness),
+        None,
+        None,
+        skip,
+    )
+}
+
+/// [`explore_caring`], the nodes of `skip` (sorted) avoided.
+fn explore_skipping(
+    st: &Structure<'_>,
+    sp: &Split,
+    limits: CoarseLimits,
+    mode: Mode,
+    care: Option<&BitSet>,
+    yes: Option<&BitSet>,
+    skip: Vec<u32>,
+) -> Result<Outcome, Stop> {
+    let (subsume, early) = match mode {
+        Mode::Classify { subsume } => (subsume, false),
+        Mode::Avoid(..) => (true, true),
+        Mode::Check { .. } => (true, true),
     };
     let others: Vec<&Dfa> = sp.autos.iter().filter(|a| !a.is_monotone()).collect();
     let locs = Locations::new(st, &others, skip);
@@ -274,7 +336,8 @@ struct By {
 type WitnessStep = (Vec<u32>, u32, Option<u32>);
 
 /// Whether node `v` can be on a consistent path (its component is alive)
-/// and is not `skip`.
-fn alive_in(st: &Structure<'_>, skip: Option<u32>, v: u32) -> bool {
-    st.core.sccs.comp(v).is_some_and(|c| st.seg.alive[c]) && skip != Some(v)
+/// and is not in `skip` (sorted).
+fn alive_in(st: &Structure<'_>, skip: &[u32], v: u32) -> bool {
+    st.core.sccs.comp(v).is_some_and(|c| st.seg.alive[c])
+        && (skip.is_empty() || skip.binary_search(&v).is_err())
 }

@@ -10,7 +10,10 @@ pub(super) struct Explored {
     width: usize,
     /// The keys of the vertices, `width` words each.
     pub(super) keys: Vec<u32>,
-    index: FxHashMap<Box<[u32]>, VertexId>,
+    /// The vertex of each key, hashed by [`key_hash`] and compared in
+    /// `keys` (no allocation per vertex: most of a search's time went to
+    /// boxing keys and faulting in their pages, issue 25).
+    index: hashbrown::HashTable<VertexId>,
     by_loc: FxHashMap<LocId, Vec<VertexId>>,
     pub(super) edges: IdVec<EdgeId, (VertexId, VertexId)>,
     /// Per edge, the graph edge (from node, to node) it takes.
@@ -66,7 +69,7 @@ impl<'p, 's, 'a> Search<'p, 's, 'a> {
             graph: Explored {
                 width: space.width,
                 keys: Vec::new(),
-                index: FxHashMap::default(),
+                index: hashbrown::HashTable::new(),
                 by_loc: FxHashMap::default(),
                 edges: IdVec::new(),
                 edge_nodes: IdVec::new(),
@@ -78,12 +81,30 @@ impl<'p, 's, 'a> Search<'p, 's, 'a> {
     }
 }
 
+/// The hash of a key (FxHash, two words at a time).
+fn key_hash(qs: &[u32]) -> u64 {
+    use std::hash::Hasher;
+    let mut h = crate::fxhash::FxHasher::default();
+    let mut pairs = qs.chunks_exact(2);
+    for p in &mut pairs {
+        h.write_u64(u64::from(p[0]) | u64::from(p[1]) << 32);
+    }
+    if let [last] = pairs.remainder() {
+        h.write_u32(*last);
+    }
+    h.finish()
+}
+
 impl Search<'_, '_, '_> {
     /// The vertex of key `qs` (reached by `by`), added if new (unless
     /// covered, with antichains); `None` for an accepting vertex when
     /// exploring stops at the first.
     pub(super) fn intern(&mut self, qs: &[u32], by: By) -> Option<VertexId> {
-        if let Some(&id) = self.graph.index.get(qs) {
+        let hash = key_hash(qs);
+        let width = self.graph.width;
+        let keys = &self.graph.keys;
+        let same = |v: &VertexId| &keys[v.index() * width..(v.index() + 1) * width] == qs;
+        if let Some(&id) = self.graph.index.find(hash, same) {
             return Some(id);
         }
         if self.subsume {
@@ -102,7 +123,10 @@ impl Search<'_, '_, '_> {
         }
         self.graph.parent.push(by);
         self.graph.keys.extend_from_slice(qs);
-        self.graph.index.insert(qs.into(), id);
+        let (keys, width) = (&self.graph.keys, width);
+        self.graph.index.insert_unique(hash, id, |v| {
+            key_hash(&keys[v.index() * width..(v.index() + 1) * width])
+        });
         self.graph.by_loc.entry(LocId(qs[0])).or_default().push(id);
         let acc = self.space.accepting(qs);
         self.graph.acc.push(acc);

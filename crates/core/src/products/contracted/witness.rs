@@ -14,12 +14,17 @@ pub(super) struct Witness<'p, 's, 'a> {
 }
 
 impl Witness<'_, '_, '_> {
-    /// An accepting key `qs` reached by `by`: in [`Mode::Check`] with a
-    /// witness, the execution along the first-discovery tree (whose edges
-    /// are real transitions), each contracted location crossed by
-    /// [`Witness::cross`]; otherwise just possible.
+    /// An accepting key `qs` reached by `by`: in [`Mode::Check`] or
+    /// [`Mode::Avoid`] with a witness, the execution along the
+    /// first-discovery tree (whose edges are real transitions), each
+    /// contracted location crossed by [`Witness::cross`] (inside the
+    /// locations of the search, so never through the node avoided);
+    /// otherwise just possible.
     pub(super) fn witness(&self, qs: &[u32], by: By) -> Outcome {
-        if !matches!(self.mode, Mode::Check { witness: true }) {
+        if !matches!(
+            self.mode,
+            Mode::Check { witness: true } | Mode::Avoid(_, true)
+        ) {
             return Outcome::Possible;
         }
         // (state, entry node, the move's from node) from the last back.
