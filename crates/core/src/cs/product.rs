@@ -71,7 +71,7 @@
 //! that does) would be explored once per state of it on entry. Two
 //! things keep an exploration near the size of the one without it:
 //!
-//! * A context leaves out, as [`HOLE`], the state on entry of each
+//! * A context leaves out, as `HOLE`, the state on entry of each
 //!   automaton whose state after any word is either its state before or
 //!   one the word alone determines (a *reset* automaton, [`Dfa::resets`]:
 //!   "the last of these", "one of these ran"), and of each other one that
