@@ -179,6 +179,18 @@ impl Dfa {
         self.identity[0]
     }
 
+    /// Whether every class either leaves every state unchanged or sends
+    /// every state to one same state (a *reset* automaton: "the last of
+    /// these", "one of these ran"): then the state after a word is the
+    /// state before it, or a state the word alone determines.
+    pub fn resets(&self) -> bool {
+        let n = self.n_classes as usize;
+        let states = self.delta.len() / n.max(1);
+        (0..n).all(|c| {
+            self.identity[c] || (1..states).all(|q| self.delta[q * n + c] == self.delta[c])
+        })
+    }
+
     /// Classes: one per distinct membership signature of the nodes in
     /// `sets` (class 0 = in none). Returns the class map and, per class,
     /// the indices of the sets holding it.

@@ -47,6 +47,12 @@
 //! less decided than without hints; the test
 //! `staged_hints_keep_the_labels` compares both on random reports.
 //!
+//! A value stage's automaton is a *reset* one (each store sets its state
+//! whatever it was), so the context-sensitive bulk pass's exploration
+//! does not multiply the callees' contexts by it (`cs::product`'s
+//! "Shared invocations", `CsLimits::lean`): the same accepted paths in
+//! fewer states (a SQLite value stage: 149k, its base 89k; 415k before).
+//!
 //! Each stage's milliseconds are in the stats (`staged_base_ms`,
 //! `staged_residue_ms`, `staged_values_ms`), and the nodes the residue
 //! stage and the value stages decided that were Maybe before them

@@ -1905,3 +1905,92 @@ fn activations(g: &Icfg, path: &[NodeId]) -> Option<Vec<Vec<NodeId>>> {
     }
     Some(acts.into_iter().map(|a| a.1).collect())
 }
+
+/// The bulk pass's lean exploration (`CsLimits::lean`: contexts share
+/// the entry states of reset automata and of automata the callee cannot
+/// move, unreported calls that cannot reach the segment's end are not
+/// made) against the exploration without it, with `best`, on random
+/// reports with values (reset automata) and residue, directly and in
+/// stages: every label decided without it is decided the same with it,
+/// and every label is sound against the valid paths of the report
+/// whenever there is one. A hole filled with the wrong state, or a
+/// pruned call that could reach the end, loses or breaks labels here.
+#[test]
+fn lean_exploration_keeps_the_labels() {
+    use postmortem_core::cs::CsLimits;
+    use postmortem_core::report::Trace;
+    use postmortem_core::staged::{recover_staged, Staging};
+    let shape = GraphShape {
+        max_functions: 5,
+        max_body: 4,
+    };
+    let best = |lean: bool| Cs::<Fsa> {
+        best: true,
+        limits: CsLimits {
+            lean,
+            ..CsLimits::default()
+        },
+        ..Cs::default()
+    };
+    let (on, off) = (best(true), best(false));
+    let states = |rec: &postmortem_core::Recovery| {
+        rec.stats
+            .iter()
+            .filter(|s| s.0 == "cs_bulk_states")
+            .map(|s| s.1)
+            .sum::<u64>()
+    };
+    let how = Staging {
+        hints: true,
+        threads: 1,
+    };
+    let (mut compared, mut checked, mut smaller, mut decided, mut gained) = (0, 0, 0, 0, 0);
+    for seed in 0..cases() / 2 {
+        let mut rng = Rng::new(seed ^ 0x1EA4);
+        let g = random_icfg(&mut rng, &shape);
+        let mut r = cs_report(&mut rng, &g, true);
+        random_values(&mut rng, &g, &mut r, 4);
+        let n = g.num_nodes();
+        let mut whole = r.clone();
+        for set in std::mem::take(&mut whole.residue) {
+            whole.obs_yes.push(Trace {
+                reliable: false,
+                entries: vec![set],
+            });
+        }
+        let ctx = || format!("seed {seed}\n{}", describe(&g, &whole));
+        let paths = oracle_cs::enumerate(&g, &whole, 13, 4);
+        let direct = (on.recover(&g, &whole), off.recover(&g, &whole));
+        let staged = (
+            recover_staged(&on, &g, &r, how),
+            recover_staged(&off, &g, &r, how),
+        );
+        for (got, want) in [direct, staged] {
+            let (got, want) = match (got, want) {
+                (Ok(x), Ok(w)) => (x, w),
+                (Err(a), Err(b)) => {
+                    assert_eq!(a, b, "{}", ctx());
+                    continue;
+                }
+                (a, b) => panic!("{:?} / {:?}: {}", a.err(), b.err(), ctx()),
+            };
+            compared += 1;
+            smaller += usize::from(states(&got) < states(&want));
+            for v in 0..n {
+                if want.labels[v] != Label::Maybe {
+                    assert_eq!(got.labels[v], want.labels[v], "node {v}: {}", ctx());
+                    decided += 1;
+                } else if got.labels[v] != Label::Maybe {
+                    gained += 1;
+                }
+            }
+            checked += usize::from(sound_on_paths(&paths, &got.labels, &ctx));
+        }
+    }
+    eprintln!("{compared} compared, {smaller} smaller explorations, {checked} checked against valid paths, {decided} labels compared, {gained} gained");
+    let seeds = cases() as usize / 2;
+    assert!(
+        compared > seeds / 2 && smaller > seeds / 8 && checked > seeds / 4 && decided > 0,
+        "{compared} {smaller} {checked} {decided}"
+    );
+}

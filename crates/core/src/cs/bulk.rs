@@ -855,6 +855,9 @@ pub(crate) struct Refined {
     pub partial: Option<String>,
     /// The report has no consistent valid path (labels unchanged).
     pub infeasible: bool,
+    /// Milliseconds of each phase: preparing the automata, the
+    /// exploration, the may and apart passes, the filter, the must pass.
+    pub ms: [u64; 5],
 }
 
 /// Refines `labels` (sound labels of `report`) with the
@@ -877,11 +880,14 @@ pub(crate) fn refine(
             removed.insert(v);
         }
     }
+    let t = Instant::now();
     let Some(p) = Prepared::with_removed(g, report, limits, deadline, removed) else {
         out.partial = Some("the report's automata could not be built".into());
         return out;
     };
     out.relaxed = p.relaxed().len();
+    out.ms[0] = millis(t);
+    let t = Instant::now();
     // With the report's automata; past the budget, without them (every
     // state a node of a frame, one context per function), the known nodes
     // bringing them back pairwise. (A quarter of the budget for the first
@@ -903,6 +909,7 @@ pub(crate) fn refine(
         }
     };
     out.states += h.len();
+    out.ms[1] = millis(t);
     let mut observed = BitSet::new(n);
     for (nodes, ran) in p.relaxed() {
         if *ran {
@@ -954,6 +961,7 @@ fn apply(
         out.infeasible = true;
         return;
     }
+    let t = Instant::now();
     let live = h.live();
     let may = h.may(&live, n);
     let mut candidates: Vec<NodeId> = Vec::new();
@@ -1008,6 +1016,8 @@ fn apply(
         }
         candidates.retain(|v| labels[v.index()] == Label::Maybe);
     }
+    out.ms[2] = millis(t);
+    let t = Instant::now();
     let must_words = (budget - apart_words).max(1);
     let chunk = (MUST_WORDS / states).clamp(1, must_words);
     let skip = |v: NodeId| hint.is_some_and(|h| h[v.index()] != Label::Maybe);
@@ -1028,6 +1038,8 @@ fn apply(
             out.must_off = before - candidates.len();
         }
     }
+    out.ms[3] = millis(t);
+    let t = Instant::now();
     let (proved, left) = h.must(
         &flow,
         n,
@@ -1037,10 +1049,15 @@ fn apply(
         must_words.div_ceil(chunk),
     );
     out.must_left = left;
+    out.ms[4] = millis(t);
     for v in proved {
         if labels[v.index()] == Label::Maybe {
             labels[v.index()] = Label::Yes;
             out.yes += 1;
         }
     }
+}
+
+fn millis(t: Instant) -> u64 {
+    t.elapsed().as_millis() as u64
 }

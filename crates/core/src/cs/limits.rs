@@ -28,6 +28,12 @@ pub struct CsLimits {
     /// can be proved (see `bulk::Flow::provable`), so the labels are the
     /// same, or more decided where the budget then reaches further.
     pub must_filter: bool,
+    /// The bulk pass's exploration shares a callee's invocations among
+    /// the entry states of the automata that cannot tell them apart, and
+    /// skips unreported calls that cannot reach the segment's end (see
+    /// `product`'s "Shared invocations"): the same accepted paths, fewer
+    /// states.
+    pub lean: bool,
 }
 
 impl Default for CsLimits {
@@ -39,6 +45,7 @@ impl Default for CsLimits {
             bulk_states: 1 << 20,
             beside: true,
             must_filter: true,
+            lean: true,
         }
     }
 }

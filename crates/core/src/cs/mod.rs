@@ -260,6 +260,14 @@ impl<B: Solver> Cs<B> {
         rec.stats.push(("cs_bulk_relaxed", b.relaxed as u64));
         rec.stats.push(("cs_bulk_must_left", b.must_left as u64));
         rec.stats.push(("cs_bulk_must_off", b.must_off as u64));
+        let phases = [
+            "cs_bulk_prepare_ms",
+            "cs_bulk_explore_ms",
+            "cs_bulk_may_ms",
+            "cs_bulk_filter_ms",
+            "cs_bulk_must_ms",
+        ];
+        rec.stats.extend(phases.into_iter().zip(b.ms));
         Ok(Step::Done)
     }
 

@@ -64,6 +64,41 @@
 //! Cost: O((contexts + top-level states) · edges per node) steps, each
 //! stepping only the automata that move on the node; bounded by
 //! [`CsLimits`].
+//!
+//! **Shared invocations** (bulk mode, `CsLimits::lean`). A value stage
+//! adds one automaton to a report ("the last of these stores is a good
+//! one"), and the contexts of every function that may store (or call one
+//! that does) would be explored once per state of it on entry. Two
+//! things keep an exploration near the size of the one without it:
+//!
+//! * A context leaves out, as `HOLE`, the state on entry of each
+//!   automaton whose state after any word is either its state before or
+//!   one the word alone determines (a *reset* automaton, [`Dfa::resets`]:
+//!   "the last of these", "one of these ran"), and of each other one that
+//!   no node of the callee or of what it may call moves
+//!   (`kept_by_contexts`). Inside, a hole stays one until a node resets
+//!   it; on return (or on an escape's landing) the caller's state at the
+//!   call site fills it (`Search::fill`). So each path edge stands for
+//!   the same path inside the callee as before, for every caller state
+//!   at once, and each top-level state is reached by exactly the same
+//!   paths, with the same tuples: the accepted valid paths are the same,
+//!   and the derivations of every top-level state too. Where a jump may
+//!   leave the callee, the context keeps every automaton.
+//! * An unreported call at a gap (a top-level call that never returns)
+//!   enters only a function from which a chain of calls reaches a
+//!   function holding the segment's end (the next frame's call site, or
+//!   a crash target): from any other, a top-level path never leaves the
+//!   segment and never accepts, so every state it reaches is on no
+//!   accepting derivation (`reaching_ends`). Not where the graph has
+//!   jumps between functions. On SQLite's plain cores this leaves a few
+//!   hundred top-level states of about 90,000.
+//!
+//! Both remove or merge only states: the labels of [`super::bulk`] are
+//! read from the accepting derivations (may, apart: node-level, the
+//! same), except that "must run through a known node" reads `pre ∪ post`
+//! per live state, which a different split of the path edges may make
+//! differ either way; `cs.rs::lean_exploration_keeps_the_labels`
+//! compares labels with it on and off.
 
 use super::frames::segments;
 use super::hyper::{Hyper, StateId};
@@ -314,6 +349,166 @@ struct Search<'a> {
     /// Bulk mode (see [`super::bulk`]): every way each state is reached,
     /// the accepting top-level states, no subsumption, no early stop.
     log: Option<Log>,
+    /// Per function, the automata whose states its contexts keep (bit
+    /// `i`: automaton `i`), when they leave out the others (see the
+    /// module docs, "Shared invocations").
+    kept: Option<Vec<u64>>,
+    /// Per gap segment, the functions an unreported call may enter: those
+    /// that can reach the segment's end by calls (see the module docs,
+    /// "Shared invocations"); `None`: any.
+    ends: Option<Vec<Option<BitSet>>>,
+}
+
+/// An automaton's state in a path edge's tuple that stands for its state
+/// on entry to the invocation (the caller's at the call site, filled back
+/// in on return): never a DFA state.
+const HOLE: u32 = DEAD - 1;
+
+/// Per segment of `segs`, for a gap, the functions from which a chain of
+/// calls reaches a function holding the segment's end (the next frame's
+/// call site, or for the last segment a crash target; `None` there when
+/// any node may end it): a path that enters another function by an
+/// unreported call never returns from it at top level and cannot end the
+/// segment. `None` when the graph has jumps between functions (a jump
+/// leaves an unreported call without reaching the end).
+fn reaching_ends(
+    g: &Icfg,
+    report: &Report,
+    segs: &[super::frames::Segment],
+    targets: Option<&[NodeId]>,
+) -> Option<Vec<Option<BitSet>>> {
+    let nf = g.functions().len();
+    let mut callers: Vec<(u32, u32)> = Vec::new();
+    for v in g.nodes() {
+        let f = g.func_of(v);
+        for (w, kind) in g.succs(v) {
+            match kind {
+                EdgeKind::Local if g.func_of(w) != f => return None,
+                EdgeKind::Call => {
+                    if g.return_sites(v).any(|r| g.func_of(r) != f) {
+                        return None;
+                    }
+                    callers.push((g.func_of(w).index() as u32, f.index() as u32));
+                }
+                _ => {}
+            }
+        }
+    }
+    callers.sort_unstable();
+    callers.dedup();
+    let up = crate::graph::Csr::from_edges(nf, &callers);
+    let k = report.stack.len();
+    let out = segs
+        .iter()
+        .enumerate()
+        .map(|(j, seg)| {
+            if !seg.gap {
+                return None;
+            }
+            let ends: Vec<NodeId> = if j < k {
+                report.stack[j].call.nodes().to_vec()
+            } else {
+                targets?.to_vec()
+            };
+            let mut reach = BitSet::new(nf);
+            let mut stack: Vec<u32> = Vec::new();
+            for e in ends {
+                let f = g.func_of(e).index();
+                if reach.insert(f) {
+                    stack.push(f as u32);
+                }
+            }
+            while let Some(f) = stack.pop() {
+                for &c in up.succs(f) {
+                    if reach.insert(c as usize) {
+                        stack.push(c);
+                    }
+                }
+            }
+            Some(reach)
+        })
+        .collect();
+    Some(out)
+}
+
+/// Per function, the automata of `autos` whose states a context of it
+/// keeps (bit `i`: automaton `i`; at most 64 automata); the others are
+/// [`HOLE`] on entry (see the module docs, "Shared invocations"). Kept:
+/// an automaton that is not a reset automaton ([`Dfa::resets`]) and that
+/// some node of the function or of one it may call (transitively) is not
+/// silent on; every automaton where such a function may leave by a jump
+/// or return to another function.
+fn kept_by_contexts(g: &Icfg, autos: &[&Dfa]) -> Vec<u64> {
+    debug_assert!(autos.len() <= 64);
+    let all = if autos.len() >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << autos.len()) - 1
+    };
+    let nf = g.functions().len();
+    let mut direct = vec![0u64; nf];
+    let mut always = 0u64;
+    let mut resets = 0u64;
+    for (i, a) in autos.iter().enumerate() {
+        if a.resets() {
+            resets |= 1 << i;
+        } else if !a.silent_elsewhere() {
+            always |= 1 << i;
+        } else {
+            for v in a.mentioned() {
+                if !a.silent_on(v) {
+                    direct[g.func_of(NodeId::new(v as usize)).index()] |= 1 << i;
+                }
+            }
+        }
+    }
+    let mut calls: Vec<(u32, u32)> = Vec::new();
+    for v in g.nodes() {
+        let f = g.func_of(v);
+        for (w, kind) in g.succs(v) {
+            let other = g.func_of(w) != f;
+            match kind {
+                EdgeKind::Local if other => direct[f.index()] = all,
+                EdgeKind::Call => {
+                    calls.push((f.index() as u32, g.func_of(w).index() as u32));
+                    if g.return_sites(v).any(|r| g.func_of(r) != f) {
+                        direct[f.index()] = all;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    calls.sort_unstable();
+    calls.dedup();
+    let cg = crate::graph::Csr::from_edges(nf, &calls);
+    let sccs: crate::algo::Sccs = crate::algo::Sccs::compute(&cg, |_| true);
+    // Callees' components come after their callers': visit them first.
+    let mut by_comp = vec![0u64; sccs.count()];
+    for c in sccs.ids().rev() {
+        let mut m = always;
+        for &f in sccs.members_of(c) {
+            m |= direct[f as usize];
+            for &h in cg.succs(f) {
+                let ch = sccs.comp(h).expect("every function is in a component");
+                if ch != c {
+                    m |= by_comp[ch.index()];
+                }
+            }
+        }
+        by_comp[c.index()] = m;
+    }
+    (0..nf)
+        .map(|f| {
+            let m = by_comp[sccs.comp(f as u32).expect("a component").index()];
+            // A jump keeps every automaton, resets too.
+            if m == all {
+                all
+            } else {
+                m & !resets
+            }
+        })
+        .collect()
 }
 
 /// Every derivation step of a bulk exploration, for the backward passes
@@ -452,7 +647,21 @@ impl<'a> Search<'a> {
         }
         let mut out = self.tuples[t].clone();
         let na = self.autos.len();
-        if !self.touch.step(&self.autos, &mut out[..na], w.as_u32()) {
+        if self.kept.is_some() && out[..na].contains(&HOLE) {
+            // A reset automaton reads its new state off the node alone;
+            // the others are silent on every node a hole meets.
+            for (q, a) in out[..na].iter_mut().zip(&self.autos) {
+                if a.silent_on(w.as_u32()) {
+                    continue;
+                }
+                debug_assert!(*q != HOLE || a.resets(), "a hole where {w:?} moves");
+                let from = if *q == HOLE { 0 } else { *q };
+                *q = a.step(from, w.as_u32());
+                if *q == DEAD {
+                    return None;
+                }
+            }
+        } else if !self.touch.step(&self.autos, &mut out[..na], w.as_u32()) {
             return None;
         }
         if let Some(b) = bit {
@@ -612,6 +821,46 @@ impl<'a> Search<'a> {
         self.tuple(out)
     }
 
+    /// Tuple `t` at a call of `entry`, before reading it, with [`HOLE`]
+    /// for the automata the callee's contexts leave out (with
+    /// [`Search::kept`]).
+    fn holes(&mut self, entry: NodeId, t: TupleId) -> TupleId {
+        let Some(kept) = &self.kept else { return t };
+        let m = kept[self.g.func_of(entry).index()];
+        let na = self.autos.len();
+        let cur = &self.tuples[t];
+        if (0..na).all(|i| m & (1 << i) != 0 || cur[i] == HOLE) {
+            return t;
+        }
+        let mut out = cur.clone();
+        for (i, q) in out[..na].iter_mut().enumerate() {
+            if m & (1 << i) == 0 {
+                *q = HOLE;
+            }
+        }
+        self.tuple(out)
+    }
+
+    /// Tuple `t` (a callee's, on return or escape) with its [`HOLE`]s
+    /// filled from `before`, the caller's tuple at the call site: the
+    /// invocation did not move those automata.
+    fn fill(&mut self, t: TupleId, before: TupleId) -> TupleId {
+        if self.kept.is_none() {
+            return t;
+        }
+        let na = self.autos.len();
+        if !self.tuples[t][..na].contains(&HOLE) {
+            return t;
+        }
+        let mut out = self.tuples[t].clone();
+        for (q, &b) in out[..na].iter_mut().zip(&self.tuples[before][..na]) {
+            if *q == HOLE {
+                *q = b;
+            }
+        }
+        self.tuple(out)
+    }
+
     /// Resumes `waiter` (at call site `site`) after a callee reached its
     /// exit with tuple `t` on path edge `exit`: the callee's automaton
     /// states, with the caller's bits added to the callee's.
@@ -621,6 +870,7 @@ impl<'a> Search<'a> {
             Waiter::Top(id) => (self.top[id].0, self.top[id].2),
             Waiter::Path(id) => (self.path[id].1, self.path[id].2),
         };
+        let t = self.fill(t, before);
         let Some(t) = self.with_bits(t, before, true) else {
             return Ok(());
         };
@@ -663,6 +913,7 @@ impl<'a> Search<'a> {
     /// A call from `waiter` at call site `v` (tuple `t`) into `w`: waits
     /// on the callee's context and resumes at the exits found so far.
     fn call(&mut self, waiter: Waiter, w: NodeId, t: TupleId) -> Result<(), Unsupported> {
+        let t = self.holes(w, t);
         let Some(t1) = self.step(t, w) else {
             return Ok(());
         };
@@ -738,6 +989,7 @@ impl<'a> Search<'a> {
             Waiter::Top(id) => (self.top[id].0, self.top[id].2),
             Waiter::Path(id) => (self.path[id].1, self.path[id].2),
         };
+        let tuple = self.fill(tuple, before);
         let Some(t) = self.with_bits(tuple, before, true) else {
             return Ok(());
         };
@@ -1115,6 +1367,12 @@ impl<'a> Prepared<'a> {
             max_states,
         );
         s.log = Some(Log::default());
+        if self.limits.lean && !s.autos.is_empty() && s.autos.len() <= 64 {
+            s.kept = Some(kept_by_contexts(self.g, &s.autos));
+        }
+        if self.limits.lean {
+            s.ends = reaching_ends(self.g, self.report, &segs, self.targets.as_deref());
+        }
         s.run(self.report, &segs, k, self.targets.as_deref())?;
         Ok(s.hyper())
     }
@@ -1281,6 +1539,8 @@ impl<'a> Search<'a> {
             deadline,
             limits,
             log: None,
+            kept: None,
+            ends: None,
         }
     }
 
@@ -1389,7 +1649,13 @@ impl<'a> Search<'a> {
                                     && report.stack[j].entry.contains(w);
                                 if segs[j].gap || frame {
                                     if let Some(t2) = s.step(t, w) {
-                                        if segs[j].gap {
+                                        let reaches = |f: crate::ids::FuncId| {
+                                            s.ends
+                                                .as_ref()
+                                                .and_then(|e| e[j].as_ref())
+                                                .is_none_or(|r| r.contains(f.index()))
+                                        };
+                                        if segs[j].gap && reaches(g.func_of(w)) {
                                             s.add_top((w, j as u32, t2), Pred::Step(id))?;
                                         }
                                         if frame {
