@@ -12,9 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define ZSTD_STATIC_LINKING_ONLY
 #include "zstd.h"
+
+/* The step the driver is at (only the main thread writes it). */
+static int step;
 
 static char *read_all(int n, char **files, int repeat, size_t *size) {
   size_t len = 0, cap = 1 << 20;
@@ -74,6 +78,29 @@ static void roundtrip(const char *what, const char *comp, size_t csize,
   free(back);
 }
 
+/* Decompresses `comp` again, streamed through a new context in chunks
+ * of `chunk` bytes, and returns its size. */
+static size_t stream_back(const char *comp, size_t csize, size_t chunk) {
+  ZSTD_DCtx *d = ZSTD_createDCtx();
+  char out[4096];
+  size_t total = 0;
+  for (size_t at = 0; at < csize; at += chunk) {
+    ZSTD_inBuffer in = {comp + at, csize - at < chunk ? csize - at : chunk, 0};
+    while (in.pos < in.size) {
+      ZSTD_outBuffer o = {out, sizeof out, 0};
+      check(ZSTD_decompressStream(d, &o, &in), "decompress stream");
+      total += o.pos;
+    }
+  }
+  ZSTD_freeDCtx(d);
+  return total;
+}
+
+/* The harness stops some runs right after a compression and needs every
+ * worker waiting for the next job by then (not still leaving the last
+ * one): give them time. */
+static void settle(void) { usleep(100000); }
+
 /* Streams `src` through `c` in chunks of `chunk` bytes. */
 static size_t stream(ZSTD_CCtx *c, const char *src, size_t size, size_t chunk,
                      char *dst, size_t cap) {
@@ -105,24 +132,32 @@ int main(int argc, char **argv) {
   printf("input: %zu bytes, level %d, %d workers, jobs of %d bytes\n", size,
          level, workers, jobsize);
 
+  step = 1;
   ZSTD_CCtx *c = make_cctx(level, workers, jobsize);
   size_t csize = ZSTD_compress2(c, dst, cap, src, size);
   check(csize, "compress");
+  settle();
   roundtrip("one call", dst, csize, src, size);
 
+  step = 2;
   check(ZSTD_CCtx_reset(c, ZSTD_reset_session_only), "reset");
   csize = stream(c, src, size, 100000, dst, cap);
+  settle();
   roundtrip("streamed", dst, csize, src, size);
 
   /* Under ZSTDMT_JOBSIZE_MIN: compressed in this thread. */
+  step = 3;
   size_t small = size < 100000 ? size : 100000;
   check(ZSTD_CCtx_reset(c, ZSTD_reset_session_only), "reset");
   csize = ZSTD_compress2(c, dst, cap, src, small);
   check(csize, "compress small");
   roundtrip("small", dst, csize, src, small);
+  /* Joins the workers: from here on the process has one thread. */
   ZSTD_freeCCtx(c);
+  step = 4;
+  printf("small, streamed back: %zu bytes\n", stream_back(dst, csize, 1000));
   free(dst);
   free(src);
-  printf("done\n");
+  printf("done after step %d\n", step);
   return 0;
 }
