@@ -150,6 +150,11 @@ struct Program {
     /// and core analyses (of another run) are checked only on the lines
     /// two coverage runs agree on (see the module doc).
     threads: bool,
+    /// With `best`, a plain core's variables' values decide more lines
+    /// than the core without them (checked). Not for zstd: its state is
+    /// in heap structs, and the one global its driver stores constants
+    /// in (`step`) tells what the crash stack already shows.
+    values_decide: bool,
 }
 
 /// One run of a program. In `args`, `@IN/` is `realprogs/inputs/` and
@@ -191,6 +196,7 @@ const LUA: Program = Program {
     sancov: true,
     o2: false,
     threads: false,
+    values_decide: true,
 };
 
 const BZIP2: Program = Program {
@@ -231,6 +237,7 @@ const BZIP2: Program = Program {
     sancov: true,
     o2: true,
     threads: false,
+    values_decide: true,
 };
 
 const PCRE2: Program = Program {
@@ -269,6 +276,7 @@ const PCRE2: Program = Program {
     sancov: false,
     o2: false,
     threads: false,
+    values_decide: true,
 };
 
 const SQLITE: Program = Program {
@@ -304,6 +312,7 @@ const SQLITE: Program = Program {
     sancov: true,
     o2: false,
     threads: false,
+    values_decide: true,
 };
 
 const LZ4: Program = Program {
@@ -332,6 +341,7 @@ const LZ4: Program = Program {
     sancov: false,
     o2: true,
     threads: false,
+    values_decide: true,
 };
 
 /// nlohmann/json (C++, header-only: Debian's `nlohmann-json3-dev`, which
@@ -371,6 +381,7 @@ const JSON: Program = Program {
     sancov: false,
     o2: false,
     threads: false,
+    values_decide: true,
 };
 
 /// zstd 1.5.7 built with `ZSTD_MULTITHREAD` (pthreads), driven by
@@ -437,6 +448,7 @@ const ZSTD: Program = Program {
     sancov: true,
     o2: false,
     threads: true,
+    values_decide: false,
 };
 
 const PROGRAMS: [&Program; 7] = [&LUA, &BZIP2, &PCRE2, &SQLITE, &LZ4, &JSON, &ZSTD];
@@ -2494,7 +2506,8 @@ fn check_programs(programs: &[&Program], limit: Option<usize>, cores: bool) {
             "no crash point was analysed from a core"
         );
     }
-    for (name, f) in &results {
+    for ((name, f), p) in results.iter().zip(programs) {
+        let values_decide = p.values_decide;
         assert!(
             f.yes_confirmed > 0 && f.no_confirmed > 0,
             "nothing learned and confirmed"
@@ -2532,7 +2545,7 @@ fn check_programs(programs: &[&Program], limit: Option<usize>, cores: bool) {
                     residue >= with,
                     "{name}, {solver}: {residue} lines decided with residue, {with} without"
                 );
-                if *solver == "best" {
+                if *solver == "best" && values_decide {
                     assert!(
                         with > without,
                         "{name}: the values decide nothing ({with} lines)"
