@@ -1119,8 +1119,7 @@ with open("ran-{mode}.txt", "w") as out:
             pc = int.from_bytes(pcs[16 * i:16 * i + 8], "little")
             sal = gdb.find_pc_line(pc)
             if sal.symtab is not None and sal.line > 0:
-                out.write("%s %d
-" % (sal.symtab.fullname(), sal.line))
+                out.write("%s %d\n" % (sal.symtab.fullname(), sal.line))
 "#,
         mode = sb.mode
     );
