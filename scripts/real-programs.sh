@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The real-program soundness harness (issue 8, item 2), whole: builds Lua,
-# bzip2, PCRE2, SQLite and lz4 with clang-14 (sources fetched from
+# bzip2, PCRE2, SQLite, lz4 and zstd (multi-threaded) with clang-14 (sources fetched from
 # crates.io through realprogs/Cargo.toml) and nlohmann/json (C++, from
 # Debian's nlohmann-json3-dev) with clang++-14 (builds cached in
 # target/realprogs/), crashes each at its crash points under gdb, checks
