@@ -1581,11 +1581,17 @@ fn random_values(rng: &mut Rng, g: &Icfg, r: &mut Report, most: usize) {
             bad,
             need: rng.chance(30),
             what: "v".into(),
+            tests: Vec::new(),
         });
     }
     for _ in 0..rng.below(3) {
         let set = pick(rng, 2);
         r.residue.push(set);
+    }
+    // Branch tests last, so that the draws above stay those of the seeds
+    // before tests existed.
+    for v in &mut r.values {
+        v.tests = postmortem_testkit::testgen::random_branch_tests(rng, g);
     }
 }
 
