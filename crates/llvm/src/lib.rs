@@ -185,6 +185,7 @@
 #![deny(missing_docs)]
 
 mod dbgvars;
+mod branch_tests;
 mod decls;
 mod libc;
 mod lower;
@@ -366,6 +367,8 @@ pub fn lower_module(
         &values::Lowered {
             store_nodes: &extras.store_nodes,
             entries: &extras.entries,
+            block_nodes: &extras.block_nodes,
+            icfg: &icfg,
         },
     );
     Ok(Loaded {

@@ -455,15 +455,15 @@ pub fn observe(g: &Icfg) -> String {
     s
 }
 
-/// Up to 3 random branch tests: a node with its successors split into
+/// Up to 2 random branch tests (none half of the time): a node with its successors split into
 /// the one taken and the others (or, sometimes, random nodes).
 pub fn random_branch_tests(rng: &mut Rng, g: &Icfg) -> Vec<postmortem_core::BranchTest> {
     let n = g.num_nodes();
     let mut tests: Vec<postmortem_core::BranchTest> = Vec::new();
-    if rng.chance(40) {
+    if rng.chance(50) {
         return tests;
     }
-    for _ in 0..1 + rng.below(3) {
+    for _ in 0..1 + rng.below(2) {
         let branch = NodeId::new(rng.below(n));
         if tests.iter().any(|t| t.branch == branch) {
             continue;
