@@ -1808,6 +1808,28 @@ fn local_labels_hold_per_activation() {
                 .copied()
                 .filter(|&w| w != entry && rng.chance(50))
                 .collect();
+            // Branch tests in the function: a node of it, one of its
+            // successors in it taken, the others not.
+            let mut tests: Vec<postmortem_core::BranchTest> = Vec::new();
+            for _ in 0..rng.below(3) {
+                let branch = body[rng.below(body.len())];
+                let mut succs: Vec<NodeId> = g
+                    .succs(branch)
+                    .map(|(t, _)| t)
+                    .filter(|&t| g.func_of(t) == f)
+                    .collect();
+                succs.sort_unstable();
+                succs.dedup();
+                if succs.is_empty() || tests.iter().any(|t| t.branch == branch) {
+                    continue;
+                }
+                let taken = succs.remove(rng.below(succs.len()));
+                tests.push(postmortem_core::BranchTest {
+                    branch,
+                    taken,
+                    others: succs,
+                });
+            }
             r.frame_values.push(postmortem_core::report::FrameValue {
                 frame,
                 value: LastWrite {
@@ -1815,6 +1837,7 @@ fn local_labels_hold_per_activation() {
                     bad,
                     need: false,
                     what: "v".into(),
+                    tests,
                 },
             });
         }
