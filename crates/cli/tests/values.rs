@@ -516,7 +516,10 @@ fn branch_tests_decide_with_computed_values() {
         let (without, _) = analyze(&dir, "core", &["--solver", solver, "--no-values"]);
         assert_sound(&with, "tests.c", &ran, &not_ran, solver);
         assert_sound(&without, "tests.c", &ran, &not_ran, solver);
-        let (yes, no) = (lines(&with, "tests.c", "yes"), lines(&with, "tests.c", "no"));
+        let (yes, no) = (
+            lines(&with, "tests.c", "yes"),
+            lines(&with, "tests.c", "no"),
+        );
         for line in not_ran {
             assert!(no.contains(&line), "{solver}: line {line} not No: {no:?}");
             assert!(
@@ -524,8 +527,16 @@ fn branch_tests_decide_with_computed_values() {
                 "{solver}: line {line} No without values: the test shows nothing"
             );
         }
-        for line in [l("\"rc nonzero"), l("\"op other"), l("\"early"), l("\"flag set")] {
-            assert!(yes.contains(&line), "{solver}: line {line} not Yes: {yes:?}");
+        for line in [
+            l("\"rc nonzero"),
+            l("\"op other"),
+            l("\"early"),
+            l("\"flag set"),
+        ] {
+            assert!(
+                yes.contains(&line),
+                "{solver}: line {line} not Yes: {yes:?}"
+            );
         }
         // `t > 100` saw 107, not the final 5: `big` must not be No.
         assert!(!no.contains(&l("\"big")), "{solver}");
@@ -540,7 +551,11 @@ fn branch_tests_decide_with_computed_values() {
     };
     let rc = tests("rc", "main");
     assert!(
-        rc.iter().any(|t| t.starts_with(&format!("tests.c:{} goes to line {}", l("if (rc)"), l("\"rc nonzero")))),
+        rc.iter().any(|t| t.starts_with(&format!(
+            "tests.c:{} goes to line {}",
+            l("if (rc)"),
+            l("\"rc nonzero")
+        ))),
         "{rc:?}"
     );
     assert!(value_use(&v, "rc", "main")["constraint"].is_number());

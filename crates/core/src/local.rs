@@ -81,7 +81,9 @@ pub fn frame_labels(g: &Icfg, report: &Report, global: &[Label]) -> Vec<FrameLab
     // next frame's call, or the crash for the innermost one. The crash
     // frame's entry is the last frame's callee when the crash is in it.
     let n = report.stack.len();
-    let mut frames: Vec<(usize, Vec<NodeId>, Option<Vec<NodeId>>, bool)> = Vec::new();
+    // (frame, entries, stop set, whether a gap follows).
+    type FrameSpec = (usize, Vec<NodeId>, Option<Vec<NodeId>>, bool);
+    let mut frames: Vec<FrameSpec> = Vec::new();
     for k in 0..n {
         // The frame's stop set, and whether a gap follows the frame (then
         // the activation may also have stopped at any of its calls).

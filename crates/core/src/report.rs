@@ -168,18 +168,21 @@ impl LastWrite {
         let k = self.test_states();
         let (mut lw, mut ts) = (s / k, s % k);
         let dirty = k - 1;
-        if !self.tests.is_empty() {
-            if ts >= 1 && ts < dirty {
-                let t = &self.tests[ts - 1];
-                if n == t.taken {
-                    ts = 0;
-                } else if self.in_alphabet(n) {
-                    ts = dirty;
-                }
+        // Without tests `dirty` is 0 and no state is pending.
+        if ts >= 1 && ts < dirty {
+            let t = &self.tests[ts - 1];
+            if n == t.taken {
+                ts = 0;
+            } else if self.in_alphabet(n) {
+                ts = dirty;
             }
         }
         if self.writes.contains(n) {
-            lw = if self.bad.binary_search(&n).is_ok() { 2 } else { 1 };
+            lw = if self.bad.binary_search(&n).is_ok() {
+                2
+            } else {
+                1
+            };
             ts = 0;
         }
         if ts == 0 {
@@ -448,7 +451,13 @@ impl Report {
         let values = self
             .values
             .iter()
-            .flat_map(|v| v.writes.nodes())
+            .flat_map(|v| {
+                v.writes.nodes().iter().chain(v.tests.iter().flat_map(|t| {
+                    std::iter::once(&t.branch)
+                        .chain(std::iter::once(&t.taken))
+                        .chain(&t.others)
+                }))
+            })
             .chain(self.residue.iter().flat_map(|s| s.nodes()));
         frames
             .chain(crash)

@@ -1299,7 +1299,8 @@ fn last_write_automaton_agrees_with_holds() {
             let mut path = vec![g.start()];
             if rng.chance(80) {
                 for _ in 0..rng.below(16) {
-                    let succs: Vec<NodeId> = g.succs(*path.last().unwrap()).map(|(t, _)| t).collect();
+                    let succs: Vec<NodeId> =
+                        g.succs(*path.last().unwrap()).map(|(t, _)| t).collect();
                     if succs.is_empty() {
                         break;
                     }
@@ -1311,7 +1312,10 @@ fn last_write_automaton_agrees_with_holds() {
             let mut q = d.initial[0];
             for x in &path {
                 q = d.step(q, x.as_u32());
-                assert_ne!(q, DEAD, "seed {seed}: the value's automaton has no dead state");
+                assert_ne!(
+                    q, DEAD,
+                    "seed {seed}: the value's automaton has no dead state"
+                );
             }
             let by_dfa = d.accepting[q as usize];
             assert_eq!(by_dfa, w.holds(&path), "seed {seed}: {w:?} on {path:?}");
@@ -1320,5 +1324,8 @@ fn last_write_automaton_agrees_with_holds() {
         }
     }
     eprintln!("{accepted} accepted, {rejected_by_tests} rejected by the tests alone");
-    assert!(accepted > 0 && rejected_by_tests > 0, "{accepted} {rejected_by_tests}");
+    assert!(
+        accepted > 0 && rejected_by_tests > 0,
+        "{accepted} {rejected_by_tests}"
+    );
 }

@@ -530,7 +530,8 @@ pub fn constraints(
             u.unused = Some(if v.tests.is_empty() {
                 "every store can have left it, and no branch tests it".into()
             } else {
-                "every store can have left it, and every branch on it is where the program crashed".into()
+                "every store can have left it, and every branch on it is where the program crashed"
+                    .into()
             });
             uses.push(u);
             continue;
@@ -602,11 +603,12 @@ fn branch_tests(
             .filter(|&s| s != taken)
             .map(node)
             .collect();
-        let to = g
-            .lines(node(taken))
-            .first()
-            .map_or_else(|| format!("node {}", g.ext_id(node(taken))), |l| format!("line {l}"));
-        u.tests.push(format!("{} goes to {to}", where_is(g, branch)));
+        let to = g.lines(node(taken)).first().map_or_else(
+            || format!("node {}", g.ext_id(node(taken))),
+            |l| format!("line {l}"),
+        );
+        u.tests
+            .push(format!("{} goes to {to}", where_is(g, branch)));
         out.push(BranchTest {
             branch,
             taken: node(taken),

@@ -184,8 +184,8 @@
 //!   ([`FrontendReport::callbr`]).
 #![deny(missing_docs)]
 
-mod dbgvars;
 mod branch_tests;
+mod dbgvars;
 mod decls;
 mod libc;
 mod lower;
