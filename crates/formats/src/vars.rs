@@ -653,3 +653,66 @@ fn reenters(g: &Icfg, entry: NodeId) -> bool {
     }
     false
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cmp(load_bits: u32, casts: Vec<Cast>, pred: Pred, constant: u64, swapped: bool) -> Test {
+        Test {
+            branch: 0,
+            load_bits,
+            casts,
+            kind: TestKind::Cmp {
+                pred,
+                constant,
+                swapped,
+                then_node: 1,
+                else_node: 2,
+            },
+        }
+    }
+
+    #[test]
+    fn comparisons_follow_the_loads_width_and_casts() {
+        // `signed char c = -1; if (c < 0)`: loaded i8 0xff, sext to i32.
+        let t = cmp(8, vec![Cast::Sext(32)], Pred::Slt, 0, false);
+        assert_eq!(t.target(0xff), 1);
+        assert_eq!(t.target(0x7f), 2);
+        // The same byte zero-extended is 255, not negative.
+        let t = cmp(8, vec![Cast::Zext(32)], Pred::Slt, 0, false);
+        assert_eq!(t.target(0xff), 2);
+        // Bits above the load's width are not the variable's.
+        let t = cmp(32, vec![], Pred::Eq, 0, false);
+        assert_eq!(t.target(0xdead_0000_0000), 1);
+        // `if (b)` on a bool: trunc to i1, `!= 0`.
+        let t = cmp(8, vec![Cast::Trunc(1)], Pred::Ne, 0, false);
+        assert_eq!((t.target(1), t.target(0), t.target(2)), (1, 2, 2));
+        // `0 < n` (constant on the left), signed 64-bit.
+        let t = cmp(64, vec![], Pred::Slt, 0, true);
+        assert_eq!((t.target(5), t.target(u64::MAX)), (1, 2));
+        // Unsigned: -1 is the largest.
+        let t = cmp(32, vec![], Pred::Ugt, 10, false);
+        assert_eq!(t.target(0xffff_ffff), 1);
+        // A pointer against null.
+        let t = cmp(64, vec![], Pred::Eq, 0, false);
+        assert_eq!((t.target(0), t.target(0x5555_0000)), (1, 2));
+    }
+
+    #[test]
+    fn switches_pick_the_case_or_the_default() {
+        let t = Test {
+            branch: 0,
+            load_bits: 32,
+            casts: vec![],
+            kind: TestKind::Switch {
+                cases: vec![(0, 3), (1, 4), (0xffff_ffff, 5)],
+                default: 6,
+            },
+        };
+        assert_eq!(t.target(1), 4);
+        assert_eq!(t.target(0xffff_ffff), 5);
+        assert_eq!(t.target(7), 6);
+        assert_eq!(t.successors(), vec![3, 4, 5, 6]);
+    }
+}
