@@ -467,3 +467,103 @@ fn local_yes_is_lifted_to_global_yes() {
         assert!(!fed.contains(&body), "{solver}: the body is not in a frame");
     }
 }
+
+/// The line of `file` (in the data directory) that contains `text`.
+fn src_line(file: &str, text: &str) -> u64 {
+    let src = std::fs::read_to_string(data(file)).unwrap();
+    src.lines()
+        .position(|l| l.contains(text))
+        .unwrap_or_else(|| panic!("no `{text}` in {file}")) as u64
+        + 1
+}
+
+/// Branch tests on the final value (`tests.c`, run with 3): computed
+/// values that every store can have left decide through the branches
+/// that test them: `rc = compute(x); if (rc)`, `p = find(x); if (p ==
+/// NULL)`, a `switch` on a computed local, a loop left by its `break`
+/// (the final `n` passed the loop's test), a global flag tested in
+/// another function. Not used: a test followed by a store (`t`), and
+/// nothing unsound from the test on the crash line.
+#[test]
+fn branch_tests_decide_with_computed_values() {
+    for t in ["clang-14", "gdb"] {
+        require(t);
+    }
+    let dir = scratch("tests");
+    crash(&dir, "tests.c", "3", "core", &[], &[]);
+    let l = |text: &str| src_line("tests.c", text);
+    // What ran with x = 3: rc = 3, p = "found", op = 3, n = 5, 3, 1 (the
+    // break), flag = 1, t = 107 then 5, z = 7 (the crash).
+    let ran = [
+        l("\"rc nonzero"),
+        l("\"op other"),
+        l("\"early"),
+        l("n = step(n)"),
+        l("\"flag set"),
+        l("\"big"),
+        l("t = 5;"),
+        l("if (z == 7)"),
+    ];
+    let not_ran = [
+        l("\"rc zero"),
+        l("\"not found"),
+        l("\"op zero"),
+        l("\"op one"),
+        l("\"flag clear"),
+    ];
+    for solver in ["fsa", "cs", "best"] {
+        let (with, _) = analyze(&dir, "core", &["--solver", solver]);
+        let (without, _) = analyze(&dir, "core", &["--solver", solver, "--no-values"]);
+        assert_sound(&with, "tests.c", &ran, &not_ran, solver);
+        assert_sound(&without, "tests.c", &ran, &not_ran, solver);
+        let (yes, no) = (
+            lines(&with, "tests.c", "yes"),
+            lines(&with, "tests.c", "no"),
+        );
+        for line in not_ran {
+            assert!(no.contains(&line), "{solver}: line {line} not No: {no:?}");
+            assert!(
+                !lines(&without, "tests.c", "no").contains(&line),
+                "{solver}: line {line} No without values: the test shows nothing"
+            );
+        }
+        for line in [
+            l("\"rc nonzero"),
+            l("\"op other"),
+            l("\"early"),
+            l("\"flag set"),
+        ] {
+            assert!(
+                yes.contains(&line),
+                "{solver}: line {line} not Yes: {yes:?}"
+            );
+        }
+        // `t > 100` saw 107, not the final 5: `big` must not be No.
+        assert!(!no.contains(&l("\"big")), "{solver}");
+    }
+    let (v, _) = analyze(&dir, "core", &[]);
+    let tests = |name: &str, place: &str| -> Vec<String> {
+        let u = value_use(&v, name, place);
+        u["tests"]
+            .as_array()
+            .map(|a| a.iter().map(|t| t.as_str().unwrap().to_string()).collect())
+            .unwrap_or_default()
+    };
+    let rc = tests("rc", "main");
+    assert!(
+        rc.iter().any(|t| t.starts_with(&format!(
+            "tests.c:{} goes to line {}",
+            l("if (rc)"),
+            l("\"rc nonzero")
+        ))),
+        "{rc:?}"
+    );
+    assert!(value_use(&v, "rc", "main")["constraint"].is_number());
+    assert!(value_use(&v, "flag", "global")["constraint"].is_number());
+    // The crash line's own test (`z == 7`, in the crash's block) is left
+    // out when its branch is a crash candidate; whether or not, the crash
+    // line ran and is not No.
+    let (fsa, _) = analyze(&dir, "core", &["--solver", "fsa"]);
+    assert!(!lines(&fsa, "tests.c", "no").contains(&l("if (z == 7)")));
+    eprintln!("z's tests: {:?}", tests("z", "check_flag"));
+}

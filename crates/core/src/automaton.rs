@@ -358,7 +358,35 @@ impl Dfa {
     /// before any node of `writes`, 1 after a good one last, 2 after a bad
     /// one last. Accepting: 1, and 0 unless `need`. Class 1 = good, 2 =
     /// bad.
+    ///
+    /// With branch tests ([`crate::report::LastWrite::tests`]) it is the
+    /// product automaton of [`crate::report::LastWrite::step`], one class
+    /// per node of the alphabet.
     pub fn last_write(origin: Origin, w: &crate::report::LastWrite) -> Dfa {
+        if !w.tests.is_empty() {
+            let alphabet = w.alphabet();
+            let class: HashMap<u32, u32> = alphabet
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.as_u32(), i as u32 + 1))
+                .collect();
+            let n_states = w.num_states() as u32;
+            return Dfa::new(
+                origin,
+                n_states,
+                vec![0],
+                (0..n_states as usize).map(|q| w.accepts(q)).collect(),
+                class,
+                alphabet.len() as u32 + 1,
+                |q, c| {
+                    if c == 0 {
+                        q
+                    } else {
+                        w.step(q as usize, alphabet[c as usize - 1]) as u32
+                    }
+                },
+            );
+        }
         let class: HashMap<u32, u32> = w
             .writes
             .nodes()

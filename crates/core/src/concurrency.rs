@@ -181,9 +181,26 @@ impl Concurrency {
             }
         }
         for (i, v) in r.values.iter_mut().enumerate() {
+            let async_test = v.tests.iter().any(|t| {
+                std::iter::once(&t.branch)
+                    .chain([&t.taken])
+                    .chain(&t.others)
+                    .any(|n| self.off_path.contains(n.index()))
+            });
+            if async_test && !is_async(&v.writes) {
+                v.tests.clear();
+                weakened.push(Weakening {
+                    origin: Origin::Value(i),
+                    how: format!(
+                        "{}: branch tests dropped: a signal handler or another thread may run them",
+                        v.what
+                    ),
+                });
+            }
             if is_async(&v.writes) {
                 v.bad.clear();
                 v.need = false;
+                v.tests.clear();
                 weakened.push(Weakening {
                     origin: Origin::Value(i),
                     how: format!(

@@ -81,7 +81,9 @@ pub fn frame_labels(g: &Icfg, report: &Report, global: &[Label]) -> Vec<FrameLab
     // next frame's call, or the crash for the innermost one. The crash
     // frame's entry is the last frame's callee when the crash is in it.
     let n = report.stack.len();
-    let mut frames: Vec<(usize, Vec<NodeId>, Option<Vec<NodeId>>, bool)> = Vec::new();
+    // (frame, entries, stop set, whether a gap follows).
+    type FrameSpec = (usize, Vec<NodeId>, Option<Vec<NodeId>>, bool);
+    let mut frames: Vec<FrameSpec> = Vec::new();
     for k in 0..n {
         // The frame's stop set, and whether a gap follows the frame (then
         // the activation may also have stopped at any of its calls).
@@ -154,7 +156,7 @@ pub fn frame_labels(g: &Icfg, report: &Report, global: &[Label]) -> Vec<FrameLab
             .map(|v| &v.value);
         for v in report.values.iter().chain(own) {
             let mine = entry.is_some_and(|e| v.writes.contains(e))
-                && v.writes.nodes().iter().all(|&w| g.func_of(w) == f);
+                && v.alphabet().iter().all(|&w| g.func_of(w) == f);
             if !mine || entries.len() != 1 {
                 continue;
             }
@@ -260,8 +262,9 @@ impl LocalGraph {
 
     /// Local labels from `entries` to `stop`, with a variable's value of
     /// this activation (a [`LastWrite`] over `F`'s nodes) when given: the
-    /// walk then carries its automaton's state (0 none yet, 1 good last,
-    /// 2 bad last) and ends only in an accepting one.
+    /// walk then carries its automaton's state ([`LastWrite::step`]: 0 none
+    /// yet, 1 good last, 2 bad last, times its branch tests' part) and
+    /// ends only in an accepting one.
     fn labels(
         &self,
         entries: &[NodeId],
@@ -269,21 +272,15 @@ impl LocalGraph {
         value: Option<&LastWrite>,
     ) -> Vec<(NodeId, Label)> {
         let n = self.nodes.len();
-        let q = if value.is_some() { 3 } else { 1 };
+        let q = value.map_or(1, |w| w.num_states());
         let step = |st: usize, v: usize| -> usize {
             match value {
-                Some(w) if w.writes.contains(self.nodes[v]) => {
-                    if w.bad.binary_search(&self.nodes[v]).is_ok() {
-                        2
-                    } else {
-                        1
-                    }
-                }
-                _ => st,
+                Some(w) => w.step(st, self.nodes[v]),
+                None => st,
             }
         };
         let accepts = |st: usize| match value {
-            Some(w) => st == 1 || (st == 0 && !w.need),
+            Some(w) => w.accepts(st),
             None => true,
         };
         let idx = |set: &[NodeId]| -> Vec<usize> {

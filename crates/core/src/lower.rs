@@ -381,9 +381,14 @@ impl Lowering<'_> {
                     self.weaken(
                         origin,
                         format!(
-                            "{}: \"the last write is one of {} nodes\" dropped (UTL cannot express it)",
+                            "{}: \"the last write is one of {} nodes\"{} dropped (UTL cannot express it)",
                             w.what,
-                            good.len()
+                            good.len(),
+                            if w.tests.is_empty() {
+                                String::new()
+                            } else {
+                                format!(" and {} branch test(s)", w.tests.len())
+                            }
                         ),
                     );
                 }

@@ -88,6 +88,20 @@ pub struct Bursty {
 /// value differs from it, so that some compatible store must have run.
 /// A regular constraint (a three-state automaton); UTL keeps only what a
 /// vector expresses and lists the rest as weakened.
+///
+/// `tests` add what branches on the variable say: each is a branch node
+/// `B` whose test loaded the variable with nothing that can write it
+/// between the load and the branch, and `taken` the successor the test
+/// sends the value found to. An occurrence of `B` after which no node of
+/// `writes` runs saw that value, so the next node of the constraint's
+/// alphabet (writes, branches, successors) after it is `taken` (or the
+/// path ends). The automaton: the three write states times {ok, pending
+/// on test `i`, dirty}; at each node, first a pending test is settled
+/// (`taken`: ok, any other: dirty), then a write resets to ok, then a test
+/// branch in ok becomes pending. Accepting: the write part accepts and
+/// the test part is not dirty. At most one test per branch node (the
+/// first one counts). Without tests it is exactly the three-state
+/// automaton.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LastWrite {
     /// The nodes that write the variable (or start its activation).
@@ -99,9 +113,102 @@ pub struct LastWrite {
     pub need: bool,
     /// What it says, for messages: ``status = 20 in `handle` ``.
     pub what: String,
+    /// Branches on the variable and where its value sends them (empty:
+    /// the plain last-write constraint).
+    pub tests: Vec<BranchTest>,
+}
+
+/// A branch on a variable's value (see [`LastWrite`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BranchTest {
+    /// The branch node (the last node of the block that tests).
+    pub branch: NodeId,
+    /// The first node of the successor the value found goes to.
+    pub taken: NodeId,
+    /// The first nodes of the branch's other successors.
+    pub others: Vec<NodeId>,
 }
 
 impl LastWrite {
+    /// Number of states of the test part: 1 without tests, else ok, one
+    /// pending state per test, dirty.
+    fn test_states(&self) -> usize {
+        if self.tests.is_empty() {
+            1
+        } else {
+            self.tests.len() + 2
+        }
+    }
+
+    /// Number of states of the constraint's automaton ([`Self::step`]):
+    /// the write part (0 none yet, 1 a good write last, 2 a bad one)
+    /// times the test part.
+    pub fn num_states(&self) -> usize {
+        3 * self.test_states()
+    }
+
+    /// The nodes the automaton reads (every other node leaves its state
+    /// unchanged): writes, test branches and their successors. Sorted,
+    /// deduplicated.
+    pub fn alphabet(&self) -> Vec<NodeId> {
+        let mut a: Vec<NodeId> = self.writes.nodes().to_vec();
+        for t in &self.tests {
+            a.push(t.branch);
+            a.push(t.taken);
+            a.extend(&t.others);
+        }
+        a.sort_unstable();
+        a.dedup();
+        a
+    }
+
+    /// The automaton's transition on node `n` from state `s` (state 0 is
+    /// initial; see the type's docs).
+    pub fn step(&self, s: usize, n: NodeId) -> usize {
+        let k = self.test_states();
+        let (mut lw, mut ts) = (s / k, s % k);
+        let dirty = k - 1;
+        // Without tests `dirty` is 0 and no state is pending.
+        if ts >= 1 && ts < dirty {
+            let t = &self.tests[ts - 1];
+            if n == t.taken {
+                ts = 0;
+            } else if self.in_alphabet(n) {
+                ts = dirty;
+            }
+        }
+        if self.writes.contains(n) {
+            lw = if self.bad.binary_search(&n).is_ok() {
+                2
+            } else {
+                1
+            };
+            ts = 0;
+        }
+        if ts == 0 {
+            if let Some(i) = self.tests.iter().position(|t| t.branch == n) {
+                ts = i + 1;
+            }
+        }
+        lw * k + ts
+    }
+
+    /// Whether state `s` accepts.
+    pub fn accepts(&self, s: usize) -> bool {
+        let k = self.test_states();
+        let (lw, ts) = (s / k, s % k);
+        let tests_ok = self.tests.is_empty() || ts != k - 1;
+        tests_ok && (lw == 1 || (lw == 0 && !self.need))
+    }
+
+    fn in_alphabet(&self, n: NodeId) -> bool {
+        self.writes.contains(n)
+            || self
+                .tests
+                .iter()
+                .any(|t| t.branch == n || t.taken == n || t.others.contains(&n))
+    }
+
     /// The members of `writes` that may be the last one.
     pub fn good(&self) -> impl Iterator<Item = NodeId> + '_ {
         self.writes
@@ -111,12 +218,37 @@ impl LastWrite {
             .filter(|n| self.bad.binary_search(n).is_err())
     }
 
-    /// Whether `path` satisfies the constraint.
+    /// Whether `path` satisfies the constraint, by its definition (not
+    /// through [`Self::step`], so that tests can compare the two): the
+    /// last write is good (or none ran and none is needed), and after
+    /// every occurrence of a test's branch that no write follows, the
+    /// next node of the alphabet, if any, is the test's `taken`.
     pub fn holds(&self, path: &[NodeId]) -> bool {
-        match path.iter().rev().find(|n| self.writes.contains(**n)) {
+        let last = match path.iter().rev().find(|n| self.writes.contains(**n)) {
             Some(n) => self.bad.binary_search(n).is_err(),
             None => !self.need,
+        };
+        if !last {
+            return false;
         }
+        let alphabet = self.alphabet();
+        let after_writes = path
+            .iter()
+            .rposition(|n| self.writes.contains(*n))
+            .unwrap_or(0);
+        for (i, &b) in path.iter().enumerate().skip(after_writes) {
+            // A write in the branch's own node comes before its load.
+            let Some(t) = self.tests.iter().find(|t| t.branch == b) else {
+                continue;
+            };
+            let next = path[i + 1..]
+                .iter()
+                .find(|n| alphabet.binary_search(n).is_ok());
+            if next.is_some_and(|&n| n != t.taken) {
+                return false;
+            }
+        }
+        true
     }
 }
 
@@ -319,7 +451,13 @@ impl Report {
         let values = self
             .values
             .iter()
-            .flat_map(|v| v.writes.nodes())
+            .flat_map(|v| {
+                v.writes.nodes().iter().chain(v.tests.iter().flat_map(|t| {
+                    std::iter::once(&t.branch)
+                        .chain(std::iter::once(&t.taken))
+                        .chain(&t.others)
+                }))
+            })
             .chain(self.residue.iter().flat_map(|s| s.nodes()));
         frames
             .chain(crash)

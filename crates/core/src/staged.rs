@@ -558,7 +558,16 @@ fn simplify(v: &LastWrite, labels: &[Label]) -> Simplified {
     let bad: Vec<_> = v.bad.iter().copied().filter(runs).collect();
     let good_sure = v.good().any(|n| labels[n.index()] == Label::Yes);
     let good_any = v.good().any(|n| runs(&n));
-    if bad.is_empty() && (!v.need || good_sure) {
+    // A test whose branch never runs says nothing (its successors stay in
+    // the others' alphabets: removing a node that may run would change
+    // what they say).
+    let tests: Vec<_> = v
+        .tests
+        .iter()
+        .filter(|t| runs(&t.branch))
+        .cloned()
+        .collect();
+    if bad.is_empty() && (!v.need || good_sure) && tests.is_empty() {
         return Simplified::Satisfied;
     }
     if v.need && !good_any {
@@ -570,8 +579,20 @@ fn simplify(v: &LastWrite, labels: &[Label]) -> Simplified {
             bad,
             need: v.need,
             what: v.what.clone(),
+            tests,
         }),
-        None => Simplified::Satisfied, // no write runs and none is needed
+        // No write runs and none is needed.
+        None if tests.is_empty() => Simplified::Satisfied,
+        // No write runs: the entry (a local's) or nothing resets the
+        // tests; keep them over an empty write set, which `NodeSet` cannot
+        // hold: keep the original writes (none of them runs anyway).
+        None => Simplified::Keep(LastWrite {
+            writes: v.writes.clone(),
+            bad: v.bad.clone(),
+            need: v.need,
+            what: v.what.clone(),
+            tests,
+        }),
     }
 }
 

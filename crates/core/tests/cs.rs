@@ -1427,6 +1427,7 @@ fn staged_hints_keep_the_labels() {
         threads: 2,
     };
     let (mut staged, mut checked, mut decided, mut gained) = (0, 0, 0, 0);
+    let mut with_tests = 0;
     for seed in 0..cases() / 2 {
         let mut rng = Rng::new(seed ^ 0x5A6E);
         let g = random_icfg(&mut rng, &shape);
@@ -1463,12 +1464,18 @@ fn staged_hints_keep_the_labels() {
             });
         }
         let paths = oracle_cs::enumerate(&g, &whole, 13, 4);
-        checked += usize::from(sound_on_paths(&paths, &got.labels, &ctx));
+        let sound = sound_on_paths(&paths, &got.labels, &ctx);
+        checked += usize::from(sound);
+        with_tests += usize::from(sound && r.values.iter().any(|v| !v.tests.is_empty()));
     }
-    eprintln!("{staged} staged, {checked} checked against valid paths, {decided} labels compared, {gained} gained");
+    eprintln!("{staged} staged, {checked} checked against valid paths ({with_tests} with branch tests), {decided} labels compared, {gained} gained");
+    // Random branch tests leave fewer reports a valid path: a tenth.
     assert!(
-        staged > cases() as usize / 4 && checked > cases() as usize / 8 && decided > 0,
-        "{staged} {checked} {decided}"
+        staged > cases() as usize / 4
+            && checked > cases() as usize / 10
+            && with_tests > cases() as usize / 40
+            && decided > 0,
+        "{staged} {checked} {with_tests} {decided}"
     );
 }
 
@@ -1581,11 +1588,17 @@ fn random_values(rng: &mut Rng, g: &Icfg, r: &mut Report, most: usize) {
             bad,
             need: rng.chance(30),
             what: "v".into(),
+            tests: Vec::new(),
         });
     }
     for _ in 0..rng.below(3) {
         let set = pick(rng, 2);
         r.residue.push(set);
+    }
+    // Branch tests last, so that the draws above stay those of the seeds
+    // before tests existed.
+    for v in &mut r.values {
+        v.tests = postmortem_testkit::testgen::random_branch_tests(rng, g);
     }
 }
 
@@ -1795,6 +1808,28 @@ fn local_labels_hold_per_activation() {
                 .copied()
                 .filter(|&w| w != entry && rng.chance(50))
                 .collect();
+            // Branch tests in the function: a node of it, one of its
+            // successors in it taken, the others not.
+            let mut tests: Vec<postmortem_core::BranchTest> = Vec::new();
+            for _ in 0..rng.below(3) {
+                let branch = body[rng.below(body.len())];
+                let mut succs: Vec<NodeId> = g
+                    .succs(branch)
+                    .map(|(t, _)| t)
+                    .filter(|&t| g.func_of(t) == f)
+                    .collect();
+                succs.sort_unstable();
+                succs.dedup();
+                if succs.is_empty() || tests.iter().any(|t| t.branch == branch) {
+                    continue;
+                }
+                let taken = succs.remove(rng.below(succs.len()));
+                tests.push(postmortem_core::BranchTest {
+                    branch,
+                    taken,
+                    others: succs,
+                });
+            }
             r.frame_values.push(postmortem_core::report::FrameValue {
                 frame,
                 value: LastWrite {
@@ -1802,6 +1837,7 @@ fn local_labels_hold_per_activation() {
                     bad,
                     need: false,
                     what: "v".into(),
+                    tests,
                 },
             });
         }

@@ -780,7 +780,11 @@ fn values_are_exact_in_fsa_and_sound_in_utl() {
                 bad,
                 need: rng.chance(40),
                 what: format!("v{seed}"),
+                tests: Vec::new(),
             });
+        }
+        for v in &mut r.values {
+            v.tests = postmortem_testkit::testgen::random_branch_tests(&mut rng, &g);
         }
         let Some(truth) = oracle::recover(&g, &r) else {
             // Impossible: every solver that expresses values exactly says so.
@@ -859,7 +863,11 @@ fn staged_values_are_sound_and_refine_the_base() {
                 bad,
                 need: rng.chance(30),
                 what: "v".into(),
+                tests: Vec::new(),
             });
+        }
+        for v in &mut r.values {
+            v.tests = postmortem_testkit::testgen::random_branch_tests(&mut rng, &g);
         }
         let base_report = Report {
             values: Vec::new(),
@@ -1327,4 +1335,76 @@ fn shared_witnesses_keep_the_labels() {
     eprintln!("{compared} pairs, witnesses shared in {acted}, classes grouped in {grouped}");
     assert!(acted > 10, "witnesses were shared in only {acted} pairs");
     assert!(grouped > 10, "classes were grouped in only {grouped} pairs");
+}
+
+/// `Dfa::last_write` (through [`LastWrite::step`]) accepts exactly the
+/// paths [`LastWrite::holds`] (the constraint's definition) accepts: random
+/// values with branch tests, on random walks of random graphs and on
+/// random node sequences.
+#[test]
+fn last_write_automaton_agrees_with_holds() {
+    use postmortem_core::report::{LastWrite, NodeSet};
+    let (mut accepted, mut rejected_by_tests) = (0usize, 0usize);
+    for seed in 0..cases() as u64 * 4 {
+        let mut rng = Rng::new(seed ^ 0x7E57);
+        let g = random_icfg(&mut rng, &GraphShape::default());
+        let n = g.num_nodes();
+        let writes: Vec<NodeId> = (0..1 + rng.below(3))
+            .map(|_| NodeId::new(rng.below(n)))
+            .collect();
+        let writes = NodeSet::new(writes).expect("non-empty");
+        let bad = writes
+            .nodes()
+            .iter()
+            .copied()
+            .filter(|_| rng.chance(30))
+            .collect();
+        let mut w = LastWrite {
+            writes,
+            bad,
+            need: rng.chance(30),
+            what: "v".into(),
+            tests: Vec::new(),
+        };
+        while w.tests.is_empty() {
+            w.tests = postmortem_testkit::testgen::random_branch_tests(&mut rng, &g);
+        }
+        let d = Dfa::last_write(Origin::Value(0), &w);
+        let plain = LastWrite {
+            tests: Vec::new(),
+            ..w.clone()
+        };
+        for _ in 0..40 {
+            let mut path = vec![g.start()];
+            if rng.chance(80) {
+                for _ in 0..rng.below(16) {
+                    let succs: Vec<NodeId> =
+                        g.succs(*path.last().unwrap()).map(|(t, _)| t).collect();
+                    if succs.is_empty() {
+                        break;
+                    }
+                    path.push(succs[rng.below(succs.len())]);
+                }
+            } else {
+                path.extend((0..rng.below(12)).map(|_| NodeId::new(rng.below(n))));
+            }
+            let mut q = d.initial[0];
+            for x in &path {
+                q = d.step(q, x.as_u32());
+                assert_ne!(
+                    q, DEAD,
+                    "seed {seed}: the value's automaton has no dead state"
+                );
+            }
+            let by_dfa = d.accepting[q as usize];
+            assert_eq!(by_dfa, w.holds(&path), "seed {seed}: {w:?} on {path:?}");
+            accepted += usize::from(by_dfa);
+            rejected_by_tests += usize::from(!by_dfa && plain.holds(&path));
+        }
+    }
+    eprintln!("{accepted} accepted, {rejected_by_tests} rejected by the tests alone");
+    assert!(
+        accepted > 0 && rejected_by_tests > 0,
+        "{accepted} {rejected_by_tests}"
+    );
 }

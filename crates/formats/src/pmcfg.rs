@@ -59,7 +59,10 @@ impl std::error::Error for CacheError {}
 /// Magic bytes at the start of every graph cache (`.pmcfg`).
 pub const CACHE_MAGIC: [u8; 6] = *b"PMCFG\0";
 /// The cache format version [`encode`] writes and [`decode`] reads.
-pub const CACHE_VERSION: u16 = 4;
+/// Version 5: the front-end header of a cache with a variable map
+/// (`vars::Var::tests`, branch tests) is new; a version 4 cache would
+/// read as one without tests, so it is rebuilt instead.
+pub const CACHE_VERSION: u16 = 5;
 /// Header: magic, version (u16), total length (u64).
 const CACHE_HEADER: usize = 6 + 2 + 8;
 /// Sentinel for "none" in optional `u32` fields.

@@ -17,8 +17,18 @@
 //! that the last of those nodes on the path (for a local: of those nodes
 //! and its function's entry, a new activation) is one that can have
 //! written it; for a global whose initial value differs, that one ran.
+//!
+//! Most stores write a computed value (`rc = f()`), which says nothing
+//! that way; but such variables are tested. The front-end also lists,
+//! per variable, the branches that test a load of it ([`Test`]; the
+//! argument is in the LLVM front-end's `branch_tests.rs`): a test after
+//! which no store to the variable runs saw the final value, so it went
+//! where the value sends it ([`Test::target`]: the comparison evaluated
+//! at the load's width, through its casts). [`constraints`] adds them to
+//! the value's `LastWrite` (tests whose branch is a crash candidate left
+//! out: the crash may have stopped the block before its branch).
 
-use postmortem_core::report::{FrameValue, LastWrite, NodeSet};
+use postmortem_core::report::{BranchTest, FrameValue, LastWrite, NodeSet};
 use postmortem_core::{Icfg, NodeId};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -101,6 +111,195 @@ pub struct Var {
     /// Every node that stores to it, with what it leaves (one entry per
     /// node).
     pub writes: Vec<(u32, Written)>,
+    /// The branches that test a load of it (see [`Test`]).
+    #[serde(default)]
+    pub tests: Vec<Test>,
+}
+
+/// A conversion of the loaded value on its way to the branch (LLVM's
+/// `sext`, `zext`, `trunc`), to this many bits.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Cast {
+    /// Sign extension.
+    Sext(u32),
+    /// Zero extension.
+    Zext(u32),
+    /// Truncation.
+    Trunc(u32),
+}
+
+/// An integer comparison (LLVM's `icmp` predicates).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Pred {
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// unsigned `>`
+    Ugt,
+    /// unsigned `>=`
+    Uge,
+    /// unsigned `<`
+    Ult,
+    /// unsigned `<=`
+    Ule,
+    /// signed `>`
+    Sgt,
+    /// signed `>=`
+    Sge,
+    /// signed `<`
+    Slt,
+    /// signed `<=`
+    Sle,
+}
+
+/// What a branch does with the (converted) loaded value.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TestKind {
+    /// `br i1 (icmp pred v, constant)`, or `icmp pred constant, v` when
+    /// `swapped`; a `bool` branched on directly is `v != 0` after a
+    /// truncation to 1 bit. The first nodes of the `then` and `else`
+    /// successors.
+    Cmp {
+        /// The predicate.
+        pred: Pred,
+        /// The constant (null is 0), at the compared width.
+        constant: u64,
+        /// Whether the constant is the left operand.
+        swapped: bool,
+        /// First node of the successor when the comparison holds.
+        then_node: u32,
+        /// First node of the other successor.
+        else_node: u32,
+    },
+    /// `switch v`: each case's value and its successor's first node, and
+    /// the default successor's first node.
+    Switch {
+        /// (case value, first node).
+        cases: Vec<(u64, u32)>,
+        /// First node of the default successor.
+        default: u32,
+    },
+}
+
+/// A branch on a load of the variable: the load is in the branch's block,
+/// with no store and no call between it and the branch (see the LLVM
+/// front-end's `values.rs` for the argument and what is left out).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Test {
+    /// The branch's node (the last node of its block).
+    pub branch: u32,
+    /// The width of the load, in bits.
+    pub load_bits: u32,
+    /// The conversions from the load to the compared value, in order.
+    pub casts: Vec<Cast>,
+    /// The comparison and the successors.
+    pub kind: TestKind,
+}
+
+fn mask(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
+
+fn sign_extend(v: u64, bits: u32) -> i64 {
+    if bits == 0 || bits >= 64 {
+        return v as i64;
+    }
+    let shift = 64 - bits;
+    ((v << shift) as i64) >> shift
+}
+
+impl Pred {
+    /// The comparison of `a` and `b`, both `bits` wide.
+    pub fn eval(self, a: u64, b: u64, bits: u32) -> bool {
+        let (a, b) = (a & mask(bits), b & mask(bits));
+        let (sa, sb) = (sign_extend(a, bits), sign_extend(b, bits));
+        match self {
+            Pred::Eq => a == b,
+            Pred::Ne => a != b,
+            Pred::Ugt => a > b,
+            Pred::Uge => a >= b,
+            Pred::Ult => a < b,
+            Pred::Ule => a <= b,
+            Pred::Sgt => sa > sb,
+            Pred::Sge => sa >= sb,
+            Pred::Slt => sa < sb,
+            Pred::Sle => sa <= sb,
+        }
+    }
+}
+
+impl Test {
+    /// The value the branch compares, from the variable's `value` (its
+    /// low `load_bits` bits are what the load read), and its width.
+    pub fn compared(&self, value: u64) -> (u64, u32) {
+        let (mut v, mut bits) = (value & mask(self.load_bits), self.load_bits);
+        for c in &self.casts {
+            match *c {
+                Cast::Sext(to) => {
+                    v = sign_extend(v, bits) as u64 & mask(to);
+                    bits = to;
+                }
+                Cast::Zext(to) => bits = to,
+                Cast::Trunc(to) => {
+                    v &= mask(to);
+                    bits = to;
+                }
+            }
+        }
+        (v, bits)
+    }
+
+    /// The first node of the successor the branch takes with the
+    /// variable's `value`.
+    pub fn target(&self, value: u64) -> u32 {
+        let (v, bits) = self.compared(value);
+        match &self.kind {
+            TestKind::Cmp {
+                pred,
+                constant,
+                swapped,
+                then_node,
+                else_node,
+            } => {
+                let holds = if *swapped {
+                    pred.eval(*constant, v, bits)
+                } else {
+                    pred.eval(v, *constant, bits)
+                };
+                if holds {
+                    *then_node
+                } else {
+                    *else_node
+                }
+            }
+            TestKind::Switch { cases, default } => cases
+                .iter()
+                .find(|(c, _)| c & mask(bits) == v)
+                .map_or(*default, |&(_, n)| n),
+        }
+    }
+
+    /// The first nodes of every successor, sorted, deduplicated.
+    pub fn successors(&self) -> Vec<u32> {
+        let mut s = match &self.kind {
+            TestKind::Cmp {
+                then_node,
+                else_node,
+                ..
+            } => vec![*then_node, *else_node],
+            TestKind::Switch { cases, default } => {
+                cases.iter().map(|c| c.1).chain([*default]).collect()
+            }
+        };
+        s.sort_unstable();
+        s.dedup();
+        s
+    }
 }
 
 /// The variables of a module (see the module docs).
@@ -128,7 +327,11 @@ impl VarMap {
                 VarScope::Local { entry, .. } => Some(entry),
                 VarScope::Global { .. } => None,
             };
-            for x in v.writes.iter().map(|w| w.0).chain(entry) {
+            let tests = v
+                .tests
+                .iter()
+                .flat_map(|t| std::iter::once(t.branch).chain(t.successors()));
+            for x in v.writes.iter().map(|w| w.0).chain(entry).chain(tests) {
                 if x as usize >= n {
                     return Err(format!(
                         "variable `{}`: node {x} out of range (graph of {n} nodes)",
@@ -206,6 +409,10 @@ pub struct ValueUse {
     pub ruled_out: Vec<String>,
     /// Stores that can have.
     pub kept: Vec<String>,
+    /// Branch tests used: ``file:line goes to line M`` (the branch, and
+    /// the first line of the successor the value sends it to).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tests: Vec<String>,
     /// Why no constraint was made, if none was.
     pub unused: Option<String>,
 }
@@ -254,6 +461,7 @@ pub fn constraints(
             local: None,
             ruled_out: Vec::new(),
             kept: Vec::new(),
+            tests: Vec::new(),
             unused: None,
         };
         let node = |x: u32| NodeId::new(x as usize);
@@ -317,8 +525,14 @@ pub fn constraints(
             continue;
         }
         let need = start.is_none() && !init_ok;
-        if bad.is_empty() && !need {
-            u.unused = Some("every store can have left it".into());
+        let tests = branch_tests(g, v, o.value, crash, &mut u);
+        if bad.is_empty() && !need && tests.is_empty() {
+            u.unused = Some(if v.tests.is_empty() {
+                "every store can have left it, and no branch tests it".into()
+            } else {
+                "every store can have left it, and every branch on it is where the program crashed"
+                    .into()
+            });
             uses.push(u);
             continue;
         }
@@ -335,6 +549,7 @@ pub fn constraints(
             bad,
             need,
             what: format!("{} = {} ({})", v.name, o.value, o.place),
+            tests,
         };
         match u.frame {
             Some(frame) => {
@@ -353,6 +568,54 @@ pub fn constraints(
         frame_values,
         uses,
     }
+}
+
+/// At most this many branch tests per value (the first ones): its
+/// automaton has 3 states per test (see `LastWrite::step`). Leaving tests
+/// out is sound.
+const MAX_TESTS: usize = 32;
+
+/// The branch tests of `v` with the value `value`: for each, the
+/// successor the value sends the branch to. A test whose branch is a
+/// crash candidate is left out (the crash may have stopped the block
+/// before its branch). Each used test is listed in `u`.
+fn branch_tests(
+    g: &Icfg,
+    v: &Var,
+    value: u64,
+    crash: Option<&NodeSet>,
+    u: &mut ValueUse,
+) -> Vec<BranchTest> {
+    let node = |x: u32| NodeId::new(x as usize);
+    let mut out: Vec<BranchTest> = Vec::new();
+    for t in &v.tests {
+        let branch = node(t.branch);
+        if crash.is_some_and(|c| c.contains(branch)) || out.iter().any(|b| b.branch == branch) {
+            continue;
+        }
+        if out.len() == MAX_TESTS {
+            break;
+        }
+        let taken = t.target(value);
+        let others = t
+            .successors()
+            .into_iter()
+            .filter(|&s| s != taken)
+            .map(node)
+            .collect();
+        let to = g.lines(node(taken)).first().map_or_else(
+            || format!("node {}", g.ext_id(node(taken))),
+            |l| format!("line {l}"),
+        );
+        u.tests
+            .push(format!("{} goes to {to}", where_is(g, branch)));
+        out.push(BranchTest {
+            branch,
+            taken: node(taken),
+            others,
+        });
+    }
+    out
 }
 
 /// `file:line` of a node, else its id.
@@ -389,4 +652,67 @@ fn reenters(g: &Icfg, entry: NodeId) -> bool {
         }
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cmp(load_bits: u32, casts: Vec<Cast>, pred: Pred, constant: u64, swapped: bool) -> Test {
+        Test {
+            branch: 0,
+            load_bits,
+            casts,
+            kind: TestKind::Cmp {
+                pred,
+                constant,
+                swapped,
+                then_node: 1,
+                else_node: 2,
+            },
+        }
+    }
+
+    #[test]
+    fn comparisons_follow_the_loads_width_and_casts() {
+        // `signed char c = -1; if (c < 0)`: loaded i8 0xff, sext to i32.
+        let t = cmp(8, vec![Cast::Sext(32)], Pred::Slt, 0, false);
+        assert_eq!(t.target(0xff), 1);
+        assert_eq!(t.target(0x7f), 2);
+        // The same byte zero-extended is 255, not negative.
+        let t = cmp(8, vec![Cast::Zext(32)], Pred::Slt, 0, false);
+        assert_eq!(t.target(0xff), 2);
+        // Bits above the load's width are not the variable's.
+        let t = cmp(32, vec![], Pred::Eq, 0, false);
+        assert_eq!(t.target(0xdead_0000_0000), 1);
+        // `if (b)` on a bool: trunc to i1, `!= 0`.
+        let t = cmp(8, vec![Cast::Trunc(1)], Pred::Ne, 0, false);
+        assert_eq!((t.target(1), t.target(0), t.target(2)), (1, 2, 2));
+        // `0 < n` (constant on the left), signed 64-bit.
+        let t = cmp(64, vec![], Pred::Slt, 0, true);
+        assert_eq!((t.target(5), t.target(u64::MAX)), (1, 2));
+        // Unsigned: -1 is the largest.
+        let t = cmp(32, vec![], Pred::Ugt, 10, false);
+        assert_eq!(t.target(0xffff_ffff), 1);
+        // A pointer against null.
+        let t = cmp(64, vec![], Pred::Eq, 0, false);
+        assert_eq!((t.target(0), t.target(0x5555_0000)), (1, 2));
+    }
+
+    #[test]
+    fn switches_pick_the_case_or_the_default() {
+        let t = Test {
+            branch: 0,
+            load_bits: 32,
+            casts: vec![],
+            kind: TestKind::Switch {
+                cases: vec![(0, 3), (1, 4), (0xffff_ffff, 5)],
+                default: 6,
+            },
+        };
+        assert_eq!(t.target(1), 4);
+        assert_eq!(t.target(0xffff_ffff), 5);
+        assert_eq!(t.target(7), 6);
+        assert_eq!(t.successors(), vec![3, 4, 5, 6]);
+    }
 }

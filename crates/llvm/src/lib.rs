@@ -184,6 +184,7 @@
 //!   ([`FrontendReport::callbr`]).
 #![deny(missing_docs)]
 
+mod branch_tests;
 mod dbgvars;
 mod decls;
 mod libc;
@@ -366,6 +367,8 @@ pub fn lower_module(
         &values::Lowered {
             store_nodes: &extras.store_nodes,
             entries: &extras.entries,
+            block_nodes: &extras.block_nodes,
+            icfg: &icfg,
         },
     );
     Ok(Loaded {

@@ -33,11 +33,14 @@ use postmortem_core::NodeId;
 use postmortem_formats::vars::{Var, VarMap, VarScope, Written};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-/// The store instructions' nodes (by instruction address) and each defined
-/// function's entry node, from the lowering.
+/// The store instructions' nodes (by instruction address), each defined
+/// function's entry node and blocks' node ranges, and the graph, from the
+/// lowering.
 pub(crate) struct Lowered<'a> {
     pub store_nodes: &'a HashMap<*const Instruction, NodeId>,
     pub entries: &'a HashMap<String, NodeId>,
+    pub block_nodes: &'a crate::sancov::BlockNodes,
+    pub icfg: &'a postmortem_core::Icfg,
 }
 
 /// Builds the variable map of a module.
@@ -46,7 +49,8 @@ pub(crate) fn scan(m: &Module, declared: &DeclaredVars, low: &Lowered<'_>) -> Va
     let mut left = |why: &str, out: &mut VarMap| {
         *out.left_out.entry(why.to_string()).or_insert(0) += 1;
     };
-    globals(m, low, &mut out, &mut left);
+    let mut gtests = global_tests(m, low);
+    globals(m, low, &mut gtests, &mut out, &mut left);
     for f in &m.functions {
         let Some(&entry) = low.entries.get(&f.name) else {
             continue;
@@ -114,11 +118,62 @@ fn name_str(n: &Name) -> String {
     }
 }
 
+/// Branch tests per variable (see [`crate::branch_tests`]).
+type TestMap = HashMap<crate::branch_tests::Key, Vec<postmortem_formats::vars::Test>>;
+
+/// The branch tests of loads of globals (a global or a constant
+/// `getelementptr` into one), by global and offset, over every function.
+fn global_tests(m: &Module, low: &Lowered<'_>) -> TestMap {
+    let roots: HashMap<String, llvm_ir::TypeRef> = m
+        .global_vars
+        .iter()
+        .filter_map(|g| match g.ty.as_ref() {
+            Type::PointerType { pointee_type, .. } => {
+                Some((name_str(&g.name), pointee_type.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    let places = Aggregates::new(m, roots);
+    let resolve = |op: &Operand| match op {
+        Operand::ConstantOperand(c) => match places.const_place(c) {
+            Some(Some(p)) => Some((p.root, p.offset)),
+            _ => None,
+        },
+        _ => None,
+    };
+    let mut out = TestMap::new();
+    for f in &m.functions {
+        let tests =
+            crate::branch_tests::tests_of(f, low.block_nodes.get(&f.name), low.icfg, &resolve);
+        for (k, t) in tests {
+            out.entry(k).or_default().extend(t);
+        }
+    }
+    out
+}
+
+/// The tests of the variable `key`, `bytes` wide.
+fn take_tests(
+    tests: &mut TestMap,
+    key: (&str, u64),
+    bytes: u32,
+) -> Vec<postmortem_formats::vars::Test> {
+    let mut t = tests
+        .remove(&(key.0.to_string(), key.1))
+        .unwrap_or_default();
+    for x in &mut t {
+        x.load_bits = bytes * 8;
+    }
+    t
+}
+
 /// Globals: defined, mutable, not thread-local, scalar, address used by
 /// loads and stores only.
 fn globals(
     m: &Module,
     low: &Lowered<'_>,
+    tests: &mut TestMap,
     out: &mut VarMap,
     left: &mut impl FnMut(&str, &mut VarMap),
 ) {
@@ -206,7 +261,7 @@ fn globals(
             });
         }
     }
-    aggregate_globals(m, agg_roots, low, out, left);
+    aggregate_globals(m, agg_roots, low, tests, out, left);
     let mut names: Vec<&String> = candidates.keys().collect();
     names.sort();
     for name in names {
@@ -229,6 +284,7 @@ fn globals(
             bytes,
             pointer,
             writes: w.by_node.into_iter().collect(),
+            tests: take_tests(tests, (name, 0), bytes),
         });
     }
 }
@@ -274,9 +330,29 @@ fn locals(
             }
         }
     }
+    // The loads a branch tests, by alloca (or field) when its function's
+    // locals keep them (see `branch_tests`).
+    let setjmp = crate::branch_tests::calls_setjmp(f);
+    let mut agg = Aggregates::new(f_module, agg_roots.clone());
     if !agg_roots.is_empty() {
-        let mut agg = Aggregates::new(f_module, agg_roots);
         agg.scan(&[f], low);
+    }
+    let mut tests = if setjmp {
+        TestMap::new()
+    } else {
+        let resolve = |op: &Operand| match op {
+            Operand::LocalOperand { name, .. } if allocas.contains_key(&name_str(name)) => {
+                Some((name_str(name), 0))
+            }
+            Operand::LocalOperand { .. } => match agg.place(op) {
+                Some(Some(p)) => Some((p.root, p.offset)),
+                _ => None,
+            },
+            _ => None,
+        };
+        crate::branch_tests::tests_of(f, low.block_nodes.get(&f.name), low.icfg, &resolve)
+    };
+    if !agg_roots.is_empty() {
         let mut names: Vec<String> = agg_decl.keys().cloned().collect();
         names.sort();
         for name in names {
@@ -296,6 +372,7 @@ fn locals(
                             bytes,
                             pointer,
                             writes,
+                            tests: take_tests(&mut tests, (&name, u64::from(offset)), bytes),
                         });
                     }
                 }
@@ -363,6 +440,7 @@ fn locals(
             bytes,
             pointer,
             writes: w.by_node.into_iter().collect(),
+            tests: take_tests(&mut tests, (name, 0), bytes),
         });
     }
 }
@@ -733,6 +811,7 @@ fn aggregate_globals(
     m: &Module,
     roots: HashMap<String, (llvm_ir::TypeRef, Option<llvm_ir::ConstantRef>)>,
     low: &Lowered<'_>,
+    tests: &mut TestMap,
     out: &mut VarMap,
     left: &mut impl FnMut(&str, &mut VarMap),
 ) {
@@ -775,6 +854,7 @@ fn aggregate_globals(
                         bytes,
                         pointer,
                         writes,
+                        tests: take_tests(tests, (name, u64::from(offset)), bytes),
                     });
                 }
             }

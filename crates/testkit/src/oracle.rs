@@ -98,16 +98,9 @@ pub fn path_consistent(report: &Report, query: Option<&Query>, path: &[NodeId]) 
             return false;
         }
     }
-    for v in &report.values {
-        // The last write, found by scanning backwards.
-        let last = path.iter().rev().find(|n| v.writes.nodes().contains(n));
-        let ok = match last {
-            Some(n) => !v.bad.contains(n),
-            None => !v.need,
-        };
-        if !ok {
-            return false;
-        }
+    // By the constraint's definition (not its automaton).
+    if !report.values.iter().all(|v| v.holds(path)) {
+        return false;
     }
     match query {
         None => true,
@@ -219,7 +212,8 @@ enum Auto {
     Bursty(Vec<NodeSet>, Vec<bool>),
     /// A query automaton (one initial state); state = its state.
     Lang(postmortem_core::automaton::Dfa),
-    /// A variable's last write: 0 none yet, 1 a good one last, 2 a bad one.
+    /// A variable's last write: [`postmortem_core::report::LastWrite::step`]'s
+    /// state.
     Last(postmortem_core::report::LastWrite),
 }
 
@@ -256,15 +250,7 @@ impl Auto {
                 None => s,
             },
             Auto::Must(n) => u16::from(s == 1 || *n == x),
-            Auto::Last(v) => {
-                if !v.writes.nodes().contains(&x) {
-                    s
-                } else if v.bad.contains(&x) {
-                    2
-                } else {
-                    1
-                }
-            }
+            Auto::Last(v) => v.step(usize::from(s), x) as u16,
             Auto::Lang(d) => {
                 let t = d.step(u32::from(s), x.as_u32());
                 if t == postmortem_core::automaton::DEAD {
@@ -304,7 +290,7 @@ impl Auto {
             Auto::Must(_) => s == 1,
             Auto::Bursty(e, _) => s & (1 << e.len()) != 0,
             Auto::Lang(d) => d.accepting[s as usize],
-            Auto::Last(v) => s == 1 || (s == 0 && !v.need),
+            Auto::Last(v) => v.accepts(usize::from(s)),
         }
     }
 }

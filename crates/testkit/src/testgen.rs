@@ -294,12 +294,42 @@ fn last_write(
     } else {
         rng.chance(30)
     };
-    postmortem_core::report::LastWrite {
+    let mut w = postmortem_core::report::LastWrite {
         writes,
         bad,
         need,
         what: "v".into(),
+        tests: Vec::new(),
+    };
+    // Branch tests: a branch (often on the walk), where it goes (often
+    // where the walk went after it), other successors; when truthful,
+    // kept only if the walk still satisfies the constraint.
+    for _ in 0..rng.below(4) {
+        let on_walk = rng.chance(70);
+        let i = rng.below(walk.len());
+        let branch = if on_walk { walk[i] } else { any(rng) };
+        if w.tests.iter().any(|t| t.branch == branch) {
+            continue;
+        }
+        let taken = if on_walk && i + 1 < walk.len() && rng.chance(60) {
+            walk[i + 1]
+        } else {
+            any(rng)
+        };
+        let others: Vec<NodeId> = (0..rng.below(3))
+            .map(|_| any(rng))
+            .filter(|&o| o != taken)
+            .collect();
+        w.tests.push(postmortem_core::report::BranchTest {
+            branch,
+            taken,
+            others,
+        });
+        if truthful && !w.holds(walk) {
+            w.tests.pop();
+        }
     }
+    w
 }
 
 /// The report with every constraint UTL cannot express weakened the way
@@ -423,4 +453,37 @@ pub fn observe(g: &Icfg) -> String {
     )
     .unwrap();
     s
+}
+
+/// Up to 2 random branch tests (none half of the time): a node with its successors split into
+/// the one taken and the others (or, sometimes, random nodes).
+pub fn random_branch_tests(rng: &mut Rng, g: &Icfg) -> Vec<postmortem_core::BranchTest> {
+    let n = g.num_nodes();
+    let mut tests: Vec<postmortem_core::BranchTest> = Vec::new();
+    if rng.chance(50) {
+        return tests;
+    }
+    for _ in 0..1 + rng.below(2) {
+        let branch = NodeId::new(rng.below(n));
+        if tests.iter().any(|t| t.branch == branch) {
+            continue;
+        }
+        let mut succs: Vec<NodeId> = g.succs(branch).map(|(t, _)| t).collect();
+        succs.sort_unstable();
+        succs.dedup();
+        if succs.is_empty() || rng.chance(15) {
+            succs = (0..1 + rng.below(3))
+                .map(|_| NodeId::new(rng.below(n)))
+                .collect();
+            succs.sort_unstable();
+            succs.dedup();
+        }
+        let taken = succs.remove(rng.below(succs.len()));
+        tests.push(postmortem_core::BranchTest {
+            branch,
+            taken,
+            others: succs,
+        });
+    }
+    tests
 }

@@ -977,7 +977,7 @@ fn speculable(inst: &Instruction) -> bool {
 /// the string attributes every front-end writes, `"frame-pointer"`,
 /// `"target-cpu"`...; hand-written IR, read as written, has none). Then
 /// [`speculable`] instructions give weak lines only.
-fn optimised(f: &Function) -> bool {
+pub(crate) fn optimised(f: &Function) -> bool {
     !f.function_attributes.contains(&FunctionAttribute::OptNone)
         && f.function_attributes
             .iter()

@@ -21,6 +21,7 @@
 //!    destructors around `main`, and the asynchronous functions.
 
 mod bodies;
+pub(crate) use bodies::optimised;
 mod ends;
 mod hidden;
 mod index;
