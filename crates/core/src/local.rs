@@ -160,7 +160,22 @@ pub fn frame_labels(g: &Icfg, report: &Report, global: &[Label]) -> Vec<FrameLab
             if !mine || entries.len() != 1 {
                 continue;
             }
-            let more = local.labels(&entries, &stop, Some(v));
+            let mut more = local.labels(&entries, &stop, Some(v));
+            if !v.tests.is_empty() && nodes.len() * v.num_states() > MAX_NODES_FOR_YES {
+                // Too large for the Yes test with the branch tests: the
+                // value without them (a weaker constraint, as sound) still
+                // gets it.
+                let bare = LastWrite {
+                    tests: Vec::new(),
+                    ..v.clone()
+                };
+                let plain = local.labels(&entries, &stop, Some(&bare));
+                for (a, b) in more.iter_mut().zip(&plain) {
+                    if a.1 == Label::Maybe {
+                        a.1 = b.1;
+                    }
+                }
+            }
             if more.iter().all(|&(_, l)| l == Label::Maybe) {
                 continue; // not explained: nothing learned
             }

@@ -2030,3 +2030,50 @@ fn lean_exploration_keeps_the_labels() {
         "{compared} {smaller} {checked} {decided}"
     );
 }
+
+/// Values known only from branch tests get at most
+/// `staged::MAX_TEST_ONLY` stages; the rest are dropped and listed (each
+/// stage is a whole recovery), and the staged ones still decide.
+#[test]
+fn test_only_values_are_capped() {
+    use postmortem_core::report::BranchTest;
+    use postmortem_core::staged::{recover_staged, Staging, MAX_TEST_ONLY};
+    let p = build(
+        &[(
+            "main",
+            &[("en", En), ("b", S), ("t1", S), ("t2", S), ("j", S), ("ex", Ex)],
+        )],
+        &[
+            ("en", "b"),
+            ("b", "t1"),
+            ("b", "t2"),
+            ("t1", "j"),
+            ("t2", "j"),
+            ("j", "ex"),
+        ],
+        &[],
+    );
+    let mut r = crash_report(&p, &[], "j");
+    for _ in 0..MAX_TEST_ONLY + 2 {
+        r.values.push(LastWrite {
+            writes: NodeSet::one(p.id("en")),
+            bad: Vec::new(),
+            need: false,
+            what: "x = 1".into(),
+            tests: vec![BranchTest {
+                branch: p.id("b"),
+                taken: p.id("t1"),
+                others: vec![p.id("t2")],
+            }],
+        });
+    }
+    let rec = recover_staged(&cs(), &p.g, &r, Staging::default()).unwrap();
+    let capped = rec
+        .weakened
+        .iter()
+        .filter(|w| w.how.contains("known only from branch tests"))
+        .count();
+    assert_eq!(capped, 2, "{:?}", rec.weakened);
+    assert_eq!(rec.labels[p.id("t2").index()], Label::No);
+    assert_eq!(rec.labels[p.id("t1").index()], Label::Yes);
+}
