@@ -2041,7 +2041,14 @@ fn test_only_values_are_capped() {
     let p = build(
         &[(
             "main",
-            &[("en", En), ("b", S), ("t1", S), ("t2", S), ("j", S), ("ex", Ex)],
+            &[
+                ("en", En),
+                ("b", S),
+                ("t1", S),
+                ("t2", S),
+                ("j", S),
+                ("ex", Ex),
+            ],
         )],
         &[
             ("en", "b"),
