@@ -111,8 +111,25 @@ fn residue_of_a_returned_call_decides_its_lines_soundly() {
     for (arg, ran, not_ran) in [("1", twice, next), ("2", next, twice)] {
         let core = format!("core{arg}");
         crash(&dir, arg, &core);
-        let with = analyze(&dir, &core, &[]);
-        let without = analyze(&dir, &core, &["--no-residue"]);
+        // Residue alone (values off: `k`'s branch tests decide the branch
+        // too, checked below).
+        let with = analyze(&dir, &core, &["--no-values"]);
+        let without = analyze(&dir, &core, &["--no-values", "--no-residue"]);
+        let values = analyze(&dir, &core, &["--no-residue"]);
+        for l in ran {
+            assert!(
+                lines(&values, "yes").contains(&l),
+                "arg {arg}: line {l} ran but is not Yes from k's tests: {}",
+                values["values"]
+            );
+        }
+        for l in not_ran {
+            assert!(
+                lines(&values, "no").contains(&l),
+                "arg {arg}: line {l} did not run but is not No from k's tests: {}",
+                values["values"]
+            );
+        }
         // Without residue the stack says nothing of the branch.
         for l in ran.iter().chain(&not_ran) {
             assert!(
