@@ -16,7 +16,8 @@
 //!    with the whole report without the other values, at most
 //!    [`MAX_GROUPS`] groups (the values beyond are dropped and listed).
 //!    Values that rule out a store come first; of those known only from
-//!    branch tests, at most [`MAX_TEST_ONLY`] are staged (on a plain SQLite
+//!    branch tests, [`MAX_TEST_ONLY`] or more within a budget are staged
+//!    ([`TEST_ONLY_NODES`]; on a plain SQLite
 //!    core 10 such global values took the value stages from 0.9 s to
 //!    5.8 s and decided 28 more nodes of 92,035);
 //!    One value per group: on bzip2's function-flag core (19 values left)
@@ -73,9 +74,16 @@ pub const GROUP: usize = 1;
 pub const MAX_GROUPS: usize = 32;
 
 /// Most values known only from branch tests (no store ruled out, none
-/// needed) that get a stage of their own. On bzip2's plain cores (34 such
-/// values) staging up to 32 of them decides nothing the first 4 do not.
+/// needed) that get a stage of their own on a large graph: at least this
+/// many, and more while their stages stay within [`TEST_ONLY_NODES`].
+/// On bzip2's plain cores (34 such values) staging up to 32 of them
+/// decides nothing the first 4 do not.
 pub const MAX_TEST_ONLY: usize = 4;
+
+/// Budget of the stages of values known only from branch tests, in graph
+/// nodes (stages times nodes): every one on small programs, 4 on
+/// SQLite's 92,035 nodes.
+pub const TEST_ONLY_NODES: usize = 400_000;
 
 /// How [`recover_staged`] runs its stages.
 #[derive(Clone, Copy, Debug)]
@@ -88,6 +96,9 @@ pub struct Staging {
     /// labels do not depend on it). 1: one by one, as `batch` runs them
     /// (its crashes already use every core).
     pub threads: usize,
+    /// The budget of values known only from branch tests, in graph nodes
+    /// ([`TEST_ONLY_NODES`] by default).
+    pub test_only_nodes: usize,
 }
 
 impl Default for Staging {
@@ -95,6 +106,7 @@ impl Default for Staging {
         Staging {
             hints: true,
             threads: 1,
+            test_only_nodes: TEST_ONLY_NODES,
         }
     }
 }
@@ -276,7 +288,7 @@ fn staged(
         .iter()
         .filter(|(_, v)| v.bad.is_empty() && !v.need)
         .count();
-    let most = MAX_TEST_ONLY;
+    let most = MAX_TEST_ONLY.max(how.test_only_nodes / g.num_nodes().max(1));
     let keep = left.len() - test_only.saturating_sub(most);
     let capped = left.split_off(keep);
     for (i, v) in &capped {

@@ -1421,10 +1421,12 @@ fn staged_hints_keep_the_labels() {
     let reference = Staging {
         hints: false,
         threads: 1,
+        ..Staging::default()
     };
     let fast = Staging {
         hints: true,
         threads: 2,
+        ..Staging::default()
     };
     let (mut staged, mut checked, mut decided, mut gained) = (0, 0, 0, 0);
     let mut with_tests = 0;
@@ -1515,6 +1517,7 @@ fn must_filter_keeps_the_labels() {
     let how = Staging {
         hints: true,
         threads: 1,
+        ..Staging::default()
     };
     let (mut compared, mut checked, mut filtered, mut decided) = (0, 0, 0, 0);
     for seed in 0..cases() / 2 {
@@ -1658,7 +1661,18 @@ fn lift_hint_keeps_the_labels() {
         let ctx = || format!("seed {seed}\n{}", describe(&g, &whole));
         let paths = oracle_cs::enumerate(&g, &whole, 13, 4);
         for s in solvers {
-            let run = |hints| recover_lifted(s, &g, &r, Staging { hints, threads: 1 });
+            let run = |hints| {
+                recover_lifted(
+                    s,
+                    &g,
+                    &r,
+                    Staging {
+                        hints,
+                        threads: 1,
+                        ..Staging::default()
+                    },
+                )
+            };
             let (got, want) = match (run(true), run(false)) {
                 (Ok(x), Ok(w)) => (x, w),
                 (Err(a), Err(b)) => {
@@ -1979,6 +1993,7 @@ fn lean_exploration_keeps_the_labels() {
     let how = Staging {
         hints: true,
         threads: 1,
+        ..Staging::default()
     };
     let (mut compared, mut checked, mut smaller, mut decided, mut gained) = (0, 0, 0, 0, 0);
     for seed in 0..cases() / 2 {
@@ -2074,7 +2089,12 @@ fn test_only_values_are_capped() {
             }],
         });
     }
-    let rec = recover_staged(&cs(), &p.g, &r, Staging::default()).unwrap();
+    // A budget that a large graph's nodes spend at once.
+    let how = Staging {
+        test_only_nodes: 0,
+        ..Staging::default()
+    };
+    let rec = recover_staged(&cs(), &p.g, &r, how).unwrap();
     let capped = rec
         .weakened
         .iter()
