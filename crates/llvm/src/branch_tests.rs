@@ -45,18 +45,6 @@ use std::ops::Range;
 /// `alloca`'s) and the byte offset of the field.
 pub(crate) type Key = (String, u64);
 
-/// Functions that may return twice.
-const SETJMP: &[&str] = &[
-    "setjmp",
-    "_setjmp",
-    "__setjmp",
-    "sigsetjmp",
-    "__sigsetjmp",
-    "savectx",
-    "vfork",
-    "getcontext",
-];
-
 /// Whether `f` calls a function that may return twice (`setjmp`...).
 pub(crate) fn calls_setjmp(f: &Function) -> bool {
     f.basic_blocks.iter().flat_map(|b| &b.instrs).any(|i| {
@@ -65,7 +53,7 @@ pub(crate) fn calls_setjmp(f: &Function) -> bool {
         };
         match c.function.as_ref().right() {
             Some(Operand::ConstantOperand(k)) => matches!(k.as_ref(),
-                Constant::GlobalReference { name: Name::Name(n), .. } if SETJMP.contains(&n.as_str())),
+                Constant::GlobalReference { name: Name::Name(n), .. } if crate::libc::SETJMP_NAMES.contains(&n.as_str())),
             _ => false,
         }
     })
