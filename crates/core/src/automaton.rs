@@ -124,6 +124,99 @@ impl Dfa {
         }
     }
 
+    /// The same language with the fewest states: the states reachable
+    /// from an initial state, those no continuation tells apart merged
+    /// (Moore's partition refinement; Hopcroft, Motwani and Ullman,
+    /// *Introduction to Automata Theory*, 4.4). Blocks are numbered in the
+    /// order a breadth-first walk from the initial states meets them, so a
+    /// single initial state stays 0. The product's work grows with the
+    /// states a constraint can be in: a variable's last write with branch
+    /// tests has 3 x (tests + 2) states, of which "no write yet" and "a
+    /// good write last" are one when no write is needed.
+    ///
+    /// Only for automata without an order on their states (the order is
+    /// one of numbers, which renumbering would break): others are returned
+    /// as they are.
+    pub fn minimized(self) -> Dfa {
+        if self.has_order() {
+            return self;
+        }
+        let (n, nc) = (self.num_states() as usize, self.n_classes as usize);
+        let next = |q: usize, c: usize| self.delta[q * nc + c];
+        // Reachable states, in breadth-first order.
+        let mut order: Vec<usize> = Vec::new();
+        let mut seen = vec![false; n];
+        for &q in &self.initial {
+            if q != DEAD && !seen[q as usize] {
+                seen[q as usize] = true;
+                order.push(q as usize);
+            }
+        }
+        let mut i = 0;
+        while i < order.len() {
+            let q = order[i];
+            i += 1;
+            for c in 0..nc {
+                let t = next(q, c);
+                if t != DEAD && !seen[t as usize] {
+                    seen[t as usize] = true;
+                    order.push(t as usize);
+                }
+            }
+        }
+        // Refine by (block, blocks of the successors) until stable.
+        let mut block: Vec<u32> = vec![DEAD; n];
+        for &q in &order {
+            block[q] = u32::from(self.accepting[q]);
+        }
+        let mut count = 0;
+        loop {
+            let mut ids: HashMap<Vec<u32>, u32> = HashMap::new();
+            let mut refined = vec![DEAD; n];
+            for &q in &order {
+                let mut sig = Vec::with_capacity(nc + 1);
+                sig.push(block[q]);
+                for c in 0..nc {
+                    let t = next(q, c);
+                    sig.push(if t == DEAD { DEAD } else { block[t as usize] });
+                }
+                let fresh = ids.len() as u32;
+                refined[q] = *ids.entry(sig).or_insert(fresh);
+            }
+            let blocks = ids.len();
+            block = refined;
+            if blocks == count {
+                break;
+            }
+            count = blocks;
+        }
+        // `ids` numbered the blocks in `order`'s order: the first state of
+        // `order` is in block 0.
+        let mut rep = vec![usize::MAX; count];
+        for &q in &order {
+            let b = block[q] as usize;
+            if rep[b] == usize::MAX {
+                rep[b] = q;
+            }
+        }
+        let map = |t: u32| if t == DEAD { DEAD } else { block[t as usize] };
+        let mut initial: Vec<u32> = self.initial.iter().map(|&q| map(q)).collect();
+        initial.dedup();
+        let accepting = rep.iter().map(|&q| self.accepting[q]).collect();
+        let delta: Vec<u32> = (0..count * nc)
+            .map(|i| map(next(rep[i / nc], i % nc)))
+            .collect();
+        Dfa::new(
+            self.origin,
+            count as u32,
+            initial,
+            accepting,
+            self.class,
+            nc as u32,
+            |q, c| delta[q as usize * nc + c as usize],
+        )
+    }
+
     /// Does state `a` accept every continuation that state `b` accepts
     /// (equal, or by the automaton's order)?
     #[inline]
@@ -162,6 +255,17 @@ impl Dfa {
     #[inline]
     pub fn step(&self, q: u32, v: u32) -> u32 {
         self.delta[(q * self.n_classes + self.class_of(v)) as usize]
+    }
+
+    /// Number of classes (class 0: the nodes not mentioned).
+    pub fn num_classes(&self) -> u32 {
+        self.n_classes
+    }
+
+    /// The state after reading a node of class `c` in state `q`.
+    #[inline]
+    pub fn step_class(&self, q: u32, c: u32) -> u32 {
+        self.delta[(q * self.n_classes + c) as usize]
     }
 
     /// Reading `v` never changes the state.
@@ -385,7 +489,8 @@ impl Dfa {
                         w.step(q as usize, alphabet[c as usize - 1]) as u32
                     }
                 },
-            );
+            )
+            .minimized();
         }
         let class: HashMap<u32, u32> = w
             .writes
@@ -405,6 +510,7 @@ impl Dfa {
             3,
             |q, c| if c == 0 { q } else { c },
         )
+        .minimized()
     }
 
     /// A general automaton over caller-defined classes (used by queries).

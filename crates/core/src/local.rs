@@ -160,6 +160,8 @@ pub fn frame_labels(g: &Icfg, report: &Report, global: &[Label]) -> Vec<FrameLab
             if !mine || entries.len() != 1 {
                 continue;
             }
+            let plain = v.tests_as_writes(g);
+            let v = plain.as_ref().unwrap_or(v);
             let mut more = local.labels(&entries, &stop, Some(v));
             if !v.tests.is_empty() && nodes.len() * v.num_states() > MAX_NODES_FOR_YES {
                 // Too large for the Yes test with the branch tests: the

@@ -113,6 +113,7 @@ pub(crate) fn lower(
     strategy: Strategy<'_>,
 ) -> Result<Split, Origin> {
     let mut b = Lowering {
+        g,
         strategy,
         out: Split {
             base: Constraints {
@@ -149,6 +150,7 @@ pub(crate) fn weakened(g: &Icfg, report: &Report, query: Option<&Query>) -> Cons
 /// [`lower`]'s state: the strategy and the lowering so far; one method per
 /// kind of constraint.
 struct Lowering<'r> {
+    g: &'r Icfg,
     strategy: Strategy<'r>,
     out: Split,
 }
@@ -373,7 +375,12 @@ impl Lowering<'_> {
                 return Err(origin);
             }
             match self.strategy {
-                Strategy::Automata { .. } => self.out.autos.push(Dfa::last_write(origin, w)),
+                Strategy::Automata { .. } => {
+                    let plain = w.tests_as_writes(self.g);
+                    self.out
+                        .autos
+                        .push(Dfa::last_write(origin, plain.as_ref().unwrap_or(w)))
+                }
                 Strategy::Weaken => {
                     if let ([n], true) = (good.as_slice(), w.need) {
                         self.out.base.vectors.push(vec![n.as_u32()]);

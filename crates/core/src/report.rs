@@ -12,6 +12,7 @@
 //! 5. bursty traces, in input order;
 //! 6. values of variables (last writes), in input order.
 
+use crate::icfg::{EdgeKind, Icfg};
 use crate::ids::NodeId;
 
 /// A non-empty set of nodes meaning "one of these" (sorted, deduplicated).
@@ -216,6 +217,74 @@ impl LastWrite {
             .iter()
             .copied()
             .filter(|n| self.bad.binary_search(n).is_err())
+    }
+
+    /// The constraint without its branch tests, as a plain last write,
+    /// when every test can be read from nodes alone: each of its `others`
+    /// is entered only from its `branch` (its one predecessor in `g`, by a
+    /// local edge; never a path's first node), the branch has no successor
+    /// but `taken` and `others`, and no two tests share a branch. Then, on every path of `g`, "after
+    /// a test that no write follows, the next node of the alphabet is the
+    /// test's `taken`" ([`Self::holds`]) says exactly that no node of
+    /// the `others` comes after the last write: each occurrence of one comes
+    /// right after its branch, and each occurrence of a branch is followed by
+    /// `taken` or one of the `others`. So the `others` that are not writes
+    /// join the writes as bad ones ("the last of these is a good write").
+    ///
+    /// The automaton has 3 states instead of 3 x (tests + 2), and resets on
+    /// every node it reads, which the context-sensitive exploration keeps
+    /// lean (a callee's contexts leave out its entry state). `None` when some
+    /// test is not of that shape (then the automaton of [`Self::step`]).
+    pub fn tests_as_writes(&self, g: &Icfg) -> Option<LastWrite> {
+        let w = self;
+        if w.tests.is_empty() {
+            return None;
+        }
+        let mut branches: Vec<NodeId> = w.tests.iter().map(|t| t.branch).collect();
+        branches.sort_unstable();
+        branches.dedup();
+        if branches.len() != w.tests.len() {
+            return None;
+        }
+        let mut writes: Vec<NodeId> = w.writes.nodes().to_vec();
+        let mut bad = w.bad.clone();
+        for t in &w.tests {
+            let succ_ok = g
+                .succs(t.branch)
+                .all(|(s, _)| s == t.taken || t.others.contains(&s));
+            if !succ_ok || t.others.contains(&t.taken) {
+                return None;
+            }
+            for &o in &t.others {
+                // Entered only from the branch, by a local edge, and never
+                // the first node of a path (the program's start, or an
+                // activation's entry for Local labels).
+                let mut preds = g.preds(o);
+                let only = preds.len() == 1
+                    && preds.next() == Some((t.branch, EdgeKind::Local))
+                    && o != g.start()
+                    && g.function(g.func_of(o)).entry != Some(o);
+                if !only {
+                    return None;
+                }
+                if w.tests.iter().any(|u| u.taken == o) {
+                    return None;
+                }
+                if !w.writes.contains(o) {
+                    writes.push(o);
+                    bad.push(o);
+                }
+            }
+        }
+        bad.sort_unstable();
+        bad.dedup();
+        Some(LastWrite {
+            writes: NodeSet::new(writes)?,
+            bad,
+            need: w.need,
+            what: w.what.clone(),
+            tests: Vec::new(),
+        })
     }
 
     /// Whether `path` satisfies the constraint, by its definition (not

@@ -254,6 +254,22 @@ pub trait Solver {
         self.recover(g, report)
     }
 
+    /// A value stage's recovery ([`crate::staged`]): `hint` is the
+    /// labels of the report without the stage's values (sound for
+    /// `report`). Like [`Solver::recover_hinted`], except that a solver may
+    /// refine `hint` alone instead of recovering the report afresh, which
+    /// can leave a node Maybe that the fresh recovery would decide (see
+    /// [`crate::cs::CsLimits::hint_as_base`]). Sound either way. Default:
+    /// [`Solver::recover_hinted`].
+    fn recover_stage(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        hint: &[Label],
+    ) -> Result<Recovery, SolveError> {
+        self.recover_hinted(g, report, hint)
+    }
+
     /// Whether, by construction, [`Solver::recover`] decides every node
     /// that the default [`crate::utl::Utl`]'s `recover` of the same report
     /// decides, the same way, whenever both succeed, on graphs without

@@ -160,6 +160,22 @@ pub fn recover_staged(
     staged_by(s, g, report, how).map(|(rec, _)| rec)
 }
 
+/// A value stage's recovery: [`Solver::recover_stage`] with `hint` when
+/// hints are on.
+fn value_stage(
+    s: &dyn Solver,
+    g: &Icfg,
+    r: &Report,
+    hint: &[Label],
+    how: Staging,
+) -> Result<Recovery, SolveError> {
+    if how.hints {
+        s.recover_stage(g, r, hint)
+    } else {
+        s.recover(g, r)
+    }
+}
+
 /// [`staged`] with the value stages run as `how` says.
 fn staged_by(
     s: &(dyn Solver + Sync),
@@ -184,7 +200,7 @@ type RunStages<'a> = dyn Fn(&[Report], &[Label], Staging) -> Runs + 'a;
 fn one_by_one(s: &dyn Solver, g: &Icfg, reports: &[Report], hint: &[Label], how: Staging) -> Runs {
     let mut out = Vec::with_capacity(reports.len());
     for r in reports {
-        let res = stage(s, g, r, hint, how);
+        let res = value_stage(s, g, r, hint, how);
         let stop = res.is_err();
         out.push(res);
         if stop {
@@ -213,7 +229,7 @@ fn at_once(
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(r) = reports.get(i) else { break };
-                let res = stage(s, g, r, hint, how);
+                let res = value_stage(s, g, r, hint, how);
                 *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(res);
             });
         }
@@ -317,8 +333,11 @@ fn staged(
     } else {
         Vec::new()
     };
-    let mut gained = 0u64;
+    let (mut gained, mut refined) = (0u64, 0u64);
     for (chunk, res) in staged.iter().zip(run(&reports, &hint, how)) {
+        if let Ok(more) = &res {
+            refined += u64::from(more.stats.iter().any(|s| s.0 == "cs_hint_as_base"));
+        }
         match res {
             Ok(more) if conflicts(&rec.labels, &more.labels) => {
                 // Each group fits the rest of the report, but not together
@@ -375,6 +394,7 @@ fn staged(
         .retain(|n| rec.labels[n.index()] == Label::Maybe);
     rec.stats.push(("value_groups", staged.len() as u64));
     rec.stats.push(("staged_values_gained", gained));
+    rec.stats.push(("staged_values_hint_as_base", refined));
     rec.stats.push(("staged_values_ms", ms(t)));
     let base = Base {
         report: base_report,

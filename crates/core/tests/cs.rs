@@ -2104,3 +2104,80 @@ fn test_only_values_are_capped() {
     assert_eq!(rec.labels[p.id("t2").index()], Label::No);
     assert_eq!(rec.labels[p.id("t1").index()], Label::Yes);
 }
+
+/// `CsLimits::hint_as_base` (a value stage refines its hint without the
+/// base solver when the refinement is whole) against the base run in
+/// every stage: on random reports with values (branch tests included)
+/// and residue, every label is sound against the valid paths, and the
+/// labels are the same. Fails if a stage whose refinement was partial
+/// (an automaton dropped, candidates left, a conflict) is kept.
+#[test]
+fn hint_as_base_keeps_the_labels() {
+    use postmortem_core::cs::CsLimits;
+    use postmortem_core::report::Trace;
+    use postmortem_core::staged::{recover_staged, Staging};
+    let shape = GraphShape {
+        max_functions: 5,
+        max_body: 4,
+    };
+    let best = |hint_as_base: bool| Cs::<Fsa> {
+        best: true,
+        limits: CsLimits {
+            hint_as_base,
+            ..CsLimits::default()
+        },
+        ..Cs::default()
+    };
+    let (on, off) = (best(true), best(false));
+    let how = Staging {
+        hints: true,
+        threads: 1,
+        ..Staging::default()
+    };
+    let stat = |rec: &postmortem_core::Recovery, k: &str| {
+        rec.stats
+            .iter()
+            .filter(|s| s.0 == k)
+            .map(|s| s.1)
+            .sum::<u64>()
+    };
+    let (mut compared, mut refined, mut checked, mut decided) = (0, 0, 0, 0);
+    for seed in 0..cases() / 2 {
+        let mut rng = Rng::new(seed ^ 0x41A7);
+        let g = random_icfg(&mut rng, &shape);
+        let mut r = cs_report(&mut rng, &g, true);
+        random_values(&mut rng, &g, &mut r, 4);
+        let mut whole = r.clone();
+        for set in std::mem::take(&mut whole.residue) {
+            whole.obs_yes.push(Trace {
+                reliable: false,
+                entries: vec![set],
+            });
+        }
+        let ctx = || format!("seed {seed}\n{}", describe(&g, &whole));
+        let (got, want) = match (
+            recover_staged(&on, &g, &r, how),
+            recover_staged(&off, &g, &r, how),
+        ) {
+            (Ok(x), Ok(w)) => (x, w),
+            (Err(a), Err(b)) => {
+                assert_eq!(a, b, "{}", ctx());
+                continue;
+            }
+            (a, b) => panic!("{:?} / {:?}: {}", a.err(), b.err(), ctx()),
+        };
+        compared += 1;
+        refined += usize::from(stat(&got, "staged_values_hint_as_base") > 0);
+        assert_eq!(stat(&want, "staged_values_hint_as_base"), 0);
+        assert_eq!(got.labels, want.labels, "{}", ctx());
+        decided += got.labels.iter().filter(|l| **l != Label::Maybe).count();
+        let paths = oracle_cs::enumerate(&g, &whole, 13, 4);
+        checked += usize::from(sound_on_paths(&paths, &got.labels, &ctx));
+    }
+    eprintln!("{compared} compared, {refined} with a stage refined from its hint, {checked} checked against valid paths, {decided} labels");
+    let seeds = cases() as usize / 2;
+    assert!(
+        compared > seeds / 2 && refined > seeds / 16 && checked > seeds / 5 && decided > 0,
+        "{compared} {refined} {checked} {decided}"
+    );
+}

@@ -1408,3 +1408,111 @@ fn last_write_automaton_agrees_with_holds() {
         "{accepted} {rejected_by_tests}"
     );
 }
+
+/// `Dfa::last_write` is minimal: "no write yet" and "a good write last"
+/// are one state when no write is needed, and a value known only from a
+/// test has the test's three states (ok, pending, failed), against 3 x 3
+/// for the product of [`LastWrite::step`]. Fails if the
+/// automaton is built without `Dfa::minimized`.
+#[test]
+fn last_write_automata_are_minimal() {
+    use postmortem_core::report::{BranchTest, LastWrite, NodeSet};
+    let n = |i: usize| NodeId::new(i);
+    let w = |bad: Vec<NodeId>, need: bool, tests: Vec<BranchTest>| LastWrite {
+        writes: NodeSet::new(vec![n(1), n(2)]).unwrap(),
+        bad,
+        need,
+        what: "v".into(),
+        tests,
+    };
+    let test = || {
+        vec![BranchTest {
+            branch: n(3),
+            taken: n(4),
+            others: vec![n(5)],
+        }]
+    };
+    let states = |w: &LastWrite| Dfa::last_write(Origin::Value(0), w).num_states();
+    // Needed: "none yet" and "a bad one last" both wait for a good one.
+    assert_eq!(states(&w(vec![n(2)], true, vec![])), 2);
+    assert_eq!(states(&w(vec![n(2)], false, vec![])), 2);
+    assert_eq!(states(&w(vec![], false, test())), 3);
+    // A good write last with the test ok, or pending; or waiting for a
+    // good write (none yet, or the test failed since).
+    assert_eq!(states(&w(vec![], true, test())), 3);
+}
+
+/// [`LastWrite::tests_as_writes`] (a test's other successors read as bad
+/// writes, when only the branch enters them) accepts exactly the walks
+/// of the graph that [`LastWrite::holds`] accepts, on random graphs and
+/// values with branch tests; and its automaton agrees too. Fails if a
+/// successor entered from elsewhere, or a path's first node, is taken
+/// for a failed test.
+#[test]
+fn tests_as_writes_agree_with_holds_on_walks() {
+    use postmortem_core::report::{LastWrite, NodeSet};
+    let (mut converted, mut walks, mut rejected_by_tests) = (0usize, 0usize, 0usize);
+    for seed in 0..cases() as u64 * 8 {
+        let mut rng = Rng::new(seed ^ 0xA5A5);
+        let g = random_icfg(&mut rng, &GraphShape::default());
+        let n = g.num_nodes();
+        let writes: Vec<NodeId> = (0..1 + rng.below(3))
+            .map(|_| NodeId::new(rng.below(n)))
+            .collect();
+        let writes = NodeSet::new(writes).expect("non-empty");
+        let bad = writes
+            .nodes()
+            .iter()
+            .copied()
+            .filter(|_| rng.chance(30))
+            .collect();
+        let mut w = LastWrite {
+            writes,
+            bad,
+            need: rng.chance(30),
+            what: "v".into(),
+            tests: Vec::new(),
+        };
+        while w.tests.is_empty() {
+            w.tests = postmortem_testkit::testgen::random_branch_tests(&mut rng, &g);
+        }
+        let Some(p) = w.tests_as_writes(&g) else {
+            continue;
+        };
+        assert!(p.tests.is_empty());
+        converted += usize::from(w.tests.iter().any(|t| !t.others.is_empty()));
+        let d = Dfa::last_write(Origin::Value(0), &p);
+        let plain = LastWrite {
+            tests: Vec::new(),
+            ..w.clone()
+        };
+        for _ in 0..60 {
+            let mut path = vec![g.start()];
+            for _ in 0..rng.below(20) {
+                let succs: Vec<NodeId> = g.succs(*path.last().unwrap()).map(|(t, _)| t).collect();
+                if succs.is_empty() {
+                    break;
+                }
+                path.push(succs[rng.below(succs.len())]);
+            }
+            let want = w.holds(&path);
+            assert_eq!(
+                p.holds(&path),
+                want,
+                "seed {seed}: {w:?} as {p:?} on {path:?}"
+            );
+            let q = path.iter().fold(d.initial[0], |q, x| d.step(q, x.as_u32()));
+            assert_eq!(
+                d.accepting[q as usize], want,
+                "seed {seed}: {p:?} on {path:?}"
+            );
+            walks += 1;
+            rejected_by_tests += usize::from(!want && plain.holds(&path));
+        }
+    }
+    eprintln!("{converted} converted with other successors, {walks} walks, {rejected_by_tests} rejected by the tests alone");
+    assert!(
+        converted > 10 && rejected_by_tests > 10,
+        "{converted} {rejected_by_tests}"
+    );
+}

@@ -353,6 +353,11 @@ struct Search<'a> {
     /// `i`: automaton `i`), when they leave out the others (see the
     /// module docs, "Shared invocations").
     kept: Option<Vec<u64>>,
+    /// Per automaton, with [`Search::kept`], its transformations when its
+    /// holes are kept as functions of the entry state ([`Sym`]); `None`
+    /// for a reset automaton (a hole is the entry state until a node
+    /// resets it) and for those the contexts keep.
+    sym: Vec<Option<Sym>>,
     /// Per gap segment, the functions an unreported call may enter: those
     /// that can reach the segment's end by calls (see the module docs,
     /// "Shared invocations"); `None`: any.
@@ -361,8 +366,117 @@ struct Search<'a> {
 
 /// An automaton's state in a path edge's tuple that stands for its state
 /// on entry to the invocation (the caller's at the call site, filled back
-/// in on return): never a DFA state.
+/// in on return): never a DFA state. `HOLE - j` (`j` < [`MAX_SYM`]) stands
+/// for transformation `j` of a [`Sym`] applied to it.
 const HOLE: u32 = DEAD - 1;
+
+/// Most transformations a [`Sym`] may have.
+const MAX_SYM: usize = 64;
+
+/// Whether a tuple's state is a hole (the entry state, or a
+/// transformation of it).
+#[inline]
+fn is_hole(q: u32) -> bool {
+    q != DEAD && q > HOLE - MAX_SYM as u32
+}
+
+/// An automaton whose state inside an invocation is kept as a function
+/// of its state on entry (see the module docs, "Shared invocations"):
+/// the transformations of its states that words can make (its
+/// transformation monoid; Pin, *Mathematical Foundations of Automata
+/// Theory*, II.1), when they are few and none rejects. A reset automaton
+/// has only the identity and constants; a variable's last write with
+/// branch tests also has "pending test `i` if no write or test failed
+/// yet", which lasts one node but keeps it from being a reset automaton.
+/// A constant transformation is the state it maps to.
+struct Sym {
+    /// The transformations that are not constant, `maps[0]` the identity.
+    maps: Vec<Vec<u32>>,
+    n_classes: usize,
+    /// `step[j * n_classes + c]`: transformation `j` then class `c`,
+    /// encoded as a tuple's state (a state, or `HOLE - j'`).
+    step: Vec<u32>,
+    /// `after[k * maps.len() + j]`: transformation `k` then `j`, encoded.
+    after: Vec<u32>,
+}
+
+impl Sym {
+    /// `None` when `a` has an order on its states (its numbers matter),
+    /// rejects on some transition, moves on nodes it does not mention, or
+    /// has more than [`MAX_SYM`] transformations that are not constant.
+    fn of(a: &Dfa) -> Option<Sym> {
+        let (n, nc) = (a.num_states() as usize, a.num_classes() as usize);
+        if a.has_order() || !a.silent_elsewhere() || n as u32 >= HOLE - MAX_SYM as u32 {
+            return None;
+        }
+        let mut maps: Vec<Vec<u32>> = vec![(0..n as u32).collect()];
+        let mut index: HashMap<Vec<u32>, u32> = HashMap::default();
+        index.insert(maps[0].clone(), 0);
+        let mut step = Vec::new();
+        let mut j = 0;
+        while j < maps.len() {
+            for c in 0..nc as u32 {
+                let to: Vec<u32> = maps[j].iter().map(|&q| a.step_class(q, c)).collect();
+                if to.contains(&DEAD) {
+                    return None;
+                }
+                let code = encode(&to, &mut maps, &mut index)?;
+                step.push(code);
+            }
+            j += 1;
+        }
+        let m = maps.len();
+        let mut after = Vec::with_capacity(m * m);
+        for k in 0..m {
+            for j in 0..m {
+                let to: Vec<u32> = maps[k].iter().map(|&q| maps[j][q as usize]).collect();
+                // The monoid is closed under composition: never a new map.
+                let code = encode(&to, &mut maps, &mut index)?;
+                after.push(code);
+            }
+        }
+        (maps.len() == m).then_some(Sym {
+            maps,
+            n_classes: nc,
+            step,
+            after,
+        })
+    }
+
+    /// Transformation-or-state `q` (a hole) after a node of class `c`.
+    fn next(&self, q: u32, c: u32) -> u32 {
+        self.step[(HOLE - q) as usize * self.n_classes + c as usize]
+    }
+
+    /// Hole `q` of a callee, given the caller's state `before` at the
+    /// call (itself a hole when the caller is an invocation too).
+    fn fill(&self, q: u32, before: u32) -> u32 {
+        let j = (HOLE - q) as usize;
+        if is_hole(before) {
+            self.after[(HOLE - before) as usize * self.maps.len() + j]
+        } else {
+            self.maps[j][before as usize]
+        }
+    }
+}
+
+/// `to` as a tuple's state: its constant, or `HOLE - j` (added to `maps`
+/// when new; `None` past [`MAX_SYM`]).
+fn encode(to: &[u32], maps: &mut Vec<Vec<u32>>, index: &mut HashMap<Vec<u32>, u32>) -> Option<u32> {
+    if to.iter().all(|&q| q == to[0]) {
+        return Some(to[0]);
+    }
+    if let Some(&j) = index.get(to) {
+        return Some(HOLE - j);
+    }
+    if maps.len() >= MAX_SYM {
+        return None;
+    }
+    let j = maps.len() as u32;
+    maps.push(to.to_vec());
+    index.insert(to.to_vec(), j);
+    Some(HOLE - j)
+}
 
 /// Per segment of `segs`, for a gap, the functions from which a chain of
 /// calls reaches a function holding the segment's end (the next frame's
@@ -438,7 +552,7 @@ fn reaching_ends(
 /// some node of the function or of one it may call (transitively) is not
 /// silent on; every automaton where such a function may leave by a jump
 /// or return to another function.
-fn kept_by_contexts(g: &Icfg, autos: &[&Dfa]) -> Vec<u64> {
+fn kept_by_contexts(g: &Icfg, autos: &[&Dfa], sym: &[Option<Sym>]) -> Vec<u64> {
     debug_assert!(autos.len() <= 64);
     let all = if autos.len() >= 64 {
         u64::MAX
@@ -450,7 +564,7 @@ fn kept_by_contexts(g: &Icfg, autos: &[&Dfa]) -> Vec<u64> {
     let mut always = 0u64;
     let mut resets = 0u64;
     for (i, a) in autos.iter().enumerate() {
-        if a.resets() {
+        if a.resets() || sym[i].is_some() {
             resets |= 1 << i;
         } else if !a.silent_elsewhere() {
             always |= 1 << i;
@@ -647,11 +761,16 @@ impl<'a> Search<'a> {
         }
         let mut out = self.tuples[t].clone();
         let na = self.autos.len();
-        if self.kept.is_some() && out[..na].contains(&HOLE) {
-            // A reset automaton reads its new state off the node alone;
-            // the others are silent on every node a hole meets.
-            for (q, a) in out[..na].iter_mut().zip(&self.autos) {
+        if self.kept.is_some() && out[..na].iter().any(|&q| is_hole(q)) {
+            // A reset automaton reads its new state off the node alone; a
+            // `Sym` one composes its transformation; the others are silent
+            // on every node a hole meets.
+            for ((q, a), sym) in out[..na].iter_mut().zip(&self.autos).zip(&self.sym) {
                 if a.silent_on(w.as_u32()) {
+                    continue;
+                }
+                if let (true, Some(sym)) = (is_hole(*q), sym) {
+                    *q = sym.next(*q, a.class_of(w.as_u32()));
                     continue;
                 }
                 debug_assert!(*q != HOLE || a.resets(), "a hole where {w:?} moves");
@@ -849,13 +968,16 @@ impl<'a> Search<'a> {
             return t;
         }
         let na = self.autos.len();
-        if !self.tuples[t][..na].contains(&HOLE) {
+        if !self.tuples[t][..na].iter().any(|&q| is_hole(q)) {
             return t;
         }
         let mut out = self.tuples[t].clone();
-        for (q, &b) in out[..na].iter_mut().zip(&self.tuples[before][..na]) {
-            if *q == HOLE {
-                *q = b;
+        let before = &self.tuples[before][..na];
+        for ((q, &b), sym) in out[..na].iter_mut().zip(before).zip(&self.sym) {
+            match sym {
+                Some(sym) if is_hole(*q) => *q = sym.fill(*q, b),
+                _ if *q == HOLE => *q = b,
+                _ => {}
             }
         }
         self.tuple(out)
@@ -1368,7 +1490,12 @@ impl<'a> Prepared<'a> {
         );
         s.log = Some(Log::default());
         if self.limits.lean && !s.autos.is_empty() && s.autos.len() <= 64 {
-            s.kept = Some(kept_by_contexts(self.g, &s.autos));
+            s.sym = s
+                .autos
+                .iter()
+                .map(|a| if a.resets() { None } else { Sym::of(a) })
+                .collect();
+            s.kept = Some(kept_by_contexts(self.g, &s.autos, &s.sym));
         }
         if self.limits.lean {
             s.ends = reaching_ends(self.g, self.report, &segs, self.targets.as_deref());
@@ -1540,6 +1667,7 @@ impl<'a> Search<'a> {
             limits,
             log: None,
             kept: None,
+            sym: Vec::new(),
             ends: None,
         }
     }
@@ -1705,5 +1833,109 @@ impl<'a> Search<'a> {
             }
         }
         Ok(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{BranchTest, LastWrite, NodeSet, Origin};
+
+    /// A tiny xorshift, for words.
+    struct Rng(u64);
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % n as u64) as usize
+        }
+    }
+
+    fn run(a: &Dfa, q: u32, word: &[u32]) -> u32 {
+        word.iter().fold(q, |q, &v| a.step(q, v))
+    }
+
+    /// A [`Sym`] hole run over a callee's word, then filled with the
+    /// caller's state, is the automaton's state after both words; and
+    /// so with the caller itself a hole (nested invocations). Fails if a
+    /// transformation is composed the wrong way round or a constant is
+    /// mistaken for the identity.
+    #[test]
+    fn sym_holes_compose_like_the_automaton() {
+        // Nodes 0..8: writes 1 (good), 2 (bad); tests at 3 (taken 4, other
+        // 5) and 6 (taken 7, other 4); 0 is silent.
+        let mut checked = 0;
+        for need in [false, true] {
+            let w = LastWrite {
+                writes: NodeSet::new(vec![NodeId::new(1), NodeId::new(2)]).unwrap(),
+                bad: vec![NodeId::new(2)],
+                need,
+                what: "v".into(),
+                tests: vec![
+                    BranchTest {
+                        branch: NodeId::new(3),
+                        taken: NodeId::new(4),
+                        others: vec![NodeId::new(5)],
+                    },
+                    BranchTest {
+                        branch: NodeId::new(6),
+                        taken: NodeId::new(7),
+                        others: vec![NodeId::new(4)],
+                    },
+                ],
+            };
+            let a = Dfa::last_write(Origin::Value(0), &w);
+            assert!(!a.resets(), "branch tests make it no reset automaton");
+            let sym = Sym::of(&a).expect("few transformations");
+            assert!(sym.maps.len() > 1, "more than the identity");
+            let hole = |word: &[u32]| {
+                word.iter().fold(HOLE, |q, &v| {
+                    if a.silent_on(v) {
+                        q
+                    } else if is_hole(q) {
+                        sym.next(q, a.class_of(v))
+                    } else {
+                        a.step(q, v)
+                    }
+                })
+            };
+            let mut rng = Rng(0x5EED + u64::from(need));
+            for _ in 0..3000 {
+                let mut word = || -> Vec<u32> {
+                    let len = rng.below(7);
+                    (0..len).map(|_| rng.below(8) as u32).collect()
+                };
+                let (u, v, x) = (word(), word(), word());
+                let before = run(&a, a.initial[0], &u);
+                let inner = hole(&v);
+                let filled = if is_hole(inner) {
+                    sym.fill(inner, before)
+                } else {
+                    inner
+                };
+                let uv: Vec<u32> = u.iter().chain(&v).copied().collect();
+                assert_eq!(filled, run(&a, a.initial[0], &uv), "{u:?} {v:?}");
+                // Nested: the caller (word v) is itself an invocation
+                // whose callee reads x.
+                let outer = hole(&v);
+                let callee = hole(&x);
+                let both = if is_hole(callee) {
+                    sym.fill(callee, outer)
+                } else {
+                    callee
+                };
+                let vx: Vec<u32> = v.iter().chain(&x).copied().collect();
+                let full = if is_hole(both) {
+                    sym.fill(both, before)
+                } else {
+                    both
+                };
+                let uvx: Vec<u32> = uv.iter().chain(&x).copied().collect();
+                assert_eq!(full, run(&a, a.initial[0], &uvx), "{u:?} {vx:?}");
+                checked += 1;
+            }
+        }
+        assert_eq!(checked, 6000);
     }
 }
