@@ -99,6 +99,10 @@ pub struct Staging {
     /// The budget of values known only from branch tests, in graph nodes
     /// ([`TEST_ONLY_NODES`] by default).
     pub test_only_nodes: usize,
+    /// First recover the report with all its residue at once (the base
+    /// and residue stages in one recovery), and stage the residue only
+    /// when that fails (see `with_residue`).
+    pub residue_at_once: bool,
 }
 
 impl Default for Staging {
@@ -107,6 +111,7 @@ impl Default for Staging {
             hints: true,
             threads: 1,
             test_only_nodes: TEST_ONLY_NODES,
+            residue_at_once: true,
         }
     }
 }
@@ -273,13 +278,26 @@ fn staged(
         ..report.clone()
     };
     let t = std::time::Instant::now();
-    let mut rec = s.recover(g, &base_report)?;
-    rec.stats.push(("staged_base_ms", ms(t)));
-    let t = std::time::Instant::now();
-    if !report.residue.is_empty() {
-        add_residue(s, g, &report.residue, &mut base_report, &mut rec, how);
-    }
-    rec.stats.push(("staged_residue_ms", ms(t)));
+    let at_once = how
+        .residue_at_once
+        .then(|| with_residue(s, g, &report.residue, &base_report))
+        .flatten();
+    let mut rec = match at_once {
+        Some((with, rec)) => {
+            base_report = with;
+            rec
+        }
+        None => {
+            let mut rec = s.recover(g, &base_report)?;
+            rec.stats.push(("staged_base_ms", ms(t)));
+            let t = std::time::Instant::now();
+            if !report.residue.is_empty() {
+                add_residue(s, g, &report.residue, &mut base_report, &mut rec, how);
+            }
+            rec.stats.push(("staged_residue_ms", ms(t)));
+            rec
+        }
+    };
     let t = std::time::Instant::now();
     let mut left: Vec<(usize, LastWrite)> = Vec::new();
     for (i, v) in report.values.iter().enumerate() {
@@ -405,6 +423,44 @@ fn staged(
 
 fn ms(t: std::time::Instant) -> u64 {
     t.elapsed().as_millis() as u64
+}
+
+/// The report `base` with every residue set as an `obsYes` trace, and its
+/// recovery, when that recovery succeeds with nothing weakened: then it
+/// is what the base stage and the residue stage give together, in one
+/// recovery (a residue set the base stage would drop, one whose calls
+/// cannot run, makes it impossible). `None` without residue, or
+/// otherwise: the caller stages them.
+fn with_residue(
+    s: &dyn Solver,
+    g: &Icfg,
+    residue: &[NodeSet],
+    base: &Report,
+) -> Option<(Report, Recovery)> {
+    if residue.is_empty() {
+        return None;
+    }
+    let t = std::time::Instant::now();
+    let mut r = base.clone();
+    r.obs_yes.extend(residue.iter().map(|set| Trace {
+        reliable: false,
+        entries: vec![set.clone()],
+    }));
+    let mut rec = s.recover(g, &r).ok()?;
+    // Anything weakened (a solver that fell back to a weaker one's labels,
+    // a constraint it could not express) may hide what the stages would
+    // find: that the residue contradicts the rest.
+    let whole = rec.weakened.is_empty()
+        && !rec
+            .stats
+            .iter()
+            .any(|s| matches!(s.0, "cs_conflict" | "cs_skipped" | "cs_bulk_skipped"));
+    if !whole {
+        return None;
+    }
+    rec.stats.push(("residue_staged", residue.len() as u64));
+    rec.stats.push(("staged_with_residue_ms", ms(t)));
+    Some((r, rec))
 }
 
 /// The residue stage (see the module docs): on success `base` gains the
