@@ -144,6 +144,21 @@ fn stage(
     }
 }
 
+/// A value stage's recovery: [`stage`], by [`Solver::recover_stage`]
+/// when hints are on.
+fn value_stage(
+    s: &dyn Solver,
+    g: &Icfg,
+    r: &Report,
+    hint: &[Label],
+    how: Staging,
+) -> Result<Recovery, SolveError> {
+    match how.hints {
+        true => s.recover_stage(g, r, hint),
+        false => stage(s, g, r, hint, how),
+    }
+}
+
 /// [`Solver::recover`] of `report`, its values taken in stages (see the
 /// module docs), one by one, with hints. Without values, exactly
 /// `s.recover(report)`.
@@ -175,22 +190,6 @@ pub fn recover_staged(
     how: Staging,
 ) -> Result<Recovery, SolveError> {
     staged_by(s, g, report, how).map(|(rec, _)| rec)
-}
-
-/// A value stage's recovery: [`Solver::recover_stage`] with `hint` when
-/// hints are on.
-fn value_stage(
-    s: &dyn Solver,
-    g: &Icfg,
-    r: &Report,
-    hint: &[Label],
-    how: Staging,
-) -> Result<Recovery, SolveError> {
-    if how.hints {
-        s.recover_stage(g, r, hint)
-    } else {
-        s.recover(g, r)
-    }
 }
 
 /// [`staged`] with the value stages run as `how` says.

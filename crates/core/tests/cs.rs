@@ -1969,19 +1969,12 @@ fn activations(g: &Icfg, path: &[NodeId]) -> Option<Vec<Vec<NodeId>>> {
 #[test]
 fn lean_exploration_keeps_the_labels() {
     use postmortem_core::cs::CsLimits;
-    use postmortem_core::report::Trace;
     use postmortem_core::staged::{recover_staged, Staging};
-    let shape = GraphShape {
-        max_functions: 5,
-        max_body: 4,
-    };
-    let best = |lean: bool| Cs::<Fsa> {
-        best: true,
-        limits: CsLimits {
+    let best = |lean: bool| {
+        best_with(CsLimits {
             lean,
             ..CsLimits::default()
-        },
-        ..Cs::default()
+        })
     };
     let (on, off) = (best(true), best(false));
     let states = |rec: &postmortem_core::Recovery| {
@@ -1998,18 +1991,8 @@ fn lean_exploration_keeps_the_labels() {
     };
     let (mut compared, mut checked, mut smaller, mut decided, mut gained) = (0, 0, 0, 0, 0);
     for seed in 0..cases() / 2 {
-        let mut rng = Rng::new(seed ^ 0x1EA4);
-        let g = random_icfg(&mut rng, &shape);
-        let mut r = cs_report(&mut rng, &g, true);
-        random_values(&mut rng, &g, &mut r, 4);
+        let (g, r, whole) = staged_case(seed ^ 0x1EA4);
         let n = g.num_nodes();
-        let mut whole = r.clone();
-        for set in std::mem::take(&mut whole.residue) {
-            whole.obs_yes.push(Trace {
-                reliable: false,
-                entries: vec![set],
-            });
-        }
         let ctx = || format!("seed {seed}\n{}", describe(&g, &whole));
         let paths = oracle_cs::enumerate(&g, &whole, 13, 4);
         let direct = (on.recover(&g, &whole), off.recover(&g, &whole));
@@ -2115,19 +2098,12 @@ fn test_only_values_are_capped() {
 #[test]
 fn hint_as_base_keeps_the_labels() {
     use postmortem_core::cs::CsLimits;
-    use postmortem_core::report::Trace;
     use postmortem_core::staged::{recover_staged, Staging};
-    let shape = GraphShape {
-        max_functions: 5,
-        max_body: 4,
-    };
-    let best = |hint_as_base: bool| Cs::<Fsa> {
-        best: true,
-        limits: CsLimits {
+    let best = |hint_as_base: bool| {
+        best_with(CsLimits {
             hint_as_base,
             ..CsLimits::default()
-        },
-        ..Cs::default()
+        })
     };
     let (on, off) = (best(true), best(false));
     let how = Staging {
@@ -2144,17 +2120,7 @@ fn hint_as_base_keeps_the_labels() {
     };
     let (mut compared, mut refined, mut checked, mut decided) = (0, 0, 0, 0);
     for seed in 0..cases() / 2 {
-        let mut rng = Rng::new(seed ^ 0x41A7);
-        let g = random_icfg(&mut rng, &shape);
-        let mut r = cs_report(&mut rng, &g, true);
-        random_values(&mut rng, &g, &mut r, 4);
-        let mut whole = r.clone();
-        for set in std::mem::take(&mut whole.residue) {
-            whole.obs_yes.push(Trace {
-                reliable: false,
-                entries: vec![set],
-            });
-        }
+        let (g, r, whole) = staged_case(seed ^ 0x41A7);
         let ctx = || format!("seed {seed}\n{}", describe(&g, &whole));
         let (got, want) = match (
             recover_staged(&on, &g, &r, how),
@@ -2181,4 +2147,36 @@ fn hint_as_base_keeps_the_labels() {
         compared > seeds / 2 && refined > seeds / 25 && checked > seeds / 5 && decided > 0,
         "{compared} {refined} {checked} {decided}"
     );
+}
+
+/// `best` with `limits`, for the on/off comparisons of its switches.
+fn best_with(limits: postmortem_core::cs::CsLimits) -> Cs<Fsa> {
+    Cs::<Fsa> {
+        best: true,
+        limits,
+        ..Cs::default()
+    }
+}
+
+/// A random case for the staged on/off comparisons: a graph of up to 5
+/// functions, a report with values (branch tests too) and residue, and
+/// the whole report the oracle reads (residue as `obsYes`).
+fn staged_case(seed: u64) -> (postmortem_core::Icfg, Report, Report) {
+    use postmortem_core::report::Trace;
+    let shape = GraphShape {
+        max_functions: 5,
+        max_body: 4,
+    };
+    let mut rng = Rng::new(seed);
+    let g = random_icfg(&mut rng, &shape);
+    let mut r = cs_report(&mut rng, &g, true);
+    random_values(&mut rng, &g, &mut r, 4);
+    let mut whole = r.clone();
+    for set in std::mem::take(&mut whole.residue) {
+        whole.obs_yes.push(Trace {
+            reliable: false,
+            entries: vec![set],
+        });
+    }
+    (g, r, whole)
 }

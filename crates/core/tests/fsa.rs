@@ -1337,38 +1337,50 @@ fn shared_witnesses_keep_the_labels() {
     assert!(grouped > 10, "classes were grouped in only {grouped} pairs");
 }
 
+/// A random value on `g`: 1-3 writes, some bad, maybe needed, with at
+/// least one branch test.
+fn random_tested_value(
+    rng: &mut Rng,
+    g: &postmortem_core::Icfg,
+) -> postmortem_core::report::LastWrite {
+    use postmortem_core::report::{LastWrite, NodeSet};
+    let n = g.num_nodes();
+    let writes: Vec<NodeId> = (0..1 + rng.below(3))
+        .map(|_| NodeId::new(rng.below(n)))
+        .collect();
+    let writes = NodeSet::new(writes).expect("non-empty");
+    let bad = writes
+        .nodes()
+        .iter()
+        .copied()
+        .filter(|_| rng.chance(30))
+        .collect();
+    let mut w = LastWrite {
+        writes,
+        bad,
+        need: rng.chance(30),
+        what: "v".into(),
+        tests: Vec::new(),
+    };
+    while w.tests.is_empty() {
+        w.tests = postmortem_testkit::testgen::random_branch_tests(rng, g);
+    }
+    w
+}
+
 /// `Dfa::last_write` (through [`LastWrite::step`]) accepts exactly the
 /// paths [`LastWrite::holds`] (the constraint's definition) accepts: random
 /// values with branch tests, on random walks of random graphs and on
 /// random node sequences.
 #[test]
 fn last_write_automaton_agrees_with_holds() {
-    use postmortem_core::report::{LastWrite, NodeSet};
+    use postmortem_core::report::LastWrite;
     let (mut accepted, mut rejected_by_tests) = (0usize, 0usize);
     for seed in 0..cases() as u64 * 4 {
         let mut rng = Rng::new(seed ^ 0x7E57);
         let g = random_icfg(&mut rng, &GraphShape::default());
         let n = g.num_nodes();
-        let writes: Vec<NodeId> = (0..1 + rng.below(3))
-            .map(|_| NodeId::new(rng.below(n)))
-            .collect();
-        let writes = NodeSet::new(writes).expect("non-empty");
-        let bad = writes
-            .nodes()
-            .iter()
-            .copied()
-            .filter(|_| rng.chance(30))
-            .collect();
-        let mut w = LastWrite {
-            writes,
-            bad,
-            need: rng.chance(30),
-            what: "v".into(),
-            tests: Vec::new(),
-        };
-        while w.tests.is_empty() {
-            w.tests = postmortem_testkit::testgen::random_branch_tests(&mut rng, &g);
-        }
+        let w = random_tested_value(&mut rng, &g);
         let d = Dfa::last_write(Origin::Value(0), &w);
         let plain = LastWrite {
             tests: Vec::new(),
@@ -1450,32 +1462,12 @@ fn last_write_automata_are_minimal() {
 /// for a failed test.
 #[test]
 fn tests_as_writes_agree_with_holds_on_walks() {
-    use postmortem_core::report::{LastWrite, NodeSet};
+    use postmortem_core::report::LastWrite;
     let (mut converted, mut walks, mut rejected_by_tests) = (0usize, 0usize, 0usize);
     for seed in 0..cases() as u64 * 8 {
         let mut rng = Rng::new(seed ^ 0xA5A5);
         let g = random_icfg(&mut rng, &GraphShape::default());
-        let n = g.num_nodes();
-        let writes: Vec<NodeId> = (0..1 + rng.below(3))
-            .map(|_| NodeId::new(rng.below(n)))
-            .collect();
-        let writes = NodeSet::new(writes).expect("non-empty");
-        let bad = writes
-            .nodes()
-            .iter()
-            .copied()
-            .filter(|_| rng.chance(30))
-            .collect();
-        let mut w = LastWrite {
-            writes,
-            bad,
-            need: rng.chance(30),
-            what: "v".into(),
-            tests: Vec::new(),
-        };
-        while w.tests.is_empty() {
-            w.tests = postmortem_testkit::testgen::random_branch_tests(&mut rng, &g);
-        }
+        let w = random_tested_value(&mut rng, &g);
         let Some(p) = w.tests_as_writes(&g) else {
             continue;
         };
