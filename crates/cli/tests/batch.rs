@@ -22,10 +22,7 @@ const STEP_A_LINE: u64 = 24;
 const STEP_B_LINE: u64 = 27;
 
 fn scratch(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("pm-batch-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::scratch(&format!("batch-{tag}"))
 }
 
 /// Builds the program and its crashes once: prog.bc, prog, core1-3,

@@ -1,6 +1,7 @@
 //! End-to-end tests of the `postmortem` binary: every shared failure, exit
 //! codes, queries, impossible reports, bad input.
 
+mod common;
 use serde_json::Value;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -277,8 +278,8 @@ fn query_json_has_the_answer() {
 }
 
 fn temp(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("postmortem-cli-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    let dir = DIR.get_or_init(|| common::scratch("cli-test"));
     let p = dir.join(name);
     std::fs::write(&p, text).unwrap();
     p

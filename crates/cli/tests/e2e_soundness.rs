@@ -101,13 +101,7 @@ fn check(case: &Case) {
     for tool in ["clang-14", "gdb", "llvm-profdata-14", "llvm-cov-14"] {
         require(tool);
     }
-    let dir = std::env::temp_dir().join(format!(
-        "pm-e2e-soundness-{}-{}",
-        case.name,
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch(&format!("e2e-soundness-{}", case.name));
     let src = format!("{}.{}", case.name, case.ext);
     let cc = if case.ext == "cpp" {
         "clang++-14"

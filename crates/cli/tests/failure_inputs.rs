@@ -3,6 +3,7 @@
 //! of the annotate / HTML / LCOV outputs, on real crashes of the demo
 //! programs in `tests/data/demo/` (clang-14 IR, gdb / lldb / ASan output).
 
+mod common;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -64,8 +65,10 @@ fn lines(v: &Value, file: &str, label: &str) -> Vec<u64> {
 }
 
 fn temp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("pm-cli-{}-{name}", std::process::id()));
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    let d = DIR.get_or_init(|| common::scratch("cli-inputs")).join(name);
     let _ = std::fs::remove_dir_all(&d);
+    let _ = std::fs::remove_file(&d);
     d
 }
 

@@ -7,6 +7,7 @@
 //! a failure, not a stuck test) and, where `/usr/bin/time` exists, a
 //! memory ceiling.
 
+mod common;
 use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -28,10 +29,7 @@ fn example_report() -> PathBuf {
 
 /// A fresh scratch directory of this test process.
 fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("pm-first-contact-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::scratch(&format!("first-contact-{name}"))
 }
 
 /// A FIFO at `dir/name`.

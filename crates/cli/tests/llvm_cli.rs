@@ -2,6 +2,7 @@
 //! `cfg build` to a `.pmcfg` that gives the same graph, and a corrupt or
 //! truncated cache rejected with exit code 2 and one clear line.
 
+mod common;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -17,10 +18,7 @@ fn fixture(name: &str) -> PathBuf {
 }
 
 fn scratch(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("postmortem-llvm-cli-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::scratch(&format!("llvm-cli-{tag}"))
 }
 
 fn run(args: &[&str]) -> Output {

@@ -274,9 +274,7 @@ fn setup() -> &'static Path {
         for t in ["clang-14", "gdb"] {
             require(t);
         }
-        let dir = std::env::temp_dir().join(format!("pm-minidump-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = common::scratch("minidump");
         for f in ["crash.c", "sancov_stub.c"] {
             std::fs::copy(data("sancov", f), dir.join(f)).unwrap();
         }

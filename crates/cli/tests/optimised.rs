@@ -18,10 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 fn scratch(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("pm-optimised-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::scratch(&format!("optimised-{tag}"))
 }
 
 /// Builds `src` of `tests/data/optimised/` at `-O2 -g` into `dir` (IR, and

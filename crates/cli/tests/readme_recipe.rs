@@ -20,9 +20,7 @@ fn crashed() -> &'static Path {
     DIR.get_or_init(|| {
         require("clang-14");
         require("gdb");
-        let dir = std::env::temp_dir().join(format!("pm-readme-recipe-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = common::scratch("readme-recipe");
         let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/demo/crash.c");
         std::fs::copy(&src, dir.join("crash.c")).unwrap();
         sh(

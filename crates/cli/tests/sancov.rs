@@ -6,6 +6,7 @@
 //! without the flag map, flag dumps that do not fit or contradict the
 //! graph. Needs clang-14 and gdb (fails, never skips, without them).
 
+mod common;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -34,9 +35,7 @@ fn sh(dir: &Path, program: &str, args: &[&str]) -> Output {
 fn setup() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("pm-sancov-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = common::scratch("sancov");
         let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/sancov");
         for f in ["crash.c", "sancov_stub.c", "threads.c"] {
             std::fs::copy(data.join(f), dir.join(f)).unwrap();

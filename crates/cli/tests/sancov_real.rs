@@ -43,10 +43,7 @@ fn data(rel: &str) -> PathBuf {
 }
 
 fn fresh_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("pm-sancov-real-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch(&format!("sancov-real-{name}"))
 }
 
 /// Runs `bin` with `args` under gdb to its crash and writes `core` there;

@@ -6,6 +6,7 @@
 //! labels as `--backtrace recursion-bt.txt --log recursion.log`; malformed
 //! events are one error line and exit 2. Needs clang-14.
 
+mod common;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -21,9 +22,7 @@ fn data(f: &str) -> PathBuf {
 fn graph() -> &'static Path {
     static BC: OnceLock<PathBuf> = OnceLock::new();
     BC.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("pm-sentry-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = common::scratch("sentry");
         std::fs::copy(data("e2e/recursion.c"), dir.join("recursion.c")).unwrap();
         let o = Command::new("clang-14")
             .current_dir(&dir)

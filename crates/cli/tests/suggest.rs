@@ -30,10 +30,7 @@ fn ok(dir: &Path, args: &[&str]) -> String {
 }
 
 fn scratch(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("pm-suggest-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::scratch(&format!("suggest-{tag}"))
 }
 
 /// main: line 1 entry, line 2 a branch to line 3 or line 4, both to line 5.
