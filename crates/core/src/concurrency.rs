@@ -353,18 +353,6 @@ impl<S: Solver> Solver for ProcessWide<S> {
         }
     }
 
-    fn recover_stage(
-        &self,
-        g: &Icfg,
-        report: &Report,
-        hint: &[Label],
-    ) -> Result<Recovery, SolveError> {
-        match Concurrency::of(g, report) {
-            None => self.0.recover_stage(g, report, hint),
-            Some(_) => self.recover(g, report),
-        }
-    }
-
     fn recover(&self, g: &Icfg, report: &Report) -> Result<Recovery, SolveError> {
         let Some(all) = Concurrency::of(g, report) else {
             return self.0.recover(g, report);

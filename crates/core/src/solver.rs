@@ -134,6 +134,19 @@ pub struct Recovery {
     pub stats: Vec<(&'static str, u64)>,
 }
 
+impl Recovery {
+    /// The counter `name` of [`Recovery::stats`], summed over its entries
+    /// (0 when the solver did not count it).
+    pub fn stat(&self, name: &str) -> u64 {
+        self.stats.iter().filter(|s| s.0 == name).map(|s| s.1).sum()
+    }
+
+    /// Whether the solver counted `name` at all.
+    pub fn has_stat(&self, name: &str) -> bool {
+        self.stats.iter().any(|s| s.0 == name)
+    }
+}
+
 /// Why a solver produced no answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SolveError {
@@ -252,22 +265,6 @@ pub trait Solver {
     ) -> Result<Recovery, SolveError> {
         let _ = hint;
         self.recover(g, report)
-    }
-
-    /// A value stage's recovery ([`crate::staged`]): `hint` is the
-    /// labels of the report without the stage's values (sound for
-    /// `report`). Like [`Solver::recover_hinted`], except that a solver may
-    /// refine `hint` alone instead of recovering the report afresh, which
-    /// can leave a node Maybe that the fresh recovery would decide (see
-    /// [`crate::cs::CsLimits::hint_as_base`]). Sound either way. Default:
-    /// [`Solver::recover_hinted`].
-    fn recover_stage(
-        &self,
-        g: &Icfg,
-        report: &Report,
-        hint: &[Label],
-    ) -> Result<Recovery, SolveError> {
-        self.recover_hinted(g, report, hint)
     }
 
     /// Whether, by construction, [`Solver::recover`] decides every node

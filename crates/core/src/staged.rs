@@ -65,11 +65,6 @@
 //! [`LastWrite::tests_as_writes`] applies; elsewhere the exploration
 //! keeps a callee's entry state as a map of it (`Sym`).
 //!
-//! A value stage runs [`Solver::recover_stage`]: the context-sensitive
-//! solver refines the hint itself, without its base solver, when that
-//! refinement is whole (`CsLimits::hint_as_base`; on SQLite's plain cores
-//! about 0.1-0.2 s saved per stage, labels unchanged).
-//!
 //! Each stage's milliseconds are in the stats (`staged_base_ms`,
 //! `staged_residue_ms`, `staged_values_ms`), and the nodes the residue
 //! stage and the value stages decided that were Maybe before them
@@ -144,21 +139,6 @@ fn stage(
     }
 }
 
-/// A value stage's recovery: [`stage`], by [`Solver::recover_stage`]
-/// when hints are on.
-fn value_stage(
-    s: &dyn Solver,
-    g: &Icfg,
-    r: &Report,
-    hint: &[Label],
-    how: Staging,
-) -> Result<Recovery, SolveError> {
-    match how.hints {
-        true => s.recover_stage(g, r, hint),
-        false => stage(s, g, r, hint, how),
-    }
-}
-
 /// [`Solver::recover`] of `report`, its values taken in stages (see the
 /// module docs), one by one, with hints. Without values, exactly
 /// `s.recover(report)`.
@@ -216,7 +196,7 @@ type RunStages<'a> = dyn Fn(&[Report], &[Label], Staging) -> Runs + 'a;
 fn one_by_one(s: &dyn Solver, g: &Icfg, reports: &[Report], hint: &[Label], how: Staging) -> Runs {
     let mut out = Vec::with_capacity(reports.len());
     for r in reports {
-        let res = value_stage(s, g, r, hint, how);
+        let res = stage(s, g, r, hint, how);
         let stop = res.is_err();
         out.push(res);
         if stop {
@@ -245,7 +225,7 @@ fn at_once(
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(r) = reports.get(i) else { break };
-                let res = value_stage(s, g, r, hint, how);
+                let res = stage(s, g, r, hint, how);
                 *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(res);
             });
         }
@@ -362,11 +342,8 @@ fn staged(
     } else {
         Vec::new()
     };
-    let (mut gained, mut refined) = (0u64, 0u64);
+    let mut gained = 0u64;
     for (chunk, res) in staged.iter().zip(run(&reports, &hint, how)) {
-        if let Ok(more) = &res {
-            refined += u64::from(more.stats.iter().any(|s| s.0 == "cs_hint_as_base"));
-        }
         match res {
             Ok(more) if conflicts(&rec.labels, &more.labels) => {
                 // Each group fits the rest of the report, but not together
@@ -423,13 +400,21 @@ fn staged(
         .retain(|n| rec.labels[n.index()] == Label::Maybe);
     rec.stats.push(("value_groups", staged.len() as u64));
     rec.stats.push(("staged_values_gained", gained));
-    rec.stats.push(("staged_values_hint_as_base", refined));
     rec.stats.push(("staged_values_ms", ms(t)));
     let base = Base {
         report: base_report,
         labels: base_labels,
     };
     Ok((rec, base))
+}
+
+/// "One of `set` ran": an unreliable `obsYes` trace of one element (how
+/// residue and lifted nodes join a report).
+fn ran(set: NodeSet) -> Trace {
+    Trace {
+        reliable: false,
+        entries: vec![set],
+    }
 }
 
 fn ms(t: std::time::Instant) -> u64 {
@@ -453,20 +438,12 @@ fn with_residue(
     }
     let t = std::time::Instant::now();
     let mut r = base.clone();
-    r.obs_yes.extend(residue.iter().map(|set| Trace {
-        reliable: false,
-        entries: vec![set.clone()],
-    }));
+    r.obs_yes.extend(residue.iter().cloned().map(ran));
     let mut rec = s.recover(g, &r).ok()?;
     // Anything weakened (a solver that fell back to a weaker one's labels,
     // a constraint it could not express) may hide what the stages would
     // find: that the residue contradicts the rest.
-    let whole = rec.weakened.is_empty()
-        && !rec
-            .stats
-            .iter()
-            .any(|s| matches!(s.0, "cs_conflict" | "cs_skipped" | "cs_bulk_skipped"));
-    if !whole {
+    if !rec.weakened.is_empty() {
         return None;
     }
     rec.stats.push(("residue_staged", residue.len() as u64));
@@ -506,10 +483,8 @@ fn add_residue(
     }
     let first = base.obs_yes.len();
     let mut r = base.clone();
-    r.obs_yes.extend(keep.iter().map(|(_, set)| Trace {
-        reliable: false,
-        entries: vec![set.clone()],
-    }));
+    r.obs_yes
+        .extend(keep.iter().map(|(_, set)| ran(set.clone())));
     let why = match stage(s, g, &r, &rec.labels, how) {
         Ok(more) if conflicts(&rec.labels, &more.labels) => {
             "its labels contradict those without it".to_string()
@@ -629,10 +604,8 @@ fn add_lift(
     }
     let first = base.report.obs_yes.len();
     let mut r = base.report.clone();
-    r.obs_yes.extend(lift.nodes.iter().map(|&(_, n)| Trace {
-        reliable: false,
-        entries: vec![NodeSet::one(n)],
-    }));
+    r.obs_yes
+        .extend(lift.nodes.iter().map(|&(_, n)| ran(NodeSet::one(n))));
     // The lifted report adds to the base's: its labels are a sound hint
     // (not `rec`'s, which the values decided too).
     let why = match stage(s, g, &r, &base.labels, how) {

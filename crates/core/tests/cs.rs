@@ -390,9 +390,8 @@ fn bulk_pass_is_sound_and_nearly_exact() {
         let Some(rec) = unless_impossible(solver.recover(&g, &r), &paths, ctx) else {
             continue;
         };
-        let stat = |k: &str| rec.stats.iter().find(|s| s.0 == k).map_or(0, |s| s.1);
-        bulk_yes += stat("cs_bulk_yes");
-        bulk_no += stat("cs_bulk_no");
+        bulk_yes += rec.stat("cs_bulk_yes");
+        bulk_no += rec.stat("cs_bulk_no");
         for v in 0..g.num_nodes() {
             match rec.labels[v] {
                 Label::No => assert!(!paths.seen[v], "node {v} No but ran: {}", ctx()),
@@ -471,8 +470,7 @@ fn bulk_pass_without_automata_is_sound() {
                 continue;
             }
             fell_back += 1;
-            let stat = |k: &str| rec.stats.iter().find(|s| s.0 == k).map_or(0, |s| s.1);
-            decided += stat("cs_bulk_yes") + stat("cs_bulk_no");
+            decided += rec.stat("cs_bulk_yes") + rec.stat("cs_bulk_no");
             for v in 0..g.num_nodes() {
                 match rec.labels[v] {
                     Label::No => assert!(!paths.seen[v], "node {v} No but ran: {}", ctx()),
@@ -1310,12 +1308,6 @@ fn limits_keep_the_base_labels_and_say_so() {
 fn beside_and_care_keep_the_labels() {
     use postmortem_core::cs::CsLimits;
     use postmortem_core::fsa::FsaLimits;
-    let stat = |rec: &postmortem_core::Recovery, name: &str| {
-        rec.stats
-            .iter()
-            .find(|&&(k, _)| k == name)
-            .map_or(0, |&(_, v)| v)
-    };
     let shape = GraphShape {
         max_functions: 4,
         max_body: 5,
@@ -1388,8 +1380,8 @@ fn beside_and_care_keep_the_labels() {
                 assert_eq!(with.labels, without.labels, "({on} {care}) {}", ctx());
                 exact += 1;
             }
-            confirmed += usize::from(stat(&with, "confirm_rounds") > 0);
-            beside += usize::from(stat(&with, "confirm_beside") > 0);
+            confirmed += usize::from(with.stat("confirm_rounds") > 0);
+            beside += usize::from(with.stat("confirm_beside") > 0);
         }
     }
     eprintln!("{confirmed} runs confirmed choices, {beside} left nodes to the frame graph, {exact} exact pairs");
@@ -1408,7 +1400,6 @@ fn beside_and_care_keep_the_labels() {
 /// of the whole report (residue as `obsYes`) whenever there is one.
 #[test]
 fn staged_hints_keep_the_labels() {
-    use postmortem_core::report::Trace;
     use postmortem_core::staged::{recover_staged, Staging};
     let shape = GraphShape {
         max_functions: 4,
@@ -1459,13 +1450,7 @@ fn staged_hints_keep_the_labels() {
         }
         // The whole report, residue as obsYes: the labels hold on every
         // valid path of it the oracle finds.
-        let mut whole = r.clone();
-        for set in std::mem::take(&mut whole.residue) {
-            whole.obs_yes.push(Trace {
-                reliable: false,
-                entries: vec![set],
-            });
-        }
+        let whole = residue_as_obs_yes(&r);
         let paths = oracle_cs::enumerate(&g, &whole, 13, 4);
         let sound = sound_on_paths(&paths, &got.labels, &ctx);
         checked += usize::from(sound);
@@ -1493,7 +1478,6 @@ fn staged_hints_keep_the_labels() {
 #[test]
 fn must_filter_keeps_the_labels() {
     use postmortem_core::cs::CsLimits;
-    use postmortem_core::report::Trace;
     use postmortem_core::staged::{recover_staged, Staging};
     let shape = GraphShape {
         max_functions: 4,
@@ -1508,13 +1492,6 @@ fn must_filter_keeps_the_labels() {
         ..Cs::default()
     };
     let (on, off) = (best(true), best(false));
-    let stat = |rec: &postmortem_core::Recovery, name: &str| {
-        rec.stats
-            .iter()
-            .filter(|s| s.0 == name)
-            .map(|s| s.1)
-            .sum::<u64>()
-    };
     let how = Staging {
         hints: true,
         threads: 1,
@@ -1527,13 +1504,7 @@ fn must_filter_keeps_the_labels() {
         let mut r = cs_report(&mut rng, &g, true);
         random_values(&mut rng, &g, &mut r, 3);
         let n = g.num_nodes();
-        let mut whole = r.clone();
-        for set in std::mem::take(&mut whole.residue) {
-            whole.obs_yes.push(Trace {
-                reliable: false,
-                entries: vec![set],
-            });
-        }
+        let whole = residue_as_obs_yes(&r);
         let ctx = || format!("seed {seed}\n{}", describe(&g, &whole));
         let paths = oracle_cs::enumerate(&g, &whole, 13, 4);
         let direct = (on.recover(&g, &whole), off.recover(&g, &whole));
@@ -1551,7 +1522,7 @@ fn must_filter_keeps_the_labels() {
                 (a, b) => panic!("{:?} / {:?}: {}", a.err(), b.err(), ctx()),
             };
             compared += 1;
-            filtered += usize::from(stat(&got, "cs_bulk_must_off") > 0);
+            filtered += usize::from(got.stat("cs_bulk_must_off") > 0);
             for v in 0..n {
                 if want.labels[v] != Label::Maybe {
                     assert_eq!(got.labels[v], want.labels[v], "node {v}: {}", ctx());
@@ -1632,7 +1603,6 @@ fn sound_on_paths(paths: &oracle_cs::CsPaths, labels: &[Label], ctx: &dyn Fn() -
 /// decided, which the lifted report does not carry) fails here.
 #[test]
 fn lift_hint_keeps_the_labels() {
-    use postmortem_core::report::Trace;
     use postmortem_core::staged::{recover_lifted, Staging};
     let shapes = [(4, 4), (5, 6)].map(|(max_functions, max_body)| GraphShape {
         max_functions,
@@ -1652,13 +1622,7 @@ fn lift_hint_keeps_the_labels() {
         let mut r = cs_report(&mut rng, &g, true);
         random_values(&mut rng, &g, &mut r, 3);
         let n = g.num_nodes();
-        let mut whole = r.clone();
-        for set in std::mem::take(&mut whole.residue) {
-            whole.obs_yes.push(Trace {
-                reliable: false,
-                entries: vec![set],
-            });
-        }
+        let whole = residue_as_obs_yes(&r);
         let ctx = || format!("seed {seed}\n{}", describe(&g, &whole));
         let paths = oracle_cs::enumerate(&g, &whole, 13, 4);
         for s in solvers {
@@ -1977,13 +1941,6 @@ fn lean_exploration_keeps_the_labels() {
         })
     };
     let (on, off) = (best(true), best(false));
-    let states = |rec: &postmortem_core::Recovery| {
-        rec.stats
-            .iter()
-            .filter(|s| s.0 == "cs_bulk_states")
-            .map(|s| s.1)
-            .sum::<u64>()
-    };
     let how = Staging {
         hints: true,
         threads: 1,
@@ -2010,7 +1967,7 @@ fn lean_exploration_keeps_the_labels() {
                 (a, b) => panic!("{:?} / {:?}: {}", a.err(), b.err(), ctx()),
             };
             compared += 1;
-            smaller += usize::from(states(&got) < states(&want));
+            smaller += usize::from(got.stat("cs_bulk_states") < want.stat("cs_bulk_states"));
             for v in 0..n {
                 if want.labels[v] != Label::Maybe {
                     assert_eq!(got.labels[v], want.labels[v], "node {v}: {}", ctx());
@@ -2089,66 +2046,6 @@ fn test_only_values_are_capped() {
     assert_eq!(rec.labels[p.id("t1").index()], Label::Yes);
 }
 
-/// `CsLimits::hint_as_base` (a value stage refines its hint without the
-/// base solver when the refinement is whole) against the base run in
-/// every stage: on random reports with values (branch tests included)
-/// and residue, every label is sound against the valid paths, and the
-/// labels are the same. Fails if a stage whose refinement was partial
-/// (an automaton dropped, candidates left, a conflict) is kept.
-#[test]
-fn hint_as_base_keeps_the_labels() {
-    use postmortem_core::cs::CsLimits;
-    use postmortem_core::staged::{recover_staged, Staging};
-    let best = |hint_as_base: bool| {
-        best_with(CsLimits {
-            hint_as_base,
-            ..CsLimits::default()
-        })
-    };
-    let (on, off) = (best(true), best(false));
-    let how = Staging {
-        hints: true,
-        threads: 1,
-        ..Staging::default()
-    };
-    let stat = |rec: &postmortem_core::Recovery, k: &str| {
-        rec.stats
-            .iter()
-            .filter(|s| s.0 == k)
-            .map(|s| s.1)
-            .sum::<u64>()
-    };
-    let (mut compared, mut refined, mut checked, mut decided) = (0, 0, 0, 0);
-    for seed in 0..cases() / 2 {
-        let (g, r, whole) = staged_case(seed ^ 0x41A7);
-        let ctx = || format!("seed {seed}\n{}", describe(&g, &whole));
-        let (got, want) = match (
-            recover_staged(&on, &g, &r, how),
-            recover_staged(&off, &g, &r, how),
-        ) {
-            (Ok(x), Ok(w)) => (x, w),
-            (Err(a), Err(b)) => {
-                assert_eq!(a, b, "{}", ctx());
-                continue;
-            }
-            (a, b) => panic!("{:?} / {:?}: {}", a.err(), b.err(), ctx()),
-        };
-        compared += 1;
-        refined += usize::from(stat(&got, "staged_values_hint_as_base") > 0);
-        assert_eq!(stat(&want, "staged_values_hint_as_base"), 0);
-        assert_eq!(got.labels, want.labels, "{}", ctx());
-        decided += got.labels.iter().filter(|l| **l != Label::Maybe).count();
-        let paths = oracle_cs::enumerate(&g, &whole, 13, 4);
-        checked += usize::from(sound_on_paths(&paths, &got.labels, &ctx));
-    }
-    eprintln!("{compared} compared, {refined} with a stage refined from its hint, {checked} checked against valid paths, {decided} labels");
-    let seeds = cases() as usize / 2;
-    assert!(
-        compared > seeds / 2 && refined > seeds / 25 && checked > seeds / 5 && decided > 0,
-        "{compared} {refined} {checked} {decided}"
-    );
-}
-
 /// `best` with `limits`, for the on/off comparisons of its switches.
 fn best_with(limits: postmortem_core::cs::CsLimits) -> Cs<Fsa> {
     Cs::<Fsa> {
@@ -2162,7 +2059,6 @@ fn best_with(limits: postmortem_core::cs::CsLimits) -> Cs<Fsa> {
 /// functions, a report with values (branch tests too) and residue, and
 /// the whole report the oracle reads (residue as `obsYes`).
 fn staged_case(seed: u64) -> (postmortem_core::Icfg, Report, Report) {
-    use postmortem_core::report::Trace;
     let shape = GraphShape {
         max_functions: 5,
         max_body: 4,
@@ -2171,6 +2067,14 @@ fn staged_case(seed: u64) -> (postmortem_core::Icfg, Report, Report) {
     let g = random_icfg(&mut rng, &shape);
     let mut r = cs_report(&mut rng, &g, true);
     random_values(&mut rng, &g, &mut r, 4);
+    let whole = residue_as_obs_yes(&r);
+    (g, r, whole)
+}
+
+/// `r` as the oracle reads it: each residue set an unreliable one-element
+/// `obsYes` trace (what the residue stage adds).
+fn residue_as_obs_yes(r: &Report) -> Report {
+    use postmortem_core::report::Trace;
     let mut whole = r.clone();
     for set in std::mem::take(&mut whole.residue) {
         whole.obs_yes.push(Trace {
@@ -2178,5 +2082,5 @@ fn staged_case(seed: u64) -> (postmortem_core::Icfg, Report, Report) {
             entries: vec![set],
         });
     }
-    (g, r, whole)
+    whole
 }

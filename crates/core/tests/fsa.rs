@@ -183,10 +183,7 @@ fn fsa_bulk_is_exact_on_larger_graphs() {
         let truth = oracle::recover(&g, &r);
         let rec = Fsa::default().recover(&g, &r).ok();
         // Answered by the contracted product alone?
-        contracted += usize::from(
-            rec.as_ref()
-                .is_some_and(|x| x.stats.iter().any(|s| s.0 == "coarse_vertices")),
-        );
+        contracted += usize::from(rec.as_ref().is_some_and(|x| x.has_stat("coarse_vertices")));
         assert_eq!(
             rec.map(|x| x.labels),
             truth,
@@ -346,22 +343,10 @@ fn coarse_tier_case(coarse: Fsa) {
                 }
                 if rec.weakened.iter().any(|w| w.how.contains("coarse tier")) {
                     used += 1;
-                    let stat = rec
-                        .stats
-                        .iter()
-                        .find(|s| s.0 == "coarse_refined")
-                        .map_or(0, |s| s.1);
+                    let stat = rec.stat("coarse_refined");
                     refined += usize::from(stat > 0);
-                    held += rec
-                        .stats
-                        .iter()
-                        .find(|s| s.0 == "coarse_held_decided")
-                        .map_or(0, |s| s.1);
-                    checks += rec
-                        .stats
-                        .iter()
-                        .find(|s| s.0 == "coarse_checks")
-                        .map_or(0, |s| s.1);
+                    held += rec.stat("coarse_held_decided");
+                    checks += rec.stat("coarse_checks");
                 }
             }
             (Ok(_), None) => {}
@@ -532,10 +517,7 @@ fn limit_in_product_exploration_degrades_soundly() {
             // each that did not run): a Maybe the choices confirm is a
             // real Maybe, the others are listed as undecided, so every
             // label not listed is the truth.
-            let confirmed = rec
-                .stats
-                .iter()
-                .any(|&(k, v)| k == "confirm_rounds" && v > 0);
+            let confirmed = rec.stat("confirm_rounds") > 0;
             if confirmed {
                 for (i, (l, t)) in rec.labels.iter().zip(&truth).enumerate() {
                     if !rec.undecided.contains(&NodeId::new(i)) {
@@ -634,13 +616,7 @@ fn dropped_obs_no_sets_are_settled_exactly() {
                 let rec = fsa
                     .recover(&g, &r)
                     .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
-                let stat = |name: &str| {
-                    rec.stats
-                        .iter()
-                        .find(|&&(k, _)| k == name)
-                        .map_or(0, |&(_, v)| v)
-                };
-                if stat("confirm_rounds") == 0 {
+                if rec.stat("confirm_rounds") == 0 {
                     continue; // nothing was dropped
                 }
                 assert_sound(&rec.labels, &truth, &format!("seed {seed} budget {budget}"));
@@ -656,7 +632,7 @@ fn dropped_obs_no_sets_are_settled_exactly() {
                 assert!(rec.weakened.is_empty(), "seed {seed}: {:?}", rec.weakened);
                 if settle_checks > 0 {
                     exact += 1;
-                    decided += stat("settle_decided");
+                    decided += rec.stat("settle_decided");
                 }
             }
         }
@@ -1076,20 +1052,14 @@ fn witness_choices_keep_the_labels() {
         };
         for checks in [2, 256] {
             let (with, without) = (run(0, checks), run(usize::MAX, checks));
-            let stat = |rec: &postmortem_core::Recovery, name: &str| {
-                rec.stats
-                    .iter()
-                    .find(|&&(k, _)| k == name)
-                    .map_or(0, |&(_, v)| v)
-            };
-            if stat(&with, "confirm_rounds") == 0 {
+            if with.stat("confirm_rounds") == 0 {
                 continue; // nothing was dropped
             }
             let what = format!("seed {seed} checks {checks}");
             assert_sound(&with.labels, &truth, &what);
             assert_sound(&without.labels, &truth, &what);
-            assert_eq!(stat(&without, "settle_choices"), 0, "{what}");
-            chose += (stat(&with, "settle_choices") > 0) as usize;
+            assert_eq!(without.stat("settle_choices"), 0, "{what}");
+            chose += (with.stat("settle_choices") > 0) as usize;
             for (i, (&a, &b)) in with.labels.iter().zip(&without.labels).enumerate() {
                 if b != Label::Maybe {
                     assert_eq!(a, b, "{what}: node {i} decided without, not with");
@@ -1120,12 +1090,6 @@ fn witness_choices_keep_the_labels() {
 #[test]
 fn capped_first_attempt_keeps_the_labels() {
     use postmortem_core::fsa::FsaLimits;
-    let stat = |rec: &postmortem_core::Recovery, name: &str| {
-        rec.stats
-            .iter()
-            .find(|&&(k, _)| k == name)
-            .map_or(0, |&(_, v)| v)
-    };
     let (mut capped, mut accepted, mut compared) = (0, 0, 0);
     for seed in 0..2000u64 {
         let mut rng = Rng::new(seed ^ 0xCA_99ED);
@@ -1160,11 +1124,11 @@ fn capped_first_attempt_keeps_the_labels() {
         let what = format!("seed {seed}");
         assert_sound(&with.labels, &truth, &what);
         assert_sound(&without.labels, &truth, &what);
-        assert_eq!(stat(&without, "fsa_first_capped"), 0, "{what}");
-        if stat(&with, "fsa_first_capped") > 0 {
+        assert_eq!(without.stat("fsa_first_capped"), 0, "{what}");
+        if with.stat("fsa_first_capped") > 0 {
             capped += 1;
             // A rerun without the cap records its time.
-            accepted += !with.stats.iter().any(|&(k, _)| k == "fsa_first_capped_ms") as usize;
+            accepted += !with.has_stat("fsa_first_capped_ms") as usize;
         }
         for (i, (&a, &b)) in with.labels.iter().zip(&without.labels).enumerate() {
             if b != Label::Maybe {
@@ -1206,12 +1170,6 @@ fn capped_first_attempt_keeps_the_labels() {
 #[test]
 fn sharp_stars_keep_the_labels() {
     use postmortem_core::fsa::FsaLimits;
-    let stat = |rec: &postmortem_core::Recovery, name: &str| {
-        rec.stats
-            .iter()
-            .find(|&&(k, _)| k == name)
-            .map_or(0, |&(_, v)| v)
-    };
     let (mut acted, mut compared) = (0, 0);
     for seed in 0..1500u64 {
         let mut rng = Rng::new(seed ^ 0x5A_A2F5);
@@ -1250,8 +1208,8 @@ fn sharp_stars_keep_the_labels() {
         assert_sound(&without.labels, &truth, &what);
         assert_eq!(with.labels, without.labels, "{what}");
         assert_eq!(with.undecided, without.undecided, "{what}");
-        assert_eq!(stat(&without, "coarse_sharp"), 0, "{what}");
-        acted += usize::from(stat(&with, "coarse_sharp") > 0);
+        assert_eq!(without.stat("coarse_sharp"), 0, "{what}");
+        acted += usize::from(with.stat("coarse_sharp") > 0);
         compared += 1;
     }
     eprintln!("{compared} pairs, the shortcut acted in {acted}");
@@ -1273,12 +1231,6 @@ fn sharp_stars_keep_the_labels() {
 #[test]
 fn shared_witnesses_keep_the_labels() {
     use postmortem_core::fsa::FsaLimits;
-    let stat = |rec: &postmortem_core::Recovery, name: &str| {
-        rec.stats
-            .iter()
-            .find(|&&(k, _)| k == name)
-            .map_or(0, |&(_, v)| v)
-    };
     let (mut acted, mut grouped, mut compared) = (0, 0, 0);
     for seed in 0..2000u64 {
         let mut rng = Rng::new(seed ^ 0x5_11A7);
@@ -1326,10 +1278,10 @@ fn shared_witnesses_keep_the_labels() {
             with.undecided.iter().all(|v| without.undecided.contains(v)),
             "{what}"
         );
-        assert_eq!(stat(&without, "coarse_checks_shared"), 0, "{what}");
-        assert_eq!(stat(&without, "coarse_checks_grouped"), 0, "{what}");
-        acted += usize::from(stat(&with, "coarse_checks_shared") > 0);
-        grouped += usize::from(stat(&with, "coarse_checks_grouped") > 0);
+        assert_eq!(without.stat("coarse_checks_shared"), 0, "{what}");
+        assert_eq!(without.stat("coarse_checks_grouped"), 0, "{what}");
+        acted += usize::from(with.stat("coarse_checks_shared") > 0);
+        grouped += usize::from(with.stat("coarse_checks_grouped") > 0);
         compared += 1;
     }
     eprintln!("{compared} pairs, witnesses shared in {acted}, classes grouped in {grouped}");

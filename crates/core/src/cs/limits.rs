@@ -34,14 +34,6 @@ pub struct CsLimits {
     /// `product`'s "Shared invocations"): the same accepted paths, fewer
     /// states.
     pub lean: bool,
-    /// A hinted recovery ([`crate::Solver::recover_hinted`]: a stage of
-    /// [`crate::staged`]) first refines the hint itself, without the base
-    /// solver, and keeps that when the refinement was whole: the frame
-    /// graph ran, the bulk pass ran with every automaton, examined every
-    /// candidate and found the report feasible, and the report has no
-    /// ambiguous `obsNo` set (the one constraint the bulk pass relaxes).
-    /// Otherwise, or off, the base runs first, as without a hint.
-    pub hint_as_base: bool,
 }
 
 impl Default for CsLimits {
@@ -54,7 +46,6 @@ impl Default for CsLimits {
             beside: true,
             must_filter: true,
             lean: true,
-            hint_as_base: true,
         }
     }
 }

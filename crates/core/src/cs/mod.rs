@@ -407,22 +407,6 @@ impl<B: Solver> Solver for Cs<B> {
         self.recover_with(g, report, Some(hint))
     }
 
-    /// With [`CsLimits::hint_as_base`], the hint refined alone when that
-    /// refinement is whole ([`Cs::refine_hint`]).
-    fn recover_stage(
-        &self,
-        g: &Icfg,
-        report: &Report,
-        hint: &[Label],
-    ) -> Result<Recovery, SolveError> {
-        if self.limits.hint_as_base && hint.len() == g.num_nodes() {
-            if let Some(rec) = self.refine_hint(g, report, hint) {
-                return Ok(rec);
-            }
-        }
-        self.recover_with(g, report, Some(hint))
-    }
-
     fn refines_utl(&self) -> bool {
         self.best
     }
@@ -450,38 +434,6 @@ impl<B: Solver> Cs<B> {
             self.merge_utl(g, report, &mut rec)?;
         }
         self.refine(g, report, rec, hint)
-    }
-
-    /// [`CsLimits::hint_as_base`]: the hint refined as if the base had
-    /// given it, when the refinement was whole: the frame graph and the
-    /// bulk pass ran with every automaton, the must pass examined every
-    /// candidate, and nothing was found infeasible or weakened. The bulk
-    /// pass's labels come from the accepting valid paths of its product,
-    /// a subset of the base's paths, except for the observations it
-    /// relaxes (single nodes, known to run or not, which the hint already
-    /// has; ambiguous `obsNo` sets, for which the base runs). Sound either
-    /// way: the hint is sound for `report`.
-    fn refine_hint(&self, g: &Icfg, report: &Report, hint: &[Label]) -> Option<Recovery> {
-        if report.obs_no.iter().any(|s| s.single().is_none()) {
-            return None;
-        }
-        let rec = Recovery {
-            labels: hint.to_vec(),
-            weakened: Vec::new(),
-            undecided: Vec::new(),
-            stats: vec![("cs_hint_as_base", 1)],
-        };
-        let rec = self.refine(g, report, rec, Some(hint)).ok()?;
-        let stat = |k: &str| rec.stats.iter().find(|s| s.0 == k).map(|s| s.1);
-        let ran = stat("cs_bulk_states").is_some() || !rec.labels.contains(&Label::Maybe);
-        let whole = ran
-            && stat("cs_bulk_automata_dropped") == Some(0)
-            && stat("cs_bulk_must_left") == Some(0)
-            && ["cs_conflict", "cs_skipped", "cs_bulk_skipped"]
-                .iter()
-                .all(|k| stat(k).is_none())
-            && rec.weakened.is_empty();
-        whole.then_some(rec)
     }
 
     /// Bulk recovery with the frame graph beside the base
