@@ -118,6 +118,18 @@ pub trait Beside {
     fn utl(&self, labels: &[Label]) {
         let _ = labels;
     }
+
+    /// Labels known sound for the report (the caller's
+    /// [`Solver::recover_hinted`] hint), which the solver may use instead
+    /// of work of its own (FSA: to reduce the report instead of running
+    /// UTL). A solver that asks for them promises that its labels are
+    /// exact (with the caller's, where it leaves nodes to the caller)
+    /// when it lists nothing weakened and nothing undecided: the caller
+    /// may then skip work of its own (`best`: merging UTL's labels). By
+    /// default none.
+    fn hint(&self) -> Option<&[Label]> {
+        None
+    }
 }
 
 /// The result of bulk recovery.

@@ -2084,3 +2084,98 @@ fn residue_as_obs_yes(r: &Report) -> Report {
     }
     whole
 }
+
+/// `best` given a hint (labels sound for the report, here those of the
+/// report without its values) reduces the report with it instead of
+/// running UTL, and merges UTL's labels only when FSA's are not exact.
+/// On random reports with values and residue, with default limits and
+/// with limits small enough that FSA weakens: the hinted labels decide
+/// every node UTL decides and every node the unhinted recovery decides,
+/// the same way, and are sound against the valid paths. Merging UTL's
+/// labels never (even after a weakened FSA) fails it.
+#[test]
+fn hinted_best_refines_utl_and_the_unhinted_labels() {
+    use postmortem_core::fsa::FsaLimits;
+    let tight = Cs::<Fsa> {
+        best: true,
+        base: Fsa {
+            limits: FsaLimits {
+                max_states: 40,
+                coarse_states: 40,
+                first_states: 20,
+                ..FsaLimits::default()
+            },
+        },
+        ..Cs::default()
+    };
+    let (mut hinted, mut weakened, mut checked, mut by_utl) = (0, 0, 0, 0);
+    let mut no_valid_path = 0;
+    for (name, best) in [("default", best_with(Default::default())), ("tight", tight)] {
+        for seed in 0..cases() / 2 {
+            let (g, _, whole) = staged_case(seed ^ 0x41A7);
+            let whole = Report {
+                residue: Vec::new(),
+                ..whole
+            };
+            let ctx = || format!("{name} seed {seed}\n{}", describe(&g, &whole));
+            let weaker = Report {
+                values: Vec::new(),
+                ..whole.clone()
+            };
+            let Ok(hint) = best.recover(&g, &weaker) else {
+                continue;
+            };
+            let (got, want) = match (
+                best.recover_hinted(&g, &whole, &hint.labels),
+                best.recover(&g, &whole),
+            ) {
+                (Ok(got), Ok(want)) => (got, want),
+                (Err(SolveError::Infeasible { .. }), Err(SolveError::Infeasible { .. })) => {
+                    continue
+                }
+                // The hint, from valid paths, shows what FSA's own model
+                // (unmatched returns) cannot: no valid path; unhinted,
+                // `best` falls back to FSA's labels (or, under tight
+                // limits, to weakened ones).
+                (Err(SolveError::Infeasible { .. }), Ok(want)) => {
+                    let paths = oracle_cs::enumerate(&g, &whole, 13, 4);
+                    assert_eq!(paths.found, 0, "{}", ctx());
+                    assert!(
+                        want.has_stat("cs_conflict") || !want.weakened.is_empty(),
+                        "{}",
+                        ctx()
+                    );
+                    no_valid_path += 1;
+                    continue;
+                }
+                (a, b) => panic!("{:?} / {:?}: {}", a.err(), b.err(), ctx()),
+            };
+            hinted += usize::from(got.stat("fsa_hinted") > 0);
+            // The hinted labels are meant merged with the hint's (the
+            // bulk pass skips the nodes it decides).
+            let mut got = got;
+            for (l, &h) in got.labels.iter_mut().zip(&hint.labels) {
+                if *l == Label::Maybe {
+                    *l = h;
+                }
+            }
+            weakened += usize::from(got.stat("fsa_hinted") > 0 && !got.weakened.is_empty());
+            let utl = Utl::default().recover(&g, &whole).map(|u| u.labels);
+            for v in 0..g.num_nodes() {
+                if want.labels[v] != Label::Maybe {
+                    assert_eq!(got.labels[v], want.labels[v], "node {v}: {}", ctx());
+                }
+                if let Ok(u) = &utl {
+                    if u[v] != Label::Maybe {
+                        by_utl += 1;
+                        assert_eq!(got.labels[v], u[v], "node {v} (utl): {}", ctx());
+                    }
+                }
+            }
+            let paths = oracle_cs::enumerate(&g, &whole, 13, 4);
+            checked += usize::from(sound_on_paths(&paths, &got.labels, &ctx));
+        }
+    }
+    eprintln!("{hinted} reduced with the hint ({weakened} of them weakened), {checked} checked against valid paths, {by_utl} UTL labels compared, {no_valid_path} found impossible only with the hint");
+    assert!(hinted > cases() as usize / 10 && weakened > 0 && checked > 0 && by_utl > 0);
+}

@@ -70,12 +70,21 @@ fn best_over_any_base_decides_what_utl_decides() {
         let (Ok(b), Ok(u)) = (s.recover(&g, &report), Utl::default().recover(&g, &report)) else {
             continue;
         };
+        // Hinted too (a hint that decides nothing): the base does not take
+        // it, so `best` merges UTL's labels all the same.
+        let hint = vec![Label::Maybe; g.num_nodes()];
+        let h = s.recover_hinted(&g, &report, &hint).expect("as unhinted");
         checked += 1;
         for (i, (&x, &y)) in b.labels.iter().zip(&u.labels).enumerate() {
             decided_by_utl += usize::from(y != Label::Maybe);
             assert!(
                 y == Label::Maybe || x == y,
                 "seed {seed}: node {i}: utl {y:?}, best over a blind base {x:?}"
+            );
+            assert!(
+                y == Label::Maybe || h.labels[i] == y,
+                "seed {seed}: node {i}: utl {y:?}, hinted best over a blind base {:?}",
+                h.labels[i]
             );
         }
     }

@@ -454,12 +454,15 @@ impl<B: Solver> Cs<B> {
             cs: self,
             g,
             report,
+            hint,
+            hint_taken: Default::default(),
             frames: Default::default(),
             utl: Default::default(),
         };
         let mut rec = self.base.recover_beside(g, report, &beside)?;
         rec.stats
             .push(("cs_base_ms", t.elapsed().as_millis() as u64));
+        let taken = beside.hint_taken.get();
         let (frames, utl) = (beside.frames.into_inner(), beside.utl.into_inner());
         let (mut yes, mut no) = (0u64, 0u64);
         for (l, &f) in rec.labels.iter_mut().zip(&frames) {
@@ -473,7 +476,12 @@ impl<B: Solver> Cs<B> {
         }
         rec.stats.push(("cs_beside_yes", yes));
         rec.stats.push(("cs_beside_no", no));
-        if self.best {
+        // UTL's labels are merged unless the base took the hint instead of
+        // computing them and its labels are exact (nothing weakened or
+        // undecided: with the frame graph's, they decide every node UTL,
+        // being sound, decides).
+        let exact = rec.weakened.is_empty() && rec.undecided.is_empty();
+        if self.best && (utl.is_some() || !taken || !exact) {
             self.merge_utl_from(g, report, &mut rec, utl)?;
         }
         // An impossible refinement is decided again without it.
@@ -495,6 +503,9 @@ struct FramesBeside<'c, 'g, B> {
     cs: &'c Cs<B>,
     g: &'g Icfg,
     report: &'g Report,
+    hint: Option<&'g [Label]>,
+    /// Whether the base asked for `hint` (see [`crate::solver::Beside::hint`]).
+    hint_taken: std::cell::Cell<bool>,
     frames: std::cell::RefCell<Vec<Label>>,
     utl: std::cell::RefCell<Option<Vec<Label>>>,
 }
@@ -512,6 +523,11 @@ impl<B> crate::solver::Beside for FramesBeside<'_, '_, B> {
 
     fn utl(&self, labels: &[Label]) {
         self.utl.replace(Some(labels.to_vec()));
+    }
+
+    fn hint(&self) -> Option<&[Label]> {
+        self.hint_taken.set(self.hint.is_some());
+        self.hint
     }
 }
 

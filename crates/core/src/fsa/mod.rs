@@ -183,10 +183,25 @@ pub(crate) struct Reduced {
     /// The reduced report: same stack, `obsYes` and bursty traces (elements
     /// without members that never run), fewer `obsNo` sets.
     report: Report,
-    /// UTL's labels for `report` (sound for it and for the original).
+    /// UTL's labels for `report` (sound for it and for the original, and
+    /// for both without their ambiguous `obsNo` sets), or labels as sound
+    /// ([`Reduced::with`]).
     labels: Vec<Label>,
     /// The original index of every `obsNo` set of `report`.
     no_origin: Vec<usize>,
+}
+
+impl Reduced {
+    /// `report` reduced once with `labels`, known sound for it and for
+    /// it without its ambiguous `obsNo` sets (as UTL's are).
+    pub(super) fn with(report: &Report, labels: &[Label]) -> Result<Reduced, ()> {
+        let (r, kept) = reduced(report, labels)?;
+        Ok(Reduced {
+            report: r,
+            labels: labels.to_vec(),
+            no_origin: kept,
+        })
+    }
 }
 
 impl Split {

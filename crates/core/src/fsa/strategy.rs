@@ -95,6 +95,15 @@ pub(super) enum Shown {
     Nothing,
 }
 
+/// `hint`, when it may reduce `report` in place of UTL's labels (see
+/// [`Reduced`]): labels sound for `report` are sound for every stronger
+/// report (the confirmation's choices), but not for a weaker one, and
+/// UTL's labels are also sound for `report` without its ambiguous `obsNo`
+/// sets. So only for a report without such sets.
+fn hinted<'h>(report: &Report, hint: Option<&'h [Label]>) -> Option<&'h [Label]> {
+    hint.filter(|_| report.obs_no.iter().all(|s| s.single().is_some()))
+}
+
 /// The caller of [`Solver::recover_beside`]: labels it will merge, from
 /// labels sound for the report, and UTL's labels it reuses.
 pub(super) type BesideRef<'b> = &'b dyn crate::solver::Beside;
@@ -114,24 +123,35 @@ impl Fsa {
         beside: Option<BesideRef<'_>>,
     ) -> Result<Recovery, SolveError> {
         let started = Instant::now();
-        // Reduced once for every pass and for the confirmation.
-        let (red, utl) = self
-            .reduction_with_utl(g, report)
-            .map_err(|_| self.explained(g, report, infeasible()))?;
+        // Reduced once for every pass and for the confirmation: with the
+        // caller's hint where it may stand for UTL's labels, else UTL's.
+        let hint = beside.and_then(|b| hinted(report, b.hint()));
+        let (red, utl) = match hint {
+            Some(hint) => (
+                Some(Reduced::with(report, hint).map_err(|_| infeasible())?),
+                None,
+            ),
+            None => self
+                .reduction_with_utl(g, report)
+                .map_err(|_| self.explained(g, report, infeasible()))?,
+        };
         if let (Some(b), Some(u)) = (beside, &utl) {
             // `best` merges UTL's labels of the report: these are they.
             b.utl(u);
         }
         drop(utl);
         let reduce_ms = millis(started);
+        let hinted = hint.is_some();
         let cap = self.limits.first_states;
         if cap >= self.limits.coarse_states || !self.limits.contracted_first {
             let mut rec = self.recover_uncapped(g, report, red.as_ref(), None, beside, started)?;
             rec.stats.push(("fsa_reduce_ms", reduce_ms));
+            rec.stats.push(("fsa_hinted", u64::from(hinted)));
             return Ok(rec);
         }
         let mut rec = self.recover_uncapped(g, report, red.as_ref(), Some(cap), beside, started)?;
         rec.stats.push(("fsa_reduce_ms", reduce_ms));
+        rec.stats.push(("fsa_hinted", u64::from(hinted)));
         let capped = rec.stats.iter().any(|&(k, _)| k == FIRST_CAPPED);
         let exact = rec.undecided.is_empty()
             && !rec
@@ -148,6 +168,7 @@ impl Fsa {
         let mut again =
             self.recover_uncapped(g, report, red.as_ref(), None, beside, Instant::now())?;
         again.stats.push(("fsa_reduce_ms", reduce_ms));
+        again.stats.push(("fsa_hinted", u64::from(hinted)));
         again.stats.push((FIRST_CAPPED, 1));
         again.stats.push(("fsa_first_capped_ms", millis(started)));
         Ok(again)
@@ -248,14 +269,7 @@ impl Fsa {
     ) -> Result<Shown, SolveError> {
         if self.limits.contracted_first && self.limits.coarse_states > 0 {
             let own = match sound {
-                Some(labels) => {
-                    let (r, kept) = reduced(report, labels).map_err(|_| infeasible())?;
-                    Some(Reduced {
-                        report: r,
-                        labels: labels.to_vec(),
-                        no_origin: kept,
-                    })
-                }
+                Some(labels) => Some(Reduced::with(report, labels).map_err(|_| infeasible())?),
                 None => self.reduction(g, report).map_err(|_| infeasible())?,
             };
             let sp = split(g, report, None, own.as_ref(), self.limits.max_states)
@@ -298,12 +312,7 @@ impl Fsa {
             // Labels sound for a weaker report hold here: one reduction
             // with them, no UTL run.
             Reduce::Sound(labels) => {
-                let (r, kept) = reduced(report, labels).map_err(|_| infeasible())?;
-                own = Some(Reduced {
-                    report: r,
-                    labels: labels.to_vec(),
-                    no_origin: kept,
-                });
+                own = Some(Reduced::with(report, labels).map_err(|_| infeasible())?);
                 own.as_ref()
             }
             Reduce::Utl => {
