@@ -127,7 +127,9 @@ pub fn solve_failure(e: SolveError, report_path: &Path) -> Failure {
 
 /// The nodes known to have run in some thread (the set coverage flags of
 /// a multi-threaded core) become Yes; one the solver labelled No is an
-/// impossible report (exit 3), never a wrong label.
+/// impossible report (exit 3), never a wrong label. So do the call sites
+/// of a multi-threaded core's stack residue, except those the labels
+/// contradict: dropped and listed as weakened.
 pub fn ran_somewhere(
     g: &postmortem_core::Icfg,
     report: &postmortem_core::Report,
@@ -135,7 +137,23 @@ pub fn ran_somewhere(
     report_path: &Path,
 ) -> Result<(), Failure> {
     postmortem_core::concurrency::mark_ran_somewhere(g, report, &mut rec.labels)
-        .map(|_| ())
+        .map(|m| {
+            for n in m.dropped {
+                let i = report
+                    .residue_somewhere
+                    .iter()
+                    .position(|&r| r == n)
+                    .expect("a member");
+                rec.weakened.push(postmortem_core::solver::Weakening {
+                    origin: postmortem_core::Origin::ResidueSomewhere(i),
+                    how: format!(
+                        "node {} (`{}`): its return address on the stack is not used: no execution consistent with the rest of the report runs it (a word that only looked like one?)",
+                        g.ext_id(n),
+                        g.function(g.func_of(n)).name
+                    ),
+                });
+            }
+        })
         .map_err(|n| {
             Failure::impossible(format!(
                 "{}: node {} (`{}`) ran in some thread (its coverage flag is set), but no execution consistent with the rest of the report runs it: the graph misses control flow that reaches it (threads, signal handlers, callbacks), or the flags are not of this program",

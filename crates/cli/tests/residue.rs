@@ -21,34 +21,48 @@ fn scratch(tag: &str) -> PathBuf {
 }
 
 const SRC: &str = "residue.c";
+/// The same calls after a second thread started (it waits in `pause`).
+const THREADED: &str = "residue_threads.c";
 
-fn source() -> String {
+fn source_of(src: &str) -> String {
     std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/data/residue")
-            .join(SRC),
+            .join(src),
     )
     .unwrap()
 }
 
-/// The 1-based line of the source holding `marker`.
-fn line_of(marker: &str) -> u64 {
-    source()
+/// The 1-based line of `src` holding `marker`.
+fn line_in(src: &str, marker: &str) -> u64 {
+    source_of(src)
         .lines()
         .position(|l| l.contains(marker))
         .unwrap_or_else(|| panic!("no {marker}")) as u64
         + 1
 }
 
-/// Builds the program into `dir` (IR and a binary from that IR).
-fn build(dir: &Path) {
-    std::fs::write(dir.join(SRC), source()).unwrap();
+fn line_of(marker: &str) -> u64 {
+    line_in(SRC, marker)
+}
+
+/// Builds `src` into `dir` (IR and a binary from that IR).
+fn build_src(dir: &Path, src: &str) {
+    std::fs::write(dir.join(src), source_of(src)).unwrap();
     sh(
         dir,
         "clang-14",
-        &["-g", "-O0", "-emit-llvm", "-c", SRC, "-o", "prog.bc"],
+        &["-g", "-O0", "-emit-llvm", "-c", src, "-o", "prog.bc"],
     );
-    sh(dir, "clang-14", &["-g", "-O0", "prog.bc", "-o", "prog"]);
+    sh(
+        dir,
+        "clang-14",
+        &["-g", "-O0", "-pthread", "prog.bc", "-o", "prog"],
+    );
+}
+
+fn build(dir: &Path) {
+    build_src(dir, SRC)
 }
 
 /// Runs the program under gdb with `arg` until it crashes and writes the
@@ -87,8 +101,12 @@ fn analyze(dir: &Path, core: &str, extra: &[&str]) -> Value {
 }
 
 fn lines(v: &Value, l: &str) -> Vec<u64> {
+    lines_of(v, SRC, l)
+}
+
+fn lines_of(v: &Value, src: &str, l: &str) -> Vec<u64> {
     let files = v["lines"].as_object().unwrap();
-    let (_, f) = files.iter().find(|(k, _)| k.ends_with(SRC)).unwrap();
+    let (_, f) = files.iter().find(|(k, _)| k.ends_with(src)).unwrap();
     f[l].as_array()
         .unwrap()
         .iter()
@@ -171,6 +189,67 @@ fn residue_of_a_returned_call_decides_its_lines_soundly() {
             "{r}"
         );
         assert!(without["residue"].is_null());
+    }
+}
+
+/// A core with two threads: the crashing thread's stack may have been a
+/// finished thread's, so its residue says only that a call ran in some
+/// thread. The call that returned is Yes (with the lines before it in
+/// `main`), nothing is No because of it (the other call stays Maybe: no
+/// path is constrained), and the JSON says so. The waiting thread's stack
+/// is read too: its pending call of `pause` is Yes.
+#[test]
+fn residue_of_a_threaded_core_says_only_that_the_call_ran_somewhere() {
+    for t in ["clang-14", "gdb"] {
+        require(t);
+    }
+    let dir = scratch("threads");
+    build_src(&dir, THREADED);
+    let line = |m: &str| line_in(THREADED, m);
+    for (arg, ran, not_ran) in [
+        ("1", line("call twice"), line("call next")),
+        ("2", line("call next"), line("call twice")),
+    ] {
+        let core = format!("core{arg}");
+        crash(&dir, arg, &core);
+        let with = analyze(&dir, &core, &["--no-values"]);
+        let without = analyze(&dir, &core, &["--no-values", "--no-residue"]);
+        let r = &with["residue"];
+        assert_eq!(r["some_thread"], true, "{r}");
+        assert!(
+            lines_of(&without, THREADED, "maybe").contains(&ran),
+            "arg {arg}: line {ran} decided without residue: {without}"
+        );
+        assert!(
+            lines_of(&with, THREADED, "yes").contains(&ran),
+            "arg {arg}: line {ran} ran but is not Yes: {r}"
+        );
+        assert!(
+            lines_of(&with, THREADED, "maybe").contains(&not_ran),
+            "arg {arg}: line {not_ran} decided by residue of some thread: {r}"
+        );
+        let waits = line("worker waits");
+        assert!(
+            lines_of(&without, THREADED, "maybe").contains(&waits),
+            "arg {arg}: line {waits} decided without residue: {without}"
+        );
+        assert!(
+            lines_of(&with, THREADED, "yes").contains(&waits),
+            "arg {arg}: the worker's pending call (line {waits}) is not Yes: {r}"
+        );
+        // Sound: what is No did not run, the line that did not run is
+        // not Yes.
+        assert!(!lines_of(&with, THREADED, "no").contains(&ran));
+        assert!(!lines_of(&with, THREADED, "yes").contains(&not_ran));
+        assert!(
+            r["sites"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|s| s["unused"].is_null()
+                    && s["callee"] == if arg == "1" { "twice" } else { "next" }),
+            "{r}"
+        );
     }
 }
 

@@ -383,6 +383,18 @@ impl<S: Solver> Solver for ProcessWide<S> {
     }
 }
 
+/// What [`mark_ran_somewhere`] did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Marked {
+    /// How many labels became Yes.
+    pub changed: usize,
+    /// The members of [`Report::residue_somewhere`] left out: the labels
+    /// say they never ran (or nothing leads to them from their function's
+    /// entry), so their residue was a word that only looked like a return
+    /// address.
+    pub dropped: Vec<NodeId>,
+}
+
 /// Makes every node of [`Report::ran_somewhere`] Yes in `labels` (the
 /// labels of a recovery of `report`), with the nodes that surely ran
 /// before it in the same activation (its dominators in its function, see
@@ -396,14 +408,17 @@ impl<S: Solver> Solver for ProcessWide<S> {
 /// is No, or that only nodes labelled No lead to from there: labels are
 /// left as they are and the first such node is the error; the caller must
 /// not output the labels.
-/// Returns how many labels became Yes.
+///
+/// [`Report::residue_somewhere`] is taken the same way, except that a
+/// member the labels contradict is evidence that misled, not a fact: it
+/// is left out and listed in [`Marked::dropped`].
 pub fn mark_ran_somewhere(
     g: &Icfg,
     report: &Report,
     labels: &mut [Label],
-) -> Result<usize, NodeId> {
-    if report.ran_somewhere.is_empty() {
-        return Ok(0);
+) -> Result<Marked, NodeId> {
+    if report.ran_somewhere.is_empty() && report.residue_somewhere.is_empty() {
+        return Ok(Marked::default());
     }
     if let Some(&n) = report
         .ran_somewhere
@@ -412,12 +427,35 @@ pub fn mark_ran_somewhere(
     {
         return Err(n);
     }
+    let facts = &report.ran_somewhere;
+    let mut dropped = Vec::new();
+    let mut ran: Vec<NodeId> = facts.clone();
+    for &n in &report.residue_somewhere {
+        if labels[n.index()] == Label::No {
+            dropped.push(n);
+        } else if !facts.contains(&n) {
+            ran.push(n);
+        }
+    }
+    // A residue node whose function's way to it never ran is dropped in
+    // turn (at most once each); a fact's is the error.
+    let yes = loop {
+        match crate::local::activation_dominators(g, labels, &ran) {
+            Ok(yes) => break yes,
+            Err(n) if !facts.contains(&n) => {
+                ran.retain(|&m| m != n);
+                dropped.push(n);
+            }
+            Err(n) => return Err(n),
+        }
+    };
     let mut changed = 0;
-    for n in crate::local::activation_dominators(g, labels, &report.ran_somewhere)? {
+    for n in yes {
         if labels[n.index()] != Label::Yes {
             labels[n.index()] = Label::Yes;
             changed += 1;
         }
     }
-    Ok(changed)
+    dropped.sort_unstable();
+    Ok(Marked { changed, dropped })
 }

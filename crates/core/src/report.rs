@@ -360,6 +360,16 @@ pub struct Report {
     /// sets as single-element `obsYes` traces in a stage of their own,
     /// dropped (and listed) if they contradict the rest of the report.
     pub residue: Vec<NodeSet>,
+    /// Stack residue of a multi-threaded process: call sites whose return
+    /// address the crashing thread's stack holds. That stack may have
+    /// been another thread's before (a thread library reuses the stacks
+    /// of finished threads), so each only ran in *some* thread: like
+    /// [`Report::ran_somewhere`], no constraint on the path, Yes after
+    /// recovery; but evidence, not a fact (a word can equal an after-call
+    /// address by chance), so one the labels contradict is dropped
+    /// ([`crate::concurrency::mark_ran_somewhere`]), never an impossible
+    /// report. Sorted, deduplicated.
+    pub residue_somewhere: Vec<NodeId>,
     /// Values of a recursive function's locals, each read from one
     /// activation's frame: a [`LastWrite`] that holds for that activation
     /// alone (its stores in nested activations are to other variables).
@@ -396,6 +406,8 @@ pub enum Origin {
     Value(usize),
     /// `residue[i]`.
     Residue(usize),
+    /// `residue_somewhere[i]`.
+    ResidueSomewhere(usize),
     /// The nodes Local labels proved ran, fed back to the solver
     /// ([`crate::staged::recover_lifted`]).
     Lift,
@@ -413,6 +425,7 @@ impl std::fmt::Display for Origin {
             Origin::Bursty(i) => write!(f, "bursty[{i}]"),
             Origin::Value(i) => write!(f, "value[{i}]"),
             Origin::Residue(i) => write!(f, "residue[{i}]"),
+            Origin::ResidueSomewhere(i) => write!(f, "residue_somewhere[{i}]"),
             Origin::Lift => write!(f, "lift"),
             Origin::Query => write!(f, "query"),
         }
@@ -473,7 +486,8 @@ impl Report {
                 Origin::Bursty(i) => r.bursty.push(self.bursty[i].clone()),
                 Origin::Value(i) => r.values.push(self.values[i].clone()),
                 Origin::Residue(i) => r.residue.push(self.residue[i].clone()),
-                Origin::Lift | Origin::Query => {}
+                // Neither constrains a path.
+                Origin::ResidueSomewhere(_) | Origin::Lift | Origin::Query => {}
             }
         }
         r.stack_gaps = self.gaps_after_keeping(&kept);
@@ -535,6 +549,7 @@ impl Report {
             .chain(bursty)
             .chain(values)
             .chain(&self.ran_somewhere)
+            .chain(&self.residue_somewhere)
             .copied()
     }
 }

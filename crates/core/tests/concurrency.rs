@@ -292,7 +292,8 @@ fn a_node_that_ran_in_some_thread_is_yes_with_its_dominators_only() {
         let mut rec = s.recover(&p.g, &report).unwrap();
         let before = rec.labels.clone();
         assert_eq!(before[p.n("v").index()], Label::Maybe, "{}", s.name());
-        assert_eq!(mark_ran_somewhere(&p.g, &report, &mut rec.labels), Ok(3));
+        let marked = mark_ran_somewhere(&p.g, &report, &mut rec.labels).unwrap();
+        assert_eq!((marked.changed, marked.dropped), (3, vec![]));
         for n in p.g.nodes() {
             let id = p.g.ext_id(n);
             let want = if ["W", "w", "v"].contains(&id) {
@@ -320,6 +321,70 @@ fn a_node_that_ran_in_some_thread_is_yes_with_its_dominators_only() {
             Err(sync.n("v"))
         );
         assert_eq!(rec.labels, before);
+    }
+}
+
+/// A threaded core's stack residue (`residue_somewhere`) is taken like a
+/// set flag where the labels allow it (the node and its dominators Yes),
+/// and dropped, never an error, where they contradict it; a flag beside
+/// it is still a fact.
+#[test]
+fn residue_in_some_thread_is_yes_where_possible_and_dropped_elsewhere() {
+    use postmortem_core::concurrency::mark_ran_somewhere;
+    let p = Prog::new(true, true);
+    let report = Report {
+        crash: Some(NodeSet::one(p.n("c"))),
+        residue_somewhere: vec![p.n("v")],
+        ..Report::default()
+    };
+    for s in solvers() {
+        let mut rec = s.recover(&p.g, &report).unwrap();
+        let before = rec.labels.clone();
+        let marked = mark_ran_somewhere(&p.g, &report, &mut rec.labels).unwrap();
+        assert_eq!(
+            (marked.changed, marked.dropped),
+            (3, vec![]),
+            "{}",
+            s.name()
+        );
+        for n in p.g.nodes() {
+            let id = p.g.ext_id(n);
+            let want = if ["W", "w", "v"].contains(&id) {
+                Label::Yes
+            } else {
+                before[n.index()]
+            };
+            assert_eq!(rec.labels[n.index()], want, "{}: {id}", s.name());
+        }
+    }
+    // The worker cannot run here: the residue misled, it is dropped and
+    // nothing changes; a flag of a node that can run is still used.
+    let sync = Prog::new(false, false);
+    let residue = Report {
+        crash: Some(NodeSet::one(sync.n("c"))),
+        residue_somewhere: vec![sync.n("v")],
+        ..Report::default()
+    };
+    for s in solvers() {
+        let mut rec = s.recover(&sync.g, &residue).unwrap();
+        let before = rec.labels.clone();
+        assert_eq!(before[sync.n("v").index()], Label::No, "{}", s.name());
+        let marked = mark_ran_somewhere(&sync.g, &residue, &mut rec.labels).unwrap();
+        assert_eq!(
+            (marked.changed, marked.dropped),
+            (0, vec![sync.n("v")]),
+            "{}",
+            s.name()
+        );
+        assert_eq!(rec.labels, before);
+        let flagged = Report {
+            ran_somewhere: vec![sync.n("c")],
+            ..residue.clone()
+        };
+        let mut rec = s.recover(&sync.g, &flagged).unwrap();
+        let marked = mark_ran_somewhere(&sync.g, &flagged, &mut rec.labels).unwrap();
+        assert_eq!(marked.dropped, vec![sync.n("v")], "{}", s.name());
+        assert_eq!(rec.labels[sync.n("c").index()], Label::Yes);
     }
 }
 

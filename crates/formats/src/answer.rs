@@ -72,6 +72,10 @@ pub fn describe(g: &Icfg, r: &Report, o: Origin, question: &str) -> String {
         Origin::Bursty(i) => format!("bursty[{i}]: {} bursts", r.bursty[i].bursts.len()),
         Origin::Value(i) => format!("value[{i}]: {}", r.values[i].what),
         Origin::Residue(i) => format!("residue[{i}]: {} ran (stack residue)", ids(&r.residue[i])),
+        Origin::ResidueSomewhere(i) => format!(
+            "residue_somewhere[{i}]: {} ran in some thread (stack residue)",
+            g.ext_id(r.residue_somewhere[i])
+        ),
         Origin::Lift => "lift: nodes Local labels proved ran".into(),
         Origin::Query => format!("query: {question}"),
     }

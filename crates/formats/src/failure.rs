@@ -11,6 +11,9 @@
 //!    and `obsNo` constraints (when the core has several threads, a set
 //!    flag may be another thread's: it only adds its node to
 //!    `ran_somewhere`, Yes after recovery, no constraint on the path);
+//!    a core's variables add `values` and its stack residue `residue`
+//!    (with several threads, `residue_somewhere`: like a set flag, but
+//!    dropped where the labels contradict it);
 //! 3. a backtrace replaces the crash and stack (with a warning when the
 //!    report had them);
 //! 4. a log adds one ordered trace;
@@ -31,7 +34,7 @@ use crate::sancov::{FlagConstraints, SancovMap};
 use crate::vars::{ValueUse, VarMap};
 use postmortem_core::locate::{Located, PathMap, SourceFrame};
 use postmortem_core::report::NodeSet;
-use postmortem_core::{Icfg, Report};
+use postmortem_core::{Icfg, NodeId, Report};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
@@ -269,7 +272,7 @@ pub fn assemble(
         sink(Event::Values(&uses));
     }
     if let Some(found) = &native.residue {
-        let (sets, info) = residue_sets(g, opts, found);
+        let (sets, somewhere, info) = residue_sets(g, opts, found);
         let name = files
             .core
             .or(files.minidump)
@@ -277,6 +280,12 @@ pub fn assemble(
             .unwrap_or_default();
         match &info.off {
             Some(why) => sink(Event::Note(format!("{name}: stack residue not used: {why}"))),
+            None if info.some_thread => sink(Event::Note(format!(
+                "{name}: stack residue: {} words matched after-call addresses; {} threads, so each of the {} call sites used says only that it ran in some thread",
+                info.matched,
+                found.threads,
+                somewhere.len()
+            ))),
             None => sink(Event::Note(format!(
                 "{name}: stack residue: {} words matched after-call addresses, {} call sites used as evidence",
                 info.matched,
@@ -284,6 +293,7 @@ pub fn assemble(
             ))),
         }
         report.residue = sets;
+        report.residue_somewhere = somewhere;
         sink(Event::Residue(&info));
     }
     if opts.stack_only {
@@ -529,6 +539,8 @@ fn local_frame(
 struct Found {
     sites: residue::Sites,
     scan: residue::Scan,
+    /// Threads of the process (several: see `residue_sets`).
+    threads: usize,
     /// Each hit with the frames at its call (return address - 1).
     hits: Vec<(residue::Hit, Vec<crate::backtrace::RawFrame>)>,
 }
@@ -545,7 +557,12 @@ fn find_residue(core: &Core, bin: &Binary, base: u64) -> Found {
         .iter()
         .map(|h| (h.clone(), bin.symbolize(h.after - 1)))
         .collect();
-    Found { sites, scan, hits }
+    Found {
+        sites,
+        scan,
+        threads: core.threads,
+        hits,
+    }
 }
 
 /// What the stack residue gave, for the JSON output's `residue` section.
@@ -568,6 +585,10 @@ pub struct ResidueInfo {
     /// Each distinct after-call address found: its call site and what
     /// became of it.
     pub sites: Vec<ResidueSite>,
+    /// A multi-threaded process: each call site used only "ran in some
+    /// thread" (`Report::residue_somewhere`), not a constraint on the
+    /// crashing path.
+    pub some_thread: bool,
 }
 
 /// One after-call address found on the stack.
@@ -588,9 +609,18 @@ pub struct ResidueSite {
     pub unused: Option<String>,
 }
 
-/// The residue's node sets ("one of these ran") and its account.
-fn residue_sets(g: &Icfg, opts: &FailureOptions, f: &Found) -> (Vec<NodeSet>, ResidueInfo) {
+/// The residue's node sets ("one of these ran") and its account. In a
+/// multi-threaded process (see `residue`'s guard 7), the call sites of
+/// one node each as "ran in some thread" (the second list) instead, and
+/// those of several nodes left out.
+fn residue_sets(
+    g: &Icfg,
+    opts: &FailureOptions,
+    f: &Found,
+) -> (Vec<NodeSet>, Vec<NodeId>, ResidueInfo) {
+    let some_thread = f.threads > 1;
     let mut info = ResidueInfo {
+        some_thread,
         off: f.scan.off.clone(),
         calls_decoded: f.sites.calls,
         usable_addresses: f.sites.usable(),
@@ -612,6 +642,7 @@ fn residue_sets(g: &Icfg, opts: &FailureOptions, f: &Found) -> (Vec<NodeSet>, Re
     };
     let loc = locator(g, opts.path_map.clone());
     let mut sets = Vec::new();
+    let mut somewhere = Vec::new();
     for (h, frames) in &f.hits {
         let (program, library) = match &h.callee {
             residue::Callee::Program(n) => (Some(n.as_str()), None),
@@ -638,13 +669,21 @@ fn residue_sets(g: &Icfg, opts: &FailureOptions, f: &Found) -> (Vec<NodeSet>, Re
         } else {
             let nodes = loc.residue_call_sites(&frames[0].to_source_frame(), program, library);
             match NodeSet::new(nodes) {
+                Some(set) if some_thread && set.single().is_none() => Some(format!(
+                    "{} threads: only a call site of one node says which node ran in some thread, and this is one of {}",
+                    f.threads,
+                    set.nodes().len()
+                )),
                 Some(set) => {
                     site.nodes = set
                         .nodes()
                         .iter()
                         .map(|&n| g.ext_id(n).to_string())
                         .collect();
-                    sets.push(set);
+                    match set.single() {
+                        Some(n) if some_thread => somewhere.push(n),
+                        _ => sets.push(set),
+                    }
                     None
                 }
                 None => Some(
@@ -654,7 +693,9 @@ fn residue_sets(g: &Icfg, opts: &FailureOptions, f: &Found) -> (Vec<NodeSet>, Re
         };
         info.sites.push(site);
     }
-    (sets, info)
+    somewhere.sort_unstable();
+    somewhere.dedup();
+    (sets, somewhere, info)
 }
 
 /// The binary's file name, for messages (empty without one).

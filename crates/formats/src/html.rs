@@ -286,6 +286,10 @@ impl Ctx<'_, '_> {
                 "a return address left on the stack by the call in {}",
                 self.plain_set(&r.residue[i])
             ),
+            Origin::ResidueSomewhere(i) => format!(
+                "a return address left on the stack by the call in {}, in some thread",
+                self.plain_set(&postmortem_core::NodeSet::one(r.residue_somewhere[i]))
+            ),
             Origin::Lift => "nodes the Local labels of a stack frame prove ran".into(),
             Origin::Query => "the question".into(),
         }

@@ -333,6 +333,9 @@ pub struct Core {
     pub signal: Option<u32>,
     /// Number of threads (`NT_PRSTATUS` notes).
     pub threads: usize,
+    /// The other threads' stack pointers (x86-64 ELF cores; empty for a
+    /// minidump).
+    pub other_stacks: Vec<u64>,
     /// When the file is a minidump (read into this view by
     /// [`crate::minidump`]): its exception and module list.
     pub minidump: Option<crate::minidump::DumpInfo>,
@@ -380,6 +383,7 @@ impl Core {
                 regs: Some(d.regs),
                 signal: Some(d.signal),
                 threads: d.threads,
+                other_stacks: Vec::new(),
                 minidump: Some(d.info),
             });
         }
@@ -406,6 +410,7 @@ impl Core {
             regs: None,
             signal: None,
             threads: 0,
+            other_stacks: Vec::new(),
             minidump: None,
         };
         for ph in phdrs {
@@ -443,6 +448,13 @@ impl Core {
                         match t {
                             _ if t == elf::NT_PRSTATUS.0 && core.threads > 0 => {
                                 core.threads += 1;
+                                // pr_reg's rsp, as below.
+                                let rsp = desc
+                                    .get(112 + 8 * 19..112 + 8 * 20)
+                                    .map(|b| u64::from_le_bytes(b.try_into().unwrap()));
+                                if let (true, Some(rsp)) = (x86_64, rsp) {
+                                    core.other_stacks.push(rsp);
+                                }
                             }
                             _ if t == elf::NT_PRSTATUS.0 => {
                                 core.threads = 1;

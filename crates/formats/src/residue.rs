@@ -58,12 +58,19 @@
 //!    position-independent executable, whose code addresses (high,
 //!    random) a coincidental integer does not hit, and in a fixed-address
 //!    executable only with the shape.
-//! 7. **Where.** Only the program's own module at its load base, only the
-//!    stack mapping that holds the crashing thread's stack pointer (for a
-//!    minidump: the memory the dump holds there), and only for a
-//!    single-threaded process: in a threaded one the residue of another
-//!    thread's calls would need the threads' stacks told apart (left for
-//!    later; the reason is reported).
+//! 7. **Where.** Only the program's own module at its load base, and only
+//!    the stack mapping that holds the crashing thread's stack pointer
+//!    (for a minidump: the memory the dump holds there). In a
+//!    multi-threaded process that stack may have been a finished
+//!    thread's before (thread libraries reuse stacks), and a thread may
+//!    write into another's stack through a pointer: there the residue
+//!    says only that a call ran in *some* thread, which is what a label
+//!    means, and `failure.rs` makes each call site a
+//!    `Report::residue_somewhere` node (a Yes after recovery, no
+//!    constraint on the crashing path) instead of a `Report::residue` set.
+//!    Then the other threads' stack mappings (an ELF core's stack
+//!    pointers) are scanned too, with the same guards: their live
+//!    frames' return addresses and their returned calls' residue.
 //! 8. **Inlining.** A call whose location is inside an inlined function
 //!    is not used (the graph's call node is in the function it was
 //!    inlined from; mapping it is left to the stack unwinder's rules).
@@ -415,18 +422,13 @@ pub struct Scan {
 }
 
 /// Scans the crashing thread's stack of `core` for residue of `sites`
-/// (guards 5-7), the binary loaded at `base`.
+/// (guards 5-7), the binary loaded at `base`; in a multi-threaded core,
+/// every other thread's stack too (each hit then says only "ran in some
+/// thread" anyway, see guard 7).
 pub fn scan(core: &Core, base: u64, sites: &Sites) -> Scan {
     let mut out = Scan::default();
     if let Some(w) = &sites.off {
         out.off = Some(w.clone());
-        return out;
-    }
-    if core.threads > 1 {
-        out.off = Some(format!(
-            "{} threads: the stacks of other threads are not told apart yet",
-            core.threads
-        ));
         return out;
     }
     let Some(regs) = core.regs else {
@@ -437,11 +439,43 @@ pub fn scan(core: &Core, base: u64, sites: &Sites) -> Scan {
         out.off = Some("the core does not hold the crashing thread's stack".into());
         return out;
     };
-    match restorers(core) {
-        Ok(r) => scan_stack(lo, stack, base, sites, &r),
+    let restorers = match restorers(core) {
+        Ok(r) => r,
         Err(e) => {
             out.off = Some(e);
-            out
+            return out;
+        }
+    };
+    let mut out = scan_stack(lo, stack, base, sites, &restorers);
+    let mut seen = vec![lo];
+    for &sp in &core.other_stacks {
+        let Some((lo, stack)) = core.segment_at(sp) else {
+            continue;
+        };
+        if !seen.contains(&lo) {
+            seen.push(lo);
+            out.add(scan_stack(lo, stack, base, sites, &restorers));
+        }
+    }
+    out
+}
+
+impl Scan {
+    /// `other`'s words and hits added (a hit whose after-call address
+    /// is already one of these is not).
+    fn add(&mut self, other: Scan) {
+        self.words += other.words;
+        self.matched += other.matched;
+        for h in other.hits {
+            if !self.hits.iter().any(|k| k.after == h.after) {
+                self.hits.push(h);
+            }
+        }
+        for (why, n) in other.dropped {
+            match self.dropped.iter_mut().find(|(w, _)| *w == why) {
+                Some((_, m)) => *m += n,
+                None => self.dropped.push((why, n)),
+            }
         }
     }
 }

@@ -512,7 +512,10 @@ pub fn lower_bounds(s: &dyn Solver, g: &Icfg, crash: Crash<'_>) -> Vec<Option<(u
         .nodes()
         .map(|m| crash.base[m.index()] == Label::Maybe && instrumentable(g, m))
         .collect();
-    if !g.async_functions().is_empty() || !crash.report.ran_somewhere.is_empty() {
+    if !g.async_functions().is_empty()
+        || !crash.report.ran_somewhere.is_empty()
+        || !crash.report.residue_somewhere.is_empty()
+    {
         return vec![None; n];
     }
     let first;
@@ -963,8 +966,10 @@ pub fn suggest_group(
         complete: true,
         ..Suggestions::default()
     };
-    let bounds_apply =
-        g.async_functions().is_empty() && crashes.iter().all(|c| c.report.ran_somewhere.is_empty());
+    let bounds_apply = g.async_functions().is_empty()
+        && crashes
+            .iter()
+            .all(|c| c.report.ran_somewhere.is_empty() && c.report.residue_somewhere.is_empty());
     let use_bounds = match limits.method {
         Method::Exact => false,
         Method::Bounds => {
