@@ -491,6 +491,75 @@ fn minidump_values_match_the_core_where_the_dump_holds_them() {
     assert!(places.iter().any(|p| p.contains("handle")), "{places:?}");
 }
 
+/// A threaded program (`residue/residue_threads.c`: a worker waits in
+/// `pause` while `main` crashes): the dump's other thread's stack is read
+/// for residue like the core's, so the worker's pending call of `pause`
+/// is Yes ("ran in some thread") from the minidump as from the core.
+#[test]
+fn minidump_residue_reads_every_threads_stack() {
+    for t in ["clang-14", "gdb"] {
+        require(t);
+    }
+    let dir = common::scratch("minidump-threads");
+    let src = "residue_threads.c";
+    std::fs::copy(data("residue", src), dir.join(src)).unwrap();
+    sh(
+        &dir,
+        "clang-14",
+        &["-g", "-O0", "-emit-llvm", "-c", src, "-o", "prog.bc"],
+    );
+    sh(
+        &dir,
+        "clang-14",
+        &["-g", "-O0", "-pthread", "prog.bc", "-o", "prog"],
+    );
+    gdb_core(&dir, "./prog", "1", "prog.core");
+    write_minidump(&dir, "prog", &["1"], "prog.dmp", &[]);
+    let waits = std::fs::read_to_string(dir.join(src))
+        .unwrap()
+        .lines()
+        .position(|l| l.contains("worker waits"))
+        .expect("the marker") as u64
+        + 1;
+    let run = |input: &str, file: &str, extra: &[&str]| -> Value {
+        let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
+            .current_dir(&dir)
+            .args([
+                "analyze", "--cfg", "prog.bc", "--binary", "prog", input, file,
+            ])
+            .args(["--format", "json", "--no-values"])
+            .args(extra)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{input} {file}: {}", show(&o));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let yes = |v: &Value| -> bool {
+        let files = v["lines"].as_object().unwrap();
+        let (_, f) = files.iter().find(|(k, _)| k.ends_with(src)).unwrap();
+        f["yes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l.as_u64() == Some(waits))
+    };
+    for (input, file) in [("--core", "prog.core"), ("--minidump", "prog.dmp")] {
+        let with = run(input, file, &[]);
+        assert_eq!(
+            with["residue"]["some_thread"], true,
+            "{file}: {}",
+            with["residue"]
+        );
+        assert!(
+            yes(&with),
+            "{file}: the waiting thread's call of pause (line {waits}) is not Yes: {}",
+            with["residue"]
+        );
+        assert!(!yes(&run(input, file, &["--no-residue"])), "{file}");
+    }
+}
+
 fn bad(args: &[&str], what: &str) {
     let o = analyze(args);
     let err = String::from_utf8_lossy(&o.stderr);

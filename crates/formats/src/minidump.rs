@@ -91,6 +91,8 @@ pub(crate) struct Parsed {
     pub regs: Regs,
     pub signal: u32,
     pub threads: usize,
+    /// An address in each other thread's stack memory (its stack's start).
+    pub other_stacks: Vec<u64>,
     pub info: DumpInfo,
 }
 
@@ -164,6 +166,14 @@ pub(crate) fn parse(data: &[u8], path: &Path) -> Result<Parsed, NativeError> {
     let memory = dump.get_memory().unwrap_or_default();
     if let Some(stack) = thread.and_then(|t| t.stack_memory(&memory)) {
         push(stack.base_address(), stack.bytes());
+    }
+    // The other threads' stacks (the memory list usually holds them too).
+    let mut other_stacks = Vec::new();
+    for t in threads.threads.iter().filter(|t| t.raw.thread_id != tid) {
+        if let Some(stack) = t.stack_memory(&memory) {
+            push(stack.base_address(), stack.bytes());
+            other_stacks.push(stack.base_address());
+        }
     }
     // A memory list that is there but unreadable (a range past the end
     // of the file) is an error, not a dump without memory.
@@ -245,6 +255,7 @@ pub(crate) fn parse(data: &[u8], path: &Path) -> Result<Parsed, NativeError> {
         regs,
         signal: exc.raw.exception_record.exception_code,
         threads: threads.threads.len().max(1),
+        other_stacks,
         info: DumpInfo {
             modules,
             thread_id: tid,

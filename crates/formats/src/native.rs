@@ -333,8 +333,8 @@ pub struct Core {
     pub signal: Option<u32>,
     /// Number of threads (`NT_PRSTATUS` notes).
     pub threads: usize,
-    /// The other threads' stack pointers (x86-64 ELF cores; empty for a
-    /// minidump).
+    /// An address in each other thread's stack: its stack pointer (an
+    /// x86-64 ELF core), or its stack memory's start (a minidump).
     pub other_stacks: Vec<u64>,
     /// When the file is a minidump (read into this view by
     /// [`crate::minidump`]): its exception and module list.
@@ -383,7 +383,7 @@ impl Core {
                 regs: Some(d.regs),
                 signal: Some(d.signal),
                 threads: d.threads,
-                other_stacks: Vec::new(),
+                other_stacks: d.other_stacks,
                 minidump: Some(d.info),
             });
         }

@@ -68,9 +68,10 @@
 //!    means, and `failure.rs` makes each call site a
 //!    `Report::residue_somewhere` node (a Yes after recovery, no
 //!    constraint on the crashing path) instead of a `Report::residue` set.
-//!    Then the other threads' stack mappings (an ELF core's stack
-//!    pointers) are scanned too, with the same guards: their live
-//!    frames' return addresses and their returned calls' residue.
+//!    Then the other threads' stacks (an ELF core's threads' stack
+//!    pointers, a minidump's thread list) are scanned too, with the same
+//!    guards: their live frames' return addresses and their returned
+//!    calls' residue.
 //! 8. **Inlining.** A call whose location is inside an inlined function
 //!    is not used (the graph's call node is in the function it was
 //!    inlined from; mapping it is left to the stack unwinder's rules).
