@@ -276,6 +276,30 @@ fn a_thread_whose_start_never_ran_costs_no_precision() {
     }
 }
 
+/// With every solver: `report` (whose only evidence of the worker is
+/// that `v` ran in some thread) makes `v`, `W` and `w` Yes after recovery
+/// (from Maybe) and nothing else changes.
+fn marks_v_and_its_dominators(p: &Prog, report: &Report) {
+    use postmortem_core::concurrency::mark_ran_somewhere;
+    for s in solvers() {
+        let mut rec = s.recover(&p.g, report).unwrap();
+        let before = rec.labels.clone();
+        assert_eq!(before[p.n("v").index()], Label::Maybe, "{}", s.name());
+        let marked = mark_ran_somewhere(&p.g, report, &mut rec.labels).unwrap();
+        let (changed, dropped) = (marked.changed, marked.dropped);
+        assert_eq!((changed, dropped), (3, vec![]), "{}", s.name());
+        for n in p.g.nodes() {
+            let id = p.g.ext_id(n);
+            let want = if ["W", "w", "v"].contains(&id) {
+                Label::Yes
+            } else {
+                before[n.index()]
+            };
+            assert_eq!(rec.labels[n.index()], want, "{}: {id}", s.name());
+        }
+    }
+}
+
 #[test]
 fn a_node_that_ran_in_some_thread_is_yes_with_its_dominators_only() {
     use postmortem_core::concurrency::mark_ran_somewhere;
@@ -288,22 +312,7 @@ fn a_node_that_ran_in_some_thread_is_yes_with_its_dominators_only() {
         ran_somewhere: vec![p.n("v")],
         ..Report::default()
     };
-    for s in solvers() {
-        let mut rec = s.recover(&p.g, &report).unwrap();
-        let before = rec.labels.clone();
-        assert_eq!(before[p.n("v").index()], Label::Maybe, "{}", s.name());
-        let marked = mark_ran_somewhere(&p.g, &report, &mut rec.labels).unwrap();
-        assert_eq!((marked.changed, marked.dropped), (3, vec![]));
-        for n in p.g.nodes() {
-            let id = p.g.ext_id(n);
-            let want = if ["W", "w", "v"].contains(&id) {
-                Label::Yes
-            } else {
-                before[n.index()]
-            };
-            assert_eq!(rec.labels[n.index()], want, "{}: {id}", s.name());
-        }
-    }
+    marks_v_and_its_dominators(&p, &report);
     // Where the solver says No (the worker is no thread here, and it
     // cannot run before the crash), a node that ran is a contradiction:
     // an error, the labels left as they were.
@@ -337,26 +346,7 @@ fn residue_in_some_thread_is_yes_where_possible_and_dropped_elsewhere() {
         residue_somewhere: vec![p.n("v")],
         ..Report::default()
     };
-    for s in solvers() {
-        let mut rec = s.recover(&p.g, &report).unwrap();
-        let before = rec.labels.clone();
-        let marked = mark_ran_somewhere(&p.g, &report, &mut rec.labels).unwrap();
-        assert_eq!(
-            (marked.changed, marked.dropped),
-            (3, vec![]),
-            "{}",
-            s.name()
-        );
-        for n in p.g.nodes() {
-            let id = p.g.ext_id(n);
-            let want = if ["W", "w", "v"].contains(&id) {
-                Label::Yes
-            } else {
-                before[n.index()]
-            };
-            assert_eq!(rec.labels[n.index()], want, "{}: {id}", s.name());
-        }
-    }
+    marks_v_and_its_dominators(&p, &report);
     // The worker cannot run here: the residue misled, it is dropped and
     // nothing changes; a flag of a node that can run is still used.
     let sync = Prog::new(false, false);
