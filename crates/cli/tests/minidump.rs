@@ -493,8 +493,9 @@ fn minidump_values_match_the_core_where_the_dump_holds_them() {
 
 /// A threaded program (`residue/residue_threads.c`: a worker waits in
 /// `pause` while `main` crashes): the dump's other thread's stack is read
-/// for residue like the core's, so the worker's pending call of `pause`
-/// is Yes ("ran in some thread") from the minidump as from the core.
+/// for residue like the core's, so the worker's last call (`pause`, or one
+/// before it if the crash came first) and its first line are Yes ("ran in
+/// some thread") from the minidump as from the core.
 #[test]
 fn minidump_residue_reads_every_threads_stack() {
     for t in ["clang-14", "gdb"] {
@@ -515,10 +516,10 @@ fn minidump_residue_reads_every_threads_stack() {
     );
     gdb_core(&dir, "./prog", "1", "prog.core");
     write_minidump(&dir, "prog", &["1"], "prog.dmp", &[]);
-    let waits = std::fs::read_to_string(dir.join(src))
+    let locks = std::fs::read_to_string(dir.join(src))
         .unwrap()
         .lines()
-        .position(|l| l.contains("worker waits"))
+        .position(|l| l.contains("worker locks"))
         .expect("the marker") as u64
         + 1;
     let run = |input: &str, file: &str, extra: &[&str]| -> Value {
@@ -542,7 +543,7 @@ fn minidump_residue_reads_every_threads_stack() {
             .as_array()
             .unwrap()
             .iter()
-            .any(|l| l.as_u64() == Some(waits))
+            .any(|l| l.as_u64() == Some(locks))
     };
     for (input, file) in [("--core", "prog.core"), ("--minidump", "prog.dmp")] {
         let with = run(input, file, &[]);
@@ -553,7 +554,7 @@ fn minidump_residue_reads_every_threads_stack() {
         );
         assert!(
             yes(&with),
-            "{file}: the waiting thread's call of pause (line {waits}) is not Yes: {}",
+            "{file}: the other thread's first line ({locks}) is not Yes: {}",
             with["residue"]
         );
         assert!(!yes(&run(input, file, &["--no-residue"])), "{file}");

@@ -196,8 +196,9 @@ fn residue_of_a_returned_call_decides_its_lines_soundly() {
 /// finished thread's, so its residue says only that a call ran in some
 /// thread. The call that returned is Yes (with the lines before it in
 /// `main`), nothing is No because of it (the other call stays Maybe: no
-/// path is constrained), and the JSON says so. The waiting thread's stack
-/// is read too: its pending call of `pause` is Yes.
+/// path is constrained), and the JSON says so. The other thread's stack
+/// is read too: its last call (`pause`, pending, or one before it, if
+/// the core caught it earlier) is Yes, and with it its first line.
 #[test]
 fn residue_of_a_threaded_core_says_only_that_the_call_ran_somewhere() {
     for t in ["clang-14", "gdb"] {
@@ -228,14 +229,14 @@ fn residue_of_a_threaded_core_says_only_that_the_call_ran_somewhere() {
             lines_of(&with, THREADED, "maybe").contains(&not_ran),
             "arg {arg}: line {not_ran} decided by residue of some thread: {r}"
         );
-        let waits = line("worker waits");
+        let locks = line("worker locks");
         assert!(
-            lines_of(&without, THREADED, "maybe").contains(&waits),
-            "arg {arg}: line {waits} decided without residue: {without}"
+            lines_of(&without, THREADED, "maybe").contains(&locks),
+            "arg {arg}: line {locks} decided without residue: {without}"
         );
         assert!(
-            lines_of(&with, THREADED, "yes").contains(&waits),
-            "arg {arg}: the worker's pending call (line {waits}) is not Yes: {r}"
+            lines_of(&with, THREADED, "yes").contains(&locks),
+            "arg {arg}: the other thread's first line ({locks}) is not Yes: {r}"
         );
         // Sound: what is No did not run, the line that did not run is
         // not Yes.

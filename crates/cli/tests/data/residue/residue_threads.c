@@ -7,7 +7,7 @@ static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static int ready;
 
 static void *worker(void *arg) {
-    pthread_mutex_lock(&m);
+    pthread_mutex_lock(&m); /* worker locks */
     ready = 1;
     pthread_cond_signal(&cv);
     pthread_mutex_unlock(&m);
