@@ -268,7 +268,11 @@ pub trait Solver {
     /// sound for `report`, such as a weaker report's recovery, which a
     /// solver may use to skip work. The labels are never less decided
     /// than `recover`'s, merged with `hint`'s (they may be more); a
-    /// solver that cannot use it recovers as usual.
+    /// solver that cannot use it recovers as usual. A hint may also show
+    /// the report impossible where `recover` falls back to weaker labels
+    /// (`best`: a hint from valid paths rules out paths FSA's own model
+    /// allows; `cs.rs::hinted_best_refines_utl_and_the_unhinted_labels`
+    /// checks that no valid path exists then).
     fn recover_hinted(
         &self,
         g: &Icfg,

@@ -10,7 +10,9 @@ use postmortem_core::{
     EdgeKind, Frame, Icfg, IcfgBuilder, Label, NodeId, NodeKind, NodeSet, NodeSpec, Report,
     SolveError, Solver,
 };
-use postmortem_testkit::testgen::{random_icfg, random_report, GraphShape, Rng};
+use postmortem_testkit::testgen::{
+    random_icfg, random_report, random_value, GraphShape, Rng, ValueMix,
+};
 use postmortem_testkit::{oracle, oracle_cs};
 
 fn cases() -> u64 {
@@ -1550,21 +1552,13 @@ fn random_values(rng: &mut Rng, g: &Icfg, r: &mut Report, most: usize) {
             .collect();
         NodeSet::new(nodes).expect("non-empty")
     };
+    let mix = ValueMix {
+        writes: 3,
+        bad: 40,
+        need: 30,
+    };
     for _ in 0..rng.below(most) {
-        let writes = pick(rng, 3);
-        let bad = writes
-            .nodes()
-            .iter()
-            .copied()
-            .filter(|_| rng.chance(40))
-            .collect();
-        r.values.push(LastWrite {
-            writes,
-            bad,
-            need: rng.chance(30),
-            what: "v".into(),
-            tests: Vec::new(),
-        });
+        r.values.push(random_value(rng, g, mix, "v".into()));
     }
     for _ in 0..rng.below(3) {
         let set = pick(rng, 2);

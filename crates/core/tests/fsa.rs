@@ -7,7 +7,9 @@ use postmortem_core::{
     Answer, EdgeKind, Icfg, Label, NodeId, Origin, Query, Report, SolveError, Solver,
 };
 use postmortem_testkit::oracle;
-use postmortem_testkit::testgen::{random_icfg, random_report, GraphShape, Rng};
+use postmortem_testkit::testgen::{
+    random_icfg, random_report, random_value, GraphShape, Rng, ValueMix,
+};
 use proptest::prelude::*;
 use std::collections::HashMap;
 
@@ -731,7 +733,6 @@ fn utl_witnesses_are_fsa_witnesses_of_what_utl_checked() {
 #[test]
 fn values_are_exact_in_fsa_and_sound_in_utl() {
     use postmortem_core::cs::Cs;
-    use postmortem_core::report::{LastWrite, NodeSet};
     let (mut cases_run, mut decided_by_values) = (0, 0);
     for seed in 0..cases() as u64 {
         let mut rng = Rng::new(seed ^ 0xA1E5);
@@ -739,25 +740,14 @@ fn values_are_exact_in_fsa_and_sound_in_utl() {
         let mut r = random_report(&mut rng, &g, true);
         r.obs_yes.clear();
         r.obs_no.clear();
-        let n = g.num_nodes();
+        let mix = ValueMix {
+            writes: 4,
+            bad: 50,
+            need: 40,
+        };
         for _ in 0..1 + rng.below(3) {
-            let writes: Vec<NodeId> = (0..1 + rng.below(4))
-                .map(|_| NodeId::new(rng.below(n)))
-                .collect();
-            let writes = NodeSet::new(writes).expect("non-empty");
-            let bad = writes
-                .nodes()
-                .iter()
-                .copied()
-                .filter(|_| rng.chance(50))
-                .collect();
-            r.values.push(LastWrite {
-                writes,
-                bad,
-                need: rng.chance(40),
-                what: format!("v{seed}"),
-                tests: Vec::new(),
-            });
+            r.values
+                .push(random_value(&mut rng, &g, mix, format!("v{seed}")));
         }
         for v in &mut r.values {
             v.tests = postmortem_testkit::testgen::random_branch_tests(&mut rng, &g);
@@ -1295,25 +1285,12 @@ fn random_tested_value(
     rng: &mut Rng,
     g: &postmortem_core::Icfg,
 ) -> postmortem_core::report::LastWrite {
-    use postmortem_core::report::{LastWrite, NodeSet};
-    let n = g.num_nodes();
-    let writes: Vec<NodeId> = (0..1 + rng.below(3))
-        .map(|_| NodeId::new(rng.below(n)))
-        .collect();
-    let writes = NodeSet::new(writes).expect("non-empty");
-    let bad = writes
-        .nodes()
-        .iter()
-        .copied()
-        .filter(|_| rng.chance(30))
-        .collect();
-    let mut w = LastWrite {
-        writes,
-        bad,
-        need: rng.chance(30),
-        what: "v".into(),
-        tests: Vec::new(),
+    let mix = ValueMix {
+        writes: 3,
+        bad: 30,
+        need: 30,
     };
+    let mut w = random_value(rng, g, mix, "v".into());
     while w.tests.is_empty() {
         w.tests = postmortem_testkit::testgen::random_branch_tests(rng, g);
     }

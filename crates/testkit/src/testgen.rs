@@ -455,6 +455,47 @@ pub fn observe(g: &Icfg) -> String {
     s
 }
 
+/// Percent chances of a [`random_value`]'s parts.
+#[derive(Clone, Copy, Debug)]
+pub struct ValueMix {
+    /// Most writes (at least 1).
+    pub writes: usize,
+    /// Each write bad (cannot leave the value).
+    pub bad: u32,
+    /// A good write needed (the value differs from the initial one).
+    pub need: u32,
+}
+
+/// A random value constraint on `g` without branch tests: 1 to
+/// `mix.writes` random writes, each bad with `mix.bad`% chance, needed
+/// with `mix.need`% (draws in that order, which the seeds of the tests
+/// that use it depend on).
+pub fn random_value(
+    rng: &mut Rng,
+    g: &Icfg,
+    mix: ValueMix,
+    what: String,
+) -> postmortem_core::report::LastWrite {
+    let n = g.num_nodes();
+    let writes: Vec<NodeId> = (0..1 + rng.below(mix.writes))
+        .map(|_| NodeId::new(rng.below(n)))
+        .collect();
+    let writes = NodeSet::new(writes).expect("non-empty");
+    let bad = writes
+        .nodes()
+        .iter()
+        .copied()
+        .filter(|_| rng.chance(mix.bad))
+        .collect();
+    postmortem_core::report::LastWrite {
+        writes,
+        bad,
+        need: rng.chance(mix.need),
+        what,
+        tests: Vec::new(),
+    }
+}
+
 /// Up to 2 random branch tests (none half of the time): a node with its successors split into
 /// the one taken and the others (or, sometimes, random nodes).
 pub fn random_branch_tests(rng: &mut Rng, g: &Icfg) -> Vec<postmortem_core::BranchTest> {

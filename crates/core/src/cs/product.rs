@@ -1907,30 +1907,17 @@ mod tests {
                     (0..len).map(|_| rng.below(8) as u32).collect()
                 };
                 let (u, v, x) = (word(), word(), word());
+                // A callee's state `s` with its entry state `entry`.
+                let fill = |s: u32, entry: u32| if is_hole(s) { sym.fill(s, entry) } else { s };
                 let before = run(&a, a.initial[0], &u);
-                let inner = hole(&v);
-                let filled = if is_hole(inner) {
-                    sym.fill(inner, before)
-                } else {
-                    inner
-                };
+                let filled = fill(hole(&v), before);
                 let uv: Vec<u32> = u.iter().chain(&v).copied().collect();
                 assert_eq!(filled, run(&a, a.initial[0], &uv), "{u:?} {v:?}");
                 // Nested: the caller (word v) is itself an invocation
                 // whose callee reads x.
-                let outer = hole(&v);
-                let callee = hole(&x);
-                let both = if is_hole(callee) {
-                    sym.fill(callee, outer)
-                } else {
-                    callee
-                };
+                let both = fill(hole(&x), hole(&v));
                 let vx: Vec<u32> = v.iter().chain(&x).copied().collect();
-                let full = if is_hole(both) {
-                    sym.fill(both, before)
-                } else {
-                    both
-                };
+                let full = fill(both, before);
                 let uvx: Vec<u32> = uv.iter().chain(&x).copied().collect();
                 assert_eq!(full, run(&a, a.initial[0], &uvx), "{u:?} {vx:?}");
                 checked += 1;
