@@ -280,3 +280,114 @@ fn lines_of_an_inlined_copy_are_not_no() {
         v["lines"]
     );
 }
+
+/// inl_main.c and inl_kv.c: the graph is the IR before inlining (`-O1
+/// -Xclang -disable-llvm-passes`: no `optnone`, no `noinline`), the binary
+/// optimises it at `-O2`, inlining `kv_find` into `cmd_incr` into `main`.
+/// The core's one physical frame is `main` with that inline chain; the
+/// graph calls both, so both are frames of their own (merged into `main`,
+/// the crash at `inl_kv.c:6` would be a line of another file). And a
+/// backtrace frame whose file is not its function's (`cmd_incr` at
+/// `inl_kv.c:13`) is never placed on that line of its function's file.
+#[test]
+fn inlined_calls_the_graph_makes_are_frames_and_other_files_never_lines() {
+    for t in ["clang-14", "llvm-link-14", "gdb"] {
+        require(t);
+    }
+    let dir = scratch("inlined-calls");
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/optimised");
+    for f in ["inl_kv.h", "inl_kv.c", "inl_main.c"] {
+        std::fs::copy(data.join(f), dir.join(f)).unwrap();
+    }
+    for f in ["inl_kv", "inl_main"] {
+        let (src, bc) = (format!("{f}.c"), format!("{f}.bc"));
+        sh(
+            &dir,
+            "clang-14",
+            &[
+                "-g",
+                "-O1",
+                "-Xclang",
+                "-disable-llvm-passes",
+                "-emit-llvm",
+                "-c",
+                &src,
+                "-o",
+                &bc,
+            ],
+        );
+    }
+    sh(
+        &dir,
+        "llvm-link-14",
+        &["inl_kv.bc", "inl_main.bc", "-o", "prog.bc"],
+    );
+    sh(&dir, "clang-14", &["-g", "-O2", "prog.bc", "-o", "prog"]);
+    let o = Command::new("gdb")
+        .current_dir(&dir)
+        .args(["-nx", "-batch", "-iex", "set debuginfod enabled off"])
+        .args(["-ex", "run > /dev/null", "-ex", "bt"])
+        .args(["-ex", "generate-core-file core"])
+        .arg("./prog")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let bt = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        dir.join("core").exists() && bt.contains("kv_find") && bt.contains("cmd_incr"),
+        "{}",
+        show(&o)
+    );
+    let frames: Vec<&str> = bt.lines().filter(|l| l.starts_with('#')).collect();
+    // gdb prints an address on physical frames only.
+    assert!(
+        frames.len() == 3
+            && frames[0].starts_with("#0  0x")
+            && !frames[1].contains(" in ")
+            && !frames[2].contains(" in "),
+        "kv_find and cmd_incr are not inlined into main in this build:\n{bt}"
+    );
+    std::fs::write(dir.join("bt.txt"), &bt).unwrap();
+    // What ran: main.c 19 (the call), 10 (the call); kv.c 5 and 6 (the
+    // crash). What did not: main.c 11-14, 20; kv.c 7, 9.
+    let check = |args: &[&str]| {
+        let (v, _) = analyze(&dir, args);
+        let what = args.join(" ");
+        let (kv_yes, kv_no) = (lines(&v, "inl_kv.c", "yes"), lines(&v, "inl_kv.c", "no"));
+        let (m_yes, m_no) = (
+            lines(&v, "inl_main.c", "yes"),
+            lines(&v, "inl_main.c", "no"),
+        );
+        for l in [5, 6] {
+            assert!(kv_yes.contains(&l), "{what}: inl_kv.c:{l} is not Yes");
+        }
+        for l in [10, 19] {
+            assert!(m_yes.contains(&l), "{what}: inl_main.c:{l} is not Yes");
+        }
+        for l in [7, 9] {
+            assert!(!kv_yes.contains(&l), "{what}: inl_kv.c:{l} is Yes");
+        }
+        for l in [11, 12, 13, 14, 20] {
+            assert!(!m_yes.contains(&l), "{what}: inl_main.c:{l} is Yes");
+        }
+        for l in [5, 6] {
+            assert!(!kv_no.contains(&l), "{what}: inl_kv.c:{l} is No");
+        }
+        for l in [10, 19] {
+            assert!(!m_no.contains(&l), "{what}: inl_main.c:{l} is No");
+        }
+    };
+    check(&["--core", "core", "--binary", "prog"]);
+    check(&["--backtrace", "bt.txt"]);
+    // A frame of `cmd_incr` at a line of another file: line 13 of
+    // inl_main.c (`e->val++`, which did not run) must not be its place.
+    let edited = "#0  cmd_incr (key=0x1) at inl_kv.c:13\n#1  0x0000555555555200 in main (argc=1, argv=0x2) at inl_main.c:19\n";
+    std::fs::write(dir.join("other-file.txt"), edited).unwrap();
+    let (v, err) = analyze(&dir, &["--backtrace", "other-file.txt"]);
+    let yes = lines(&v, "inl_main.c", "yes");
+    assert!(!yes.contains(&13), "inl_main.c:13 is Yes: {yes:?}\n{err}");
+    assert!(
+        err.contains("not in its function's file"),
+        "no warning about the other file:\n{err}"
+    );
+}

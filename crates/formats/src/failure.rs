@@ -179,7 +179,7 @@ pub fn assemble(
     let native = load_native(g, flag_map, vars, files, opts.no_residue, sink)?;
     // The core's stack, when it is the report's: each report frame's
     // callee as a position in the core's frames.
-    let mut core_callees: Option<Vec<usize>> = None;
+    let mut core_callees: Option<Vec<Option<usize>>> = None;
     if let (Some(frames), None) = (&native.frames, files.backtrace) {
         let name = files
             .core
@@ -509,7 +509,7 @@ fn load_native(
 fn local_frame(
     frame_phys: &[Option<(u32, String)>],
     walked: &[(u32, String)],
-    callees: &[usize],
+    callees: &[Option<usize>],
     phys: u32,
 ) -> Option<usize> {
     let position = |p: u32| -> Option<usize> {
@@ -529,10 +529,10 @@ fn local_frame(
         return None;
     }
     let i = position(phys)?;
-    if let Some(j) = callees.iter().position(|&k| k == i) {
+    if let Some(j) = callees.iter().position(|&k| k == Some(i)) {
         return Some(j + 1);
     }
-    (callees.first().map(|&k| k + 1) == Some(i)).then_some(0)
+    (callees.first().copied().flatten().map(|k| k + 1) == Some(i)).then_some(0)
 }
 
 /// The residue of a core, before it is mapped to the graph.

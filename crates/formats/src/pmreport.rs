@@ -293,6 +293,7 @@ impl PmReport {
                     f.line,
                     f.column,
                 ),
+                ..SourceFrame::default()
             })
             .collect()
     }

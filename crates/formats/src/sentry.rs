@@ -265,6 +265,7 @@ fn parse_frame(f: &Value, at: &str, index: u32, name: &str) -> Result<RawFrame, 
         module: fields.string("package")?,
         address,
         runtime,
+        ..RawFrame::default()
     })
 }
 

@@ -14,6 +14,9 @@ pub enum Problem {
     Unplaceable,
     /// The function was found but has no node on this line.
     NoNodeOnLine(u32),
+    /// The frame's location is in another file (named) than its
+    /// function's: code inlined from there, or a binary of another build.
+    OtherFile(String),
     /// The line has nodes but no call site.
     NoCallSiteOnLine(u32),
     /// The function has no entry node in the graph.
@@ -31,6 +34,10 @@ impl fmt::Display for Problem {
             ),
             Problem::Unplaceable => write!(f, "cannot be placed in the program"),
             Problem::NoNodeOnLine(l) => write!(f, "its function has no statement on line {l}"),
+            Problem::OtherFile(file) => write!(
+                f,
+                "its location is in {file}, not in its function's file (inlined code, or a binary of another build than the graph's)"
+            ),
             Problem::NoCallSiteOnLine(l) => write!(f, "line {l} has no call site"),
             Problem::NoEntryNode => write!(f, "its function has no entry node in the graph"),
             Problem::NoMatch => write!(f, "matches nothing in the graph"),
@@ -125,6 +132,8 @@ pub struct Located {
     /// For a located stack: for each frame of `report.stack` (outermost
     /// first), the position in the input frames (innermost first) of its
     /// callee, the activation that frame's call started (the caller of
-    /// the first frame is at that position + 1).
-    pub callee_frames: Vec<usize>,
+    /// the first frame is at that position + 1); `None` for a callee
+    /// restored from an inline chain (no physical frame of its own, see
+    /// [`SourceFrame::inlined`](super::SourceFrame::inlined)).
+    pub callee_frames: Vec<Option<usize>>,
 }

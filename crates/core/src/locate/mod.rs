@@ -22,6 +22,16 @@
 //! 2. its line: the nodes of those functions on that line. Without a name
 //!    match, the nodes on that line of every function of a matching file.
 //!
+//! A frame's location in another file than its function's (code inlined
+//! from a header or another file, or a binary of another build) is never
+//! taken as a line of the function's file: the innermost site of the
+//! frame's inline chain in the function's file is used (the inline call's
+//! line, with the nodes of inlined code that have it as a weak line), else
+//! the whole function, with a warning. An inline chain whose calls the
+//! graph has (a graph built before inlining) is restored as frames of
+//! their own, from the outermost inwards, while the host's site calls the
+//! inlined function.
+//!
 //! Files match by path *suffix*, component-wise (`src/a.c` matches
 //! `/home/me/proj/src/a.c` and vice versa), after both paths went through
 //! the [`PathMap`] prefix rewriting.
@@ -89,7 +99,7 @@ pub use diagnostics::{Action, LocateWarning, Located, Problem};
 pub use names::name_keys;
 pub use paths::{path_components, same_file, PathMap};
 pub use selectors::Selector;
-pub use stack::SourceFrame;
+pub use stack::{SourceFrame, SourceLoc};
 
 use crate::icfg::{Icfg, NodeKind};
 use crate::ids::{FileId, FuncId, NodeId};

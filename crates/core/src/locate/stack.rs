@@ -3,7 +3,7 @@
 use super::names::library_names;
 use super::{Action, LocateWarning, Located, Locator, Problem};
 use crate::icfg::{Icfg, NodeKind};
-use crate::ids::{FuncId, NodeId};
+use crate::ids::{FileId, FuncId, NodeId};
 use crate::report::{Frame, NodeSet, Report};
 use std::collections::{HashMap, HashSet};
 
@@ -29,6 +29,30 @@ pub struct SourceFrame {
     pub library: bool,
     /// How messages name the frame, e.g. ``frame #2 `foo` (a.c:12)``.
     pub label: String,
+    /// Other places of the same activation, innermost first, when the
+    /// frame's location is in inlined code: the call sites of the inline
+    /// chain, ending with the physical frame's own location (DWARF inline
+    /// records at the pc, or a debugger's frames without an address). A
+    /// location in another file than the function's is not a line of the
+    /// function: one of these is used instead (see [`Locator::locate_stack`]).
+    pub sites: Vec<SourceLoc>,
+    /// The frames inlined into this one, innermost first, each with its
+    /// own function and location (the first one's is this frame's
+    /// `file`/`line`/`column`). A graph built before inlining has some of
+    /// them as functions called from the frame's code: those are placed
+    /// as frames of their own.
+    pub inlined: Vec<SourceFrame>,
+}
+
+/// A source location: file, line, column, each when known.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SourceLoc {
+    /// The source file, as the input wrote it.
+    pub file: Option<String>,
+    /// The 1-based source line.
+    pub line: Option<u32>,
+    /// The 1-based source column.
+    pub column: Option<u32>,
 }
 
 impl SourceFrame {
@@ -68,15 +92,46 @@ enum Place {
         funcs: Vec<FuncId>,
         nodes: Vec<NodeId>,
     },
-    /// Somewhere in `funcs` (the line is unknown, or has no node).
+    /// Somewhere in `funcs` (the line is unknown, has no node, or is in
+    /// another file).
     Function {
         funcs: Vec<FuncId>,
-        missing_line: Option<u32>,
+        missing: Missing,
     },
     /// Outside the program.
     Outside,
     /// Maybe program code, but where is unknown.
     Unknown,
+}
+
+/// Why a frame found in a function is not on a line of it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Missing {
+    /// The frame gives no line.
+    NoLine,
+    /// The function has no node on the frame's line.
+    Line(u32),
+    /// The frame's location is in another file than its function's (code
+    /// inlined from there, or a binary of another build), and no site of
+    /// its inline chain is in the function's file.
+    OtherFile(String),
+}
+
+impl Missing {
+    /// The warning's problem, if the frame gave a location that was not
+    /// used.
+    fn problem(&self) -> Option<Problem> {
+        match self {
+            Missing::NoLine => None,
+            Missing::Line(l) => Some(Problem::NoNodeOnLine(*l)),
+            Missing::OtherFile(f) => Some(Problem::OtherFile(f.clone())),
+        }
+    }
+}
+
+/// The last path component (a file's name).
+fn base_name(path: &str) -> &str {
+    path.rsplit(['/', '\\']).next().unwrap_or(path)
 }
 
 impl Locator<'_> {
@@ -116,6 +171,13 @@ impl Locator<'_> {
         };
         if !by_name.is_empty() {
             let narrowed = in_files(&by_name);
+            if narrowed.is_empty() {
+                if let Some(path) = fr.file.as_deref() {
+                    if self.in_other_file(&by_name, path, &files) {
+                        return self.place_at_sites(fr, by_name, path);
+                    }
+                }
+            }
             let funcs = if narrowed.is_empty() {
                 by_name
             } else {
@@ -127,7 +189,7 @@ impl Locator<'_> {
                     if nodes.is_empty() {
                         Place::Function {
                             funcs,
-                            missing_line: Some(line),
+                            missing: Missing::Line(line),
                         }
                     } else {
                         Place::Line { funcs, nodes }
@@ -135,7 +197,7 @@ impl Locator<'_> {
                 }
                 None => Place::Function {
                     funcs,
-                    missing_line: None,
+                    missing: Missing::NoLine,
                 },
             };
         }
@@ -159,6 +221,47 @@ impl Locator<'_> {
             }
             // `??`: no name, no file.
             (true, _) => unknown_or_outside(true),
+        }
+    }
+
+    /// Whether `path` (a frame's file, which matches the graph files
+    /// `files`) is another file than every function of `funcs`: it names
+    /// a file of the graph that is not theirs, or a file of another name.
+    /// A path that differs only in its folders is taken as the same file
+    /// (a build tree moved), as before.
+    fn in_other_file(&self, funcs: &[FuncId], path: &str, files: &[FileId]) -> bool {
+        funcs.iter().all(|&f| match self.g.function(f).file {
+            None => false,
+            Some(x) if !files.is_empty() => !files.contains(&x),
+            Some(x) => base_name(self.g.file_path(x)) != base_name(path),
+        })
+    }
+
+    /// A frame of `funcs` whose location `path` is in another file: the
+    /// innermost of its [sites](SourceFrame::sites) in a function's file
+    /// (the call of the inlined code there: the nodes on that line, and
+    /// the nodes of inlined code that have it as a weak line), else
+    /// anywhere in the functions. Never a line of another file.
+    fn place_at_sites(&self, fr: &SourceFrame, funcs: Vec<FuncId>, path: &str) -> Place {
+        for site in &fr.sites {
+            let (Some(file), Some(line)) = (site.file.as_deref(), site.line) else {
+                continue;
+            };
+            let files = self.files_matching(file);
+            if self.in_other_file(&funcs, file, &files) {
+                continue;
+            }
+            let mut nodes = self.nodes_on_line(&funcs, line);
+            nodes.extend(self.nodes_weakly_on_line(&funcs, line));
+            nodes.sort_unstable();
+            nodes.dedup();
+            if !nodes.is_empty() {
+                return Place::Line { funcs, nodes };
+            }
+        }
+        Place::Function {
+            funcs,
+            missing: Missing::OtherFile(path.to_string()),
         }
     }
 
@@ -266,15 +369,12 @@ impl Locator<'_> {
                     calls
                 })
             }
-            Place::Function {
-                funcs,
-                missing_line,
-            } => {
+            Place::Function { funcs, missing } => {
                 // A line without a statement whose only code is borrowed
                 // (the branch of `for (;;) {`): the crash stopped in that
                 // code, unless the frame called a library function (the
                 // pc is then after a call, which is never such code).
-                if let (Some(line), true) = (missing_line, lib_names.is_empty()) {
+                if let (Missing::Line(line), true) = (missing, lib_names.is_empty()) {
                     let weak = self.nodes_weakly_on_line(funcs, *line);
                     if !weak.is_empty() {
                         return NodeSet::new(weak);
@@ -283,10 +383,10 @@ impl Locator<'_> {
                 let all = self.all_nodes(funcs);
                 let calls = self.calling_external(&all, lib_names);
                 let set = if calls.is_empty() { all } else { calls };
-                if let Some(line) = missing_line {
+                if let Some(problem) = missing.problem() {
                     warnings.push(LocateWarning {
                         subject: frame.label.clone(),
-                        problem: Problem::NoNodeOnLine(*line),
+                        problem,
                         action: Action::CrashInFunction { count: set.len() },
                     });
                 }
@@ -335,16 +435,13 @@ impl Locator<'_> {
                     NodeSet::new(self.narrow_calls(sites, callee_funcs, frame.column))
                 }
             }
-            Place::Function {
-                funcs,
-                missing_line,
-            } => {
+            Place::Function { funcs, missing } => {
                 let all =
                     self.narrow_calls(self.call_sites(&self.all_nodes(funcs)), callee_funcs, None);
-                if let (Some(line), false) = (missing_line, all.is_empty()) {
+                if let (Some(problem), false) = (missing.problem(), all.is_empty()) {
                     warnings.push(LocateWarning {
                         subject: frame.label.clone(),
-                        problem: Problem::NoNodeOnLine(*line),
+                        problem,
                         action: Action::CallAnywhereInFunction { count: all.len() },
                     });
                 }
@@ -396,9 +493,103 @@ impl Locator<'_> {
         }
     }
 
+    /// The frames with each inline chain restored where the graph has the
+    /// inlined call: a graph built before inlining (an `-O0` graph, a
+    /// binary optimised from it) calls the inlined function from the
+    /// line of its inline site, and the activation is a frame of its own
+    /// there (merged into its host, the crash or call would be placed
+    /// before the call and the inlined function's code taken as not run).
+    /// From the outermost inlined frame inwards, a frame is restored while
+    /// its host's site has a call site with a call edge to it. Returns
+    /// the frames and, for each, its position in `frames` when it is a
+    /// physical frame (`None` for a restored one).
+    fn restore_inlined(&self, frames: &[SourceFrame]) -> (Vec<SourceFrame>, Vec<Option<usize>>) {
+        let mut out = Vec::with_capacity(frames.len());
+        let mut origin = Vec::with_capacity(frames.len());
+        for (i, f) in frames.iter().enumerate() {
+            let k = f.inlined.len();
+            if k == 0 || f.sites.len() != k || f.runtime {
+                out.push(f.clone());
+                origin.push(Some(i));
+                continue;
+            }
+            // `host`: the frame whose code the inlined frame `j` is
+            // called from, at location `sites[j]`.
+            let mut host_funcs = self.name_candidates(f);
+            let mut kept = k; // c_kept..c_{k-1} are restored
+            for j in (0..k).rev() {
+                let site = &f.sites[j];
+                let callee = self.name_candidates(&f.inlined[j]);
+                if callee.is_empty() || host_funcs.is_empty() {
+                    break;
+                }
+                let Some(line) = site.line else { break };
+                let nodes = self.nodes_on_line(&host_funcs, line);
+                let calls = self
+                    .call_sites(&nodes)
+                    .into_iter()
+                    .any(|s| self.g.callees(s).any(|c| callee.contains(&c)));
+                if !calls {
+                    break;
+                }
+                kept = j;
+                host_funcs = callee;
+            }
+            if kept == k {
+                out.push(f.clone());
+                origin.push(Some(i));
+                continue;
+            }
+            // Innermost: the innermost restored frame, with what stays
+            // inlined in it.
+            let inner = &f.inlined[kept];
+            out.push(SourceFrame {
+                function: inner.function.clone(),
+                symbol: inner.symbol.clone(),
+                file: f.file.clone(),
+                line: f.line,
+                column: f.column,
+                runtime: false,
+                library: f.library,
+                label: inner.label.clone(),
+                sites: f.sites[..kept].to_vec(),
+                inlined: f.inlined[..kept].to_vec(),
+            });
+            origin.push(None);
+            for j in kept + 1..k {
+                let c = &f.inlined[j];
+                let at = &f.sites[j - 1];
+                out.push(SourceFrame {
+                    file: at.file.clone(),
+                    line: at.line,
+                    column: at.column,
+                    sites: Vec::new(),
+                    inlined: Vec::new(),
+                    library: f.library,
+                    runtime: false,
+                    ..c.clone()
+                });
+                origin.push(None);
+            }
+            let own = &f.sites[k - 1];
+            out.push(SourceFrame {
+                file: own.file.clone(),
+                line: own.line,
+                column: own.column,
+                sites: Vec::new(),
+                inlined: Vec::new(),
+                ..f.clone()
+            });
+            origin.push(Some(i));
+        }
+        (out, origin)
+    }
+
     /// Maps a crash stack, innermost frame first, to a report's `stack`
     /// and `crash` (see the module docs for the rules and weakenings).
     pub fn locate_stack(&self, frames: &[SourceFrame]) -> Located {
+        let (expanded, origin) = self.restore_inlined(frames);
+        let frames = &expanded[..];
         let places: Vec<Place> = frames.iter().map(|f| self.place(f)).collect();
         let mut warnings = Vec::new();
         let mut report = Report::default();
@@ -510,7 +701,7 @@ impl Locator<'_> {
         stack_inner_first.reverse();
         report.stack = stack_inner_first;
         report.stack_gaps = stack_gaps(&built, &hidden, c, frames.len());
-        let callee_frames = built.iter().rev().copied().collect();
+        let callee_frames = built.iter().rev().map(|&k| origin[k]).collect();
         Located {
             report,
             warnings,

@@ -613,3 +613,99 @@ fn a_tail_call_that_may_reach_the_frame_above_leaves_a_gap() {
     assert_eq!(l.report.stack[0].call, set(&[cl]));
     assert!(l.report.stack_gaps.is_empty());
 }
+
+#[test]
+fn a_location_in_another_file_is_never_a_line_of_the_function() {
+    let t = graph();
+    let loc = Locator::new(&t.g, PathMap::new());
+    // `g` is in m.c: line 30 of f.c is not its line 30.
+    let l = loc.locate_stack(&[frame(Some("g"), Some("lib/f.c"), Some(30), None)]);
+    assert_eq!(l.report.crash.as_ref().unwrap().nodes().len(), 3);
+    assert_eq!(l.warnings[0].problem, Problem::OtherFile("lib/f.c".into()));
+    // A file of no graph function, of another name: the same.
+    let l = loc.locate_stack(&[frame(Some("g"), Some("kv.c"), Some(30), None)]);
+    assert_eq!(l.report.crash.as_ref().unwrap().nodes().len(), 3);
+    assert_eq!(l.warnings[0].problem, Problem::OtherFile("kv.c".into()));
+    // As a caller: any call site of main that may call g.
+    let l = loc.locate_stack(&[
+        frame(Some("g"), Some("m.c"), Some(30), None),
+        frame(Some("main"), Some("kv.c"), Some(10), None),
+    ]);
+    assert_eq!(l.report.crash, Some(NodeSet::one(t.g30)));
+    assert_eq!(l.report.stack[0].call, NodeSet::one(t.c11));
+    assert_eq!(l.warnings[0].problem, Problem::OtherFile("kv.c".into()));
+    // The same name in other folders is taken as the same file (a build
+    // tree moved).
+    let l = loc.locate_stack(&[frame(Some("g"), Some("/build/x/m.c"), Some(30), None)]);
+    assert_eq!(l.report.crash, Some(NodeSet::one(t.g30)));
+    assert!(l.warnings.is_empty(), "{:?}", l.warnings);
+}
+
+fn inlined(
+    mut host: SourceFrame,
+    chain: Vec<SourceFrame>,
+    mut sites: Vec<SourceLoc>,
+) -> SourceFrame {
+    let inner = &chain[0];
+    sites.push(SourceLoc {
+        file: host.file.take(),
+        line: host.line.take(),
+        column: host.column.take(),
+    });
+    host.file = inner.file.clone();
+    host.line = inner.line;
+    host.column = inner.column;
+    host.sites = sites;
+    host.inlined = chain;
+    host
+}
+
+#[test]
+fn code_inlined_from_another_file_is_placed_at_its_site_in_the_function() {
+    let t = graph();
+    let loc = Locator::new(&t.g, PathMap::new());
+    // `f` (f.c) inlined into `main` on line 11, where the graph calls
+    // only `g`: merged, and placed on line 11, not on a line 20 of m.c.
+    let host = frame(Some("main"), Some("src/m.c"), Some(11), None);
+    let f = frame(Some("f"), Some("lib/f.c"), Some(20), None);
+    let l = loc.locate_stack(&[inlined(host, vec![f], Vec::new())]);
+    assert_eq!(l.report.crash, Some(NodeSet::one(t.c11)));
+    assert!(l.warnings.is_empty(), "{:?}", l.warnings);
+}
+
+#[test]
+fn an_inlined_frame_the_graph_calls_is_a_frame_of_its_own() {
+    let t = graph();
+    let loc = Locator::new(&t.g, PathMap::new());
+    // `f` inlined into `main` at 10:3, where the graph calls it: the
+    // crash is in `f`, called from c10a (merged, it would be placed at
+    // main's line 10, before the call: f's code taken as not run).
+    let host = frame(Some("main"), Some("src/m.c"), Some(10), Some(3));
+    let f = frame(Some("f"), Some("lib/f.c"), Some(20), None);
+    let outer = frame(Some("__libc_start_main"), None, None, None);
+    let l = loc.locate_stack(&[inlined(host, vec![f], Vec::new()), outer]);
+    assert_eq!(l.report.crash, Some(set(&[t.f20a, t.f20b])));
+    assert_eq!(
+        l.report.stack,
+        vec![Frame {
+            call: NodeSet::one(t.c10a),
+            entry: NodeSet::one(t.fe)
+        }]
+    );
+    // The restored frame has no physical frame of its own.
+    assert_eq!(l.callee_frames, vec![None]);
+    // A chain of two, both called in the graph: g inlined into f
+    // inlined into main; f calls no g, so g stays merged into f.
+    let host = frame(Some("main"), Some("src/m.c"), Some(10), Some(12));
+    let f = frame(Some("f"), Some("lib/f.c"), Some(21), None);
+    let g = frame(Some("g"), Some("src/m.c"), Some(30), None);
+    let site = SourceLoc {
+        file: f.file.clone(),
+        line: f.line,
+        column: None,
+    };
+    let l = loc.locate_stack(&[inlined(host, vec![g, f], vec![site])]);
+    assert_eq!(l.report.stack[0].call, NodeSet::one(t.c10b));
+    // g's location is in m.c, not f.c: f's own site, line 21.
+    assert_eq!(l.report.crash, Some(NodeSet::one(t.f21)));
+}

@@ -45,7 +45,7 @@
 //! handler had not run after the fault: the note says so).
 
 use crate::error::FormatError;
-use postmortem_core::locate::{Locator, PathMap, SourceFrame};
+use postmortem_core::locate::{Locator, PathMap, SourceFrame, SourceLoc};
 use postmortem_core::{FuncId, Icfg};
 use std::path::Path;
 
@@ -107,6 +107,14 @@ pub struct RawFrame {
     pub address: Option<u64>,
     /// Runtime code (see [`is_runtime_function`]): outside the program.
     pub runtime: bool,
+    /// After [`merge_inlined`]: the frames merged into this one, innermost
+    /// first, each with its own location (this frame's location is the
+    /// first one's).
+    pub inlined: Vec<RawFrame>,
+    /// After [`merge_inlined`]: where each of `inlined` was called,
+    /// innermost first: the next inlined frame's location, and last this
+    /// physical frame's own (see [`SourceFrame::sites`]).
+    pub sites: Vec<SourceLoc>,
 }
 
 impl RawFrame {
@@ -142,6 +150,8 @@ impl RawFrame {
             runtime: self.runtime,
             library: self.module.as_deref().is_some_and(is_shared_library),
             label: self.label(),
+            sites: self.sites.clone(),
+            inlined: self.inlined.iter().map(RawFrame::to_source_frame).collect(),
         }
     }
 }
@@ -586,29 +596,34 @@ fn merge_inlined_with(bt: &mut Backtrace, by_index: bool) {
     let frames = std::mem::take(&mut bt.frames);
     let mut merged: Vec<RawFrame> = Vec::with_capacity(n);
     let mut names: Vec<String> = Vec::new();
-    // `pending`: the innermost frame of a run of inlined frames, waiting
-    // for the physical frame they are inlined in.
-    let mut pending: Option<RawFrame> = None;
+    // `pending`: a run of inlined frames, innermost first, waiting for
+    // the physical frame they are inlined in.
+    let mut pending: Vec<RawFrame> = Vec::new();
+    let loc = |f: &RawFrame| SourceLoc {
+        file: f.file.clone(),
+        line: f.line,
+        column: f.column,
+    };
     for (f, &is_inlined) in frames.iter().zip(&inlined) {
         if is_inlined {
             names.push(f.label());
-            if pending.is_none() {
-                pending = Some(f.clone());
-            }
+            pending.push(f.clone());
             continue;
         }
         let mut out = f.clone();
-        if let Some(inner) = pending.take() {
-            out.file = inner.file;
+        if let Some(inner) = pending.first() {
+            out.file = inner.file.clone();
             out.line = inner.line;
             out.column = inner.column;
+            out.sites = pending[1..].iter().map(loc).collect();
+            out.sites.push(loc(f));
+            out.inlined = std::mem::take(&mut pending);
         }
         merged.push(out);
     }
     bt.notes.push(format!(
-        "{} inlined frame{} merged into the frame{} they were inlined in (an inlined call is no call in the graph): {}",
+        "{} inlined frame{} (each a frame of its own where the graph calls its function from its inline site, as a graph built before inlining does; else merged into the frame it was inlined in): {}",
         names.len(),
-        if names.len() == 1 { "" } else { "s" },
         if names.len() == 1 { "" } else { "s" },
         names.join(", ")
     ));
@@ -903,6 +918,20 @@ mod tests {
             .collect();
         // outer, located where deref stopped; main, where top called outer.
         assert_eq!(got, [("outer", Some(2)), ("main", Some(5))]);
+        // The chain is kept: deref and mid inlined into outer, each called
+        // at the next one's line, and outer's own line last.
+        let outer = &bt.frames[0];
+        let inlined: Vec<&str> = outer
+            .inlined
+            .iter()
+            .map(|f| f.function.as_deref().unwrap())
+            .collect();
+        assert_eq!(inlined, ["deref", "mid"]);
+        let sites: Vec<Option<u32>> = outer.sites.iter().map(|s| s.line).collect();
+        assert_eq!(sites, [Some(3), Some(4)]);
+        // top inlined into main, which called it on line 6.
+        assert_eq!(bt.frames[1].inlined.len(), 1);
+        assert_eq!(bt.frames[1].sites[0].line, Some(6));
         assert!(
             bt.notes.iter().any(|n| n.starts_with("3 inlined frames")),
             "{:?}",
@@ -926,6 +955,20 @@ mod tests {
             .map(|f| (f.function.as_deref().unwrap(), f.line))
             .collect();
         assert_eq!(got, [("outer", Some(2)), ("main", Some(5))]);
+        // The chain is kept: deref and mid inlined into outer, each called
+        // at the next one's line, and outer's own line last.
+        let outer = &bt.frames[0];
+        let inlined: Vec<&str> = outer
+            .inlined
+            .iter()
+            .map(|f| f.function.as_deref().unwrap())
+            .collect();
+        assert_eq!(inlined, ["deref", "mid"]);
+        let sites: Vec<Option<u32>> = outer.sites.iter().map(|s| s.line).collect();
+        assert_eq!(sites, [Some(3), Some(4)]);
+        // top inlined into main, which called it on line 6.
+        assert_eq!(bt.frames[1].inlined.len(), 1);
+        assert_eq!(bt.frames[1].sites[0].line, Some(6));
     }
 
     /// Direct recursion returns to one call site: equal addresses, but
