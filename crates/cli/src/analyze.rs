@@ -104,22 +104,37 @@ enum Expect {
     Lt,
 }
 
-/// The exit for an impossible report.
-pub fn infeasible(culprit: Origin, report_path: &Path) -> Failure {
+/// The exit for an impossible report; the culprit is named in program
+/// terms from the report it indexes.
+pub fn infeasible(
+    culprit: Origin,
+    report_path: &Path,
+    g: &postmortem_core::Icfg,
+    report: &postmortem_core::Report,
+) -> Failure {
+    let what = report
+        .describe(g, culprit)
+        .map(|w| format!(" ({w})"))
+        .unwrap_or_default();
     Failure {
         code: 3,
         message: format!(
             "{}: no execution of this program satisfies this report, so it is not a crash this program can have; \
-             it became impossible with constraint {culprit} (constraints taken in order: crash, stack frames, obsYes, obsNo, bursty, values)",
+             it became impossible with constraint {culprit}{what} (constraints taken in order: crash, stack frames, obsYes, obsNo, bursty, values)",
             report_path.display()
         ),
     }
 }
 
-/// The exit for a solver error.
-pub fn solve_failure(e: SolveError, report_path: &Path) -> Failure {
+/// The exit for a solver error on `report` over `g`.
+pub fn solve_failure(
+    e: SolveError,
+    report_path: &Path,
+    g: &postmortem_core::Icfg,
+    report: &postmortem_core::Report,
+) -> Failure {
     match e {
-        SolveError::Infeasible { culprit } => infeasible(culprit, report_path),
+        SolveError::Infeasible { culprit } => infeasible(culprit, report_path, g, report),
         SolveError::Unsupported(_) => Failure::input(e),
         SolveError::Limit(_) => Failure::internal(e),
     }
@@ -190,7 +205,7 @@ pub fn run(a: AnalyzeArgs) -> Result<(), Failure> {
     let (mut rec, lift) =
         postmortem_core::staged::recover_lifted(&*s, &loaded.graph, &loaded.report, staging)
             .map_err(|e| {
-                let mut f = solve_failure(e, &a.inputs.report);
+                let mut f = solve_failure(e, &a.inputs.report, &loaded.graph, &loaded.report);
                 if let (3, Some(hint)) = (f.code, &loaded.impossible_hint) {
                     f.message = format!("{}; {hint}", f.message);
                 }
@@ -320,7 +335,7 @@ fn compare(
         let t = Instant::now();
         let mut r = s
             .recover(g, report)
-            .map_err(|e| solve_failure(e, &a.inputs.report))?;
+            .map_err(|e| solve_failure(e, &a.inputs.report, g, report))?;
         ran_somewhere(g, report, &mut r, &a.inputs.report)?;
         Ok((r, ms(t)))
     };

@@ -468,8 +468,14 @@ fn analyse(ctx: &Ctx<'_>, spec: &fb::CrashSpec) -> Result<Value, (Option<String>
     let t = Instant::now();
     let named = PathBuf::from(&report_path);
     let (mut rec, lift) =
-        postmortem_core::staged::recover_lifted(&*s, g, &report, Default::default())
-            .map_err(|e| (Some(sig.clone()), solve_failure(e, &named).message))?;
+        postmortem_core::staged::recover_lifted(&*s, g, &report, Default::default()).map_err(
+            |e| {
+                (
+                    Some(sig.clone()),
+                    solve_failure(e, &named, g, &report).message,
+                )
+            },
+        )?;
     ran_somewhere(g, &report, &mut rec, &named).map_err(|f| (Some(sig.clone()), f.message))?;
     let recover_ms = ms(t);
     let t = Instant::now();

@@ -117,6 +117,8 @@ fn degrade(
         Err(SolveError::Infeasible { culprit }) => Err(solve_failure(
             SolveError::Infeasible { culprit },
             &q.inputs.report,
+            g,
+            report,
         )),
         Err(_) => Ok((None, Some(gave_up))),
     }
@@ -155,7 +157,7 @@ pub fn run(q: QueryArgs) -> Result<(), Failure> {
         unreachable!("clap requires one question")
     };
     let s: Box<dyn Solver> = q.solver.build(q.solver.solver);
-    let fail = |e| solve_failure(e, &q.inputs.report);
+    let fail = |e| solve_failure(e, &q.inputs.report, g, &loaded.report);
     let t = Instant::now();
     let (checked, gave_up) = match s.check(g, &loaded.report, Some(&question)) {
         Ok(c) => (Some(c), None),
@@ -209,7 +211,7 @@ pub fn run(q: QueryArgs) -> Result<(), Failure> {
     })?;
     match culprit {
         Some(c) => {
-            let mut f = crate::analyze::infeasible(c, &q.inputs.report);
+            let mut f = crate::analyze::infeasible(c, &q.inputs.report, g, &loaded.report);
             if let Some(hint) = &loaded.impossible_hint {
                 f.message = format!("{}; {hint}", f.message);
             }

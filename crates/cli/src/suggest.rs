@@ -124,7 +124,7 @@ pub fn run(a: SuggestArgs) -> Result<(), Failure> {
         ..Default::default()
     };
     let (mut rec, lift, first) = base(&*s, &loaded.graph, &loaded.report, staging)
-        .map_err(|e| solve_failure(e, &a.inputs.report))?;
+        .map_err(|e| solve_failure(e, &a.inputs.report, &loaded.graph, &loaded.report))?;
     ran_somewhere(&loaded.graph, &loaded.report, &mut rec, &a.inputs.report)?;
     loaded.timings.recover_ms = ms(t);
     let threads = a.threads.map(usize::from).unwrap_or_else(|| {
@@ -149,8 +149,8 @@ pub fn run(a: SuggestArgs) -> Result<(), Failure> {
     let mut others = Vec::new();
     for p in &a.also {
         let r = load_other(&a.inputs, &loaded.graph, p, a.solver.memory_budget())?;
-        let (mut orec, _, ofirst) =
-            base(&*s, &loaded.graph, &r, staging).map_err(|e| solve_failure(e, p))?;
+        let (mut orec, _, ofirst) = base(&*s, &loaded.graph, &r, staging)
+            .map_err(|e| solve_failure(e, p, &loaded.graph, &r))?;
         ran_somewhere(&loaded.graph, &r, &mut orec, p)?;
         others.push((r, orec.labels, ofirst));
     }

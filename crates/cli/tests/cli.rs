@@ -305,6 +305,12 @@ fn an_impossible_report_exits_3_and_names_the_culprit() {
     let err = stderr(&o);
     assert!(err.contains(&format!("obsNo[{k}]")), "{err}");
     assert!(err.contains("not a crash"), "{err}");
+    // In program terms: the function (and file and line, where the graph
+    // has them) of the constraint's nodes.
+    assert!(
+        err.contains(&format!("obsNo[{k}] (did not run: `")),
+        "{err}"
+    );
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     // The query command says impossible and exits 3 too.
     let o = run(bin()

@@ -433,6 +433,61 @@ impl std::fmt::Display for Origin {
 }
 
 impl Report {
+    /// What constraint `origin` of this report says, in program terms
+    /// (functions, files, lines), for messages such as the one of an
+    /// impossible report; `None` for an origin the report does not have.
+    pub fn describe(&self, g: &Icfg, origin: Origin) -> Option<String> {
+        Some(match origin {
+            Origin::Crash => format!("the crash at {}", places(g, self.crash.as_ref()?.nodes())),
+            Origin::Frame(i) => {
+                let f = self.stack.get(i)?;
+                let callee = f
+                    .entry
+                    .nodes()
+                    .iter()
+                    .map(|&n| format!("`{}`", g.function(g.func_of(n)).name))
+                    .collect::<Vec<_>>()
+                    .join(" or ");
+                format!(
+                    "stack frame {i} from the outermost: the call of {callee} at {}",
+                    places(g, f.call.nodes())
+                )
+            }
+            Origin::ObsYes(i) => {
+                let t = self.obs_yes.get(i)?;
+                match t.entries.as_slice() {
+                    [one] => format!("ran: {}", places(g, one.nodes())),
+                    [first, ..] => format!(
+                        "a trace of {} events (first: {})",
+                        t.entries.len(),
+                        places(g, first.nodes())
+                    ),
+                    [] => return None,
+                }
+            }
+            Origin::ObsNo(i) => {
+                let set = self.obs_no.get(i)?;
+                let what = if set.nodes().len() == 1 {
+                    "did not run"
+                } else {
+                    "did not run (at least one of them)"
+                };
+                format!("{what}: {}", places(g, set.nodes()))
+            }
+            Origin::Bursty(i) => format!("bursty trace {i}"),
+            Origin::Value(i) => self.values.get(i)?.what.clone(),
+            Origin::Residue(i) => format!(
+                "a return address on the stack: ran: {}",
+                places(g, self.residue.get(i)?.nodes())
+            ),
+            Origin::ResidueSomewhere(i) => format!(
+                "a return address on a stack: ran: {}",
+                places(g, &[*self.residue_somewhere.get(i)?])
+            ),
+            Origin::Lift | Origin::Query => return None,
+        })
+    }
+
     /// The report without `obsYes`, `obsNo` and values (grissom's
     /// `-stackonly`).
     pub fn stack_only(&self) -> Report {
@@ -552,4 +607,41 @@ impl Report {
             .chain(&self.residue_somewhere)
             .copied()
     }
+}
+
+/// Nodes in program terms: `` `f` (a.c:12, 14), `g` (b.c:3) ``, at most
+/// three functions, each with its file's name and the nodes' lines.
+fn places(g: &Icfg, nodes: &[NodeId]) -> String {
+    let mut by_func: Vec<(crate::ids::FuncId, Vec<u32>)> = Vec::new();
+    for &n in nodes {
+        let f = g.func_of(n);
+        let lines = g.lines(n);
+        match by_func.iter_mut().find(|(x, _)| *x == f) {
+            Some((_, v)) => v.extend(lines),
+            None => by_func.push((f, lines.to_vec())),
+        }
+    }
+    let mut out: Vec<String> = by_func
+        .iter_mut()
+        .take(3)
+        .map(|(f, lines)| {
+            lines.sort_unstable();
+            lines.dedup();
+            let func = g.function(*f);
+            let file = func
+                .file
+                .map(|x| g.file_path(x).rsplit('/').next().unwrap_or("").to_string());
+            let lines: Vec<String> = lines.iter().map(u32::to_string).collect();
+            match (file, lines.is_empty()) {
+                (Some(file), false) => format!("`{}` ({file}:{})", func.name, lines.join(", ")),
+                (Some(file), true) => format!("`{}` ({file})", func.name),
+                (None, false) => format!("`{}` (line {})", func.name, lines.join(", ")),
+                (None, true) => format!("`{}`", func.name),
+            }
+        })
+        .collect();
+    if by_func.len() > 3 {
+        out.push(format!("and {} more functions", by_func.len() - 3));
+    }
+    out.join(", ")
 }
