@@ -620,3 +620,96 @@ fn a_crash_on_a_for_ever_line_is_at_the_loop_branch() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A run stopped on the first line of a condition that goes on over
+/// lines (`sancov/cond.c`, bzip2's `cleanUpAndFail`), before its first
+/// comparison: the condition's last branch has the first line's location
+/// too, but the crash is not that branch, and the continuation lines did
+/// not run. From gdb's backtrace and from cores of a plain and a `bb`
+/// build (whose flags for those blocks are clear: the report must stay
+/// possible), with every solver.
+#[test]
+fn a_crash_on_a_conditions_first_line_runs_none_of_the_rest() {
+    for tool in ["clang-14", "gdb"] {
+        require(tool);
+    }
+    let dir = fresh_dir("cond");
+    std::fs::copy(data("sancov/cond.c"), dir.join("cond.c")).unwrap();
+    std::fs::copy(data("sancov/sancov_stub.c"), dir.join("sancov_stub.c")).unwrap();
+    let src = dir.join("cond.c");
+    let first = line_of(&src, "if (mode == 3");
+    let rest = [
+        line_of(&src, "&& op != 3"),
+        line_of(&src, "&& del) {"),
+        line_of(&src, "printf(\"removing"),
+    ];
+    let cov = "-fsanitize-coverage=bb,inline-bool-flag,pc-table";
+    for (bc, bin, extra) in [
+        ("cond.bc", "cond", &[][..]),
+        ("cond-bb.bc", "cond-bb", &[cov][..]),
+    ] {
+        sh(
+            &dir,
+            "clang-14",
+            &[
+                &["-g", "-O0"],
+                extra,
+                &["-emit-llvm", "-c", "cond.c", "-o", bc],
+            ]
+            .concat(),
+        );
+        sh(
+            &dir,
+            "clang-14",
+            &["-g", "-O0", bc, "sancov_stub.c", "-o", bin],
+        );
+        let o = Command::new("gdb")
+            .current_dir(&dir)
+            .args(["-nx", "-batch", "-iex", "set debuginfod enabled off"])
+            .args(["-ex", &format!("break cond.c:{first}")])
+            .args(["-ex", "run > /dev/null", "-ex", "bt"])
+            .args(["-ex", &format!("generate-core-file core-{bin}")])
+            .arg(format!("./{bin}"))
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let bt = String::from_utf8_lossy(&o.stdout).to_string();
+        assert!(
+            bt.contains(&format!("fail (code=2) at cond.c:{first}")),
+            "{}",
+            show(&o)
+        );
+        std::fs::write(dir.join(format!("bt-{bin}.txt")), &bt).unwrap();
+        let core = format!("core-{bin}");
+        let bt = format!("bt-{bin}.txt");
+        let inputs: [&[&str]; 2] = [&["--backtrace", &bt], &["--core", &core, "--binary", bin]];
+        for input in inputs {
+            for solver in ["utl", "fsa", "cs", "best"] {
+                let mut args = vec!["--cfg", bc, "--solver", solver];
+                args.extend(input);
+                let (v, _) = analyze(&dir, &args);
+                let what = format!("{args:?}");
+                let yes = &labels(&v, "yes")["cond.c"];
+                assert!(yes.contains(&first), "{what}: {yes:?}");
+                for l in rest {
+                    assert!(!yes.contains(&l), "{what}: line {l} did not run: {yes:?}");
+                }
+                // Local labels of the crash frame too.
+                for f in v["frames"].as_array().unwrap() {
+                    if f["function"] == "fail" {
+                        let local: Vec<u64> = f["lines"]["yes"]
+                            .as_array()
+                            .unwrap()
+                            .iter()
+                            .map(|x| x.as_u64().unwrap())
+                            .collect();
+                        for l in rest {
+                            assert!(!local.contains(&l), "{what}: Local {l}: {local:?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
