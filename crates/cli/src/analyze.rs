@@ -62,8 +62,9 @@ the output says which limit was reached:
                           may build (default 4000000)
   --timeout SECONDS       the most time one search may take (default: none;
                           a run does several searches)
-  --max-memory BYTES      the memory one search may use (default: half the
-                          RAM); also the largest graph file
+  --max-memory BYTES      the memory the whole run may use (default: a
+                          quarter of the RAM, at most 4G, at most a third
+                          of ulimit -v); also the largest graph file
   --max-input-size BYTES  the largest report, backtrace or log (default 64M);
                           a larger one is refused (exit code 2)
 

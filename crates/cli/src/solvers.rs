@@ -47,12 +47,16 @@ pub struct SolverArgs {
     #[arg(long, value_name = "SECONDS", value_parser = parse_timeout,
           allow_hyphen_values = true)]
     pub timeout: Option<f64>,
-    /// fsa: memory budget of each product exploration, in bytes, or with a
-    /// suffix K, M, G (powers of 1024), e.g. `2G`. Default: half the
-    /// machine's RAM (MemTotal in /proc/meminfo; 4G if unreadable). When
-    /// it would be exceeded the answer degrades soundly, as for
-    /// --max-states. Also bounds the graph file's size, and by default
-    /// that of a report, backtrace or log (see --max-input-size).
+    /// Memory budget of the run, in bytes, or with a suffix K, M, G
+    /// (powers of 1024), e.g. `2G`: every search stops when the whole
+    /// process has allocated more (checked as it grows), and each
+    /// exploration's own tables are bounded by it too. Past it the answer
+    /// degrades soundly, as for --max-states, and the output says so.
+    /// Default: a quarter of the machine's RAM (MemTotal in
+    /// /proc/meminfo), at most 4G, and at most a third of the address-
+    /// space limit (ulimit -v) when there is one. Also bounds the graph
+    /// file's size, and by default that of a report, backtrace or log
+    /// (see --max-input-size).
     #[arg(long, value_name = "BYTES", value_parser = parse_bytes,
           allow_hyphen_values = true)]
     pub max_memory: Option<usize>,
@@ -136,16 +140,47 @@ pub fn parse_bytes(s: &str) -> Result<usize, String> {
     Ok((n * mult as f64).min(usize::MAX as f64) as usize)
 }
 
-/// Half the machine's RAM, from /proc/meminfo; 4 GiB if unreadable.
+/// The default memory budget: a quarter of the machine's RAM (from
+/// /proc/meminfo), at most 4 GiB (a shared machine runs other work), and
+/// at most a third of the address-space limit, so that the growth between
+/// two checks (a table doubling) still fits below it: an allocation that
+/// fails aborts the process.
 pub fn default_memory_budget() -> usize {
     let total_kib = std::fs::read_to_string("/proc/meminfo").ok().and_then(|s| {
         let line = s.lines().find(|l| l.starts_with("MemTotal:"))?.to_owned();
         line.split_whitespace().nth(1)?.parse::<usize>().ok()
     });
-    match total_kib {
-        Some(k) if k > 0 => k.saturating_mul(1024) / 2,
+    let ram = match total_kib {
+        Some(k) if k > 0 => k.saturating_mul(1024) / 4,
         _ => 4 << 30,
+    };
+    ram.min(4 << 30)
+        .min(address_space_limit().map_or(usize::MAX, |a| a / 3))
+}
+
+/// The soft limit of the process's address space (`ulimit -v`,
+/// `prlimit --as`), if any.
+fn address_space_limit() -> Option<usize> {
+    let mut r = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes the struct it is given.
+    let ok = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut r) } == 0;
+    (ok && r.rlim_cur != libc::RLIM_INFINITY).then_some(r.rlim_cur as usize)
+}
+
+/// The bytes the process has allocated: mimalloc's committed memory (the
+/// global allocator, see `main.rs`), for [`postmortem_core::memory`].
+fn allocated() -> usize {
+    let mut commit = 0usize;
+    let null = std::ptr::null_mut();
+    // SAFETY: every out-parameter is optional (null) but `current_commit`,
+    // a valid pointer to a usize.
+    unsafe {
+        libmimalloc_sys::mi_process_info(null, null, null, null, null, &mut commit, null, null);
     }
+    commit
 }
 
 /// A solver by name.
@@ -162,7 +197,7 @@ pub enum SolverName {
 }
 
 impl SolverArgs {
-    /// `--max-memory`, or half the machine's RAM.
+    /// `--max-memory`, or [`default_memory_budget`].
     pub fn memory_budget(&self) -> usize {
         self.max_memory.unwrap_or_else(default_memory_budget)
     }
@@ -171,6 +206,9 @@ impl SolverArgs {
     /// (signal handlers and threads included, see
     /// `postmortem_core::concurrency`).
     pub fn build(&self, name: SolverName) -> Box<dyn Solver + Send + Sync> {
+        // The whole run's budget: every search checks the process's
+        // allocations against it.
+        postmortem_core::memory::install(allocated, self.memory_budget());
         let fsa = Fsa {
             limits: FsaLimits {
                 max_states: self.max_states,

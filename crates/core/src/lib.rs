@@ -69,6 +69,7 @@ pub mod ids;
 pub mod local;
 pub mod locate;
 pub(crate) mod lower;
+pub mod memory;
 pub(crate) mod products;
 pub mod query;
 pub mod report;

@@ -346,6 +346,12 @@ pub struct Report {
     /// it as exactly the pending calls except at these gaps (and where
     /// consecutive frames do not chain). Sorted, deduplicated.
     pub stack_gaps: Vec<usize>,
+    /// The members of `stack_gaps` left only by sibling calls: the
+    /// unreported calls pending there can only be calls made at
+    /// tail-marked call sites ([`Icfg::is_tail_call`]: a sibling call,
+    /// compiled as a jump, took its caller's frame off the stack). A
+    /// solver may read them as plain gaps (sound, less precise). Sorted.
+    pub sibling_gaps: Vec<usize>,
     /// Nodes known to have run in *some* thread of the process, not
     /// necessarily on the crashing path: the set coverage flags of a
     /// multi-threaded process (a flag is process-wide). They are no
@@ -495,6 +501,7 @@ impl Report {
             stack: self.stack.clone(),
             crash: self.crash.clone(),
             stack_gaps: self.stack_gaps.clone(),
+            sibling_gaps: self.sibling_gaps.clone(),
             ..Report::default()
         }
     }

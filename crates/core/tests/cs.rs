@@ -132,6 +132,111 @@ fn describe(g: &Icfg, r: &Report) -> String {
     s
 }
 
+/// Gaps left by sibling calls (`Report::sibling_gaps`: unreported frames
+/// only at tail-marked call sites, into functions whose tail calls may
+/// lead to the segment's end): cs and best are sound against the oracle's
+/// valid paths in that semantics, and for stack-only reports whose
+/// enumeration was complete, cs's No labels are exact, which they would
+/// not be if the gaps were read as plain ones.
+#[test]
+fn sibling_gaps_are_sound_and_as_narrow_as_tail_calls() {
+    use postmortem_testkit::testgen::random_icfg_with_tail_calls;
+    let shape = GraphShape {
+        max_functions: 5,
+        max_body: 4,
+    };
+    let best = Cs::<Fsa> {
+        best: true,
+        ..Cs::default()
+    };
+    let (mut compared, mut exact, mut narrower) = (0, 0, 0);
+    for seed in 0..cases() {
+        let mut rng = Rng::new(seed ^ 0x51B);
+        let g = random_icfg_with_tail_calls(&mut rng, &shape, 20 + (seed % 3) as u32 * 15);
+        let mut r = cs_report(&mut rng, &g, seed % 3 == 0);
+        let k = r.stack.len();
+        if k == 0 || g.tail_calls().is_empty() {
+            continue;
+        }
+        let stack_only = seed % 2 == 0;
+        if stack_only {
+            r = Report {
+                obs_no: Vec::new(),
+                ..r.stack_only()
+            };
+        }
+        r.stack_gaps = (1..=k).filter(|_| rng.chance(50)).collect();
+        r.sibling_gaps = r
+            .stack_gaps
+            .iter()
+            .copied()
+            .filter(|_| rng.chance(70))
+            .collect();
+        if r.sibling_gaps.is_empty() {
+            continue;
+        }
+        let paths = oracle_cs::enumerate(&g, &r, 13, 4);
+        let ctx = || {
+            format!(
+                "seed {seed}\n{}\nsibling gaps {:?}",
+                describe(&g, &r),
+                r.sibling_gaps
+            )
+        };
+        for (name, s) in [("cs", &cs()), ("best", &best)] {
+            let labels = match s.recover(&g, &r) {
+                Ok(rec) => rec.labels,
+                Err(SolveError::Infeasible { .. }) => {
+                    assert_eq!(paths.found, 0, "{name} says impossible: {}", ctx());
+                    continue;
+                }
+                Err(e) => panic!("{e} {}", ctx()),
+            };
+            compared += 1;
+            if paths.found == 0 {
+                continue;
+            }
+            for v in 0..g.num_nodes() {
+                match labels[v] {
+                    Label::No => assert!(!paths.seen[v], "{name}: node {v} No but ran: {}", ctx()),
+                    Label::Yes => {
+                        assert!(paths.all[v], "{name}: node {v} Yes but skipped: {}", ctx())
+                    }
+                    Label::Maybe => {}
+                }
+            }
+            if name == "cs" && stack_only && !paths.cut {
+                exact += 1;
+                for v in 0..g.num_nodes() {
+                    assert_eq!(
+                        labels[v] == Label::No,
+                        !paths.seen[v],
+                        "cs: node {v}: may-run is not exact: {}",
+                        ctx()
+                    );
+                }
+            }
+            if name == "cs" && paths.found > 0 {
+                // Read as plain gaps, the report allows more: fewer No.
+                let mut plain = r.clone();
+                plain.sibling_gaps.clear();
+                if let Ok(p) = s.recover(&g, &plain) {
+                    let no = |l: &[Label]| l.iter().filter(|&&x| x == Label::No).count();
+                    if no(&labels) > no(&p.labels) {
+                        narrower += 1;
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("sibling gaps: {compared} compared, {exact} exact, {narrower} narrower");
+    assert!(compared > cases() / 10, "{compared} compared");
+    assert!(
+        narrower > 2,
+        "sibling gaps never narrower than plain ones ({narrower})"
+    );
+}
+
 /// Sound against the oracle's paths, never less precise than FSA, and
 /// exact for stack-only reports when the enumeration was complete.
 #[test]

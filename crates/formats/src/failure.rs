@@ -327,6 +327,7 @@ fn take_stack(
     if !new.stack.is_empty() || report.stack.is_empty() {
         report.stack = new.stack;
         report.stack_gaps = new.stack_gaps;
+        report.sibling_gaps = new.sibling_gaps;
     }
     if new.crash.is_some() {
         report.crash = new.crash;

@@ -927,6 +927,18 @@ fn physical(mut chain: Vec<RawFrame>, k: u32) -> Vec<RawFrame> {
     chain
 }
 
+/// [`physical`] for a caller whose call instruction (before its return
+/// address) is a direct call of the function of the frame above: no
+/// sibling call can have hidden a frame between them
+/// ([`RawFrame::direct_call`]).
+fn physical_direct(chain: Vec<RawFrame>, k: u32, direct: bool) -> Vec<RawFrame> {
+    let mut chain = physical(chain, k);
+    for f in &mut chain {
+        f.direct_call = direct;
+    }
+    chain
+}
+
 /// Whether `f` starts with `push rbp; mov rbp, rsp`.
 pub(crate) fn has_frame_pointer(bin: &Binary, f: &FuncSym) -> bool {
     bin.bytes_at(f.addr, 4) == Some(&[0x55, 0x48, 0x89, 0xe5][..])
@@ -990,13 +1002,15 @@ fn walk(
             .and_then(|f| f.address)
             .and_then(|a| bin.func_at(a))
             .map(|f| f.addr);
-        if let (Some(t), Some(a)) = (direct_call_target(bin, r), above) {
+        let target = direct_call_target(bin, r);
+        if let (Some(t), Some(a)) = (target, above) {
             if t != a {
                 frames.push(sibling_gap(k));
                 k += 1;
             }
         }
-        frames.extend(physical(bin.symbolize(r - 1), k));
+        let direct = target.is_some() && target == above;
+        frames.extend(physical_direct(bin.symbolize(r - 1), k, direct));
         let Some(rbp) = caller_rbp else {
             return err(format!(
                 "{cs}: the frame pointer chain leaves the core's memory: cannot unwind"
@@ -1089,6 +1103,7 @@ fn walk_cfi(
             return Ok(frames);
         };
         let mut k = frames.last().and_then(|f| f.index).map_or(0, |i| i + 1);
+        let mut direct = false;
         if !innermost {
             if !after_call(bin, r) {
                 return err(format!(
@@ -1098,9 +1113,11 @@ fn walk_cfi(
             if above.is_none() || direct_call_target(bin, r) != above {
                 frames.push(sibling_gap(k));
                 k += 1;
+            } else {
+                direct = true;
             }
         }
-        frames.extend(physical(bin.symbolize(probe), k));
+        frames.extend(physical_direct(bin.symbolize(probe), k, direct));
         above = Some(g.addr);
         let row = eh_frame
             .unwind_info_for_address(&bases, &mut ctx, probe, EhFrame::cie_from_offset)

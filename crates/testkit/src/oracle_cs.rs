@@ -18,6 +18,11 @@
 //!   `j` in the report's `stack_gaps`, or the nodes that end segment `j`
 //!   (frame `j`'s call sites, or the crash nodes for `j = k`) are not all
 //!   in functions that frame `j - 1` enters (a missing crash included);
+//!   at a gap `j` in the report's `sibling_gaps` that is not such a
+//!   segment, each unreported frame of `Pⱼ` has a tail-marked call site
+//!   and a callee from which tail-marked calls may lead to a function of
+//!   the nodes that end segment `j` (a function with a tail-marked call of
+//!   no known callee, and no library callee, may lead anywhere);
 //! * every other constraint as in [`crate::oracle::path_consistent`].
 
 use crate::oracle::path_consistent;
@@ -63,41 +68,89 @@ impl CsPaths {
     }
 }
 
-fn gaps(g: &Icfg, r: &Report) -> Vec<bool> {
+/// Per segment: whether it is a gap, and at a sibling gap, the callees
+/// its unreported frames may have (see the module docs).
+type Gap = (bool, Option<Vec<FuncId>>);
+
+fn gaps(g: &Icfg, r: &Report) -> Vec<Gap> {
     let k = r.stack.len();
     (0..=k)
         .map(|j| {
-            if j == 0 || r.stack_gaps.contains(&j) {
-                return true;
+            let plain = plain_gap(g, r, j);
+            if plain || j == 0 || !r.stack_gaps.contains(&j) {
+                return (plain || j == 0 || r.stack_gaps.contains(&j), None);
             }
-            let home: Vec<FuncId> = r.stack[j - 1]
-                .entry
-                .nodes()
-                .iter()
-                .map(|&e| g.func_of(e))
-                .collect();
+            if !r.sibling_gaps.contains(&j) {
+                return (true, None);
+            }
             let ends: Vec<NodeId> = if j < k {
                 r.stack[j].call.nodes().to_vec()
             } else {
-                match &r.crash {
-                    Some(c) => c.nodes().to_vec(),
-                    None => return true,
-                }
+                r.crash
+                    .as_ref()
+                    .map(|c| c.nodes().to_vec())
+                    .unwrap_or_default()
             };
-            !ends.iter().all(|e| home.contains(&g.func_of(*e)))
+            let mut reach: Vec<FuncId> = ends.iter().map(|&e| g.func_of(e)).collect();
+            // To a fixpoint: a function with a tail-marked call of one in
+            // reach, or of no known callee (and no library one).
+            loop {
+                let before = reach.len();
+                for &t in g.tail_calls() {
+                    let owner = g.func_of(t);
+                    if reach.contains(&owner) {
+                        continue;
+                    }
+                    let mut callees = g.callees(t).peekable();
+                    let wild = callees.peek().is_none()
+                        && g.call_note(t).is_none_or(|n| n.external_callees.is_empty());
+                    if wild || callees.any(|c| reach.contains(&c)) {
+                        reach.push(owner);
+                    }
+                }
+                if reach.len() == before {
+                    break;
+                }
+            }
+            (true, Some(reach))
         })
         .collect()
 }
 
+/// Whether segment `j` is a gap without the report saying so: the nodes
+/// that end it are not all in functions frame `j - 1` enters.
+fn plain_gap(g: &Icfg, r: &Report, j: usize) -> bool {
+    let k = r.stack.len();
+    if j == 0 {
+        return true;
+    }
+    let home: Vec<FuncId> = r.stack[j - 1]
+        .entry
+        .nodes()
+        .iter()
+        .map(|&e| g.func_of(e))
+        .collect();
+    let ends: Vec<NodeId> = if j < k {
+        r.stack[j].call.nodes().to_vec()
+    } else {
+        match &r.crash {
+            Some(c) => c.nodes().to_vec(),
+            None => return true,
+        }
+    };
+    !ends.iter().all(|e| home.contains(&g.func_of(*e)))
+}
+
 /// Whether the pending frames match the report's stack (see the module
 /// docs).
-fn stack_matches(r: &Report, gap: &[bool], pending: &[(NodeId, NodeId)]) -> bool {
+fn stack_matches(g: &Icfg, r: &Report, gap: &[Gap], pending: &[(NodeId, NodeId)]) -> bool {
     // match_at(j, p): frames j.. of the report matched to pending[p..].
     let k = r.stack.len();
     let mut memo = vec![vec![None; pending.len() + 1]; k + 1];
     fn go(
+        g: &Icfg,
         r: &Report,
-        gap: &[bool],
+        gap: &[Gap],
         pending: &[(NodeId, NodeId)],
         j: usize,
         p: usize,
@@ -107,8 +160,17 @@ fn stack_matches(r: &Report, gap: &[bool], pending: &[(NodeId, NodeId)]) -> bool
             return b;
         }
         let k = r.stack.len();
+        // Whether pending frame q may be an unreported one of segment j.
+        let skippable = |j: usize, q: usize| {
+            let (is_gap, reach) = &gap[j];
+            let (s, t) = pending[q];
+            *is_gap
+                && reach
+                    .as_ref()
+                    .is_none_or(|f| g.is_tail_call(s) && f.contains(&g.func_of(t)))
+        };
         let res = if j == k {
-            p == pending.len() || gap[k]
+            (p..pending.len()).all(|q| skippable(k, q))
         } else {
             let mut ok = false;
             // Skip unreported frames only at a gap.
@@ -118,13 +180,13 @@ fn stack_matches(r: &Report, gap: &[bool], pending: &[(NodeId, NodeId)]) -> bool
                     let (s, t) = pending[q];
                     if r.stack[j].call.contains(s)
                         && r.stack[j].entry.contains(t)
-                        && go(r, gap, pending, j + 1, q + 1, memo)
+                        && go(g, r, gap, pending, j + 1, q + 1, memo)
                     {
                         ok = true;
                         break;
                     }
                 }
-                if !gap[j] || q >= pending.len() {
+                if q >= pending.len() || !skippable(j, q) {
                     break;
                 }
                 q += 1;
@@ -134,7 +196,7 @@ fn stack_matches(r: &Report, gap: &[bool], pending: &[(NodeId, NodeId)]) -> bool
         memo[j][p] = Some(res);
         res
     }
-    go(r, gap, pending, 0, 0, &mut memo)
+    go(g, r, gap, pending, 0, 0, &mut memo)
 }
 
 /// Enumerates valid paths of at most `max_len` nodes and `max_depth`
@@ -169,7 +231,7 @@ struct Enumeration<'a> {
     r: &'a Report,
     max_len: usize,
     max_depth: usize,
-    gap: Vec<bool>,
+    gap: Vec<Gap>,
     out: CsPaths,
 }
 
@@ -281,7 +343,8 @@ impl Enumeration<'_> {
     /// Records `path` if it is consistent with the report and ends with
     /// pending frames `stack` that match the report's stack.
     fn visit(&mut self, path: &[NodeId], stack: &[(NodeId, NodeId)]) {
-        if !(path_consistent(self.r, None, path) && stack_matches(self.r, &self.gap, stack)) {
+        if !(path_consistent(self.r, None, path) && stack_matches(self.g, self.r, &self.gap, stack))
+        {
             return;
         }
         let out = &mut self.out;

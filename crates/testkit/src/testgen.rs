@@ -52,6 +52,21 @@ pub fn random_icfg_with_jumps(rng: &mut Rng, shape: &GraphShape) -> Icfg {
     b.build().expect("random graph builds")
 }
 
+/// A random ICFG as [`random_icfg`] makes, with about `percent` % of its
+/// call sites tail-marked (they may be sibling calls,
+/// [`Icfg::tail_calls`]).
+pub fn random_icfg_with_tail_calls(rng: &mut Rng, shape: &GraphShape, percent: u32) -> Icfg {
+    let (mut b, bodies) = random_builder(rng, shape);
+    for body in &bodies {
+        for &n in body {
+            if b.kind_of(n) == NodeKind::CallSite && rng.chance(percent) {
+                b.mark_tail_call(n);
+            }
+        }
+    }
+    b.build().expect("random graph builds")
+}
+
 /// The builder of [`random_icfg`], and the body nodes of each function.
 fn random_builder(rng: &mut Rng, shape: &GraphShape) -> (IcfgBuilder, Vec<Vec<NodeId>>) {
     let nf = 1 + rng.below(shape.max_functions.max(1));

@@ -54,6 +54,17 @@ use std::collections::HashMap;
 /// its edges forward and backward, and the per-state bit sets.
 pub const BYTES_PER_STATE: usize = 96;
 
+/// The node of a *landing hub* state `(HUB, i)` of the frame graph: a
+/// non-local jump out of segment `j` (`longjmp` from a callee that may
+/// escape) may land at any jump target in any earlier segment whose
+/// activation may be the target's function (or in segment `j` itself at
+/// a gap). Rather than an edge to each (target, segment) pair, which on
+/// a deep stack made hundreds of edges per escaping call, the jump is an
+/// edge to hub `i` (the latest segment it may land in), hub `i` has an
+/// edge to each target landing in segment `i` and to hub `i - 1`: the
+/// same real states reachable from each other, so the same labels.
+const HUB: u32 = u32::MAX;
+
 /// Why the frame graph gave no labels.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum CsFail {
@@ -370,8 +381,76 @@ fn to_exits(g: &Icfg, ok: &impl Fn(NodeId) -> bool, edges: &Csr, escape_points: 
 pub(crate) struct Segment {
     /// Unreported pending calls may be made in it.
     pub gap: bool,
+    /// At a gap left only by sibling calls ([`Report::sibling_gaps`]):
+    /// the functions from which a chain of tail-marked calls may reach
+    /// the segment's end (sorted); unreported calls are pending only at
+    /// tail-marked call sites, into these functions. `None`: any call.
+    pub tail_reach: Option<Vec<FuncId>>,
     /// Functions its activation may be in (empty at a gap: any).
     pub home: Vec<FuncId>,
+}
+
+impl Segment {
+    /// Whether an unreported call of `callee` may be left pending at call
+    /// site `site` of this segment.
+    pub fn pending_at(&self, g: &Icfg, site: NodeId, callee: FuncId) -> bool {
+        self.gap
+            && self
+                .tail_reach
+                .as_ref()
+                .is_none_or(|r| g.is_tail_call(site) && r.binary_search(&callee).is_ok())
+    }
+}
+
+/// The graph's tail-marked calls backwards: for each function, the
+/// functions with a tail-marked call of it, and the functions with a
+/// tail-marked call of an unknown callee (which may be any).
+struct TailCallers {
+    by_callee: HashMap<FuncId, Vec<FuncId>>,
+    wild: Vec<FuncId>,
+}
+
+impl TailCallers {
+    fn new(g: &Icfg) -> Self {
+        let mut by_callee: HashMap<FuncId, Vec<FuncId>> = HashMap::new();
+        let mut wild = Vec::new();
+        for &t in g.tail_calls() {
+            let owner = g.func_of(t);
+            let mut known = false;
+            for f in g.callees(t) {
+                known = true;
+                by_callee.entry(f).or_default().push(owner);
+            }
+            // A library callee cannot enter the program but through a
+            // callback, whose frame the stack would show.
+            if !known && g.call_note(t).is_none_or(|n| n.external_callees.is_empty()) {
+                wild.push(owner);
+            }
+        }
+        TailCallers { by_callee, wild }
+    }
+
+    /// `targets` and the functions from which a chain of tail-marked
+    /// calls may reach one of them, sorted.
+    fn reach(&self, targets: Vec<FuncId>) -> Vec<FuncId> {
+        let mut seen: std::collections::HashSet<FuncId> = targets.iter().copied().collect();
+        let mut work = targets;
+        for &w in &self.wild {
+            if seen.insert(w) {
+                work.push(w);
+            }
+        }
+        while let Some(f) = work.pop() {
+            for &h in self.by_callee.get(&f).into_iter().flatten() {
+                if seen.insert(h) {
+                    work.push(h);
+                }
+            }
+        }
+        let mut v: Vec<FuncId> = seen.into_iter().collect();
+        v.sort_unstable();
+        v
+    }
 }
 
 /// The `report.stack.len() + 1` segments of the report's stack: segment 0
@@ -392,10 +471,12 @@ pub(crate) fn segments(g: &Icfg, report: &Report) -> Vec<Segment> {
         f
     };
     let mut segs: Vec<Segment> = Vec::with_capacity(k + 1);
+    let tails = TailCallers::new(g);
     for j in 0..=k {
         if j == 0 {
             segs.push(Segment {
                 gap: true,
+                tail_reach: None,
                 home: Vec::new(),
             });
             continue;
@@ -413,6 +494,12 @@ pub(crate) fn segments(g: &Icfg, report: &Report) -> Vec<Segment> {
         let gap = report.stack_gaps.contains(&j) || !chained;
         segs.push(Segment {
             gap,
+            tail_reach: (gap && chained && report.sibling_gaps.contains(&j)).then(|| {
+                let mut f: Vec<FuncId> = ends.iter().map(|&e| g.func_of(e)).collect();
+                f.sort_unstable();
+                f.dedup();
+                tails.reach(f)
+            }),
             home: if gap { Vec::new() } else { home },
         });
     }
@@ -458,7 +545,7 @@ impl FrameGraph {
         let mut may = BitSet::new(g.num_nodes());
         let mut kept = 0;
         for (s, &(v, _)) in x.states.iter().enumerate() {
-            if t.bwd.contains(s) {
+            if t.bwd.contains(s) && v != HUB {
                 kept += 1;
                 may.insert(v as usize);
             }
@@ -533,7 +620,16 @@ impl<'a> Explore<'a> {
     /// The id of state (v, j), made and queued when new, within the
     /// limits.
     fn intern(&mut self, v: NodeId, j: usize) -> Result<u32, CsFail> {
-        let key = (v.as_u32(), j as u32);
+        self.intern_key((v.as_u32(), j as u32))
+    }
+
+    /// The landing hub of segment `i` (see [`HUB`]), made and queued when
+    /// new.
+    fn hub(&mut self, i: usize) -> Result<u32, CsFail> {
+        self.intern_key((HUB, i as u32))
+    }
+
+    fn intern_key(&mut self, key: (u32, u32)) -> Result<u32, CsFail> {
         if let Some(&id) = self.ids.get(&key) {
             return Ok(id);
         }
@@ -545,13 +641,8 @@ impl<'a> Explore<'a> {
                 format!("{} states", self.max_states)
             }));
         }
-        if self.states.len() % 4096 == 4095
-            && limits.timeout.is_some_and(|t| self.started.elapsed() > t)
-        {
-            return Err(CsFail::TooLarge(format!(
-                "the time limit ({:.1} s)",
-                limits.timeout.map_or(0.0, |t| t.as_secs_f64())
-            )));
+        if self.states.len() % 4096 == 4095 {
+            self.check()?;
         }
         let id = self.states.len() as u32;
         self.ids.insert(key, id);
@@ -564,6 +655,36 @@ impl<'a> Explore<'a> {
     fn step(&mut self, id: u32, w: NodeId, j: usize) -> Result<(), CsFail> {
         let t = self.intern(w, j)?;
         self.edges.push((id, t));
+        // Edges grow faster than states (a deep stack's non-local jumps
+        // land in every earlier segment): they count too.
+        if self.edges.len().is_multiple_of(4096) {
+            self.check()?;
+        }
+        Ok(())
+    }
+
+    /// The limits that do not count states: the memory of states and
+    /// edges against the budget, the process's memory (see
+    /// [`crate::memory`]), the time.
+    fn check(&self) -> Result<(), CsFail> {
+        let limits = self.limits;
+        let bytes = self.states.len() * BYTES_PER_STATE
+            + self.edges.len() * std::mem::size_of::<(u32, u32)>();
+        if bytes > limits.max_memory {
+            return Err(CsFail::TooLarge(format!(
+                "the memory budget ({} MiB)",
+                limits.max_memory >> 20
+            )));
+        }
+        if let Some(b) = crate::memory::exceeded() {
+            return Err(CsFail::TooLarge(crate::memory::exceeded_message(b)));
+        }
+        if limits.timeout.is_some_and(|t| self.started.elapsed() > t) {
+            return Err(CsFail::TooLarge(format!(
+                "the time limit ({:.1} s)",
+                limits.timeout.map_or(0.0, |t| t.as_secs_f64())
+            )));
+        }
         Ok(())
     }
 
@@ -572,6 +693,10 @@ impl<'a> Explore<'a> {
         let k = self.report.stack.len();
         while let Some(id) = self.work.pop() {
             let (v, j) = self.states[id as usize];
+            if v == HUB {
+                self.land(id, j as usize)?;
+                continue;
+            }
             let (vn, j) = (NodeId::new(v as usize), j as usize);
             // Same-level edges (flow and summaries).
             for &w in sl.edges.succs(v) {
@@ -582,7 +707,7 @@ impl<'a> Explore<'a> {
                 if kind != EdgeKind::Call || !self.ok(w) {
                     continue;
                 }
-                if self.segs[j].gap {
+                if self.segs[j].pending_at(g, vn, g.func_of(w)) {
                     self.step(id, w, j)?;
                 }
                 let frame = self.report.stack.get(j);
@@ -613,12 +738,22 @@ impl<'a> Explore<'a> {
             )
             .collect();
         let via_callee = sl.finishing_callees(g, vn).any(|t| sl.escapes[t.index()]);
-        let targets: &[NodeId] = if via_callee {
-            &sl.all_jump_targets
-        } else {
-            &direct
-        };
-        for &w in targets {
+        if via_callee {
+            // Every target, landing in this segment at a gap, else in an
+            // earlier one: one edge to the hub of the latest segment it
+            // may land in (the hubs chain down to segment 0).
+            let latest = if self.segs[j].gap {
+                Some(j)
+            } else {
+                j.checked_sub(1)
+            };
+            if let Some(i) = latest {
+                let h = self.hub(i)?;
+                self.edges.push((id, h));
+            }
+            return Ok(());
+        }
+        for &w in &direct {
             for i in 0..=j {
                 let seg = &self.segs[i];
                 let lands = seg.gap || seg.home.contains(&g.func_of(w));
@@ -626,6 +761,23 @@ impl<'a> Explore<'a> {
                     self.step(id, w, i)?;
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// The edges of hub `id` of segment `i`: to every jump target that may
+    /// land in segment `i`, and to the hub of segment `i - 1`.
+    fn land(&mut self, id: u32, i: usize) -> Result<(), CsFail> {
+        let (g, sl) = (self.g, self.sl);
+        for &w in &sl.all_jump_targets {
+            let seg = &self.segs[i];
+            if (seg.gap || seg.home.contains(&g.func_of(w))) && self.ok(w) {
+                self.step(id, w, i)?;
+            }
+        }
+        if i > 0 {
+            let h = self.hub(i - 1)?;
+            self.edges.push((id, h));
         }
         Ok(())
     }
@@ -644,6 +796,9 @@ impl<'a> Explore<'a> {
             }
         };
         for (s, &(v, j)) in self.states.iter().enumerate() {
+            if v == HUB {
+                continue;
+            }
             let vn = NodeId::new(v as usize);
             if !t.bwd.contains(s) || g.kind(vn) != crate::icfg::NodeKind::CallSite {
                 continue;
@@ -654,11 +809,16 @@ impl<'a> Explore<'a> {
                 })
             };
             let returns = g.return_sites(vn).any(|r| kept_at(r, j));
+            // A kept jump: an edge to a kept hub, or to a kept state of a
+            // jump target (in any earlier segment, or this one at a gap).
             let jumps = sl.escape_points.contains(v as usize)
-                && sl
-                    .all_jump_targets
-                    .iter()
-                    .any(|&w| (0..=j).any(|i| kept_at(w, i)));
+                && t.fg.succs(s as u32).iter().any(|&x| {
+                    (x as usize) < t.ns && t.bwd.contains(x as usize) && {
+                        let (w, i) = self.states[x as usize];
+                        w == HUB
+                            || (i <= j && sl.all_jump_targets.contains(&NodeId::new(w as usize)))
+                    }
+                });
             for f in sl.finishing_callees(g, vn) {
                 if (returns && sl.completes[f.index()]) || (jumps && sl.escapes[f.index()]) {
                     mark(f, &mut work);
@@ -689,6 +849,9 @@ impl<'a> Explore<'a> {
         let mut sure: Vec<FuncId> = Vec::new();
         for s in idom.above(t.sink, root) {
             let (v, _) = self.states[s as usize];
+            if v == HUB {
+                continue;
+            }
             must.insert(v as usize);
             // A crash state may end the path there, calling nothing.
             let ends_here = t.fg.succs(s).contains(&t.sink);
@@ -739,7 +902,8 @@ impl Trimmed {
         let accept: Vec<u32> = (0..ns as u32)
             .filter(|&s| {
                 let (v, j) = x.states[s as usize];
-                j as usize == k
+                v != HUB
+                    && j as usize == k
                     && x.report
                         .crash
                         .as_ref()

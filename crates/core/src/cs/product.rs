@@ -677,11 +677,19 @@ impl<'a> Search<'a> {
                 )
             }));
         }
-        if n.is_multiple_of(1024) && self.deadline.is_some_and(|d| Instant::now() > d) {
-            return Err(Unsupported(format!(
-                "the context-sensitive search exceeds the time limit ({:.1} s)",
-                self.limits.timeout.map_or(0.0, |t| t.as_secs_f64())
-            )));
+        if n.is_multiple_of(1024) {
+            if self.deadline.is_some_and(|d| Instant::now() > d) {
+                return Err(Unsupported(format!(
+                    "the context-sensitive search exceeds the time limit ({:.1} s)",
+                    self.limits.timeout.map_or(0.0, |t| t.as_secs_f64())
+                )));
+            }
+            if let Some(b) = crate::memory::exceeded() {
+                return Err(Unsupported(format!(
+                    "the context-sensitive search exceeds {}",
+                    crate::memory::exceeded_message(b)
+                )));
+            }
         }
         Ok(())
     }
@@ -1313,6 +1321,7 @@ impl<'a> Prepared<'a> {
         let plain = Report {
             stack: Vec::new(),
             stack_gaps: Vec::new(),
+            sibling_gaps: Vec::new(),
             ..report.clone()
         };
         let Ok(sp) = crate::fsa::split(g, &plain, None, None, limits.max_states) else {
@@ -1383,6 +1392,7 @@ impl<'a> Prepared<'a> {
         let plain = Report {
             stack: Vec::new(),
             stack_gaps: Vec::new(),
+            sibling_gaps: Vec::new(),
             ..report.clone()
         };
         let sp = crate::fsa::split(g, &plain, None, None, limits.max_states).ok()?;
@@ -1783,7 +1793,9 @@ impl<'a> Search<'a> {
                                                 .and_then(|e| e[j].as_ref())
                                                 .is_none_or(|r| r.contains(f.index()))
                                         };
-                                        if segs[j].gap && reaches(g.func_of(w)) {
+                                        if segs[j].pending_at(g, vn, g.func_of(w))
+                                            && reaches(g.func_of(w))
+                                        {
                                             s.add_top((w, j as u32, t2), Pred::Step(id))?;
                                         }
                                         if frame {

@@ -36,6 +36,12 @@ pub struct SourceFrame {
     /// location in another file than the function's is not a line of the
     /// function: one of these is used instead (see [`Locator::locate_stack`]).
     pub sites: Vec<SourceLoc>,
+    /// The call this frame was making (its return address's call
+    /// instruction, read from the binary) is a direct call of the function
+    /// of the frame inside it: no sibling call hid a frame between them,
+    /// and the graph's tail-call markers are not consulted for this pair
+    /// (see [`Locator::locate_stack`]). False when unknown (backtraces).
+    pub direct_call: bool,
     /// The frames inlined into this one, innermost first, each with its
     /// own function and location (the first one's is this frame's
     /// `file`/`line`/`column`). A graph built before inlining has some of
@@ -554,8 +560,12 @@ impl Locator<'_> {
                 label: inner.label.clone(),
                 sites: f.sites[..kept].to_vec(),
                 inlined: f.inlined[..kept].to_vec(),
+                // The physical call instruction is the innermost code's.
+                direct_call: f.direct_call,
             });
             origin.push(None);
+            // The calls between restored frames were inlined: no sibling
+            // call can hide a frame there.
             for j in kept + 1..k {
                 let c = &f.inlined[j];
                 let at = &f.sites[j - 1];
@@ -567,6 +577,7 @@ impl Locator<'_> {
                     inlined: Vec::new(),
                     library: f.library,
                     runtime: false,
+                    direct_call: true,
                     ..c.clone()
                 });
                 origin.push(None);
@@ -578,6 +589,7 @@ impl Locator<'_> {
                 column: own.column,
                 sites: Vec::new(),
                 inlined: Vec::new(),
+                direct_call: true,
                 ..f.clone()
             });
             origin.push(Some(i));
@@ -648,8 +660,13 @@ impl Locator<'_> {
                 _ => &[],
             };
             // Functions whose sibling calls may have entered the callee:
-            // the caller's pending call may be a call of one of them.
-            let starts = tails.starts(callee_funcs);
+            // the caller's pending call may be a call of one of them
+            // (unless the binary shows a direct call of the callee).
+            let starts = if frames[k + 1].direct_call {
+                Vec::new()
+            } else {
+                tails.starts(callee_funcs)
+            };
             let mut wanted = callee_funcs.to_vec();
             wanted.extend(starts.iter().copied());
             let call = self.frame_call(caller, &frames[k + 1], &wanted, &mut warnings);
@@ -701,6 +718,14 @@ impl Locator<'_> {
         stack_inner_first.reverse();
         report.stack = stack_inner_first;
         report.stack_gaps = stack_gaps(&built, &hidden, c, frames.len());
+        // The gaps that only sibling calls left (no frame dropped there).
+        let dropped = stack_gaps(&built, &[], c, frames.len());
+        report.sibling_gaps = report
+            .stack_gaps
+            .iter()
+            .copied()
+            .filter(|g| !dropped.contains(g))
+            .collect();
         let callee_frames = built.iter().rev().map(|&k| origin[k]).collect();
         Located {
             report,

@@ -607,6 +607,23 @@ fn a_tail_call_that_may_reach_the_frame_above_leaves_a_gap() {
         }]
     );
     assert_eq!(l.report.stack_gaps, vec![1]);
+    // Only sibling calls left it: a gap of tail-marked calls.
+    assert_eq!(l.report.sibling_gaps, vec![1]);
+    // A core shows main's call is a direct call of leaf: no gap.
+    let mut direct = frames.clone();
+    direct[1].direct_call = true;
+    let l = Locator::new(&g, PathMap::new()).locate_stack(&direct);
+    assert_eq!(l.report.stack[0].call, set(&[cl]));
+    assert!(l.report.stack_gaps.is_empty() && l.report.sibling_gaps.is_empty());
+    // A frame dropped there too: a plain gap.
+    let unplaceable = frame(None, None, None, None);
+    let l = Locator::new(&g, PathMap::new()).locate_stack(&[
+        frames[0].clone(),
+        unplaceable,
+        frames[1].clone(),
+    ]);
+    assert!(!l.report.stack_gaps.is_empty());
+    assert!(l.report.sibling_gaps.is_empty(), "{:?}", l.report);
     // A tail call that cannot reach leaf hides no frame between them.
     let (g, _, _) = sibling_graph(true, "other");
     let l = Locator::new(&g, PathMap::new()).locate_stack(&frames);

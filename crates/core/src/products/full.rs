@@ -427,6 +427,9 @@ impl<'a> Product<'a> {
                         return Err(Stop::Time);
                     }
                 }
+                if let Some(b) = crate::memory::exceeded() {
+                    return Err(Stop::Memory(b));
+                }
             }
             self.check_limits(max_states, max_memory)?;
             let qs: Vec<u32> = self.states(v).to_vec();

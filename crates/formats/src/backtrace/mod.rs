@@ -107,6 +107,11 @@ pub struct RawFrame {
     pub address: Option<u64>,
     /// Runtime code (see [`is_runtime_function`]): outside the program.
     pub runtime: bool,
+    /// From a core: the call instruction before this frame's return
+    /// address is a direct call of the function of the frame above (no
+    /// sibling call hid a frame between them; see
+    /// [`SourceFrame::direct_call`]).
+    pub direct_call: bool,
     /// After [`merge_inlined`]: the frames merged into this one, innermost
     /// first, each with its own location (this frame's location is the
     /// first one's).
@@ -152,6 +157,7 @@ impl RawFrame {
             label: self.label(),
             sites: self.sites.clone(),
             inlined: self.inlined.iter().map(RawFrame::to_source_frame).collect(),
+            direct_call: self.direct_call,
         }
     }
 }
@@ -625,9 +631,19 @@ fn merge_inlined_with(bt: &mut Backtrace, by_index: bool) {
         "{} inlined frame{} (each a frame of its own where the graph calls its function from its inline site, as a graph built before inlining does; else merged into the frame it was inlined in): {}",
         names.len(),
         if names.len() == 1 { "" } else { "s" },
-        names.join(", ")
+        listed(&names, 6)
     ));
     bt.frames = merged;
+}
+
+/// The first `most` of `names`, then how many more (a deep recursion has
+/// hundreds).
+fn listed(names: &[String], most: usize) -> String {
+    let mut s = names[..names.len().min(most)].join(", ");
+    if names.len() > most {
+        s += &format!(" and {} more", names.len() - most);
+    }
+    s
 }
 
 /// Drops the frames that ran inside a signal handler.

@@ -159,6 +159,11 @@ impl Search<'_, '_, '_> {
         if tick && deadline.is_some_and(|d| Instant::now() > d) {
             return Err(Stop::Time);
         }
+        if tick {
+            if let Some(b) = crate::memory::exceeded() {
+                return Err(Stop::Memory(b));
+            }
+        }
         Ok(())
     }
 
