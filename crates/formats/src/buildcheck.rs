@@ -27,7 +27,7 @@
 //!   the graph;
 //! * every function whose code starts with a row of a file the graph has
 //!   functions of must be a function of the graph (by its symbol name; a
-//!   static function `llvm-link` renamed `f.3` matches `f`).
+//!   static function `llvm-link` renamed `f.3` matches `f` and `f.7`).
 //!
 //! Measured on bzip2, Lua, PCRE2, SQLite, lz4, zstd and nlohmann/json at
 //! `-O0` and at `-O2` (`-Xclang -disable-llvm-passes`): no difference on
@@ -150,6 +150,7 @@ fn others(n: usize) -> String {
 fn also(n: usize) -> String {
     match n {
         0 => String::new(),
+        1 => " (nor is 1 other)".into(),
         n => format!(" (nor are {n} others)"),
     }
 }
@@ -198,7 +199,13 @@ pub fn compare(g: &Icfg, c: &Compiled, paths: &PathMap) -> Result<Checked, Build
         .iter()
         .map(|name| match g.function_by_name(name) {
             Some(f) => vec![f],
-            None => by_base.get(name.as_str()).cloned().unwrap_or_default(),
+            None => {
+                // `llvm-link` numbers its renamings as it meets them.
+                let key = unsuffixed(name).unwrap_or(name);
+                let mut v = by_base.get(key).cloned().unwrap_or_default();
+                v.extend(g.function_by_name(key));
+                v
+            }
         })
         .collect();
     // Each binary file's graph files.
@@ -536,7 +543,8 @@ mod tests {
     /// main.c: `main` (declared on line 3, statements on 5-6, returns on
     /// 7) and the static `helper`, which `llvm-link` renamed `helper.2`
     /// (declared on 10, a statement on 11 and one with weak line 12);
-    /// util.c: `util` (2, 3).
+    /// util.c: `util` (2, 3) and the optimised `opt` (declared on 20, a
+    /// parameter's store on 21, statements on 23 and 25, weak line 26).
     fn graph() -> Icfg {
         let mut b = IcfgBuilder::new();
         let add = |b: &mut IcfgBuilder, name: &str, file: &str, lines: &[&[u32]]| {
@@ -571,6 +579,13 @@ mod tests {
         let helper = add(&mut b, "helper.2", "/src/main.c", &[&[10], &[11], &[], &[]]);
         b.add_weak_line(helper[2], 12);
         add(&mut b, "util", "/src/util.c", &[&[2], &[3], &[]]);
+        let opt = add(
+            &mut b,
+            "opt",
+            "/src/util.c",
+            &[&[20], &[21], &[23], &[25], &[]],
+        );
+        b.add_weak_line(opt[3], 26);
         b.set_start(main[0]);
         b.build().unwrap()
     }
@@ -592,9 +607,10 @@ mod tests {
 
     /// The rows of the graph's own build: main's prologue at its scope
     /// line 4 (no statement there, none between its declaration and it),
-    /// helper under its symbol name `helper`, util built in another
-    /// folder, a header inlined into main, and util.c code inlined into
-    /// main (not main's own file: left out).
+    /// helper under another renaming, util built in another folder, a
+    /// header inlined into main, util.c code inlined into main (not
+    /// main's own file: left out), opt's scope line 22 (after a line of
+    /// the graph) and a loop's start on 24.
     const SAME: &[(&str, u32, &str)] = &[
         ("/src/main.c", 4, "main"),
         ("/src/main.c", 5, "main"),
@@ -602,16 +618,21 @@ mod tests {
         ("/src/main.c", 7, "main"),
         ("/src/inc.h", 99, "main"),
         ("/src/util.c", 40, "main"),
-        ("/src/main.c", 10, "helper"),
-        ("/src/main.c", 11, "helper"),
-        ("/src/main.c", 12, "helper"),
+        ("/src/main.c", 10, "helper.5"),
+        ("/src/main.c", 11, "helper.5"),
+        ("/src/main.c", 12, "helper.5"),
         ("/elsewhere/util.c", 2, "util"),
         ("/elsewhere/util.c", 3, "util"),
+        ("/elsewhere/util.c", 22, "opt"),
+        ("/elsewhere/util.c", 23, "opt"),
+        ("/elsewhere/util.c", 24, "opt"),
+        ("/elsewhere/util.c", 25, "opt"),
     ];
     const STARTS: &[(&str, &str, u32)] = &[
         ("main", "/src/main.c", 4),
-        ("helper", "/src/main.c", 10),
+        ("helper.5", "/src/main.c", 10),
         ("util", "/elsewhere/util.c", 2),
+        ("opt", "/elsewhere/util.c", 22),
     ];
 
     #[test]
@@ -622,8 +643,8 @@ mod tests {
             compare(&g, &c, &PathMap::new()),
             Ok(Checked {
                 files: 2,
-                lines: 9,
-                functions: 3
+                lines: 13,
+                functions: 4
             })
         );
     }
@@ -658,6 +679,17 @@ mod tests {
         assert!(matches!(
             compare(&g, &compiled(&rows, STARTS), &PathMap::new()),
             Err(BuildMismatch::Lines { first: 8, .. })
+        ));
+        // Nor is a second loop start (19, before 20) in one function.
+        let mut rows = SAME.to_vec();
+        rows.push(("/elsewhere/util.c", 19, "opt"));
+        assert!(matches!(
+            compare(&g, &compiled(&rows, STARTS), &PathMap::new()),
+            Err(BuildMismatch::Lines {
+                first: 19,
+                missing: 2,
+                ..
+            })
         ));
     }
 
