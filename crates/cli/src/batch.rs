@@ -168,6 +168,10 @@ pub struct BatchArgs {
     /// As for `analyze`: do not use stack residue read from cores.
     #[arg(long)]
     no_residue: bool,
+    /// As for `analyze`: a crash whose binary is not of its graph's build
+    /// is analysed with a warning instead of failing.
+    #[arg(long)]
+    no_build_check: bool,
     /// As for `analyze`: only the crash and the stack.
     #[arg(long)]
     stack_only: bool,
@@ -460,6 +464,7 @@ fn analyse(ctx: &Ctx<'_>, spec: &fb::CrashSpec) -> Result<Value, (Option<String>
         &mut sink,
     )
     .map_err(|e| match e {
+        e @ AssembleError::NotTheBuild(..) => err(e.to_string()),
         AssembleError::Input(m) | AssembleError::Impossible(m) => err(m),
     })?;
     let parse_report_ms = ms(t);
@@ -597,6 +602,7 @@ pub fn run(a: BatchArgs) -> Result<(), Failure> {
             stack_only: a.stack_only,
             no_values: a.no_values,
             no_residue: a.no_residue,
+            build_check: !a.no_build_check,
             max_input,
             ..FailureOptions::default()
         },

@@ -118,6 +118,14 @@ struct RawInputs {
     /// README's "Stack residue" says, shows that the call ran.
     #[arg(long)]
     no_residue: bool,
+    /// Analyse even when --binary is not of the graph's build (a warning
+    /// instead of exit code 2). By default, with --core, --minidump or
+    /// --sancov-flags, the binary's DWARF line table is compared with the
+    /// graph: a line with code in the binary that the graph has no
+    /// statement on, or a function the graph lacks, means the source
+    /// changed between the two builds, and the labels would be wrong.
+    #[arg(long)]
+    no_build_check: bool,
     /// The most a report, a backtrace or a log may hold, in bytes or with
     /// a suffix K, M, G (e.g. `256M`). Default: 64M, or --max-memory if
     /// that is less. A larger file, or a pipe that gives more, is refused
@@ -161,6 +169,8 @@ pub struct Inputs {
     pub no_values: bool,
     /// `--no-residue`.
     pub no_residue: bool,
+    /// `--no-build-check`.
+    pub no_build_check: bool,
     /// `--max-input-size`.
     pub max_input_size: Option<u64>,
 }
@@ -203,6 +213,7 @@ impl From<RawInputs> for Inputs {
             stack_only: r.stack_only,
             no_values: r.no_values,
             no_residue: r.no_residue,
+            no_build_check: r.no_build_check,
             max_input_size: r.max_input_size.map(|n| n as u64),
         }
     }
@@ -266,6 +277,7 @@ pub fn load(inputs: &Inputs, max_memory: usize) -> Result<Loaded, Failure> {
         stack_only: inputs.stack_only,
         no_values: inputs.no_values,
         no_residue: inputs.no_residue,
+        build_check: !inputs.no_build_check,
         max_input: inputs
             .max_input_size
             .unwrap_or(DEFAULT_TEXT_LIMIT.min(max_memory as u64)),
@@ -300,6 +312,7 @@ pub fn load(inputs: &Inputs, max_memory: usize) -> Result<Loaded, Failure> {
         &mut sink,
     )
     .map_err(|e| match e {
+        e @ AssembleError::NotTheBuild(..) => Failure::input(e),
         AssembleError::Input(m) => Failure::input(m),
         AssembleError::Impossible(m) => Failure::impossible(m),
     })?;
@@ -343,6 +356,7 @@ pub fn load_other(
         stack_only: inputs.stack_only,
         no_values: true,
         no_residue: true,
+        build_check: !inputs.no_build_check,
         max_input: inputs
             .max_input_size
             .unwrap_or(DEFAULT_TEXT_LIMIT.min(max_memory as u64)),
@@ -353,6 +367,7 @@ pub fn load_other(
         _ => {}
     };
     assemble(g, None, None, &files, &opts, &mut sink).map_err(|e| match e {
+        e @ AssembleError::NotTheBuild(..) => Failure::input(e),
         AssembleError::Input(m) => Failure::input(m),
         AssembleError::Impossible(m) => Failure::impossible(m),
     })

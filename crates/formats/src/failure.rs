@@ -26,6 +26,7 @@
 
 use crate::any_report::read_any_report_limited;
 use crate::backtrace::{locator, merge_inlined_by_address, read_backtrace_path_limited};
+use crate::buildcheck::{self, BuildMismatch};
 use crate::input::{read_bounded, Limit};
 use crate::logs::{LogConfig, LogMatch, LogMatcher, LogWarning};
 use crate::native::{self, Binary, Core};
@@ -78,6 +79,9 @@ pub struct FailureOptions {
     /// Do not use a core's stack residue (`--no-residue`; see
     /// [`crate::residue`]).
     pub no_residue: bool,
+    /// Refuse a `--binary` that is not of the graph's build (see
+    /// [`crate::buildcheck`]); false (`--no-build-check`): only warn.
+    pub build_check: bool,
     /// The most bytes a report, a backtrace or a log may have
     /// ([`crate::input::DEFAULT_TEXT_LIMIT`] by default).
     pub max_input: u64,
@@ -91,6 +95,7 @@ impl Default for FailureOptions {
             stack_only: false,
             no_values: false,
             no_residue: false,
+            build_check: true,
             max_input: crate::input::DEFAULT_TEXT_LIMIT,
         }
     }
@@ -126,12 +131,15 @@ pub enum AssembleError {
     /// The inputs contradict the graph: a coverage flag is set in code the
     /// graph says cannot run.
     Impossible(String),
+    /// The binary (`--binary`, named) is not of the graph's build.
+    NotTheBuild(String, BuildMismatch),
 }
 
 impl fmt::Display for AssembleError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             AssembleError::Input(m) | AssembleError::Impossible(m) => f.write_str(m),
+            AssembleError::NotTheBuild(binary, m) => write!(f, "{binary}: {m}"),
         }
     }
 }
@@ -176,7 +184,7 @@ pub fn assemble(
         report = mapped.report;
     }
     let vars = if opts.no_values { None } else { var_map };
-    let native = load_native(g, flag_map, vars, files, opts.no_residue, sink)?;
+    let native = load_native(g, flag_map, vars, files, opts, sink)?;
     // The core's stack, when it is the report's: each report frame's
     // callee as a position in the core's frames.
     let mut core_callees: Option<Vec<Option<usize>>> = None;
@@ -424,7 +432,7 @@ fn load_native(
     map: Option<&SancovMap>,
     vars: Option<&VarMap>,
     files: &FailureFiles<'_>,
-    no_residue: bool,
+    opts: &FailureOptions,
     sink: &mut dyn FnMut(Event<'_>),
 ) -> Result<Native, AssembleError> {
     let mut out = Native::default();
@@ -441,6 +449,9 @@ fn load_native(
         Some(p) => Some(Binary::read(p).map_err(input)?),
         None => None,
     };
+    if let (Some(bin), true) = (&bin, dump.is_some() || files.sancov_flags.is_some()) {
+        check_build(g, bin, files, opts, sink)?;
+    }
     if let Some(path) = files.sancov_flags {
         out.flags = Some(flag_dump(g, map, files, bin.as_ref(), path, sink)?);
     }
@@ -492,11 +503,43 @@ fn load_native(
             }
             out.values = Some(observed);
         }
-        if !no_residue {
+        if !opts.no_residue {
             out.residue = Some(find_residue(&core, bin, base));
         }
     }
     Ok(out)
+}
+
+/// Refuses a binary that is not of the graph's build (see
+/// [`crate::buildcheck`]); with `opts.build_check` off, warns instead.
+fn check_build(
+    g: &Icfg,
+    bin: &Binary,
+    files: &FailureFiles<'_>,
+    opts: &FailureOptions,
+    sink: &mut dyn FnMut(Event<'_>),
+) -> Result<(), AssembleError> {
+    let name = binary_name(files);
+    let compiled = buildcheck::read_compiled(bin).map_err(|e| input(format!("{name}: {e}")))?;
+    if compiled.is_empty() {
+        sink(Event::Note(format!(
+            "{name}: no DWARF line table (build with -g): not checked to be the graph's build"
+        )));
+        return Ok(());
+    }
+    match buildcheck::compare(g, &compiled, &opts.path_map) {
+        Ok(checked) => {
+            sink(Event::Note(format!("{name}: {checked}")));
+            Ok(())
+        }
+        Err(m) if opts.build_check => Err(AssembleError::NotTheBuild(name, m)),
+        Err(m) => {
+            sink(Event::Warning(format!(
+                "{name}: {m} (--no-build-check: analysed anyway, the labels may be wrong)"
+            )));
+            Ok(())
+        }
+    }
 }
 
 /// The Local frame (numbered as `postmortem_core::local::FrameLabels`)

@@ -19,6 +19,7 @@ pub mod answer;
 pub mod any_report;
 pub mod backtrace;
 pub mod batch;
+pub mod buildcheck;
 pub mod error;
 pub mod failure;
 pub mod frontend;
