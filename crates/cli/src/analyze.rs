@@ -199,10 +199,9 @@ pub fn run(a: AnalyzeArgs) -> Result<(), Failure> {
     // may use the solver's whole memory budget; `batch` runs them one by
     // one, its crashes already use every core). Then the nodes Local
     // labels prove ran, fed back (the Local lift).
-    let staging = postmortem_core::staged::Staging {
-        threads: std::thread::available_parallelism().map_or(1, |n| n.get().min(2)),
-        ..Default::default()
-    };
+    let staging = a
+        .solver
+        .staging(std::thread::available_parallelism().map_or(1, |n| n.get().min(2)));
     let (mut rec, lift) =
         postmortem_core::staged::recover_lifted(&*s, &loaded.graph, &loaded.report, staging)
             .map_err(|e| {

@@ -473,7 +473,7 @@ fn analyse(ctx: &Ctx<'_>, spec: &fb::CrashSpec) -> Result<Value, (Option<String>
     let t = Instant::now();
     let named = PathBuf::from(&report_path);
     let (mut rec, lift) =
-        postmortem_core::staged::recover_lifted(&*s, g, &report, Default::default()).map_err(
+        postmortem_core::staged::recover_lifted(&*s, g, &report, a.solver.staging(1)).map_err(
             |e| {
                 (
                     Some(sig.clone()),

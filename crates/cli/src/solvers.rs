@@ -72,6 +72,15 @@ pub struct SolverArgs {
     /// says so. Queries are always exact.
     #[arg(long)]
     pub exact: bool,
+    /// The time the stages of variables' values (from a core) may take,
+    /// as a multiple of the analysis before them (at least 0.25 s): each
+    /// value stage is a whole recovery, and most decide little. A stage
+    /// past it keeps the sound labels it had; the values not staged are
+    /// listed. 0: no budget, every value staged (the labels then do not
+    /// depend on the machine's speed).
+    #[arg(long, value_name = "FACTOR",
+          default_value_t = postmortem_core::staged::VALUE_BUDGET_FACTOR)]
+    pub value_budget: u32,
 }
 
 /// The longest `--timeout`: about 31 years (longer is no limit: leave the
@@ -197,6 +206,16 @@ pub enum SolverName {
 }
 
 impl SolverArgs {
+    /// How `analyze`, `suggest` and `batch` stage values: `threads` value
+    /// stages at once, within `--value-budget`.
+    pub fn staging(&self, threads: usize) -> postmortem_core::staged::Staging {
+        postmortem_core::staged::Staging {
+            threads,
+            value_budget: (self.value_budget > 0).then_some(self.value_budget),
+            ..Default::default()
+        }
+    }
+
     /// `--max-memory`, or [`default_memory_budget`].
     pub fn memory_budget(&self) -> usize {
         self.max_memory.unwrap_or_else(default_memory_budget)
@@ -208,7 +227,7 @@ impl SolverArgs {
     pub fn build(&self, name: SolverName) -> Box<dyn Solver + Send + Sync> {
         // The whole run's budget: every search checks the process's
         // allocations against it.
-        postmortem_core::memory::install(allocated, self.memory_budget());
+        postmortem_core::budget::install(allocated, self.memory_budget());
         let fsa = Fsa {
             limits: FsaLimits {
                 max_states: self.max_states,

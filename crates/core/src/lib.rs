@@ -59,6 +59,7 @@
 
 pub mod algo;
 pub mod automaton;
+pub mod budget;
 pub mod concurrency;
 pub mod cs;
 pub mod fsa;
@@ -69,7 +70,6 @@ pub mod ids;
 pub mod local;
 pub mod locate;
 pub(crate) mod lower;
-pub mod memory;
 pub(crate) mod products;
 pub mod query;
 pub mod report;

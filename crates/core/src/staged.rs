@@ -77,6 +77,23 @@ use crate::solver::{Label, Recovery, SolveError, Solver, Weakening};
 
 /// Values per group.
 pub const GROUP: usize = 1;
+
+/// The value stages' time budget by default ([`Staging::value_budget`]),
+/// as a multiple of the time the stages before them took (the base and
+/// the residue), with [`VALUE_FLOOR_MS`] at least: every stage shares one
+/// deadline
+/// ([`crate::budget::with_deadline`]); a stage that reaches it keeps the
+/// sound labels its solver had (the searches stop as at a time limit),
+/// and the stages not started are dropped and listed. A value stage is a
+/// whole recovery, so without it 16 stages of bzip2's block-flag core
+/// took 1.7 s after a base of 10 ms, to decide 2 more nodes.
+pub const VALUE_BUDGET_FACTOR: u32 = 2;
+/// The least time budget of the value stages, in milliseconds.
+pub const VALUE_FLOOR_MS: u64 = 250;
+
+/// The error of a value stage not started: the value stages' time budget
+/// ran out.
+const OUT_OF_BUDGET: &str = "the value stages' time budget ran out";
 /// Groups per recovery.
 pub const MAX_GROUPS: usize = 32;
 
@@ -110,6 +127,11 @@ pub struct Staging {
     /// and residue stages in one recovery), and stage the residue only
     /// when that fails (see `with_residue`).
     pub residue_at_once: bool,
+    /// The value stages' time budget as a multiple of the stages before
+    /// them ([`VALUE_BUDGET_FACTOR`] by default, [`VALUE_FLOOR_MS`] at
+    /// least); `None`: every stage runs to its solver's own limits (the
+    /// reference, and labels that do not depend on the machine's speed).
+    pub value_budget: Option<u32>,
 }
 
 impl Default for Staging {
@@ -119,6 +141,7 @@ impl Default for Staging {
             threads: 1,
             test_only_nodes: TEST_ONLY_NODES,
             residue_at_once: true,
+            value_budget: Some(VALUE_BUDGET_FACTOR),
         }
     }
 }
@@ -132,11 +155,26 @@ fn stage(
     hint: &[Label],
     how: Staging,
 ) -> Result<Recovery, SolveError> {
+    // Value stages run under the thread's deadline (see `staged`).
+    if crate::budget::past_deadline() {
+        return Err(SolveError::Limit(OUT_OF_BUDGET.to_string()));
+    }
     if how.hints {
         s.recover_hinted(g, r, hint)
     } else {
         s.recover(g, r)
     }
+}
+
+/// Whether a stage's result stops the stages after it (an error, except
+/// a stage left out by the time budget: the next ones are left out too,
+/// each listed).
+fn stops(res: &Result<Recovery, SolveError>) -> bool {
+    matches!(res, Err(e) if !out_of_budget(e))
+}
+
+fn out_of_budget(e: &SolveError) -> bool {
+    matches!(e, SolveError::Limit(m) if m == OUT_OF_BUDGET)
 }
 
 /// [`Solver::recover`] of `report`, its values taken in stages (see the
@@ -197,7 +235,7 @@ fn one_by_one(s: &dyn Solver, g: &Icfg, reports: &[Report], hint: &[Label], how:
     let mut out = Vec::with_capacity(reports.len());
     for r in reports {
         let res = stage(s, g, r, hint, how);
-        let stop = res.is_err();
+        let stop = stops(&res);
         out.push(res);
         if stop {
             break;
@@ -220,13 +258,17 @@ fn at_once(
     let next = AtomicUsize::new(0);
     let slots: Vec<Mutex<Option<Result<Recovery, SolveError>>>> =
         reports.iter().map(|_| Mutex::new(None)).collect();
+    // The caller's deadline holds in the stages' threads.
+    let deadline = crate::budget::deadline();
     std::thread::scope(|scope| {
         for _ in 0..how.threads.min(reports.len()) {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(r) = reports.get(i) else { break };
-                let res = stage(s, g, r, hint, how);
-                *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(res);
+            scope.spawn(|| {
+                crate::budget::with_deadline(deadline, || loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(r) = reports.get(i) else { break };
+                    let res = stage(s, g, r, hint, how);
+                    *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(res);
+                })
             });
         }
     });
@@ -236,7 +278,7 @@ fn at_once(
             .into_inner()
             .unwrap_or_else(|e| e.into_inner())
             .expect("every stage ran");
-        let stop = res.is_err();
+        let stop = stops(&res);
         out.push(res);
         if stop {
             break;
@@ -268,7 +310,8 @@ fn staged(
         residue: Vec::new(),
         ..report.clone()
     };
-    let t = std::time::Instant::now();
+    let started = std::time::Instant::now();
+    let t = started;
     let at_once = how
         .residue_at_once
         .then(|| with_residue(s, g, &report.residue, &base_report))
@@ -343,7 +386,16 @@ fn staged(
         Vec::new()
     };
     let mut gained = 0u64;
-    for (chunk, res) in staged.iter().zip(run(&reports, &hint, how)) {
+    let deadline = how.value_budget.map(|factor| {
+        let budget =
+            (started.elapsed() * factor).max(std::time::Duration::from_millis(VALUE_FLOOR_MS));
+        rec.stats
+            .push(("values_budget_ms", budget.as_millis() as u64));
+        std::time::Instant::now() + budget
+    });
+    let runs = crate::budget::with_deadline(deadline, || run(&reports, &hint, how));
+    let mut left_out = 0u64;
+    for (chunk, res) in staged.iter().zip(runs) {
         match res {
             Ok(more) if conflicts(&rec.labels, &more.labels) => {
                 // Each group fits the rest of the report, but not together
@@ -381,6 +433,18 @@ fn staged(
                     });
                 }
             }
+            Err(e) if out_of_budget(&e) => {
+                left_out += 1;
+                for (i, v) in *chunk {
+                    rec.weakened.push(Weakening {
+                        origin: Origin::Value(*i),
+                        how: format!(
+                            "{}: not used: {OUT_OF_BUDGET} ({}x the analysis before them, {VALUE_FLOOR_MS} ms at least; --value-budget)",
+                            v.what, how.value_budget.unwrap_or(0)
+                        ),
+                    });
+                }
+            }
             Err(e) => return Err(e),
         }
     }
@@ -399,6 +463,7 @@ fn staged(
     rec.undecided
         .retain(|n| rec.labels[n.index()] == Label::Maybe);
     rec.stats.push(("value_groups", staged.len() as u64));
+    rec.stats.push(("value_groups_over_budget", left_out));
     rec.stats.push(("staged_values_gained", gained));
     rec.stats.push(("staged_values_ms", ms(t)));
     let base = Base {

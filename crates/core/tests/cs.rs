@@ -1520,11 +1520,13 @@ fn staged_hints_keep_the_labels() {
         hints: false,
         threads: 1,
         residue_at_once: false,
+        value_budget: None,
         ..Staging::default()
     };
     let fast = Staging {
         hints: true,
         threads: 2,
+        value_budget: None,
         ..Staging::default()
     };
     let (mut staged, mut checked, mut decided, mut gained) = (0, 0, 0, 0);
@@ -1574,6 +1576,51 @@ fn staged_hints_keep_the_labels() {
     );
 }
 
+/// A deadline past before the analysis (`budget::with_deadline`, as the
+/// value stages' budget sets one): every search stops at once, the
+/// labels stay sound against the valid paths of the whole report, and
+/// every value left for a stage is listed as not used, none lost silently.
+#[test]
+fn a_past_deadline_leaves_sound_labels_and_lists_every_value() {
+    use postmortem_core::budget::with_deadline;
+    use postmortem_core::staged::{recover_staged, Staging};
+    let shape = GraphShape {
+        max_functions: 4,
+        max_body: 4,
+    };
+    let best = Cs::<Fsa> {
+        best: true,
+        ..Cs::default()
+    };
+    let past = std::time::Instant::now() - std::time::Duration::from_secs(1);
+    let (mut listed, mut checked) = (0, 0);
+    for seed in 0..cases() / 4 {
+        let mut rng = Rng::new(seed ^ 0xDEAD);
+        let g = random_icfg(&mut rng, &shape);
+        let mut r = cs_report(&mut rng, &g, true);
+        random_values(&mut rng, &g, &mut r, 4);
+        r.residue.clear();
+        let ctx = || format!("seed {seed}\n{}", describe(&g, &r));
+        let got = with_deadline(Some(past), || recover_staged(&best, &g, &r, Staging::default()));
+        let Ok(got) = got else { continue };
+        let staged = got
+            .stats
+            .iter()
+            .find(|(k, _)| *k == "value_groups")
+            .map_or(0, |x| x.1);
+        let out = got
+            .weakened
+            .iter()
+            .filter(|w| w.how.contains("time budget ran out"))
+            .count() as u64;
+        assert_eq!(out, staged, "every staged value is listed: {}", ctx());
+        listed += out;
+        let paths = oracle_cs::enumerate(&g, &r, 13, 4);
+        checked += usize::from(sound_on_paths(&paths, &got.labels, &ctx));
+    }
+    assert!(listed > 20 && checked > 20, "{listed} listed, {checked} checked");
+}
+
 /// The bulk pass's must filter (`CsLimits::must_filter`: only the
 /// candidates on a few accepting derivations are examined) against the
 /// pass without it, with `best`, on random reports with values and
@@ -1602,6 +1649,7 @@ fn must_filter_keeps_the_labels() {
     let how = Staging {
         hints: true,
         threads: 1,
+        value_budget: None,
         ..Staging::default()
     };
     let (mut compared, mut checked, mut filtered, mut decided) = (0, 0, 0, 0);
@@ -1733,6 +1781,7 @@ fn lift_hint_keeps_the_labels() {
                     Staging {
                         hints,
                         threads: 1,
+                        value_budget: None,
                         ..Staging::default()
                     },
                 )
@@ -2043,6 +2092,7 @@ fn lean_exploration_keeps_the_labels() {
     let how = Staging {
         hints: true,
         threads: 1,
+        value_budget: None,
         ..Staging::default()
     };
     let (mut compared, mut checked, mut smaller, mut decided, mut gained) = (0, 0, 0, 0, 0);
@@ -2132,6 +2182,7 @@ fn test_only_values_are_capped() {
     // A budget that a large graph's nodes spend at once.
     let how = Staging {
         test_only_nodes: 0,
+        value_budget: None,
         ..Staging::default()
     };
     let rec = recover_staged(&cs(), &p.g, &r, how).unwrap();

@@ -676,8 +676,8 @@ impl<'a> Explore<'a> {
                 limits.max_memory >> 20
             )));
         }
-        if let Some(b) = crate::memory::exceeded() {
-            return Err(CsFail::TooLarge(crate::memory::exceeded_message(b)));
+        if let Some(why) = crate::budget::stop() {
+            return Err(CsFail::TooLarge(why));
         }
         if limits.timeout.is_some_and(|t| self.started.elapsed() > t) {
             return Err(CsFail::TooLarge(format!(

@@ -684,10 +684,9 @@ impl<'a> Search<'a> {
                     self.limits.timeout.map_or(0.0, |t| t.as_secs_f64())
                 )));
             }
-            if let Some(b) = crate::memory::exceeded() {
+            if let Some(why) = crate::budget::stop() {
                 return Err(Unsupported(format!(
-                    "the context-sensitive search exceeds {}",
-                    crate::memory::exceeded_message(b)
+                    "the context-sensitive search exceeds {why}"
                 )));
             }
         }

@@ -123,17 +123,25 @@ impl Fsa {
             let mut inner = self.clone();
             inner.limits.timeout = remaining;
             rounds += choices.len() as u64;
+            if crate::budget::past_deadline() {
+                break;
+            }
             let results: Vec<Result<Shown, SolveError>> = std::thread::scope(|scope| {
                 let (inner, care) = (&inner, &care);
+                // The thread's deadline (a value stage's) holds in the
+                // threads it spawns.
+                let deadline = crate::budget::deadline();
                 let runs: Vec<_> = choices
                     .iter()
                     .map(|c| {
                         scope.spawn(move || {
-                            if self.limits.confirm_care {
-                                inner.choice_shown(g, c, sound, care)
-                            } else {
-                                inner.recover_once(g, c, false, sound).map(Shown::Recovered)
-                            }
+                            crate::budget::with_deadline(deadline, || {
+                                if self.limits.confirm_care {
+                                    inner.choice_shown(g, c, sound, care)
+                                } else {
+                                    inner.recover_once(g, c, false, sound).map(Shown::Recovered)
+                                }
+                            })
                         })
                     })
                     .collect();

@@ -198,7 +198,7 @@ impl Settler<'_> {
             },
             None => None,
         };
-        if self.stats.checks >= fsa.limits.settle_checks as u64 {
+        if self.stats.checks >= fsa.limits.settle_checks as u64 || crate::budget::past_deadline() {
             return Settle::Stop;
         }
         let sub = self.tracked_report();

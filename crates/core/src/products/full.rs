@@ -427,8 +427,11 @@ impl<'a> Product<'a> {
                         return Err(Stop::Time);
                     }
                 }
-                if let Some(b) = crate::memory::exceeded() {
+                if let Some(b) = crate::budget::exceeded() {
                     return Err(Stop::Memory(b));
+                }
+                if crate::budget::past_deadline() {
+                    return Err(Stop::Time);
                 }
             }
             self.check_limits(max_states, max_memory)?;

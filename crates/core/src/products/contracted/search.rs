@@ -160,8 +160,11 @@ impl Search<'_, '_, '_> {
             return Err(Stop::Time);
         }
         if tick {
-            if let Some(b) = crate::memory::exceeded() {
+            if let Some(b) = crate::budget::exceeded() {
                 return Err(Stop::Memory(b));
+            }
+            if crate::budget::past_deadline() {
+                return Err(Stop::Time);
             }
         }
         Ok(())

@@ -1,5 +1,9 @@
-//! The process's memory budget, shared by every search of a run.
+//! The budgets every search checks besides its own limits: the process's
+//! memory, shared by every search of a run, and a deadline of the work
+//! the current thread is doing (a value stage's share of the run, see
+//! [`crate::staged`]).
 //!
+//! **Memory.**
 //! Each search bounds its own tables by estimates (states times bytes per
 //! state), but a run holds more than one search's tables: the base
 //! solver's labels, a value stage beside another on a second thread,
@@ -15,8 +19,10 @@
 //! allocation that fails aborts the process. The binary's default leaves
 //! room for the growth between two checks (a table doubling).
 
+use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
+use std::time::Instant;
 
 static PROBE: OnceLock<fn() -> usize> = OnceLock::new();
 static BUDGET: AtomicUsize = AtomicUsize::new(usize::MAX);
@@ -56,6 +62,45 @@ pub fn exceeded_message(budget: usize) -> String {
     )
 }
 
+thread_local! {
+    static DEADLINE: Cell<Option<Instant>> = const { Cell::new(None) };
+}
+
+/// The current thread's deadline, if any.
+pub fn deadline() -> Option<Instant> {
+    DEADLINE.with(Cell::get)
+}
+
+/// Runs `f` with the thread's deadline set to `d` (the earlier of `d` and
+/// any deadline already set), then restores the one before. A thread a
+/// search spawns runs its part under [`deadline`] the same way.
+pub fn with_deadline<T>(d: Option<Instant>, f: impl FnOnce() -> T) -> T {
+    let before = deadline();
+    let now = match (before, d) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    DEADLINE.with(|c| c.set(now));
+    let out = f();
+    DEADLINE.with(|c| c.set(before));
+    out
+}
+
+/// Whether the thread's deadline has passed: the search that asks stops,
+/// as at its own time limit.
+pub fn past_deadline() -> bool {
+    deadline().is_some_and(|d| Instant::now() > d)
+}
+
+/// Why a search must stop now, if it must: the process's memory budget
+/// or the thread's deadline (for messages).
+pub fn stop() -> Option<String> {
+    if let Some(b) = exceeded() {
+        return Some(exceeded_message(b));
+    }
+    past_deadline().then(|| "the time budget of this stage".to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -66,5 +111,20 @@ mod tests {
         assert_eq!(over(Some(3 << 30), 2 << 30), Some(2 << 30));
         assert_eq!(over(Some(2 << 30), 2 << 30), None);
         assert_eq!(over(Some(usize::MAX - 1), usize::MAX), None);
+    }
+
+    #[test]
+    fn deadlines_nest_and_are_restored() {
+        assert!(!past_deadline());
+        let past = Instant::now() - std::time::Duration::from_secs(1);
+        let later = Instant::now() + std::time::Duration::from_secs(3600);
+        with_deadline(Some(later), || {
+            assert!(!past_deadline());
+            with_deadline(Some(past), || assert!(past_deadline()));
+            // An inner deadline never extends an outer one.
+            with_deadline(None, || assert_eq!(deadline(), Some(later)));
+            assert!(!past_deadline());
+        });
+        assert_eq!(deadline(), None);
     }
 }
