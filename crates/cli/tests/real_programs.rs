@@ -1698,6 +1698,10 @@ fn check_crash(
                 bin.display().to_string(),
             ];
             inputs.extend(extra.iter().map(|s| s.to_string()));
+            // Every value staged: the figures compare the lines values
+            // decide, which a time budget would make depend on the
+            // machine's load.
+            inputs.extend(["--value-budget".into(), "0".into()]);
             if fig.quick && run.mode != "plain" && run.mode != O2 {
                 inputs.push("--no-values".into());
             }

@@ -1601,7 +1601,9 @@ fn a_past_deadline_leaves_sound_labels_and_lists_every_value() {
         random_values(&mut rng, &g, &mut r, 4);
         r.residue.clear();
         let ctx = || format!("seed {seed}\n{}", describe(&g, &r));
-        let got = with_deadline(Some(past), || recover_staged(&best, &g, &r, Staging::default()));
+        let got = with_deadline(Some(past), || {
+            recover_staged(&best, &g, &r, Staging::default())
+        });
         let Ok(got) = got else { continue };
         let staged = got
             .stats
@@ -1618,7 +1620,10 @@ fn a_past_deadline_leaves_sound_labels_and_lists_every_value() {
         let paths = oracle_cs::enumerate(&g, &r, 13, 4);
         checked += usize::from(sound_on_paths(&paths, &got.labels, &ctx));
     }
-    assert!(listed > 20 && checked > 20, "{listed} listed, {checked} checked");
+    assert!(
+        listed > 20 && checked > 20,
+        "{listed} listed, {checked} checked"
+    );
 }
 
 /// The bulk pass's must filter (`CsLimits::must_filter`: only the
