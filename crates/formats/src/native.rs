@@ -967,8 +967,12 @@ fn walk(
         // At r - 1, inside the call: see `unwind`.
         let Some(g) = bin.func_at(r.wrapping_sub(1)) else {
             // Returned into code outside the binary: the C library's
-            // start-up code that called main.
-            return Ok(frames);
+            // start-up code that called main, or a library function that
+            // called back into the program.
+            let Some(rbp) = caller_rbp else {
+                return Ok(frames);
+            };
+            return after_library(core, bin, base, frames, ret, ret_slot.wrapping_add(8), rbp);
         };
         if !after_call(bin, r) {
             return err(format!(
@@ -1099,8 +1103,9 @@ fn walk_cfi(
                 return err(format!("{cs}: the crash pc {pc:#x} is in no function"));
             }
             // Returned into code outside the binary: the C library's
-            // start-up code that called main.
-            return Ok(frames);
+            // start-up code that called main, or a library function that
+            // called back into the program.
+            return after_library(core, bin, base, frames, pc, rsp, rbp);
         };
         let mut k = frames.last().and_then(|f| f.index).map_or(0, |i| i + 1);
         let mut direct = false;
@@ -1173,6 +1178,64 @@ fn walk_cfi(
 
 /// The frame put where sibling calls may hide frames: runtime code, which
 /// the report reads as a gap in the stack.
+/// A return into a shared library at `ret` (with the stack pointer and
+/// frame pointer as the return leaves them): either the C library's
+/// start-up code that called `main` (the end of the stack), or a library
+/// function the program called that called back into it (`qsort`'s
+/// comparison, `bsearch`'s, a signal handler's trampoline). The library's
+/// frames are unwound with its call frame information (the file mapped in
+/// the core, read from this machine, used only when its build id is the
+/// core's: [`unwind_libraries`]); where they return into the binary, a
+/// `runtime` frame `[library frames]` stands for them (a gap: the library
+/// may have made calls the stack does not show) and the walk goes on in
+/// the binary. Where they cannot be unwound, or return to the start-up
+/// code (`_start`), the stack ends there, as it did before.
+fn after_library(
+    core: &Core,
+    bin: &Binary,
+    base: u64,
+    mut frames: Vec<RawFrame>,
+    ret: u64,
+    rsp: u64,
+    rbp: u64,
+) -> Result<Vec<RawFrame>, NativeError> {
+    let at = Regs { rip: ret, rsp, rbp };
+    let Ok((back, rsp, rbp)) = unwind_libraries_from(core, at, false) else {
+        return Ok(frames);
+    };
+    let r = back.wrapping_sub(base);
+    let Some(g) = bin.func_at(r.wrapping_sub(1)) else {
+        return Ok(frames);
+    };
+    if g.name == "_start" || !after_call(bin, r) {
+        return Ok(frames);
+    }
+    let k = frames.last().and_then(|f| f.index).map_or(0, |i| i + 1);
+    let module = core
+        .files
+        .iter()
+        .find(|m| ret >= m.start && ret < m.end)
+        .map(|m| m.path.clone());
+    frames.push(RawFrame {
+        index: Some(k),
+        function: Some("[library frames]".into()),
+        module,
+        runtime: true,
+        ..RawFrame::default()
+    });
+    if has_frame_pointer(bin, g) {
+        frames.extend(physical(bin.symbolize(r - 1), k + 1));
+        walk(core, bin, base, frames, rbp.wrapping_add(8), core.word(rbp))
+    } else {
+        let at = Regs {
+            rip: back,
+            rsp,
+            rbp,
+        };
+        walk_cfi(core, bin, base, frames, at, false)
+    }
+}
+
 fn sibling_gap(k: u32) -> RawFrame {
     RawFrame {
         index: Some(k),
@@ -1307,6 +1370,16 @@ fn open_lib(core: &Core, pc: u64) -> Result<Lib, String> {
 /// functions have). Returns the first return address outside the
 /// libraries, with the stack and frame pointers of that frame.
 pub(crate) fn unwind_libraries(core: &Core, regs: Regs) -> Result<(u64, u64, u64), String> {
+    unwind_libraries_from(core, regs, true)
+}
+
+/// [`unwind_libraries`] from a crash pc (`innermost`) or from a return
+/// address into a library (a callback's caller).
+fn unwind_libraries_from(
+    core: &Core,
+    regs: Regs,
+    innermost: bool,
+) -> Result<(u64, u64, u64), String> {
     use addr2line::gimli::{
         BaseAddresses, CfaRule, EhFrame, LittleEndian, Register, RegisterRule, UnwindContext,
         UnwindSection,
@@ -1315,7 +1388,7 @@ pub(crate) fn unwind_libraries(core: &Core, regs: Regs) -> Result<(u64, u64, u64
     const RSP: Register = Register(7);
     const RA: Register = Register(16);
     let (mut pc, mut rsp, mut rbp) = (regs.rip, regs.rsp, regs.rbp);
-    let mut innermost = true;
+    let mut innermost = innermost;
     let mut libs: HashMap<String, Lib> = HashMap::new();
     let mut ctx = UnwindContext::new();
     for _ in 0..64 {

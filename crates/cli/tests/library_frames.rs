@@ -1,0 +1,118 @@
+//! Crash stacks that pass through the C library (issue 35, part 3): a
+//! crash inside a callback that `qsort` or `bsearch` called. The library
+//! has no frame pointers; its frames are unwound with its call frame
+//! information (the mapped file, build id checked), and the stack goes on
+//! in the program as gdb's does. Before, the walk stopped at the first
+//! library frame and the analysis had no stack below the callback.
+//!
+//! Needs clang-14 and gdb: without them the tests fail, they do not skip.
+
+mod common;
+
+use common::{require, sh, show, source_frames};
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+fn line_of(src: &Path, text: &str) -> u64 {
+    let s = std::fs::read_to_string(src).unwrap();
+    1 + s
+        .lines()
+        .position(|l| l.contains(text))
+        .unwrap_or_else(|| panic!("{text:?} not in {}", src.display())) as u64
+}
+
+fn labels(v: &Value, k: &str) -> Vec<u64> {
+    let files = v["lines"].as_object().unwrap();
+    let (_, f) = files
+        .iter()
+        .find(|(p, _)| p.ends_with("callbacks.c"))
+        .unwrap();
+    f[k].as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .collect()
+}
+
+#[test]
+fn a_crash_in_a_library_callback_is_unwound_to_main() {
+    for t in ["clang-14", "gdb"] {
+        require(t);
+    }
+    let dir = common::scratch("library-frames");
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/library");
+    std::fs::copy(data.join("callbacks.c"), dir.join("callbacks.c")).unwrap();
+    sh(
+        &dir,
+        "clang-14",
+        &[
+            "-g",
+            "-O0",
+            "-emit-llvm",
+            "-c",
+            "callbacks.c",
+            "-o",
+            "prog.bc",
+        ],
+    );
+    sh(&dir, "clang-14", &["-g", "-O0", "prog.bc", "-o", "prog"]);
+    let src = dir.join("callbacks.c");
+    for (mode, caller, call) in [
+        ("qsort", "sort_items", "qsort(v, n"),
+        ("bsearch", "find_item", "bsearch(&want"),
+    ] {
+        let core = format!("core-{mode}");
+        let o = Command::new("gdb")
+            .current_dir(&dir)
+            .args(["-nx", "-batch", "-iex", "set debuginfod enabled off"])
+            .args(["-ex", &format!("run {mode} > /dev/null"), "-ex", "bt"])
+            .args(["-ex", &format!("generate-core-file {core}")])
+            .arg("./prog")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let bt = String::from_utf8_lossy(&o.stdout).to_string();
+        assert!(dir.join(&core).exists(), "no core: {}", show(&o));
+        // gdb's program frames, innermost first.
+        let want: Vec<String> = source_frames(&bt)
+            .into_iter()
+            .filter(|f| f.file.ends_with("callbacks.c"))
+            .map(|f| f.func)
+            .collect();
+        assert_eq!(want, ["by_key", caller, "main"], "{bt}");
+        let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
+            .current_dir(&dir)
+            .args(["analyze", "--cfg", "prog.bc", "--format", "json"])
+            .args(["--core", &core, "--binary", "prog"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", show(&o));
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        // The stack below the callback: main and the caller, as gdb.
+        let frames: Vec<&str> = v["frames"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["function"].as_str().unwrap())
+            .collect();
+        assert!(
+            frames.contains(&"main") && frames.contains(&caller),
+            "{mode}: frames {frames:?}\n{}",
+            show(&o)
+        );
+        // The library call is pending: its line ran, the next did not.
+        let (yes, no) = (labels(&v, "yes"), labels(&v, "no"));
+        let at = line_of(&src, call);
+        assert!(yes.contains(&at), "{mode}: line {at} not Yes: {yes:?}");
+        assert!(
+            no.contains(&(at + 1)),
+            "{mode}: line {} not No: {no:?}",
+            at + 1
+        );
+        assert!(
+            !yes.contains(&line_of(&src, "printf(\"done")),
+            "{mode}: main's last lines are Yes"
+        );
+    }
+}
