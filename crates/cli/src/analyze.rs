@@ -60,8 +60,8 @@ Limits. Past one, the answers stay sound (what is not decided is Maybe) and
 the output says which limit was reached:
   --max-states N          the most states one search of the program's paths
                           may build (default 4000000)
-  --timeout SECONDS       the most time one search may take (default: none;
-                          a run does several searches)
+  --timeout SECONDS       the most time the whole run may take, as
+                          timeout(1) means it (default: none)
   --max-memory BYTES      the memory the whole run may use (default: a
                           quarter of the RAM, at most 4G, at most a third
                           of ulimit -v); also the largest graph file
@@ -181,6 +181,12 @@ pub fn ran_somewhere(
 }
 
 pub fn run(a: AnalyzeArgs) -> Result<(), Failure> {
+    // --timeout: one deadline for the whole run.
+    let deadline = a.solver.deadline();
+    postmortem_core::budget::with_deadline(deadline, || run_within(a))
+}
+
+fn run_within(a: AnalyzeArgs) -> Result<(), Failure> {
     if !a.compare.is_empty() && a.compare.len() != 2 {
         return Err(Failure::input(
             "--compare takes exactly two solvers, e.g. --compare utl,fsa",

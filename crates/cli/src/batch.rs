@@ -91,8 +91,9 @@ Examples:
 
 /// `postmortem help batch`, after the options.
 pub const AFTER_LONG_HELP: &str = "\
-The limits (--timeout, --max-states, --max-memory, --max-input-size) apply
-to each crash, as in `analyze`; with --jobs N, N analyses run at once.
+The limits (--timeout, --max-states, --max-input-size) apply to each
+crash, as in `analyze`, and --max-memory to the whole process; with
+--jobs N, N analyses run at once.
 
 Exit codes: 0 the lines were written (failed crashes included); 2 bad
 usage, an unreadable manifest or directory, or an output that cannot be
@@ -410,6 +411,12 @@ fn crash_line(ctx: &Ctx<'_>, e: &Entry) -> Value {
 }
 
 fn analyse(ctx: &Ctx<'_>, spec: &fb::CrashSpec) -> Result<Value, (Option<String>, String)> {
+    // --timeout: one deadline for each crash's analysis.
+    let deadline = ctx.args.solver.deadline();
+    postmortem_core::budget::with_deadline(deadline, || analyse_within(ctx, spec))
+}
+
+fn analyse_within(ctx: &Ctx<'_>, spec: &fb::CrashSpec) -> Result<Value, (Option<String>, String)> {
     let a = ctx.args;
     let err = |m: String| (None, m);
     let cfg = spec

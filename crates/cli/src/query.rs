@@ -133,6 +133,12 @@ fn node_arg(g: &Icfg, id: &str) -> Result<NodeId, Failure> {
 }
 
 pub fn run(q: QueryArgs) -> Result<(), Failure> {
+    // --timeout: one deadline for the whole run.
+    let deadline = q.solver.deadline();
+    postmortem_core::budget::with_deadline(deadline, || run_within(q))
+}
+
+fn run_within(q: QueryArgs) -> Result<(), Failure> {
     let loaded = load(&q.inputs, q.solver.memory_budget())?;
     let g = &loaded.graph;
     let bad = |e: lang::QueryError| Failure::input(format!("query: {e}"));

@@ -36,14 +36,14 @@ pub struct SolverArgs {
     #[arg(long, value_name = "N", default_value_t = 4_000_000,
           value_parser = parse_states, allow_hyphen_values = true)]
     pub max_states: usize,
-    /// Give up a search after this many seconds (a decimal number; answers
-    /// degrade soundly, as for --max-states). The limit applies to each
-    /// exploration, not to the whole run: every product exploration of
-    /// fsa, fsa's confirmation of Maybe labels (all its rounds together)
-    /// and the cs refinement (frame graph, bulk pass and --exact together)
-    /// each get the whole time, so a run may take a few times as long. 0:
-    /// no search time at all (the labels of the polynomial passes; a query
-    /// gives up). Default: no limit.
+    /// The time the whole run may take, in seconds (a decimal number), as
+    /// timeout(1) means it: a deadline every search of the run shares
+    /// (loading the inputs counts too). A search past it stops and its
+    /// answer degrades soundly, as for --max-states, with the reason
+    /// listed; the run then ends, in the time it takes to write the
+    /// output. 0: no search time at all (the labels of the polynomial
+    /// passes; a query gives up). Default: no limit. (batch: each crash
+    /// gets this long.)
     #[arg(long, value_name = "SECONDS", value_parser = parse_timeout,
           allow_hyphen_values = true)]
     pub timeout: Option<f64>,
@@ -206,6 +206,13 @@ pub enum SolverName {
 }
 
 impl SolverArgs {
+    /// The run's deadline (`--timeout` from now), for
+    /// [`postmortem_core::budget::with_deadline`].
+    pub fn deadline(&self) -> Option<std::time::Instant> {
+        self.timeout
+            .map(|t| std::time::Instant::now() + Duration::from_secs_f64(t))
+    }
+
     /// How `analyze`, `suggest` and `batch` stage values: `threads` value
     /// stages at once, within `--value-budget`.
     pub fn staging(&self, threads: usize) -> postmortem_core::staged::Staging {

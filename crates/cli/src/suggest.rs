@@ -103,6 +103,12 @@ pub struct SuggestArgs {
 }
 
 pub fn run(a: SuggestArgs) -> Result<(), Failure> {
+    // --timeout: one deadline for the whole run.
+    let deadline = a.solver.deadline();
+    postmortem_core::budget::with_deadline(deadline, || run_within(a))
+}
+
+fn run_within(a: SuggestArgs) -> Result<(), Failure> {
     let html = OutputArgs {
         format: AnalyzeFormat::Html,
         output: a.output.clone(),

@@ -593,9 +593,11 @@ impl Search<'_> {
             let e = (self.eval)(c[0], Observation::NotRan);
             bounds.lock().expect("no worker panics").push((i, e));
         };
+        // The run's deadline holds in the workers (see `crate::budget`).
+        let deadline = crate::budget::deadline();
         std::thread::scope(|sc| {
             for _ in 1..self.limits.threads.max(1) {
-                sc.spawn(worker);
+                sc.spawn(|| crate::budget::with_deadline(deadline, worker));
             }
             worker();
         });
@@ -929,9 +931,10 @@ fn par_map<J: Sync, T: Send>(jobs: &[J], threads: usize, f: &(dyn Fn(&J) -> T + 
         let r = f(j);
         done.lock().expect("no worker panics").push((i, r));
     };
+    let deadline = crate::budget::deadline();
     std::thread::scope(|sc| {
         for _ in 1..threads.min(jobs.len()).max(1) {
-            sc.spawn(worker);
+            sc.spawn(|| crate::budget::with_deadline(deadline, worker));
         }
         worker();
     });
