@@ -617,7 +617,8 @@ fn help_says_what_the_timeout_applies_to() {
         .collect::<Vec<_>>()
         .join(" ");
     assert!(
-        help.contains("applies to each exploration, not to the whole run"),
+        help.contains("The time the whole run may take")
+            && help.contains("a deadline every search of the run shares"),
         "{help}"
     );
     assert!(help.contains("--max-input-size"), "{help}");

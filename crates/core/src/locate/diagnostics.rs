@@ -17,6 +17,9 @@ pub enum Problem {
     /// The frame's location is in another file (named) than its
     /// function's: code inlined from there, or a binary of another build.
     OtherFile(String),
+    /// No call site on the line may call the frame above (call sites
+    /// merged by the optimiser: the call carries another line, or none).
+    NoCallOfCalleeOnLine(u32),
     /// The line has nodes but no call site.
     NoCallSiteOnLine(u32),
     /// The function has no entry node in the graph.
@@ -37,6 +40,10 @@ impl fmt::Display for Problem {
             Problem::OtherFile(file) => write!(
                 f,
                 "its location is in {file}, not in its function's file (inlined code, or a binary of another build than the graph's)"
+            ),
+            Problem::NoCallOfCalleeOnLine(l) => write!(
+                f,
+                "no call on line {l} may call the frame above it (calls merged by the optimiser?)"
             ),
             Problem::NoCallSiteOnLine(l) => write!(f, "line {l} has no call site"),
             Problem::NoEntryNode => write!(f, "its function has no entry node in the graph"),

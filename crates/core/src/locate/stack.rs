@@ -307,6 +307,12 @@ impl Locator<'_> {
         sites
     }
 
+    /// Whether call site `s` may call one of `callees` (a call edge to
+    /// one, or no known callee at all).
+    fn may_call(&self, s: NodeId, callees: &[FuncId]) -> bool {
+        self.unknown_callee(s) || self.g.callees(s).any(|f| callees.contains(&f))
+    }
+
     /// A call site with no known callee, in the program or not: it may
     /// call any function.
     fn unknown_callee(&self, s: NodeId) -> bool {
@@ -436,6 +442,27 @@ impl Locator<'_> {
                             action: Action::CallAnywhereInFunction { count: all.len() },
                         });
                     }
+                    NodeSet::new(all)
+                } else if !callee_funcs.is_empty()
+                    && !sites.iter().any(|&s| self.may_call(s, callee_funcs))
+                {
+                    // No call on the line may call the frame above: the
+                    // call is elsewhere in the function (the optimiser
+                    // merged call sites into one whose line is another's,
+                    // or 0, and the debugger named the row before it).
+                    let all: Vec<NodeId> = self
+                        .call_sites(&self.all_nodes(funcs))
+                        .into_iter()
+                        .filter(|&s| self.may_call(s, callee_funcs))
+                        .collect();
+                    if all.is_empty() {
+                        return NodeSet::new(self.narrow_calls(sites, callee_funcs, frame.column));
+                    }
+                    warnings.push(LocateWarning {
+                        subject: frame.label.clone(),
+                        problem: Problem::NoCallOfCalleeOnLine(frame.line.unwrap_or(0)),
+                        action: Action::CallAnywhereInFunction { count: all.len() },
+                    });
                     NodeSet::new(all)
                 } else {
                     NodeSet::new(self.narrow_calls(sites, callee_funcs, frame.column))

@@ -394,8 +394,10 @@ fn an_unplaceable_innermost_frame_leaves_the_crash_open() {
 fn callee_edges_narrow_the_call_sites() {
     let t = graph();
     let loc = Locator::new(&t.g, PathMap::new());
-    // Line 10 has two calls of f; frames naming g on line 10 would keep both
-    // (no site calls g there), frames naming f keep the two f calls.
+    // Line 10 has two calls of f: frames naming f keep the two f calls;
+    // a frame naming g on line 10, where no site may call g, is one of
+    // main's calls of g elsewhere (c11: see
+    // a_line_whose_calls_cannot_call_the_frame_above_widens_to_the_functions_calls).
     let l = loc.locate_stack(&[
         frame(Some("f"), None, Some(20), None),
         frame(Some("main"), None, Some(10), None),
@@ -405,7 +407,7 @@ fn callee_edges_narrow_the_call_sites() {
         frame(Some("g"), None, Some(30), None),
         frame(Some("main"), None, Some(10), None),
     ]);
-    assert_eq!(l.report.stack[0].call, set(&[t.c10a, t.c10b]));
+    assert_eq!(l.report.stack[0].call, set(&[t.c11]));
 }
 
 #[test]
@@ -725,4 +727,23 @@ fn an_inlined_frame_the_graph_calls_is_a_frame_of_its_own() {
     assert_eq!(l.report.stack[0].call, NodeSet::one(t.c10b));
     // g's location is in m.c, not f.c: f's own site, line 21.
     assert_eq!(l.report.crash, Some(NodeSet::one(t.f21)));
+}
+
+#[test]
+fn a_line_whose_calls_cannot_call_the_frame_above_widens_to_the_functions_calls() {
+    let t = graph();
+    let loc = Locator::new(&t.g, PathMap::new());
+    // main's line 11 calls only g; the frame above is f: the call that
+    // made it is one of main's calls of f (an optimiser's merged call
+    // site takes any line), never c11.
+    let l = loc.locate_stack(&[
+        frame(Some("f"), Some("f.c"), Some(20), None),
+        frame(Some("main"), Some("m.c"), Some(11), None),
+    ]);
+    assert_eq!(l.report.stack[0].call, set(&[t.c10a, t.c10b]));
+    assert_eq!(l.warnings[0].problem, Problem::NoCallOfCalleeOnLine(11));
+    assert_eq!(
+        l.warnings[0].action,
+        Action::CallAnywhereInFunction { count: 2 }
+    );
 }
