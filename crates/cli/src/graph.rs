@@ -148,7 +148,17 @@ pub fn load_graph_with_maps(
         }
         GraphFormat::GraphMl => postmortem_formats::graphml::read_graphml_path_limited(path, limit)
             .map(|g| (g, None, None))
-            .map_err(Failure::input),
+            .map_err(|e| {
+                // Not GraphML: say what it looks like and where it goes.
+                let head = postmortem_formats::input::head(path, 4096);
+                match postmortem_formats::input::kind_hint(&head) {
+                    Some(hint) if !head.starts_with(b"PMCFG") => Failure::input(format!(
+                        "{}: not a control-flow graph: this looks like {hint}",
+                        path.display()
+                    )),
+                    _ => Failure::input(e),
+                }
+            }),
     }
 }
 

@@ -804,3 +804,84 @@ fn exact_analysis_agrees_with_the_bulk_pass() {
         assert!(set(&small, k).is_subset(&set(&exact, k)), "{k}");
     }
 }
+
+/// A file given in another file's slot: one line naming what it looks
+/// like and the option it belongs to (issue 37).
+#[test]
+fn files_in_the_wrong_slot_say_what_they_look_like_and_where_they_go() {
+    let analyze = |args: &[&std::ffi::OsStr]| run(bin().arg("analyze").args(args));
+    let os = |p: &std::path::Path| p.as_os_str().to_owned();
+    let cfg = os(&example_cfg());
+    let report = os(&example_report());
+    // gdb's output, starting with its `[New LWP ...]` line.
+    let bt = temp(
+        "slot-bt.txt",
+        "[New LWP 4242]\n[Thread debugging using libthread_db enabled]\n#0  main () at replace.c:3\n",
+    );
+    // An ELF core's header (e_type 4) and the postmortem binary itself.
+    let mut core = b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x04\0".to_vec();
+    core.resize(64, 0);
+    let core_path = std::env::temp_dir().join(format!("pm-slot-core-{}", std::process::id()));
+    std::fs::write(&core_path, &core).unwrap();
+    let elf = PathBuf::from(env!("CARGO_BIN_EXE_postmortem"));
+    let c_src = temp(
+        "slot.c",
+        "#include <stdio.h>\nint main(void) { return 0; }\n",
+    );
+    let cases: Vec<(Vec<std::ffi::OsString>, &str)> = vec![
+        (
+            vec!["--cfg".into(), cfg.clone(), "--report".into(), os(&bt)],
+            "--backtrace",
+        ),
+        (
+            vec![
+                "--cfg".into(),
+                cfg.clone(),
+                "--report".into(),
+                os(&core_path),
+            ],
+            "--core",
+        ),
+        (
+            vec!["--cfg".into(), cfg.clone(), "--report".into(), os(&elf)],
+            "--binary",
+        ),
+        (
+            vec!["--cfg".into(), os(&elf), "--report".into(), report.clone()],
+            "--binary",
+        ),
+        (
+            vec![
+                "--cfg".into(),
+                os(&c_src),
+                "--report".into(),
+                report.clone(),
+            ],
+            "C source",
+        ),
+    ];
+    for (args, says) in cases {
+        let refs: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+        let o = analyze(&refs);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("looks like") && err.contains(says),
+            "{args:?}: {err}"
+        );
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+    }
+    // A backtrace given as the log: analysed, with a warning that says so.
+    let o = analyze(&[
+        "--cfg".as_ref(),
+        &cfg,
+        "--report".as_ref(),
+        &report,
+        "--log".as_ref(),
+        bt.as_os_str(),
+    ]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("looks like a backtrace"), "{err}");
+    let _ = std::fs::remove_file(core_path);
+}

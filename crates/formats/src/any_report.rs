@@ -47,8 +47,21 @@ pub fn read_any_report_limited(
 /// error that says so and names the option for it.
 fn not_json_hint(text: &str, name: &str) -> Option<FormatError> {
     let start = text.trim_start();
-    if start.starts_with('{') || start.starts_with('[') {
+    // gdb's first line is often `[New LWP 1234]`, `[Thread debugging ...`:
+    // a `[` then a word is no JSON array.
+    let word_in_brackets = start
+        .strip_prefix('[')
+        .map(str::trim_start)
+        .and_then(|r| r.chars().next())
+        .is_some_and(|c| c.is_ascii_alphabetic() && !matches!(c, 't' | 'f' | 'n'));
+    if (start.starts_with('{') || start.starts_with('[')) && !word_in_brackets {
         return None; // JSON, broken: the syntax error says where
+    }
+    if let Some(hint) = crate::input::kind_hint(text.as_bytes()) {
+        return Some(FormatError::text(
+            name,
+            &format!("not a JSON report: this looks like {hint}"),
+        ));
     }
     let what = match crate::backtrace::parse_backtrace(text, name) {
         Ok(bt) if !bt.frames.is_empty() => "a backtrace; pass it with --backtrace",

@@ -220,6 +220,21 @@ pub fn assemble(
         let name = path.display().to_string();
         let limit = Limit::new(opts.max_input, "log", "--max-input-size");
         let bytes = read_bounded(path, &limit).map_err(input)?;
+        // A file of another slot: binary data is refused, text that looks
+        // like a backtrace or source is only warned about (a log may hold
+        // such lines).
+        if let Some(hint) = crate::input::kind_hint(&bytes[..bytes.len().min(4096)]) {
+            if std::str::from_utf8(&bytes[..bytes.len().min(4096)]).is_err()
+                || bytes.starts_with(b"\x7fELF")
+                || bytes.starts_with(b"MDMP")
+                || bytes.starts_with(b"BC\xc0\xde")
+            {
+                return Err(input(format!("{name}: not a log: this looks like {hint}")));
+            }
+            sink(Event::Warning(format!(
+                "{name}: this log looks like {hint}; it is matched as a log"
+            )));
+        }
         if let Some(w) = buffering_warning(&bytes) {
             sink(Event::Warning(format!("{name}: {w}")));
         }

@@ -308,3 +308,68 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+/// What a file given in the wrong slot looks like, by its first bytes,
+/// and the option it belongs to: a hint for the error (or warning) of the
+/// reader that could not use it. `None` when it looks like nothing known.
+pub fn kind_hint(head: &[u8]) -> Option<&'static str> {
+    if head.starts_with(b"\x7fELF") {
+        // e_type at offset 16 (little-endian): 4 is a core.
+        return Some(if head.get(16) == Some(&4) {
+            "an ELF core dump: pass it with --core (and the program with --binary)"
+        } else {
+            "an ELF binary: pass it with --binary (the graph comes from its LLVM IR: clang-14 -g -O0 -emit-llvm -c prog.c -o prog.bc, then --cfg prog.bc)"
+        });
+    }
+    if head.starts_with(b"MDMP") {
+        return Some("a minidump: pass it with --minidump (and the program with --binary)");
+    }
+    if head.starts_with(b"BC\xc0\xde") || head.starts_with(&[0xde, 0xc0, 0x17, 0x0b]) {
+        return Some("LLVM bitcode: pass it with --cfg");
+    }
+    if head.starts_with(b"PMCFG") {
+        return Some("a graph cache: pass it with --cfg");
+    }
+    let text = String::from_utf8_lossy(&head[..head.len().min(4096)]);
+    let t = text.trim_start();
+    if t.starts_with("; ModuleID") {
+        return Some("LLVM IR: pass it with --cfg");
+    }
+    let lines: Vec<&str> = t.lines().take(40).collect();
+    let frames = lines
+        .iter()
+        .filter(|l| {
+            let l = l.trim_start();
+            l.starts_with('#') && l[1..].starts_with(|c: char| c.is_ascii_digit())
+        })
+        .count();
+    if frames >= 1
+        && lines.iter().any(|l| {
+            let l = l.trim_start();
+            l.starts_with("#0 ") || l.starts_with("#0\t")
+        })
+    {
+        return Some("a backtrace: pass it with --backtrace");
+    }
+    let c_like = lines.iter().any(|l| {
+        let l = l.trim_start();
+        l.starts_with("#include") || l.starts_with("#define")
+    }) || t.contains("int main(");
+    if c_like {
+        return Some("C source: compile it to LLVM IR (clang-14 -g -O0 -emit-llvm -c prog.c -o prog.bc) and pass that with --cfg");
+    }
+    None
+}
+
+/// The first `n` bytes of the file at `path` (fewer if it is shorter;
+/// none if it cannot be read).
+pub fn head(path: &Path, n: usize) -> Vec<u8> {
+    let mut buf = Vec::new();
+    if !path.metadata().is_ok_and(|m| m.is_file()) {
+        return buf;
+    }
+    if let Ok(f) = File::open(path) {
+        let _ = f.take(n as u64).read_to_end(&mut buf);
+    }
+    buf
+}

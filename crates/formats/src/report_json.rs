@@ -46,7 +46,15 @@ pub(crate) fn read_json_text(
     limit: &crate::input::Limit,
 ) -> Result<(String, String), FormatError> {
     let name = path.display().to_string();
-    let mut bytes = crate::input::read_bounded(path, limit)?;
+    let mut bytes = crate::input::read_bounded(path, limit).map_err(|e| {
+        // Too large: a core or a binary, likely; say so.
+        match crate::input::kind_hint(&crate::input::head(path, 4096)) {
+            Some(hint) => {
+                FormatError::text(&name, &format!("not a JSON report: this looks like {hint}"))
+            }
+            None => e,
+        }
+    })?;
     if bytes.starts_with(&[0x1f, 0x8b]) {
         let mut out = Vec::new();
         let mut r = crate::input::Bounded::new(
@@ -66,8 +74,13 @@ pub(crate) fn read_json_text(
         }
         bytes = out;
     }
-    let text = String::from_utf8(bytes)
-        .map_err(|e| FormatError::json_syntax(&name, &format!("not valid UTF-8 ({e})")))?;
+    let text =
+        String::from_utf8(bytes).map_err(|e| match crate::input::kind_hint(e.as_bytes()) {
+            Some(hint) => {
+                FormatError::text(&name, &format!("not a JSON report: this looks like {hint}"))
+            }
+            None => FormatError::json_syntax(&name, &format!("not valid UTF-8 ({e})")),
+        })?;
     Ok((name, text))
 }
 
