@@ -264,51 +264,6 @@ impl<R: Read> Read for Bounded<R> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bounded_stops_one_byte_past_the_limit() {
-        let limit = Limit::new(4, "test", "--max");
-        let mut out = Vec::new();
-        let mut r = Bounded::new(&b"abcd"[..], limit, "x");
-        r.read_to_end(&mut out).unwrap();
-        assert_eq!(out, b"abcd");
-        let mut r = Bounded::new(&b"abcde"[..], limit, "x");
-        let e = r.read_to_end(&mut Vec::new()).unwrap_err();
-        assert!(r.exceeded());
-        let msg = r.error(e).to_string();
-        assert!(msg.starts_with("x: gave more than 4 bytes"), "{msg}");
-        assert!(msg.contains("--max"), "{msg}");
-    }
-
-    #[test]
-    fn devices_are_refused_and_regular_files_checked() {
-        let limit = Limit::new(1 << 20, "backtrace", "--max-input-size");
-        let e = read_bounded(Path::new("/dev/zero"), &limit).unwrap_err();
-        assert!(
-            e.to_string()
-                .starts_with("/dev/zero: is a character device"),
-            "{e}"
-        );
-        let e = require_regular(Path::new("/dev/zero"), "the core").unwrap_err();
-        assert!(e.to_string().contains("must be a regular file"), "{e}");
-        let dir = std::env::temp_dir().join(format!("pm-input-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let f = dir.join("big");
-        std::fs::write(&f, vec![b'x'; 100]).unwrap();
-        let e = read_bounded(&f, &Limit::new(10, "log", "--max-input-size")).unwrap_err();
-        assert!(
-            e.to_string()
-                .contains("(100 bytes), more than the 10 bytes a log"),
-            "{e}"
-        );
-        assert_eq!(read_bounded(&f, &limit).unwrap().len(), 100);
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-}
-
 /// What a file given in the wrong slot looks like, by its first bytes,
 /// and the option it belongs to: a hint for the error (or warning) of the
 /// reader that could not use it. `None` when it looks like nothing known.
@@ -372,4 +327,49 @@ pub fn head(path: &Path, n: usize) -> Vec<u8> {
         let _ = f.take(n as u64).read_to_end(&mut buf);
     }
     buf
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounded_stops_one_byte_past_the_limit() {
+        let limit = Limit::new(4, "test", "--max");
+        let mut out = Vec::new();
+        let mut r = Bounded::new(&b"abcd"[..], limit, "x");
+        r.read_to_end(&mut out).unwrap();
+        assert_eq!(out, b"abcd");
+        let mut r = Bounded::new(&b"abcde"[..], limit, "x");
+        let e = r.read_to_end(&mut Vec::new()).unwrap_err();
+        assert!(r.exceeded());
+        let msg = r.error(e).to_string();
+        assert!(msg.starts_with("x: gave more than 4 bytes"), "{msg}");
+        assert!(msg.contains("--max"), "{msg}");
+    }
+
+    #[test]
+    fn devices_are_refused_and_regular_files_checked() {
+        let limit = Limit::new(1 << 20, "backtrace", "--max-input-size");
+        let e = read_bounded(Path::new("/dev/zero"), &limit).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("/dev/zero: is a character device"),
+            "{e}"
+        );
+        let e = require_regular(Path::new("/dev/zero"), "the core").unwrap_err();
+        assert!(e.to_string().contains("must be a regular file"), "{e}");
+        let dir = std::env::temp_dir().join(format!("pm-input-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("big");
+        std::fs::write(&f, vec![b'x'; 100]).unwrap();
+        let e = read_bounded(&f, &Limit::new(10, "log", "--max-input-size")).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("(100 bytes), more than the 10 bytes a log"),
+            "{e}"
+        );
+        assert_eq!(read_bounded(&f, &limit).unwrap().len(), 100);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
