@@ -77,7 +77,8 @@ pub struct SolverArgs {
     /// value stage is a whole recovery, and most decide little. A stage
     /// past it keeps the sound labels it had; the values not staged are
     /// listed. 0: no budget, every value staged (the labels then do not
-    /// depend on the machine's speed).
+    /// depend on the machine's speed; `suggest` always stages every
+    /// value, since its guarantees compare analyses).
     #[arg(long, value_name = "FACTOR",
           default_value_t = postmortem_core::staged::VALUE_BUDGET_FACTOR)]
     pub value_budget: u32,

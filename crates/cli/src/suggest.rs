@@ -125,9 +125,13 @@ fn run_within(a: SuggestArgs) -> Result<(), Failure> {
     let t = Instant::now();
     // What `analyze` labels (values in stages, the Local lift), and the
     // labels before the lift (the bounds' graph).
-    let staging = a
-        .solver
-        .staging(std::thread::available_parallelism().map_or(1, |n| n.get().min(2)));
+    // Every value staged (no --value-budget): the guarantees compare
+    // analyses, which a time budget would make depend on the load.
+    let staging = postmortem_core::staged::Staging {
+        value_budget: None,
+        ..a.solver
+            .staging(std::thread::available_parallelism().map_or(1, |n| n.get().min(2)))
+    };
     let (mut rec, lift, first) = base(&*s, &loaded.graph, &loaded.report, staging)
         .map_err(|e| solve_failure(e, &a.inputs.report, &loaded.graph, &loaded.report))?;
     ran_somewhere(&loaded.graph, &loaded.report, &mut rec, &a.inputs.report)?;

@@ -178,14 +178,18 @@ fn out_of_budget(e: &SolveError) -> bool {
 }
 
 /// [`Solver::recover`] of `report`, its values taken in stages (see the
-/// module docs), one by one, with hints. Without values, exactly
-/// `s.recover(report)`.
+/// module docs), one by one, with hints, every value staged (no time
+/// budget). Without values, exactly `s.recover(report)`.
 pub fn recover_with_values(
     s: &dyn Solver,
     g: &Icfg,
     report: &Report,
 ) -> Result<Recovery, SolveError> {
-    staged(s, g, report, Staging::default(), &|reports, hint, how| {
+    let how = Staging {
+        value_budget: None,
+        ..Staging::default()
+    };
+    staged(s, g, report, how, &|reports, hint, how| {
         one_by_one(s, g, reports, hint, how)
     })
     .map(|(rec, _)| rec)

@@ -163,7 +163,12 @@ pub fn analysis(
     g: &Icfg,
     report: &Report,
 ) -> Result<Option<Vec<Label>>, SolveError> {
-    let how = crate::staged::Staging::default();
+    // Every value staged: a guarantee compares two analyses, which a
+    // time budget would make depend on the machine's load.
+    let how = crate::staged::Staging {
+        value_budget: None,
+        ..Default::default()
+    };
     match crate::staged::recover_lifted(s, g, report, how) {
         Ok((mut rec, _)) => {
             match crate::concurrency::mark_ran_somewhere(g, report, &mut rec.labels) {
