@@ -237,6 +237,7 @@ fn run_within(a: AnalyzeArgs) -> Result<(), Failure> {
         residue: loaded.residue.as_ref(),
         frames: &frames,
         lift: Some(&lift),
+        stack_len: loaded.report.stack.len(),
     };
     // The HTML page shows one concrete execution (every solver builds
     // witnesses); a failed or limited search just leaves it out.

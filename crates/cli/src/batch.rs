@@ -513,6 +513,7 @@ fn analyse_within(ctx: &Ctx<'_>, spec: &fb::CrashSpec) -> Result<Value, (Option<
         residue: residue.as_ref(),
         frames: &frames,
         lift: Some(&lift),
+        stack_len: report.stack.len(),
     };
     let t = Instant::now();
     let mut v = to_json_with(&view, !a.no_nodes, Some(&graph.lines));

@@ -213,6 +213,7 @@ fn run_within(a: SuggestArgs) -> Result<(), Failure> {
                 residue: loaded.residue.as_ref(),
                 frames: &frames,
                 lift: Some(&lift),
+                stack_len: loaded.report.stack.len(),
             };
             let witness = s
                 .check(g, &loaded.report, None)

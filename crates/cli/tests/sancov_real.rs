@@ -694,6 +694,23 @@ fn a_crash_on_a_conditions_first_line_runs_none_of_the_rest() {
                 for l in rest {
                     assert!(!yes.contains(&l), "{what}: line {l} did not run: {yes:?}");
                 }
+                // Frames numbered from the crash as gdb numbers them.
+                let from_crash: Vec<(String, u64)> = v["frames"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|f| {
+                        (
+                            f["function"].as_str().unwrap().to_string(),
+                            f["from_crash"].as_u64().unwrap(),
+                        )
+                    })
+                    .collect();
+                assert!(
+                    from_crash.contains(&("fail".into(), 0))
+                        && from_crash.contains(&("main".into(), 1)),
+                    "{what}: {from_crash:?}"
+                );
                 // Local labels of the crash frame too.
                 for f in v["frames"].as_array().unwrap() {
                     if f["function"] == "fail" {

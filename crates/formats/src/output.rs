@@ -45,6 +45,10 @@ pub struct Analysis<'a> {
     pub residue: Option<&'a crate::failure::ResidueInfo>,
     /// Local labels of the frames on the stack.
     pub frames: &'a [postmortem_core::local::FrameLabels],
+    /// The report's number of stack frames (`frames` are numbered from
+    /// the outermost; the JSON also gives each one's number from the
+    /// crash, as debuggers number them).
+    pub stack_len: usize,
     /// The nodes Local labels proved ran, fed back to the solver (None:
     /// not tried).
     pub lift: Option<&'a postmortem_core::staged::Lift>,
@@ -166,7 +170,9 @@ pub fn write_text(out: &mut dyn Write, a: &Analysis<'_>) -> io::Result<()> {
 /// one list), `lines` per file, `counts`, `weakened`, `undecided`,
 /// `values` (every variable read from a core: where, its value, the
 /// stores it kept and ruled out, or why it was not used), `frames` (each
-/// activation on the stack, outermost first, with its Local labels: what
+/// activation on the stack, outermost first: `frame` 0 is the outermost,
+/// `from_crash` 0 the crash's, as gdb numbers frames where the report
+/// kept every one (no gap, inlined or library frame); with its Local labels: what
 /// ran in that activation before its pending call or the crash, see
 /// `postmortem_core::local`), `lift` (the nodes those Local labels proved
 /// ran, fed back to the solver: `postmortem_core::staged::recover_lifted`)
@@ -216,7 +222,7 @@ pub fn to_json_with(a: &Analysis<'_>, nodes: bool, lines: Option<&LineIndex>) ->
         "undecided": a.undecided.iter().map(|&n| g.ext_id(n)).collect::<Vec<_>>(),
         "values": a.values,
         "residue": a.residue,
-        "frames": a.frames.iter().map(|f| frame_json(g, f, nodes)).collect::<Vec<_>>(),
+        "frames": a.frames.iter().map(|f| frame_json(g, f, a.stack_len, nodes)).collect::<Vec<_>>(),
         "lift": a.lift.map(|l| lift_json(g, l)),
         "timings_ms": {
             "parse_graph": a.timings.parse_graph_ms,
@@ -249,7 +255,12 @@ fn lift_json(g: &Icfg, l: &postmortem_core::staged::Lift) -> Value {
 /// One frame's Local labels: its function, where it stopped, and its
 /// function's lines and nodes per Local label (a line is Yes if a node on
 /// it is, No if all are, as for the global lines).
-fn frame_json(g: &Icfg, f: &postmortem_core::local::FrameLabels, with_nodes: bool) -> Value {
+fn frame_json(
+    g: &Icfg,
+    f: &postmortem_core::local::FrameLabels,
+    stack_len: usize,
+    with_nodes: bool,
+) -> Value {
     let mut by_line: std::collections::BTreeMap<u32, Vec<Label>> = Default::default();
     for &(n, l) in &f.labels {
         for &line in g.lines(n) {
@@ -282,6 +293,7 @@ fn frame_json(g: &Icfg, f: &postmortem_core::local::FrameLabels, with_nodes: boo
     let func = g.function(f.function);
     let mut v = json!({
         "frame": f.frame,
+        "from_crash": stack_len.saturating_sub(f.frame),
         "function": &*func.name,
         "file": func.file.map(|x| g.file_path(x)),
         "stop": f.stop.iter().flat_map(|&n| g.lines(n).iter().copied()).collect::<Vec<_>>(),
