@@ -402,57 +402,6 @@ impl Segment {
     }
 }
 
-/// The graph's tail-marked calls backwards: for each function, the
-/// functions with a tail-marked call of it, and the functions with a
-/// tail-marked call of an unknown callee (which may be any).
-struct TailCallers {
-    by_callee: HashMap<FuncId, Vec<FuncId>>,
-    wild: Vec<FuncId>,
-}
-
-impl TailCallers {
-    fn new(g: &Icfg) -> Self {
-        let mut by_callee: HashMap<FuncId, Vec<FuncId>> = HashMap::new();
-        let mut wild = Vec::new();
-        for &t in g.tail_calls() {
-            let owner = g.func_of(t);
-            let mut known = false;
-            for f in g.callees(t) {
-                known = true;
-                by_callee.entry(f).or_default().push(owner);
-            }
-            // A library callee cannot enter the program but through a
-            // callback, whose frame the stack would show.
-            if !known && g.call_note(t).is_none_or(|n| n.external_callees.is_empty()) {
-                wild.push(owner);
-            }
-        }
-        TailCallers { by_callee, wild }
-    }
-
-    /// `targets` and the functions from which a chain of tail-marked
-    /// calls may reach one of them, sorted.
-    fn reach(&self, targets: Vec<FuncId>) -> Vec<FuncId> {
-        let mut seen: std::collections::HashSet<FuncId> = targets.iter().copied().collect();
-        let mut work = targets;
-        for &w in &self.wild {
-            if seen.insert(w) {
-                work.push(w);
-            }
-        }
-        while let Some(f) = work.pop() {
-            for &h in self.by_callee.get(&f).into_iter().flatten() {
-                if seen.insert(h) {
-                    work.push(h);
-                }
-            }
-        }
-        let mut v: Vec<FuncId> = seen.into_iter().collect();
-        v.sort_unstable();
-        v
-    }
-}
-
 /// The `report.stack.len() + 1` segments of the report's stack: segment 0
 /// (always a gap: the frames below `main`) and one per frame's callee. A
 /// segment is a gap where the report says so or where its frame's callee
@@ -471,7 +420,7 @@ pub(crate) fn segments(g: &Icfg, report: &Report) -> Vec<Segment> {
         f
     };
     let mut segs: Vec<Segment> = Vec::with_capacity(k + 1);
-    let tails = TailCallers::new(g);
+    let tails = crate::locate::TailChains::new(g);
     for j in 0..=k {
         if j == 0 {
             segs.push(Segment {
@@ -496,9 +445,10 @@ pub(crate) fn segments(g: &Icfg, report: &Report) -> Vec<Segment> {
             gap,
             tail_reach: (gap && chained && report.sibling_gaps.contains(&j)).then(|| {
                 let mut f: Vec<FuncId> = ends.iter().map(|&e| g.func_of(e)).collect();
+                f.extend(tails.starts(&f.clone()));
                 f.sort_unstable();
                 f.dedup();
-                tails.reach(f)
+                f
             }),
             home: if gap { Vec::new() } else { home },
         });

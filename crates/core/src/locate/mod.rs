@@ -99,6 +99,7 @@ pub use diagnostics::{Action, LocateWarning, Located, Problem};
 pub use names::name_keys;
 pub use paths::{path_components, same_file, PathMap};
 pub use selectors::Selector;
+pub(crate) use stack::TailChains;
 pub use stack::{SourceFrame, SourceLoc};
 
 use crate::icfg::{Icfg, NodeKind};

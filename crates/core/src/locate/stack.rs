@@ -765,7 +765,7 @@ impl Locator<'_> {
 /// Chains of sibling calls: which functions may, through one or more
 /// tail-marked calls ([`Icfg::tail_calls`]), enter a given function with
 /// their own frame gone from the stack.
-struct TailChains {
+pub(crate) struct TailChains {
     /// For each function, the functions owning a tail call of it.
     tail_callers: HashMap<FuncId, Vec<FuncId>>,
     /// Functions with a tail call of an unknown callee (it may be any
@@ -774,7 +774,7 @@ struct TailChains {
 }
 
 impl TailChains {
-    fn new(g: &Icfg) -> Self {
+    pub(crate) fn new(g: &Icfg) -> Self {
         let mut tail_callers: HashMap<FuncId, Vec<FuncId>> = HashMap::new();
         let mut wild = Vec::new();
         for &t in g.tail_calls() {
@@ -794,7 +794,7 @@ impl TailChains {
     /// The functions from which a chain of one or more tail-marked calls
     /// may reach one of `targets` (sorted; empty for a graph without
     /// tail calls, such as any `-O0` build's).
-    fn starts(&self, targets: &[FuncId]) -> Vec<FuncId> {
+    pub(crate) fn starts(&self, targets: &[FuncId]) -> Vec<FuncId> {
         let mut seen: HashSet<FuncId> = HashSet::new();
         let mut work: Vec<FuncId> = targets.to_vec();
         work.extend(self.wild.iter().copied());
