@@ -257,8 +257,15 @@ impl Locator<'_> {
             if self.in_other_file(&funcs, file, &files) {
                 continue;
             }
+            // The nodes of the site's line, and those whose code is all
+            // borrowed from it (a node with lines of its own would claim
+            // they ran: see `crash_set`).
             let mut nodes = self.nodes_on_line(&funcs, line);
-            nodes.extend(self.nodes_weakly_on_line(&funcs, line));
+            nodes.extend(
+                self.nodes_weakly_on_line(&funcs, line)
+                    .into_iter()
+                    .filter(|&n| self.g.lines(n).is_empty()),
+            );
             nodes.sort_unstable();
             nodes.dedup();
             if !nodes.is_empty() {
@@ -387,7 +394,16 @@ impl Locator<'_> {
                 // code, unless the frame called a library function (the
                 // pc is then after a call, which is never such code).
                 if let (Missing::Line(line), true) = (missing, lib_names.is_empty()) {
-                    let weak = self.nodes_weakly_on_line(funcs, *line);
+                    // Only nodes whose code is all borrowed: a node with
+                    // lines of its own (optimised code that hoisted the
+                    // line's load into another statement's block) would
+                    // claim those lines ran, and the crash may come
+                    // before them.
+                    let weak: Vec<NodeId> = self
+                        .nodes_weakly_on_line(funcs, *line)
+                        .into_iter()
+                        .filter(|&n| self.g.lines(n).is_empty())
+                        .collect();
                     if !weak.is_empty() {
                         return NodeSet::new(weak);
                     }

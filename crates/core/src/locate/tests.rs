@@ -747,3 +747,51 @@ fn a_line_whose_calls_cannot_call_the_frame_above_widens_to_the_functions_calls(
         Action::CallAnywhereInFunction { count: 2 }
     );
 }
+
+/// A crash on a line no statement has (optimised code hoisted its load
+/// into another line's block, where it is a weak line): only a node whose
+/// code is all borrowed from that line is the crash (the branch of
+/// `for (;;)`); a node with a line of its own would claim that line ran,
+/// and the crash may come before it (bzip2's `BZ2_blockSort` at `-O2`:
+/// the crash on line 1035, whose load sits in the node of line 1044).
+#[test]
+fn a_crash_on_a_borrowed_line_is_never_a_node_with_lines_of_its_own() {
+    let build = |own_line: bool| {
+        let mut b = IcfgBuilder::new();
+        let f = b.function("f");
+        b.set_function_file(f, "a.c");
+        let add = |b: &mut IcfgBuilder, id: &str, kind: NodeKind, lines: &[u32]| {
+            b.add_node(NodeSpec {
+                ext_id: id,
+                kind,
+                func: f,
+                label: id,
+                lines,
+            })
+            .unwrap()
+        };
+        let e = add(&mut b, "e", NodeKind::Entry, &[1]);
+        let s = add(
+            &mut b,
+            "s",
+            NodeKind::Statement,
+            if own_line { &[12] } else { &[] },
+        );
+        let t = add(&mut b, "t", NodeKind::Statement, &[13]);
+        let x = add(&mut b, "x", NodeKind::Exit, &[14]);
+        b.add_weak_line(s, 10);
+        for (a, c) in [(e, s), (s, t), (t, x)] {
+            b.add_flow_edge(a, c);
+        }
+        (b.build().unwrap(), s)
+    };
+    let (g, s) = build(false);
+    let loc = Locator::new(&g, PathMap::new());
+    let l = loc.locate_stack(&[frame(Some("f"), Some("a.c"), Some(10), None)]);
+    assert_eq!(l.report.crash, Some(NodeSet::one(s)));
+    let (g, _) = build(true);
+    let loc = Locator::new(&g, PathMap::new());
+    let l = loc.locate_stack(&[frame(Some("f"), Some("a.c"), Some(10), None)]);
+    assert_eq!(l.report.crash.as_ref().unwrap().nodes().len(), 4);
+    assert_eq!(l.warnings[0].problem, Problem::NoNodeOnLine(10));
+}
