@@ -336,7 +336,8 @@ fn analyze(args: &[&str]) -> Output {
         .current_dir(setup())
         .arg("analyze")
         .args(args)
-        .args(["--format", "json"])
+        // Every value staged: dump and core labels are compared.
+        .args(["--format", "json", "--value-budget", "0"])
         .stdin(Stdio::null())
         .output()
         .unwrap()
