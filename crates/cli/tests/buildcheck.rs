@@ -10,7 +10,7 @@ mod common;
 
 use common::{require, sh, show};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 fn data(name: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -41,22 +41,11 @@ fn build_and_crash(dir: &Path, name: &str) {
     sh(dir, "llvm-link-14", &["main.bc", "check.bc", "-o", &bc]);
     sh(dir, "clang-14", &["-g", "-O0", &bc, "-o", name]);
     let core = format!("{name}.core");
-    let o = Command::new("gdb")
-        .current_dir(dir)
-        .args([
-            "-nx",
-            "-batch",
-            "-iex",
-            "set debuginfod enabled off",
-            "-ex",
-            "run > /dev/null",
-            "-ex",
-            &format!("generate-core-file {core}"),
-            &format!("./{name}"),
-        ])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let o = common::gdb(
+        dir,
+        &format!("./{name}"),
+        &["run > /dev/null", &format!("generate-core-file {core}")],
+    );
     assert!(dir.join(&core).exists(), "no core: {}", show(&o));
 }
 

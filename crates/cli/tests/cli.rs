@@ -883,5 +883,17 @@ fn files_in_the_wrong_slot_say_what_they_look_like_and_where_they_go() {
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(0), "{err}");
     assert!(err.contains("looks like a backtrace"), "{err}");
+    // A core given as the log: refused, naming its option.
+    let o = analyze(&[
+        "--cfg".as_ref(),
+        &cfg,
+        "--report".as_ref(),
+        &report,
+        "--log".as_ref(),
+        core_path.as_os_str(),
+    ]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("not a log") && err.contains("--core"), "{err}");
     let _ = std::fs::remove_file(core_path);
 }

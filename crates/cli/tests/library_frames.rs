@@ -12,7 +12,7 @@ mod common;
 use common::{require, sh, show, source_frames};
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 fn line_of(src: &Path, text: &str) -> u64 {
     let s = std::fs::read_to_string(src).unwrap();
@@ -63,15 +63,15 @@ fn a_crash_in_a_library_callback_is_unwound_to_main() {
         ("bsearch", "find_item", "bsearch(&want"),
     ] {
         let core = format!("core-{mode}");
-        let o = Command::new("gdb")
-            .current_dir(&dir)
-            .args(["-nx", "-batch", "-iex", "set debuginfod enabled off"])
-            .args(["-ex", &format!("run {mode} > /dev/null"), "-ex", "bt"])
-            .args(["-ex", &format!("generate-core-file {core}")])
-            .arg("./prog")
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
+        let o = common::gdb(
+            &dir,
+            "./prog",
+            &[
+                &format!("run {mode} > /dev/null"),
+                "bt",
+                &format!("generate-core-file {core}"),
+            ],
+        );
         let bt = String::from_utf8_lossy(&o.stdout).to_string();
         assert!(dir.join(&core).exists(), "no core: {}", show(&o));
         // gdb's program frames, innermost first.

@@ -323,15 +323,11 @@ fn inlined_calls_the_graph_makes_are_frames_and_other_files_never_lines() {
         &["inl_kv.bc", "inl_main.bc", "-o", "prog.bc"],
     );
     sh(&dir, "clang-14", &["-g", "-O2", "prog.bc", "-o", "prog"]);
-    let o = Command::new("gdb")
-        .current_dir(&dir)
-        .args(["-nx", "-batch", "-iex", "set debuginfod enabled off"])
-        .args(["-ex", "run > /dev/null", "-ex", "bt"])
-        .args(["-ex", "generate-core-file core"])
-        .arg("./prog")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let o = common::gdb(
+        &dir,
+        "./prog",
+        &["run > /dev/null", "bt", "generate-core-file core"],
+    );
     let bt = String::from_utf8_lossy(&o.stdout).into_owned();
     assert!(
         dir.join("core").exists() && bt.contains("kv_find") && bt.contains("cmd_incr"),

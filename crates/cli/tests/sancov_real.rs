@@ -663,16 +663,16 @@ fn a_crash_on_a_conditions_first_line_runs_none_of_the_rest() {
             "clang-14",
             &["-g", "-O0", bc, "sancov_stub.c", "-o", bin],
         );
-        let o = Command::new("gdb")
-            .current_dir(&dir)
-            .args(["-nx", "-batch", "-iex", "set debuginfod enabled off"])
-            .args(["-ex", &format!("break cond.c:{first}")])
-            .args(["-ex", "run > /dev/null", "-ex", "bt"])
-            .args(["-ex", &format!("generate-core-file core-{bin}")])
-            .arg(format!("./{bin}"))
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
+        let o = common::gdb(
+            &dir,
+            &format!("./{bin}"),
+            &[
+                &format!("break cond.c:{first}"),
+                "run > /dev/null",
+                "bt",
+                &format!("generate-core-file core-{bin}"),
+            ],
+        );
         let bt = String::from_utf8_lossy(&o.stdout).to_string();
         assert!(
             bt.contains(&format!("fail (code=2) at cond.c:{first}")),

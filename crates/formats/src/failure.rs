@@ -223,12 +223,9 @@ pub fn assemble(
         // A file of another slot: binary data is refused, text that looks
         // like a backtrace or source is only warned about (a log may hold
         // such lines).
-        if let Some(hint) = crate::input::kind_hint(&bytes[..bytes.len().min(4096)]) {
-            if std::str::from_utf8(&bytes[..bytes.len().min(4096)]).is_err()
-                || bytes.starts_with(b"\x7fELF")
-                || bytes.starts_with(b"MDMP")
-                || bytes.starts_with(b"BC\xc0\xde")
-            {
+        let head = &bytes[..bytes.len().min(4096)];
+        if let Some(hint) = crate::input::kind_hint(head) {
+            if crate::input::is_binary_kind(head) {
                 return Err(input(format!("{name}: not a log: this looks like {hint}")));
             }
             sink(Event::Warning(format!(

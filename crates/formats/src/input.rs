@@ -268,6 +268,23 @@ impl<R: Read> Read for Bounded<R> {
 /// and the option it belongs to: a hint for the error (or warning) of the
 /// reader that could not use it. `None` when it looks like nothing known.
 pub fn kind_hint(head: &[u8]) -> Option<&'static str> {
+    kind_of(head).map(|k| k.0)
+}
+
+/// Whether `head` starts like a binary file of another slot (a core, a
+/// binary, a minidump, bitcode, a graph cache): never a log.
+pub fn is_binary_kind(head: &[u8]) -> bool {
+    kind_of(head).is_some_and(|k| k.1)
+}
+
+/// [`kind_hint`], and whether the kind is binary data.
+fn kind_of(head: &[u8]) -> Option<(&'static str, bool)> {
+    binary_kind(head)
+        .map(|h| (h, true))
+        .or_else(|| text_kind(head).map(|h| (h, false)))
+}
+
+fn binary_kind(head: &[u8]) -> Option<&'static str> {
     if head.starts_with(b"\x7fELF") {
         // e_type at offset 16 (little-endian): 4 is a core.
         return Some(if head.get(16) == Some(&4) {
@@ -285,6 +302,10 @@ pub fn kind_hint(head: &[u8]) -> Option<&'static str> {
     if head.starts_with(b"PMCFG") {
         return Some("a graph cache: pass it with --cfg");
     }
+    None
+}
+
+fn text_kind(head: &[u8]) -> Option<&'static str> {
     let text = String::from_utf8_lossy(&head[..head.len().min(4096)]);
     let t = text.trim_start();
     if t.starts_with("; ModuleID") {

@@ -349,3 +349,15 @@ pub fn scratch(name: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(&d).unwrap();
     d
 }
+
+/// gdb in batch mode on `prog` in `dir` (no init files, no debuginfod,
+/// standard input closed), running each of `commands` (`-ex`) in order.
+pub fn gdb(dir: &Path, prog: &str, commands: &[&str]) -> Output {
+    let mut cmd = Command::new("gdb");
+    cmd.current_dir(dir)
+        .args(["-nx", "-batch", "-iex", "set debuginfod enabled off"]);
+    for c in commands {
+        cmd.args(["-ex", c]);
+    }
+    cmd.arg(prog).stdin(Stdio::null()).output().unwrap()
+}

@@ -917,6 +917,24 @@ mod tests {
         parse_backtrace(text, "bt.txt").unwrap()
     }
 
+    /// The inline chains of `inl.c`'s frames are kept: deref and mid
+    /// inlined into outer, each called at the next one's line, and
+    /// outer's own line last; top inlined into main, which called it on
+    /// line 6.
+    fn chain_kept(bt: &Backtrace) {
+        let outer = &bt.frames[0];
+        let inlined: Vec<&str> = outer
+            .inlined
+            .iter()
+            .map(|f| f.function.as_deref().unwrap())
+            .collect();
+        assert_eq!(inlined, ["deref", "mid"]);
+        let sites: Vec<Option<u32>> = outer.sites.iter().map(|s| s.line).collect();
+        assert_eq!(sites, [Some(3), Some(4)]);
+        assert_eq!(bt.frames[1].inlined.len(), 1);
+        assert_eq!(bt.frames[1].sites[0].line, Some(6));
+    }
+
     #[test]
     fn inlined_frames_are_merged_into_their_physical_frame() {
         // gdb: the pc only on the innermost frame of each inline chain.
@@ -934,20 +952,7 @@ mod tests {
             .collect();
         // outer, located where deref stopped; main, where top called outer.
         assert_eq!(got, [("outer", Some(2)), ("main", Some(5))]);
-        // The chain is kept: deref and mid inlined into outer, each called
-        // at the next one's line, and outer's own line last.
-        let outer = &bt.frames[0];
-        let inlined: Vec<&str> = outer
-            .inlined
-            .iter()
-            .map(|f| f.function.as_deref().unwrap())
-            .collect();
-        assert_eq!(inlined, ["deref", "mid"]);
-        let sites: Vec<Option<u32>> = outer.sites.iter().map(|s| s.line).collect();
-        assert_eq!(sites, [Some(3), Some(4)]);
-        // top inlined into main, which called it on line 6.
-        assert_eq!(bt.frames[1].inlined.len(), 1);
-        assert_eq!(bt.frames[1].sites[0].line, Some(6));
+        chain_kept(&bt);
         assert!(
             bt.notes.iter().any(|n| n.starts_with("3 inlined frames")),
             "{:?}",
@@ -971,20 +976,7 @@ mod tests {
             .map(|f| (f.function.as_deref().unwrap(), f.line))
             .collect();
         assert_eq!(got, [("outer", Some(2)), ("main", Some(5))]);
-        // The chain is kept: deref and mid inlined into outer, each called
-        // at the next one's line, and outer's own line last.
-        let outer = &bt.frames[0];
-        let inlined: Vec<&str> = outer
-            .inlined
-            .iter()
-            .map(|f| f.function.as_deref().unwrap())
-            .collect();
-        assert_eq!(inlined, ["deref", "mid"]);
-        let sites: Vec<Option<u32>> = outer.sites.iter().map(|s| s.line).collect();
-        assert_eq!(sites, [Some(3), Some(4)]);
-        // top inlined into main, which called it on line 6.
-        assert_eq!(bt.frames[1].inlined.len(), 1);
-        assert_eq!(bt.frames[1].sites[0].line, Some(6));
+        chain_kept(&bt);
     }
 
     /// Direct recursion returns to one call site: equal addresses, but
