@@ -78,3 +78,6 @@ mod tests {
         assert_eq!(seen.len(), 8000);
     }
 }
+
+/// A `HashSet` with [`FxHasher`].
+pub(crate) type FxHashSet<K> = std::collections::HashSet<K, BuildHasherDefault<FxHasher>>;

@@ -2201,6 +2201,75 @@ fn test_only_values_are_capped() {
     assert_eq!(rec.labels[p.id("t1").index()], Label::Yes);
 }
 
+/// A value whose every node the labels without values decide is not
+/// staged (`values_skipped_decided`), one that reads an undecided node
+/// is; the labels are the same as with every value staged where the
+/// skipped value cannot tell paths apart (a straight line).
+#[test]
+fn values_that_read_only_decided_nodes_are_not_staged() {
+    use postmortem_core::staged::{recover_staged, Staging};
+    let p = build(
+        &[(
+            "main",
+            &[
+                ("en", En),
+                ("w1", S),
+                ("w2", S),
+                ("b", S),
+                ("t1", S),
+                ("t2", S),
+                ("j", S),
+                ("ex", Ex),
+            ],
+        )],
+        &[
+            ("en", "w1"),
+            ("w1", "w2"),
+            ("w2", "b"),
+            ("b", "t1"),
+            ("b", "t2"),
+            ("t1", "j"),
+            ("t2", "j"),
+            ("j", "ex"),
+        ],
+        &[],
+    );
+    let stat = |rec: &postmortem_core::solver::Recovery, k: &str| {
+        rec.stats.iter().find(|(n, _)| *n == k).map_or(0, |x| x.1)
+    };
+    let how = Staging {
+        value_budget: None,
+        ..Staging::default()
+    };
+    // Written at w1 (bad) then w2 (good), both surely run: decided.
+    let mut r = crash_report(&p, &[], "j");
+    r.values.push(LastWrite {
+        writes: NodeSet::new(vec![p.id("w1"), p.id("w2")]).unwrap(),
+        bad: vec![p.id("w1")],
+        need: false,
+        what: "x = 2".into(),
+        tests: Vec::new(),
+    });
+    let rec = recover_staged(&cs(), &p.g, &r, how).unwrap();
+    assert_eq!(stat(&rec, "values_skipped_decided"), 1);
+    assert_eq!(stat(&rec, "value_groups"), 0);
+    assert_eq!(rec.labels[p.id("t1").index()], Label::Maybe);
+    // Written at t1 (bad) or w2 (good): t1 is undecided without the
+    // value, so it is staged, and decides t1 did not run.
+    r.values[0] = LastWrite {
+        writes: NodeSet::new(vec![p.id("w2"), p.id("t1")]).unwrap(),
+        bad: vec![p.id("t1")],
+        need: false,
+        what: "x = 2".into(),
+        tests: Vec::new(),
+    };
+    let rec = recover_staged(&cs(), &p.g, &r, how).unwrap();
+    assert_eq!(stat(&rec, "values_skipped_decided"), 0);
+    assert_eq!(stat(&rec, "value_groups"), 1);
+    assert_eq!(rec.labels[p.id("t1").index()], Label::No);
+    assert_eq!(rec.labels[p.id("t2").index()], Label::Yes);
+}
+
 /// `best` with `limits`, for the on/off comparisons of its switches.
 fn best_with(limits: postmortem_core::cs::CsLimits) -> Cs<Fsa> {
     Cs::<Fsa> {

@@ -120,7 +120,7 @@ impl Classify<'_, '_, '_> {
         let cuts = Cuts::new(&split);
         // The vertices of the split graph at each location, if on some
         // root-to-sink path (a copy whose crossing cannot happen is not).
-        let mut at: HashMap<LocId, Vec<u32>> = HashMap::new();
+        let mut at: HashMap<LocId, Vec<u32>> = HashMap::default();
         for x in 0..cuts.nh as u32 {
             let Some(b) = split.base[x as usize] else {
                 continue;
@@ -131,7 +131,7 @@ impl Classify<'_, '_, '_> {
         }
         // Concrete entry and exit nodes of every contracted vertex, in one
         // pass over the edges.
-        let mut ends_of: HashMap<VertexId, (Vec<u32>, Vec<u32>)> = HashMap::new();
+        let mut ends_of: HashMap<VertexId, (Vec<u32>, Vec<u32>)> = HashMap::default();
         for (i, &(a, b)) in self.graph.edges.iter() {
             if !(live(a) && live(b)) {
                 continue;
@@ -225,7 +225,7 @@ impl Classify<'_, '_, '_> {
             start,
         } = *self.st;
         let (sp, sccs) = (self.sp, &core.sccs);
-        let mut mandatory: HashMap<SubId, Vec<Vec<u32>>> = HashMap::new();
+        let mut mandatory: HashMap<SubId, Vec<Vec<u32>>> = HashMap::default();
         let targets: Vec<u32> = match &sp.targets {
             Some(t) => t
                 .iter()
@@ -274,7 +274,11 @@ impl Classify<'_, '_, '_> {
             let Place::Node(l) = self.space.locs.place(l) else {
                 continue;
             };
-            if !cuts.cut(states) {
+            // A node known to run (labels sound for the report, see
+            // `explore_caring`) cuts every root-to-sink path of the
+            // executions it holds of, without the walk.
+            let known = self.yes.is_some_and(|y| y.contains(l as usize));
+            if !known && !cuts.cut(states) {
                 continue;
             }
             must.insert(l as usize);
@@ -356,7 +360,7 @@ impl Classify<'_, '_, '_> {
             }
             return;
         }
-        let (mut entries, mut exits) = (HashSet::new(), HashSet::new());
+        let (mut entries, mut exits) = (HashSet::default(), HashSet::default());
         for &x in states {
             let (a, b) = self.crossing_ends(ctx, x, members);
             entries.extend(a);
@@ -501,7 +505,7 @@ impl Classify<'_, '_, '_> {
                 &self.sp.vectors,
             );
             let verdicts = crossing.classify(required, 4, &mut budget, &mut stats);
-            let mut remap: HashMap<(u32, bool), u32> = HashMap::new();
+            let mut remap: HashMap<(u32, bool), u32> = HashMap::default();
             let mut next: Vec<Vec<u32>> = Vec::new();
             for (i, v) in verdicts.into_iter().enumerate() {
                 if v == Verdict::Undecided {

@@ -11,8 +11,8 @@ pub(super) struct Held<'a> {
     pub(super) sub: &'a Sccs<SubId>,
     pub(super) s: SubId,
     pub(super) l: LocId,
-    pub(super) entries: &'a std::collections::HashSet<u32>,
-    pub(super) exits: &'a std::collections::HashSet<u32>,
+    pub(super) entries: &'a HashSet<u32>,
+    pub(super) exits: &'a HashSet<u32>,
     pub(super) start: u32,
     pub(super) is_target: &'a dyn Fn(u32) -> bool,
     pub(super) mandatory: &'a [Vec<u32>],
@@ -148,7 +148,7 @@ impl Held<'_> {
             fate[r] = fate[r].max(f);
         }
         let mut always = Vec::new();
-        let mut left: HashMap<u32, Vec<u32>> = HashMap::new();
+        let mut left: HashMap<u32, Vec<u32>> = HashMap::default();
         for i in 0..k {
             let r = find(&mut class, i as u32);
             match fate[r as usize] {

@@ -47,11 +47,12 @@ use super::full::{estimated_bytes, EdgeId, Stop, Touch, VertexId};
 use crate::algo::{bfs_tree, SccId, Sccs, Tree, Walker};
 use crate::automaton::Dfa;
 use crate::fxhash::FxHashMap;
+use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use crate::graph::{BitSet, Csr};
 use crate::ids::{entity_id, IdVec};
 use crate::lower::Split;
 use crate::structure::{Core, Crossing, Ends, Leg, Segments, Verdict};
-use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::collections::BinaryHeap;
 use std::time::Instant;
 
 entity_id!(

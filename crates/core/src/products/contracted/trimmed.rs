@@ -177,8 +177,8 @@ impl SplitGraph {
             kind.push(k);
             base.len() as u32 - 1
         };
-        let mut first: HashMap<VertexId, u32> = HashMap::new();
-        let mut last: HashMap<VertexId, u32> = HashMap::new();
+        let mut first: HashMap<VertexId, u32> = HashMap::default();
+        let mut last: HashMap<VertexId, u32> = HashMap::default();
         for &i in initial {
             if !live(i) || first.contains_key(&i) {
                 continue;
