@@ -8,6 +8,9 @@ use std::hash::{BuildHasherDefault, Hasher};
 /// A `HashMap` with [`FxHasher`].
 pub(crate) type FxHashMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 
+/// A `HashSet` with [`FxHasher`].
+pub(crate) type FxHashSet<K> = std::collections::HashSet<K, BuildHasherDefault<FxHasher>>;
+
 /// Word-at-a-time multiply-rotate hashing.
 #[derive(Default, Clone, Copy)]
 pub(crate) struct FxHasher {
@@ -78,6 +81,3 @@ mod tests {
         assert_eq!(seen.len(), 8000);
     }
 }
-
-/// A `HashSet` with [`FxHasher`].
-pub(crate) type FxHashSet<K> = std::collections::HashSet<K, BuildHasherDefault<FxHasher>>;
