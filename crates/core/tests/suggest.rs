@@ -295,3 +295,100 @@ fn guarantees_count_what_analyze_prints_with_the_local_lift() {
         "the lift decided something in {gained} analyses only"
     );
 }
+
+/// An exact ranking that cannot bound every point within its limits (a
+/// threaded program, so the dominator bounds do not rank it; more points
+/// than `AUTO_EXACT_CLASSES`) spends them on the most promising points
+/// first and always leaves analyses for the top k: here one diamond of
+/// many lines among hundreds of small ones, last in id order, is found
+/// within 8 analyses.
+#[test]
+fn a_budget_too_small_for_every_point_goes_to_the_promising_ones() {
+    use postmortem_core::icfg::{IcfgBuilder, NodeKind, NodeSpec};
+    use postmortem_core::report::{NodeSet, Report};
+    let mut b = IcfgBuilder::new();
+    let f = b.function("main");
+    b.set_function_file(f, "m.c");
+    let mut line = 0u32;
+    let mut add = |b: &mut IcfgBuilder, name: String, kind| {
+        line += 1;
+        b.add_node(NodeSpec {
+            ext_id: &name,
+            kind,
+            func: f,
+            label: &name,
+            lines: &[line],
+        })
+        .unwrap()
+    };
+    let entry = add(&mut b, "en".into(), NodeKind::Entry);
+    let mut at = entry;
+    // 150 diamonds of two nodes a side, then one of 30 nodes against 1.
+    let mut sides: Vec<(usize, usize)> = vec![(2, 2); 150];
+    sides.push((30, 1));
+    let mut big = Vec::new();
+    for (d, &(na, nb)) in sides.iter().enumerate() {
+        let join = add(&mut b, format!("j{d}"), NodeKind::Statement);
+        for (side, n) in [("a", na), ("b", nb)] {
+            let mut prev = at;
+            for i in 0..n {
+                let v = add(&mut b, format!("{side}{d}_{i}"), NodeKind::Statement);
+                b.add_flow_edge(prev, v);
+                prev = v;
+                if d == 150 && side == "a" {
+                    big.push(v);
+                }
+            }
+            b.add_flow_edge(prev, join);
+        }
+        at = join;
+    }
+    let crash = add(&mut b, "crash".into(), NodeKind::Statement);
+    b.add_flow_edge(at, crash);
+    // A thread started at the entry: the bounds do not apply.
+    let t = b.function("worker");
+    b.set_function_file(t, "m.c");
+    let te = b
+        .add_node(NodeSpec {
+            ext_id: "t.en",
+            kind: NodeKind::Entry,
+            func: t,
+            label: "t.en",
+            lines: &[9999],
+        })
+        .unwrap();
+    b.mark_async(t, entry);
+    let _ = te;
+    let g = b.build().unwrap();
+    assert!(!g.async_functions().is_empty());
+    let report = Report {
+        crash: Some(NodeSet::one(crash)),
+        ..Report::default()
+    };
+    let s = Utl::default();
+    let base = analysis(&s, &g, &report).unwrap().unwrap();
+    let r = suggest::suggest(
+        &s,
+        &g,
+        &report,
+        &base,
+        &Limits {
+            k: 1,
+            budget: None,
+            max_analyses: Some(8),
+            threads: 1,
+            method: Method::Auto,
+            analysis_time: None,
+        },
+    );
+    assert_eq!(r.method, Method::Exact);
+    assert!(r.classes > suggest::AUTO_EXACT_CLASSES, "{}", r.classes);
+    assert!(!r.complete);
+    let top = r.top.first().expect("a suggestion within the limits");
+    assert!(
+        big.contains(&top.point),
+        "{:?} is not in the large diamond",
+        g.label(top.point)
+    );
+    assert!(top.worst() >= 30, "{}", top.worst());
+}
