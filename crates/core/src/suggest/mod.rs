@@ -593,9 +593,12 @@ impl Search<'_> {
         let bound_deadline = self.limits.budget.map(|b| self.start + b / 2);
         let next = AtomicUsize::new(0);
         let bounds: Mutex<Vec<(usize, Option<PerCrash>)>> = Mutex::new(Vec::new());
-        // ... and leave step 4 the analyses of k points.
+        // ... and leave step 4 the analyses of k points (or half of them).
         let reserve = self.limits.k * self.crashes.len();
-        let bound_analyses = self.limits.max_analyses.map(|m| m.saturating_sub(reserve));
+        let bound_analyses = self
+            .limits
+            .max_analyses
+            .map(|m| m.saturating_sub(reserve).max(m.div_ceil(2)));
         let worker = || loop {
             if (self.out_of_budget)(bound_deadline)
                 || bound_analyses.is_some_and(|m| self.analyses.load(Ordering::Relaxed) >= m)
