@@ -15,7 +15,7 @@ use postmortem_formats::failure::{
     assemble, AssembleError, Event, FailureFiles, FailureOptions, ResidueInfo,
 };
 use postmortem_formats::input::DEFAULT_TEXT_LIMIT;
-use postmortem_formats::logs::{write_explain, LogConfig, Logger};
+use postmortem_formats::logs::{write_explain, LogConfig, LogStream, Logger};
 use postmortem_formats::output::Timings;
 use postmortem_formats::vars::ValueUse;
 use std::path::{Path, PathBuf};
@@ -96,6 +96,17 @@ struct RawInputs {
     /// string is argument ARG (counting from 1), for --log (repeatable).
     #[arg(long, value_name = "NAME:ARG", value_parser = Logger::parse_spec)]
     log_function: Vec<Logger>,
+    /// Which output --log holds: `any` (the default: any stream, or
+    /// both mixed, as with `2>&1`), `stdout`, `stderr`, `global:NAME`
+    /// (what the program wrote to the `FILE *` in global NAME) or
+    /// `fn:NAME` (what calls of logging function NAME printed). Only the
+    /// calls that may write there are matched: `printf` and `puts` write
+    /// to stdout; `perror`, `err`, `warn` to stderr; `fprintf`, `fputs`
+    /// and `dprintf` where their stream or descriptor argument says, and
+    /// to any stream when it is not a global or a constant (a `FILE *`
+    /// parameter may be stderr).
+    #[arg(long, value_name = "STREAM", value_parser = LogStream::parse, default_value = "any")]
+    log_stream: LogStream,
     /// Print which log line matched which call sites to stderr.
     #[arg(long)]
     explain_log: bool,
@@ -197,6 +208,7 @@ impl From<RawInputs> for Inputs {
         for l in r.log_function {
             log_config.add(l);
         }
+        log_config.stream = r.log_stream;
         Inputs {
             cfg: r.cfg,
             report: PathBuf::from(names.join(" + ")),

@@ -236,6 +236,13 @@ pub fn assemble(
             sink(Event::Warning(format!("{name}: {w}")));
         }
         let text = String::from_utf8_lossy(&bytes);
+        if let crate::logs::LogStream::Function(f) = &opts.log_config.stream {
+            if !opts.log_config.loggers.iter().any(|l| &l.name == f) {
+                return Err(input(format!(
+                    "--log-stream fn:{f}: `{f}` is not a logging function (name it with --log-function {f}:ARG, ARG its format argument counting from 1)"
+                )));
+            }
+        }
         let m = LogMatcher::new(g, &opts.log_config).match_text(&text);
         log_events(sink, &name, &m);
         if let Some(t) = m.trace {
@@ -390,6 +397,13 @@ fn log_events(sink: &mut dyn FnMut(Event<'_>), source: &str, m: &LogMatch) {
         sink(Event::Warning(format!(
             "{source}: {} more log lines match no format string (see --explain-log)",
             unmatched - MAX_SIMILAR
+        )));
+    }
+    let summary = m.summary();
+    if summary.lines > 0 {
+        sink(Event::Note(format!(
+            "{source}: log ({}): {summary}",
+            m.stream
         )));
     }
     sink(Event::LogMatched { source, matched: m });

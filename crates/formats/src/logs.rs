@@ -72,6 +72,107 @@ pub enum LoggerKind {
     Custom,
 }
 
+/// Where a printing function writes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Output {
+    /// Standard output (`printf`, `puts`).
+    Stdout,
+    /// Standard error (`perror`, `err`, `warn`, `error`).
+    Stderr,
+    /// The `FILE *` argument at this index (`fprintf`, `fputs`).
+    Stream(u32),
+    /// The file descriptor argument at this index (`dprintf`, `write`).
+    Fd(u32),
+    /// Memory (`sprintf`, `snprintf`, `asprintf`): nothing is printed
+    /// until another call prints the buffer.
+    Memory,
+    /// The system log (`syslog`; also standard error with `LOG_PERROR`).
+    Syslog,
+    /// Unknown (a configured logging function).
+    Unknown,
+}
+
+/// The stream a call site writes to, as far as its arguments tell
+/// ([`postmortem_core::CallNote::arg_sources`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SiteStream {
+    /// Standard output.
+    Stdout,
+    /// Standard error.
+    Stderr,
+    /// A stream held in this global variable.
+    Global(String),
+    /// The system log.
+    Syslog,
+    /// Memory.
+    Memory,
+    /// Not known: any stream.
+    Unknown,
+}
+
+/// Which output a log holds (`--log-stream`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum LogStream {
+    /// Anything the program printed, to any stream (the default).
+    #[default]
+    Any,
+    /// Standard output.
+    Stdout,
+    /// Standard error.
+    Stderr,
+    /// What the program wrote to the stream in this global `FILE *`.
+    Global(String),
+    /// What calls of this logging function printed.
+    Function(String),
+}
+
+impl LogStream {
+    /// Parses `any`, `stdout`, `stderr`, `global:NAME` or `fn:NAME`.
+    pub fn parse(spec: &str) -> Result<LogStream, String> {
+        Ok(match spec.trim() {
+            "any" => LogStream::Any,
+            "stdout" => LogStream::Stdout,
+            "stderr" => LogStream::Stderr,
+            s => match s.split_once(':') {
+                Some(("global", n)) if !n.trim().is_empty() => LogStream::Global(n.trim().into()),
+                Some(("fn", n)) if !n.trim().is_empty() => LogStream::Function(n.trim().into()),
+                _ => {
+                    return Err(format!(
+                        "log stream `{spec}` is none of any, stdout, stderr, global:NAME (a FILE * variable), fn:NAME (a logging function)"
+                    ))
+                }
+            },
+        })
+    }
+
+    /// Whether a call of `logger` writing to `stream` may have printed
+    /// lines of this log. A stream that is not known may be this one.
+    fn holds(&self, logger: &str, stream: &SiteStream) -> bool {
+        match (self, stream) {
+            (LogStream::Function(f), _) => f == logger,
+            (_, SiteStream::Memory) => false,
+            (LogStream::Any, _) | (_, SiteStream::Unknown) => true,
+            (LogStream::Stdout, s) => *s == SiteStream::Stdout,
+            // `syslog` with `LOG_PERROR` copies to standard error.
+            (LogStream::Stderr, s) => matches!(s, SiteStream::Stderr | SiteStream::Syslog),
+            (LogStream::Global(g), SiteStream::Global(h)) => g == h,
+            (LogStream::Global(_), _) => false,
+        }
+    }
+}
+
+impl fmt::Display for LogStream {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LogStream::Any => write!(f, "any stream"),
+            LogStream::Stdout => write!(f, "standard output"),
+            LogStream::Stderr => write!(f, "standard error"),
+            LogStream::Global(g) => write!(f, "the stream in `{g}`"),
+            LogStream::Function(n) => write!(f, "the output of `{n}`"),
+        }
+    }
+}
+
 /// A logging function.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Logger {
@@ -81,7 +182,57 @@ pub struct Logger {
     pub kind: LoggerKind,
     /// The 0-based index of its format argument.
     pub format_arg: usize,
+    /// Where it writes.
+    pub output: Output,
 }
+
+impl Logger {
+    /// The stream a call of it with this note writes to.
+    fn stream(&self, note: &postmortem_core::CallNote) -> SiteStream {
+        stream_of(self.output, note)
+    }
+}
+
+/// The stream a call writing to `output` with this note writes to.
+fn stream_of(output: Output, note: &postmortem_core::CallNote) -> SiteStream {
+    match output {
+        Output::Stdout => SiteStream::Stdout,
+        Output::Stderr => SiteStream::Stderr,
+        Output::Memory => SiteStream::Memory,
+        Output::Syslog => SiteStream::Syslog,
+        Output::Unknown => SiteStream::Unknown,
+        Output::Stream(i) => match note.source_of(i) {
+            Some("stdout") => SiteStream::Stdout,
+            Some("stderr") => SiteStream::Stderr,
+            Some(g) if !g.starts_with('#') => SiteStream::Global(g.to_string()),
+            _ => SiteStream::Unknown,
+        },
+        Output::Fd(i) => match note.source_of(i) {
+            Some("#1") => SiteStream::Stdout,
+            Some("#2") => SiteStream::Stderr,
+            _ => SiteStream::Unknown,
+        },
+    }
+}
+
+/// Library functions that print text no format string describes (bytes,
+/// characters, a buffer), with where they write: a call of one of these,
+/// or a printing call whose string is not a constant, may print any line
+/// (see [`LogMatcher::new`] on `sprintf`).
+const RAW_PRINTERS: &[(&str, Output)] = &[
+    ("fwrite", Output::Stream(3)),
+    ("fwrite_unlocked", Output::Stream(3)),
+    ("write", Output::Fd(0)),
+    ("putc", Output::Stream(1)),
+    ("fputc", Output::Stream(1)),
+    ("putc_unlocked", Output::Stream(1)),
+    ("fputc_unlocked", Output::Stream(1)),
+    ("putchar", Output::Stdout),
+    ("putchar_unlocked", Output::Stdout),
+    ("fputws", Output::Stream(1)),
+    ("fputwc", Output::Stream(1)),
+    ("putwchar", Output::Stdout),
+];
 
 impl Logger {
     /// A configured printf-style logging function whose format is
@@ -91,6 +242,7 @@ impl Logger {
             name: name.to_string(),
             kind: LoggerKind::Custom,
             format_arg,
+            output: Output::Unknown,
         }
     }
 
@@ -111,84 +263,84 @@ impl Logger {
     }
 }
 
-/// Which functions log.
+/// Which functions log, and which of their output the log holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LogConfig {
     /// The logging functions.
     pub loggers: Vec<Logger>,
+    /// The output the log holds (`--log-stream`).
+    pub stream: LogStream,
 }
 
 impl Default for LogConfig {
     /// The C library's printing functions.
     fn default() -> Self {
+        use Output::{Fd, Memory, Stderr, Stdout, Stream, Syslog};
         let printf = [
-            ("printf", 0),
-            ("vprintf", 0),
-            ("fprintf", 1),
-            ("vfprintf", 1),
-            ("dprintf", 1),
-            ("vdprintf", 1),
-            ("sprintf", 1),
-            ("vsprintf", 1),
-            ("snprintf", 2),
-            ("vsnprintf", 2),
-            ("asprintf", 1),
-            ("vasprintf", 1),
-            ("syslog", 1),
-            ("vsyslog", 1),
-            ("err", 1),
-            ("errx", 1),
-            ("verr", 1),
-            ("verrx", 1),
-            ("warn", 0),
-            ("warnx", 0),
-            ("vwarn", 0),
-            ("vwarnx", 0),
-            ("error", 2),
-            ("__printf_chk", 1),
-            ("__vprintf_chk", 1),
-            ("__fprintf_chk", 2),
-            ("__vfprintf_chk", 2),
-            ("__dprintf_chk", 2),
-            ("__vdprintf_chk", 2),
-            ("__sprintf_chk", 3),
-            ("__vsprintf_chk", 3),
-            ("__snprintf_chk", 4),
-            ("__vsnprintf_chk", 4),
-            ("__asprintf_chk", 2),
-            ("__vasprintf_chk", 2),
-            ("__syslog_chk", 2),
-            ("__vsyslog_chk", 2),
+            ("printf", 0, Stdout),
+            ("vprintf", 0, Stdout),
+            ("fprintf", 1, Stream(0)),
+            ("vfprintf", 1, Stream(0)),
+            ("dprintf", 1, Fd(0)),
+            ("vdprintf", 1, Fd(0)),
+            ("sprintf", 1, Memory),
+            ("vsprintf", 1, Memory),
+            ("snprintf", 2, Memory),
+            ("vsnprintf", 2, Memory),
+            ("asprintf", 1, Memory),
+            ("vasprintf", 1, Memory),
+            ("syslog", 1, Syslog),
+            ("vsyslog", 1, Syslog),
+            ("err", 1, Stderr),
+            ("errx", 1, Stderr),
+            ("verr", 1, Stderr),
+            ("verrx", 1, Stderr),
+            ("warn", 0, Stderr),
+            ("warnx", 0, Stderr),
+            ("vwarn", 0, Stderr),
+            ("vwarnx", 0, Stderr),
+            ("error", 2, Stderr),
+            ("__printf_chk", 1, Stdout),
+            ("__vprintf_chk", 1, Stdout),
+            ("__fprintf_chk", 2, Stream(0)),
+            ("__vfprintf_chk", 2, Stream(0)),
+            ("__dprintf_chk", 2, Fd(0)),
+            ("__vdprintf_chk", 2, Fd(0)),
+            ("__sprintf_chk", 3, Memory),
+            ("__vsprintf_chk", 3, Memory),
+            ("__snprintf_chk", 4, Memory),
+            ("__vsnprintf_chk", 4, Memory),
+            ("__asprintf_chk", 2, Memory),
+            ("__vasprintf_chk", 2, Memory),
+            ("__syslog_chk", 2, Syslog),
+            ("__vsyslog_chk", 2, Syslog),
         ];
         let mut loggers: Vec<Logger> = printf
             .iter()
-            .map(|&(n, a)| Logger {
+            .map(|&(n, a, output)| Logger {
                 name: n.into(),
                 kind: LoggerKind::Printf,
                 format_arg: a,
+                output,
             })
             .collect();
-        loggers.push(Logger {
-            name: "puts".into(),
-            kind: LoggerKind::Puts,
-            format_arg: 0,
-        });
-        loggers.push(Logger {
-            name: "fputs".into(),
-            kind: LoggerKind::Fputs,
-            format_arg: 0,
-        });
-        loggers.push(Logger {
-            name: "fputs_unlocked".into(),
-            kind: LoggerKind::Fputs,
-            format_arg: 0,
-        });
-        loggers.push(Logger {
-            name: "perror".into(),
-            kind: LoggerKind::Perror,
-            format_arg: 0,
-        });
-        LogConfig { loggers }
+        for (name, kind, output) in [
+            ("puts", LoggerKind::Puts, Stdout),
+            ("fputs", LoggerKind::Fputs, Stream(1)),
+            ("fputs_unlocked", LoggerKind::Fputs, Stream(1)),
+            ("perror", LoggerKind::Perror, Stderr),
+        ] {
+            loggers.push(Logger {
+                name: name.into(),
+                kind,
+                format_arg: 0,
+                output,
+            });
+        }
+        LogConfig {
+            loggers,
+            stream: LogStream::Any,
+        }
     }
 }
 
@@ -476,6 +628,92 @@ pub struct LogMatch {
     /// The logging call sites that were tried ([`LineMatch::sites`] and
     /// [`LineMatch::continues`] index into it).
     pub sites: Vec<LogSite>,
+    /// The output the log was taken to hold.
+    pub stream: LogStream,
+    /// Logging call sites left out as writing to another stream.
+    pub other_streams: usize,
+    /// Memory formatters' call sites (`sprintf`, ...) left out: no call
+    /// of the program prints a computed string to the log's stream, so
+    /// what they format never reaches it but through a logging call
+    /// whose format is matched itself.
+    pub memory_left_out: usize,
+}
+
+/// How much a log told ([`LogMatch::summary`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct LogSummary {
+    /// Lines of the log (blank lines too).
+    pub lines: usize,
+    /// Lines that became trace elements.
+    pub in_trace: usize,
+    /// Of those, lines that more than one call site may have printed.
+    pub ambiguous: usize,
+    /// The most call sites one line matched.
+    pub most_sites: usize,
+    /// Lines no format fits.
+    pub unmatched: usize,
+    /// Logging call sites tried / left out as writing to another stream
+    /// / memory formatters left out.
+    pub sites: usize,
+    /// See [`LogMatch::other_streams`].
+    pub other_streams: usize,
+    /// See [`LogMatch::memory_left_out`].
+    pub memory_left_out: usize,
+}
+
+impl LogMatch {
+    /// How much the log told.
+    pub fn summary(&self) -> LogSummary {
+        let mut s = LogSummary {
+            lines: self.lines.len(),
+            sites: self.sites.len(),
+            other_streams: self.other_streams,
+            memory_left_out: self.memory_left_out,
+            ..LogSummary::default()
+        };
+        for l in &self.lines {
+            match l.outcome {
+                Outcome::Element(i) => {
+                    s.in_trace += 1;
+                    let n = self
+                        .trace
+                        .as_ref()
+                        .map_or(0, |t| t.entries[i].nodes().len());
+                    s.ambiguous += usize::from(n > 1);
+                    s.most_sites = s.most_sites.max(n);
+                }
+                Outcome::Unmatched => s.unmatched += 1,
+                _ => {}
+            }
+        }
+        s
+    }
+}
+
+impl fmt::Display for LogSummary {
+    /// One line: what the log gave, so that a weak log is seen.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} of {} lines in the trace; {} of them match more than one call site (at most {})",
+            self.in_trace, self.lines, self.ambiguous, self.most_sites
+        )?;
+        if self.other_streams > 0 {
+            write!(
+                f,
+                "; {} logging calls left out as writing to another stream",
+                self.other_streams
+            )?;
+        }
+        if self.memory_left_out > 0 {
+            write!(
+                f,
+                "; {} sprintf-like calls left out (nothing prints a computed string)",
+                self.memory_left_out
+            )?;
+        }
+        Ok(())
+    }
 }
 
 /// Patterns compiled into regex sets (in chunks, to stay within the
@@ -539,6 +777,99 @@ pub struct LogMatcher {
     sites: Vec<LogSite>,
     first: Sets,
     later: Sets,
+    /// The output the log holds.
+    stream: LogStream,
+    /// Logging call sites left out: they write to another stream.
+    other_streams: usize,
+    /// Memory formatters' call sites left out (see [`LogMatcher::new`]).
+    memory_left_out: usize,
+}
+
+/// The call sites [`LogMatcher::new`] found, as it finds them.
+#[derive(Default)]
+struct Found {
+    /// Sites that may have printed lines of the log.
+    sites: Vec<LogSite>,
+    /// Sites of memory formatters (`sprintf`, ...).
+    memory: Vec<LogSite>,
+    /// Whether some call may print a computed string (no format string
+    /// describes it) to the log's stream.
+    raw_printer: bool,
+    /// Sites left out as writing to another stream.
+    other_streams: usize,
+}
+
+impl Found {
+    /// A call of `name` (a logging function if `logger`) at `site`.
+    fn call(
+        &mut self,
+        site: NodeId,
+        note: &postmortem_core::CallNote,
+        name: &str,
+        logger: Option<&Logger>,
+        stream: &LogStream,
+    ) {
+        if let Some(&(_, out)) = RAW_PRINTERS.iter().find(|(n, _)| *n == name) {
+            // What the compiler makes of `fputs`, `printf` and `putchar`
+            // of constants: `fwrite` of a constant string, `putchar` or
+            // `fputc` of a constant character.
+            let text: Vec<String> = match out {
+                Output::Stream(3) => note.strings_at(0).iter().map(|s| s.to_string()).collect(),
+                _ => note
+                    .source_of(0)
+                    .and_then(|c| c.strip_prefix('#')?.parse::<u8>().ok())
+                    .filter(|c| c.is_ascii())
+                    .map(|c| vec![char::from(c).to_string()])
+                    .unwrap_or_default(),
+            };
+            let to = stream_of(out, note);
+            if text.is_empty() || matches!(out, Output::Fd(_)) {
+                self.raw_printer |= stream.holds(name, &to);
+            } else if stream.holds(name, &to) {
+                for t in text {
+                    self.sites.push(LogSite {
+                        site,
+                        logger: name.to_string(),
+                        format: t,
+                    });
+                }
+            } else {
+                self.other_streams += 1;
+            }
+            return;
+        }
+        let Some(logger) = logger else { return };
+        let at = logger.format_arg;
+        let formats: Vec<&str> = if note.indexed() {
+            note.strings_at(at as u32)
+        } else if logger.kind == LoggerKind::Custom {
+            let k = (at + 1).min(note.string_args.len());
+            note.string_args[..k].iter().map(|s| &**s).collect()
+        } else {
+            note.string_args.iter().take(1).map(|s| &**s).collect()
+        };
+        let to = logger.stream(note);
+        if formats.is_empty() {
+            // A computed format or string: it may print anything.
+            self.raw_printer |= to != SiteStream::Memory && stream.holds(name, &to);
+            return;
+        }
+        let into = if to == SiteStream::Memory {
+            &mut self.memory
+        } else if stream.holds(name, &to) {
+            &mut self.sites
+        } else {
+            self.other_streams += 1;
+            return;
+        };
+        for f in formats {
+            into.push(LogSite {
+                site,
+                logger: name.to_string(),
+                format: f.to_string(),
+            });
+        }
+    }
 }
 
 impl LogMatcher {
@@ -547,11 +878,16 @@ impl LogMatcher {
     pub fn new(g: &Icfg, cfg: &LogConfig) -> LogMatcher {
         let by_name: HashMap<&str, &Logger> =
             cfg.loggers.iter().map(|l| (l.name.as_str(), l)).collect();
-        let mut sites = Vec::new();
+        let mut found = Found::default();
+        // Argument indices come from the LLVM front-end; without them
+        // (GraphML, JSON graphs) the format is the first constant string
+        // and any call may print a computed string.
+        let indexed = g
+            .call_notes()
+            .filter(|(_, n)| !n.string_args.is_empty())
+            .all(|(_, n)| n.indexed());
+        found.raw_printer = !indexed;
         for (site, note) in g.call_notes() {
-            if note.string_args.is_empty() {
-                continue;
-            }
             let internal = g.callees(site).map(|f| g.function(f).name.to_string());
             let names: Vec<String> = note
                 .external_callees
@@ -560,30 +896,34 @@ impl LogMatcher {
                 .chain(internal)
                 .collect();
             for name in &names {
-                let Some(logger) = by_name.get(name.as_str()) else {
-                    continue;
-                };
-                let formats: &[Box<str>] = match logger.kind {
-                    LoggerKind::Custom => {
-                        &note.string_args[..(logger.format_arg + 1).min(note.string_args.len())]
-                    }
-                    _ => &note.string_args[..1],
-                };
-                for f in formats {
-                    sites.push(LogSite {
-                        site,
-                        logger: name.clone(),
-                        format: f.to_string(),
-                    });
-                }
+                found.call(
+                    site,
+                    note,
+                    name,
+                    by_name.get(name.as_str()).copied(),
+                    &cfg.stream,
+                );
             }
         }
+        let Found {
+            mut sites,
+            memory,
+            raw_printer,
+            other_streams,
+        } = found;
+        let memory_left_out = if raw_printer {
+            sites.extend(memory);
+            0
+        } else {
+            memory.len()
+        };
         let mut first: HashMap<String, Vec<usize>> = HashMap::new();
         let mut later: HashMap<String, Vec<usize>> = HashMap::new();
         for (i, s) in sites.iter().enumerate() {
+            // The raw printers' sites print their text as is.
             let kind = by_name
                 .get(s.logger.as_str())
-                .map_or(LoggerKind::Printf, |l| l.kind);
+                .map_or(LoggerKind::Fputs, |l| l.kind);
             let pats = match kind {
                 LoggerKind::Puts => line_patterns(&escape_percent(&s.format), true),
                 LoggerKind::Fputs => line_patterns(&escape_percent(&s.format), false),
@@ -606,6 +946,9 @@ impl LogMatcher {
             sites,
             first: Sets::build(sorted(first)),
             later: Sets::build(sorted(later)),
+            stream: cfg.stream.clone(),
+            other_streams,
+            memory_left_out,
         }
     }
 
@@ -621,6 +964,9 @@ impl LogMatcher {
             trace: None,
             warnings: Vec::new(),
             sites: self.sites.clone(),
+            stream: self.stream.clone(),
+            other_streams: self.other_streams,
+            memory_left_out: self.memory_left_out,
         };
         let mut entries: Vec<NodeSet> = Vec::new();
         let mut continuations = 0;
@@ -901,6 +1247,168 @@ mod tests {
             prev = s;
         }
         (b.build().unwrap(), sites)
+    }
+
+    /// A straight-line `main` of call sites as the LLVM front-end notes
+    /// them: `(callee, [(argument index, constant string)], [(argument
+    /// index, source)])`.
+    type Call<'a> = (&'a str, &'a [(u32, &'a str)], &'a [(u32, &'a str)]);
+
+    fn indexed_graph(calls: &[Call<'_>]) -> (Icfg, Vec<NodeId>) {
+        let mut b = IcfgBuilder::new();
+        let main = b.function("main");
+        b.set_function_file(main, "m.c");
+        let mut prev = b
+            .add_node(NodeSpec {
+                ext_id: "me",
+                kind: NodeKind::Entry,
+                func: main,
+                label: "",
+                lines: &[1],
+            })
+            .unwrap();
+        let mut sites = Vec::new();
+        for (i, (callee, strs, sources)) in calls.iter().enumerate() {
+            let id = format!("p{}", i + 1);
+            let s = b
+                .add_node(NodeSpec {
+                    ext_id: &id,
+                    kind: NodeKind::CallSite,
+                    func: main,
+                    label: "",
+                    lines: &[10 + i as u32],
+                })
+                .unwrap();
+            b.add_flow_edge(prev, s);
+            b.add_external_callee(s);
+            b.add_external_callee_name(s, callee);
+            for (k, a) in *strs {
+                b.add_string_arg_at(s, *k, a);
+            }
+            for (k, src) in *sources {
+                b.add_arg_source(s, *k, src);
+            }
+            sites.push(s);
+            prev = s;
+        }
+        (b.build().unwrap(), sites)
+    }
+
+    fn candidates(g: &Icfg, stream: LogStream, line: &str) -> Vec<NodeId> {
+        let cfg = LogConfig {
+            stream,
+            ..LogConfig::default()
+        };
+        let m = LogMatcher::new(g, &cfg).match_text(&format!("{line}\n"));
+        m.trace
+            .map(|t| t.entries[0].nodes().to_vec())
+            .unwrap_or_default()
+    }
+
+    /// `--log-stream`: only the calls that may write to the log's stream
+    /// are candidates; a call whose stream is not a global or a constant
+    /// may write anywhere.
+    #[test]
+    fn a_log_of_one_stream_matches_only_the_calls_that_write_there() {
+        let (g, s) = indexed_graph(&[
+            ("printf", &[(0, "%s\n")], &[]),
+            ("fprintf", &[(1, "note %d\n")], &[(0, "stderr")]),
+            ("fprintf", &[(1, "note %d\n")], &[]),
+            (
+                "__fprintf_chk",
+                &[(2, "note %d\n")],
+                &[(0, "logfile"), (1, "#1")],
+            ),
+            ("dprintf", &[(1, "note %d\n")], &[(0, "#1")]),
+            ("perror", &[(0, "note 5")], &[]),
+        ]);
+        let any = candidates(&g, LogStream::Any, "note 5");
+        assert_eq!(any, s[..5].to_vec(), "perror prints `note 5: ...`");
+        assert_eq!(
+            candidates(&g, LogStream::Stderr, "note 5"),
+            vec![s[1], s[2]]
+        );
+        assert_eq!(
+            candidates(&g, LogStream::Stdout, "note 5"),
+            vec![s[0], s[2], s[4]]
+        );
+        assert_eq!(
+            candidates(&g, LogStream::Global("logfile".into()), "note 5"),
+            vec![s[2], s[3]]
+        );
+        assert_eq!(
+            candidates(&g, LogStream::Stderr, "note 5: No such file"),
+            vec![s[5]]
+        );
+        assert_eq!(
+            LogStream::parse("global:logfile"),
+            Ok(LogStream::Global("logfile".into()))
+        );
+        assert_eq!(
+            LogStream::parse("fn:log_msg"),
+            Ok(LogStream::Function("log_msg".into()))
+        );
+        assert!(LogStream::parse("stdin").is_err());
+    }
+
+    /// `snprintf` and its kind write to memory: their formats match only
+    /// when some call may print a computed string to the log's stream
+    /// (then the line may be the buffer printed).
+    #[test]
+    fn memory_formatters_match_only_when_a_computed_string_may_be_printed() {
+        let calls: [Call<'_>; 2] = [
+            ("snprintf", &[(2, "%ld")], &[]),
+            ("fprintf", &[(1, "n=%ld\n")], &[(0, "stderr")]),
+        ];
+        let (g, s) = indexed_graph(&calls);
+        assert_eq!(candidates(&g, LogStream::Any, "42"), Vec::<NodeId>::new());
+        let m = LogMatcher::new(&g, &LogConfig::default()).match_text("n=42\n");
+        assert_eq!(m.summary().memory_left_out, 1);
+        // `fputs(buf, stderr)`: a computed string to standard error.
+        let mut with_raw = calls.to_vec();
+        with_raw.push(("fputs", &[], &[(1, "stderr")]));
+        let (g, s2) = indexed_graph(&with_raw);
+        assert_eq!(candidates(&g, LogStream::Any, "42"), vec![s2[0]]);
+        assert_eq!(candidates(&g, LogStream::Stderr, "42"), vec![s2[0]]);
+        // ... but not when the log is standard output.
+        assert_eq!(
+            candidates(&g, LogStream::Stdout, "42"),
+            Vec::<NodeId>::new()
+        );
+        // `fwrite` of a constant string prints that string.
+        let (g, s3) = indexed_graph(&[
+            ("snprintf", &[(2, "%ld")], &[]),
+            (
+                "fwrite",
+                &[(0, "ok\n")],
+                &[(1, "#1"), (2, "#3"), (3, "stderr")],
+            ),
+            ("fputc", &[], &[(0, "#120"), (1, "stderr")]),
+        ]);
+        assert_eq!(candidates(&g, LogStream::Stderr, "ok"), vec![s3[1]]);
+        assert_eq!(
+            candidates(&g, LogStream::Stderr, "42"),
+            Vec::<NodeId>::new()
+        );
+        // `fputc('x', stderr)` may end a line with an `x`.
+        assert_eq!(candidates(&g, LogStream::Stderr, "1x"), vec![s3[2]]);
+        let _ = s;
+    }
+
+    /// `-O2` merges two `fprintf` calls that differ in their format into
+    /// one whose format is a `select` of both: each is matched.
+    #[test]
+    fn a_format_that_is_a_choice_of_constants_matches_each() {
+        let (g, s) = indexed_graph(&[(
+            "fprintf",
+            &[(1, "inserted %s\n"), (1, "updated %s\n")],
+            &[(0, "stderr")],
+        )]);
+        assert_eq!(candidates(&g, LogStream::Stderr, "inserted a"), vec![s[0]]);
+        assert_eq!(candidates(&g, LogStream::Stderr, "updated a"), vec![s[0]]);
+        let note = g.call_note(s[0]).unwrap();
+        assert_eq!(note.string_args.len(), 1);
+        assert_eq!(note.strings_at(1), vec!["inserted %s\n", "updated %s\n"]);
     }
 
     #[test]

@@ -62,7 +62,7 @@ pub const CACHE_MAGIC: [u8; 6] = *b"PMCFG\0";
 /// Version 5: the front-end header of a cache with a variable map
 /// (`vars::Var::tests`, branch tests) is new; a version 4 cache would
 /// read as one without tests, so it is rebuilt instead.
-pub const CACHE_VERSION: u16 = 5;
+pub const CACHE_VERSION: u16 = 6;
 /// Header: magic, version (u16), total length (u64).
 const CACHE_HEADER: usize = 6 + 2 + 8;
 /// Sentinel for "none" in optional `u32` fields.
@@ -326,6 +326,29 @@ pub fn encode(g: &Icfg) -> Vec<u8> {
         .map(|s| &**s);
     w.u64(strs.clone().count() as u64);
     w.strings(strs);
+    // Argument indices, string choices and argument sources (version 6).
+    w.u32s(notes.iter().map(|(_, c)| c.string_arg_index.len() as u32));
+    w.u32s(
+        notes
+            .iter()
+            .flat_map(|(_, c)| c.string_arg_index.iter().copied()),
+    );
+    for pairs in [
+        notes
+            .iter()
+            .map(|(_, c)| &c.string_choices)
+            .collect::<Vec<_>>(),
+        notes
+            .iter()
+            .map(|(_, c)| &c.arg_sources)
+            .collect::<Vec<_>>(),
+    ] {
+        w.u32s(pairs.iter().map(|p| p.len() as u32));
+        w.u32s(pairs.iter().flat_map(|p| p.iter().map(|x| x.0)));
+        let strs = pairs.iter().flat_map(|p| p.iter().map(|x| &*x.1));
+        w.u64(strs.clone().count() as u64);
+        w.strings(strs);
+    }
     let regs = g.async_registrations();
     w.u32s(regs.iter().map(|r| r.0.as_u32()));
     w.u32s(regs.iter().map(|r| r.1.as_u32()));
@@ -510,7 +533,7 @@ fn read_call_notes(r: &mut CacheReader<'_>) -> Result<Vec<(u32, CallNote)>, Cach
         next += k as usize;
         v
     };
-    let call_notes: Vec<(u32, CallNote)> = sites
+    let mut call_notes: Vec<(u32, CallNote)> = sites
         .iter()
         .zip(ne.iter().zip(&ns))
         .map(|(&s, (&e, &a))| {
@@ -519,11 +542,64 @@ fn read_call_notes(r: &mut CacheReader<'_>) -> Result<Vec<(u32, CallNote)>, Cach
                 CallNote {
                     external_callees: take(e),
                     string_args: take(a),
+                    ..CallNote::default()
                 },
             )
         })
         .collect();
+    let ni = r.u32s(Some(sites.len()), "call note argument indices")?;
+    let total: u64 = ni.iter().map(|&x| x as u64).sum();
+    let flat = r.u32s(usize::try_from(total).ok(), "call note argument indices")?;
+    let mut at = 0usize;
+    for ((_, note), &k) in call_notes.iter_mut().zip(&ni) {
+        if k != 0 && k as usize != note.string_args.len() {
+            return Err(CacheError::Corrupt("call note argument indices"));
+        }
+        note.string_arg_index = flat[at..at + k as usize].to_vec();
+        at += k as usize;
+    }
+    for choices in [true, false] {
+        let pairs = read_indexed_strings(r, sites.len())?;
+        for ((_, note), p) in call_notes.iter_mut().zip(pairs) {
+            if choices {
+                note.string_choices = p;
+            } else {
+                note.arg_sources = p;
+            }
+        }
+    }
     Ok(call_notes)
+}
+
+/// `(argument index, string)` pairs of one call note.
+type IndexedStrings = Vec<(u32, Box<str>)>;
+
+/// Per call note, `(argument index, string)` pairs: counts, indices,
+/// then the strings.
+fn read_indexed_strings(
+    r: &mut CacheReader<'_>,
+    notes: usize,
+) -> Result<Vec<IndexedStrings>, CacheError> {
+    const WHAT: &str = "call note string choices";
+    let counts = r.u32s(Some(notes), WHAT)?;
+    let total: u64 = counts.iter().map(|&x| x as u64).sum();
+    let total = usize::try_from(total).map_err(|_| CacheError::Corrupt(WHAT))?;
+    let index = r.u32s(Some(total), WHAT)?;
+    if r.u64()? != total as u64 {
+        return Err(CacheError::Corrupt(WHAT));
+    }
+    let strs = r.pool(Some(total), WHAT)?;
+    let mut at = 0usize;
+    Ok(counts
+        .iter()
+        .map(|&k| {
+            let v = (at..at + k as usize)
+                .map(|i| (index[i], strs.get(i).into()))
+                .collect();
+            at += k as usize;
+            v
+        })
+        .collect())
 }
 
 /// Two `u32` arrays of the same length, as pairs.

@@ -105,6 +105,55 @@ pub struct CallNote {
     pub external_callees: Vec<Box<str>>,
     /// Constant string arguments, in argument order.
     pub string_args: Vec<Box<str>>,
+    /// The argument index of each of `string_args`; empty when the
+    /// front-end does not record them (GraphML, JSON graphs).
+    pub string_arg_index: Vec<u32>,
+    /// More constant strings an argument may be, `(argument index,
+    /// string)`: an argument that is a `select` or `phi` of constant
+    /// strings (as `-O2` makes of two calls it merges into one) has its
+    /// first string in `string_args` and the others here.
+    pub string_choices: Vec<(u32, Box<str>)>,
+    /// Where some of the first arguments come from, `(argument index,
+    /// source)`: a value loaded from a global variable (its name, e.g.
+    /// `stderr`), or a constant integer (`#2`). Which output stream a
+    /// printing call writes to.
+    pub arg_sources: Vec<(u32, Box<str>)>,
+}
+
+impl CallNote {
+    /// Whether the argument index of every string argument is known
+    /// ([`CallNote::string_arg_index`]).
+    pub fn indexed(&self) -> bool {
+        self.string_arg_index.len() == self.string_args.len()
+    }
+
+    /// Every constant string argument `index` may be (empty: not a
+    /// constant string, or unknown when not [`CallNote::indexed`]).
+    pub fn strings_at(&self, index: u32) -> Vec<&str> {
+        if !self.indexed() {
+            return Vec::new();
+        }
+        let first = self
+            .string_arg_index
+            .iter()
+            .zip(&self.string_args)
+            .filter(|(&i, _)| i == index)
+            .map(|(_, s)| &**s);
+        let more = self
+            .string_choices
+            .iter()
+            .filter(|(i, _)| *i == index)
+            .map(|(_, s)| &**s);
+        first.chain(more).collect()
+    }
+
+    /// Where argument `index` comes from ([`CallNote::arg_sources`]).
+    pub fn source_of(&self, index: u32) -> Option<&str> {
+        self.arg_sources
+            .iter()
+            .find(|(i, _)| *i == index)
+            .map(|(_, s)| &**s)
+    }
 }
 
 impl IcfgBuilder {
@@ -226,7 +275,28 @@ impl IcfgBuilder {
 
     /// Records a constant string argument of call site `site`.
     pub fn add_string_arg(&mut self, site: NodeId, s: &str) {
-        self.note(site).string_args.push(s.into());
+        let note = self.note(site);
+        note.string_args.push(s.into());
+        note.string_arg_index.clear();
+    }
+
+    /// Records that argument `index` of call site `site` is the constant
+    /// string `s` (a later call for the same argument adds a choice: see
+    /// [`CallNote::string_choices`]).
+    pub fn add_string_arg_at(&mut self, site: NodeId, index: u32, s: &str) {
+        let note = self.note(site);
+        if note.string_arg_index.contains(&index) {
+            note.string_choices.push((index, s.into()));
+        } else {
+            note.string_args.push(s.into());
+            note.string_arg_index.push(index);
+        }
+    }
+
+    /// Records where argument `index` of call site `site` comes from (see
+    /// [`CallNote::arg_sources`]).
+    pub fn add_arg_source(&mut self, site: NodeId, index: u32, source: &str) {
+        self.note(site).arg_sources.push((index, source.into()));
     }
 
     pub(super) fn note(&mut self, site: NodeId) -> &mut CallNote {
@@ -422,7 +492,18 @@ pub(super) fn merged_call_notes(mut notes: Vec<(u32, CallNote)>) -> Vec<(u32, Ca
         match call_notes.last_mut() {
             Some((s, acc)) if *s == site => {
                 acc.external_callees.extend(note.external_callees);
+                // Indices stay parallel to the strings only when both
+                // notes have them.
+                if acc.string_arg_index.len() == acc.string_args.len()
+                    && note.string_arg_index.len() == note.string_args.len()
+                {
+                    acc.string_arg_index.extend(note.string_arg_index);
+                } else {
+                    acc.string_arg_index.clear();
+                }
                 acc.string_args.extend(note.string_args);
+                acc.string_choices.extend(note.string_choices);
+                acc.arg_sources.extend(note.arg_sources);
             }
             _ => call_notes.push((site, note)),
         }

@@ -127,6 +127,9 @@ struct BodyCtx<'a, 'm> {
     bi: usize,
     /// The function may have been optimised (see [`optimised`]).
     optimised: bool,
+    /// The function's instructions by result name (where a call's
+    /// argument comes from: its stream, its choices of format string).
+    defs: HashMap<&'m Name, &'m Instruction>,
 }
 
 impl BodyCtx<'_, '_> {
@@ -229,6 +232,12 @@ impl<'a, 'm> Bodies<'a, 'm> {
             chains: self.inlined.get(&f.name),
             bi: 0,
             optimised: optimised(f),
+            defs: f
+                .basic_blocks
+                .iter()
+                .flat_map(|bb| &bb.instrs)
+                .filter_map(|i| Some((i.try_get_result()?, i)))
+                .collect(),
         };
 
         let mut ranges = Vec::with_capacity(f.basic_blocks.len());
@@ -619,9 +628,18 @@ impl<'a, 'm> Bodies<'a, 'm> {
             self.b.mark_tail_call(site);
             self.report.tail_calls += 1;
         }
-        for (arg, _) in parts.args {
-            if let Some(s) = self.strings.arg(arg) {
-                self.b.add_string_arg(site, &String::from_utf8_lossy(&s));
+        for (i, (arg, _)) in parts.args.iter().enumerate() {
+            let i = i as u32;
+            for s in self.strings.choices(arg, &cx.defs).unwrap_or_default() {
+                self.b
+                    .add_string_arg_at(site, i, &String::from_utf8_lossy(&s));
+            }
+            // A printing call's stream or descriptor is among its first
+            // four arguments (`fwrite`'s is the fourth).
+            if i < 4 {
+                if let Some(src) = super::strings::arg_source(arg, &cx.defs) {
+                    self.b.add_arg_source(site, i, &src);
+                }
             }
         }
         let mut noreturn = parts.attrs.contains(&FunctionAttribute::NoReturn);

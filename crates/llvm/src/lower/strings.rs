@@ -95,3 +95,83 @@ fn global_string(g: &GlobalVariable) -> Option<Rc<[u8]>> {
         _ => None,
     }
 }
+
+/// Most constant strings one argument may stand for ([`Strings::choices`]).
+const MAX_CHOICES: usize = 16;
+
+impl<'m> Strings<'_, 'm> {
+    /// The constant strings an argument may be: its string, or, for a
+    /// `select` or `phi` (as `-O2` makes when it merges two calls that
+    /// differ in their format string), the strings of every operand,
+    /// when every operand is one (through up to 4 such choices). `defs`:
+    /// the function's instructions by result name.
+    pub(super) fn choices(
+        &mut self,
+        op: &'m Operand,
+        defs: &HashMap<&'m llvm_ir::Name, &'m llvm_ir::Instruction>,
+    ) -> Option<Vec<Rc<[u8]>>> {
+        let mut out = Vec::new();
+        self.collect(op, defs, 4, &mut out)?;
+        out.dedup();
+        Some(out)
+    }
+
+    fn collect(
+        &mut self,
+        op: &'m Operand,
+        defs: &HashMap<&'m llvm_ir::Name, &'m llvm_ir::Instruction>,
+        depth: u32,
+        out: &mut Vec<Rc<[u8]>>,
+    ) -> Option<()> {
+        if let Some(s) = self.arg(op) {
+            out.push(s);
+            return (out.len() <= MAX_CHOICES).then_some(());
+        }
+        let Operand::LocalOperand { name, .. } = op else {
+            return None;
+        };
+        if depth == 0 {
+            return None;
+        }
+        match defs.get(name)? {
+            llvm_ir::Instruction::Select(s) => {
+                self.collect(&s.true_value, defs, depth - 1, out)?;
+                self.collect(&s.false_value, defs, depth - 1, out)
+            }
+            llvm_ir::Instruction::Phi(p) => {
+                for (v, _) in &p.incoming_values {
+                    self.collect(v, defs, depth - 1, out)?;
+                }
+                Some(())
+            }
+            llvm_ir::Instruction::BitCast(c) => self.collect(&c.operand, defs, depth - 1, out),
+            _ => None,
+        }
+    }
+}
+
+/// Where an argument comes from, for [`postmortem_core::CallNote::arg_sources`]:
+/// the name of the global variable it was loaded from (`stderr`), or a
+/// constant integer (`#2`).
+pub(super) fn arg_source(
+    op: &Operand,
+    defs: &HashMap<&llvm_ir::Name, &llvm_ir::Instruction>,
+) -> Option<String> {
+    match op {
+        Operand::ConstantOperand(c) => match c.as_ref() {
+            Constant::Int { value, .. } => Some(format!("#{value}")),
+            _ => None,
+        },
+        Operand::LocalOperand { name, .. } => match defs.get(name)? {
+            llvm_ir::Instruction::Load(l) => match &l.address {
+                Operand::ConstantOperand(c) => match strip_casts(c) {
+                    Constant::GlobalReference { name, .. } => Some(name_str(name)),
+                    _ => None,
+                },
+                _ => None,
+            },
+            _ => None,
+        },
+        Operand::MetadataOperand => None,
+    }
+}
