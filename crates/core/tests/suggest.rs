@@ -14,11 +14,12 @@ use postmortem_testkit::testgen::{random_icfg, random_report, GraphShape, Rng};
 use std::collections::BTreeMap;
 
 mod common;
-use common::{cases, decided};
+use common::{cases, decided, decided_lines};
 
 fn check(s: &(dyn Solver + Sync), expressible: bool, stream: u64) {
     let mut tried = 0;
     let mut nonempty = 0;
+    let mut alternatives = 0;
     for seed in 0..cases() {
         let mut rng = Rng::with_stream(seed, stream);
         let g = random_icfg(
@@ -90,7 +91,38 @@ fn check(s: &(dyn Solver + Sync), expressible: bool, stream: u64) {
         let line = |n: NodeId| (g.file_of(n), g.lines(n).first().copied());
         let lines: std::collections::BTreeSet<_> = r.top.iter().map(|t| line(t.point)).collect();
         assert_eq!(lines.len(), r.top.len(), "seed {seed}: a line twice");
-        let kept: Vec<NodeId> = r.top.iter().flat_map(|t| t.equivalent.clone()).collect();
+        let kept: Vec<NodeId> = r
+            .top
+            .iter()
+            .flat_map(|t| t.equivalent.iter().chain(&t.alternatives).copied())
+            .collect();
+        // An alternative decides as many lines both ways as its point
+        // (the same ones), and no two points listed decide the same.
+        for t in &r.top {
+            for &a in &t.alternatives {
+                let ran = decided(s, &g, &report, &base, a, Observation::Ran);
+                let not = decided(s, &g, &report, &base, a, Observation::NotRan);
+                assert_eq!((ran, not), (Some(t.if_ran), Some(t.if_not)), "seed {seed}");
+            }
+        }
+        alternatives += r.top.iter().map(|t| t.alternatives.len()).sum::<usize>();
+        let asks = |n: NodeId| {
+            [Observation::Ran, Observation::NotRan]
+                .map(|o| decided_lines(s, &g, &report, &base, n, o))
+        };
+        let asked: Vec<_> = r.top.iter().map(|t| asks(t.point)).collect();
+        for (i, a) in asked.iter().enumerate() {
+            for &alt in &r.top[i].alternatives {
+                assert_eq!(
+                    &asks(alt),
+                    a,
+                    "seed {seed}: an alternative asks another question"
+                );
+            }
+            for b in &asked[..i] {
+                assert_ne!(a, b, "seed {seed}: two points listed ask the same question");
+            }
+        }
         for (n, w) in &best {
             if kept.contains(n) {
                 continue;
@@ -113,6 +145,7 @@ fn check(s: &(dyn Solver + Sync), expressible: bool, stream: u64) {
     }
     assert!(tried > cases() / 4, "too few feasible reports: {tried}");
     assert!(nonempty > 0, "never anything to suggest");
+    assert!(alternatives > 0, "never two points asking the same");
 }
 
 #[test]

@@ -1068,6 +1068,7 @@ mod tests {
                 worst: 2,
                 exact: true,
                 utl_bound: false,
+                alternatives: Vec::new(),
             }],
             maybe_lines: 5,
             complete: true,

@@ -30,6 +30,29 @@ pub fn same_paths_lines(g: &Icfg, s: &Suggestion) -> Vec<u32> {
     v
 }
 
+/// The places (`file:line`, distinct, in order) of a point's
+/// alternatives: other points that ask the same question.
+pub fn alternative_places(g: &Icfg, s: &Suggestion) -> Vec<String> {
+    // Not the point's own line, nor those of its equivalents.
+    let shown: Vec<(String, u32)> = s
+        .equivalent
+        .iter()
+        .chain([&s.point])
+        .map(|&n| place(g, n))
+        .map(|p| (p.0, p.1))
+        .collect();
+    let mut v: Vec<(String, u32)> = s
+        .alternatives
+        .iter()
+        .map(|&n| place(g, n))
+        .map(|p| (p.0, p.1))
+        .filter(|p| !shown.contains(p))
+        .collect();
+    v.sort();
+    v.dedup();
+    v.into_iter().map(|(f, l)| format!("{f}:{l}")).collect()
+}
+
 /// How many nodes the point's line has (its own statements and those
 /// that only may carry its location): 1 when observing the line is
 /// observing the point.
@@ -181,6 +204,20 @@ pub fn write_text(out: &mut dyn Write, g: &Icfg, s: &Suggestions, solver: &str) 
             count(t, t.if_not),
             count(t, t.worst())
         )?;
+        let alt = alternative_places(g, t);
+        if !alt.is_empty() {
+            let shown = alt.len().min(6);
+            writeln!(
+                out,
+                "     or observe any of {}{} (the same lines decided, both ways)",
+                alt[..shown].join(", "),
+                if alt.len() > shown {
+                    format!(" and {} more", alt.len() - shown)
+                } else {
+                    String::new()
+                }
+            )?;
+        }
     }
     Ok(())
 }
@@ -211,6 +248,7 @@ pub fn to_json(g: &Icfg, s: &Suggestions, solver: &str) -> Value {
                 "same_paths": t.equivalent.iter().map(|&n| g.ext_id(n)).collect::<Vec<_>>(),
                 "same_paths_lines": same_paths_lines(g, t),
                 "line_nodes": line_nodes(g, t.point),
+                "alternatives": alternative_places(g, t),
             })
         })
         .collect();

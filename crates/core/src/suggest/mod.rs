@@ -274,6 +274,10 @@ pub struct Suggestion {
     /// observation (the solver refines UTL, see [`Solver::refines_utl`]),
     /// not from dominators alone.
     pub utl_bound: bool,
+    /// Points (with their equivalents) whose observation decides exactly
+    /// the same lines the same way, both ways: the same question asked
+    /// elsewhere ("did `kv_del` run"), sorted; only among exact counts.
+    pub alternatives: Vec<NodeId>,
 }
 
 impl Suggestion {
@@ -380,6 +384,21 @@ impl MaybeLines {
             .iter()
             .filter(|(s, w)| line_label(s, w, labels) != Label::Maybe)
             .count()
+    }
+
+    /// Which lines `labels` decide, and how, as a hash (two observations
+    /// with the same one decide the same lines the same way, but for a
+    /// collision of 64-bit hashes).
+    fn signature(&self, labels: &[Label]) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = crate::fxhash::FxHasher::default();
+        for (i, (s, w)) in self.nodes.iter().enumerate() {
+            let l = line_label(s, w, labels);
+            if l != Label::Maybe {
+                (i, l == Label::Yes).hash(&mut h);
+            }
+        }
+        h.finish()
     }
 }
 
@@ -565,6 +584,10 @@ struct Search<'a> {
     /// The order in which [`Search::exact`] bounds the classes (indices
     /// into `classes`; see [`heuristic_order`]).
     order: &'a [usize],
+    /// Adds an exact suggestion to a point of `top` that decides the same
+    /// lines, as its alternative (the better of the two the
+    /// representative); false when there is none.
+    same: &'a (dyn Fn(&mut Vec<Suggestion>, &Suggestion) -> bool + Sync),
 }
 
 /// One observation re-run with UTL in every crash: per crash, `None`
@@ -674,7 +697,11 @@ impl Search<'_> {
                     .sum(),
                 exact: true,
                 utl_bound: false,
+                alternatives: Vec::new(),
             };
+            if (self.same)(&mut top, &sug) {
+                continue;
+            }
             // One point per line: a developer instruments lines.
             let line = |n: NodeId| (self.g.file_of(n), self.g.lines(n).first().copied());
             if let Some(j) = top.iter().position(|t| line(t.point) == line(sug.point)) {
@@ -687,6 +714,8 @@ impl Search<'_> {
             top.sort_by(rank);
             top.truncate(self.limits.k);
         }
+        // A group's representative may have changed last.
+        top.sort_by(rank);
         top
     }
 }
@@ -820,6 +849,7 @@ impl Search<'_> {
                 worst: p.map(|b| b.0.min(b.1)).sum(),
                 exact: false,
                 utl_bound: by_utl[i],
+                alternatives: Vec::new(),
             }
         };
         let ranked = |per: &[Vec<Option<(usize, usize)>>], by_utl: &[bool]| {
@@ -891,6 +921,7 @@ impl Search<'_> {
                     worst: (0..c).filter_map(both).map(|(a, b)| a.min(b)).sum(),
                     exact: true,
                     utl_bound: false,
+                    alternatives: Vec::new(),
                 };
                 // A bound is on a possible observation (one the solver
                 // finds impossible decides nothing and is not made).
@@ -902,8 +933,8 @@ impl Search<'_> {
                         _ => false,
                     });
                 below += usize::from(under);
-                if sug.worst > 0 {
-                    taken.insert(line(sug.point));
+                taken.insert(line(sug.point));
+                if sug.worst > 0 && !(self.same)(&mut top, &sug) {
                     top.push(sug);
                 }
             }
@@ -1059,10 +1090,15 @@ pub fn suggest_group(
     };
     let impossible = AtomicUsize::new(0);
     let failed: Mutex<Option<SolveError>> = Mutex::new(None);
+    // Per evaluated point and observation (ran?): the signature of the
+    // lines it decides in each crash (see `MaybeLines::signature`).
+    type Signatures = crate::fxhash::FxHashMap<(NodeId, bool), Vec<u64>>;
+    let signatures: Mutex<Signatures> = Mutex::new(Signatures::default());
     // One observation of `n` in every crash where it is Maybe; `None` when
     // an analysis failed (a limit of the solver).
     let eval = |n: NodeId, obs: Observation| -> Option<PerCrash> {
         let mut per = Vec::with_capacity(crashes.len());
+        let mut sig = Vec::with_capacity(crashes.len());
         for (c, l) in crashes.iter().zip(&lines) {
             if c.base[n.index()] != Label::Maybe {
                 per.push(None);
@@ -1070,10 +1106,14 @@ pub fn suggest_group(
             }
             analyses.fetch_add(1, Ordering::Relaxed);
             match analysis(s, g, &observe(c.report, n, obs)) {
-                Ok(Some(labels)) => per.push(Some(l.decided(&labels))),
+                Ok(Some(labels)) => {
+                    per.push(Some(l.decided(&labels)));
+                    sig.push(l.signature(&labels));
+                }
                 Ok(None) => {
                     impossible.fetch_add(1, Ordering::Relaxed);
-                    per.push(None)
+                    per.push(None);
+                    sig.push(0);
                 }
                 Err(e) => {
                     failed.lock().expect("no worker panics").get_or_insert(e);
@@ -1081,7 +1121,41 @@ pub fn suggest_group(
                 }
             }
         }
+        signatures
+            .lock()
+            .expect("no worker panics")
+            .insert((n, obs == Observation::Ran), sig);
         Some(per)
+    };
+    // Both observations' signatures of an evaluated point.
+    let signature_of = |n: NodeId| {
+        let m = signatures.lock().expect("no worker panics");
+        Some((m.get(&(n, true))?.clone(), m.get(&(n, false))?.clone()))
+    };
+    let same = |top: &mut Vec<Suggestion>, sug: &Suggestion| -> bool {
+        let Some(mine) = signature_of(sug.point) else {
+            return false;
+        };
+        let Some(j) = top
+            .iter()
+            .position(|t| t.exact && signature_of(t.point).as_ref() == Some(&mine))
+        else {
+            return false;
+        };
+        let t = &mut top[j];
+        if better(sug, t) {
+            let mut alt = std::mem::take(&mut t.alternatives);
+            alt.extend(&t.equivalent);
+            *t = Suggestion {
+                alternatives: alt,
+                ..sug.clone()
+            };
+        } else {
+            t.alternatives.extend(&sug.equivalent);
+        }
+        t.alternatives.sort();
+        t.alternatives.dedup();
+        true
     };
     // UTL's re-runs as proven bounds (step 3''): the solver decides
     // every node UTL decides, and `analysis` is its `recover` alone (no
@@ -1121,6 +1195,7 @@ pub fn suggest_group(
     };
     let search = Search {
         order: &order,
+        same: &same,
         s,
         g,
         crashes,

@@ -44,6 +44,29 @@ pub fn decided(
     )
 }
 
+/// The lines `n`'s observation `o` decides (Maybe in `base`), with their
+/// new labels; `None` when the observation is impossible.
+#[allow(dead_code)] // not every test file groups
+pub fn decided_lines(
+    s: &(dyn Solver + Sync),
+    g: &Icfg,
+    report: &Report,
+    base: &[Label],
+    n: NodeId,
+    o: Observation,
+) -> Option<Vec<(String, Label)>> {
+    let labels = analysis(s, g, &observe(report, n, o)).expect("no limit on small graphs")?;
+    let before = line_labels(g, base);
+    let after = line_labels(g, &labels);
+    Some(
+        before
+            .iter()
+            .filter(|(k, &l)| l == Label::Maybe && after[k] != Label::Maybe)
+            .map(|(k, _)| (format!("{k:?}"), after[k]))
+            .collect(),
+    )
+}
+
 /// The labels before the Local lift of a report without values and
 /// residue (`suggest::Crash::first`, as `postmortem suggest` gives it),
 /// on odd seeds; `None` (recovered where needed) otherwise.
