@@ -26,7 +26,7 @@ fn labels(v: &Value, k: &str) -> Vec<u64> {
     let files = v["lines"].as_object().unwrap();
     let (_, f) = files
         .iter()
-        .find(|(p, _)| p.ends_with("callbacks.c"))
+        .find(|(p, _)| p.ends_with("callbacks.c") || p.ends_with("signal.c"))
         .unwrap();
     f[k].as_array()
         .unwrap()
@@ -114,5 +114,69 @@ fn a_crash_in_a_library_callback_is_unwound_to_main() {
             !yes.contains(&line_of(&src, "printf(\"done")),
             "{mode}: main's last lines are Yes"
         );
+    }
+}
+
+/// A crash inside a signal handler: the core's stack goes through the
+/// kernel's signal frame (`__restore_rt`, a signal frame by the C
+/// library's call frame information) to where the signal arrived, as
+/// gdb's `<signal handler called>`: the handler's frame is left out (the
+/// graph cannot model the delivery, as for backtraces), the interrupted
+/// frame is at its pc, and the frames below it are the program's.
+#[test]
+fn a_crash_in_a_signal_handler_is_unwound_to_where_the_signal_arrived() {
+    for t in ["clang-14", "gdb"] {
+        require(t);
+    }
+    let dir = common::scratch("signal-frames");
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/library");
+    std::fs::copy(data.join("signal.c"), dir.join("signal.c")).unwrap();
+    sh(
+        &dir,
+        "clang-14",
+        &["-g", "-O0", "-emit-llvm", "-c", "signal.c", "-o", "prog.bc"],
+    );
+    sh(&dir, "clang-14", &["-g", "-O0", "prog.bc", "-o", "prog"]);
+    let o = common::gdb(
+        &dir,
+        "./prog",
+        &[
+            "handle SIGALRM nostop noprint pass",
+            "run > /dev/null",
+            "bt",
+            "generate-core-file core",
+        ],
+    );
+    let bt = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(bt.contains("<signal handler called>"), "{}", show(&o));
+    let want: Vec<String> = source_frames(&bt).into_iter().map(|f| f.func).collect();
+    assert_eq!(want, ["on_alarm", "wait_for_alarm", "main"], "{bt}");
+    let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
+        .current_dir(&dir)
+        .args(["analyze", "--cfg", "prog.bc", "--format", "json"])
+        .args(["--core", "core", "--binary", "prog"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", show(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let frames: Vec<&str> = v["frames"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["function"].as_str().unwrap())
+        .collect();
+    assert_eq!(frames, ["main", "wait_for_alarm"], "{}", show(&o));
+    let src = dir.join("signal.c");
+    let (yes, no) = (labels(&v, "yes"), labels(&v, "no"));
+    // The signal arrived in the loop: the timer was set, the loop ran,
+    // what follows it and main's last lines did not.
+    for l in [line_of(&src, "setitimer("), line_of(&src, "spins++")] {
+        assert!(yes.contains(&l), "line {l} not Yes: {yes:?}");
+    }
+    for l in [
+        line_of(&src, "printf(\"woke"),
+        line_of(&src, "printf(\"done"),
+    ] {
+        assert!(no.contains(&l), "line {l} not No: {no:?}");
     }
 }

@@ -906,6 +906,10 @@ fn core_stack(
             if let Some(n) = note {
                 sink(Event::Warning(format!("{name}: {n}")));
             }
+            let (frames, note) = crate::backtrace::cut_signal_handler_frames(frames);
+            if let Some(n) = note {
+                sink(Event::Warning(format!("{name}: {n}")));
+            }
             let phys = frames
                 .iter()
                 .map(|f| {

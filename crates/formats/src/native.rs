@@ -863,6 +863,21 @@ pub fn unwind(core: &Core, bin: &Binary, base: u64) -> Result<Vec<RawFrame>, Nat
             "{cs}: no x86-64 register note (NT_PRSTATUS): cannot unwind the crash stack"
         ));
     };
+    unwind_from(core, bin, base, Vec::new(), regs, 0)
+}
+
+/// [`unwind`] from the registers `regs` of a frame stopped at its pc (the
+/// crash, or where a signal interrupted it: not a return address),
+/// appending to `frames`, the frame numbered `k`.
+fn unwind_from(
+    core: &Core,
+    bin: &Binary,
+    base: u64,
+    mut frames: Vec<RawFrame>,
+    regs: Regs,
+    k: u32,
+) -> Result<Vec<RawFrame>, NativeError> {
+    let cs = core.shown();
     let rel = |a: u64| a.wrapping_sub(base);
     let pc = rel(regs.rip);
     let Some(f) = bin.func_at(pc) else {
@@ -892,16 +907,16 @@ pub fn unwind(core: &Core, bin: &Binary, base: u64) -> Result<Vec<RawFrame>, Nat
         }
         if !has_frame_pointer(bin, g) {
             let at = Regs { rip: ret, rsp, rbp };
-            return walk_cfi(core, bin, base, Vec::new(), at, false);
+            return walk_cfi(core, bin, base, frames, at, false);
         }
-        let frames = physical(bin.symbolize(r - 1), 0);
+        frames.extend(physical(bin.symbolize(r - 1), k));
         return walk(core, bin, base, frames, rbp.wrapping_add(8), core.word(rbp));
     };
     if !has_frame_pointer(bin, f) {
         // Optimised code: the binary's call frame information.
-        return walk_cfi(core, bin, base, Vec::new(), regs, true);
+        return walk_cfi(core, bin, base, frames, regs, true);
     }
-    let frames = physical(bin.symbolize(pc), 0);
+    frames.extend(physical(bin.symbolize(pc), k));
     // (stack slot of the return address, the caller's frame pointer).
     let at_ret = bin.bytes_at(pc, 1) == Some(&[0xc3][..]);
     let (ret_slot, caller_rbp) = match pc - f.addr {
@@ -969,6 +984,9 @@ fn walk(
             // Returned into code outside the binary: the C library's
             // start-up code that called main, or a library function that
             // called back into the program.
+            if is_signal_trampoline(core, ret) {
+                return after_signal(core, bin, base, frames, ret_slot.wrapping_add(8));
+            }
             let Some(rbp) = caller_rbp else {
                 return Ok(frames);
             };
@@ -1104,7 +1122,10 @@ fn walk_cfi(
             }
             // Returned into code outside the binary: the C library's
             // start-up code that called main, or a library function that
-            // called back into the program.
+            // called back into the program; or a signal trampoline.
+            if is_signal_trampoline(core, pc) {
+                return after_signal(core, bin, base, frames, rsp);
+            }
             return after_library(core, bin, base, frames, pc, rsp, rbp);
         };
         let mut k = frames.last().and_then(|f| f.index).map_or(0, |i| i + 1);
@@ -1234,6 +1255,64 @@ fn after_library(
         };
         walk_cfi(core, bin, base, frames, at, false)
     }
+}
+
+/// Whether the return address `ret` (outside the binary) is a signal
+/// trampoline (`__restore_rt`): the library's call frame information
+/// marks its entry as a signal frame (augmentation `S`), read from the
+/// library file as [`open_lib`] checks it.
+fn is_signal_trampoline(core: &Core, ret: u64) -> bool {
+    use addr2line::gimli::{BaseAddresses, EhFrame, LittleEndian, UnwindSection};
+    let Ok(lib) = open_lib(core, ret) else {
+        return false;
+    };
+    let eh = EhFrame::new(&lib.eh_frame, LittleEndian);
+    let bases = BaseAddresses::default()
+        .set_eh_frame(lib.eh_frame_addr)
+        .set_text(lib.text_addr);
+    // A signal frame's address is looked up as is: the kernel made it
+    // the return address, no call precedes it.
+    eh.fde_for_address(&bases, ret.wrapping_sub(lib.bias), EhFrame::cie_from_offset)
+        .is_ok_and(|fde| fde.is_signal_trampoline())
+}
+
+/// Offset of `uc_mcontext.gregs` in the x86-64 Linux `ucontext_t`
+/// (`uc_flags`, `uc_link`, a 24-byte `stack_t`), and the indices of rbp,
+/// rsp and rip in it (`REG_RBP`, `REG_RSP`, `REG_RIP` of `<sys/ucontext.h>`).
+const GREGS: u64 = 40;
+const REG_RBP: u64 = 10;
+const REG_RSP: u64 = 15;
+const REG_RIP: u64 = 16;
+
+/// The frames below a signal handler: the handler returned to the signal
+/// trampoline, whose frame (at `sp`, the handler's return address popped)
+/// is the `ucontext_t` the kernel saved when the signal arrived. A
+/// `runtime` frame `<signal handler called>` marks the boundary (the
+/// frames above it ran in the handler, see
+/// `backtrace::cut_signal_handler_frames`), and the walk goes on from the
+/// interrupted frame's registers, at its pc (not a return address).
+fn after_signal(
+    core: &Core,
+    bin: &Binary,
+    base: u64,
+    mut frames: Vec<RawFrame>,
+    sp: u64,
+) -> Result<Vec<RawFrame>, NativeError> {
+    let reg = |i: u64| core.word(sp.wrapping_add(GREGS + 8 * i));
+    let (Some(rip), Some(rsp), Some(rbp)) = (reg(REG_RIP), reg(REG_RSP), reg(REG_RBP)) else {
+        return err(format!(
+            "{}: the signal frame at {sp:#x} is not in the core: cannot unwind below the signal handler",
+            core.shown()
+        ));
+    };
+    let k = frames.last().and_then(|f| f.index).map_or(0, |i| i + 1);
+    frames.push(RawFrame {
+        index: Some(k),
+        function: Some("<signal handler called>".into()),
+        runtime: true,
+        ..RawFrame::default()
+    });
+    unwind_from(core, bin, base, frames, Regs { rip, rsp, rbp }, k + 1)
 }
 
 fn sibling_gap(k: u32) -> RawFrame {

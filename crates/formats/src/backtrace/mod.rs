@@ -646,6 +646,19 @@ fn listed(names: &[String], most: usize) -> String {
     s
 }
 
+/// [`cut_signal_handler`] on a core's unwound frames (the unwinder marks
+/// a signal frame `<signal handler called>`, as gdb does): the frames from
+/// where the signal arrived, and the note.
+pub fn cut_signal_handler_frames(frames: Vec<RawFrame>) -> (Vec<RawFrame>, Option<String>) {
+    let mut bt = Backtrace {
+        format: BacktraceFormat::Sanitizer,
+        frames,
+        notes: Vec::new(),
+    };
+    cut_signal_handler(&mut bt);
+    (bt.frames, bt.notes.pop())
+}
+
 /// Drops the frames that ran inside a signal handler.
 fn cut_signal_handler(bt: &mut Backtrace) {
     let Some(t) = bt.frames.iter().rposition(is_trampoline) else {
