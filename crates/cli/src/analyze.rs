@@ -146,6 +146,16 @@ pub fn solve_failure(
 /// impossible report (exit 3), never a wrong label. So do the call sites
 /// of a multi-threaded core's stack residue, except those the labels
 /// contradict: dropped and listed as weakened.
+/// Threads for the value stages: two where there are two cores and
+/// values to stage (asking how many cores there are reads the cgroup's
+/// files: not for a report without values).
+pub fn stage_threads(report: &postmortem_core::Report) -> usize {
+    if report.values.is_empty() {
+        return 1;
+    }
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(2))
+}
+
 pub fn ran_somewhere(
     g: &postmortem_core::Icfg,
     report: &postmortem_core::Report,
@@ -205,9 +215,7 @@ fn run_within(a: AnalyzeArgs) -> Result<(), Failure> {
     // may use the solver's whole memory budget; `batch` runs them one by
     // one, its crashes already use every core). Then the nodes Local
     // labels prove ran, fed back (the Local lift).
-    let staging = a
-        .solver
-        .staging(std::thread::available_parallelism().map_or(1, |n| n.get().min(2)));
+    let staging = a.solver.staging(stage_threads(&loaded.report));
     let (mut rec, lift) =
         postmortem_core::staged::recover_lifted(&*s, &loaded.graph, &loaded.report, staging)
             .map_err(|e| {

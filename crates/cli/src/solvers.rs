@@ -156,6 +156,12 @@ pub fn parse_bytes(s: &str) -> Result<usize, String> {
 /// two checks (a table doubling) still fits below it: an allocation that
 /// fails aborts the process.
 pub fn default_memory_budget() -> usize {
+    static BUDGET: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *BUDGET.get_or_init(memory_budget)
+}
+
+/// [`default_memory_budget`], computed.
+fn memory_budget() -> usize {
     let total_kib = std::fs::read_to_string("/proc/meminfo").ok().and_then(|s| {
         let line = s.lines().find(|l| l.starts_with("MemTotal:"))?.to_owned();
         line.split_whitespace().nth(1)?.parse::<usize>().ok()

@@ -130,7 +130,7 @@ fn run_within(a: SuggestArgs) -> Result<(), Failure> {
     let staging = postmortem_core::staged::Staging {
         value_budget: None,
         ..a.solver
-            .staging(std::thread::available_parallelism().map_or(1, |n| n.get().min(2)))
+            .staging(crate::analyze::stage_threads(&loaded.report))
     };
     let (mut rec, lift, first) = base(&*s, &loaded.graph, &loaded.report, staging)
         .map_err(|e| solve_failure(e, &a.inputs.report, &loaded.graph, &loaded.report))?;
