@@ -1,15 +1,37 @@
-//! postmortem's input formats.
+//! postmortem's readers and writers: everything that touches a file
+//! format, so that `postmortem-core` stays free of I/O.
 //!
-//! * [`graphml`]: the csi-cc GraphML control-flow graphs, read into a
-//!   [`postmortem_core::Icfg`] (streamed, gzip-aware, entity-safe).
-//! * [`report_json`]: the csi-grissom JSON failure reports, read into a
-//!   [`postmortem_core::Report`] against a graph.
-//! * [`output`]: analysis results as text and JSON.
-//! * [`pmcfg`]: the `.pmcfg` binary graph cache ([`pmcfg::encode`],
-//!   [`pmcfg::decode`]).
-//! * [`error`]: [`FormatError`], the one error type, whose messages are
-//!   one line naming the input and the place in it (an XML line and byte,
-//!   or a JSON path like `$.obsYes[3].entries[0][1]`).
+//! **Graphs.** [`graphml`] (csi-cc GraphML, streamed, gzip-aware),
+//! [`pmcfg`] (the `.pmcfg` binary cache: [`pmcfg::encode`],
+//! [`pmcfg::decode`]), [`frontend`] (what the LLVM front-end reports,
+//! without LLVM).
+//!
+//! **Failure inputs as text.** [`report_json`] (csi-grissom JSON),
+//! [`pmreport`] (postmortem's own JSON), [`sentry`] (Sentry events),
+//! [`report_kind`] and [`any_report`] (which JSON format a `--report`
+//! is), [`backtrace`] (gdb, lldb, sanitizers, Rust panics), [`logs`] (log
+//! lines to the calls that may have printed them), [`input`] (reading
+//! with a bound, and what a file in the wrong slot looks like).
+//!
+//! **The crashed process's image.** [`native`] (ELF cores and binaries:
+//! the crash stack unwound, libraries' and signal frames included),
+//! [`minidump`] (Breakpad and Crashpad), [`image`] (what both give),
+//! [`sancov`] (SanitizerCoverage flags to graph nodes), [`values`] and
+//! [`vars`] (variables' values, and which become evidence), [`residue`]
+//! (return addresses left on the stack), [`buildcheck`] (is the binary the
+//! graph's build).
+//!
+//! **Assembly.** [`failure`]: one [`postmortem_core::Report`] from every
+//! input of a failure.
+//!
+//! **Writers.** [`output`] (text and JSON), [`annotate`] (gcov-style
+//! listing), [`html`] (the static report), [`lcov`] (LCOV tracefiles),
+//! [`answer`] (query answers), [`suggest`] (what to observe next),
+//! [`batch`] (many crashes: manifest, groups, pages).
+//!
+//! [`error`]: [`FormatError`], the one error type of the readers, whose
+//! messages are one line naming the input and the place in it (an XML
+//! line and byte, or a JSON path like `$.obsYes[3].entries[0][1]`).
 //!
 //! The semantics follow `shared/data/README.md`.
 #![deny(missing_docs)]
