@@ -1,7 +1,6 @@
 //! Function names: the keys a name is looked up by, and the names a
 //! library function may carry in call notes.
 
-use super::SourceFrame;
 
 /// The keys a function name is looked up by, most specific first: the
 /// name itself, the name without its parameter list and trailing
@@ -165,18 +164,4 @@ pub(super) fn library_name_keys(name: &str) -> Vec<String> {
         }
     }
     out
-}
-
-/// The name keys of the library function a frame shows (its function and
-/// symbol names).
-pub(super) fn library_names(fr: &SourceFrame) -> Vec<String> {
-    let mut v: Vec<String> = Vec::new();
-    for n in [&fr.function, &fr.symbol].into_iter().flatten() {
-        for k in library_name_keys(n) {
-            if !v.contains(&k) {
-                v.push(k);
-            }
-        }
-    }
-    v
 }

@@ -1,6 +1,6 @@
 //! Crash stacks: frames to the report's `stack` and `crash`.
 
-use super::names::library_names;
+use super::names::library_name_keys;
 use super::{Action, LocateWarning, Located, Locator, Problem};
 use crate::icfg::{Icfg, NodeKind};
 use crate::ids::{FileId, FuncId, NodeId};
@@ -866,4 +866,18 @@ fn stack_gaps(built: &[usize], hidden: &[usize], c: usize, n_frames: usize) -> V
     gaps.sort_unstable();
     gaps.dedup();
     gaps
+}
+
+/// The name keys of the library function a frame shows (its function and
+/// symbol names).
+fn library_names(fr: &SourceFrame) -> Vec<String> {
+    let mut v: Vec<String> = Vec::new();
+    for n in [&fr.function, &fr.symbol].into_iter().flatten() {
+        for k in library_name_keys(n) {
+            if !v.contains(&k) {
+                v.push(k);
+            }
+        }
+    }
+    v
 }
