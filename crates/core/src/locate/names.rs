@@ -1,7 +1,6 @@
 //! Function names: the keys a name is looked up by, and the names a
 //! library function may carry in call notes.
 
-
 /// The keys a function name is looked up by, most specific first: the
 /// name itself, the name without its parameter list and trailing
 /// qualifiers (`ns::f(int) const` -> `ns::f`), that without the return
