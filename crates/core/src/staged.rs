@@ -312,18 +312,78 @@ fn staged(
         };
         return Ok((rec, base));
     }
+    let started = std::time::Instant::now();
+    let (base_report, mut rec) = base_and_residue(s, g, report, how)?;
+    let t = std::time::Instant::now();
+    let left = values_to_stage(g, report, how, &mut rec);
+    let chunks: Vec<&[(usize, LastWrite)]> = left.chunks(GROUP).collect();
+    let (staged, over) = chunks.split_at(chunks.len().min(MAX_GROUPS));
+    let reports: Vec<Report> = staged
+        .iter()
+        .map(|chunk| Report {
+            values: chunk.iter().map(|(_, v)| v.clone()).collect(),
+            ..base_report.clone()
+        })
+        .collect();
+    // `rec`'s labels now are sound for every value's stage (each adds to
+    // `base_report`).
+    let base_labels = rec.labels.clone();
+    let hint = if how.hints {
+        base_labels.clone()
+    } else {
+        Vec::new()
+    };
+    let deadline = how.value_budget.map(|factor| {
+        let budget =
+            (started.elapsed() * factor).max(std::time::Duration::from_millis(VALUE_FLOOR_MS));
+        rec.stats
+            .push(("values_budget_ms", budget.as_millis() as u64));
+        std::time::Instant::now() + budget
+    });
+    let runs = crate::budget::with_deadline(deadline, || run(&reports, &hint, how));
+    merge_stages(&mut rec, staged, runs, how)?;
+    for chunk in over {
+        for (i, v) in *chunk {
+            rec.weakened.push(Weakening {
+                origin: Origin::Value(*i),
+                how: format!(
+                    "{}: dropped: more than {} values",
+                    v.what,
+                    GROUP * MAX_GROUPS
+                ),
+            });
+        }
+    }
+    rec.undecided
+        .retain(|n| rec.labels[n.index()] == Label::Maybe);
+    rec.stats.push(("value_groups", staged.len() as u64));
+    rec.stats.push(("staged_values_ms", ms(t)));
+    let base = Base {
+        report: base_report,
+        labels: base_labels,
+    };
+    Ok((rec, base))
+}
+
+/// Stages 1 and 1' (module docs): the report without values, with the
+/// residue it keeps, and its recovery.
+fn base_and_residue(
+    s: &dyn Solver,
+    g: &Icfg,
+    report: &Report,
+    how: Staging,
+) -> Result<(Report, Recovery), SolveError> {
     let mut base_report = Report {
         values: Vec::new(),
         residue: Vec::new(),
         ..report.clone()
     };
-    let started = std::time::Instant::now();
-    let t = started;
+    let t = std::time::Instant::now();
     let at_once = how
         .residue_at_once
         .then(|| with_residue(s, g, &report.residue, &base_report))
         .flatten();
-    let mut rec = match at_once {
+    let rec = match at_once {
         Some((with, rec)) => {
             base_report = with;
             rec
@@ -339,7 +399,20 @@ fn staged(
             rec
         }
     };
-    let t = std::time::Instant::now();
+    Ok((base_report, rec))
+}
+
+/// Stage 2 (module docs): the values simplified with `rec`'s labels, in
+/// the order they are staged (values that rule out a store or need one
+/// first, a capped number of those known only from branch tests after);
+/// those satisfied, impossible, reading only decided nodes or over the
+/// cap are left out (the impossible and capped ones listed in `rec`).
+fn values_to_stage(
+    g: &Icfg,
+    report: &Report,
+    how: Staging,
+    rec: &mut Recovery,
+) -> Vec<(usize, LastWrite)> {
     let mut left: Vec<(usize, LastWrite)> = Vec::new();
     for (i, v) in report.values.iter().enumerate() {
         match simplify(v, &rec.labels) {
@@ -371,58 +444,45 @@ fn staged(
         .count();
     let most = MAX_TEST_ONLY.max(how.test_only_nodes / g.num_nodes().max(1));
     let keep = left.len() - test_only.saturating_sub(most);
-    let capped = left.split_off(keep);
-    for (i, v) in &capped {
+    for (i, v) in left.split_off(keep) {
         rec.weakened.push(Weakening {
-            origin: Origin::Value(*i),
+            origin: Origin::Value(i),
             how: format!(
                 "{}: dropped: known only from branch tests, and {most} such values are staged already",
                 v.what
             ),
         });
     }
-    let chunks: Vec<&[(usize, LastWrite)]> = left.chunks(GROUP).collect();
-    let (staged, over) = chunks.split_at(chunks.len().min(MAX_GROUPS));
-    let reports: Vec<Report> = staged
-        .iter()
-        .map(|chunk| Report {
-            values: chunk.iter().map(|(_, v)| v.clone()).collect(),
-            ..base_report.clone()
-        })
-        .collect();
-    // `rec`'s labels now are sound for every value's stage (each adds to
-    // `base_report`).
-    let base_labels = rec.labels.clone();
-    let hint = if how.hints {
-        base_labels.clone()
-    } else {
-        Vec::new()
+    left
+}
+
+/// Stage 3's merge (module docs): each group's labels into `rec`, in
+/// order; a group that contradicts the report or an earlier group, or
+/// that the time budget left out, is listed.
+fn merge_stages(
+    rec: &mut Recovery,
+    staged: &[&[(usize, LastWrite)]],
+    runs: Runs,
+    how: Staging,
+) -> Result<(), SolveError> {
+    let (mut gained, mut left_out) = (0u64, 0u64);
+    let drop_all = |rec: &mut Recovery, chunk: &[(usize, LastWrite)], why: &str| {
+        for (i, v) in chunk {
+            rec.weakened.push(Weakening {
+                origin: Origin::Value(*i),
+                how: format!("{}: {why}", v.what),
+            });
+        }
     };
-    let mut gained = 0u64;
-    let deadline = how.value_budget.map(|factor| {
-        let budget =
-            (started.elapsed() * factor).max(std::time::Duration::from_millis(VALUE_FLOOR_MS));
-        rec.stats
-            .push(("values_budget_ms", budget.as_millis() as u64));
-        std::time::Instant::now() + budget
-    });
-    let runs = crate::budget::with_deadline(deadline, || run(&reports, &hint, how));
-    let mut left_out = 0u64;
     for (chunk, res) in staged.iter().zip(runs) {
         match res {
-            Ok(more) if conflicts(&rec.labels, &more.labels) => {
-                // Each group fits the rest of the report, but not together
-                // with the groups before: the values contradict each other.
-                for (i, v) in *chunk {
-                    rec.weakened.push(Weakening {
-                        origin: Origin::Value(*i),
-                        how: format!(
-                            "{}: dropped: its group of values contradicts the values of an earlier group (memory changed by something the graph does not show?)",
-                            v.what
-                        ),
-                    });
-                }
-            }
+            // Each group fits the rest of the report, but not together
+            // with the groups before: the values contradict each other.
+            Ok(more) if conflicts(&rec.labels, &more.labels) => drop_all(
+                rec,
+                chunk,
+                "dropped: its group of values contradicts the values of an earlier group (memory changed by something the graph does not show?)",
+            ),
             Ok(more) => {
                 gained += merge(&mut rec.labels, &more.labels);
                 // Origins inside the group's report are 0..chunk.len().
@@ -435,55 +495,25 @@ fn staged(
                     }
                 }
             }
-            Err(SolveError::Infeasible { .. }) => {
-                for (i, v) in *chunk {
-                    rec.weakened.push(Weakening {
-                        origin: Origin::Value(*i),
-                        how: format!(
-                            "{}: dropped: its group of values contradicts the rest of the report (memory changed by something the graph does not show?)",
-                            v.what
-                        ),
-                    });
-                }
-            }
+            Err(SolveError::Infeasible { .. }) => drop_all(
+                rec,
+                chunk,
+                "dropped: its group of values contradicts the rest of the report (memory changed by something the graph does not show?)",
+            ),
             Err(e) if out_of_budget(&e) => {
                 left_out += 1;
-                for (i, v) in *chunk {
-                    rec.weakened.push(Weakening {
-                        origin: Origin::Value(*i),
-                        how: format!(
-                            "{}: not used: {OUT_OF_BUDGET} ({}x the analysis before them, {VALUE_FLOOR_MS} ms at least; --value-budget)",
-                            v.what, how.value_budget.unwrap_or(0)
-                        ),
-                    });
-                }
+                let why = format!(
+                    "not used: {OUT_OF_BUDGET} ({}x the analysis before them, {VALUE_FLOOR_MS} ms at least; --value-budget)",
+                    how.value_budget.unwrap_or(0)
+                );
+                drop_all(rec, chunk, &why);
             }
             Err(e) => return Err(e),
         }
     }
-    for chunk in over {
-        for (i, v) in *chunk {
-            rec.weakened.push(Weakening {
-                origin: Origin::Value(*i),
-                how: format!(
-                    "{}: dropped: more than {} values",
-                    v.what,
-                    GROUP * MAX_GROUPS
-                ),
-            });
-        }
-    }
-    rec.undecided
-        .retain(|n| rec.labels[n.index()] == Label::Maybe);
-    rec.stats.push(("value_groups", staged.len() as u64));
     rec.stats.push(("value_groups_over_budget", left_out));
     rec.stats.push(("staged_values_gained", gained));
-    rec.stats.push(("staged_values_ms", ms(t)));
-    let base = Base {
-        report: base_report,
-        labels: base_labels,
-    };
-    Ok((rec, base))
+    Ok(())
 }
 
 /// "One of `set` ran": an unreliable `obsYes` trace of one element (how
