@@ -1034,6 +1034,125 @@ fn heuristic_order(
     order
 }
 
+/// Per evaluated point and observation (ran?): the signature of the
+/// lines it decides in each crash (see `MaybeLines::signature`).
+type Signatures = crate::fxhash::FxHashMap<(NodeId, bool), Vec<u64>>;
+
+/// The analyses of one suggestion search: a point observed, in every
+/// crash; with what they found and counted.
+struct Evaluator<'a> {
+    s: &'a (dyn Solver + Sync),
+    g: &'a Icfg,
+    crashes: &'a [Crash<'a>],
+    lines: &'a [MaybeLines],
+    analyses: AtomicUsize,
+    utl_analyses: AtomicUsize,
+    /// Observations found impossible.
+    impossible: AtomicUsize,
+    /// The first analysis that failed (a limit of the solver).
+    failed: Mutex<Option<SolveError>>,
+    signatures: Mutex<Signatures>,
+}
+
+impl Evaluator<'_> {
+    /// One observation of `n` in every crash where it is Maybe; `None`
+    /// when an analysis failed (a limit of the solver).
+    fn eval(&self, n: NodeId, obs: Observation) -> Option<PerCrash> {
+        let mut per = Vec::with_capacity(self.crashes.len());
+        let mut sig = Vec::with_capacity(self.crashes.len());
+        for (c, l) in self.crashes.iter().zip(self.lines) {
+            if c.base[n.index()] != Label::Maybe {
+                per.push(None);
+                sig.push(u64::MAX);
+                continue;
+            }
+            self.analyses.fetch_add(1, Ordering::Relaxed);
+            match analysis(self.s, self.g, &observe(c.report, n, obs)) {
+                Ok(Some(labels)) => {
+                    per.push(Some(l.decided(&labels)));
+                    sig.push(l.signature(&labels));
+                }
+                Ok(None) => {
+                    self.impossible.fetch_add(1, Ordering::Relaxed);
+                    per.push(None);
+                    sig.push(0);
+                }
+                Err(e) => {
+                    self.failed
+                        .lock()
+                        .expect("no worker panics")
+                        .get_or_insert(e);
+                    return None;
+                }
+            }
+        }
+        self.signatures
+            .lock()
+            .expect("no worker panics")
+            .insert((n, obs == Observation::Ran), sig);
+        Some(per)
+    }
+
+    /// UTL's re-runs as proven bounds (step 3''): the solver decides
+    /// every node UTL decides, and `analysis` is its `recover` alone (no
+    /// values or residue in stages, no flags set in some thread).
+    fn eval_utl(&self, n: NodeId, obs: Observation) -> Vec<Option<UtlRerun>> {
+        let utl = crate::utl::Utl::default();
+        let mut per = Vec::with_capacity(self.crashes.len());
+        for (c, l) in self.crashes.iter().zip(self.lines) {
+            if c.base[n.index()] != Label::Maybe {
+                per.push(None);
+                continue;
+            }
+            self.analyses.fetch_add(1, Ordering::Relaxed);
+            self.utl_analyses.fetch_add(1, Ordering::Relaxed);
+            per.push(
+                match analysis_before_lift(&utl, self.g, &observe(c.report, n, obs)) {
+                    Ok(Some(labels)) => Some(UtlRerun::Decides(l.decided(&labels))),
+                    Ok(None) => Some(UtlRerun::Impossible),
+                    Err(_) => None,
+                },
+            );
+        }
+        per
+    }
+
+    /// Both observations' signatures of an evaluated point.
+    fn signature_of(&self, n: NodeId) -> Option<(Vec<u64>, Vec<u64>)> {
+        let m = self.signatures.lock().expect("no worker panics");
+        Some((m.get(&(n, true))?.clone(), m.get(&(n, false))?.clone()))
+    }
+
+    /// Adds an exact suggestion to the point of `top` that asks the same
+    /// question (decides the same lines the same way, both ways), as its
+    /// alternative, the better of the two the representative; false when
+    /// there is none.
+    fn same(&self, top: &mut [Suggestion], sug: &Suggestion) -> bool {
+        let Some(mine) = self.signature_of(sug.point) else {
+            return false;
+        };
+        let Some(t) = top
+            .iter_mut()
+            .find(|t| t.exact && self.signature_of(t.point).as_ref() == Some(&mine))
+        else {
+            return false;
+        };
+        if better(sug, t) {
+            let mut alt = std::mem::take(&mut t.alternatives);
+            alt.extend(&t.equivalent);
+            *t = Suggestion {
+                alternatives: alt,
+                ..sug.clone()
+            };
+        } else {
+            t.alternatives.extend(&sug.equivalent);
+        }
+        t.alternatives.sort();
+        t.alternatives.dedup();
+        true
+    }
+}
+
 /// [`suggest`] for a group of crashes of one program: the points whose
 /// worst case, summed over the crashes, is highest (see
 /// [`Suggestion::worst`]). A crash where the point is decided, or where
@@ -1081,106 +1200,26 @@ pub fn suggest_group(
     if limits.k == 0 || classes.is_empty() {
         return out;
     }
-    let analyses = AtomicUsize::new(0);
+    let ev = Evaluator {
+        s,
+        g,
+        crashes,
+        lines: &lines,
+        analyses: AtomicUsize::new(0),
+        utl_analyses: AtomicUsize::new(0),
+        impossible: AtomicUsize::new(0),
+        failed: Mutex::new(None),
+        signatures: Mutex::new(Signatures::default()),
+    };
     let out_of_budget = |deadline: Option<Instant>| {
         deadline.is_some_and(|d| Instant::now() >= d)
             || limits
                 .max_analyses
-                .is_some_and(|m| analyses.load(Ordering::Relaxed) >= m)
+                .is_some_and(|m| ev.analyses.load(Ordering::Relaxed) >= m)
     };
-    let impossible = AtomicUsize::new(0);
-    let failed: Mutex<Option<SolveError>> = Mutex::new(None);
-    // Per evaluated point and observation (ran?): the signature of the
-    // lines it decides in each crash (see `MaybeLines::signature`).
-    type Signatures = crate::fxhash::FxHashMap<(NodeId, bool), Vec<u64>>;
-    let signatures: Mutex<Signatures> = Mutex::new(Signatures::default());
-    // One observation of `n` in every crash where it is Maybe; `None` when
-    // an analysis failed (a limit of the solver).
-    let eval = |n: NodeId, obs: Observation| -> Option<PerCrash> {
-        let mut per = Vec::with_capacity(crashes.len());
-        let mut sig = Vec::with_capacity(crashes.len());
-        for (c, l) in crashes.iter().zip(&lines) {
-            if c.base[n.index()] != Label::Maybe {
-                per.push(None);
-                continue;
-            }
-            analyses.fetch_add(1, Ordering::Relaxed);
-            match analysis(s, g, &observe(c.report, n, obs)) {
-                Ok(Some(labels)) => {
-                    per.push(Some(l.decided(&labels)));
-                    sig.push(l.signature(&labels));
-                }
-                Ok(None) => {
-                    impossible.fetch_add(1, Ordering::Relaxed);
-                    per.push(None);
-                    sig.push(0);
-                }
-                Err(e) => {
-                    failed.lock().expect("no worker panics").get_or_insert(e);
-                    return None;
-                }
-            }
-        }
-        signatures
-            .lock()
-            .expect("no worker panics")
-            .insert((n, obs == Observation::Ran), sig);
-        Some(per)
-    };
-    // Both observations' signatures of an evaluated point.
-    let signature_of = |n: NodeId| {
-        let m = signatures.lock().expect("no worker panics");
-        Some((m.get(&(n, true))?.clone(), m.get(&(n, false))?.clone()))
-    };
-    let same = |top: &mut Vec<Suggestion>, sug: &Suggestion| -> bool {
-        let Some(mine) = signature_of(sug.point) else {
-            return false;
-        };
-        let Some(j) = top
-            .iter()
-            .position(|t| t.exact && signature_of(t.point).as_ref() == Some(&mine))
-        else {
-            return false;
-        };
-        let t = &mut top[j];
-        if better(sug, t) {
-            let mut alt = std::mem::take(&mut t.alternatives);
-            alt.extend(&t.equivalent);
-            *t = Suggestion {
-                alternatives: alt,
-                ..sug.clone()
-            };
-        } else {
-            t.alternatives.extend(&sug.equivalent);
-        }
-        t.alternatives.sort();
-        t.alternatives.dedup();
-        true
-    };
-    // UTL's re-runs as proven bounds (step 3''): the solver decides
-    // every node UTL decides, and `analysis` is its `recover` alone (no
-    // values or residue in stages, no flags set in some thread).
-    let utl = crate::utl::Utl::default();
-    let utl_analyses = AtomicUsize::new(0);
-    let eval_utl = |n: NodeId, obs: Observation| -> Vec<Option<UtlRerun>> {
-        let mut per = Vec::with_capacity(crashes.len());
-        for (c, l) in crashes.iter().zip(&lines) {
-            if c.base[n.index()] != Label::Maybe {
-                per.push(None);
-                continue;
-            }
-            analyses.fetch_add(1, Ordering::Relaxed);
-            utl_analyses.fetch_add(1, Ordering::Relaxed);
-            per.push(
-                match analysis_before_lift(&utl, g, &observe(c.report, n, obs)) {
-                    Ok(Some(labels)) => Some(UtlRerun::Decides(l.decided(&labels))),
-                    Ok(None) => Some(UtlRerun::Impossible),
-                    Err(_) => None,
-                },
-            );
-        }
-        per
-    };
+    let eval = |n: NodeId, obs: Observation| ev.eval(n, obs);
+    let eval_utl = |n: NodeId, obs: Observation| ev.eval_utl(n, obs);
+    let same = |top: &mut Vec<Suggestion>, sug: &Suggestion| ev.same(top, sug);
     let utl_applies = use_bounds
         && s.refines_utl()
         && s.name() != "utl"
@@ -1203,7 +1242,7 @@ pub fn suggest_group(
         classes: &classes,
         limits,
         start,
-        analyses: &analyses,
+        analyses: &ev.analyses,
         eval: &eval,
         eval_utl: utl_applies.then_some(&eval_utl as &UtlEval<'_>),
         out_of_budget: &out_of_budget,
@@ -1213,16 +1252,16 @@ pub fn suggest_group(
     } else {
         search.exact(&mut out, &mut notes)
     };
-    if let Some(e) = failed.into_inner().expect("no worker panics") {
+    if let Some(e) = ev.failed.into_inner().expect("no worker panics") {
         out.complete = false;
         notes.push(format!(
             "some analyses failed ({e}); their points were left out"
         ));
     }
     out.top = top;
-    out.surely = impossible.into_inner();
-    out.analyses = analyses.into_inner();
-    out.utl_analyses = utl_analyses.into_inner();
+    out.surely = ev.impossible.into_inner();
+    out.analyses = ev.analyses.into_inner();
+    out.utl_analyses = ev.utl_analyses.into_inner();
     if !notes.is_empty() {
         out.note = Some(notes.join("; "));
     }
