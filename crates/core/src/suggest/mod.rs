@@ -781,10 +781,11 @@ impl Search<'_> {
     /// then the best confirmed by re-running, in order, until `k` points
     /// on distinct lines are confirmed or a limit is reached; the rest of
     /// the list keeps its proven lower bounds.
-    fn by_bounds(&self, out: &mut Suggestions, notes: &mut Vec<String>) -> Vec<Suggestion> {
+    /// Step 3' (module docs): per class and crash, the dominator bounds
+    /// "ran" and "not" (None where the point is not Maybe in that crash,
+    /// or the crash has no bounds).
+    fn dominator_bounds(&self, notes: &mut Vec<String>) -> Vec<Vec<Option<(usize, usize)>>> {
         let (g, n) = (self.g, self.g.num_nodes());
-        // Per crash and class: the bounds "ran" and "not" (None where the
-        // point is not Maybe in that crash).
         let mut per: Vec<Vec<Option<(usize, usize)>>> = vec![Vec::new(); self.classes.len()];
         let mut wanted = vec![false; n];
         let mut cut = 0;
@@ -838,6 +839,12 @@ impl Search<'_> {
                 "{cut} dominator walks cut at {WALK_CAP} steps (their bounds are lower)"
             ));
         }
+        per
+    }
+
+    fn by_bounds(&self, out: &mut Suggestions, notes: &mut Vec<String>) -> Vec<Suggestion> {
+        let g = self.g;
+        let mut per = self.dominator_bounds(notes);
         let mut by_utl = vec![false; self.classes.len()];
         let bound_of = |per: &[Vec<Option<(usize, usize)>>], by_utl: &[bool], i: usize| {
             let p = per[i].iter().flatten();
