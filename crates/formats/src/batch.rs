@@ -620,13 +620,15 @@ fn index_page(groups: &[Value], alone: &[Value]) -> String {
         );
     }
     index.push_str("</table>\n");
-    if groups.is_empty() {
-        index.push_str("<p>No group: no two crashes share a signature.</p>\n");
-    }
     let singles: usize = alone
         .iter()
         .map(|g| g["crashes"].as_array().map_or(0, |a| a.len()))
         .sum();
+    if groups.is_empty() && singles > 0 {
+        index.push_str(
+            "<p>No group: fewer than <code>--min-group</code> crashes share each signature.</p>\n",
+        );
+    }
     if singles > 0 {
         let _ = writeln!(
             index,
@@ -843,6 +845,18 @@ mod tests {
             page.contains("<td class=\"num\">3</td><td class=\"s\"></td>"),
             "{page}"
         );
+        // No group at all: the lone crashes still listed.
+        let out3 = d.join("html3");
+        write_group_pages(
+            &out3,
+            &g.lines(4),
+            &g.alone(4),
+            &mut SourceFiles::new(PathMap::new()),
+        )
+        .unwrap();
+        let index = std::fs::read_to_string(out3.join("index.html")).unwrap();
+        assert!(index.contains("<p>No group: fewer than"), "{index}");
+        assert!(index.contains("Crashes not in a group (3)"), "{index}");
         let _ = std::fs::remove_dir_all(&d);
     }
 
