@@ -700,7 +700,7 @@ fn log_section(c: &Ctx<'_, '_>) -> String {
         .filter(|(_, l)| matches!(l.outcome, Outcome::Element(_)))
         .count();
     let mut s = format!(
-        "<h2 id=\"log\">Log</h2>\n<p class=\"sub\">{matched} of {total} log lines matched to the print statements that can have printed them (one of them ran, in this order); each statement's page shows its lines beside it.</p>\n<table class=\"loglines\">\n<tr><th class=\"num\">#</th><th>log line</th><th>printed by</th></tr>\n"
+        "<h2 id=\"log\">Log</h2>\n<p class=\"sub\">{matched} of {total} log lines matched to the print statements that can have printed them (for each line, one of its statements ran, in the log's order); each statement's page shows its lines beside it.</p>\n<table class=\"loglines\">\n<tr><th class=\"num\">#</th><th>log line</th><th>printed by</th></tr>\n"
     );
     for (m, l) in lines().take(MAX_LOG_ROWS) {
         let by = match l.outcome {
