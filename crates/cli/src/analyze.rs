@@ -277,6 +277,7 @@ fn run_within(a: AnalyzeArgs) -> Result<(), Failure> {
                 witness: witness.as_deref(),
                 why: &why,
                 suggestions: None,
+                logs: &loaded.logs,
             },
             &view,
         )

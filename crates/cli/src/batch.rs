@@ -661,12 +661,13 @@ pub fn run(a: BatchArgs) -> Result<(), Failure> {
     if let Some(e) = sink.error.take() {
         return write_error(e);
     }
-    let groups = sink
+    let min = a.min_group.max(1);
+    let (groups, alone) = sink
         .groups
         .take()
-        .map(|g| g.lines(a.min_group.max(1)))
+        .map(|g| (g.lines(min), g.alone(min)))
         .unwrap_or_default();
-    write_groups(&a, &mut sink.out, &groups)?;
+    write_groups(&a, &mut sink.out, &groups, &alone)?;
     let g = &ctx.graphs;
     let secs = |c: &AtomicU64| c.load(Ordering::Relaxed) as f64 / 1e9;
     eprintln!(
@@ -701,8 +702,13 @@ fn write_error(e: std::io::Error) -> Result<(), Failure> {
 }
 
 /// The group lines after the crash lines (JSON), or groups.jsonl and the
-/// pages (HTML).
-fn write_groups(a: &BatchArgs, out: &mut dyn Write, groups: &[Value]) -> Result<(), Failure> {
+/// pages (HTML; `alone`: the crashes in no group, listed on the index).
+fn write_groups(
+    a: &BatchArgs,
+    out: &mut dyn Write,
+    groups: &[Value],
+    alone: &[Value],
+) -> Result<(), Failure> {
     let w = |out: &mut dyn Write| -> std::io::Result<()> {
         for g in groups {
             serde_json::to_writer(&mut *out, g)?;
@@ -714,7 +720,12 @@ fn write_groups(a: &BatchArgs, out: &mut dyn Write, groups: &[Value]) -> Result<
         (BatchFormat::Html, Some(dir)) => {
             let mut f = open_output(a, "groups.jsonl")?;
             w(&mut f).or_else(write_error)?;
-            let written = fb::write_group_pages(dir, groups)
+            let mut paths = PathMap::new();
+            for r in &a.path_map {
+                paths.push_spec(r).map_err(Failure::input)?;
+            }
+            let mut sources = fb::SourceFiles::new(paths);
+            let written = fb::write_group_pages(dir, groups, alone, &mut sources)
                 .map_err(|e| Failure::input(format!("{}: {e}", dir.display())))?;
             eprintln!(
                 "postmortem: wrote {} ({} group pages)",
@@ -748,10 +759,11 @@ fn groups_from(a: &BatchArgs) -> Result<(), Failure> {
             groups.add(&v);
         }
     }
-    let lines = groups.lines(a.min_group.max(1));
+    let min = a.min_group.max(1);
+    let (lines, alone) = (groups.lines(min), groups.alone(min));
     match a.format {
-        BatchFormat::Json => write_groups(a, &mut open_output(a, "")?, &lines),
+        BatchFormat::Json => write_groups(a, &mut open_output(a, "")?, &lines, &alone),
         // Writes groups.jsonl and the pages itself.
-        BatchFormat::Html => write_groups(a, &mut std::io::sink(), &lines),
+        BatchFormat::Html => write_groups(a, &mut std::io::sink(), &lines, &alone),
     }
 }

@@ -258,6 +258,9 @@ pub struct Loaded {
     pub values: Vec<ValueUse>,
     /// What the core's stack residue gave.
     pub residue: Option<ResidueInfo>,
+    /// Every log (`--log`, a report's log lines) as it was matched to the
+    /// program's print statements (for the HTML report).
+    pub logs: Vec<postmortem_formats::logs::LogMatch>,
     /// What to say when the report turns out impossible (a Sentry
     /// event's frames that look listed crash first).
     pub impossible_hint: Option<String>,
@@ -296,6 +299,7 @@ pub fn load(inputs: &Inputs, max_memory: usize) -> Result<Loaded, Failure> {
     };
     let mut values = Vec::new();
     let mut residue = None;
+    let mut logs = Vec::new();
     let mut impossible_hint = None;
     let mut sink = |e: Event<'_>| match e {
         Event::Values(v) => values = v.to_vec(),
@@ -308,6 +312,7 @@ pub fn load(inputs: &Inputs, max_memory: usize) -> Result<Loaded, Failure> {
         }
         Event::Note(n) => eprintln!("postmortem: note: {n}"),
         Event::LogMatched { source, matched } => {
+            logs.push(matched.clone());
             if inputs.explain_log {
                 eprintln!("postmortem: log matches for {source}:");
                 // Explaining is best effort: a closed stderr is not an error.
@@ -339,6 +344,7 @@ pub fn load(inputs: &Inputs, max_memory: usize) -> Result<Loaded, Failure> {
         },
         values,
         residue,
+        logs,
         impossible_hint,
     })
 }

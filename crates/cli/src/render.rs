@@ -106,12 +106,14 @@ pub fn write_analysis(
 /// What only the HTML report shows, beside the analysis.
 #[derive(Clone, Copy)]
 pub struct HtmlExtras<'a> {
-    /// One execution that fits the report.
+    /// One execution that fits the report (an example path).
     pub witness: Option<&'a [NodeId]>,
     /// Why lines are Yes or No.
     pub why: &'a Why,
     /// What to observe next, when `suggest` computed it.
     pub suggestions: Option<&'a postmortem_core::suggest::Suggestions>,
+    /// The logs as they were matched to the program's print statements.
+    pub logs: &'a [postmortem_formats::logs::LogMatch],
 }
 
 /// Writes an analysis as `opts` say: text, JSON, annotated sources and
@@ -130,6 +132,7 @@ pub fn write_analysis_as(
         witness,
         why,
         suggestions,
+        logs,
     } = *extras;
     if opts.output.is_some() && opts.format != AnalyzeFormat::Html {
         eprintln!(
@@ -169,6 +172,8 @@ pub fn write_analysis_as(
                 frames: view.frames,
                 why,
                 suggestions,
+                values: view.values,
+                logs,
             };
             let written = write_html(&dir, &page)?;
             writeln!(

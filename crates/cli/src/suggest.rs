@@ -229,6 +229,7 @@ fn run_within(a: SuggestArgs) -> Result<(), Failure> {
                         witness: witness.as_deref(),
                         why: &postmortem_core::why::Why::default(),
                         suggestions: Some(&sug),
+                        logs: &loaded.logs,
                     },
                     &view,
                 )

@@ -543,18 +543,18 @@ fn a_directory_of_crashes_and_html_group_pages() {
         "files beside the crash directories are ignored",
     )
     .unwrap();
-    std::fs::create_dir_all(crashes.join("d")).unwrap();
-    std::fs::write(
-        crashes.join("d").join("crash.json"),
-        format!(
-            r#"{{"core": "{}"}}"#,
-            dir.join("core2")
-                .display()
-                .to_string()
-                .replace('\\', "\\\\")
-        ),
-    )
-    .unwrap();
+    // d: kind 2 (the group's other path); e: kind 3, alone in its group.
+    for (sub, core) in [("d", "core2"), ("e", "core3")] {
+        std::fs::create_dir_all(crashes.join(sub)).unwrap();
+        std::fs::write(
+            crashes.join(sub).join("crash.json"),
+            format!(
+                r#"{{"core": "{}"}}"#,
+                dir.join(core).display().to_string().replace('\\', "\\\\")
+            ),
+        )
+        .unwrap();
+    }
     let html = scratch("dir-html");
     let o = postmortem(
         dir,
@@ -573,7 +573,7 @@ fn a_directory_of_crashes_and_html_group_pages() {
     );
     assert!(o.status.success(), "{}", show(&o));
     let (c, _) = parse_lines(&std::fs::read(html.join("crashes.jsonl")).unwrap());
-    for id in ["a", "b", "d"] {
+    for id in ["a", "b", "d", "e"] {
         assert_eq!(c[id]["status"], "ok", "{}", c[id]);
     }
     assert_eq!(c["c"]["status"], "failed");
@@ -582,8 +582,21 @@ fn a_directory_of_crashes_and_html_group_pages() {
     assert_eq!(groups[0]["crashes"].as_array().unwrap().len(), 3);
     let index = std::fs::read_to_string(html.join("index.html")).unwrap();
     assert!(index.contains("crash_here | handle | main"), "{index}");
+    // The crash alone in its group is on the index too.
+    assert!(
+        index.contains("<tr><td>e</td><td>crash_here | other | main</td>"),
+        "{index}"
+    );
     let page = std::fs::read_to_string(html.join("group-0.html")).unwrap();
     assert!(page.contains("Lines that differ"), "{page}");
+    // Where the group's crashes part ways, with the source text: a and b
+    // (kind 1) ran `step_a`, d (kind 2) did not.
+    assert!(
+        page.contains(&format!(
+            "<td class=\"num\">{STEP_A_LINE}</td><td class=\"s\">step_a(kind);</td><td class=\"y\">a, b</td><td class=\"no\">d</td>"
+        )),
+        "{page}"
+    );
 }
 
 /// `--no-nodes` lines are the full lines without their `nodes` lists

@@ -462,10 +462,10 @@ fn html_writes_a_linked_escaped_site() {
         index.contains("<span class=\"badge crash\">#0 crash</span> <code class=\"fn\">crash</code> at <a href=\"file-0.html#L16\">"),
         "{index}"
     );
-    // Every solver gives a witness now (utl too): one concrete execution,
+    // Every solver gives a witness now (utl too): an example path,
     // folded away until asked for.
     assert!(
-        index.contains("<details>\n<summary>One execution that fits"),
+        index.contains("<details>\n<summary>An example path ("),
         "{index}"
     );
     let page = std::fs::read_to_string(dir.join("file-0.html")).unwrap();

@@ -14,11 +14,14 @@
 //! lists per source line that some crash decided: it grows with the
 //! crashes of the group, never with the graph's other crashes.
 
+use crate::html::escape;
 use crate::input::{read_bounded, Limit};
+use postmortem_core::locate::PathMap;
 use postmortem_core::{Icfg, Report};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
 use std::hash::Hasher;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -507,45 +510,102 @@ impl Groups {
         }
         out
     }
+
+    /// The crashes not in a group line of [`Groups::lines`]`(min)`: one
+    /// value per signature shared by fewer than `min` ok crashes (one
+    /// crash alone, by default), `{group, graph, crashes}`, in (graph,
+    /// signature) order.
+    pub fn alone(&self, min: usize) -> Vec<Value> {
+        self.groups
+            .iter()
+            .filter(|(_, g)| g.crashes.len() < min)
+            .map(|((graph, sig), g)| json!({"group": sig, "graph": graph, "crashes": g.crashes}))
+            .collect()
+    }
+}
+
+/// Source lines for the group pages, read through a path map, each file
+/// once (a file that cannot be read gives no text).
+pub struct SourceFiles {
+    paths: PathMap,
+    files: HashMap<String, Option<Vec<String>>>,
+}
+
+impl SourceFiles {
+    /// Reads the graph's paths as `paths` rewrites them.
+    pub fn new(paths: PathMap) -> SourceFiles {
+        SourceFiles {
+            paths,
+            files: HashMap::new(),
+        }
+    }
+
+    /// Line `line` (1-based) of `file` (a path as the graph has it),
+    /// trimmed, when it can be read.
+    pub fn line(&mut self, file: &str, line: u64) -> Option<String> {
+        let paths = &self.paths;
+        let lines = self.files.entry(file.to_string()).or_insert_with(|| {
+            let limit = Limit {
+                bytes: crate::input::DEFAULT_TEXT_LIMIT,
+                what: "source file",
+                raise: None,
+            };
+            let bytes = read_bounded(Path::new(&paths.apply(file)), &limit).ok()?;
+            Some(
+                String::from_utf8_lossy(&bytes)
+                    .lines()
+                    .map(str::to_string)
+                    .collect(),
+            )
+        });
+        let i = usize::try_from(line).ok()?.checked_sub(1)?;
+        Some(lines.as_ref()?.get(i)?.trim().to_string())
+    }
+}
+
+fn page_head(title: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{}</title><style>{}</style></head><body>\n<h1>{}</h1>\n",
+        escape(title),
+        crate::html::CSS,
+        escape(title)
+    )
+}
+
+fn ids_html(v: &Value) -> String {
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|x| x.as_str())
+        .map(escape)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Writes `dir/index.html` (every group: its signature, crashes and how
-/// many lines differ) and `dir/group-K.html` per group line of
+/// many lines differ; then every crash alone in its group, from
+/// [`Groups::alone`]) and `dir/group-K.html` per group line of
 /// [`Groups::lines`] (its crashes, its Yes and No lines per file, and a
-/// table of the lines that differ with the crashes on each side).
-/// Returns how many group pages were written.
-pub fn write_group_pages(dir: &Path, groups: &[Value]) -> std::io::Result<usize> {
-    use crate::html::{escape, CSS};
-    use crate::output::ranges;
-    use std::fmt::Write as _;
+/// table of the lines that differ, with their source text and the
+/// crashes on each side). Returns how many group pages were written.
+pub fn write_group_pages(
+    dir: &Path,
+    groups: &[Value],
+    alone: &[Value],
+    sources: &mut SourceFiles,
+) -> std::io::Result<usize> {
     std::fs::create_dir_all(dir)?;
-    let head = |title: &str| {
-        format!(
-            "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{}</title><style>{CSS}</style></head><body>\n<h1>{}</h1>\n",
-            escape(title),
-            escape(title)
-        )
-    };
-    let lines_of = |v: &Value| -> Vec<u32> {
-        v.as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|x| x.as_u64().map(|l| l as u32))
-            .collect()
-    };
-    let ids = |v: &Value| -> String {
-        v.as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|x| x.as_str())
-            .map(escape)
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let mut index = head("postmortem: crash groups");
+    for (k, g) in groups.iter().enumerate() {
+        std::fs::write(dir.join(format!("group-{k}.html")), group_page(g, sources))?;
+    }
+    std::fs::write(dir.join("index.html"), index_page(groups, alone))?;
+    Ok(groups.len())
+}
+
+fn index_page(groups: &[Value], alone: &[Value]) -> String {
+    let mut index = page_head("postmortem: crash groups");
     index.push_str("<table><tr><th>group (signature)</th><th class=\"num\">crashes</th><th class=\"num\">lines that differ</th></tr>\n");
     for (k, g) in groups.iter().enumerate() {
-        let sig = g["group"].as_str().unwrap_or("");
         let n = g["crashes"].as_array().map_or(0, |a| a.len());
         let differ: usize = g["differ"].as_object().map_or(0, |m| {
             m.values()
@@ -556,63 +616,108 @@ pub fn write_group_pages(dir: &Path, groups: &[Value]) -> std::io::Result<usize>
         let _ = writeln!(
             index,
             "<tr><td><a href=\"group-{k}.html\">{}</a></td><td class=\"num\">{n}</td><td class=\"num\">{differ}</td></tr>",
-            escape(sig)
+            escape(g["group"].as_str().unwrap_or(""))
         );
-        let mut page = head(&format!("group: {sig}"));
+    }
+    index.push_str("</table>\n");
+    let singles: usize = alone
+        .iter()
+        .map(|g| g["crashes"].as_array().map_or(0, |a| a.len()))
+        .sum();
+    if groups.is_empty() && singles > 0 {
+        index.push_str(
+            "<p>No group: fewer than <code>--min-group</code> crashes share each signature.</p>\n",
+        );
+    }
+    if singles > 0 {
         let _ = writeln!(
-            page,
-            "<p class=\"sub\">graph {}<br>{n} crashes: {}</p>\n<p><a href=\"index.html\">all groups</a></p>",
-            escape(g["graph"].as_str().unwrap_or("")),
-            ids(&g["crashes"])
+            index,
+            "<h2 id=\"alone\">Crashes not in a group ({singles})</h2>\n<p class=\"sub\">Fewer crashes than <code>--min-group</code> have their signature; each crash's labels are its line in <code>crashes.jsonl</code>.</p>\n<table><tr><th>crash</th><th>signature</th><th>graph</th></tr>"
         );
-        for (key, title) in [
-            ("yes", "Yes in every crash (ran before each)"),
-            ("no", "No in every crash (ran before none)"),
-        ] {
-            let _ = writeln!(page, "<h2>{title}</h2>");
-            match g[key].as_object() {
-                Some(m) if !m.is_empty() => {
-                    page.push_str("<table>\n");
-                    for (file, ls) in m {
-                        let _ = writeln!(
-                            page,
-                            "<tr><td>{}</td><td>{}</td></tr>",
-                            escape(file),
-                            escape(&ranges(lines_of(ls)))
-                        );
-                    }
-                    page.push_str("</table>\n");
-                }
-                _ => page.push_str("<p>none</p>\n"),
+        for g in alone {
+            for id in g["crashes"].as_array().into_iter().flatten() {
+                let _ = writeln!(
+                    index,
+                    "<tr><td>{}</td><td>{}</td><td class=\"sub\">{}</td></tr>",
+                    escape(id.as_str().unwrap_or("")),
+                    escape(g["group"].as_str().unwrap_or("")),
+                    escape(g["graph"].as_str().unwrap_or(""))
+                );
             }
         }
-        page.push_str("<h2>Lines that differ (Yes in some crashes, No in others: where the crashes part ways)</h2>\n");
-        match g["differ"].as_object() {
+        index.push_str("</table>\n");
+    }
+    index.push_str("</body></html>\n");
+    index
+}
+
+fn group_page(g: &Value, sources: &mut SourceFiles) -> String {
+    use crate::output::ranges;
+    let lines_of = |v: &Value| -> Vec<u32> {
+        v.as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|x| x.as_u64().map(|l| l as u32))
+            .collect()
+    };
+    let sig = g["group"].as_str().unwrap_or("");
+    let n = g["crashes"].as_array().map_or(0, |a| a.len());
+    let mut page = page_head(&format!("group: {sig}"));
+    let _ = writeln!(
+        page,
+        "<p class=\"sub\">graph {}<br>{n} crashes: {}</p>\n<p><a href=\"index.html\">all groups</a></p>",
+        escape(g["graph"].as_str().unwrap_or("")),
+        ids_html(&g["crashes"])
+    );
+    for (key, title) in [
+        ("yes", "Yes in every crash (ran before each)"),
+        ("no", "No in every crash (ran before none)"),
+    ] {
+        let _ = writeln!(page, "<h2>{title}</h2>");
+        match g[key].as_object() {
             Some(m) if !m.is_empty() => {
-                page.push_str("<table><tr><th>file</th><th class=\"num\">line</th><th>Yes in</th><th>No in</th><th>Maybe in</th></tr>\n");
-                for (file, rows) in m {
-                    for r in rows.as_array().into_iter().flatten() {
-                        let _ = writeln!(
-                            page,
-                            "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"y\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
-                            escape(file),
-                            r["line"],
-                            ids(&r["yes"]),
-                            ids(&r["no"]),
-                            ids(&r["maybe"])
-                        );
-                    }
+                page.push_str("<table>\n");
+                for (file, ls) in m {
+                    let _ = writeln!(
+                        page,
+                        "<tr><td>{}</td><td>{}</td></tr>",
+                        escape(file),
+                        escape(&ranges(lines_of(ls)))
+                    );
                 }
                 page.push_str("</table>\n");
             }
             _ => page.push_str("<p>none</p>\n"),
         }
-        page.push_str("</body></html>\n");
-        std::fs::write(dir.join(format!("group-{k}.html")), page)?;
     }
-    index.push_str("</table>\n</body></html>\n");
-    std::fs::write(dir.join("index.html"), index)?;
-    Ok(groups.len())
+    page.push_str("<h2>Lines that differ (Yes in some crashes, No in others: where the crashes part ways)</h2>\n");
+    match g["differ"].as_object() {
+        Some(m) if !m.is_empty() => {
+            page.push_str("<table class=\"src\"><tr><th>file</th><th class=\"num\">line</th><th>source</th><th>Yes in</th><th>No in</th><th>Maybe in</th></tr>\n");
+            for (file, rows) in m {
+                for r in rows.as_array().into_iter().flatten() {
+                    let text = r["line"]
+                        .as_u64()
+                        .and_then(|l| sources.line(file, l))
+                        .unwrap_or_default();
+                    let _ = writeln!(
+                        page,
+                        "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"s\">{}</td><td class=\"y\">{}</td><td class=\"no\">{}</td><td>{}</td></tr>",
+                        escape(file),
+                        r["line"],
+                        escape(&text),
+                        ids_html(&r["yes"]),
+                        ids_html(&r["no"]),
+                        ids_html(&r["maybe"])
+                    );
+                }
+            }
+            page.push_str("</table>\n");
+        }
+        _ => page.push_str("<p>none</p>\n"),
+    }
+    page.push_str("</body></html>\n");
+    page
 }
 
 #[cfg(test)]
@@ -670,6 +775,89 @@ mod tests {
                    {"line": 4, "yes": ["c2"], "no": ["c1"], "maybe": []}])
         );
         assert_eq!(g.lines(1).len(), 2);
+    }
+
+    /// The index lists the crashes alone in their group as well as the
+    /// groups; a group page's lines that differ come with their source.
+    #[test]
+    fn pages_list_lone_crashes_and_the_source_of_differing_lines() {
+        let d = std::env::temp_dir().join(format!("pm-group-pages-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(d.join("src")).unwrap();
+        std::fs::write(
+            d.join("src/a.c"),
+            "int main() {\n    if (x < 1)\n        step_a(&x);\n}\n",
+        )
+        .unwrap();
+        let line = |id: &str, sig: &str, yes: &[u64], no: &[u64]| {
+            json!({"status": "ok", "id": id, "signature": sig, "graph": "k",
+                   "lines": {"/build/a.c": {"yes": yes, "no": no, "maybe": []}}})
+        };
+        let mut g = Groups::default();
+        g.add(&line("c1", "f | main", &[1, 2, 3], &[]));
+        g.add(&line("c2", "f | main", &[1, 2], &[3]));
+        g.add(&line("lone<1>", "g | main", &[1], &[]));
+        assert_eq!(
+            g.alone(2),
+            vec![json!({"group": "g | main", "graph": "k", "crashes": ["lone<1>"]})]
+        );
+        assert!(g.alone(1).is_empty());
+        assert_eq!(g.alone(3).len(), 2);
+        let mut paths = PathMap::new();
+        paths
+            .push_spec(&format!("/build={}", d.join("src").display()))
+            .unwrap();
+        let out = d.join("html");
+        let n = write_group_pages(&out, &g.lines(2), &g.alone(2), &mut SourceFiles::new(paths))
+            .unwrap();
+        assert_eq!(n, 1);
+        let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+        assert!(
+            index.contains("<a href=\"group-0.html\">f | main</a>"),
+            "{index}"
+        );
+        assert!(
+            index.contains("<h2 id=\"alone\">Crashes not in a group (1)</h2>"),
+            "{index}"
+        );
+        assert!(
+            index.contains(
+                "<tr><td>lone&lt;1&gt;</td><td>g | main</td><td class=\"sub\">k</td></tr>"
+            ),
+            "{index}"
+        );
+        let page = std::fs::read_to_string(out.join("group-0.html")).unwrap();
+        assert!(
+            page.contains("<tr><td>/build/a.c</td><td class=\"num\">3</td><td class=\"s\">step_a(&amp;x);</td><td class=\"y\">c1</td><td class=\"no\">c2</td><td></td></tr>"),
+            "{page}"
+        );
+        // A source that cannot be read: the row without text.
+        let out2 = d.join("html2");
+        write_group_pages(
+            &out2,
+            &g.lines(2),
+            &[],
+            &mut SourceFiles::new(PathMap::new()),
+        )
+        .unwrap();
+        let page = std::fs::read_to_string(out2.join("group-0.html")).unwrap();
+        assert!(
+            page.contains("<td class=\"num\">3</td><td class=\"s\"></td>"),
+            "{page}"
+        );
+        // No group at all: the lone crashes still listed.
+        let out3 = d.join("html3");
+        write_group_pages(
+            &out3,
+            &g.lines(4),
+            &g.alone(4),
+            &mut SourceFiles::new(PathMap::new()),
+        )
+        .unwrap();
+        let index = std::fs::read_to_string(out3.join("index.html")).unwrap();
+        assert!(index.contains("<p>No group: fewer than"), "{index}");
+        assert!(index.contains("Crashes not in a group (3)"), "{index}");
+        let _ = std::fs::remove_dir_all(&d);
     }
 
     #[test]

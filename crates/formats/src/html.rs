@@ -4,12 +4,16 @@
 //! `DIR/index.html` starts from the crash: a headline naming the crashing
 //! function and line, then the stack as a list of frames, innermost first
 //! (as gdb prints it), each linked to its function's source page scrolled
-//! to the call it is waiting in (or the crash line). Then the source files
-//! with their share of Yes / No / Maybe lines (files on the stack first),
-//! one click away; then, folded (`<details>`), one execution that fits the
-//! failure data, in the program's own code only (no `<external code>`
-//! steps, no runtime constructors, loop iterations folded), the weakened
-//! constraints and the node counts. Paths are shown relative to the
+//! to the call it is waiting in (or the crash line), with the values of
+//! its locals read from a core. Then the log, each line with the print
+//! statements that can have printed it; the source files with their share
+//! of Yes / No / Maybe lines (files on the stack first), one click away;
+//! then, folded (`<details>`), an example path: one execution the control
+//! flow allows that fits the failure data, said not to be necessarily
+//! what the program did, in the program's own code only (no `<external
+//! code>` steps, no runtime constructors, loop iterations folded); every
+//! value read from the core, the weakened constraints and the node
+//! counts. Paths are shown relative to the
 //! sources' common directory, which the page names once. A crash or call
 //! that the report places on several nodes of one line is named once.
 //!
@@ -20,12 +24,18 @@
 //! of the stack whose function is in the file, that frame's Local label
 //! (what ran in that activation before its pending call or the crash; see
 //! [`postmortem_core::local`]), and a badge on each frame's stop line.
+//! After the source text: on a frame's stop line the values of that
+//! frame's locals and of the globals the line names, on a local's
+//! declaration line its value, and beside a print statement the log lines
+//! matched to it. Values and log lines are shown, never used here.
 //!
 //! Pages are self-contained (inline CSS, no script, no external resource),
 //! so the directory works offline and from anywhere; every text from the
 //! inputs is HTML-escaped.
 
 use crate::annotate::{label_word, local_lines, Sources};
+use crate::logs::{LogMatch, Outcome};
+use crate::vars::ValueUse;
 use postmortem_core::local::FrameLabels;
 use postmortem_core::summary::{by_line, Counts, FileLines};
 use postmortem_core::why::Why;
@@ -62,6 +72,13 @@ pub struct HtmlReport<'a> {
     /// What to observe next (`suggest`), when it was computed: a section
     /// linking each point to its line.
     pub suggestions: Option<&'a postmortem_core::suggest::Suggestions>,
+    /// Variables' values read from a core ([`crate::vars::constraints`]):
+    /// each local beside its frame, and on its declaration line and the
+    /// line its frame stopped on when that line names it.
+    pub values: &'a [ValueUse],
+    /// The logs matched to the program's print statements: each line
+    /// listed, and shown beside the statements that can have printed it.
+    pub logs: &'a [LogMatch],
 }
 
 /// Escapes text for HTML content and attribute values.
@@ -100,7 +117,10 @@ ol.stack pre{margin:.2em 0 0 1.5em;font-family:ui-monospace,monospace;color:#333
 .badge{font-size:.8em;background:#333;color:#fff;border-radius:.3em;padding:0 .3em;margin-right:.2em;white-space:nowrap}\
 .badge.crash{background:#b00}\
 details{margin-top:1.2em}summary{cursor:pointer;font-weight:bold}\
-code{font-family:ui-monospace,monospace}:target{outline:2px solid #36c}";
+code{font-family:ui-monospace,monospace}:target{outline:2px solid #36c}\
+.val,.log{font-size:.85em;border-radius:.3em;padding:0 .3em;margin-right:.3em;white-space:nowrap}\
+.val{background:#e4e8f8}.log{background:#e8f0e0;font-family:ui-monospace,monospace}\
+.vals{margin:.2em 0 0 1.5em}.src td.note{white-space:nowrap}";
 
 /// The legend of the labels.
 const LEGEND_HTML: &str = "<span class=\"y\">Yes</span> surely ran before the crash, \
@@ -345,6 +365,8 @@ struct ShownFrame<'r> {
     callee: Option<&'r NodeSet>,
     /// Its Local labels, when known.
     local: Option<&'r FrameLabels>,
+    /// Its activation, numbered as [`FrameLabels::frame`].
+    activation: usize,
 }
 
 impl ShownFrame<'_> {
@@ -368,6 +390,7 @@ fn shown_frames<'r>(r: &'r HtmlReport<'_>) -> Vec<ShownFrame<'r>> {
             stop: c,
             callee: None,
             local: local(r.report.stack.len()),
+            activation: r.report.stack.len(),
         });
     }
     for (k, f) in r.report.stack.iter().enumerate().rev() {
@@ -376,6 +399,7 @@ fn shown_frames<'r>(r: &'r HtmlReport<'_>) -> Vec<ShownFrame<'r>> {
             stop: &f.call,
             callee: Some(&f.entry),
             local: local(k),
+            activation: k,
         });
     }
     out
@@ -398,6 +422,325 @@ fn line_counts(fl: &FileLines) -> (usize, usize, usize) {
         fl.with(Label::No).count(),
         fl.with(Label::Maybe).count(),
     )
+}
+
+/// The most values listed beside one frame.
+const MAX_FRAME_VALUES: usize = 24;
+
+/// `name = value`, with where it was read and what became of it in a
+/// tooltip; `prefix` names its frame (`#1 `) where that is needed. On the
+/// line its frame stopped on (`stop`), a store to it on that line may not
+/// have run yet: said.
+fn value_html(c: &Ctx<'_, '_>, u: &ValueUse, prefix: &str, stop: Option<(FileId, u32)>) -> String {
+    let used = if u.constraint.is_some() || u.local.is_some() {
+        "used as evidence".to_string()
+    } else {
+        format!(
+            "not used as evidence: {}",
+            u.unused.as_deref().unwrap_or("-")
+        )
+    };
+    let pending = stop.is_some_and(|at| {
+        u.shown
+            .stores
+            .iter()
+            .any(|&n| place(c.r.graph, n) == Some(at))
+    });
+    let (mark, why) = if pending {
+        (
+            " (before this line's store?)",
+            "; the frame stopped on this line, which stores to it: the value may be what the memory held before that store",
+        )
+    } else {
+        ("", "")
+    };
+    format!(
+        "<code class=\"val\" title=\"{}\">{prefix}{} = {}{mark}</code>",
+        escape(&format!("read from the core, {}; {used}{why}", u.place)),
+        escape(&u.name),
+        escape(&u.value_text())
+    )
+}
+
+/// The values of a frame's locals, beside it in the stack.
+fn frame_values_html(c: &Ctx<'_, '_>, f: &ShownFrame<'_>) -> String {
+    let stops: BTreeSet<(FileId, u32)> = f
+        .stop
+        .nodes()
+        .iter()
+        .filter_map(|&n| place(c.r.graph, n))
+        .collect();
+    let stop = match stops.iter().next() {
+        Some(&at) if stops.len() == 1 => Some(at),
+        _ => None,
+    };
+    let vals: Vec<&ValueUse> =
+        c.r.values
+            .iter()
+            .filter(|u| u.shown.activation == Some(f.activation))
+            .collect();
+    if vals.is_empty() {
+        return String::new();
+    }
+    let mut shown: Vec<String> = vals
+        .iter()
+        .take(MAX_FRAME_VALUES)
+        .map(|u| value_html(c, u, "", stop))
+        .collect();
+    if vals.len() > MAX_FRAME_VALUES {
+        shown.push(format!("and {} more", vals.len() - MAX_FRAME_VALUES));
+    }
+    format!("<div class=\"vals\">in the core: {}</div>", shown.join(" "))
+}
+
+/// The most rows of the values table.
+const MAX_VALUE_ROWS: usize = 2000;
+
+/// Every value read from the core, folded: globals, and locals whatever
+/// their frame.
+fn values_section(r: &HtmlReport<'_>) -> String {
+    if r.values.is_empty() {
+        return String::new();
+    }
+    let mut s = format!(
+        "<details>\n<summary>Values read from the core ({})</summary>\n<p class=\"sub\">The locals are also shown beside their frames, and on their lines in the files' pages. A value is evidence where some stores of the program cannot have left it.</p>\n<table>\n<tr><th>variable</th><th>value</th><th>read from</th><th>as evidence</th></tr>\n",
+        r.values.len()
+    );
+    for u in r.values.iter().take(MAX_VALUE_ROWS) {
+        let used = match (&u.unused, u.constraint.or(u.local)) {
+            (_, Some(_)) => "used".to_string(),
+            (Some(why), None) => format!("not used: {why}"),
+            (None, None) => "not used".to_string(),
+        };
+        let _ = writeln!(
+            s,
+            "<tr><td><code>{}</code></td><td><code>{}</code></td><td>{}</td><td>{}</td></tr>",
+            escape(&u.name),
+            escape(&u.value_text()),
+            escape(&u.place),
+            escape(&used)
+        );
+    }
+    if r.values.len() > MAX_VALUE_ROWS {
+        let _ = writeln!(
+            s,
+            "<tr><td colspan=\"4\">... {} more</td></tr>",
+            r.values.len() - MAX_VALUE_ROWS
+        );
+    }
+    s.push_str("</table>\n</details>\n");
+    s
+}
+
+/// The identifiers of a line of C-like source.
+fn identifiers(text: &str) -> BTreeSet<&str> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| w.chars().next().is_some_and(|c| !c.is_ascii_digit()))
+        .collect()
+}
+
+/// A value's variable as the source names it (`s` for the field `s.1`).
+fn base_name(name: &str) -> &str {
+    name.split(['.', '[']).next().unwrap_or(name)
+}
+
+/// The notes after each line of a file's page: the values read from the
+/// core (on the line a frame stopped on, the values of that frame and the
+/// globals the line names; on a local's declaration line, its value), then
+/// the log lines the line's print statements can have printed.
+fn line_notes(c: &Ctx<'_, '_>, file: FileId, frames: &[ShownFrame<'_>]) -> BTreeMap<u32, String> {
+    let mut notes: BTreeMap<u32, Vec<String>> = BTreeMap::new();
+    value_notes(c, file, frames, &mut notes);
+    log_notes(c, file, &mut notes);
+    notes.into_iter().map(|(l, v)| (l, v.concat())).collect()
+}
+
+fn value_notes(
+    c: &Ctx<'_, '_>,
+    file: FileId,
+    frames: &[ShownFrame<'_>],
+    notes: &mut BTreeMap<u32, Vec<String>>,
+) {
+    let r = c.r;
+    let g = r.graph;
+    if r.values.is_empty() {
+        return;
+    }
+    let prefix = |a: Option<usize>| {
+        frames
+            .iter()
+            .find(|f| Some(f.activation) == a)
+            .map(|f| format!("#{} ", f.number))
+            .unwrap_or_default()
+    };
+    // Each value once per line (the stop line's words first).
+    let mut seen = BTreeSet::new();
+    let mut add = |line: u32, value: usize, html: String| {
+        if seen.insert((line, value)) {
+            notes.entry(line).or_default().push(html);
+        }
+    };
+    if let Some(lines) = r.sources.lines(file) {
+        for f in frames {
+            let stops: BTreeSet<(FileId, u32)> =
+                f.stop.nodes().iter().filter_map(|&n| place(g, n)).collect();
+            for (_, line) in stops.into_iter().filter(|&(sf, _)| sf == file) {
+                let Some(src) = (line as usize).checked_sub(1).and_then(|i| lines.get(i)) else {
+                    continue;
+                };
+                let named = identifiers(src);
+                for (i, u) in r.values.iter().enumerate() {
+                    let of_frame = match u.shown.activation {
+                        Some(a) => a == f.activation,
+                        None => u.shown.decl.is_none(), // a global
+                    };
+                    if of_frame && named.contains(base_name(&u.name)) {
+                        add(
+                            line,
+                            i,
+                            value_html(c, u, &prefix(u.shown.activation), Some((file, line))),
+                        );
+                    }
+                }
+            }
+        }
+    }
+    for (i, u) in r.values.iter().enumerate() {
+        if let Some((entry, line)) = u.shown.decl {
+            if g.file_of(entry) == Some(file) {
+                add(line, i, value_html(c, u, &prefix(u.shown.activation), None));
+            }
+        }
+    }
+}
+
+/// The most log lines shown beside one source line.
+const MAX_LOG_NOTES: usize = 3;
+
+/// `text` cut to at most `max` characters.
+fn shorten(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((i, _)) => format!("{}...", &text[..i]),
+        None => text.to_string(),
+    }
+}
+
+/// The lines of a log's match each line's print statements can have
+/// printed (lines that are elements of the trace only), by source line.
+fn log_lines_at(c: &Ctx<'_, '_>, m: &LogMatch) -> Vec<(usize, BTreeSet<(FileId, u32)>)> {
+    let g = c.r.graph;
+    m.lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| matches!(l.outcome, Outcome::Element(_)))
+        .map(|(i, l)| {
+            let at = l
+                .sites
+                .iter()
+                .filter_map(|&k| place(g, m.sites[k].site))
+                .collect();
+            (i, at)
+        })
+        .collect()
+}
+
+fn log_notes(c: &Ctx<'_, '_>, file: FileId, notes: &mut BTreeMap<u32, Vec<String>>) {
+    let mut more: BTreeMap<u32, usize> = BTreeMap::new();
+    let mut shown: BTreeMap<u32, usize> = BTreeMap::new();
+    for m in c.r.logs {
+        for (i, at) in log_lines_at(c, m) {
+            let l = &m.lines[i];
+            let who = match at.len() {
+                1 => "printed by the statement on this line".to_string(),
+                k => format!("printed by one of {k} lines' statements (listed on the first page)"),
+            };
+            for &(_, line) in at.iter().filter(|&&(f, _)| f == file) {
+                let n = shown.entry(line).or_default();
+                if *n == MAX_LOG_NOTES {
+                    *more.entry(line).or_default() += 1;
+                    continue;
+                }
+                *n += 1;
+                notes.entry(line).or_default().push(format!(
+                    "<span class=\"log\" title=\"log line {}, {}\">log {}: {}</span>",
+                    l.number,
+                    escape(&who),
+                    l.number,
+                    escape(&shorten(&l.text, 120))
+                ));
+            }
+        }
+    }
+    for (line, k) in more {
+        notes
+            .entry(line)
+            .or_default()
+            .push(format!("<span class=\"sub\">and {k} more log lines</span>"));
+    }
+}
+
+/// The most log lines listed on the first page.
+const MAX_LOG_ROWS: usize = 200;
+
+/// The log, each line with the print statements that can have printed it.
+fn log_section(c: &Ctx<'_, '_>) -> String {
+    let lines = || {
+        c.r.logs.iter().flat_map(|m| {
+            m.lines
+                .iter()
+                .filter(|l| l.outcome != Outcome::Blank)
+                .map(move |l| (m, l))
+        })
+    };
+    let total = lines().count();
+    if total == 0 {
+        return String::new();
+    }
+    let matched = lines()
+        .filter(|(_, l)| matches!(l.outcome, Outcome::Element(_)))
+        .count();
+    let mut s = format!(
+        "<h2 id=\"log\">Log</h2>\n<p class=\"sub\">{matched} of {total} log lines matched to the print statements that can have printed them (for each line, one of its statements ran, in the log's order); each statement's page shows its lines beside it.</p>\n<table class=\"loglines\">\n<tr><th class=\"num\">#</th><th>log line</th><th>printed by</th></tr>\n"
+    );
+    for (m, l) in lines().take(MAX_LOG_ROWS) {
+        let by = match l.outcome {
+            Outcome::Element(_) => {
+                let nodes: Vec<NodeId> = l.sites.iter().map(|&k| m.sites[k].site).collect();
+                match NodeSet::new(nodes) {
+                    Some(set) => {
+                        let p = c.places(&set);
+                        match p.len() {
+                            1 => p[0].clone(),
+                            k if k <= 5 => format!("one of {k}: {}", p.join("; ")),
+                            k => format!("one of {k}: {}; ...", p[..5].join("; ")),
+                        }
+                    }
+                    None => String::new(),
+                }
+            }
+            Outcome::Continuation => "left out: may continue a multi-line message".into(),
+            Outcome::Unmatched => "left out: no format string of the program fits".into(),
+            Outcome::CutShort => {
+                "left out: the last line, with no newline after it, may be cut short".into()
+            }
+            Outcome::Blank => continue,
+        };
+        let _ = writeln!(
+            s,
+            "<tr><td class=\"num\">{}</td><td><code>{}</code></td><td>{by}</td></tr>",
+            l.number,
+            escape(&shorten(&l.text, 200))
+        );
+    }
+    if total > MAX_LOG_ROWS {
+        let _ = writeln!(
+            s,
+            "<tr><td></td><td colspan=\"2\">... {} more lines (--explain-log lists them all)</td></tr>",
+            total - MAX_LOG_ROWS
+        );
+    }
+    s.push_str("</table>\n");
+    s
 }
 
 /// The headline and the stack.
@@ -451,7 +794,12 @@ fn stack_section(c: &Ctx<'_, '_>, frames: &[ShownFrame<'_>]) -> String {
             }
             _ => String::new(),
         };
-        let _ = writeln!(s, "<li id=\"frame{}\">{what}{local}{text}</li>", f.number);
+        let vals = frame_values_html(c, f);
+        let _ = writeln!(
+            s,
+            "<li id=\"frame{}\">{what}{local}{text}{vals}</li>",
+            f.number
+        );
     }
     s.push_str("</ol>\n");
     s
@@ -541,6 +889,12 @@ fn witness_steps(g: &Icfg, path: &[NodeId]) -> Vec<Step> {
     steps
 }
 
+/// What the example path is, and what it is not.
+pub const WITNESS_NOTE: &str = "This is one path that the program's control flow allows \
+and that fits the failure data as the solver checked it, <b>not necessarily what the program \
+did</b>: the program's data (variable values, input) may rule it out. The Yes and No labels \
+hold for every such path; this is just an example.";
+
 /// The most witness items listed.
 const MAX_WITNESS_ITEMS: usize = 2000;
 
@@ -572,7 +926,7 @@ fn witness_section(c: &Ctx<'_, '_>, line_label: &dyn Fn(FileId, u32) -> Option<L
         }
     };
     let mut s = format!(
-        "<details>\n<summary>One execution that fits the failure data ({} steps in the program's own code; library and runtime code left out, loop iterations folded)</summary>\n<ol>\n",
+        "<details>\n<summary>An example path ({} steps in the program's own code; library and runtime code left out, loop iterations folded)</summary>\n<p>{WITNESS_NOTE}</p>\n<ol>\n",
         steps.len()
     );
     for item in folded.iter().take(MAX_WITNESS_ITEMS) {
@@ -596,44 +950,11 @@ fn witness_section(c: &Ctx<'_, '_>, line_label: &dyn Fn(FileId, u32) -> Option<L
     s
 }
 
-/// The index page.
-pub fn index_html(r: &HtmlReport<'_>, files: &[FileLines]) -> String {
-    let g = r.graph;
-    let c = Ctx {
-        r,
-        root: common_root(files.iter().map(|fl| g.file_path(fl.file))),
-    };
-    let frames = shown_frames(r);
-    let mut s = head(r.title);
-    match frames.first() {
-        Some(f) => {
-            let what = if f.callee.is_none() {
-                "Crash in"
-            } else {
-                "Stopped in"
-            };
-            let funcs: BTreeSet<FuncId> = f.stop.nodes().iter().map(|&n| g.func_of(n)).collect();
-            let names: Vec<String> = funcs.into_iter().map(|f| c.func(f)).collect();
-            let places: BTreeSet<(FileId, u32)> =
-                f.stop.nodes().iter().filter_map(|&n| place(g, n)).collect();
-            let at = match places.iter().next() {
-                Some(&(file, line)) if places.len() == 1 => {
-                    format!(" at {}", c.line_link(file, line))
-                }
-                _ => String::new(),
-            };
-            let _ = writeln!(s, "<h1>{what} {}{at}</h1>", names.join(" or "));
-        }
-        None => {
-            let _ = writeln!(s, "<h1>{}</h1>", escape(r.title));
-        }
-    }
-    let _ = writeln!(s, "<p class=\"sub\">{}. {LEGEND_HTML}</p>", escape(r.title));
-    s.push_str(&stack_section(&c, &frames));
-    if let Some(sug) = r.suggestions {
-        s.push_str(&suggest_section(&c, sug));
-    }
-    // Files: those of the stack first, the crash's first of all.
+/// The source files with their share of Yes, No and Maybe lines: those
+/// of the stack first, the crash's first of all.
+fn files_section(c: &Ctx<'_, '_>, files: &[FileLines], frames: &[ShownFrame<'_>]) -> String {
+    let g = c.r.graph;
+    let mut s = String::new();
     let mut rank: BTreeMap<FileId, usize> = BTreeMap::new();
     for (i, f) in frames.iter().enumerate() {
         for file in stop_files(g, f.stop) {
@@ -684,6 +1005,48 @@ pub fn index_html(r: &HtmlReport<'_>, files: &[FileLines]) -> String {
         );
     }
     s.push_str("</table>\n");
+    s
+}
+
+/// The index page.
+pub fn index_html(r: &HtmlReport<'_>, files: &[FileLines]) -> String {
+    let g = r.graph;
+    let c = Ctx {
+        r,
+        root: common_root(files.iter().map(|fl| g.file_path(fl.file))),
+    };
+    let frames = shown_frames(r);
+    let mut s = head(r.title);
+    match frames.first() {
+        Some(f) => {
+            let what = if f.callee.is_none() {
+                "Crash in"
+            } else {
+                "Stopped in"
+            };
+            let funcs: BTreeSet<FuncId> = f.stop.nodes().iter().map(|&n| g.func_of(n)).collect();
+            let names: Vec<String> = funcs.into_iter().map(|f| c.func(f)).collect();
+            let places: BTreeSet<(FileId, u32)> =
+                f.stop.nodes().iter().filter_map(|&n| place(g, n)).collect();
+            let at = match places.iter().next() {
+                Some(&(file, line)) if places.len() == 1 => {
+                    format!(" at {}", c.line_link(file, line))
+                }
+                _ => String::new(),
+            };
+            let _ = writeln!(s, "<h1>{what} {}{at}</h1>", names.join(" or "));
+        }
+        None => {
+            let _ = writeln!(s, "<h1>{}</h1>", escape(r.title));
+        }
+    }
+    let _ = writeln!(s, "<p class=\"sub\">{}. {LEGEND_HTML}</p>", escape(r.title));
+    s.push_str(&stack_section(&c, &frames));
+    if let Some(sug) = r.suggestions {
+        s.push_str(&suggest_section(&c, sug));
+    }
+    s.push_str(&log_section(&c));
+    s.push_str(&files_section(&c, files, &frames));
     let line_label = |file: FileId, line: u32| {
         files
             .iter()
@@ -691,6 +1054,7 @@ pub fn index_html(r: &HtmlReport<'_>, files: &[FileLines]) -> String {
             .and_then(|fl| fl.lines.get(&line).copied())
     };
     s.push_str(&witness_section(&c, &line_label));
+    s.push_str(&values_section(r));
     if !r.weakened.is_empty() {
         let _ = writeln!(
             s,
@@ -762,6 +1126,49 @@ fn suggest_section(c: &Ctx<'_, '_>, sug: &postmortem_core::suggest::Suggestions)
 /// beyond it are listed, not shown).
 const MAX_FRAME_COLUMNS: usize = 8;
 
+/// The badges on the stop lines of the frames in a file.
+fn stop_badges(g: &Icfg, frames: &[ShownFrame<'_>], file: FileId) -> BTreeMap<u32, Vec<String>> {
+    let mut badges: BTreeMap<u32, Vec<String>> = BTreeMap::new();
+    for f in frames {
+        let lines: BTreeSet<u32> = f
+            .stop
+            .nodes()
+            .iter()
+            .filter_map(|&n| place(g, n))
+            .filter(|&(at, _)| at == file)
+            .map(|(_, l)| l)
+            .collect();
+        for l in lines {
+            badges.entry(l).or_default().push(f.badge());
+        }
+    }
+    badges
+}
+
+/// A frame's Local-label column: its labels by line.
+type Column<'f, 'r> = (&'f ShownFrame<'r>, BTreeMap<u32, Label>);
+
+/// The Local-label columns of a file's page: the frames whose function
+/// is in the file, with their labels by line (at most
+/// [`MAX_FRAME_COLUMNS`]), and how many more frames there are.
+fn frame_columns<'f, 'r>(
+    g: &Icfg,
+    frames: &'f [ShownFrame<'r>],
+    file: FileId,
+) -> (Vec<Column<'f, 'r>>, usize) {
+    let mut columns: Vec<Column<'_, '_>> = frames
+        .iter()
+        .filter_map(|f| {
+            let local = f.local?;
+            let lines = local_lines(g, local, file);
+            (!lines.is_empty()).then_some((f, lines))
+        })
+        .collect();
+    let left = columns.len().saturating_sub(MAX_FRAME_COLUMNS);
+    columns.truncate(MAX_FRAME_COLUMNS);
+    (columns, left)
+}
+
 /// The page of one file.
 pub fn file_html(r: &HtmlReport<'_>, fl: &FileLines, root: &str) -> String {
     let g = r.graph;
@@ -789,43 +1196,16 @@ pub fn file_html(r: &HtmlReport<'_>, fl: &FileLines, root: &str) -> String {
         s.push_str("<p class=\"sub\">Rest the mouse on a line's Global label to see which observations force it (a smallest set that does).</p>\n");
     }
     let frames = shown_frames(r);
-    // Badges on the stop lines of the frames in this file.
-    let mut badges: BTreeMap<u32, Vec<String>> = BTreeMap::new();
-    for f in &frames {
-        let lines: BTreeSet<u32> = f
-            .stop
-            .nodes()
-            .iter()
-            .filter_map(|&n| place(g, n))
-            .filter(|&(file, _)| file == fl.file)
-            .map(|(_, l)| l)
-            .collect();
-        for l in lines {
-            badges.entry(l).or_default().push(f.badge());
-        }
-    }
-    // Local-label columns: the frames whose function is in this file.
-    let columns: Vec<(&ShownFrame<'_>, BTreeMap<u32, Label>)> = frames
-        .iter()
-        .filter_map(|f| {
-            let local = f.local?;
-            let lines = local_lines(g, local, fl.file);
-            (!lines.is_empty()).then_some((f, lines))
-        })
-        .collect();
-    let (shown, left): (Vec<_>, Vec<_>) = columns
-        .into_iter()
-        .enumerate()
-        .partition(|(i, _)| *i < MAX_FRAME_COLUMNS);
-    let shown: Vec<_> = shown.into_iter().map(|(_, c)| c).collect();
+    let badges = stop_badges(g, &frames, fl.file);
+    let (shown, left) = frame_columns(g, &frames, fl.file);
     if !shown.is_empty() {
         let _ = writeln!(
             s,
             "<p class=\"sub\">Gutter: <b>Global</b> is what ran anywhere before the crash; <b>#N</b> is what ran in stack frame #N (that call of its function) before it stopped at its badge.{}</p>",
-            if left.is_empty() {
+            if left == 0 {
                 String::new()
             } else {
-                format!(" {} more frames of this file are not shown.", left.len())
+                format!(" {left} more frames of this file are not shown.")
             }
         );
     }
@@ -844,6 +1224,7 @@ pub fn file_html(r: &HtmlReport<'_>, fl: &FileLines, root: &str) -> String {
     }
     s.push_str("<th></th><th></th></tr>\n");
     let why = c.why_by_line();
+    let notes = line_notes(&c, fl.file, &frames);
     let row = |s: &mut String, line: u32, src: &str| {
         let l = fl.lines.get(&line).copied();
         let badge: String = badges.get(&line).map(|v| v.concat()).unwrap_or_default();
@@ -856,13 +1237,17 @@ pub fn file_html(r: &HtmlReport<'_>, fl: &FileLines, root: &str) -> String {
             .collect();
         let _ = writeln!(
             s,
-            "<tr id=\"L{line}\" class=\"{}\"><td class=\"n\"><a href=\"#L{line}\">{line}</a></td><td class=\"g\"{}>{}</td>{locals}<td>{badge}</td><td class=\"s\">{}</td></tr>",
+            "<tr id=\"L{line}\" class=\"{}\"><td class=\"n\"><a href=\"#L{line}\">{line}</a></td><td class=\"g\"{}>{}</td>{locals}<td>{badge}</td><td class=\"s\">{}</td>{}</tr>",
             class(l),
             why.get(&(fl.file, line))
                 .map(|w| format!(" title=\"{}\"", escape(w)))
                 .unwrap_or_default(),
             label_word(l),
-            escape(src)
+            escape(src),
+            notes
+                .get(&line)
+                .map(|n| format!("<td class=\"note\">{n}</td>"))
+                .unwrap_or_default()
         );
     };
     match text {
@@ -1009,6 +1394,8 @@ mod tests {
                 left: 0,
             },
             suggestions: None,
+            values: &[],
+            logs: &[],
         };
         let files = by_line(&g, &labels);
         let index = index_html(&r, &files);
@@ -1021,7 +1408,7 @@ mod tests {
         let crash = index.find("<li id=\"frame0\"><span class=\"badge crash\">#0 crash</span> <code class=\"fn\">f&lt;int&gt;</code> at <a href=\"file-1.html#L3\">lib/f.c:3</a> <span class=\"sub\">(in this frame: 1 Yes, 2 No, 0 Maybe statements)</span></li>");
         let call = index.find("<li id=\"frame1\"><span class=\"badge\">#1 call</span> <code class=\"fn\">main</code> at <a href=\"file-0.html#L2\">&lt;main&gt;.c:2</a>, calling <code class=\"fn\">f&lt;int&gt;</code><pre>if (a &lt; b &amp;&amp; c &gt; &quot;d&quot;) f();</pre></li>");
         let files_at = index.find("<h2>Source files</h2>");
-        let witness_at = index.find("<details>\n<summary>One execution");
+        let witness_at = index.find("<details>\n<summary>An example path");
         assert!(h1.is_some() && crash.is_some() && call.is_some(), "{index}");
         assert!(
             h1 < crash && crash < call && call < files_at && files_at < witness_at,
@@ -1056,7 +1443,7 @@ mod tests {
         assert!(f_page.contains("<tr id=\"L3\" class=\"m\"><td class=\"n\"><a href=\"#L3\">3</a></td><td class=\"g\">Maybe</td><td class=\"l no\">No</td><td><span class=\"badge crash\">#0 crash</span></td>"), "{f_page}");
         // Without a witness the section is left out.
         let r2 = HtmlReport { witness: None, ..r };
-        assert!(!index_html(&r2, &files).contains("One execution"));
+        assert!(!index_html(&r2, &files).contains("An example path"));
         // Suggestions, when computed: each point linked to its line.
         assert!(!index.contains("What to observe next"));
         let sug = postmortem_core::suggest::Suggestions {
@@ -1086,6 +1473,177 @@ mod tests {
         assert!(index3.contains("<tr><td>1</td><td><a href=\"file-1.html#L4\">lib/f.c:4</a></td><td><code class=\"fn\">f&lt;int&gt;</code></td><td>3</td><td>2</td><td>2</td></tr>"), "{index3}");
     }
 
+    fn value(name: &str, value: u64, place: &str, shown: crate::vars::Shown) -> ValueUse {
+        ValueUse {
+            name: name.into(),
+            place: place.into(),
+            value,
+            constraint: Some(0),
+            frame: None,
+            local: None,
+            ruled_out: vec![],
+            kept: vec![],
+            tests: vec![],
+            unused: None,
+            shown,
+        }
+    }
+
+    /// The values read from a core beside their frame, on the crash line
+    /// that names them and on the declaration line; each log line beside
+    /// the print statement it was matched to, and in the log's list; the
+    /// example path folded and said to be one path, not the run.
+    #[test]
+    fn values_and_log_lines_are_shown_at_their_lines() {
+        use crate::logs::{LineMatch, LogSite};
+        use crate::vars::Shown;
+        let (g, v) = graph();
+        let labels = vec![Label::Yes; 7];
+        let report = Report {
+            stack: vec![Frame {
+                call: NodeSet::one(v[1]),
+                entry: NodeSet::one(v[2]),
+            }],
+            crash: Some(NodeSet::one(v[3])),
+            ..Report::default()
+        };
+        let mut sources = Sources::none();
+        let f_file = g.file_of(v[2]).unwrap();
+        sources.insert(
+            f_file,
+            "void f(struct e *e, int unused) {\n  int k = 0;\n  e->next = count + k;\n  log(\"inserted %s\", e->key);\n}\n",
+        );
+        let values = [
+            // The crash frame's local, declared on line 1.
+            value(
+                "e",
+                0,
+                "frame #0 `f`",
+                Shown {
+                    bytes: 8,
+                    pointer: true,
+                    decl: Some((v[2], 1)),
+                    activation: Some(1),
+                    stores: vec![],
+                },
+            ),
+            // main's local: beside frame #1 only (line 2 does not name it).
+            value(
+                "argc",
+                u64::from(u32::MAX),
+                "frame #1 `main`",
+                Shown {
+                    bytes: 4,
+                    pointer: false,
+                    decl: None,
+                    activation: Some(0),
+                    stores: vec![],
+                },
+            ),
+            // A global the crash line also stores to.
+            value(
+                "count",
+                3,
+                "global",
+                Shown {
+                    stores: vec![v[6]],
+                    ..Shown::default()
+                },
+            ),
+        ];
+        let log = LogMatch {
+            lines: vec![
+                LineMatch {
+                    number: 1,
+                    text: "inserted <a>".into(),
+                    sites: vec![0],
+                    continues: vec![],
+                    outcome: Outcome::Element(0),
+                },
+                LineMatch {
+                    number: 2,
+                    text: "noise".into(),
+                    sites: vec![],
+                    continues: vec![],
+                    outcome: Outcome::Unmatched,
+                },
+            ],
+            trace: None,
+            warnings: vec![],
+            sites: vec![LogSite {
+                site: v[4],
+                logger: "printf".into(),
+                format: "inserted %s".into(),
+            }],
+        };
+        let witness = [v[0], v[1], v[2], v[3]];
+        let r = HtmlReport {
+            graph: &g,
+            labels: &labels,
+            report: &report,
+            witness: Some(&witness),
+            sources: &sources,
+            weakened: &[],
+            title: "t",
+            frames: &[],
+            why: &Why::default(),
+            suggestions: None,
+            values: &values,
+            logs: std::slice::from_ref(&log),
+        };
+        let files = by_line(&g, &labels);
+        let index = index_html(&r, &files);
+        let e = "<code class=\"val\" title=\"read from the core, frame #0 `f`; used as evidence\">e = 0x0</code>";
+        let argc = "argc = 4294967295 (-1)</code>";
+        let frame0 = index.find("<li id=\"frame0\">").unwrap();
+        let frame1 = index.find("<li id=\"frame1\">").unwrap();
+        let at_e = index.find(e).expect(&index);
+        let at_argc = index.find(argc).expect(&index);
+        assert!(
+            frame0 < at_e && at_e < frame1 && frame1 < at_argc,
+            "{index}"
+        );
+        // The log, each line with what printed it.
+        assert!(
+            index.contains("<h2 id=\"log\">Log</h2>\n<p class=\"sub\">1 of 2 log lines matched"),
+            "{index}"
+        );
+        assert!(index.contains("<tr><td class=\"num\">1</td><td><code>inserted &lt;a&gt;</code></td><td><code class=\"fn\">f&lt;int&gt;</code> at <a href=\"file-1.html#L4\">lib/f.c:4</a></td></tr>"), "{index}");
+        assert!(index.contains("<tr><td class=\"num\">2</td><td><code>noise</code></td><td>left out: no format string of the program fits</td></tr>"), "{index}");
+        // Every value in a folded table.
+        assert!(
+            index.contains("<details>\n<summary>Values read from the core (3)</summary>"),
+            "{index}"
+        );
+        // The example path: folded, one path the control flow allows.
+        assert!(
+            index.contains("<details>\n<summary>An example path ("),
+            "{index}"
+        );
+        assert!(
+            index.contains(WITNESS_NOTE) && !index.contains("<details open"),
+            "{index}"
+        );
+        assert!(WITNESS_NOTE.contains("not necessarily what the program did"));
+        let root = common_root(files.iter().map(|fl| g.file_path(fl.file)));
+        let f_page = file_html(&r, &files[1], &root);
+        let row = |l: u32| {
+            let from = f_page.find(&format!("<tr id=\"L{l}\"")).expect(&f_page);
+            let to = from + f_page[from..].find("</tr>").unwrap();
+            f_page[from..to].to_string()
+        };
+        // The crash line names `e` and `count`, not `argc` (another frame).
+        let crash_row = row(3);
+        assert!(crash_row.contains("<td class=\"note\"><code class=\"val\" title=\"read from the core, frame #0 `f`; used as evidence\">#0 e = 0x0</code><code class=\"val\" title=\"read from the core, global; used as evidence; the frame stopped on this line, which stores to it: the value may be what the memory held before that store\">count = 3 (before this line's store?)</code></td>"), "{crash_row}");
+        assert!(!f_page.contains("argc"), "{f_page}");
+        // The declaration line.
+        assert!(row(1).contains(">#0 e = 0x0</code>"), "{}", row(1));
+        // The print statement's line: its log line.
+        assert!(row(4).contains("<td class=\"note\"><span class=\"log\" title=\"log line 1, printed by the statement on this line\">log 1: inserted &lt;a&gt;</span></td>"), "{}", row(4));
+        assert!(!row(2).contains("note"), "{}", row(2));
+        assert!(!f_page.contains("noise"), "{f_page}");
+    }
+
     #[test]
     fn writes_the_directory() {
         let (g, _) = graph();
@@ -1104,6 +1662,8 @@ mod tests {
             frames: &[],
             why: &Why::default(),
             suggestions: None,
+            values: &[],
+            logs: &[],
         };
         let written = write_html(&dir, &r).unwrap();
         assert_eq!(written.len(), 3);

@@ -415,6 +415,50 @@ pub struct ValueUse {
     pub tests: Vec<String>,
     /// Why no constraint was made, if none was.
     pub unused: Option<String>,
+    /// Where the HTML report shows it (not in the JSON): see [`Shown`].
+    #[serde(skip_serializing)]
+    pub shown: Shown,
+}
+
+/// What the HTML report needs to show a value where it belongs: beside
+/// its frame, on its declaration line, in its own notation. Display only:
+/// nothing here is evidence.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Shown {
+    /// Its size in bytes.
+    pub bytes: u32,
+    /// Whether it is a pointer (shown in hex).
+    pub pointer: bool,
+    /// For a local: its function's entry node and its declaration line.
+    pub decl: Option<(NodeId, u32)>,
+    /// For a local: the activation it was read from, numbered as
+    /// [`postmortem_core::local::FrameLabels::frame`] (0 the outermost
+    /// frame of the report's stack, the stack's length the crash frame),
+    /// when the core's frames are the report's one for one.
+    pub activation: Option<usize>,
+    /// The nodes that store to it.
+    pub stores: Vec<NodeId>,
+}
+
+impl ValueUse {
+    /// The value in C's notation: a pointer in hex, an integer in decimal
+    /// (and, when its sign bit is set, what it is as a signed integer).
+    pub fn value_text(&self) -> String {
+        if self.shown.pointer {
+            return format!("{:#x}", self.value);
+        }
+        let bits = 8 * self.shown.bytes.clamp(1, 8);
+        let sign = 1u64 << (bits - 1);
+        if self.value & sign == 0 {
+            return self.value.to_string();
+        }
+        let signed = if bits == 64 {
+            self.value as i64
+        } else {
+            (self.value | !((sign << 1) - 1)) as i64
+        };
+        format!("{} ({signed})", self.value)
+    }
 }
 
 /// What [`constraints`] makes of the observed values.
@@ -463,6 +507,22 @@ pub fn constraints(
             kept: Vec::new(),
             tests: Vec::new(),
             unused: None,
+            shown: Shown {
+                bytes: v.bytes,
+                pointer: v.pointer,
+                decl: match v.scope {
+                    VarScope::Local { entry, line, .. } => {
+                        Some((NodeId::new(entry as usize), line))
+                    }
+                    VarScope::Global { .. } => None,
+                },
+                activation: o.frame.and_then(|_| local_frame(o)),
+                stores: v
+                    .writes
+                    .iter()
+                    .map(|&(x, _)| NodeId::new(x as usize))
+                    .collect(),
+            },
         };
         let node = |x: u32| NodeId::new(x as usize);
         let show = |x: u32, w: Written| format!("{} ({})", where_is(g, node(x)), w.show());
@@ -480,7 +540,7 @@ pub fn constraints(
                     .entry(entry)
                     .or_insert_with(|| reenters(g, node(entry)));
                 if rec {
-                    match local_frame(o) {
+                    match u.shown.activation {
                         Some(k) => u.frame = Some(k),
                         None => {
                             u.unused = Some(
@@ -671,6 +731,103 @@ mod tests {
                 else_node: 2,
             },
         }
+    }
+
+    /// What the HTML report needs of a value (its notation, its frame,
+    /// its declaration) is kept beside it, and is not in the JSON.
+    #[test]
+    fn values_keep_where_the_html_shows_them() {
+        use postmortem_core::{IcfgBuilder, NodeKind, NodeSpec};
+        let mut b = IcfgBuilder::new();
+        let f = b.function("f");
+        b.set_function_file(f, "f.c");
+        let mut n = Vec::new();
+        for (id, kind, line) in [("e", NodeKind::Entry, 1u32), ("s", NodeKind::Statement, 2)] {
+            n.push(
+                b.add_node(NodeSpec {
+                    ext_id: id,
+                    kind,
+                    func: f,
+                    label: "",
+                    lines: &[line],
+                })
+                .unwrap(),
+            );
+        }
+        b.add_flow_edge(n[0], n[1]);
+        let g = b.build().unwrap();
+        let var = |name: &str, scope: VarScope, pointer: bool| Var {
+            name: name.into(),
+            scope,
+            offset: 0,
+            bytes: if pointer { 8 } else { 4 },
+            pointer,
+            writes: vec![(n[1].index() as u32, Written::Const(1))],
+            tests: vec![],
+        };
+        let map = VarMap {
+            vars: vec![
+                var(
+                    "p",
+                    VarScope::Local {
+                        function: "f".into(),
+                        line: 7,
+                        entry: n[0].index() as u32,
+                    },
+                    true,
+                ),
+                var(
+                    "g",
+                    VarScope::Global {
+                        symbol: "g".into(),
+                        init: Some(0),
+                    },
+                    false,
+                ),
+            ],
+            left_out: BTreeMap::new(),
+        };
+        let observed = [
+            Observed {
+                var: 0,
+                value: 0,
+                place: "frame #0 `f`".into(),
+                frame: Some(0),
+            },
+            Observed {
+                var: 1,
+                value: 0xffff_fffe,
+                place: "global".into(),
+                frame: None,
+            },
+        ];
+        let made = constraints(&g, &map, &observed, None, &|o| o.frame.map(|_| 3));
+        let u = &made.uses;
+        assert_eq!(
+            u[0].shown,
+            Shown {
+                bytes: 8,
+                pointer: true,
+                decl: Some((n[0], 7)),
+                activation: Some(3),
+                stores: vec![n[1]],
+            }
+        );
+        assert_eq!(u[0].value_text(), "0x0");
+        assert_eq!(u[1].shown.decl, None);
+        assert_eq!(u[1].shown.activation, None);
+        assert_eq!(u[1].value_text(), "4294967294 (-2)");
+        let mut small = u[1].clone();
+        small.value = 5;
+        assert_eq!(small.value_text(), "5");
+        small.shown.bytes = 8;
+        small.value = u64::MAX;
+        assert_eq!(small.value_text(), "18446744073709551615 (-1)");
+        let json = serde_json::to_string(&made.uses).unwrap();
+        assert!(
+            !json.contains("\"shown\"") && !json.contains("\"decl\""),
+            "{json}"
+        );
     }
 
     #[test]

@@ -361,3 +361,39 @@ pub fn gdb(dir: &Path, prog: &str, commands: &[&str]) -> Output {
     }
     cmd.arg(prog).stdin(Stdio::null()).output().unwrap()
 }
+
+/// Runs headless Chromium on `page`: its DOM after loading, and a
+/// screenshot at `png` (as root it needs `--no-sandbox`).
+pub fn chromium(page: &Path, png: &Path) -> String {
+    // A profile of its own: tests of one process may run it at once.
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let profile = std::env::temp_dir().join(format!("pm-chromium-{}-{run}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&profile);
+    std::fs::create_dir_all(&profile).unwrap();
+    let o = Command::new("chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--hide-scrollbars",
+            "--window-size=1000,700",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("--screenshot={}", png.display()))
+        .arg("--dump-dom")
+        .arg(format!("file://{}", page.display()))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("cannot run chromium (apt-get install chromium; see .ci/run): {e}")
+        });
+    let _ = std::fs::remove_dir_all(&profile);
+    assert!(o.status.success(), "chromium: {}", show(&o));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
