@@ -1575,6 +1575,9 @@ mod tests {
                 logger: "printf".into(),
                 format: "inserted %s".into(),
             }],
+            stream: crate::logs::LogStream::Any,
+            other_streams: 0,
+            memory_left_out: 0,
         };
         let witness = [v[0], v[1], v[2], v[3]];
         let r = HtmlReport {
