@@ -156,38 +156,51 @@ pub fn stage_threads(report: &postmortem_core::Report) -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get().min(2))
 }
 
-pub fn ran_somewhere(
+/// The failure of [`postmortem_core::pipeline::analyse`] as the command
+/// reports it.
+pub fn pipeline_failure(
+    e: postmortem_core::pipeline::Failed,
+    report_path: &Path,
     g: &postmortem_core::Icfg,
     report: &postmortem_core::Report,
-    rec: &mut Recovery,
-    report_path: &Path,
-) -> Result<(), Failure> {
-    postmortem_core::concurrency::mark_ran_somewhere(g, report, &mut rec.labels)
-        .map(|m| {
-            for n in m.dropped {
-                let i = report
-                    .residue_somewhere
-                    .iter()
-                    .position(|&r| r == n)
-                    .expect("a member");
-                rec.weakened.push(postmortem_core::solver::Weakening {
-                    origin: postmortem_core::Origin::ResidueSomewhere(i),
-                    how: format!(
-                        "node {} (`{}`): its return address on the stack is not used: no execution consistent with the rest of the report runs it (a word that only looked like one?)",
-                        g.ext_id(n),
-                        g.function(g.func_of(n)).name
-                    ),
-                });
-            }
-        })
-        .map_err(|n| {
-            Failure::impossible(format!(
-                "{}: node {} (`{}`) ran in some thread (its coverage flag is set), but no execution consistent with the rest of the report runs it: the graph misses control flow that reaches it (threads, signal handlers, callbacks), or the flags are not of this program",
-                report_path.display(),
-                g.ext_id(n),
-                g.function(g.func_of(n)).name
-            ))
-        })
+) -> Failure {
+    match e {
+        postmortem_core::pipeline::Failed::Solve(e) => solve_failure(e, report_path, g, report),
+        postmortem_core::pipeline::Failed::RanSomewhere(n) => Failure::impossible(format!(
+            "{}: node {} (`{}`) ran in some thread (its coverage flag is set), but no execution consistent with the rest of the report runs it: the graph misses control flow that reaches it (threads, signal handlers, callbacks), or the flags are not of this program",
+            report_path.display(),
+            g.ext_id(n),
+            g.function(g.func_of(n)).name
+        )),
+    }
+}
+
+/// The analysis of a loaded failure as the writers take it.
+pub fn view<'a>(
+    loaded: &'a crate::inputs::Loaded,
+    an: &'a postmortem_core::pipeline::Analysed,
+    solver: &'a str,
+    cfg_path: &'a str,
+    report_path: &'a str,
+    stack_only: bool,
+) -> Analysis<'a> {
+    Analysis {
+        graph: &loaded.graph,
+        labels: &an.rec.labels,
+        weakened: &an.rec.weakened,
+        undecided: &an.rec.undecided,
+        solver,
+        solver_stats: &an.rec.stats,
+        cfg_path,
+        report_path,
+        stack_only,
+        timings: loaded.timings,
+        values: &loaded.values,
+        residue: loaded.residue.as_ref(),
+        frames: &an.frames,
+        lift: Some(&an.lift),
+        stack_len: loaded.report.stack.len(),
+    }
 }
 
 pub fn run(a: AnalyzeArgs) -> Result<(), Failure> {
@@ -216,37 +229,25 @@ fn run_within(a: AnalyzeArgs) -> Result<(), Failure> {
     // one, its crashes already use every core). Then the nodes Local
     // labels prove ran, fed back (the Local lift).
     let staging = a.solver.staging(stage_threads(&loaded.report));
-    let (mut rec, lift) =
-        postmortem_core::staged::recover_lifted(&*s, &loaded.graph, &loaded.report, staging)
-            .map_err(|e| {
-                let mut f = solve_failure(e, &a.inputs.report, &loaded.graph, &loaded.report);
-                if let (3, Some(hint)) = (f.code, &loaded.impossible_hint) {
-                    f.message = format!("{}; {hint}", f.message);
-                }
-                f
-            })?;
-    ran_somewhere(&loaded.graph, &loaded.report, &mut rec, &a.inputs.report)?;
+    let an = postmortem_core::pipeline::analyse(&*s, &loaded.graph, &loaded.report, staging)
+        .map_err(|e| {
+            let mut f = pipeline_failure(e, &a.inputs.report, &loaded.graph, &loaded.report);
+            if let (3, Some(hint)) = (f.code, &loaded.impossible_hint) {
+                f.message = format!("{}; {hint}", f.message);
+            }
+            f
+        })?;
     loaded.timings.recover_ms = ms(t);
     let cfg_path = a.inputs.cfg.display().to_string();
     let report_path = a.inputs.report.display().to_string();
-    let frames = postmortem_core::local::frame_labels(&loaded.graph, &loaded.report, &rec.labels);
-    let view = Analysis {
-        graph: &loaded.graph,
-        labels: &rec.labels,
-        weakened: &rec.weakened,
-        undecided: &rec.undecided,
-        solver: s.name(),
-        solver_stats: &rec.stats,
-        cfg_path: &cfg_path,
-        report_path: &report_path,
-        stack_only: a.inputs.stack_only,
-        timings: loaded.timings,
-        values: &loaded.values,
-        residue: loaded.residue.as_ref(),
-        frames: &frames,
-        lift: Some(&lift),
-        stack_len: loaded.report.stack.len(),
-    };
+    let view = view(
+        &loaded,
+        &an,
+        s.name(),
+        &cfg_path,
+        &report_path,
+        a.inputs.stack_only,
+    );
     // The HTML page shows one concrete execution (every solver builds
     // witnesses); a failed or limited search just leaves it out.
     let witness = if a.output.format == render::AnalyzeFormat::Html {
@@ -261,7 +262,7 @@ fn run_within(a: AnalyzeArgs) -> Result<(), Failure> {
             &a,
             &loaded.graph,
             &loaded.report,
-            &rec.labels,
+            &an.rec.labels,
             loaded.timings.recover_ms,
         )
     } else {
@@ -352,7 +353,16 @@ fn compare(
         let mut r = s
             .recover(g, report)
             .map_err(|e| solve_failure(e, &a.inputs.report, g, report))?;
-        ran_somewhere(g, report, &mut r, &a.inputs.report)?;
+        postmortem_core::concurrency::mark_ran_somewhere(g, report, &mut r.labels).map_err(
+            |n| {
+                pipeline_failure(
+                    postmortem_core::pipeline::Failed::RanSomewhere(n),
+                    &a.inputs.report,
+                    g,
+                    report,
+                )
+            },
+        )?;
         Ok((r, ms(t)))
     };
     let ((ra, ta), (rb, tb)) = (run(na)?, run(nb)?);

@@ -6,7 +6,7 @@
 //! `postmortem_formats::batch`; this module loads graphs (through the
 //! cache), runs the analyses on a rayon pool and writes the lines.
 
-use crate::analyze::{ran_somewhere, solve_failure};
+use crate::analyze::pipeline_failure;
 use crate::exit::{ms, Failure};
 use crate::graph::{is_cache, load_graph_with_maps};
 use crate::solvers::SolverArgs;
@@ -479,28 +479,22 @@ fn analyse_within(ctx: &Ctx<'_>, spec: &fb::CrashSpec) -> Result<Value, (Option<
     let s = a.solver.build(a.solver.solver);
     let t = Instant::now();
     let named = PathBuf::from(&report_path);
-    let (mut rec, lift) =
-        postmortem_core::staged::recover_lifted(&*s, g, &report, a.solver.staging(1)).map_err(
-            |e| {
-                (
-                    Some(sig.clone()),
-                    solve_failure(e, &named, g, &report).message,
-                )
-            },
-        )?;
-    ran_somewhere(g, &report, &mut rec, &named).map_err(|f| (Some(sig.clone()), f.message))?;
+    let an =
+        postmortem_core::pipeline::analyse(&*s, g, &report, a.solver.staging(1)).map_err(|e| {
+            (
+                Some(sig.clone()),
+                pipeline_failure(e, &named, g, &report).message,
+            )
+        })?;
     let recover_ms = ms(t);
-    let t = Instant::now();
-    let frames = postmortem_core::local::frame_labels(g, &report, &rec.labels);
-    let local_ms = ms(t);
     let cfg_path = cfg.display().to_string();
     let view = Analysis {
         graph: g,
-        labels: &rec.labels,
-        weakened: &rec.weakened,
-        undecided: &rec.undecided,
+        labels: &an.rec.labels,
+        weakened: &an.rec.weakened,
+        undecided: &an.rec.undecided,
         solver: s.name(),
-        solver_stats: &rec.stats,
+        solver_stats: &an.rec.stats,
         cfg_path: &cfg_path,
         report_path: &report_path,
         stack_only: a.stack_only,
@@ -511,18 +505,17 @@ fn analyse_within(ctx: &Ctx<'_>, spec: &fb::CrashSpec) -> Result<Value, (Option<
         },
         values: &values,
         residue: residue.as_ref(),
-        frames: &frames,
-        lift: Some(&lift),
+        frames: &an.frames,
+        lift: Some(&an.lift),
         stack_len: report.stack.len(),
     };
     let t = Instant::now();
     let mut v = to_json_with(&view, !a.no_nodes, Some(&graph.lines));
     let json_ms = ms(t);
     let m = v.as_object_mut().expect("an object");
-    // What batch adds to analyze's timings: the Local labels and building
-    // this document (see the README on the batch's overhead).
+    // What batch adds to analyze's timings: building this document (see
+    // the README on the batch's overhead).
     if let Some(t) = m.get_mut("timings_ms").and_then(|t| t.as_object_mut()) {
-        t.insert("local".into(), json!(local_ms));
         t.insert("json".into(), json!(json_ms));
     }
     m.insert("id".into(), json!(spec.id));

@@ -1,14 +1,13 @@
 //! `postmortem suggest`: the points whose observation would decide the
 //! most Maybe lines ([`postmortem_core::suggest`]).
 
-use crate::analyze::{ran_somewhere, solve_failure};
+use crate::analyze::pipeline_failure;
 use crate::exit::{ms, write_out, Failure};
 use crate::inputs::{load, load_other, Inputs};
 use crate::render::{self, AnalyzeFormat, OutputArgs};
 use crate::solvers::SolverArgs;
 use clap::{Args, ValueEnum};
 use postmortem_core::suggest::{suggest_group, Crash, Limits, Method};
-use postmortem_formats::output::Analysis;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -132,9 +131,8 @@ fn run_within(a: SuggestArgs) -> Result<(), Failure> {
         ..a.solver
             .staging(crate::analyze::stage_threads(&loaded.report))
     };
-    let (mut rec, lift, first) = base(&*s, &loaded.graph, &loaded.report, staging)
-        .map_err(|e| solve_failure(e, &a.inputs.report, &loaded.graph, &loaded.report))?;
-    ran_somewhere(&loaded.graph, &loaded.report, &mut rec, &a.inputs.report)?;
+    let an = postmortem_core::pipeline::analyse(&*s, &loaded.graph, &loaded.report, staging)
+        .map_err(|e| pipeline_failure(e, &a.inputs.report, &loaded.graph, &loaded.report))?;
     loaded.timings.recover_ms = ms(t);
     let threads = a.threads.map(usize::from).unwrap_or_else(|| {
         std::thread::available_parallelism()
@@ -158,16 +156,15 @@ fn run_within(a: SuggestArgs) -> Result<(), Failure> {
     let mut others = Vec::new();
     for p in &a.also {
         let r = load_other(&a.inputs, &loaded.graph, p, a.solver.memory_budget())?;
-        let (mut orec, _, ofirst) = base(&*s, &loaded.graph, &r, staging)
-            .map_err(|e| solve_failure(e, p, &loaded.graph, &r))?;
-        ran_somewhere(&loaded.graph, &r, &mut orec, p)?;
-        others.push((r, orec.labels, ofirst));
+        let o = postmortem_core::pipeline::analyse(&*s, &loaded.graph, &r, staging)
+            .map_err(|e| pipeline_failure(e, p, &loaded.graph, &r))?;
+        others.push((r, o.rec.labels, o.first));
     }
     let t = Instant::now();
     let mut crashes = vec![Crash {
         report: &loaded.report,
-        base: &rec.labels,
-        first: first.as_deref(),
+        base: &an.rec.labels,
+        first: an.first.as_deref(),
     }];
     crashes.extend(others.iter().map(|(report, base, first)| Crash {
         report,
@@ -197,24 +194,14 @@ fn run_within(a: SuggestArgs) -> Result<(), Failure> {
         SuggestFormat::Html => {
             let cfg_path = a.inputs.cfg.display().to_string();
             let report_path = a.inputs.report.display().to_string();
-            let frames = postmortem_core::local::frame_labels(g, &loaded.report, &rec.labels);
-            let view = Analysis {
-                graph: g,
-                labels: &rec.labels,
-                weakened: &rec.weakened,
-                undecided: &rec.undecided,
-                solver: s.name(),
-                solver_stats: &rec.stats,
-                cfg_path: &cfg_path,
-                report_path: &report_path,
-                stack_only: a.inputs.stack_only,
-                timings: loaded.timings,
-                values: &loaded.values,
-                residue: loaded.residue.as_ref(),
-                frames: &frames,
-                lift: Some(&lift),
-                stack_len: loaded.report.stack.len(),
-            };
+            let view = crate::analyze::view(
+                &loaded,
+                &an,
+                s.name(),
+                &cfg_path,
+                &report_path,
+                a.inputs.stack_only,
+            );
             let witness = s
                 .check(g, &loaded.report, None)
                 .ok()
@@ -236,33 +223,4 @@ fn run_within(a: SuggestArgs) -> Result<(), Failure> {
             })
         }
     }
-}
-
-/// The base labels of `report`, as `analyze` has them (the Local lift
-/// included), the lift, and for a report without values and residue the
-/// labels before the lift (flags set in some thread marked in them too):
-/// see [`Crash::first`].
-fn base(
-    s: &(dyn postmortem_core::Solver + Sync),
-    g: &postmortem_core::Icfg,
-    report: &postmortem_core::Report,
-    staging: postmortem_core::staged::Staging,
-) -> Result<
-    (
-        postmortem_core::Recovery,
-        postmortem_core::staged::Lift,
-        Option<Vec<postmortem_core::Label>>,
-    ),
-    postmortem_core::SolveError,
-> {
-    let (rec, lift, mut before) =
-        postmortem_core::staged::recover_lifted_keeping(s, g, report, staging)?;
-    let first = (report.values.is_empty() && report.residue.is_empty())
-        .then(|| {
-            postmortem_core::concurrency::mark_ran_somewhere(g, report, &mut before)
-                .ok()
-                .map(|_| before)
-        })
-        .flatten();
-    Ok((rec, lift, first))
 }

@@ -635,7 +635,7 @@ fn no_nodes_lines_are_the_full_lines_without_nodes() {
                 v["frames"][0]["nodes"].is_object(),
                 "{id}: no node lists in the full line's frames"
             );
-            for k in ["parse_report", "recover", "local", "json"] {
+            for k in ["parse_report", "recover", "json"] {
                 assert!(
                     lean[id]["timings_ms"][k].as_f64().is_some(),
                     "{id}: no timings_ms.{k}"

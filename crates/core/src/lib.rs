@@ -40,8 +40,11 @@
 //!
 //! What runs on top of a solver:
 //!
+//! * [`pipeline`]: the analysis every command runs on one failure
+//!   ([`pipeline::analyse`]: staged recovery, the Local lift, flags set in
+//!   some thread, Local labels).
 //! * [`staged`]: bulk recovery with variables' values, one value at a
-//!   time, labels merged (what `analyze` runs).
+//!   time, labels merged.
 //! * [`local`]: Local labels, per activation on the crash stack.
 //! * [`summary`]: node labels to per-file, per-line labels.
 //! * [`why`]: why a line is Yes or No (a minimal set of the report's
@@ -70,6 +73,7 @@ pub mod ids;
 pub mod local;
 pub mod locate;
 pub(crate) mod lower;
+pub mod pipeline;
 pub(crate) mod products;
 pub mod query;
 pub mod report;

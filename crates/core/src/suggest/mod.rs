@@ -153,9 +153,8 @@ pub fn observe(report: &Report, n: NodeId, obs: Observation) -> Report {
     r
 }
 
-/// The labels `analyze` prints: [`crate::staged::recover_lifted`] (the
-/// values in stages, then the Local lift), then
-/// [`crate::concurrency::mark_ran_somewhere`]. `Ok(None)` when no
+/// The labels `analyze` prints ([`crate::pipeline::analyse`], every value
+/// staged). `Ok(None)` when no
 /// execution satisfies the report (the solver finds it infeasible, or a
 /// flag set in some thread is on a node it labels No).
 pub fn analysis(
@@ -169,15 +168,11 @@ pub fn analysis(
         value_budget: None,
         ..Default::default()
     };
-    match crate::staged::recover_lifted(s, g, report, how) {
-        Ok((mut rec, _)) => {
-            match crate::concurrency::mark_ran_somewhere(g, report, &mut rec.labels) {
-                Ok(_) => Ok(Some(rec.labels)),
-                Err(_) => Ok(None),
-            }
-        }
-        Err(SolveError::Infeasible { .. }) => Ok(None),
-        Err(e) => Err(e),
+    match crate::pipeline::analyse(s, g, report, how) {
+        Ok(a) => Ok(Some(a.rec.labels)),
+        Err(f) if f.impossible() => Ok(None),
+        Err(crate::pipeline::Failed::Solve(e)) => Err(e),
+        Err(crate::pipeline::Failed::RanSomewhere(_)) => Ok(None),
     }
 }
 
