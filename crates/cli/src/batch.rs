@@ -16,7 +16,9 @@ use postmortem_core::locate::PathMap;
 use postmortem_core::summary::LineIndex;
 use postmortem_core::Icfg;
 use postmortem_formats::batch::{self as fb, Entry, Groups, Shard};
-use postmortem_formats::failure::{assemble, AssembleError, Event, FailureFiles, FailureOptions};
+use postmortem_formats::failure::{
+    assemble, AssembleError, Diagnostic, FailureFiles, FailureOptions,
+};
 use postmortem_formats::frontend::{encode_loaded, Loaded};
 use postmortem_formats::input::DEFAULT_TEXT_LIMIT;
 use postmortem_formats::output::{to_json_with, Analysis, Timings};
@@ -452,28 +454,27 @@ fn analyse_within(ctx: &Ctx<'_>, spec: &fb::CrashSpec) -> Result<Value, (Option<
     .map(|p| p.display().to_string())
     .collect();
     let report_path = names.join(" + ");
-    let mut warnings: Vec<String> = Vec::new();
-    let mut values = Vec::new();
-    let mut residue = None;
-    let mut sink = |e: Event<'_>| match e {
-        Event::Values(v) => values = v.to_vec(),
-        Event::Residue(r) => residue = Some(r.clone()),
-        Event::Warning(w) => warnings.push(w),
-        Event::Note(_) | Event::LogMatched { .. } => {}
-    };
     let t = Instant::now();
-    let report = assemble(
+    let found = assemble(
         g,
         graph.sancov.as_ref(),
         graph.vars.as_ref(),
         &files,
         &ctx.opts,
-        &mut sink,
     )
     .map_err(|e| match e {
         e @ AssembleError::NotTheBuild(..) => err(e.to_string()),
         AssembleError::Input(m) | AssembleError::Impossible(m) => err(m),
     })?;
+    let warnings: Vec<String> = found
+        .diagnostics
+        .iter()
+        .filter_map(|d| match d {
+            Diagnostic::Warning(w) => Some(w.clone()),
+            Diagnostic::Note(_) => None,
+        })
+        .collect();
+    let (report, values, residue) = (found.report, found.values, found.residue);
     let parse_report_ms = ms(t);
     let sig = fb::signature(g, &report, a.group_depth);
     let s = a.solver.build(a.solver.solver);

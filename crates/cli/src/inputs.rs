@@ -12,7 +12,7 @@ use clap::{ArgMatches, Args, Command, FromArgMatches};
 use postmortem_core::locate::PathMap;
 use postmortem_core::{Icfg, Report};
 use postmortem_formats::failure::{
-    assemble, AssembleError, Event, FailureFiles, FailureOptions, ResidueInfo,
+    assemble, AssembleError, Diagnostic, FailureFiles, FailureOptions, ResidueInfo,
 };
 use postmortem_formats::input::DEFAULT_TEXT_LIMIT;
 use postmortem_formats::logs::{write_explain, LogConfig, LogStream, Logger};
@@ -297,56 +297,49 @@ pub fn load(inputs: &Inputs, max_memory: usize) -> Result<Loaded, Failure> {
             .max_input_size
             .unwrap_or(DEFAULT_TEXT_LIMIT.min(max_memory as u64)),
     };
-    let mut values = Vec::new();
-    let mut residue = None;
-    let mut logs = Vec::new();
-    let mut impossible_hint = None;
-    let mut sink = |e: Event<'_>| match e {
-        Event::Values(v) => values = v.to_vec(),
-        Event::Residue(r) => residue = Some(r.clone()),
-        Event::Warning(w) => {
-            if w.ends_with(postmortem_formats::sentry::CRASH_FIRST) {
-                impossible_hint = Some(postmortem_formats::sentry::CRASH_FIRST.to_string());
-            }
-            eprintln!("postmortem: warning: {w}")
+    let found = assemble(&graph, sancov.as_ref(), vars.as_ref(), &files, &opts)
+        .map_err(assemble_failure)?;
+    print_diagnostics(&found.diagnostics, "");
+    for (source, matched) in &found.logs {
+        if inputs.explain_log {
+            eprintln!("postmortem: log matches for {source}:");
+            // Explaining is best effort: a closed stderr is not an error.
+            let _ = write_explain(&mut std::io::stderr().lock(), &graph, matched);
         }
-        Event::Note(n) => eprintln!("postmortem: note: {n}"),
-        Event::LogMatched { source, matched } => {
-            logs.push(matched.clone());
-            if inputs.explain_log {
-                eprintln!("postmortem: log matches for {source}:");
-                // Explaining is best effort: a closed stderr is not an error.
-                let _ = write_explain(&mut std::io::stderr().lock(), &graph, matched);
-            }
-        }
-    };
-    let report = assemble(
-        &graph,
-        sancov.as_ref(),
-        vars.as_ref(),
-        &files,
-        &opts,
-        &mut sink,
-    )
-    .map_err(|e| match e {
-        e @ AssembleError::NotTheBuild(..) => Failure::input(e),
-        AssembleError::Input(m) => Failure::input(m),
-        AssembleError::Impossible(m) => Failure::impossible(m),
-    })?;
+    }
     let parse_report_ms = ms(t);
     Ok(Loaded {
         graph,
-        report,
+        report: found.report,
         timings: Timings {
             parse_graph_ms,
             parse_report_ms,
             recover_ms: 0.0,
         },
-        values,
-        residue,
-        logs,
-        impossible_hint,
+        values: found.values,
+        residue: found.residue,
+        logs: found.logs.into_iter().map(|(_, m)| m).collect(),
+        impossible_hint: found.impossible_hint,
     })
+}
+
+/// Warnings and notes on stderr, each prefixed with `prefix`.
+fn print_diagnostics(diagnostics: &[Diagnostic], prefix: &str) {
+    for d in diagnostics {
+        match d {
+            Diagnostic::Warning(w) => eprintln!("postmortem: warning: {prefix}{w}"),
+            Diagnostic::Note(n) => eprintln!("postmortem: note: {prefix}{n}"),
+        }
+    }
+}
+
+/// An [`AssembleError`] as the command reports it.
+fn assemble_failure(e: AssembleError) -> Failure {
+    match e {
+        e @ AssembleError::NotTheBuild(..) => Failure::input(e),
+        AssembleError::Input(m) => Failure::input(m),
+        AssembleError::Impossible(m) => Failure::impossible(m),
+    }
 }
 
 /// Another crash of the same program for a group (`suggest --also`): a
@@ -379,14 +372,7 @@ pub fn load_other(
             .max_input_size
             .unwrap_or(DEFAULT_TEXT_LIMIT.min(max_memory as u64)),
     };
-    let mut sink = |e: Event<'_>| match e {
-        Event::Warning(w) => eprintln!("postmortem: warning: {name}: {w}"),
-        Event::Note(n) => eprintln!("postmortem: note: {name}: {n}"),
-        _ => {}
-    };
-    assemble(g, None, None, &files, &opts, &mut sink).map_err(|e| match e {
-        e @ AssembleError::NotTheBuild(..) => Failure::input(e),
-        AssembleError::Input(m) => Failure::input(m),
-        AssembleError::Impossible(m) => Failure::impossible(m),
-    })
+    let found = assemble(g, None, None, &files, &opts).map_err(assemble_failure)?;
+    print_diagnostics(&found.diagnostics, &format!("{name}: "));
+    Ok(found.report)
 }

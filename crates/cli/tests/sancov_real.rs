@@ -411,7 +411,7 @@ fn recurse() -> &'static Path {
 
 #[test]
 fn direct_recursion_keeps_every_activation() {
-    use postmortem_formats::failure::{assemble, Event, FailureFiles, FailureOptions};
+    use postmortem_formats::failure::{assemble, FailureFiles, FailureOptions};
     let dir = recurse();
     let asan = dir.join("asan.txt");
     for mode in ["func", "bb"] {
@@ -447,20 +447,16 @@ fn direct_recursion_keeps_every_activation() {
             ),
         ];
         for (what, files) in inputs {
-            let mut warnings = Vec::new();
-            let r = assemble(
+            let found = assemble(
                 g,
                 loaded.sancov.as_ref(),
                 loaded.vars.as_ref(),
                 &files,
                 &FailureOptions::default(),
-                &mut |e| {
-                    if let Event::Warning(w) = e {
-                        warnings.push(w);
-                    }
-                },
             )
             .unwrap_or_else(|e| panic!("{mode} {what}: {e}"));
+            let warnings = &found.diagnostics;
+            let r = found.report.clone();
             // main's call and four recursive calls, each into depth_sum.
             assert_eq!(
                 frames_into(g, &r, "depth_sum"),

@@ -93,6 +93,7 @@ pub fn read_any_report_str(
                     warnings: Vec::new(),
                     log: None,
                     notes: Vec::new(),
+                    impossible_hint: None,
                 },
             ))
         }

@@ -101,8 +101,9 @@ impl Default for FailureOptions {
     }
 }
 
-/// Something [`assemble`] tells its caller on the way.
-pub enum Event<'a> {
+/// Something [`assemble_with`] finds on the way ([`assemble`] collects
+/// them into an [`Assembled`]).
+pub(crate) enum Event<'a> {
     /// A part of the input that was left out or widened.
     Warning(String),
     /// Information (how many coverage flags were set).
@@ -120,6 +121,36 @@ pub enum Event<'a> {
         /// The match.
         matched: &'a LogMatch,
     },
+    /// What to add to an answer that the report is impossible.
+    ImpossibleHint(&'a str),
+}
+
+/// A diagnostic of [`assemble`], in the order they arose.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Diagnostic {
+    /// A part of the input that was left out or widened.
+    Warning(String),
+    /// Information (how many coverage flags were set, how much a log told).
+    Note(String),
+}
+
+/// What [`assemble`] found: the report, and what the writers show beside
+/// the labels.
+#[derive(Clone, Debug, Default)]
+pub struct Assembled {
+    /// The report over the graph.
+    pub report: Report,
+    /// What became of every variable's value read from the core.
+    pub values: Vec<ValueUse>,
+    /// What the core's stack residue gave.
+    pub residue: Option<ResidueInfo>,
+    /// Every log matched (its source's name, the match).
+    pub logs: Vec<(String, LogMatch)>,
+    /// Warnings and notes, in order.
+    pub diagnostics: Vec<Diagnostic>,
+    /// What to add to an answer that the report is impossible (the
+    /// likely cause the inputs show).
+    pub impossible_hint: Option<String>,
 }
 
 /// Why [`assemble`] gave no report.
@@ -156,9 +187,34 @@ const MAX_SIMILAR: usize = 20;
 /// Reads every failure input given in `files` against the graph `g` and
 /// combines them into one report, in the order the module doc gives.
 /// `flag_map` is the graph's coverage flag map (from the LLVM front-end),
-/// needed for coverage flags. Warnings and notes go to `sink` as they
-/// arise.
+/// needed for coverage flags. Returns the report with what else was found
+/// ([`Assembled`]: values, residue, logs, warnings and notes in order, a
+/// hint for an impossible answer).
 pub fn assemble(
+    g: &Icfg,
+    flag_map: Option<&SancovMap>,
+    var_map: Option<&VarMap>,
+    files: &FailureFiles<'_>,
+    opts: &FailureOptions,
+) -> Result<Assembled, AssembleError> {
+    let mut out = Assembled::default();
+    let mut sink = |e: Event<'_>| match e {
+        Event::Warning(w) => out.diagnostics.push(Diagnostic::Warning(w)),
+        Event::Note(n) => out.diagnostics.push(Diagnostic::Note(n)),
+        Event::Values(v) => out.values = v.to_vec(),
+        Event::Residue(r) => out.residue = Some(r.clone()),
+        Event::LogMatched { source, matched } => {
+            out.logs.push((source.to_string(), matched.clone()))
+        }
+        Event::ImpossibleHint(h) => out.impossible_hint = Some(h.to_string()),
+    };
+    let report = assemble_with(g, flag_map, var_map, files, opts, &mut sink)?;
+    out.report = report;
+    Ok(out)
+}
+
+/// [`assemble`], what it finds sent to `sink` as it goes.
+fn assemble_with(
     g: &Icfg,
     flag_map: Option<&SancovMap>,
     var_map: Option<&VarMap>,
@@ -172,6 +228,9 @@ pub fn assemble(
             read_any_report_limited(path, opts.max_input, g, &opts.path_map, &opts.log_config)
                 .map_err(input)?;
         let name = path.display().to_string();
+        if let Some(h) = &mapped.impossible_hint {
+            sink(Event::ImpossibleHint(h));
+        }
         for w in &mapped.warnings {
             sink(Event::Warning(format!("{name}: {w}")));
         }

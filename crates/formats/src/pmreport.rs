@@ -87,6 +87,9 @@ pub struct Mapped {
     /// Other warnings about the report as a whole (a Sentry event's
     /// frames that look listed crash first).
     pub notes: Vec<String>,
+    /// What to say if the report turns out impossible (a Sentry event's
+    /// frames that look listed crash first: the likely cause).
+    pub impossible_hint: Option<String>,
 }
 
 /// Parses this format's JSON text. `source_name` names the input in
@@ -341,6 +344,7 @@ impl PmReport {
             warnings,
             log,
             notes: Vec::new(),
+            impossible_hint: None,
         }
     }
 }

@@ -69,7 +69,8 @@ impl SentryEvent {
             }
             Some(m)
         };
-        let notes = if self.looks_crash_first(g) {
+        let crash_first = self.looks_crash_first(g);
+        let notes = if crash_first {
             vec![CRASH_FIRST.to_string()]
         } else {
             Vec::new()
@@ -79,6 +80,7 @@ impl SentryEvent {
             warnings: located.warnings,
             log,
             notes,
+            impossible_hint: crash_first.then(|| CRASH_FIRST.to_string()),
         }
     }
 

@@ -525,7 +525,7 @@ fn a_handwritten_report_and_a_log() {
 #[test]
 fn assemble_combines_report_backtrace_and_log() {
     use postmortem_formats::failure::{
-        assemble, AssembleError, Event, FailureFiles, FailureOptions,
+        assemble, AssembleError, Diagnostic, FailureFiles, FailureOptions,
     };
     let d = demo();
     let dir = std::env::temp_dir().join(format!("pm-assemble-{}", std::process::id()));
@@ -554,23 +554,21 @@ fn assemble_combines_report_backtrace_and_log() {
         log: Some(&log),
         ..FailureFiles::default()
     };
-    let mut warnings = Vec::new();
-    let mut logs = Vec::new();
-    let r = assemble(
-        &d.g,
-        None,
-        None,
-        &files,
-        &FailureOptions::default(),
-        &mut |e| match e {
-            Event::Warning(w) => warnings.push(w),
-            Event::Note(_) | Event::Values(_) | Event::Residue(_) => {}
-            Event::LogMatched { source, matched } => {
-                logs.push((source.to_string(), matched.lines.len()))
-            }
-        },
-    )
-    .unwrap();
+    let found = assemble(&d.g, None, None, &files, &FailureOptions::default()).unwrap();
+    let warnings: Vec<&String> = found
+        .diagnostics
+        .iter()
+        .filter_map(|d| match d {
+            Diagnostic::Warning(w) => Some(w),
+            Diagnostic::Note(_) => None,
+        })
+        .collect();
+    let logs: Vec<(String, usize)> = found
+        .logs
+        .iter()
+        .map(|(source, m)| (source.clone(), m.lines.len()))
+        .collect();
+    let r = &found.report;
     let located = locator(&d.g, PathMap::new())
         .locate_stack(&parse_backtrace(&bt_text, "bt.txt").unwrap().source_frames());
     assert!(!located.report.stack_gaps.is_empty());
@@ -599,7 +597,7 @@ fn assemble_combines_report_backtrace_and_log() {
         stack_only: true,
         ..FailureOptions::default()
     };
-    let r = assemble(&d.g, None, None, &files, &opts, &mut |_| {}).unwrap();
+    let r = assemble(&d.g, None, None, &files, &opts).unwrap().report;
     assert!(r.obs_yes.is_empty() && r.obs_no.is_empty());
     assert_eq!(r.stack_gaps, located.report.stack_gaps);
 
@@ -614,7 +612,6 @@ fn assemble_combines_report_backtrace_and_log() {
             ..FailureFiles::default()
         },
         &FailureOptions::default(),
-        &mut |_| {},
     )
     .unwrap_err();
     assert!(
@@ -630,7 +627,6 @@ fn assemble_combines_report_backtrace_and_log() {
             ..FailureFiles::default()
         },
         &FailureOptions::default(),
-        &mut |_| {},
     )
     .unwrap_err();
     assert!(
