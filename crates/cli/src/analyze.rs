@@ -200,6 +200,7 @@ pub fn view<'a>(
         frames: &an.frames,
         lift: Some(&an.lift),
         stack_len: loaded.report.stack.len(),
+        logs: &loaded.logs,
     }
 }
 

@@ -80,8 +80,24 @@ fn a_log_taken_as_one_stream_matches_only_its_calls() {
             ],
         )
     };
-    let any = labels(&analyze("kv.bc", "any"));
-    let stderr = labels(&analyze("kv.bc", "stderr"));
+    let (any_out, stderr_out) = (analyze("kv.bc", "any"), analyze("kv.bc", "stderr"));
+    // The JSON says how much the log told: taken as any stream, every
+    // line may be `printf("%s\n")`'s too.
+    let summary = |o: &Output| {
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["logs"][0]["summary"].clone()
+    };
+    let (sa, se) = (summary(&any_out), summary(&stderr_out));
+    assert_eq!(
+        (sa["lines"].as_u64(), se["in_trace"].as_u64()),
+        (Some(4), Some(4)),
+        "{sa} {se}"
+    );
+    assert_eq!(sa["ambiguous"].as_u64(), Some(4), "{sa}");
+    assert_eq!(se["ambiguous"].as_u64(), Some(0), "{se}");
+    assert_eq!(se["other_streams"].as_u64(), Some(1), "{se}");
+    let any = labels(&any_out);
+    let stderr = labels(&stderr_out);
     // Both sound: what printed ran (lines 16, 21: updated, inserted;
     // 32: got), what never ran in this run is never Yes (33: bad op).
     for l in [&any, &stderr] {

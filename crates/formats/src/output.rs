@@ -52,6 +52,8 @@ pub struct Analysis<'a> {
     /// The nodes Local labels proved ran, fed back to the solver (None:
     /// not tried).
     pub lift: Option<&'a postmortem_core::staged::Lift>,
+    /// Every log matched against the graph's logging calls.
+    pub logs: &'a [crate::logs::LogMatch],
 }
 
 /// Formats sorted line numbers as compact ranges: `3-5, 9, 12-13`.
@@ -224,6 +226,10 @@ pub fn to_json_with(a: &Analysis<'_>, nodes: bool, lines: Option<&LineIndex>) ->
         "residue": a.residue,
         "frames": a.frames.iter().map(|f| frame_json(g, f, a.stack_len, nodes)).collect::<Vec<_>>(),
         "lift": a.lift.map(|l| lift_json(g, l)),
+        "logs": a.logs.iter().map(|m| json!({
+            "stream": m.stream.to_string(),
+            "summary": m.summary(),
+        })).collect::<Vec<_>>(),
         "timings_ms": {
             "parse_graph": a.timings.parse_graph_ms,
             "parse_report": a.timings.parse_report_ms,
