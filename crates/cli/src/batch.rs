@@ -20,9 +20,9 @@ use postmortem_formats::failure::{
     assemble, AssembleError, Diagnostic, FailureFiles, FailureOptions,
 };
 use postmortem_formats::frontend::{encode_loaded, Loaded};
+use postmortem_formats::image::sancov::SancovMap;
 use postmortem_formats::input::DEFAULT_TEXT_LIMIT;
 use postmortem_formats::output::{to_json_with, Analysis, Timings};
-use postmortem_formats::sancov::SancovMap;
 use postmortem_formats::vars::VarMap;
 use rayon::prelude::*;
 use serde_json::{json, Value};
@@ -249,9 +249,8 @@ impl Graphs {
             .clone();
         cell.get_or_init(|| {
             let bid = match binary {
-                Some(b) => {
-                    postmortem_formats::native::read_build_id(b).map_err(|e| e.to_string())?
-                }
+                Some(b) => postmortem_formats::image::native::read_build_id(b)
+                    .map_err(|e| e.to_string())?,
                 None => None,
             };
             let key = fb::graph_key(cfg, bid.as_deref(), CACHE_TAG)

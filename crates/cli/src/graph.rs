@@ -14,9 +14,9 @@
 use crate::exit::Failure;
 use postmortem_core::Icfg;
 use postmortem_formats::frontend::{decode_loaded, encode_loaded, IrFormat, WIRE_MAGIC};
+use postmortem_formats::image::sancov::SancovMap;
 use postmortem_formats::input::{read_bounded, require_regular, Limit};
 use postmortem_formats::pmcfg::{self, CACHE_MAGIC};
-use postmortem_formats::sancov::SancovMap;
 use postmortem_formats::vars::VarMap;
 use std::io::Read;
 use std::path::Path;

@@ -651,7 +651,7 @@ fn bad_minidumps_are_one_error_line() {
 /// reproduces.
 #[test]
 fn mutated_minidumps_never_panic() {
-    use postmortem_formats::native::{load_base, read_flags, unwind, Binary, Core};
+    use postmortem_formats::image::native::{load_base, read_flags, unwind, Binary, Core};
     let dir = setup();
     let dump = std::fs::read(dir.join("bb-segv.dmp")).unwrap();
     let bin = Binary::read(&dir.join("crash-bb")).unwrap();

@@ -9,8 +9,8 @@
 mod common;
 
 use common::{require, sh, show};
-use postmortem_formats::native::Binary;
-use postmortem_formats::residue::{scan_stack, Callee, Sites};
+use postmortem_formats::image::native::Binary;
+use postmortem_formats::image::residue::{scan_stack, Callee, Sites};
 use serde_json::Value;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};

@@ -19,19 +19,19 @@
 //! 4. a log adds one ordered trace;
 //! 5. `stack_only` then drops every observation.
 //!
-//! Frames, selectors and log lines that match nothing are [`Event::Warning`]s,
-//! never errors: their constraints are left out or widened, so answers
-//! stay sound. Events go to the caller's sink as they happen, so nothing
-//! said before an error is lost.
+//! Frames, selectors and log lines that match nothing are warnings
+//! ([`Diagnostic::Warning`]), never errors: their constraints are left
+//! out or widened, so answers stay sound. [`assemble`] returns them in
+//! order with the report ([`Assembled`]).
 
 use crate::any_report::read_any_report_limited;
 use crate::backtrace::{locator, merge_inlined_by_address, read_backtrace_path_limited};
-use crate::buildcheck::{self, BuildMismatch};
+use crate::image::buildcheck::{self, BuildMismatch};
+use crate::image::native::{self, Binary, Core};
+use crate::image::residue;
+use crate::image::sancov::{FlagConstraints, SancovMap};
 use crate::input::{read_bounded, Limit};
 use crate::logs::{LogConfig, LogMatch, LogMatcher, LogWarning};
-use crate::native::{self, Binary, Core};
-use crate::residue;
-use crate::sancov::{FlagConstraints, SancovMap};
 use crate::vars::{ValueUse, VarMap};
 use postmortem_core::locate::{Located, PathMap, SourceFrame};
 use postmortem_core::report::NodeSet;
@@ -55,7 +55,7 @@ pub struct FailureFiles<'a> {
     pub core: Option<&'a Path>,
     /// A minidump of the crash (Breakpad or Crashpad format; needs
     /// `binary`): read into the same view as a core (see
-    /// [`crate::minidump`]).
+    /// [`crate::image::minidump`]).
     pub minidump: Option<&'a Path>,
     /// The crashed program's ELF binary.
     pub binary: Option<&'a Path>,
@@ -77,10 +77,10 @@ pub struct FailureOptions {
     /// Do not use variables' values from a core (`--no-values`).
     pub no_values: bool,
     /// Do not use a core's stack residue (`--no-residue`; see
-    /// [`crate::residue`]).
+    /// [`crate::image::residue`]).
     pub no_residue: bool,
     /// Refuse a `--binary` that is not of the graph's build (see
-    /// [`crate::buildcheck`]); false (`--no-build-check`): only warn.
+    /// [`crate::image::buildcheck`]); false (`--no-build-check`): only warn.
     pub build_check: bool,
     /// The most bytes a report, a backtrace or a log may have
     /// ([`crate::input::DEFAULT_TEXT_LIMIT`] by default).
@@ -111,7 +111,7 @@ pub(crate) enum Event<'a> {
     /// What became of every variable's value read from the core (see
     /// [`crate::vars::constraints`]).
     Values(&'a [ValueUse]),
-    /// What the core's stack residue gave (see [`crate::residue`]).
+    /// What the core's stack residue gave (see [`crate::image::residue`]).
     Residue(&'a ResidueInfo),
     /// A log (or a report's log) was matched against the graph's logging
     /// calls: `source` names it (for `--explain-log`-style output).
@@ -560,7 +560,7 @@ fn load_native(
         }
         let base = native::load_base(&core, bin).map_err(input)?;
         if let Some(d) = &core.minidump {
-            sink(Event::Note(crate::minidump::note(&name, d)));
+            sink(Event::Note(crate::image::minidump::note(&name, d)));
         }
         if let Some(c) = core_flags(g, map, files, bin, &core, &name, sink)? {
             out.flags = Some(c);
@@ -576,10 +576,10 @@ fn load_native(
                 sink(Event::Warning(format!(
                     "{name}: the writer sanitized the crashing thread's stack (its non-pointer words are 0x0defaced0defaced): local variables are not read, only globals the dump holds"
                 )));
-                crate::values::read_globals(&core, bin, base, vars)
+                crate::image::values::read_globals(&core, bin, base, vars)
             } else {
                 let (observed, notes, walked) =
-                    crate::values::read_with_frames(&core, bin, base, vars);
+                    crate::image::values::read_with_frames(&core, bin, base, vars);
                 out.walked = walked;
                 (observed, notes)
             };
@@ -596,7 +596,7 @@ fn load_native(
 }
 
 /// Refuses a binary that is not of the graph's build (see
-/// [`crate::buildcheck`]); with `opts.build_check` off, warns instead.
+/// [`crate::image::buildcheck`]); with `opts.build_check` off, warns instead.
 fn check_build(
     g: &Icfg,
     bin: &Binary,

@@ -17,7 +17,7 @@
 //! then the graph as a `.pmcfg` cache ([`crate::pmcfg::encode`], versioned and
 //! checksummed). Every node index of the map is checked against the graph.
 
-use crate::sancov::{SancovArray, SancovFlag, SancovMap};
+use crate::image::sancov::{SancovArray, SancovFlag, SancovMap};
 use crate::vars::VarMap;
 use postmortem_core::{Icfg, NodeId};
 use serde::{Deserialize, Serialize};
@@ -166,7 +166,7 @@ pub struct Loaded {
     /// What the front-end approximated.
     pub report: FrontendReport,
     /// The SanitizerCoverage flags of the module mapped to nodes (see
-    /// [`crate::sancov`]); None when the module has none.
+    /// [`crate::image::sancov`]); None when the module has none.
     pub sancov: Option<SancovMap>,
     /// The variables whose values are evidence (see [`crate::vars`]);
     /// None when not computed (a graph from GraphML or an old cache).

@@ -13,13 +13,14 @@
 //! lines to the calls that may have printed them), [`input`] (reading
 //! with a bound, and what a file in the wrong slot looks like).
 //!
-//! **The crashed process's image.** [`native`] (ELF cores and binaries:
-//! the crash stack unwound, libraries' and signal frames included),
-//! [`minidump`] (Breakpad and Crashpad), [`image`] (what both give),
-//! [`sancov`] (SanitizerCoverage flags to graph nodes), [`values`] and
-//! [`vars`] (variables' values, and which become evidence), [`residue`]
-//! (return addresses left on the stack), [`buildcheck`] (is the binary the
-//! graph's build).
+//! **The crashed process's image** ([`image`]): [`image::native`] (ELF
+//! cores and binaries: the crash stack unwound, libraries' and signal
+//! frames included), [`image::minidump`] (Breakpad and Crashpad),
+//! [`image::sancov`] (SanitizerCoverage flags to graph nodes),
+//! [`image::values`] (variables' values read from the image),
+//! [`image::residue`] (return addresses left on the stack),
+//! [`image::buildcheck`] (is the binary the graph's build); [`vars`]
+//! says which values become evidence.
 //!
 //! **Assembly.** [`failure`]: one [`postmortem_core::Report`] from every
 //! input of a failure.
@@ -41,7 +42,6 @@ pub mod answer;
 pub mod any_report;
 pub mod backtrace;
 pub mod batch;
-pub mod buildcheck;
 pub mod error;
 pub mod failure;
 pub mod frontend;
@@ -51,18 +51,13 @@ pub mod image;
 pub mod input;
 pub mod lcov;
 pub mod logs;
-pub mod minidump;
-pub mod native;
 pub mod output;
 pub mod pmcfg;
 pub mod pmreport;
 pub mod report_json;
 pub mod report_kind;
-pub mod residue;
-pub mod sancov;
 pub mod sentry;
 pub mod suggest;
-pub mod values;
 pub mod vars;
 
 pub use error::{FormatError, XmlPosition};

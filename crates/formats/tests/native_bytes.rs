@@ -1,7 +1,7 @@
 //! `Core::from_bytes` and `Binary::from_bytes` (used by the `native` fuzz
 //! target): the same readers as from a file, errors naming the given name.
 
-use postmortem_formats::native::{Binary, Core};
+use postmortem_formats::image::native::{Binary, Core};
 use std::path::Path;
 
 #[test]

@@ -43,7 +43,7 @@ use llvm_ir::{Function, Instruction, Module, Name, Operand, Terminator, Type};
 use postmortem_core::{Icfg, NodeId};
 use std::collections::HashMap;
 
-pub use postmortem_formats::sancov::{
+pub use postmortem_formats::image::sancov::{
     FlagConstraints, SancovArray, SancovFlag, SancovMap, BOOLS_SECTION, PCS_SECTION,
 };
 use std::ops::Range;

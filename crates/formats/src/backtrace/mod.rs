@@ -510,7 +510,7 @@ fn merge_inlined(bt: &mut Backtrace) {
 
 /// [`merge_inlined`] on frames that give every frame of one physical frame
 /// the same address and the same [`RawFrame::index`], the physical frame's
-/// number (the frames a core is unwound into, `crate::native::unwind`,
+/// number (the frames a core is unwound into, `crate::image::native::unwind`,
 /// whose inline chains come from the DWARF inline records at each return
 /// address): frames of different physical frames are never merged,
 /// whatever their addresses. Frames without an index are told apart as in

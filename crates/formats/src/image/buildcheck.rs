@@ -5,7 +5,7 @@
 //! different builds (the source edited between them: lines shifted,
 //! functions added), every frame and value still finds *some* node, and
 //! the labels come out confident and wrong. A coverage build is caught
-//! by its flag count ([`crate::native::check_order`]); a plain `-g` build
+//! by its flag count ([`crate::image::native::check_order`]); a plain `-g` build
 //! has no such count, so this module compares the binary's DWARF line
 //! table with the graph. In the supported recipes the binary is compiled
 //! from the very IR the graph is made of, so each row of its line table
@@ -37,7 +37,7 @@
 //! [`compare`] is the comparison itself, a pure function of the graph and
 //! that (unit-tested without ELF files).
 
-use crate::native::{Binary, NativeError};
+use crate::image::native::{Binary, NativeError};
 use addr2line::gimli;
 use object::{Object, ObjectSection};
 use postmortem_core::locate::{same_file, PathMap};

@@ -18,7 +18,7 @@
 //! * not the crash frame's locals when the crash pc is in its prologue or
 //!   at its `ret` (rbp is the caller's there).
 
-use crate::native::{self, Binary, Core};
+use crate::image::native::{self, Binary, Core};
 use crate::vars::{Observed, VarMap};
 use addr2line::gimli;
 use object::{Object, ObjectSection, ObjectSymbol};

@@ -2,7 +2,7 @@
 //! same view as an ELF core ([`Core`]): memory ranges, the crashing
 //! thread's registers, the auxiliary vector and the file mappings, so that
 //! unwinding, coverage flags and variables' values run through the same
-//! code as for cores ([`crate::native`], [`crate::values`]).
+//! code as for cores ([`crate::image::native`], [`crate::image::values`]).
 //!
 //! Read with the `minidump` crate:
 //! * the exception stream: which thread crashed, the signal and the
@@ -15,7 +15,7 @@
 //!   What the dump does not hold is not read: a flag array or a variable
 //!   outside every range is no evidence.
 //! * the module list, with each module's build id (CodeView ELF record):
-//!   [`crate::native::load_base`] checks the binary's build id against its
+//!   [`crate::image::native::load_base`] checks the binary's build id against its
 //!   module's, and a library's before its call frame information is used.
 //! * `LinuxAuxv` (`AT_ENTRY`, the load base of a PIE) and `LinuxMaps`
 //!   (the file mappings), which Breakpad and minidump-writer write; without
@@ -82,7 +82,7 @@ impl DumpInfo {
     }
 }
 
-/// A minidump in a [`Core`](crate::native::Core)'s terms: memory ranges
+/// A minidump in a [`Core`](crate::image::native::Core)'s terms: memory ranges
 /// (offsets into the dump's bytes) and the rest.
 pub(crate) struct Parsed {
     pub segs: Vec<Seg>,

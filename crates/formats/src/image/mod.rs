@@ -1,8 +1,15 @@
 //! A crashed process's image as cores and minidumps both give it: its
 //! memory segments, the files mapped into it and the crashing thread's
 //! registers, with the error type of both readers. Below both
-//! ([`crate::native`] reads ELF cores, [`crate::minidump`] minidumps), so
+//! ([`crate::image::native`] reads ELF cores, [`crate::image::minidump`] minidumps), so
 //! that neither reader imports the other's types.
+
+pub mod buildcheck;
+pub mod minidump;
+pub mod native;
+pub mod residue;
+pub mod sancov;
+pub mod values;
 
 /// One line: what is wrong with which file.
 #[derive(Debug, thiserror::Error)]

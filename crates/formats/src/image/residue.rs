@@ -83,7 +83,7 @@
 //! `.gcc_except_table`): landing pads follow calls that may throw, and
 //! the unwinder writes their addresses; residue is then off (reported).
 
-use crate::native::{self, Binary, Core};
+use crate::image::native::{self, Binary, Core};
 use iced_x86::{Decoder, DecoderOptions, FlowControl, Instruction, OpKind};
 use object::{Object, ObjectSection, ObjectSymbol, ObjectSymbolTable, RelocationTarget};
 use std::collections::{HashMap, HashSet};

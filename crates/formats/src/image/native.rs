@@ -9,7 +9,7 @@
 //!   the auxiliary vector (`AT_ENTRY`, for the load base of a PIE), the
 //!   `NT_FILE` mappings and the first thread's registers (`NT_PRSTATUS`,
 //!   x86-64: the thread that got the fatal signal, which the kernel and gdb
-//!   write first). A minidump becomes the same view ([`crate::minidump`],
+//!   write first). A minidump becomes the same view ([`crate::image::minidump`],
 //!   told by its magic in [`Core::read`]), so everything below reads both.
 //! * [`read_flags`]: the flag bytes, after checking that the core is of
 //!   this binary (build id in the core's memory, entry point, and the
@@ -337,8 +337,8 @@ pub struct Core {
     /// x86-64 ELF core), or its stack memory's start (a minidump).
     pub other_stacks: Vec<u64>,
     /// When the file is a minidump (read into this view by
-    /// [`crate::minidump`]): its exception and module list.
-    pub minidump: Option<crate::minidump::DumpInfo>,
+    /// [`crate::image::minidump`]): its exception and module list.
+    pub minidump: Option<crate::image::minidump::DumpInfo>,
 }
 
 const AT_ENTRY: u64 = 9;
@@ -372,8 +372,8 @@ impl Core {
     }
 
     fn parse(data: Bytes, path: &Path) -> Result<Core, NativeError> {
-        if data.starts_with(crate::minidump::MAGIC) {
-            let d = crate::minidump::parse(&data, path)?;
+        if data.starts_with(crate::image::minidump::MAGIC) {
+            let d = crate::image::minidump::parse(&data, path)?;
             return Ok(Core {
                 path: path.to_path_buf(),
                 data,
@@ -654,7 +654,7 @@ pub fn load_base(core: &Core, bin: &Binary) -> Result<u64, NativeError> {
 fn check_module(
     cs: &str,
     bs: &str,
-    d: &crate::minidump::DumpInfo,
+    d: &crate::image::minidump::DumpInfo,
     bin: &Binary,
     base: u64,
 ) -> Result<(), NativeError> {
@@ -672,7 +672,7 @@ fn check_module(
 fn check_build_id(
     cs: &str,
     bs: &str,
-    m: &crate::minidump::DumpModule,
+    m: &crate::image::minidump::DumpModule,
     bin: &Binary,
 ) -> Result<(), NativeError> {
     match (&m.build_id, &bin.build_id) {
