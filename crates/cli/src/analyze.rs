@@ -7,7 +7,7 @@ use crate::solvers::{SolverArgs, SolverName};
 use clap::{Args, ValueEnum};
 use postmortem_core::why::{self, Why};
 use postmortem_core::{Label, Origin, Recovery, SolveError};
-use postmortem_formats::output::Analysis;
+use postmortem_formats::write::output::Analysis;
 use std::path::Path;
 use std::time::{Duration, Instant};
 

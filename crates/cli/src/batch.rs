@@ -22,8 +22,8 @@ use postmortem_formats::failure::{
 use postmortem_formats::frontend::{encode_loaded, Loaded};
 use postmortem_formats::image::sancov::SancovMap;
 use postmortem_formats::input::DEFAULT_TEXT_LIMIT;
-use postmortem_formats::output::{to_json_with, Analysis, Timings};
 use postmortem_formats::vars::VarMap;
+use postmortem_formats::write::output::{to_json_with, Analysis, Timings};
 use rayon::prelude::*;
 use serde_json::{json, Value};
 use std::collections::HashMap;

@@ -16,8 +16,8 @@ use postmortem_formats::failure::{
 };
 use postmortem_formats::input::DEFAULT_TEXT_LIMIT;
 use postmortem_formats::logs::{write_explain, LogConfig, LogStream, Logger};
-use postmortem_formats::output::Timings;
 use postmortem_formats::vars::ValueUse;
+use postmortem_formats::write::output::Timings;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 

@@ -1,5 +1,5 @@
 //! `postmortem query`: one question, with a witness or an explanation
-//! (written by `postmortem_formats::answer`).
+//! (written by `postmortem_formats::write::answer`).
 
 use crate::analyze::solve_failure;
 use crate::exit::{ms, write_out, Failure};
@@ -10,7 +10,7 @@ use postmortem_core::{
     query as lang, solver::Checked, Answer, Icfg, NodeId, Origin, Query, Report, SolveError,
     Solver, Weakening,
 };
-use postmortem_formats::answer::{query_json, write_query_text, QueryAnswer};
+use postmortem_formats::write::answer::{query_json, write_query_text, QueryAnswer};
 use std::time::Instant;
 
 const QUERY_HELP: &str = "\

@@ -5,10 +5,10 @@ use crate::inputs::Inputs;
 use clap::{Args, ValueEnum};
 use postmortem_core::why::Why;
 use postmortem_core::{NodeId, Report};
-use postmortem_formats::annotate::{numbered_frames, write_annotate, Sources};
-use postmortem_formats::html::{write_html, HtmlReport};
-use postmortem_formats::lcov::write_lcov;
-use postmortem_formats::output::{self, Analysis};
+use postmortem_formats::write::annotate::{numbered_frames, write_annotate, Sources};
+use postmortem_formats::write::html::{write_html, HtmlReport};
+use postmortem_formats::write::lcov::write_lcov;
+use postmortem_formats::write::output::{self, Analysis};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 

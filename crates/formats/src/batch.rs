@@ -14,8 +14,8 @@
 //! lists per source line that some crash decided: it grows with the
 //! crashes of the group, never with the graph's other crashes.
 
-use crate::html::escape;
 use crate::input::{read_bounded, Limit};
+use crate::write::html::escape;
 use postmortem_core::locate::PathMap;
 use postmortem_core::{Icfg, Report};
 use serde::Deserialize;
@@ -567,7 +567,7 @@ fn page_head(title: &str) -> String {
     format!(
         "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{}</title><style>{}</style></head><body>\n<h1>{}</h1>\n",
         escape(title),
-        crate::html::CSS,
+        crate::write::html::CSS,
         escape(title)
     )
 }
@@ -652,7 +652,7 @@ fn index_page(groups: &[Value], alone: &[Value]) -> String {
 }
 
 fn group_page(g: &Value, sources: &mut SourceFiles) -> String {
-    use crate::output::ranges;
+    use crate::write::output::ranges;
     let lines_of = |v: &Value| -> Vec<u32> {
         v.as_array()
             .into_iter()

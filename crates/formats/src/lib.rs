@@ -25,10 +25,11 @@
 //! **Assembly.** [`failure`]: one [`postmortem_core::Report`] from every
 //! input of a failure.
 //!
-//! **Writers.** [`output`] (text and JSON), [`annotate`] (gcov-style
-//! listing), [`html`] (the static report), [`lcov`] (LCOV tracefiles),
-//! [`answer`] (query answers), [`suggest`] (what to observe next),
-//! [`batch`] (many crashes: manifest, groups, pages).
+//! **Writers** ([`write`]): [`write::output`] (text and JSON),
+//! [`write::annotate`] (gcov-style listing), [`write::html`] (the static
+//! report), [`write::lcov`] (LCOV tracefiles), [`write::answer`] (query
+//! answers), [`write::suggest`] (what to observe next); [`batch`] (many
+//! crashes: manifest, groups, pages).
 //!
 //! [`error`]: [`FormatError`], the one error type of the readers, whose
 //! messages are one line naming the input and the place in it (an XML
@@ -37,8 +38,6 @@
 //! The semantics follow `shared/data/README.md`.
 #![deny(missing_docs)]
 
-pub mod annotate;
-pub mod answer;
 pub mod any_report;
 pub mod backtrace;
 pub mod batch;
@@ -46,19 +45,16 @@ pub mod error;
 pub mod failure;
 pub mod frontend;
 pub mod graphml;
-pub mod html;
 pub mod image;
 pub mod input;
-pub mod lcov;
 pub mod logs;
-pub mod output;
 pub mod pmcfg;
 pub mod pmreport;
 pub mod report_json;
 pub mod report_kind;
 pub mod sentry;
-pub mod suggest;
 pub mod vars;
+pub mod write;
 
 pub use error::{FormatError, XmlPosition};
 pub use graphml::{read_graphml, read_graphml_path};

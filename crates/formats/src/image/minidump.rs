@@ -1,5 +1,5 @@
 //! Minidumps (Breakpad and Crashpad format, Linux x86-64) read into the
-//! same view as an ELF core ([`Core`]): memory ranges, the crashing
+//! same view as an ELF core ([`crate::image::native::Core`]): memory ranges, the crashing
 //! thread's registers, the auxiliary vector and the file mappings, so that
 //! unwinding, coverage flags and variables' values run through the same
 //! code as for cores ([`crate::image::native`], [`crate::image::values`]).

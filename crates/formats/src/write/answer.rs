@@ -2,7 +2,7 @@
 //! weakenings, the witness and the explanation, as text for people or one
 //! JSON object for tools.
 
-use crate::output::witness_lines;
+use crate::write::output::witness_lines;
 use postmortem_core::solver::Checked;
 use postmortem_core::{Icfg, NodeId, NodeSet, Origin, Report};
 use serde_json::{json, Value};

@@ -33,9 +33,9 @@
 //! so the directory works offline and from anywhere; every text from the
 //! inputs is HTML-escaped.
 
-use crate::annotate::{label_word, local_lines, Sources};
 use crate::logs::{LogMatch, Outcome};
 use crate::vars::ValueUse;
+use crate::write::annotate::{label_word, local_lines, Sources};
 use postmortem_core::local::FrameLabels;
 use postmortem_core::summary::{by_line, Counts, FileLines};
 use postmortem_core::why::Why;
@@ -1096,7 +1096,7 @@ fn suggest_section(c: &Ctx<'_, '_>, sug: &postmortem_core::suggest::Suggestions)
         s,
         "<p class=\"sub\">Observing one of these points (a log line, a coverage flag, a breakpoint in a reproduction) decides at least <em>worst</em> of the {} Maybe lines, whatever it shows: {}.</p>",
         sug.maybe_lines,
-        escape(&crate::suggest::summary_line(sug))
+        escape(&crate::write::suggest::summary_line(sug))
     );
     if sug.top.is_empty() {
         s.push_str("<p>Nothing to suggest: no single point's observation is sure to decide a Maybe line both ways.</p>\n");
@@ -1113,9 +1113,9 @@ fn suggest_section(c: &Ctx<'_, '_>, sug: &postmortem_core::suggest::Suggestions)
             "<tr><td>{}</td><td>{at}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             i + 1,
             c.func(g.func_of(t.point)),
-            escape(&crate::suggest::count(t, t.if_ran)),
-            escape(&crate::suggest::count(t, t.if_not)),
-            escape(&crate::suggest::count(t, t.worst()))
+            escape(&crate::write::suggest::count(t, t.if_ran)),
+            escape(&crate::write::suggest::count(t, t.if_not)),
+            escape(&crate::write::suggest::count(t, t.worst()))
         );
     }
     s.push_str("</table>\n");

@@ -57,7 +57,7 @@ pub fn write_lcov(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::annotate::tests::sample;
+    use crate::write::annotate::tests::sample;
 
     #[test]
     fn yes_no_maybe_encoding() {

@@ -1,5 +1,5 @@
 //! Writers for `postmortem suggest` ([`postmortem_core::suggest`]): a text
-//! table and a JSON document. The HTML section is in [`crate::html`].
+//! table and a JSON document. The HTML section is in [`crate::write::html`].
 
 use postmortem_core::suggest::{Method, Suggestion, Suggestions};
 use postmortem_core::{Icfg, NodeId};
