@@ -218,3 +218,13 @@ mod tests {
         assert!(q.len() < 100 && q.ends_with("..."), "{q}");
     }
 }
+
+/// A warning or a note about an input, in the order they arose (see
+/// [`crate::failure::assemble`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Diagnostic {
+    /// A part of the input that was left out or widened.
+    Warning(String),
+    /// Information (how many coverage flags were set, how much a log told).
+    Note(String),
+}

@@ -25,15 +25,15 @@
 //! order with the report ([`Assembled`]).
 
 use crate::any_report::read_any_report_limited;
-use crate::backtrace::{locator, merge_inlined_by_address, read_backtrace_path_limited};
-use crate::image::buildcheck::{self, BuildMismatch};
-use crate::image::native::{self, Binary, Core};
+use crate::backtrace::{locator, read_backtrace_path_limited};
+use crate::image::buildcheck::BuildMismatch;
+use crate::image::open::Found;
 use crate::image::residue;
-use crate::image::sancov::{FlagConstraints, SancovMap};
+use crate::image::sancov::SancovMap;
 use crate::input::{read_bounded, Limit};
 use crate::logs::{LogConfig, LogMatch, LogMatcher, LogWarning};
 use crate::vars::{ValueUse, VarMap};
-use postmortem_core::locate::{Located, PathMap, SourceFrame};
+use postmortem_core::locate::{Located, PathMap};
 use postmortem_core::report::NodeSet;
 use postmortem_core::{Icfg, NodeId, Report};
 use std::collections::BTreeMap;
@@ -125,14 +125,7 @@ pub(crate) enum Event<'a> {
     ImpossibleHint(&'a str),
 }
 
-/// A diagnostic of [`assemble`], in the order they arose.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Diagnostic {
-    /// A part of the input that was left out or widened.
-    Warning(String),
-    /// Information (how many coverage flags were set, how much a log told).
-    Note(String),
-}
+pub use crate::error::Diagnostic;
 
 /// What [`assemble`] found: the report, and what the writers show beside
 /// the labels.
@@ -151,6 +144,25 @@ pub struct Assembled {
     /// What to add to an answer that the report is impossible (the
     /// likely cause the inputs show).
     pub impossible_hint: Option<String>,
+}
+
+fn image_files<'a>(files: &FailureFiles<'a>) -> crate::image::open::ImageFiles<'a> {
+    crate::image::open::ImageFiles {
+        cfg: files.cfg,
+        binary: files.binary,
+        core: files.core,
+        minidump: files.minidump,
+        sancov_flags: files.sancov_flags,
+        backtrace_given: files.backtrace.is_some(),
+    }
+}
+
+fn image_options(opts: &FailureOptions) -> crate::image::open::ImageOptions<'_> {
+    crate::image::open::ImageOptions {
+        path_map: &opts.path_map,
+        build_check: opts.build_check,
+        no_residue: opts.no_residue,
+    }
 }
 
 /// Why [`assemble`] gave no report.
@@ -243,7 +255,24 @@ fn assemble_with(
         report = mapped.report;
     }
     let vars = if opts.no_values { None } else { var_map };
-    let native = load_native(g, flag_map, vars, files, opts, sink)?;
+    let (native, diagnostics) = crate::image::open::Image::open(
+        g,
+        flag_map,
+        vars,
+        &image_files(files),
+        &image_options(opts),
+    )
+    .map_err(|e| match e {
+        crate::image::open::ImageError::Input(m) => AssembleError::Input(m),
+        crate::image::open::ImageError::Impossible(m) => AssembleError::Impossible(m),
+        crate::image::open::ImageError::NotTheBuild(n, m) => AssembleError::NotTheBuild(n, m),
+    })?;
+    for d in diagnostics {
+        sink(match d {
+            Diagnostic::Warning(w) => Event::Warning(w),
+            Diagnostic::Note(n) => Event::Note(n),
+        });
+    }
     // The core's stack, when it is the report's: each report frame's
     // callee as a position in the core's frames.
     let mut core_callees: Option<Vec<Option<usize>>> = None;
@@ -468,165 +497,6 @@ fn log_events(sink: &mut dyn FnMut(Event<'_>), source: &str, m: &LogMatch) {
     sink(Event::LogMatched { source, matched: m });
 }
 
-/// What the native inputs gave.
-#[derive(Default)]
-struct Native {
-    /// The unwound crash stack, innermost first (None: no core, a
-    /// backtrace was given, or the stack could not be unwound soundly).
-    frames: Option<Vec<SourceFrame>>,
-    /// The flags' constraints.
-    flags: Option<FlagConstraints>,
-    /// Variables' values read from the core.
-    values: Option<Vec<crate::vars::Observed>>,
-    /// For each frame of `frames`: its physical frame number and function
-    /// symbol, when known.
-    frame_phys: Vec<Option<(u32, String)>>,
-    /// The frames whose locals were read: physical number and function.
-    walked: Vec<(u32, String)>,
-    /// The stack residue found in the core, each hit with its call's
-    /// symbolized frames.
-    residue: Option<Found>,
-}
-
-fn no_map(cfg: Option<&Path>) -> AssembleError {
-    input(format!(
-        "{}: the graph has no coverage flag map: pass the instrumented build's .ll/.bc as --cfg, or a .pmcfg that `cfg build` made from it (GraphML, and caches of other graphs, have none)",
-        cfg.map(|p| p.display().to_string()).unwrap_or_else(|| "the graph".into())
-    ))
-}
-
-fn arrays(map: &SancovMap) -> Vec<(Option<String>, usize)> {
-    map.arrays
-        .iter()
-        .map(|a| (a.function.clone(), a.len))
-        .collect()
-}
-
-/// Reads the core, binary and flag dump.
-///
-/// The flags need the graph's flag map. Before a flag is used, the
-/// binary's flag order is checked against the map: one pc-table entry per
-/// flag, each array's first entry a function entry at that function's
-/// symbol address (see [`native::check_order`]). The flags are
-/// process-wide: with several threads in the core, a set flag may be
-/// another thread's, so only the clear flags constrain the path and the
-/// set ones become `ran_somewhere` (a flag dump is taken to be of a
-/// single-threaded run).
-fn load_native(
-    g: &Icfg,
-    map: Option<&SancovMap>,
-    vars: Option<&VarMap>,
-    files: &FailureFiles<'_>,
-    opts: &FailureOptions,
-    sink: &mut dyn FnMut(Event<'_>),
-) -> Result<Native, AssembleError> {
-    let mut out = Native::default();
-    if files.core.is_some() && files.minidump.is_some() {
-        return Err(input("give either --core or --minidump, not both"));
-    }
-    let dump = files.core.or(files.minidump);
-    if dump.is_some() && files.sancov_flags.is_some() {
-        return Err(input(
-            "give the coverage flags either in --core / --minidump or in --sancov-flags, not both",
-        ));
-    }
-    let bin = match files.binary {
-        Some(p) => Some(Binary::read(p).map_err(input)?),
-        None => None,
-    };
-    if let (Some(bin), true) = (&bin, dump.is_some() || files.sancov_flags.is_some()) {
-        check_build(g, bin, files, opts, sink)?;
-    }
-    if let Some(path) = files.sancov_flags {
-        out.flags = Some(flag_dump(g, map, files, bin.as_ref(), path, sink)?);
-    }
-    if let Some(path) = dump {
-        let name = path.display().to_string();
-        let what = if files.minidump.is_some() {
-            "a minidump"
-        } else {
-            "a core"
-        };
-        let bin = bin.as_ref().ok_or_else(|| {
-            input(format!(
-                "{name}: {what} needs the program's binary (--binary)"
-            ))
-        })?;
-        let core = Core::read(path).map_err(input)?;
-        if files.minidump.is_some() && !core.is_minidump() {
-            return Err(input(format!(
-                "{name}: not a minidump (no MDMP magic); an ELF core goes to --core"
-            )));
-        }
-        let base = native::load_base(&core, bin).map_err(input)?;
-        if let Some(d) = &core.minidump {
-            sink(Event::Note(crate::image::minidump::note(&name, d)));
-        }
-        if let Some(c) = core_flags(g, map, files, bin, &core, &name, sink)? {
-            out.flags = Some(c);
-        }
-        if files.backtrace.is_none() {
-            (out.frames, out.frame_phys) = match core_stack(&core, bin, base, &name, sink) {
-                Some((frames, phys)) => (Some(frames), phys),
-                None => (None, Vec::new()),
-            };
-        }
-        if let Some(vars) = vars {
-            let (observed, notes) = if core.minidump.as_ref().is_some_and(|d| d.stack_sanitized) {
-                sink(Event::Warning(format!(
-                    "{name}: the writer sanitized the crashing thread's stack (its non-pointer words are 0x0defaced0defaced): local variables are not read, only globals the dump holds"
-                )));
-                crate::image::values::read_globals(&core, bin, base, vars)
-            } else {
-                let (observed, notes, walked) =
-                    crate::image::values::read_with_frames(&core, bin, base, vars);
-                out.walked = walked;
-                (observed, notes)
-            };
-            for n in notes {
-                sink(Event::Note(format!("{name}: {n}")));
-            }
-            out.values = Some(observed);
-        }
-        if !opts.no_residue {
-            out.residue = Some(find_residue(&core, bin, base));
-        }
-    }
-    Ok(out)
-}
-
-/// Refuses a binary that is not of the graph's build (see
-/// [`crate::image::buildcheck`]); with `opts.build_check` off, warns instead.
-fn check_build(
-    g: &Icfg,
-    bin: &Binary,
-    files: &FailureFiles<'_>,
-    opts: &FailureOptions,
-    sink: &mut dyn FnMut(Event<'_>),
-) -> Result<(), AssembleError> {
-    let name = binary_name(files);
-    let compiled = buildcheck::read_compiled(bin).map_err(|e| input(format!("{name}: {e}")))?;
-    if compiled.is_empty() {
-        sink(Event::Note(format!(
-            "{name}: no DWARF line table (build with -g): not checked to be the graph's build"
-        )));
-        return Ok(());
-    }
-    match buildcheck::compare(g, &compiled, &opts.path_map) {
-        Ok(checked) => {
-            sink(Event::Note(format!("{name}: {checked}")));
-            Ok(())
-        }
-        Err(m) if opts.build_check => Err(AssembleError::NotTheBuild(name, m)),
-        Err(m) => {
-            sink(Event::Warning(format!(
-                "{name}: {m} (--no-build-check: analysed anyway, the labels may be wrong)"
-            )));
-            Ok(())
-        }
-    }
-}
-
 /// The Local frame (numbered as `postmortem_core::local::FrameLabels`)
 /// of the core's physical frame `phys`, given each report frame's callee
 /// position in the core's frames (`callees`), each core frame's physical
@@ -662,36 +532,6 @@ fn local_frame(
         return Some(j + 1);
     }
     (callees.first().copied().flatten().map(|k| k + 1) == Some(i)).then_some(0)
-}
-
-/// The residue of a core, before it is mapped to the graph.
-struct Found {
-    sites: residue::Sites,
-    scan: residue::Scan,
-    /// Threads of the process (several: see `residue_sets`).
-    threads: usize,
-    /// Each hit with the frames at its call (return address - 1).
-    hits: Vec<(residue::Hit, Vec<crate::backtrace::RawFrame>)>,
-}
-
-fn find_residue(core: &Core, bin: &Binary, base: u64) -> Found {
-    let sites = residue::Sites::of(bin);
-    let mut scan = residue::scan(core, base, &sites);
-    if core.minidump.as_ref().is_some_and(|d| d.stack_sanitized) {
-        scan.off = Some("the minidump's stack was sanitized".into());
-        scan.hits.clear();
-    }
-    let hits = scan
-        .hits
-        .iter()
-        .map(|h| (h.clone(), bin.symbolize(h.after - 1)))
-        .collect();
-    Found {
-        sites,
-        scan,
-        threads: core.threads,
-        hits,
-    }
 }
 
 /// What the stack residue gave, for the JSON output's `residue` section.
@@ -825,220 +665,4 @@ fn residue_sets(
     somewhere.sort_unstable();
     somewhere.dedup();
     (sets, somewhere, info)
-}
-
-/// The binary's file name, for messages (empty without one).
-fn binary_name(files: &FailureFiles<'_>) -> String {
-    files
-        .binary
-        .map(|p| p.display().to_string())
-        .unwrap_or_default()
-}
-
-/// The constraints of the raw flag dump at `path`, checked against the
-/// binary's flag order when there is a binary.
-fn flag_dump(
-    g: &Icfg,
-    map: Option<&SancovMap>,
-    files: &FailureFiles<'_>,
-    bin: Option<&Binary>,
-    path: &Path,
-    sink: &mut dyn FnMut(Event<'_>),
-) -> Result<FlagConstraints, AssembleError> {
-    let name = path.display().to_string();
-    let map = map.ok_or_else(|| no_map(files.cfg))?;
-    // One byte per flag: a dump cannot be longer (a device, a pipe that
-    // does not end, a core given as flags are refused at that size).
-    let limit = Limit {
-        bytes: map.flags.len() as u64,
-        what: "dump of this graph's coverage flags (one byte per flag)",
-        raise: None,
-    };
-    let bytes = read_bounded(path, &limit).map_err(input)?;
-    let mut unknown = Vec::new();
-    if let Some(bin) = bin {
-        let pcs = bin.pcs().ok_or_else(|| {
-            input(format!(
-                "{}: no {} section: build with -fsanitize-coverage=...,inline-bool-flag,pc-table",
-                binary_name(files),
-                native::PCS
-            ))
-        })?;
-        native::check_order(bin, &pcs, &arrays(map)).map_err(input)?;
-        unknown = native::unrelocated_slots(bin, &pcs);
-    } else {
-        sink(Event::Warning(format!(
-            "{name}: the flag order is not checked against the binary (pass --binary PROG to check it)"
-        )));
-    }
-    let c = map
-        .constraints_except(&bytes, &unknown)
-        .map_err(|e| input(format!("{name}: {e}")))?;
-    check_reachable(g, map, &c, &name)?;
-    sink(Event::Note(flags_note(&name, &c)));
-    Ok(c)
-}
-
-/// The constraints of the coverage flags in the core `name` (None, with
-/// a warning, when neither the binary nor the graph has flags). With
-/// several threads, the set flags are `ran_somewhere` facts, not `ran`
-/// observations.
-fn core_flags(
-    g: &Icfg,
-    map: Option<&SancovMap>,
-    files: &FailureFiles<'_>,
-    bin: &Binary,
-    core: &Core,
-    name: &str,
-    sink: &mut dyn FnMut(Event<'_>),
-) -> Result<Option<FlagConstraints>, AssembleError> {
-    match (bin.bools.is_some(), map) {
-        (true, Some(map)) => {
-            if let (true, Some((addr, size))) = (core.is_minidump(), bin.bools) {
-                let base = native::load_base(core, bin).map_err(input)?;
-                // A minidump holds the memory its writer chose: without
-                // the flag array's, the flags are no evidence.
-                if core.mem(base.wrapping_add(addr), size).is_none() {
-                    sink(Event::Warning(format!(
-                        "{name}: the minidump does not hold the coverage flags' memory ({} bytes at {:#x}): they are not used (have the crash handler add that range, e.g. minidump-writer's set_app_memory or Crashpad's extra memory ranges); only the crash stack and what else the dump holds are used",
-                        size,
-                        base.wrapping_add(addr)
-                    )));
-                    return Ok(None);
-                }
-            }
-            let cf = native::read_flags(core, bin).map_err(input)?;
-            native::check_order(bin, &cf.pcs, &arrays(map)).map_err(input)?;
-            let mut c = map
-                .constraints_except(&cf.flags, &cf.unrelocated)
-                .map_err(|e| input(format!("{name}: {e}")))?;
-            if core.threads > 1 {
-                // The flags are process-wide: a set flag may be another
-                // thread's, so it is no observation of the crashing
-                // thread's path, only a fact about the process (its node
-                // ran in some thread). A clear flag holds for every thread.
-                sink(Event::Warning(format!(
-                    "{name}: {} threads: the {} set coverage flags may have been set by other threads: they say only that their code ran in some thread (the clear ones are used as usual)",
-                    core.threads, c.set
-                )));
-                c.ran_somewhere = c.ran.drain(..).map(|t| t.entries[0].nodes()[0]).collect();
-            }
-            check_reachable(g, map, &c, name)?;
-            sink(Event::Note(flags_note(name, &c)));
-            Ok(Some(c))
-        }
-        (true, None) => Err(no_map(files.cfg)),
-        (false, Some(_)) => Err(input(format!(
-            "{}: no {} section, but the graph has coverage flags: the binary is not built from --cfg's instrumented IR",
-            binary_name(files),
-            native::BOOLS
-        ))),
-        (false, None) => {
-            sink(Event::Warning(format!(
-                "{}: no coverage flags (build with -fsanitize-coverage=func,inline-bool-flag,pc-table for them); only the crash stack is used",
-                binary_name(files)
-            )));
-            Ok(None)
-        }
-    }
-}
-
-/// The crash stack unwound from the core `name`, innermost first (None,
-/// with a warning, when it cannot be unwound soundly).
-/// The crash stack of a core, and each frame's physical frame number and
-/// function symbol (by its address), when known.
-type CoreStack = (Vec<SourceFrame>, Vec<Option<(u32, String)>>);
-
-fn core_stack(
-    core: &Core,
-    bin: &Binary,
-    base: u64,
-    name: &str,
-    sink: &mut dyn FnMut(Event<'_>),
-) -> Option<CoreStack> {
-    match native::unwind(core, bin, base) {
-        Ok(frames) => {
-            // As for backtraces: an inlined call is no call in the
-            // graph (the unwinder lists inlined frames with the pc
-            // of the frame they are inlined in).
-            let (frames, note) = merge_inlined_by_address(frames);
-            if let Some(n) = note {
-                sink(Event::Warning(format!("{name}: {n}")));
-            }
-            let (frames, note) = crate::backtrace::cut_signal_handler_frames(frames);
-            if let Some(n) = note {
-                sink(Event::Warning(format!("{name}: {n}")));
-            }
-            let phys = frames
-                .iter()
-                .map(|f| {
-                    let func = f.address.and_then(|a| bin.func_at(a))?;
-                    Some((f.index?, func.name.clone())).filter(|_| !f.runtime)
-                })
-                .collect();
-            let frames = frames
-                .into_iter()
-                .enumerate()
-                .map(|(i, mut f)| {
-                    f.index = Some(i as u32);
-                    f.to_source_frame()
-                })
-                .collect();
-            Some((frames, phys))
-        }
-        Err(e) => {
-            sink(Event::Warning(format!("{e}; the crash stack is not used")));
-            None
-        }
-    }
-}
-
-fn flags_note(name: &str, c: &FlagConstraints) -> String {
-    let mut s = format!("{name}: {} coverage flags set, {} clear", c.set, c.clear);
-    if c.unknown > 0 {
-        s += &format!(
-            ", {} not used (their pc-table slots were never relocated: blocks with no code in the binary)",
-            c.unknown
-        );
-    }
-    s
-}
-
-/// A set flag in code the graph cannot reach from the start: the graph is
-/// not of this program, or misses control flow. Impossible, naming the
-/// flag.
-fn check_reachable(
-    g: &Icfg,
-    map: &SancovMap,
-    c: &FlagConstraints,
-    name: &str,
-) -> Result<(), AssembleError> {
-    let mut seen = vec![false; g.num_nodes()];
-    let mut stack = vec![g.start()];
-    seen[g.start().index()] = true;
-    while let Some(n) = stack.pop() {
-        for (s, _) in g.succs(n) {
-            if !seen[s.index()] {
-                seen[s.index()] = true;
-                stack.push(s);
-            }
-        }
-    }
-    let ran = c
-        .ran
-        .iter()
-        .map(|t| t.entries[0].nodes()[0])
-        .chain(c.ran_somewhere.iter().copied());
-    for (n, &i) in ran.zip(&c.ran_flags) {
-        if !seen[n.index()] {
-            let f = &map.flags[i];
-            return Err(AssembleError::Impossible(format!(
-                "{name}: coverage flag {i} (function `{}`, block {}, node {}) is set, but the graph says that code cannot run: the flags are not of this program, or the graph misses control flow that reaches it (constructors, signal and atexit handlers, threads are not on the graph's paths from the start)",
-                f.function,
-                f.block,
-                g.ext_id(n)
-            )));
-        }
-    }
-    Ok(())
 }

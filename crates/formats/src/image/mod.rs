@@ -7,6 +7,7 @@
 pub mod buildcheck;
 pub mod minidump;
 pub mod native;
+pub mod open;
 pub mod residue;
 pub mod sancov;
 pub mod values;
