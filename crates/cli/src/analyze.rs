@@ -201,6 +201,7 @@ pub fn view<'a>(
         lift: Some(&an.lift),
         stack_len: loaded.report.stack.len(),
         logs: &loaded.logs,
+        fault: loaded.fault.as_ref(),
     }
 }
 

@@ -475,6 +475,7 @@ fn analyse_within(ctx: &Ctx<'_>, spec: &fb::CrashSpec) -> Result<Value, (Option<
         .collect();
     let (report, values, residue) = (found.report, found.values, found.residue);
     let logs: Vec<_> = found.logs.into_iter().map(|(_, m)| m).collect();
+    let fault = found.fault;
     let parse_report_ms = ms(t);
     let sig = fb::signature(g, &report, a.group_depth);
     let s = a.solver.build(a.solver.solver);
@@ -510,6 +511,7 @@ fn analyse_within(ctx: &Ctx<'_>, spec: &fb::CrashSpec) -> Result<Value, (Option<
         lift: Some(&an.lift),
         stack_len: report.stack.len(),
         logs: &logs,
+        fault: fault.as_ref(),
     };
     let t = Instant::now();
     let mut v = to_json_with(&view, !a.no_nodes, Some(&graph.lines));

@@ -261,6 +261,8 @@ pub struct Loaded {
     /// Every log (`--log`, a report's log lines) as it was matched to the
     /// program's print statements (for the HTML report).
     pub logs: Vec<postmortem_formats::logs::LogMatch>,
+    /// What killed the process, when a core or minidump says.
+    pub fault: Option<postmortem_formats::image::fault::Fault>,
     /// What to say when the report turns out impossible (a Sentry
     /// event's frames that look listed crash first).
     pub impossible_hint: Option<String>,
@@ -320,6 +322,7 @@ pub fn load(inputs: &Inputs, max_memory: usize) -> Result<Loaded, Failure> {
         residue: found.residue,
         logs: found.logs.into_iter().map(|(_, m)| m).collect(),
         impossible_hint: found.impossible_hint,
+        fault: found.fault,
     })
 }
 

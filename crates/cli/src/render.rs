@@ -174,6 +174,7 @@ pub fn write_analysis_as(
                 suggestions,
                 values: view.values,
                 logs,
+                fault: view.fault,
             };
             let written = write_html(&dir, &page)?;
             writeln!(

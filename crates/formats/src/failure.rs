@@ -123,6 +123,9 @@ pub(crate) enum Event<'a> {
     },
     /// What to add to an answer that the report is impossible.
     ImpossibleHint(&'a str),
+    /// What killed the process, with the variables that held the bad
+    /// value.
+    Fault(&'a crate::image::fault::Fault),
 }
 
 pub use crate::error::Diagnostic;
@@ -144,6 +147,9 @@ pub struct Assembled {
     /// What to add to an answer that the report is impossible (the
     /// likely cause the inputs show).
     pub impossible_hint: Option<String>,
+    /// What killed the process, when a core or minidump says
+    /// ([`crate::image::fault`]).
+    pub fault: Option<crate::image::fault::Fault>,
 }
 
 fn image_files<'a>(files: &FailureFiles<'a>) -> crate::image::open::ImageFiles<'a> {
@@ -219,6 +225,7 @@ pub fn assemble(
             out.logs.push((source.to_string(), matched.clone()))
         }
         Event::ImpossibleHint(h) => out.impossible_hint = Some(h.to_string()),
+        Event::Fault(f) => out.fault = Some(f.clone()),
     };
     let report = assemble_with(g, flag_map, var_map, files, opts, &mut sink)?;
     out.report = report;
@@ -337,6 +344,8 @@ fn assemble_with(
             report.obs_yes.push(t);
         }
     }
+    // The values read from the core, and what became of them.
+    let mut read: Vec<ValueUse> = Vec::new();
     if let (Some(map), Some(observed)) = (vars, &native.values) {
         let local_frame = |o: &crate::vars::Observed| {
             local_frame(
@@ -385,6 +394,11 @@ fn assemble_with(
             }
         }
         sink(Event::Values(&uses));
+        read = uses;
+    }
+    if let Some(mut f) = native.fault.clone() {
+        f.suspects = suspects(&f, &read);
+        sink(Event::Fault(&f));
     }
     if let Some(found) = &native.residue {
         let (sets, somewhere, info) = residue_sets(g, opts, found);
@@ -665,4 +679,21 @@ fn residue_sets(
     somewhere.sort_unstable();
     somewhere.dedup();
     (sets, somewhere, info)
+}
+
+/// The variables of the crash frame, and the globals, whose value the
+/// faulting instruction's operand registers hold: pointers for a memory
+/// access, integers for a divisor. By value alone, so "may be": another
+/// variable, or a value computed from one, can hold the same.
+fn suspects(f: &crate::image::fault::Fault, uses: &[ValueUse]) -> Vec<String> {
+    let want = f.operand_values();
+    let divides = f.signal == "SIGFPE";
+    let mut out: Vec<String> = uses
+        .iter()
+        .filter(|u| u.place.starts_with("frame #0 ") || u.place == "global")
+        .filter(|u| u.shown.pointer != divides && want.contains(&u.value))
+        .map(|u| format!("`{}` = {} ({})", u.name, u.value_text(), u.place))
+        .collect();
+    out.dedup();
+    out
 }

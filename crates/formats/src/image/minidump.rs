@@ -52,6 +52,9 @@ pub struct DumpInfo {
     pub code: u32,
     /// The faulting address.
     pub address: u64,
+    /// The signal's `si_code` (Breakpad and Crashpad write it as the
+    /// exception's flags on Linux).
+    pub si_code: u32,
     /// The crashing thread's stack was sanitized by the writer: its
     /// non-pointer words are gone, so no local variable is read from it.
     pub stack_sanitized: bool,
@@ -261,6 +264,7 @@ pub(crate) fn parse(data: &[u8], path: &Path) -> Result<Parsed, NativeError> {
             thread_id: tid,
             code: exc.raw.exception_record.exception_code,
             address: exc.raw.exception_record.exception_address,
+            si_code: exc.raw.exception_record.exception_flags,
             stack_sanitized,
             ranges,
         },

@@ -5,6 +5,7 @@
 //! that neither reader imports the other's types.
 
 pub mod buildcheck;
+pub mod fault;
 pub mod minidump;
 pub mod native;
 pub mod open;

@@ -318,6 +318,31 @@ impl std::ops::Deref for Bytes {
     }
 }
 
+/// The registers of x86-64 Linux's `user_regs_struct`, in its order (a
+/// core's `NT_PRSTATUS` `pr_reg`).
+pub const GREG_NAMES: [&str; 27] = [
+    "r15", "r14", "r13", "r12", "rbp", "rbx", "r11", "r10", "r9", "r8", "rax", "rcx", "rdx", "rsi",
+    "rdi", "orig_rax", "rip", "cs", "eflags", "rsp", "ss", "fs_base", "gs_base", "ds", "es", "fs",
+    "gs",
+];
+
+/// What the kernel said about the signal that killed the process
+/// (`siginfo_t`: its number, its code, the faulting address of a
+/// `SIGSEGV`, `SIGBUS`, `SIGFPE` or `SIGILL`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SigInfo {
+    /// The signal number.
+    pub signo: u32,
+    /// `si_code` (`SEGV_MAPERR`, `FPE_INTDIV`, ...; negative when sent by
+    /// a process).
+    pub code: i32,
+    /// `si_addr`, for the signals that carry one.
+    pub addr: Option<u64>,
+}
+
+/// `NT_SIGINFO` ("SIGI").
+const NT_SIGINFO: u32 = 0x5349_4749;
+
 /// A Linux ELF core dump.
 pub struct Core {
     path: PathBuf,
@@ -331,6 +356,11 @@ pub struct Core {
     pub regs: Option<Regs>,
     /// The first thread's signal (`NT_PRSTATUS`).
     pub signal: Option<u32>,
+    /// The first thread's general registers, in `user_regs_struct`'s
+    /// order (an x86-64 ELF core's `NT_PRSTATUS`; see [`GREG_NAMES`]).
+    pub gregs: Option<Vec<u64>>,
+    /// The signal's information (`NT_SIGINFO`; a minidump's exception).
+    pub siginfo: Option<SigInfo>,
     /// Number of threads (`NT_PRSTATUS` notes).
     pub threads: usize,
     /// An address in each other thread's stack: its stack pointer (an
@@ -342,6 +372,25 @@ pub struct Core {
 }
 
 const AT_ENTRY: u64 = 9;
+
+/// A `siginfo_t` (x86-64 Linux): `si_signo`, `si_errno`, `si_code`, 4
+/// bytes of padding, then for `SIGILL`, `SIGFPE`, `SIGSEGV` and `SIGBUS`
+/// (4, 8, 11, 7) the faulting address.
+fn parse_siginfo(d: &[u8]) -> Option<SigInfo> {
+    let word = |o: usize| {
+        d.get(o..o + 4)
+            .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
+    };
+    let signo = word(0)?;
+    let code = word(8)? as i32;
+    let addr = matches!(signo, 4 | 7 | 8 | 11)
+        .then(|| {
+            d.get(16..24)
+                .map(|b| u64::from_le_bytes(b.try_into().unwrap()))
+        })
+        .flatten();
+    Some(SigInfo { signo, code, addr })
+}
 
 impl Core {
     /// Reads an ELF core; a truncated file is an error.
@@ -382,6 +431,12 @@ impl Core {
                 files: d.files,
                 regs: Some(d.regs),
                 signal: Some(d.signal),
+                gregs: None,
+                siginfo: Some(SigInfo {
+                    signo: d.signal,
+                    code: d.info.si_code as i32,
+                    addr: Some(d.info.address),
+                }),
                 threads: d.threads,
                 other_stacks: d.other_stacks,
                 minidump: Some(d.info),
@@ -409,6 +464,8 @@ impl Core {
             files: Vec::new(),
             regs: None,
             signal: None,
+            gregs: None,
+            siginfo: None,
             threads: 0,
             other_stacks: Vec::new(),
             minidump: None,
@@ -475,7 +532,11 @@ impl Core {
                                     {
                                         core.regs = Some(Regs { rip, rsp, rbp });
                                     }
+                                    core.gregs = (0..GREG_NAMES.len()).map(reg).collect();
                                 }
+                            }
+                            _ if t == NT_SIGINFO && core.siginfo.is_none() => {
+                                core.siginfo = parse_siginfo(desc);
                             }
                             _ if t == elf::NT_AUXV.0 => core.auxv = pairs(desc),
                             _ if t == elf::NT_FILE.0 => core.files = parse_nt_file(desc),

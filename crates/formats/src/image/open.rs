@@ -95,6 +95,8 @@ pub struct Image {
     /// The stack residue found in the core, each hit with its call's
     /// symbolized frames.
     pub(crate) residue: Option<Found>,
+    /// What killed the process (a core's or minidump's signal).
+    pub(crate) fault: Option<super::fault::Fault>,
 }
 
 fn no_map(cfg: Option<&Path>) -> ImageError {
@@ -200,6 +202,7 @@ fn load(
         if !opts.no_residue {
             out.residue = Some(find_residue(&core, bin, base));
         }
+        out.fault = super::fault::of(&core, bin, base);
     }
     Ok(out)
 }

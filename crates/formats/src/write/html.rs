@@ -79,6 +79,9 @@ pub struct HtmlReport<'a> {
     /// The logs matched to the program's print statements: each line
     /// listed, and shown beside the statements that can have printed it.
     pub logs: &'a [LogMatch],
+    /// What killed the process, when a core or minidump says: shown
+    /// above the stack.
+    pub fault: Option<&'a crate::image::fault::Fault>,
 }
 
 /// Escapes text for HTML content and attribute values.
@@ -746,6 +749,13 @@ fn log_section(c: &Ctx<'_, '_>) -> String {
 /// The headline and the stack.
 fn stack_section(c: &Ctx<'_, '_>, frames: &[ShownFrame<'_>]) -> String {
     let mut s = String::new();
+    if let Some(f) = c.r.fault {
+        let _ = writeln!(
+            s,
+            "<p class=\"fault\"><b>Crash:</b> {}</p>",
+            escape(&f.line())
+        );
+    }
     if frames.is_empty() {
         s.push_str("<p>The report gives no crash stack.</p>\n");
         return s;
@@ -1396,6 +1406,7 @@ mod tests {
             suggestions: None,
             values: &[],
             logs: &[],
+            fault: None,
         };
         let files = by_line(&g, &labels);
         let index = index_html(&r, &files);
@@ -1593,6 +1604,7 @@ mod tests {
             suggestions: None,
             values: &values,
             logs: std::slice::from_ref(&log),
+            fault: None,
         };
         let files = by_line(&g, &labels);
         let index = index_html(&r, &files);
@@ -1667,6 +1679,7 @@ mod tests {
             suggestions: None,
             values: &[],
             logs: &[],
+            fault: None,
         };
         let written = write_html(&dir, &r).unwrap();
         assert_eq!(written.len(), 3);

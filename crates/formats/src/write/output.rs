@@ -54,6 +54,8 @@ pub struct Analysis<'a> {
     pub lift: Option<&'a postmortem_core::staged::Lift>,
     /// Every log matched against the graph's logging calls.
     pub logs: &'a [crate::logs::LogMatch],
+    /// What killed the process, when a core or minidump says.
+    pub fault: Option<&'a crate::image::fault::Fault>,
 }
 
 /// Formats sorted line numbers as compact ranges: `3-5, 9, 12-13`.
@@ -107,6 +109,9 @@ pub fn write_text(out: &mut dyn Write, a: &Analysis<'_>) -> io::Result<()> {
     )?;
     writeln!(out, "  graph:  {}", a.cfg_path)?;
     writeln!(out, "  report: {}", a.report_path)?;
+    if let Some(f) = a.fault {
+        writeln!(out, "  crash:  {}", f.line())?;
+    }
     writeln!(out)?;
     writeln!(out, "{t} nodes")?;
     writeln!(
@@ -226,6 +231,7 @@ pub fn to_json_with(a: &Analysis<'_>, nodes: bool, lines: Option<&LineIndex>) ->
         "residue": a.residue,
         "frames": a.frames.iter().map(|f| frame_json(g, f, a.stack_len, nodes)).collect::<Vec<_>>(),
         "lift": a.lift.map(|l| lift_json(g, l)),
+        "fault": a.fault,
         "logs": a.logs.iter().map(|m| json!({
             "stream": m.stream.to_string(),
             "summary": m.summary(),

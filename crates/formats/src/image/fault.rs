@@ -1,0 +1,215 @@
+//! Why the process died, as its image says it (issue 36, step 1): the
+//! signal and its code from the core's `NT_SIGINFO` (a minidump's
+//! exception), and, for a fault in the program's own code, the faulting
+//! instruction decoded at the crash pc with the registers that formed its
+//! memory operand (or its divisor), read from the core. The failure's
+//! assembly then names the variables that held the bad value
+//! (`failure.rs`, [`Fault::suspects`]).
+//!
+//! Nothing here is evidence about the path: it is what the crash state
+//! shows, for the developer.
+
+use super::native::{Binary, Core, GREG_NAMES};
+use iced_x86::{
+    Decoder, DecoderOptions, Formatter, InstructionInfoFactory, IntelFormatter, Mnemonic, OpAccess,
+    OpKind, Register,
+};
+
+/// What killed the process.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Fault {
+    /// The signal (`SIGSEGV`), or its number when not a known one.
+    pub signal: String,
+    /// What its code says (`address not mapped`), when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The faulting address (`si_addr`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub address: Option<u64>,
+    /// The faulting instruction, when the crash pc is in the program.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instruction: Option<Operand>,
+    /// The variables whose value the instruction used (filled by the
+    /// assembly, which knows the values read from the core).
+    pub suspects: Vec<String>,
+}
+
+/// The faulting instruction and what it computed with.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Operand {
+    /// The instruction, Intel syntax (`mov eax,[rax+8]`).
+    pub text: String,
+    /// Whether it wrote memory (else read it, or divided).
+    pub write: bool,
+    /// The registers its operand was formed from, with their values:
+    /// the memory operand's base and index, or a division's divisor.
+    pub registers: Vec<(String, u64)>,
+    /// The memory operand's displacement.
+    pub displacement: i64,
+    /// A division's divisor, read from its register or from memory.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub divisor: Option<u64>,
+}
+
+impl Fault {
+    /// The registers' values of the operand (where suspects are looked
+    /// for).
+    pub fn operand_values(&self) -> Vec<u64> {
+        match &self.instruction {
+            Some(Operand {
+                divisor: Some(d), ..
+            }) => vec![*d],
+            Some(o) => o.registers.iter().map(|r| r.1).collect(),
+            None => Vec::new(),
+        }
+    }
+
+    /// One line: `SIGSEGV (address not mapped) reading 0x8 at
+    /// `mov eax,[rax+8]`: rax = 0x0, the value of `e` (frame #0)`.
+    pub fn line(&self) -> String {
+        let mut s = self.signal.clone();
+        if let Some(r) = &self.reason {
+            s += &format!(" ({r})");
+        }
+        if let Some(o) = &self.instruction {
+            let verb = if o.write { "writing" } else { "reading" };
+            match self.address {
+                Some(a) if self.signal != "SIGFPE" => s += &format!(" {verb} {a:#x}"),
+                _ => {}
+            }
+            s += &format!(" at `{}`", o.text);
+            let regs: Vec<String> = o
+                .registers
+                .iter()
+                .map(|(r, v)| format!("{r} = {v:#x}"))
+                .collect();
+            if let Some(d) = o.divisor {
+                s += &format!(": the divisor is {d}");
+            } else if !regs.is_empty() {
+                s += &format!(": {}", regs.join(", "));
+            }
+        } else if let Some(a) = self.address {
+            s += &format!(" at address {a:#x}");
+        }
+        if !self.suspects.is_empty() {
+            s += &format!("; the value of {}", self.suspects.join(" or "));
+        }
+        s
+    }
+}
+
+fn signal_name(signo: u32) -> String {
+    match signo {
+        4 => "SIGILL".into(),
+        6 => "SIGABRT".into(),
+        7 => "SIGBUS".into(),
+        8 => "SIGFPE".into(),
+        11 => "SIGSEGV".into(),
+        5 => "SIGTRAP".into(),
+        n => format!("signal {n}"),
+    }
+}
+
+fn reason(signo: u32, code: i32) -> Option<String> {
+    let r = match (signo, code) {
+        (11, 1) => "address not mapped",
+        (11, 2) => "no permission for the access",
+        (11, 128) => "a general protection fault (a non-canonical address?)",
+        (7, 1) => "misaligned address",
+        (7, 2) => "address beyond the mapped file",
+        (8, 1) => "integer division by zero",
+        (8, 2) => "integer overflow",
+        (4, 1) => "illegal opcode",
+        (_, c) if c <= 0 => "sent by a process (kill, raise, abort)",
+        _ => return None,
+    };
+    Some(r.into())
+}
+
+/// The index in `user_regs_struct` of a 64-bit general register.
+fn greg(r: Register) -> Option<usize> {
+    let name = format!("{:?}", r.full_register()).to_lowercase();
+    GREG_NAMES.iter().position(|&n| n == name)
+}
+
+/// What `core` says killed the process; the faulting instruction when the
+/// crash pc is in `bin` (loaded at `base`) and the core has the crash
+/// thread's registers. `None` without signal information.
+pub fn of(core: &Core, bin: &Binary, base: u64) -> Option<Fault> {
+    let info = core.siginfo?;
+    let mut f = Fault {
+        signal: signal_name(info.signo),
+        reason: reason(info.signo, info.code),
+        address: info.addr,
+        ..Fault::default()
+    };
+    if matches!(info.signo, 4 | 7 | 8 | 11) {
+        f.instruction = instruction(core, bin, base);
+    }
+    Some(f)
+}
+
+fn instruction(core: &Core, bin: &Binary, base: u64) -> Option<Operand> {
+    let regs = core.gregs.as_ref()?;
+    let rip = regs[16];
+    let pc = rip.wrapping_sub(base);
+    bin.func_at(pc)?;
+    let bytes = bin.bytes_at(pc, 15).or_else(|| bin.bytes_at(pc, 8))?;
+    let mut d = Decoder::with_ip(64, bytes, rip, DecoderOptions::NONE);
+    let ins = d.decode();
+    if ins.is_invalid() {
+        return None;
+    }
+    let mut text = String::new();
+    IntelFormatter::new().format(&ins, &mut text);
+    let value =
+        |r: Register| greg(r).map(|i| (format!("{:?}", r.full_register()).to_lowercase(), regs[i]));
+    let mut out = Operand {
+        text,
+        ..Operand::default()
+    };
+    let divides = matches!(ins.mnemonic(), Mnemonic::Div | Mnemonic::Idiv);
+    if let Some(k) = (0..ins.op_count()).find(|&k| ins.op_kind(k) == OpKind::Memory) {
+        let mut info = InstructionInfoFactory::new();
+        out.write = info.info(&ins).used_memory().iter().any(|m| {
+            matches!(
+                m.access(),
+                OpAccess::Write
+                    | OpAccess::ReadWrite
+                    | OpAccess::CondWrite
+                    | OpAccess::ReadCondWrite
+            )
+        });
+        let _ = k;
+        for r in [ins.memory_base(), ins.memory_index()] {
+            if r != Register::None && r != Register::RIP {
+                out.registers.extend(value(r));
+            }
+        }
+        out.displacement = ins.memory_displacement64() as i64;
+        if divides {
+            // The divisor in memory: its address from the registers.
+            let reg = |r: Register| match r {
+                Register::None => Some(0),
+                r => greg(r).map(|i| regs[i]),
+            };
+            let addr = reg(ins.memory_base())?
+                .wrapping_add(
+                    reg(ins.memory_index())?.wrapping_mul(u64::from(ins.memory_index_scale())),
+                )
+                .wrapping_add(ins.memory_displacement64());
+            let width = ins.memory_size().size().clamp(1, 8);
+            out.divisor = core.mem(addr, width as u64).map(|b| {
+                let mut w = [0u8; 8];
+                w[..b.len().min(8)].copy_from_slice(&b[..b.len().min(8)]);
+                u64::from_le_bytes(w)
+            });
+        }
+    } else if divides && ins.op_kind(0) == OpKind::Register {
+        let r = ins.op0_register();
+        out.registers.extend(value(r));
+        let bits = 8 * r.size().clamp(1, 8) as u32;
+        out.divisor = greg(r).map(|i| regs[i] & (u64::MAX >> (64 - bits)));
+    }
+    Some(out)
+}
