@@ -22,6 +22,21 @@ fn line_of(src: &Path, text: &str) -> u64 {
         .unwrap_or_else(|| panic!("{text:?} not in {}", src.display())) as u64
 }
 
+/// A scratch directory `name` with `tests/data/library/FILE` built at
+/// `-O0` into `prog.bc` and, from it, `prog`.
+fn build(name: &str, file: &str) -> std::path::PathBuf {
+    let dir = common::scratch(name);
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/library");
+    std::fs::copy(data.join(file), dir.join(file)).unwrap();
+    sh(
+        &dir,
+        "clang-14",
+        &["-g", "-O0", "-emit-llvm", "-c", file, "-o", "prog.bc"],
+    );
+    sh(&dir, "clang-14", &["-g", "-O0", "prog.bc", "-o", "prog"]);
+    dir
+}
+
 fn labels(v: &Value, k: &str) -> Vec<u64> {
     let files = v["lines"].as_object().unwrap();
     let (_, f) = files
@@ -40,23 +55,7 @@ fn a_crash_in_a_library_callback_is_unwound_to_main() {
     for t in ["clang-14", "gdb"] {
         require(t);
     }
-    let dir = common::scratch("library-frames");
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/library");
-    std::fs::copy(data.join("callbacks.c"), dir.join("callbacks.c")).unwrap();
-    sh(
-        &dir,
-        "clang-14",
-        &[
-            "-g",
-            "-O0",
-            "-emit-llvm",
-            "-c",
-            "callbacks.c",
-            "-o",
-            "prog.bc",
-        ],
-    );
-    sh(&dir, "clang-14", &["-g", "-O0", "prog.bc", "-o", "prog"]);
+    let dir = build("library-frames", "callbacks.c");
     let src = dir.join("callbacks.c");
     for (mode, caller, call) in [
         ("qsort", "sort_items", "qsort(v, n"),
@@ -128,15 +127,7 @@ fn a_crash_in_a_signal_handler_is_unwound_to_where_the_signal_arrived() {
     for t in ["clang-14", "gdb"] {
         require(t);
     }
-    let dir = common::scratch("signal-frames");
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/library");
-    std::fs::copy(data.join("signal.c"), dir.join("signal.c")).unwrap();
-    sh(
-        &dir,
-        "clang-14",
-        &["-g", "-O0", "-emit-llvm", "-c", "signal.c", "-o", "prog.bc"],
-    );
-    sh(&dir, "clang-14", &["-g", "-O0", "prog.bc", "-o", "prog"]);
+    let dir = build("signal-frames", "signal.c");
     let o = common::gdb(
         &dir,
         "./prog",

@@ -33,20 +33,11 @@ pub fn decided(
     n: NodeId,
     o: Observation,
 ) -> Option<usize> {
-    let labels = analysis(s, g, &observe(report, n, o)).expect("no limit on small graphs")?;
-    let before = line_labels(g, base);
-    let after = line_labels(g, &labels);
-    Some(
-        before
-            .iter()
-            .filter(|(k, &l)| l == Label::Maybe && after[k] != Label::Maybe)
-            .count(),
-    )
+    decided_lines(s, g, report, base, n, o).map(|lines| lines.len())
 }
 
 /// The lines `n`'s observation `o` decides (Maybe in `base`), with their
 /// new labels; `None` when the observation is impossible.
-#[allow(dead_code)] // not every test file groups
 pub fn decided_lines(
     s: &(dyn Solver + Sync),
     g: &Icfg,
