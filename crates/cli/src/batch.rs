@@ -25,7 +25,7 @@ use postmortem_formats::input::DEFAULT_TEXT_LIMIT;
 use postmortem_formats::vars::VarMap;
 use postmortem_formats::write::output::{to_json_with, Analysis, Timings};
 use rayon::prelude::*;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -373,11 +373,7 @@ impl Sink {
 }
 
 fn failed(id: &str, signature: Option<&str>, error: &str) -> Value {
-    let mut v = json!({ "id": id, "status": "failed", "error": error });
-    if let Some(s) = signature {
-        v["signature"] = json!(s);
-    }
-    v
+    fb::failed_line(id, signature, error)
 }
 
 struct Ctx<'a> {
@@ -516,18 +512,17 @@ fn analyse_within(ctx: &Ctx<'_>, spec: &fb::CrashSpec) -> Result<Value, (Option<
     let t = Instant::now();
     let mut v = to_json_with(&view, !a.no_nodes, Some(&graph.lines));
     let json_ms = ms(t);
-    let m = v.as_object_mut().expect("an object");
-    // What batch adds to analyze's timings: building this document (see
-    // the README on the batch's overhead).
-    if let Some(t) = m.get_mut("timings_ms").and_then(|t| t.as_object_mut()) {
-        t.insert("json".into(), json!(json_ms));
-    }
-    m.insert("id".into(), json!(spec.id));
-    m.insert("status".into(), json!("ok"));
-    m.insert("signature".into(), json!(sig));
-    m.insert("graph".into(), json!(graph.key));
-    m.insert("cache".into(), json!(graph.cache));
-    m.insert("warnings".into(), json!(warnings));
+    fb::ok_line(
+        &mut v,
+        &fb::OkLine {
+            id: &spec.id,
+            signature: &sig,
+            graph: &graph.key,
+            cache: graph.cache,
+            warnings: &warnings,
+            json_ms,
+        },
+    );
     Ok(v)
 }
 

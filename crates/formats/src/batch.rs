@@ -720,6 +720,48 @@ fn group_page(g: &Value, sources: &mut SourceFiles) -> String {
     page
 }
 
+/// The line of a crash whose analysis failed: its id, `"status":
+/// "failed"`, the error, and its signature when the report was read.
+pub fn failed_line(id: &str, signature: Option<&str>, error: &str) -> Value {
+    let mut v = json!({ "id": id, "status": "failed", "error": error });
+    if let Some(s) = signature {
+        v["signature"] = json!(s);
+    }
+    v
+}
+
+/// What a crash's line adds to its analysis's JSON ([`ok_line`]).
+pub struct OkLine<'a> {
+    /// The crash's id.
+    pub id: &'a str,
+    /// Its stack signature.
+    pub signature: &'a str,
+    /// Its graph's key (build id and hash).
+    pub graph: &'a str,
+    /// Whether the graph came from the cache: built, hit, or none.
+    pub cache: &'a str,
+    /// The warnings its inputs gave.
+    pub warnings: &'a [String],
+    /// Milliseconds spent building the analysis's JSON (what batch adds
+    /// to `analyze`'s timings; see the README on the batch's overhead).
+    pub json_ms: f64,
+}
+
+/// A crash's line: its analysis's JSON `v` (`write::output::to_json_with`)
+/// with the batch's fields.
+pub fn ok_line(v: &mut Value, line: &OkLine<'_>) {
+    let Some(m) = v.as_object_mut() else { return };
+    if let Some(t) = m.get_mut("timings_ms").and_then(|t| t.as_object_mut()) {
+        t.insert("json".into(), json!(line.json_ms));
+    }
+    m.insert("id".into(), json!(line.id));
+    m.insert("status".into(), json!("ok"));
+    m.insert("signature".into(), json!(line.signature));
+    m.insert("graph".into(), json!(line.graph));
+    m.insert("cache".into(), json!(line.cache));
+    m.insert("warnings".into(), json!(line.warnings));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
