@@ -605,7 +605,15 @@ enum UtlRerun {
 
 impl Search<'_> {
     /// [`Method::Exact`]: steps 3 and 4 of the module docs.
-    fn exact(&self, out: &mut Suggestions, notes: &mut Vec<String>) -> Vec<Suggestion> {
+    /// Step 3 (module docs): the "did not run" analysis of the classes,
+    /// in [`Search::order`], in parallel, within half the budget; the
+    /// classes bounded, as (bound, class, "did not run" per crash), best
+    /// first.
+    fn not_ran_bounds(
+        &self,
+        out: &mut Suggestions,
+        notes: &mut Vec<String>,
+    ) -> Vec<(usize, usize, PerCrash)> {
         // Step 3: the bounds, "did not run", in parallel, in `order`, within
         // half the budget ...
         let bound_deadline = self.limits.budget.map(|b| self.start + b / 2);
@@ -655,7 +663,11 @@ impl Search<'_> {
             }
         }
         order.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        order
+    }
 
+    fn exact(&self, out: &mut Suggestions, notes: &mut Vec<String>) -> Vec<Suggestion> {
+        let order = self.not_ran_bounds(out, notes);
         // Step 4: branch and bound.
         let deadline = self.limits.budget.map(|b| self.start + b);
         let mut top: Vec<Suggestion> = Vec::new();
