@@ -315,7 +315,25 @@ pub fn encode(g: &Icfg) -> Vec<u8> {
             .flat_map(|v| g.return_sites(v).map(NodeId::as_u32)),
     );
     w.u32(g.start().as_u32());
-    // Call notes.
+    write_call_notes(&mut w, g);
+    let regs = g.async_registrations();
+    w.u32s(regs.iter().map(|r| r.0.as_u32()));
+    w.u32s(regs.iter().map(|r| r.1.as_u32()));
+    let weak = || g.nodes().flat_map(|v| g.weak_lines(v).map(move |l| (v, l)));
+    w.u32s(weak().map(|r| r.0.as_u32()));
+    w.u32s(weak().map(|r| r.1));
+    w.u32s(g.tail_calls().iter().map(|&v| v.as_u32()));
+    let total = (w.out.len() + 8) as u64;
+    w.out[8..16].copy_from_slice(&total.to_le_bytes());
+    let sum = cache_checksum(&w.out);
+    w.u64(sum);
+    w.out
+}
+
+/// The call notes section: sites, callee names and constant strings, then
+/// (version 6) the strings' argument indices, their choices and the
+/// arguments' sources.
+fn write_call_notes(w: &mut CacheWriter, g: &Icfg) {
     let notes: Vec<(NodeId, &CallNote)> = g.call_notes().collect();
     w.u32s(notes.iter().map(|(s, _)| s.as_u32()));
     w.u32s(notes.iter().map(|(_, c)| c.external_callees.len() as u32));
@@ -349,18 +367,6 @@ pub fn encode(g: &Icfg) -> Vec<u8> {
         w.u64(strs.clone().count() as u64);
         w.strings(strs);
     }
-    let regs = g.async_registrations();
-    w.u32s(regs.iter().map(|r| r.0.as_u32()));
-    w.u32s(regs.iter().map(|r| r.1.as_u32()));
-    let weak = || g.nodes().flat_map(|v| g.weak_lines(v).map(move |l| (v, l)));
-    w.u32s(weak().map(|r| r.0.as_u32()));
-    w.u32s(weak().map(|r| r.1));
-    w.u32s(g.tail_calls().iter().map(|&v| v.as_u32()));
-    let total = (w.out.len() + 8) as u64;
-    w.out[8..16].copy_from_slice(&total.to_le_bytes());
-    let sum = cache_checksum(&w.out);
-    w.u64(sum);
-    w.out
 }
 
 /// Reads a graph written by [`encode`]. Checks the magic, the version,
