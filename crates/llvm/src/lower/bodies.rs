@@ -599,6 +599,25 @@ impl<'a, 'm> Bodies<'a, 'm> {
         Ok(Some(n))
     }
 
+    /// The call note of `site`'s arguments: its constant strings (with
+    /// their choices, see `Strings::choices`) and where its first
+    /// arguments come from (a printing call's stream or descriptor is
+    /// among its first four: `fwrite`'s is the fourth).
+    fn note_args(&mut self, cx: &BodyCtx<'_, 'm>, site: NodeId, args: &'m Args) {
+        for (i, (arg, _)) in args.iter().enumerate() {
+            let i = i as u32;
+            for s in self.strings.choices(arg, &cx.defs).unwrap_or_default() {
+                self.b
+                    .add_string_arg_at(site, i, &String::from_utf8_lossy(&s));
+            }
+            if i < 4 {
+                if let Some(src) = super::strings::arg_source(arg, &cx.defs) {
+                    self.b.add_arg_source(site, i, &src);
+                }
+            }
+        }
+    }
+
     /// Makes the call-site node of a call or invoke, with its call edges,
     /// external callee names and string arguments. Returns the node and
     /// whether the call never returns.
@@ -628,20 +647,7 @@ impl<'a, 'm> Bodies<'a, 'm> {
             self.b.mark_tail_call(site);
             self.report.tail_calls += 1;
         }
-        for (i, (arg, _)) in parts.args.iter().enumerate() {
-            let i = i as u32;
-            for s in self.strings.choices(arg, &cx.defs).unwrap_or_default() {
-                self.b
-                    .add_string_arg_at(site, i, &String::from_utf8_lossy(&s));
-            }
-            // A printing call's stream or descriptor is among its first
-            // four arguments (`fwrite`'s is the fourth).
-            if i < 4 {
-                if let Some(src) = super::strings::arg_source(arg, &cx.defs) {
-                    self.b.add_arg_source(site, i, &src);
-                }
-            }
-        }
+        self.note_args(cx, site, parts.args);
         let mut noreturn = parts.attrs.contains(&FunctionAttribute::NoReturn);
         let mut may_throw = !parts.attrs.contains(&FunctionAttribute::NoUnwind);
         if parts.attrs.contains(&FunctionAttribute::ReturnsTwice) {
