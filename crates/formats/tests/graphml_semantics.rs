@@ -335,6 +335,13 @@ fn fuzz_seeds_are_valid() {
         graphs += 1;
     }
     assert!(graphs >= 2);
+    // The `pmcfg` target's seeds decode at this cache version.
+    for entry in std::fs::read_dir(seeds.join("pmcfg")).unwrap() {
+        let path = entry.unwrap().path();
+        let bytes = std::fs::read(&path).unwrap();
+        postmortem_formats::pmcfg::decode(&bytes)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    }
     let g = read_graphml_path(&seeds.join("graphml/small.graphml")).unwrap();
     for entry in std::fs::read_dir(seeds.join("report_json")).unwrap() {
         let path = entry.unwrap().path();
