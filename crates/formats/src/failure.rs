@@ -241,26 +241,10 @@ fn assemble_with(
     opts: &FailureOptions,
     sink: &mut dyn FnMut(Event<'_>),
 ) -> Result<Report, AssembleError> {
-    let mut report = Report::default();
-    if let Some(path) = files.report {
-        let (_, mapped) =
-            read_any_report_limited(path, opts.max_input, g, &opts.path_map, &opts.log_config)
-                .map_err(input)?;
-        let name = path.display().to_string();
-        if let Some(h) = &mapped.impossible_hint {
-            sink(Event::ImpossibleHint(h));
-        }
-        for w in &mapped.warnings {
-            sink(Event::Warning(format!("{name}: {w}")));
-        }
-        for w in &mapped.notes {
-            sink(Event::Warning(format!("{name}: {w}")));
-        }
-        if let Some(m) = &mapped.log {
-            log_events(sink, &name, m);
-        }
-        report = mapped.report;
-    }
+    let mut report = match files.report {
+        Some(path) => report_file(g, path, opts, sink)?,
+        None => Report::default(),
+    };
     let vars = if opts.no_values { None } else { var_map };
     let (native, diagnostics) = crate::image::open::Image::open(
         g,
@@ -280,20 +264,20 @@ fn assemble_with(
             Diagnostic::Note(n) => Event::Note(n),
         });
     }
+    let image_name = files
+        .core
+        .or(files.minidump)
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
     // The core's stack, when it is the report's: each report frame's
     // callee as a position in the core's frames.
     let mut core_callees: Option<Vec<Option<usize>>> = None;
     if let (Some(frames), None) = (&native.frames, files.backtrace) {
-        let name = files
-            .core
-            .or(files.minidump)
-            .map(|p| p.display().to_string())
-            .unwrap_or_default();
         let located = locator(g, opts.path_map.clone()).locate_stack(frames);
         if !located.report.stack.is_empty() {
             core_callees = Some(located.callee_frames.clone());
         }
-        take_stack(&mut report, located, &name, false, sink);
+        take_stack(&mut report, located, &image_name, false, sink);
     }
     if let Some(c) = native.flags {
         report.obs_yes.extend(c.ran);
@@ -312,35 +296,7 @@ fn assemble_with(
         take_stack(&mut report, located, &name, true, sink);
     }
     if let Some(path) = files.log {
-        let name = path.display().to_string();
-        let limit = Limit::new(opts.max_input, "log", "--max-input-size");
-        let bytes = read_bounded(path, &limit).map_err(input)?;
-        // A file of another slot: binary data is refused, text that looks
-        // like a backtrace or source is only warned about (a log may hold
-        // such lines).
-        let head = &bytes[..bytes.len().min(4096)];
-        if let Some(hint) = crate::input::kind_hint(head) {
-            if crate::input::is_binary_kind(head) {
-                return Err(input(format!("{name}: not a log: this looks like {hint}")));
-            }
-            sink(Event::Warning(format!(
-                "{name}: this log looks like {hint}; it is matched as a log"
-            )));
-        }
-        if let Some(w) = buffering_warning(&bytes) {
-            sink(Event::Warning(format!("{name}: {w}")));
-        }
-        let text = String::from_utf8_lossy(&bytes);
-        if let crate::logs::LogStream::Function(f) = &opts.log_config.stream {
-            if !opts.log_config.loggers.iter().any(|l| &l.name == f) {
-                return Err(input(format!(
-                    "--log-stream fn:{f}: `{f}` is not a logging function (name it with --log-function {f}:ARG, ARG its format argument counting from 1)"
-                )));
-            }
-        }
-        let m = LogMatcher::new(g, &opts.log_config).match_text(&text);
-        log_events(sink, &name, &m);
-        if let Some(t) = m.trace {
+        if let Some(t) = log_file(g, path, opts, sink)? {
             report.obs_yes.push(t);
         }
     }
@@ -356,45 +312,10 @@ fn assemble_with(
             )
         };
         let made = crate::vars::constraints(g, map, observed, report.crash.as_ref(), &local_frame);
-        let uses = made.uses;
-        let used = made.values.len() + made.frame_values.len();
+        values_events(&image_name, map, observed.len(), &made, sink);
         report.values = made.values;
         report.frame_values = made.frame_values;
-        let name = files
-            .core
-            .or(files.minidump)
-            .map(|p| p.display().to_string())
-            .unwrap_or_default();
-        sink(Event::Note(format!(
-            "{name}: {} variable values read, {used} used as evidence ({} variables left out by the front-end: {})",
-            observed.len(),
-            map.left_out.values().sum::<usize>(),
-            map.left_out
-                .iter()
-                .map(|(k, v)| format!("{v} {k}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )));
-        for u in &uses {
-            if let Some(why) = &u.unused {
-                if why.contains("wild write") {
-                    let line = format!(
-                        "{name}: `{}` = {} ({}): {why}; its value is not used",
-                        u.name, u.value, u.place
-                    );
-                    // A global's value no store and not its initial value
-                    // can leave is memory changed behind the program's
-                    // back; a local's may only be uninitialised.
-                    sink(if u.place == "global" {
-                        Event::Warning(line)
-                    } else {
-                        Event::Note(line)
-                    });
-                }
-            }
-        }
-        sink(Event::Values(&uses));
-        read = uses;
+        read = made.uses;
     }
     if let Some(mut f) = native.fault.clone() {
         f.suspects = suspects(&f, &read);
@@ -402,25 +323,13 @@ fn assemble_with(
     }
     if let Some(found) = &native.residue {
         let (sets, somewhere, info) = residue_sets(g, opts, found);
-        let name = files
-            .core
-            .or(files.minidump)
-            .map(|p| p.display().to_string())
-            .unwrap_or_default();
-        match &info.off {
-            Some(why) => sink(Event::Note(format!("{name}: stack residue not used: {why}"))),
-            None if info.some_thread => sink(Event::Note(format!(
-                "{name}: stack residue: {} words matched after-call addresses; {} threads, so each of the {} call sites used says only that it ran in some thread",
-                info.matched,
-                found.threads,
-                somewhere.len()
-            ))),
-            None => sink(Event::Note(format!(
-                "{name}: stack residue: {} words matched after-call addresses, {} call sites used as evidence",
-                info.matched,
-                sets.len()
-            ))),
-        }
+        sink(Event::Note(residue_note(
+            &image_name,
+            &info,
+            found.threads,
+            sets.len(),
+            somewhere.len(),
+        )));
         report.residue = sets;
         report.residue_somewhere = somewhere;
         sink(Event::Residue(&info));
@@ -429,6 +338,133 @@ fn assemble_with(
         report = report.stack_only();
     }
     Ok(report)
+}
+
+/// A `--report` file read into a report over `g`, its warnings and log
+/// matches told.
+fn report_file(
+    g: &Icfg,
+    path: &Path,
+    opts: &FailureOptions,
+    sink: &mut dyn FnMut(Event<'_>),
+) -> Result<Report, AssembleError> {
+    let (_, mapped) =
+        read_any_report_limited(path, opts.max_input, g, &opts.path_map, &opts.log_config)
+            .map_err(input)?;
+    let name = path.display().to_string();
+    if let Some(h) = &mapped.impossible_hint {
+        sink(Event::ImpossibleHint(h));
+    }
+    for w in &mapped.warnings {
+        sink(Event::Warning(format!("{name}: {w}")));
+    }
+    for w in &mapped.notes {
+        sink(Event::Warning(format!("{name}: {w}")));
+    }
+    if let Some(m) = &mapped.log {
+        log_events(sink, &name, m);
+    }
+    Ok(mapped.report)
+}
+
+/// A `--log` file matched against `g`'s logging calls: its trace, if any
+/// line matched.
+fn log_file(
+    g: &Icfg,
+    path: &Path,
+    opts: &FailureOptions,
+    sink: &mut dyn FnMut(Event<'_>),
+) -> Result<Option<postmortem_core::Trace>, AssembleError> {
+    let name = path.display().to_string();
+    let limit = Limit::new(opts.max_input, "log", "--max-input-size");
+    let bytes = read_bounded(path, &limit).map_err(input)?;
+    // A file of another slot: binary data is refused, text that looks
+    // like a backtrace or source is only warned about (a log may hold
+    // such lines).
+    let head = &bytes[..bytes.len().min(4096)];
+    if let Some(hint) = crate::input::kind_hint(head) {
+        if crate::input::is_binary_kind(head) {
+            return Err(input(format!("{name}: not a log: this looks like {hint}")));
+        }
+        sink(Event::Warning(format!(
+            "{name}: this log looks like {hint}; it is matched as a log"
+        )));
+    }
+    if let Some(w) = buffering_warning(&bytes) {
+        sink(Event::Warning(format!("{name}: {w}")));
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    if let crate::logs::LogStream::Function(f) = &opts.log_config.stream {
+        if !opts.log_config.loggers.iter().any(|l| &l.name == f) {
+            return Err(input(format!(
+                "--log-stream fn:{f}: `{f}` is not a logging function (name it with --log-function {f}:ARG, ARG its format argument counting from 1)"
+            )));
+        }
+    }
+    let m = LogMatcher::new(g, &opts.log_config).match_text(&text);
+    log_events(sink, &name, &m);
+    Ok(m.trace)
+}
+
+/// The note on the values read from the image `name`, the warnings on
+/// wild writes, and the values' fates.
+fn values_events(
+    name: &str,
+    map: &VarMap,
+    read: usize,
+    made: &crate::vars::Constraints,
+    sink: &mut dyn FnMut(Event<'_>),
+) {
+    let used = made.values.len() + made.frame_values.len();
+    sink(Event::Note(format!(
+        "{name}: {read} variable values read, {used} used as evidence ({} variables left out by the front-end: {})",
+        map.left_out.values().sum::<usize>(),
+        map.left_out
+            .iter()
+            .map(|(k, v)| format!("{v} {k}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )));
+    for u in &made.uses {
+        if let Some(why) = &u.unused {
+            if why.contains("wild write") {
+                let line = format!(
+                    "{name}: `{}` = {} ({}): {why}; its value is not used",
+                    u.name, u.value, u.place
+                );
+                // A global's value no store and not its initial value
+                // can leave is memory changed behind the program's
+                // back; a local's may only be uninitialised.
+                sink(if u.place == "global" {
+                    Event::Warning(line)
+                } else {
+                    Event::Note(line)
+                });
+            }
+        }
+    }
+    sink(Event::Values(&made.uses));
+}
+
+/// The note on what the stack residue of the image `name` gave.
+fn residue_note(
+    name: &str,
+    info: &ResidueInfo,
+    threads: usize,
+    sets: usize,
+    somewhere: usize,
+) -> String {
+    match &info.off {
+        Some(why) => format!("{name}: stack residue not used: {why}"),
+        None if info.some_thread => format!(
+            "{name}: stack residue: {} words matched after-call addresses; {threads} threads, so each of the {somewhere} call sites used says only that it ran in some thread",
+            info.matched
+        ),
+        None => format!(
+            "{name}: stack residue: {} words matched after-call addresses, {sets} call sites used as evidence",
+            info.matched
+        ),
+    }
 }
 
 /// Puts a located stack (from a core, a minidump or a backtrace named
