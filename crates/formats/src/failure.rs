@@ -246,24 +246,7 @@ fn assemble_with(
         None => Report::default(),
     };
     let vars = if opts.no_values { None } else { var_map };
-    let (native, diagnostics) = crate::image::open::Image::open(
-        g,
-        flag_map,
-        vars,
-        &image_files(files),
-        &image_options(opts),
-    )
-    .map_err(|e| match e {
-        crate::image::open::ImageError::Input(m) => AssembleError::Input(m),
-        crate::image::open::ImageError::Impossible(m) => AssembleError::Impossible(m),
-        crate::image::open::ImageError::NotTheBuild(n, m) => AssembleError::NotTheBuild(n, m),
-    })?;
-    for d in diagnostics {
-        sink(match d {
-            Diagnostic::Warning(w) => Event::Warning(w),
-            Diagnostic::Note(n) => Event::Note(n),
-        });
-    }
+    let native = open_image(g, flag_map, vars, files, opts, sink)?;
     let image_name = files
         .core
         .or(files.minidump)
@@ -338,6 +321,34 @@ fn assemble_with(
         report = report.stack_only();
     }
     Ok(report)
+}
+
+/// [`crate::image::open::Image::open`] on the failure's files, its
+/// diagnostics told.
+fn open_image(
+    g: &Icfg,
+    flag_map: Option<&SancovMap>,
+    vars: Option<&VarMap>,
+    files: &FailureFiles<'_>,
+    opts: &FailureOptions,
+    sink: &mut dyn FnMut(Event<'_>),
+) -> Result<crate::image::open::Image, AssembleError> {
+    use crate::image::open::{Image, ImageError};
+    let (image, diagnostics) =
+        Image::open(g, flag_map, vars, &image_files(files), &image_options(opts)).map_err(|e| {
+            match e {
+                ImageError::Input(m) => AssembleError::Input(m),
+                ImageError::Impossible(m) => AssembleError::Impossible(m),
+                ImageError::NotTheBuild(n, m) => AssembleError::NotTheBuild(n, m),
+            }
+        })?;
+    for d in diagnostics {
+        sink(match d {
+            Diagnostic::Warning(w) => Event::Warning(w),
+            Diagnostic::Note(n) => Event::Note(n),
+        });
+    }
+    Ok(image)
 }
 
 /// A `--report` file read into a report over `g`, its warnings and log

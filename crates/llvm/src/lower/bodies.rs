@@ -599,6 +599,18 @@ impl<'a, 'm> Bodies<'a, 'm> {
         Ok(Some(n))
     }
 
+    /// A call site's label: `call f`, `call asm`, `call (indirect)`.
+    fn call_label(&self, class: &CallClass, parts: &CallParts<'m>) -> String {
+        match class {
+            CallClass::Direct(i) => format!("{} {}", parts.kw, self.ix.info(*i).name),
+            CallClass::Opaque => match parts.callee.and_then(|op| self.ix.direct(op)) {
+                Some(i) => format!("{} {}", parts.kw, self.ix.info(i).name),
+                None => format!("{} asm", parts.kw),
+            },
+            _ => format!("{} (indirect)", parts.kw),
+        }
+    }
+
     /// The call note of `site`'s arguments: its constant strings (with
     /// their choices, see `Strings::choices`) and where its first
     /// arguments come from (a printing call's stream or descriptor is
@@ -630,14 +642,7 @@ impl<'a, 'm> Bodies<'a, 'm> {
     ) -> Result<(NodeId, bool), LlvmError> {
         let (line, col) = pos.unwrap_or((0, 0));
         let id = cx.next_id(&self.b, line, col);
-        let label = match &class {
-            CallClass::Direct(i) => format!("{} {}", parts.kw, self.ix.info(*i).name),
-            CallClass::Opaque => match parts.callee.and_then(|op| self.ix.direct(op)) {
-                Some(i) => format!("{} {}", parts.kw, self.ix.info(i).name),
-                None => format!("{} asm", parts.kw),
-            },
-            _ => format!("{} (indirect)", parts.kw),
-        };
+        let label = self.call_label(&class, &parts);
         let lines: &[u32] = if line != 0 { &[line] } else { &[] };
         let site = self.node(&id, NodeKind::CallSite, cx.func, &label, lines)?;
         if col != 0 {
