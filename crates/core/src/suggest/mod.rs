@@ -692,20 +692,7 @@ impl Search<'_> {
                 out.complete = false;
                 continue;
             };
-            let both = |k: usize| ran[k].zip(not[k]);
-            let sug = Suggestion {
-                point: c[0],
-                equivalent: c.clone(),
-                if_ran: (0..self.crashes.len()).filter_map(both).map(|p| p.0).sum(),
-                if_not: (0..self.crashes.len()).filter_map(both).map(|p| p.1).sum(),
-                worst: (0..self.crashes.len())
-                    .filter_map(both)
-                    .map(|(a, b)| a.min(b))
-                    .sum(),
-                exact: true,
-                utl_bound: false,
-                alternatives: Vec::new(),
-            };
+            let sug = exact_suggestion(c, &ran, &not);
             if (self.same)(&mut top, &sug) {
                 continue;
             }
@@ -788,6 +775,31 @@ impl Search<'_> {
     /// then the best confirmed by re-running, in order, until `k` points
     /// on distinct lines are confirmed or a limit is reached; the rest of
     /// the list keeps its proven lower bounds.
+    /// The classes with a positive bound as unconfirmed suggestions
+    /// (`per`: per class and crash, the bounds "ran" and "not";
+    /// `by_utl`: the bound is UTL's), best first.
+    fn ranked(&self, per: &[Vec<Option<(usize, usize)>>], by_utl: &[bool]) -> Vec<Suggestion> {
+        let bound_of = |i: usize| {
+            let p = per[i].iter().flatten();
+            Suggestion {
+                point: self.classes[i][0],
+                equivalent: self.classes[i].clone(),
+                if_ran: p.clone().map(|b| b.0).sum(),
+                if_not: p.clone().map(|b| b.1).sum(),
+                worst: p.map(|b| b.0.min(b.1)).sum(),
+                exact: false,
+                utl_bound: by_utl[i],
+                alternatives: Vec::new(),
+            }
+        };
+        let mut order: Vec<Suggestion> = (0..self.classes.len())
+            .map(bound_of)
+            .filter(|b| b.worst > 0)
+            .collect();
+        order.sort_by(rank);
+        order
+    }
+
     /// Step 3' (module docs): per class and crash, the dominator bounds
     /// "ran" and "not" (None where the point is not Maybe in that crash,
     /// or the crash has no bounds).
@@ -853,28 +865,7 @@ impl Search<'_> {
         let g = self.g;
         let mut per = self.dominator_bounds(notes);
         let mut by_utl = vec![false; self.classes.len()];
-        let bound_of = |per: &[Vec<Option<(usize, usize)>>], by_utl: &[bool], i: usize| {
-            let p = per[i].iter().flatten();
-            Suggestion {
-                point: self.classes[i][0],
-                equivalent: self.classes[i].clone(),
-                if_ran: p.clone().map(|b| b.0).sum(),
-                if_not: p.clone().map(|b| b.1).sum(),
-                worst: p.map(|b| b.0.min(b.1)).sum(),
-                exact: false,
-                utl_bound: by_utl[i],
-                alternatives: Vec::new(),
-            }
-        };
-        let ranked = |per: &[Vec<Option<(usize, usize)>>], by_utl: &[bool]| {
-            let mut order: Vec<Suggestion> = (0..self.classes.len())
-                .map(|i| bound_of(per, by_utl, i))
-                .filter(|b| b.worst > 0)
-                .collect();
-            order.sort_by(rank);
-            order
-        };
-        let mut order = ranked(&per, &by_utl);
+        let mut order = self.ranked(&per, &by_utl);
         let equivalent_of: BTreeMap<NodeId, usize> = (0..self.classes.len())
             .map(|i| (self.classes[i][0], i))
             .collect();
@@ -883,7 +874,7 @@ impl Search<'_> {
         let k = self.limits.k;
         if let Some(eval_utl) = self.eval_utl {
             self.utl_pass(&order, &equivalent_of, eval_utl, &mut per, &mut by_utl);
-            order = ranked(&per, &by_utl);
+            order = self.ranked(&per, &by_utl);
         }
         let mut top: Vec<Suggestion> = Vec::new();
         let mut taken = std::collections::BTreeSet::new();
@@ -926,17 +917,7 @@ impl Search<'_> {
                     continue;
                 };
                 let both = |c: usize| ran[c].zip(not[c]);
-                let c = self.crashes.len();
-                let sug = Suggestion {
-                    point: b.point,
-                    equivalent: self.classes[equivalent_of[&b.point]].clone(),
-                    if_ran: (0..c).filter_map(both).map(|p| p.0).sum(),
-                    if_not: (0..c).filter_map(both).map(|p| p.1).sum(),
-                    worst: (0..c).filter_map(both).map(|(a, b)| a.min(b)).sum(),
-                    exact: true,
-                    utl_bound: false,
-                    alternatives: Vec::new(),
-                };
+                let sug = exact_suggestion(&self.classes[equivalent_of[&b.point]], ran, not);
                 // A bound is on a possible observation (one the solver
                 // finds impossible decides nothing and is not made).
                 let under = per[equivalent_of[&b.point]]
@@ -970,14 +951,7 @@ impl Search<'_> {
             }
         }
         if top.len() > out.confirmed {
-            let by_utl = top.iter().filter(|t| t.utl_bound).count();
-            notes.push(format!(
-                "{} of the {} points listed confirmed by re-running within the limits; \
-                 the others' counts are proven lower bounds ({by_utl} from UTL's re-runs, \
-                 which this solver refines; the rest from dominators)",
-                out.confirmed,
-                top.len()
-            ));
+            notes.push(unconfirmed_note(&top, out.confirmed));
         }
         top.sort_by(rank);
         top
@@ -1167,6 +1141,65 @@ impl Evaluator<'_> {
     }
 }
 
+/// The suggestion of class `class` (its first member the point) whose
+/// observation was analysed both ways: per crash, the lines decided if it
+/// ran and if it did not (`None` where not Maybe or impossible).
+fn exact_suggestion(class: &[NodeId], ran: &PerCrash, not: &PerCrash) -> Suggestion {
+    let both: Vec<(usize, usize)> = ran.iter().zip(not).filter_map(|(r, n)| r.zip(*n)).collect();
+    Suggestion {
+        point: class[0],
+        equivalent: class.to_vec(),
+        if_ran: both.iter().map(|p| p.0).sum(),
+        if_not: both.iter().map(|p| p.1).sum(),
+        worst: both.iter().map(|&(a, b)| a.min(b)).sum(),
+        exact: true,
+        utl_bound: false,
+        alternatives: Vec::new(),
+    }
+}
+
+/// What the list says of its points not confirmed by re-running.
+fn unconfirmed_note(top: &[Suggestion], confirmed: usize) -> String {
+    let by_utl = top.iter().filter(|t| t.utl_bound).count();
+    format!(
+        "{confirmed} of the {} points listed confirmed by re-running within the limits; \
+         the others' counts are proven lower bounds ({by_utl} from UTL's re-runs, \
+         which this solver refines; the rest from dominators)",
+        top.len()
+    )
+}
+
+/// Whether the search ranks by bounds ([`Method::Bounds`]): asked for,
+/// or [`Method::Auto`] past [`AUTO_EXACT_CLASSES`] classes; never where
+/// the bounds do not apply (asynchronous functions, flags set in some
+/// thread: a note in `out` then says so when they were asked for).
+fn uses_bounds(
+    g: &Icfg,
+    crashes: &[Crash<'_>],
+    method: Method,
+    classes: usize,
+    out: &mut Suggestions,
+) -> bool {
+    let bounds_apply = g.async_functions().is_empty()
+        && crashes
+            .iter()
+            .all(|c| c.report.ran_somewhere.is_empty() && c.report.residue_somewhere.is_empty());
+    match method {
+        Method::Exact => false,
+        Method::Bounds => {
+            if !bounds_apply {
+                out.note = Some(
+                    "bounds need a program without asynchronous functions and a report \
+                     without flags set in some thread: ranked exactly instead"
+                        .into(),
+                );
+            }
+            bounds_apply
+        }
+        Method::Auto => bounds_apply && classes > AUTO_EXACT_CLASSES,
+    }
+}
+
 /// [`suggest`] for a group of crashes of one program: the points whose
 /// worst case, summed over the crashes, is highest (see
 /// [`Suggestion::worst`]). A crash where the point is decided, or where
@@ -1188,24 +1221,7 @@ pub fn suggest_group(
         complete: true,
         ..Suggestions::default()
     };
-    let bounds_apply = g.async_functions().is_empty()
-        && crashes
-            .iter()
-            .all(|c| c.report.ran_somewhere.is_empty() && c.report.residue_somewhere.is_empty());
-    let use_bounds = match limits.method {
-        Method::Exact => false,
-        Method::Bounds => {
-            if !bounds_apply {
-                out.note = Some(
-                    "bounds need a program without asynchronous functions and a report \
-                     without flags set in some thread: ranked exactly instead"
-                        .into(),
-                );
-            }
-            bounds_apply
-        }
-        Method::Auto => bounds_apply && classes.len() > AUTO_EXACT_CLASSES,
-    };
+    let use_bounds = uses_bounds(g, crashes, limits.method, classes.len(), &mut out);
     out.method = if use_bounds {
         Method::Bounds
     } else {
