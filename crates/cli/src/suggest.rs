@@ -107,6 +107,28 @@ pub fn run(a: SuggestArgs) -> Result<(), Failure> {
     postmortem_core::budget::with_deadline(deadline, || run_within(a))
 }
 
+/// The search's limits from the arguments; `recover_ms`: what the base
+/// analysis took (each confirmation is expected to cost as much).
+fn limits(a: &SuggestArgs, recover_ms: f64) -> Limits {
+    let threads = a.threads.map(usize::from).unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get().min(4))
+            .unwrap_or(1)
+    });
+    Limits {
+        k: a.k,
+        budget: Some(Duration::from_secs_f64(a.budget)),
+        max_analyses: a.max_analyses,
+        threads,
+        method: match a.method {
+            MethodArg::Auto => Method::Auto,
+            MethodArg::Exact => Method::Exact,
+            MethodArg::Bounds => Method::Bounds,
+        },
+        analysis_time: Some(Duration::from_secs_f64(recover_ms / 1e3)),
+    }
+}
+
 fn run_within(a: SuggestArgs) -> Result<(), Failure> {
     let html = OutputArgs {
         format: AnalyzeFormat::Html,
@@ -122,10 +144,9 @@ fn run_within(a: SuggestArgs) -> Result<(), Failure> {
     let mut loaded = load(&a.inputs, a.solver.memory_budget())?;
     let s = a.solver.build(a.solver.solver);
     let t = Instant::now();
-    // What `analyze` labels (values in stages, the Local lift), and the
-    // labels before the lift (the bounds' graph).
-    // Every value staged (no --value-budget): the guarantees compare
-    // analyses, which a time budget would make depend on the load.
+    // What `analyze` labels, and the labels before the lift (the bounds'
+    // graph); every value staged (no --value-budget): the guarantees
+    // compare analyses, which a time budget would make depend on the load.
     let staging = postmortem_core::staged::Staging {
         value_budget: None,
         ..a.solver
@@ -134,24 +155,8 @@ fn run_within(a: SuggestArgs) -> Result<(), Failure> {
     let an = postmortem_core::pipeline::analyse(&*s, &loaded.graph, &loaded.report, staging)
         .map_err(|e| pipeline_failure(e, &a.inputs.report, &loaded.graph, &loaded.report))?;
     loaded.timings.recover_ms = ms(t);
-    let threads = a.threads.map(usize::from).unwrap_or_else(|| {
-        std::thread::available_parallelism()
-            .map(|n| n.get().min(4))
-            .unwrap_or(1)
-    });
-    let limits = Limits {
-        k: a.k,
-        budget: Some(Duration::from_secs_f64(a.budget)),
-        max_analyses: a.max_analyses,
-        threads,
-        method: match a.method {
-            MethodArg::Auto => Method::Auto,
-            MethodArg::Exact => Method::Exact,
-            MethodArg::Bounds => Method::Bounds,
-        },
-        // Confirmations are expected to cost what the base analysis did.
-        analysis_time: Some(Duration::from_secs_f64(loaded.timings.recover_ms / 1e3)),
-    };
+    let limits = limits(&a, loaded.timings.recover_ms);
+    let threads = limits.threads;
     // The group's other crashes and their base labels.
     let mut others = Vec::new();
     for p in &a.also {
