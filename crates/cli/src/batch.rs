@@ -555,10 +555,9 @@ fn open_output(a: &BatchArgs, name: &str) -> Result<Box<dyn Write + Send>, Failu
     Ok(Box::new(std::io::BufWriter::new(f)))
 }
 
-pub fn run(a: BatchArgs) -> Result<(), Failure> {
-    if !a.groups_from.is_empty() {
-        return groups_from(&a);
-    }
+/// The crash list (this shard's) and the run's context: the graph cache,
+/// the failure options.
+fn setup(a: &BatchArgs) -> Result<(Vec<Entry>, Ctx<'_>), Failure> {
     let input = a.input.as_deref().expect("clap requires the input");
     let max_memory = a.solver.memory_budget();
     let max_input = a
@@ -587,7 +586,7 @@ pub fn run(a: BatchArgs) -> Result<(), Failure> {
         path_map.push_spec(r).map_err(Failure::input)?;
     }
     let ctx = Ctx {
-        args: &a,
+        args: a,
         graphs: Graphs {
             dir: a.cache.clone(),
             limit: max_memory as u64,
@@ -607,6 +606,14 @@ pub fn run(a: BatchArgs) -> Result<(), Failure> {
             ..FailureOptions::default()
         },
     };
+    Ok((entries, ctx))
+}
+
+pub fn run(a: BatchArgs) -> Result<(), Failure> {
+    if !a.groups_from.is_empty() {
+        return groups_from(&a);
+    }
+    let (entries, ctx) = setup(&a)?;
     let sink = Mutex::new(Sink {
         out: open_output(&a, "crashes.jsonl")?,
         groups: (!a.no_groups).then(Groups::default),
