@@ -413,6 +413,24 @@ fn analyse(ctx: &Ctx<'_>, spec: &fb::CrashSpec) -> Result<Value, (Option<String>
     postmortem_core::budget::with_deadline(deadline, || analyse_within(ctx, spec))
 }
 
+/// A crash's failure inputs, named as `analyze` names them (`bt.txt +
+/// out.log`).
+fn inputs_named(spec: &fb::CrashSpec) -> String {
+    let names: Vec<String> = [
+        &spec.report,
+        &spec.backtrace,
+        &spec.core,
+        &spec.minidump,
+        &spec.sancov_flags,
+        &spec.log,
+    ]
+    .into_iter()
+    .flatten()
+    .map(|p| p.display().to_string())
+    .collect();
+    names.join(" + ")
+}
+
 fn analyse_within(ctx: &Ctx<'_>, spec: &fb::CrashSpec) -> Result<Value, (Option<String>, String)> {
     let a = ctx.args;
     let err = |m: String| (None, m);
@@ -436,19 +454,7 @@ fn analyse_within(ctx: &Ctx<'_>, spec: &fb::CrashSpec) -> Result<Value, (Option<
         sancov_flags: spec.sancov_flags.as_deref(),
         log: spec.log.as_deref(),
     };
-    let names: Vec<String> = [
-        &spec.report,
-        &spec.backtrace,
-        &spec.core,
-        &spec.minidump,
-        &spec.sancov_flags,
-        &spec.log,
-    ]
-    .into_iter()
-    .flatten()
-    .map(|p| p.display().to_string())
-    .collect();
-    let report_path = names.join(" + ");
+    let report_path = inputs_named(spec);
     let t = Instant::now();
     let found = assemble(
         g,
