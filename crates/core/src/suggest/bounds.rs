@@ -138,18 +138,11 @@ pub(crate) struct Bounds {
     pub cut_walks: usize,
 }
 
-/// The bounds of the nodes with `wanted[n]` (see the module docs).
-/// `l0`: the labels `G_L` is built from; `lines`: per Maybe line of the
-/// base, its strong nodes and its weak-only nodes.
-pub(crate) fn bounds(
-    g: &Icfg,
-    report: &Report,
-    l0: &[Label],
-    lines: &[(Vec<NodeId>, Vec<NodeId>)],
-    wanted: &[bool],
-) -> Bounds {
+/// The dominator tree from the start and the post-dominator tree
+/// towards the crash (a virtual sink, vertex `n`, whose successors are the
+/// crash nodes), over the nodes `possible` allows.
+fn dom_trees(g: &Icfg, report: &Report, possible: &dyn Fn(u32) -> bool) -> Vec<DomTree> {
     let n = g.num_nodes();
-    let possible = |v: u32| l0[v as usize] != Label::No;
     let start = g.start().as_u32();
     let mut trees: Vec<DomTree> = Vec::with_capacity(2);
     if possible(start) {
@@ -157,8 +150,6 @@ pub(crate) fn bounds(
         trees.push(DomTree::new(idom, start));
     }
     if let Some(crash) = &report.crash {
-        // Post-dominators: dominators of the reversed graph from a virtual
-        // sink (vertex n) whose successors are the crash nodes.
         let sink = n as u32;
         let mut rev: Vec<(u32, u32)> = Vec::with_capacity(g.succ_csr().num_edges() + 4);
         let mut fwd: Vec<(u32, u32)> = Vec::with_capacity(g.succ_csr().num_edges() + 4);
@@ -178,6 +169,22 @@ pub(crate) fn bounds(
         let idom = dominators(&rev, &fwd, sink, |v| v == sink || possible(v));
         trees.push(DomTree::new(idom, sink));
     }
+    trees
+}
+
+/// The bounds of the nodes with `wanted[n]` (see the module docs).
+/// `l0`: the labels `G_L` is built from; `lines`: per Maybe line of the
+/// base, its strong nodes and its weak-only nodes.
+pub(crate) fn bounds(
+    g: &Icfg,
+    report: &Report,
+    l0: &[Label],
+    lines: &[(Vec<NodeId>, Vec<NodeId>)],
+    wanted: &[bool],
+) -> Bounds {
+    let n = g.num_nodes();
+    let possible = |v: u32| l0[v as usize] != Label::No;
+    let trees = dom_trees(g, report, &possible);
     let sink = n as u32;
     let mut out = Bounds {
         ran: vec![0; n],
