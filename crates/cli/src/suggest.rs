@@ -186,13 +186,13 @@ fn run_within(a: SuggestArgs) -> Result<(), Failure> {
     );
     let g = &loaded.graph;
     match a.format {
-        SuggestFormat::Text => {
-            write_out(|out| postmortem_formats::write::suggest::write_text(out, g, &sug, s.name()))
-        }
+        SuggestFormat::Text => write_out(|out| {
+            postmortem_formats::write::suggest::write_text(out, g, &sug, s.name(), &loaded.logs)
+        }),
         SuggestFormat::Json => write_out(|out| {
             serde_json::to_writer_pretty(
                 &mut *out,
-                &postmortem_formats::write::suggest::to_json(g, &sug, s.name()),
+                &postmortem_formats::write::suggest::to_json(g, &sug, s.name(), &loaded.logs),
             )?;
             writeln!(out)
         }),

@@ -142,6 +142,44 @@ fn a_log_taken_as_one_stream_matches_only_its_calls() {
         Some("yes"),
         "{stdout:?}"
     );
+    // `suggest` says, for a print among its points, why the log did not
+    // decide it: taken as any stream, `updated a` (line 16's `fprintf`)
+    // may also be `get`'s `printf("%s\n")`.
+    let sug = pm(
+        &dir,
+        &[
+            "suggest",
+            "--cfg",
+            "kv.bc",
+            "--backtrace",
+            "bt.txt",
+            "--log",
+            "err.txt",
+            "--log-stream",
+            "any",
+            "-k",
+            "20",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(sug.status.code(), Some(0), "{}", show(&sug));
+    let v: Value = serde_json::from_slice(&sug.stdout).unwrap();
+    let notes: Vec<&Value> = v["suggestions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| &p["log"])
+        .filter(|l| !l.is_null())
+        .collect();
+    assert!(
+        notes.iter().any(|l| l["line"] == 16
+            && l["why"]
+                .as_str()
+                .unwrap()
+                .contains("other calls may have printed too")),
+        "{v}"
+    );
     // -O2: one `fprintf` of "inserted %s\n" or "updated %s\n".
     let o2 = analyze("kv2.bc", "stderr");
     let text = String::from_utf8_lossy(&o2.stderr);

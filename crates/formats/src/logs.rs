@@ -632,6 +632,8 @@ pub struct LogMatch {
     pub stream: LogStream,
     /// Logging call sites left out as writing to another stream.
     pub other_streams: usize,
+    /// Those call sites.
+    pub other_stream_sites: Vec<NodeId>,
     /// Memory formatters' call sites (`sprintf`, ...) left out: no call
     /// of the program prints a computed string to the log's stream, so
     /// what they format never reaches it but through a logging call
@@ -688,6 +690,48 @@ impl LogMatch {
         }
         s
     }
+}
+
+/// Why the logs did not decide whether the print at `n` ran, when `n` is
+/// a printing call (`None` otherwise): it writes to another stream than
+/// the log's; every log line its format fits may have come from other
+/// calls too; or no log line fits it (it did not print, or its line was
+/// lost, as buffered output is at a crash).
+pub fn why_not_decided(logs: &[LogMatch], n: NodeId) -> Option<String> {
+    for m in logs {
+        if m.other_stream_sites.binary_search(&n).is_ok() {
+            return Some(format!(
+                "it prints to another stream than the log's ({}; --log-stream)",
+                m.stream
+            ));
+        }
+        let mine: Vec<usize> = (0..m.sites.len())
+            .filter(|&i| m.sites[i].site == n)
+            .collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let fits: Vec<&LineMatch> = m
+            .lines
+            .iter()
+            .filter(|l| l.sites.iter().any(|s| mine.contains(s)))
+            .collect();
+        let shared = fits.iter().all(|l| {
+            l.sites
+                .iter()
+                .map(|&s| m.sites[s].site)
+                .any(|other| other != n)
+        });
+        return Some(match fits.len() {
+            0 => "no log line fits its format: it did not print, or its line was lost (buffered output)".to_string(),
+            k if shared => format!(
+                "its format fits {k} log line{}, each of which other calls may have printed too",
+                if k == 1 { "" } else { "s" }
+            ),
+            _ => return None,
+        });
+    }
+    None
 }
 
 impl fmt::Display for LogSummary {
@@ -781,6 +825,8 @@ pub struct LogMatcher {
     stream: LogStream,
     /// Logging call sites left out: they write to another stream.
     other_streams: usize,
+    /// Those call sites.
+    other_sites: Vec<NodeId>,
     /// Memory formatters' call sites left out (see [`LogMatcher::new`]).
     memory_left_out: usize,
 }
@@ -797,6 +843,8 @@ struct Found {
     raw_printer: bool,
     /// Sites left out as writing to another stream.
     other_streams: usize,
+    /// Those sites.
+    other_sites: Vec<NodeId>,
 }
 
 impl Found {
@@ -835,6 +883,7 @@ impl Found {
                 }
             } else {
                 self.other_streams += 1;
+                self.other_sites.push(site);
             }
             return;
         }
@@ -860,6 +909,7 @@ impl Found {
             &mut self.sites
         } else {
             self.other_streams += 1;
+            self.other_sites.push(site);
             return;
         };
         for f in formats {
@@ -910,7 +960,10 @@ impl LogMatcher {
             memory,
             raw_printer,
             other_streams,
+            mut other_sites,
         } = found;
+        other_sites.sort_unstable();
+        other_sites.dedup();
         let memory_left_out = if raw_printer {
             sites.extend(memory);
             0
@@ -948,6 +1001,7 @@ impl LogMatcher {
             later: Sets::build(sorted(later)),
             stream: cfg.stream.clone(),
             other_streams,
+            other_sites,
             memory_left_out,
         }
     }
@@ -966,6 +1020,7 @@ impl LogMatcher {
             sites: self.sites.clone(),
             stream: self.stream.clone(),
             other_streams: self.other_streams,
+            other_stream_sites: self.other_sites.clone(),
             memory_left_out: self.memory_left_out,
         };
         let mut entries: Vec<NodeSet> = Vec::new();
@@ -1393,6 +1448,35 @@ mod tests {
         // `fputc('x', stderr)` may end a line with an `x`.
         assert_eq!(candidates(&g, LogStream::Stderr, "1x"), vec![s3[2]]);
         let _ = s;
+    }
+
+    /// Why a print did not get decided by the log: another stream, a
+    /// format whose lines other calls may have printed, no line at all;
+    /// nothing for a print the log pins down, or a call that prints not.
+    #[test]
+    fn a_print_says_why_the_log_did_not_decide_it() {
+        let (g, s) = indexed_graph(&[
+            ("printf", &[(0, "out %d\n")], &[]),
+            ("fprintf", &[(1, "note %d\n")], &[(0, "stderr")]),
+            ("fprintf", &[(1, "note %d\n")], &[(0, "stderr")]),
+            ("fprintf", &[(1, "done\n")], &[(0, "stderr")]),
+            ("fprintf", &[(1, "never %s\n")], &[(0, "stderr")]),
+            ("abort", &[], &[]),
+        ]);
+        let cfg = LogConfig {
+            stream: LogStream::Stderr,
+            ..LogConfig::default()
+        };
+        let m = vec![LogMatcher::new(&g, &cfg).match_text("note 5\ndone\n")];
+        let why = |k: usize| why_not_decided(&m, s[k]);
+        assert!(why(0).unwrap().contains("another stream"), "{:?}", why(0));
+        assert!(why(1)
+            .unwrap()
+            .contains("fits 1 log line, each of which other calls"));
+        assert_eq!(why(1), why(2));
+        assert_eq!(why(3), None, "`done` is this call's alone");
+        assert!(why(4).unwrap().starts_with("no log line fits its format"));
+        assert_eq!(why(5), None, "not a print");
     }
 
     /// `-O2` merges two `fprintf` calls that differ in their format into

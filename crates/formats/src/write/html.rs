@@ -1588,6 +1588,7 @@ mod tests {
             }],
             stream: crate::logs::LogStream::Any,
             other_streams: 0,
+            other_stream_sites: Vec::new(),
             memory_left_out: 0,
         };
         let witness = [v[0], v[1], v[2], v[3]];

@@ -1,6 +1,7 @@
 //! Writers for `postmortem suggest` ([`postmortem_core::suggest`]): a text
 //! table and a JSON document. The HTML section is in [`crate::write::html`].
 
+use crate::logs::{why_not_decided, LogMatch};
 use postmortem_core::suggest::{Method, Suggestion, Suggestions};
 use postmortem_core::{Icfg, NodeId};
 use serde_json::{json, Value};
@@ -28,6 +29,16 @@ pub fn same_paths_lines(g: &Icfg, s: &Suggestion) -> Vec<u32> {
     v.sort_unstable();
     v.dedup();
     v
+}
+
+/// For a point that is (or is on the same paths as) a printing call: the
+/// print's line and why the logs did not decide whether it ran
+/// ([`why_not_decided`]).
+pub fn print_note(g: &Icfg, s: &Suggestion, logs: &[LogMatch]) -> Option<(u32, String)> {
+    s.equivalent
+        .iter()
+        .chain([&s.point])
+        .find_map(|&n| Some((place(g, n).1, why_not_decided(logs, n)?)))
 }
 
 /// The places (`file:line`, distinct, in order) of a point's
@@ -146,7 +157,13 @@ pub fn summary_line(s: &Suggestions) -> String {
 
 /// The text table: point, lines decided if it ran, if it did not, worst
 /// case.
-pub fn write_text(out: &mut dyn Write, g: &Icfg, s: &Suggestions, solver: &str) -> io::Result<()> {
+pub fn write_text(
+    out: &mut dyn Write,
+    g: &Icfg,
+    s: &Suggestions,
+    solver: &str,
+    logs: &[LogMatch],
+) -> io::Result<()> {
     writeln!(out, "What to observe next ({solver}): {}", summary_line(s))?;
     if s.maybe_lines == 0 {
         return writeln!(
@@ -204,6 +221,12 @@ pub fn write_text(out: &mut dyn Write, g: &Icfg, s: &Suggestions, solver: &str) 
             count(t, t.if_not),
             count(t, t.worst())
         )?;
+        if let Some((line, why)) = print_note(g, t, logs) {
+            writeln!(
+                out,
+                "     line {line}, a print the log did not decide: {why}"
+            )?;
+        }
         let alt = alternative_places(g, t);
         if !alt.is_empty() {
             let shown = alt.len().min(6);
@@ -223,7 +246,7 @@ pub fn write_text(out: &mut dyn Write, g: &Icfg, s: &Suggestions, solver: &str) 
 }
 
 /// The JSON document: the search's counts and the list of points.
-pub fn to_json(g: &Icfg, s: &Suggestions, solver: &str) -> Value {
+pub fn to_json(g: &Icfg, s: &Suggestions, solver: &str, logs: &[LogMatch]) -> Value {
     let points: Vec<Value> = s
         .top
         .iter()
@@ -249,6 +272,7 @@ pub fn to_json(g: &Icfg, s: &Suggestions, solver: &str) -> Value {
                 "same_paths_lines": same_paths_lines(g, t),
                 "line_nodes": line_nodes(g, t.point),
                 "alternatives": alternative_places(g, t),
+                "log": print_note(g, t, logs).map(|(line, why)| json!({ "line": line, "why": why })),
             })
         })
         .collect();
