@@ -163,13 +163,15 @@ fn run_within(a: SuggestArgs) -> Result<(), Failure> {
         let r = load_other(&a.inputs, &loaded.graph, p, a.solver.memory_budget())?;
         let o = postmortem_core::pipeline::analyse(&*s, &loaded.graph, &r, staging)
             .map_err(|e| pipeline_failure(e, p, &loaded.graph, &r))?;
-        others.push((r, o.rec.labels, o.first));
+        let first = o.first(&loaded.graph, &r);
+        others.push((r, o.rec.labels, first));
     }
     let t = Instant::now();
+    let first = an.first(&loaded.graph, &loaded.report);
     let mut crashes = vec![Crash {
         report: &loaded.report,
         base: &an.rec.labels,
-        first: an.first.as_deref(),
+        first: first.as_deref(),
     }];
     crashes.extend(others.iter().map(|(report, base, first)| Crash {
         report,

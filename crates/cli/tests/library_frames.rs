@@ -37,6 +37,29 @@ fn build(name: &str, file: &str) -> std::path::PathBuf {
     dir
 }
 
+/// `analyze --core CORE` of `prog` in `dir`, JSON; it must succeed.
+fn analyze_core(dir: &Path, core: &str) -> (std::process::Output, Value) {
+    let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
+        .current_dir(dir)
+        .args(["analyze", "--cfg", "prog.bc", "--format", "json"])
+        .args(["--core", core, "--binary", "prog"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", show(&o));
+    let v = serde_json::from_slice(&o.stdout).unwrap();
+    (o, v)
+}
+
+/// The functions of the JSON's `frames`, outermost first.
+fn functions(v: &Value) -> Vec<&str> {
+    v["frames"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["function"].as_str().unwrap())
+        .collect()
+}
+
 fn labels(v: &Value, k: &str) -> Vec<u64> {
     let files = v["lines"].as_object().unwrap();
     let (_, f) = files
@@ -80,21 +103,9 @@ fn a_crash_in_a_library_callback_is_unwound_to_main() {
             .map(|f| f.func)
             .collect();
         assert_eq!(want, ["by_key", caller, "main"], "{bt}");
-        let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
-            .current_dir(&dir)
-            .args(["analyze", "--cfg", "prog.bc", "--format", "json"])
-            .args(["--core", &core, "--binary", "prog"])
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", show(&o));
-        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        let (o, v) = analyze_core(&dir, &core);
         // The stack below the callback: main and the caller, as gdb.
-        let frames: Vec<&str> = v["frames"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| f["function"].as_str().unwrap())
-            .collect();
+        let frames = functions(&v);
         assert!(
             frames.contains(&"main") && frames.contains(&caller),
             "{mode}: frames {frames:?}\n{}",
@@ -142,20 +153,8 @@ fn a_crash_in_a_signal_handler_is_unwound_to_where_the_signal_arrived() {
     assert!(bt.contains("<signal handler called>"), "{}", show(&o));
     let want: Vec<String> = source_frames(&bt).into_iter().map(|f| f.func).collect();
     assert_eq!(want, ["on_alarm", "wait_for_alarm", "main"], "{bt}");
-    let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
-        .current_dir(&dir)
-        .args(["analyze", "--cfg", "prog.bc", "--format", "json"])
-        .args(["--core", "core", "--binary", "prog"])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", show(&o));
-    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
-    let frames: Vec<&str> = v["frames"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["function"].as_str().unwrap())
-        .collect();
+    let (o, v) = analyze_core(&dir, "core");
+    let frames = functions(&v);
     assert_eq!(frames, ["main", "wait_for_alarm"], "{}", show(&o));
     let src = dir.join("signal.c");
     let (yes, no) = (labels(&v, "yes"), labels(&v, "no"));

@@ -29,10 +29,9 @@ pub struct Analysed {
     pub rec: Recovery,
     /// What the Local lift fed back.
     pub lift: Lift,
-    /// For a report without values and residue: the labels before the
-    /// lift, flags set in some thread marked in them too (`suggest`'s
-    /// bounds are computed on them: see [`crate::suggest::Crash::first`]).
-    pub first: Option<Vec<Label>>,
+    /// The labels before the lift ([`Analysed::first`] makes `suggest`'s
+    /// bounds' labels of them).
+    pub before_lift: Vec<Label>,
     /// The Local labels of each stack frame.
     pub frames: Vec<FrameLabels>,
 }
@@ -72,7 +71,7 @@ pub fn analyse(
     report: &Report,
     how: Staging,
 ) -> Result<Analysed, Failed> {
-    let (mut rec, lift, mut before) = crate::staged::recover_lifted_keeping(s, g, report, how)?;
+    let (mut rec, lift, before_lift) = crate::staged::recover_lifted_keeping(s, g, report, how)?;
     let marked = crate::concurrency::mark_ran_somewhere(g, report, &mut rec.labels)
         .map_err(Failed::RanSomewhere)?;
     for n in marked.dropped {
@@ -90,18 +89,27 @@ pub fn analyse(
             ),
         });
     }
-    let first = (report.values.is_empty() && report.residue.is_empty())
-        .then(|| {
-            crate::concurrency::mark_ran_somewhere(g, report, &mut before)
-                .ok()
-                .map(|_| before)
-        })
-        .flatten();
     let frames = crate::local::frame_labels(g, report, &rec.labels);
     Ok(Analysed {
         rec,
         lift,
-        first,
+        before_lift,
         frames,
     })
+}
+
+impl Analysed {
+    /// For a report without values and residue, the labels before the
+    /// lift with the flags set in some thread marked in them too:
+    /// `suggest`'s bounds are computed on them (see
+    /// [`crate::suggest::Crash::first`]); `None` otherwise. Only
+    /// `suggest` asks, so `analyse` does not mark them.
+    pub fn first(&self, g: &Icfg, report: &Report) -> Option<Vec<Label>> {
+        if !(report.values.is_empty() && report.residue.is_empty()) {
+            return None;
+        }
+        let mut first = self.before_lift.clone();
+        crate::concurrency::mark_ran_somewhere(g, report, &mut first).ok()?;
+        Some(first)
+    }
 }

@@ -169,7 +169,7 @@ fn instruction(core: &Core, bin: &Binary, base: u64) -> Option<Operand> {
         ..Operand::default()
     };
     let divides = matches!(ins.mnemonic(), Mnemonic::Div | Mnemonic::Idiv);
-    if let Some(k) = (0..ins.op_count()).find(|&k| ins.op_kind(k) == OpKind::Memory) {
+    if (0..ins.op_count()).any(|k| ins.op_kind(k) == OpKind::Memory) {
         let mut info = InstructionInfoFactory::new();
         out.write = info.info(&ins).used_memory().iter().any(|m| {
             matches!(
@@ -180,7 +180,6 @@ fn instruction(core: &Core, bin: &Binary, base: u64) -> Option<Operand> {
                     | OpAccess::ReadCondWrite
             )
         });
-        let _ = k;
         for r in [ins.memory_base(), ins.memory_index()] {
             if r != Register::None && r != Register::RIP {
                 out.registers.extend(value(r));
