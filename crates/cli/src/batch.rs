@@ -175,6 +175,9 @@ pub struct BatchArgs {
     /// is analysed with a warning instead of failing.
     #[arg(long)]
     no_build_check: bool,
+    /// As for `analyze`: where the crashed machine's libraries are.
+    #[arg(long, value_name = "DIR")]
+    sysroot: Option<PathBuf>,
     /// As for `analyze`: only the crash and the stack.
     #[arg(long)]
     stack_only: bool,
@@ -609,6 +612,7 @@ fn setup(a: &BatchArgs) -> Result<(Vec<Entry>, Ctx<'_>), Failure> {
             no_residue: a.no_residue,
             build_check: !a.no_build_check,
             max_input,
+            sysroot: a.sysroot.clone(),
             ..FailureOptions::default()
         },
     };

@@ -76,6 +76,15 @@ struct RawInputs {
     /// --sancov-flags).
     #[arg(long, value_name = "PROG")]
     binary: Option<PathBuf>,
+    /// Where the libraries of the machine that crashed are, for a core or
+    /// minidump from another machine: a library the crashed process
+    /// mapped as /lib/x/libc.so.6 is read from DIR/lib/x/libc.so.6, else
+    /// DIR/libc.so.6 (as gdb's `set sysroot`). Its build id must be the
+    /// crashed process's. Libraries unwind the frames of a crash in the C
+    /// library and the callers of a callback (`qsort`'s comparison); by
+    /// default they are read from this machine's paths.
+    #[arg(long, value_name = "DIR")]
+    sysroot: Option<PathBuf>,
     /// The coverage flags as raw bytes (one byte per flag, the memory of
     /// __start___sancov_bools..__stop___sancov_bools), for crash pipelines
     /// that keep no core; --cfg must be the instrumented .ll/.bc. With
@@ -182,6 +191,8 @@ pub struct Inputs {
     pub no_residue: bool,
     /// `--no-build-check`.
     pub no_build_check: bool,
+    /// `--sysroot`.
+    pub sysroot: Option<PathBuf>,
     /// `--max-input-size`.
     pub max_input_size: Option<u64>,
 }
@@ -226,6 +237,7 @@ impl From<RawInputs> for Inputs {
             no_values: r.no_values,
             no_residue: r.no_residue,
             no_build_check: r.no_build_check,
+            sysroot: r.sysroot,
             max_input_size: r.max_input_size.map(|n| n as u64),
         }
     }
@@ -298,6 +310,7 @@ pub fn load(inputs: &Inputs, max_memory: usize) -> Result<Loaded, Failure> {
         max_input: inputs
             .max_input_size
             .unwrap_or(DEFAULT_TEXT_LIMIT.min(max_memory as u64)),
+        sysroot: inputs.sysroot.clone(),
     };
     let found = assemble(&graph, sancov.as_ref(), vars.as_ref(), &files, &opts)
         .map_err(assemble_failure)?;
@@ -374,6 +387,7 @@ pub fn load_other(
         max_input: inputs
             .max_input_size
             .unwrap_or(DEFAULT_TEXT_LIMIT.min(max_memory as u64)),
+        sysroot: inputs.sysroot.clone(),
     };
     let found = assemble(g, None, None, &files, &opts).map_err(assemble_failure)?;
     print_diagnostics(&found.diagnostics, &format!("{name}: "));

@@ -170,3 +170,78 @@ fn a_crash_in_a_signal_handler_is_unwound_to_where_the_signal_arrived() {
         assert!(no.contains(&l), "line {l} not No: {no:?}");
     }
 }
+
+/// The libraries of the crashed process's path, as `ldd` finds them for
+/// `prog` in `dir`: (file name, path) of libc and of the dynamic loader.
+fn libraries(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let o = Command::new("ldd")
+        .arg("prog")
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout).to_string();
+    let path_of = |name: &str| {
+        text.lines()
+            .find(|l| l.contains(name))
+            .and_then(|l| l.split_whitespace().find(|w| w.starts_with('/')))
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| panic!("no {name} in ldd's output: {text}"))
+    };
+    (path_of("libc.so"), path_of("ld-linux"))
+}
+
+/// A core from another machine: its libraries are read under `--sysroot`
+/// (by file name), never from this machine's paths, and their build ids
+/// are checked. Without the library the stack ends at the callback, with
+/// a warning that names the library and says why.
+#[test]
+fn a_sysroot_holds_the_libraries_of_a_core_from_another_machine() {
+    for t in ["clang-14", "gdb", "ldd"] {
+        require(t);
+    }
+    let dir = build("library-sysroot", "callbacks.c");
+    let o = common::gdb(
+        &dir,
+        "./prog",
+        &["run qsort > /dev/null", "generate-core-file core"],
+    );
+    assert!(dir.join("core").exists(), "no core: {}", show(&o));
+    let (libc, loader) = libraries(&dir);
+    let with_root = |root: &str| {
+        let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
+            .current_dir(&dir)
+            .args(["analyze", "--cfg", "prog.bc", "--format", "json"])
+            .args(["--core", "core", "--binary", "prog", "--sysroot", root])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", show(&o));
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        let frames: Vec<String> = functions(&v).into_iter().map(String::from).collect();
+        (String::from_utf8_lossy(&o.stderr).to_string(), frames)
+    };
+    // The right libc, under its file name.
+    std::fs::create_dir_all(dir.join("root")).unwrap();
+    std::fs::copy(&libc, dir.join("root/libc.so.6")).unwrap();
+    let (err, frames) = with_root("root");
+    assert!(
+        frames.contains(&"main".into()) && frames.contains(&"sort_items".into()),
+        "frames {frames:?}\n{err}"
+    );
+    assert!(!err.contains("the stack ends"), "{err}");
+    // Nothing there: the stack ends at the callback, and says why.
+    std::fs::create_dir_all(dir.join("empty")).unwrap();
+    let (err, frames) = with_root("empty");
+    assert!(!frames.contains(&"main".into()), "frames {frames:?}\n{err}");
+    assert!(
+        err.contains("the stack ends at `by_key`")
+            && err.contains("libc.so.6")
+            && err.contains("not under the sysroot"),
+        "{err}"
+    );
+    // Another library under libc's name: its build id is not the core's.
+    std::fs::create_dir_all(dir.join("wrong")).unwrap();
+    std::fs::copy(&loader, dir.join("wrong/libc.so.6")).unwrap();
+    let (err, frames) = with_root("wrong");
+    assert!(!frames.contains(&"main".into()), "frames {frames:?}\n{err}");
+    assert!(err.contains("build id differs"), "{err}");
+}

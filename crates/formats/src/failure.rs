@@ -85,6 +85,9 @@ pub struct FailureOptions {
     /// The most bytes a report, a backtrace or a log may have
     /// ([`crate::input::DEFAULT_TEXT_LIMIT`] by default).
     pub max_input: u64,
+    /// Where the crashed machine's libraries are (`--sysroot`; see
+    /// [`crate::image::native::Core::sysroot`]).
+    pub sysroot: Option<std::path::PathBuf>,
 }
 
 impl Default for FailureOptions {
@@ -97,6 +100,7 @@ impl Default for FailureOptions {
             no_residue: false,
             build_check: true,
             max_input: crate::input::DEFAULT_TEXT_LIMIT,
+            sysroot: None,
         }
     }
 }
@@ -168,6 +172,7 @@ fn image_options(opts: &FailureOptions) -> crate::image::open::ImageOptions<'_> 
         path_map: &opts.path_map,
         build_check: opts.build_check,
         no_residue: opts.no_residue,
+        sysroot: opts.sysroot.as_deref(),
     }
 }
 

@@ -369,6 +369,10 @@ pub struct Core {
     /// When the file is a minidump (read into this view by
     /// [`crate::image::minidump`]): its exception and module list.
     pub minidump: Option<crate::image::minidump::DumpInfo>,
+    /// Where the crashed machine's libraries are (`--sysroot`): a mapped
+    /// file `/lib/x/libc.so.6` is looked for as `DIR/lib/x/libc.so.6`,
+    /// then as `DIR/libc.so.6`, never on this machine's own path.
+    pub sysroot: Option<PathBuf>,
 }
 
 const AT_ENTRY: u64 = 9;
@@ -424,6 +428,7 @@ impl Core {
         if data.starts_with(crate::image::minidump::MAGIC) {
             let d = crate::image::minidump::parse(&data, path)?;
             return Ok(Core {
+                sysroot: None,
                 path: path.to_path_buf(),
                 data,
                 segs: d.segs,
@@ -457,6 +462,7 @@ impl Core {
             .program_headers(endian, &*data)
             .map_err(|e| bad(format!("truncated or corrupt core: {e}")))?;
         let mut core = Core {
+            sysroot: None,
             path: path.to_path_buf(),
             data: Bytes::Owned(Vec::new()),
             segs: Vec::new(),
@@ -917,78 +923,453 @@ pub fn read_flags(core: &Core, bin: &Binary) -> Result<CoreFlags, NativeError> {
 /// frame of the binary has neither a frame pointer nor call frame
 /// information this unwinder follows, or a return address that does not
 /// follow a call.
-pub fn unwind(core: &Core, bin: &Binary, base: u64) -> Result<Vec<RawFrame>, NativeError> {
+pub fn unwind(core: &Core, bin: &Binary, base: u64) -> Result<Unwound, NativeError> {
     let cs = core.shown();
     let Some(regs) = core.regs else {
         return err(format!(
             "{cs}: no x86-64 register note (NT_PRSTATUS): cannot unwind the crash stack"
         ));
     };
-    unwind_from(core, bin, base, Vec::new(), regs, 0)
+    let mut w = Walker {
+        core,
+        bin,
+        base,
+        notes: Vec::new(),
+    };
+    let frames = w.unwind_from(Vec::new(), regs, 0)?;
+    Ok(Unwound {
+        frames,
+        notes: w.notes,
+    })
 }
 
-/// [`unwind`] from the registers `regs` of a frame stopped at its pc (the
-/// crash, or where a signal interrupted it: not a return address),
-/// appending to `frames`, the frame numbered `k`.
-fn unwind_from(
-    core: &Core,
-    bin: &Binary,
+/// The crash stack [`unwind`] found.
+#[derive(Debug)]
+pub struct Unwound {
+    /// The frames, innermost first.
+    pub frames: Vec<RawFrame>,
+    /// Where the walk ended early, and why: a library frame below a
+    /// callback into the program (`qsort`'s comparison) whose library
+    /// could not be found or is not the crashed process's. The stack ends
+    /// there; its frames below are unknown.
+    pub notes: Vec<String>,
+}
+
+/// One walk over a crash stack (see [`unwind`]).
+struct Walker<'a> {
+    core: &'a Core,
+    bin: &'a Binary,
+    /// The binary's load address.
     base: u64,
-    mut frames: Vec<RawFrame>,
-    regs: Regs,
-    k: u32,
-) -> Result<Vec<RawFrame>, NativeError> {
-    let cs = core.shown();
-    let rel = |a: u64| a.wrapping_sub(base);
-    let pc = rel(regs.rip);
-    let Some(f) = bin.func_at(pc) else {
-        // The crash is in a library (abort, raise, ...): walk its frames
-        // with the library's call frame information, then go on with the
-        // binary's frame pointers from the first frame in the binary.
-        let (ret, rsp, rbp) = unwind_libraries(core, regs).map_err(|e| {
-            NativeError(format!(
-                "{cs}: the crash pc {:#x} is outside the binary and {e}: pass the crash stack with --backtrace (e.g. `gdb -batch -ex bt PROG CORE`)",
-                regs.rip
-            ))
-        })?;
-        let r = rel(ret);
-        // The caller is the function holding the call, at r - 1: a call
-        // of a `noreturn` function can be its last instruction, so that r
-        // is already past its end (in padding or the next function).
-        let Some(g) = bin.func_at(r.wrapping_sub(1)) else {
+    /// What the walk could not follow (see [`Unwound::notes`]).
+    notes: Vec<String>,
+}
+
+impl Walker<'_> {
+    /// [`unwind`] from the registers `regs` of a frame stopped at its pc (the
+    /// crash, or where a signal interrupted it: not a return address),
+    /// appending to `frames`, the frame numbered `k`.
+    fn unwind_from(
+        &mut self,
+        mut frames: Vec<RawFrame>,
+        regs: Regs,
+        k: u32,
+    ) -> Result<Vec<RawFrame>, NativeError> {
+        let (core, bin, base) = (self.core, self.bin, self.base);
+        let cs = core.shown();
+        let rel = |a: u64| a.wrapping_sub(base);
+        let pc = rel(regs.rip);
+        let Some(f) = bin.func_at(pc) else {
+            // The crash is in a library (abort, raise, ...): walk its frames
+            // with the library's call frame information, then go on with the
+            // binary's frame pointers from the first frame in the binary.
+            let (ret, rsp, rbp) = unwind_libraries(core, regs).map_err(|e| {
+                NativeError(format!(
+                    "{cs}: the crash pc {:#x} is outside the binary and {e}: pass the crash stack with --backtrace (e.g. `gdb -batch -ex bt PROG CORE`)",
+                    regs.rip
+                ))
+            })?;
+            let r = rel(ret);
+            // The caller is the function holding the call, at r - 1: a call
+            // of a `noreturn` function can be its last instruction, so that r
+            // is already past its end (in padding or the next function).
+            let Some(g) = bin.func_at(r.wrapping_sub(1)) else {
+                return err(format!(
+                    "{cs}: the library frames return to {ret:#x}, outside the binary"
+                ));
+            };
+            if !after_call(bin, r) {
+                return err(format!(
+                    "{cs}: the library frames return to {ret:#x} in `{}`, which does not follow a call instruction: pass --backtrace",
+                    g.name
+                ));
+            }
+            if !has_frame_pointer(bin, g) {
+                let at = Regs { rip: ret, rsp, rbp };
+                return self.walk_cfi(frames, at, false);
+            }
+            frames.extend(physical(bin.symbolize(r - 1), k));
+            return self.walk(frames, rbp.wrapping_add(8), core.word(rbp));
+        };
+        if !has_frame_pointer(bin, f) {
+            // Optimised code: the binary's call frame information.
+            return self.walk_cfi(frames, regs, true);
+        }
+        frames.extend(physical(bin.symbolize(pc), k));
+        // (stack slot of the return address, the caller's frame pointer).
+        let at_ret = bin.bytes_at(pc, 1) == Some(&[0xc3][..]);
+        let (ret_slot, caller_rbp) = match pc - f.addr {
+            // Before `push rbp`, after it, or at the final `ret`: rbp is still
+            // (or again) the caller's.
+            0 => (regs.rsp, Some(regs.rbp)),
+            1 => (regs.rsp.wrapping_add(8), Some(regs.rbp)),
+            _ if at_ret => (regs.rsp, Some(regs.rbp)),
+            _ => (regs.rbp.wrapping_add(8), core.word(regs.rbp)),
+        };
+        self.walk(frames, ret_slot, caller_rbp)
+    }
+
+    /// The frame-pointer walk over the binary's frames: `ret_slot` holds the
+    /// return address of the innermost frame so far, `caller_rbp` its
+    /// caller's frame pointer.
+    fn walk(
+        &mut self,
+        mut frames: Vec<RawFrame>,
+        mut ret_slot: u64,
+        mut caller_rbp: Option<u64>,
+    ) -> Result<Vec<RawFrame>, NativeError> {
+        let (core, bin, base) = (self.core, self.bin, self.base);
+        let cs = core.shown();
+        let rel = |a: u64| a.wrapping_sub(base);
+        for _ in 0..100_000 {
+            let Some(ret) = core.word(ret_slot) else {
+                return err(format!(
+                    "{cs}: the stack at {ret_slot:#x} is not in the core: cannot unwind"
+                ));
+            };
+            let r = rel(ret);
+            // At r - 1, inside the call: see `unwind`.
+            let Some(g) = bin.func_at(r.wrapping_sub(1)) else {
+                // Returned into code outside the binary: the C library's
+                // start-up code that called main, or a library function that
+                // called back into the program.
+                if is_signal_trampoline(core, ret) {
+                    return self.after_signal(frames, ret_slot.wrapping_add(8));
+                }
+                let Some(rbp) = caller_rbp else {
+                    return Ok(frames);
+                };
+                return self.after_library(frames, ret, ret_slot.wrapping_add(8), rbp);
+            };
+            if !after_call(bin, r) {
+                return err(format!(
+                    "{cs}: the frame chain at {ret_slot:#x} holds {ret:#x}, which does not follow a call instruction: cannot unwind soundly, pass --backtrace"
+                ));
+            }
+            if !has_frame_pointer(bin, g) {
+                // Optimised code from here on: its call frame information,
+                // with the registers as the return leaves them (rbp was saved
+                // by the callee's prologue).
+                let Some(rbp) = caller_rbp else {
+                    return err(format!(
+                        "{cs}: the frame pointer chain leaves the core's memory: cannot unwind"
+                    ));
+                };
+                let at = Regs {
+                    rip: ret,
+                    rsp: ret_slot.wrapping_add(8),
+                    rbp,
+                };
+                return self.walk_cfi(frames, at, false);
+            }
+            // A caller's frame: the line of the call, at the return address - 1.
+            let mut k = frames.last().and_then(|f| f.index).map_or(0, |i| i + 1);
+            // A direct call of another function than the frame above: a
+            // sibling call (optimised code with frame pointers) hid a frame
+            // between them (see `walk_cfi`; an indirect call cannot be told
+            // here, and `-O0` code makes no sibling calls).
+            let above = frames
+                .last()
+                .and_then(|f| f.address)
+                .and_then(|a| bin.func_at(a))
+                .map(|f| f.addr);
+            let target = direct_call_target(bin, r);
+            if let (Some(t), Some(a)) = (target, above) {
+                if t != a {
+                    frames.push(sibling_gap(k));
+                    k += 1;
+                }
+            }
+            let direct = target.is_some() && target == above;
+            frames.extend(physical_direct(bin.symbolize(r - 1), k, direct));
+            let Some(rbp) = caller_rbp else {
+                return err(format!(
+                    "{cs}: the frame pointer chain leaves the core's memory: cannot unwind"
+                ));
+            };
+            if rbp <= ret_slot {
+                return err(format!(
+                    "{cs}: the frame chain goes down the stack at {rbp:#x}: cannot unwind soundly, pass --backtrace"
+                ));
+            }
+            ret_slot = rbp.wrapping_add(8);
+            caller_rbp = core.word(rbp);
+        }
+        err(format!("{cs}: the frame chain does not end"))
+    }
+
+    /// The walk over the binary's frames by its `.eh_frame` call frame
+    /// information (optimised code, without frame pointers), from the
+    /// registers `at` of a frame (`innermost`: the crash frame, whose pc is
+    /// the crash's; else a return address), appending to `frames`. Only CFA
+    /// rules over rsp or rbp and the return address and rbp saved at CFA
+    /// offsets are followed; anything else, a pc without call frame
+    /// information, or a return address not after a call, is refused.
+    ///
+    /// **Sibling calls.** An optimised caller may have left the stack by a
+    /// jump to its callee (`return f(x);` compiled as `jmp f`): its frame is
+    /// then missing, and the frame below it holds a call to another function
+    /// than the one above. Wherever the call instruction before a return
+    /// address is not a direct call of the function of the frame above it
+    /// (an indirect call, or a call of another function), a `runtime` frame
+    /// `[sibling calls?]` is put between the two, which the report reads as a
+    /// gap in the stack (unknown calls may be pending there), never as the
+    /// caller's own pending call.
+    fn walk_cfi(
+        &mut self,
+        mut frames: Vec<RawFrame>,
+        at: Regs,
+        innermost: bool,
+    ) -> Result<Vec<RawFrame>, NativeError> {
+        let (core, bin, base) = (self.core, self.bin, self.base);
+        use addr2line::gimli::{
+            BaseAddresses, CfaRule, EhFrame, LittleEndian, Register, RegisterRule, UnwindContext,
+            UnwindSection,
+        };
+        const RBP: Register = Register(6);
+        const RSP: Register = Register(7);
+        const RA: Register = Register(16);
+        let cs = core.shown();
+        let rel = |a: u64| a.wrapping_sub(base);
+        let file = object::File::parse(bin.data())
+            .map_err(|e| NativeError(format!("{cs}: the binary cannot be read ({e})")))?;
+        let Some(eh) = file.section_by_name(".eh_frame") else {
             return err(format!(
-                "{cs}: the library frames return to {ret:#x}, outside the binary"
+                "{cs}: the binary has no frame pointers and no .eh_frame: cannot unwind, pass --backtrace"
             ));
         };
-        if !after_call(bin, r) {
-            return err(format!(
-                "{cs}: the library frames return to {ret:#x} in `{}`, which does not follow a call instruction: pass --backtrace",
-                g.name
-            ));
+        let eh_data = eh
+            .data()
+            .map_err(|e| NativeError(format!("{cs}: .eh_frame: {e}")))?;
+        let eh_frame = EhFrame::new(eh_data, LittleEndian);
+        let mut bases = BaseAddresses::default().set_eh_frame(eh.address());
+        if let Some(t) = file.section_by_name(".text") {
+            bases = bases.set_text(t.address());
         }
-        if !has_frame_pointer(bin, g) {
-            let at = Regs { rip: ret, rsp, rbp };
-            return walk_cfi(core, bin, base, frames, at, false);
+        let mut ctx = UnwindContext::new();
+        let (mut pc, mut rsp, mut rbp) = (at.rip, at.rsp, at.rbp);
+        let mut innermost = innermost;
+        // The function of the frame above (its symbol's address), for the
+        // sibling-call check.
+        let mut above: Option<u64> = if innermost {
+            None
+        } else {
+            frames
+                .last()
+                .and_then(|f| f.address)
+                .and_then(|a| bin.func_at(a))
+                .map(|f| f.addr)
+        };
+        for _ in 0..100_000 {
+            let r = rel(pc);
+            // A return address is looked up one byte back (inside the call).
+            let probe = r.wrapping_sub(u64::from(!innermost));
+            let Some(g) = bin.func_at(probe) else {
+                if innermost {
+                    return err(format!("{cs}: the crash pc {pc:#x} is in no function"));
+                }
+                // Returned into code outside the binary: the C library's
+                // start-up code that called main, or a library function that
+                // called back into the program; or a signal trampoline.
+                if is_signal_trampoline(core, pc) {
+                    return self.after_signal(frames, rsp);
+                }
+                return self.after_library(frames, pc, rsp, rbp);
+            };
+            let mut k = frames.last().and_then(|f| f.index).map_or(0, |i| i + 1);
+            let mut direct = false;
+            if !innermost {
+                if !after_call(bin, r) {
+                    return err(format!(
+                        "{cs}: the stack holds {pc:#x}, which does not follow a call instruction: cannot unwind soundly, pass --backtrace"
+                    ));
+                }
+                if above.is_none() || direct_call_target(bin, r) != above {
+                    frames.push(sibling_gap(k));
+                    k += 1;
+                } else {
+                    direct = true;
+                }
+            }
+            frames.extend(physical_direct(bin.symbolize(probe), k, direct));
+            above = Some(g.addr);
+            let row = eh_frame
+                .unwind_info_for_address(&bases, &mut ctx, probe, EhFrame::cie_from_offset)
+                .map_err(|e| {
+                    NativeError(format!(
+                        "{cs}: no call frame information for {pc:#x} in `{}` ({e}): cannot unwind, pass --backtrace",
+                        g.name
+                    ))
+                })?;
+            let beyond = || {
+                NativeError(format!(
+                    "{cs}: the call frame information of `{}` at {pc:#x} is beyond this unwinder: pass --backtrace",
+                    g.name
+                ))
+            };
+            let cfa = match row.cfa() {
+                CfaRule::RegisterAndOffset { register, offset } if *register == RSP => {
+                    rsp.wrapping_add(*offset as u64)
+                }
+                CfaRule::RegisterAndOffset { register, offset } if *register == RBP => {
+                    rbp.wrapping_add(*offset as u64)
+                }
+                _ => return Err(beyond()),
+            };
+            let saved = |o: i64| {
+                core.word(cfa.wrapping_add(o as u64)).ok_or_else(|| {
+                    NativeError(format!(
+                        "{cs}: the stack at {:#x} is not in the core: cannot unwind",
+                        cfa.wrapping_add(o as u64)
+                    ))
+                })
+            };
+            let ret = match row.register(RA) {
+                Some(RegisterRule::Offset(o)) => saved(o)?,
+                _ => return Err(beyond()),
+            };
+            rbp = match row.register(RBP) {
+                None | Some(RegisterRule::SameValue) => rbp,
+                Some(RegisterRule::Offset(o)) => saved(o)?,
+                Some(_) => return Err(beyond()),
+            };
+            if cfa <= rsp {
+                return err(format!(
+                    "{cs}: the stack goes down at {cfa:#x}: cannot unwind soundly, pass --backtrace"
+                ));
+            }
+            rsp = cfa;
+            pc = ret;
+            innermost = false;
         }
-        frames.extend(physical(bin.symbolize(r - 1), k));
-        return walk(core, bin, base, frames, rbp.wrapping_add(8), core.word(rbp));
-    };
-    if !has_frame_pointer(bin, f) {
-        // Optimised code: the binary's call frame information.
-        return walk_cfi(core, bin, base, frames, regs, true);
+        err(format!("{cs}: the frame chain does not end"))
     }
-    frames.extend(physical(bin.symbolize(pc), k));
-    // (stack slot of the return address, the caller's frame pointer).
-    let at_ret = bin.bytes_at(pc, 1) == Some(&[0xc3][..]);
-    let (ret_slot, caller_rbp) = match pc - f.addr {
-        // Before `push rbp`, after it, or at the final `ret`: rbp is still
-        // (or again) the caller's.
-        0 => (regs.rsp, Some(regs.rbp)),
-        1 => (regs.rsp.wrapping_add(8), Some(regs.rbp)),
-        _ if at_ret => (regs.rsp, Some(regs.rbp)),
-        _ => (regs.rbp.wrapping_add(8), core.word(regs.rbp)),
-    };
-    walk(core, bin, base, frames, ret_slot, caller_rbp)
+
+    /// The frame put where sibling calls may hide frames: runtime code, which
+    /// the report reads as a gap in the stack.
+    /// A return into a shared library at `ret` (with the stack pointer and
+    /// frame pointer as the return leaves them): either the C library's
+    /// start-up code that called `main` (the end of the stack), or a library
+    /// function the program called that called back into it (`qsort`'s
+    /// comparison, `bsearch`'s, a signal handler's trampoline). The library's
+    /// frames are unwound with its call frame information (the file mapped in
+    /// the core, read from this machine, used only when its build id is the
+    /// core's: [`unwind_libraries`]); where they return into the binary, a
+    /// `runtime` frame `[library frames]` stands for them (a gap: the library
+    /// may have made calls the stack does not show) and the walk goes on in
+    /// the binary. Where they cannot be unwound, or return to the start-up
+    /// code (`_start`), the stack ends there, as it did before.
+    fn after_library(
+        &mut self,
+        mut frames: Vec<RawFrame>,
+        ret: u64,
+        rsp: u64,
+        rbp: u64,
+    ) -> Result<Vec<RawFrame>, NativeError> {
+        let (core, bin, base) = (self.core, self.bin, self.base);
+        let at = Regs { rip: ret, rsp, rbp };
+        let (back, rsp, rbp) = match unwind_libraries_from(core, at, false) {
+            Ok(r) => r,
+            Err(e) => {
+                // `main` returns into the C library's start-up code: the
+                // stack is whole.
+                let last = frames.iter().rev().find(|f| !f.runtime);
+                if let Some(f) = last.filter(|f| f.function.as_deref() != Some("main")) {
+                    let name = f.function.as_deref().unwrap_or("?");
+                    self.notes.push(format!(
+                        "the stack ends at `{name}`, called from a library: {e}{}",
+                        if core.sysroot.is_none() {
+                            " (for a core of another machine, --sysroot names where its libraries are)"
+                        } else {
+                            ""
+                        }
+                    ));
+                }
+                return Ok(frames);
+            }
+        };
+        let r = back.wrapping_sub(base);
+        let Some(g) = bin.func_at(r.wrapping_sub(1)) else {
+            return Ok(frames);
+        };
+        if g.name == "_start" || !after_call(bin, r) {
+            return Ok(frames);
+        }
+        let k = frames.last().and_then(|f| f.index).map_or(0, |i| i + 1);
+        let module = core
+            .files
+            .iter()
+            .find(|m| ret >= m.start && ret < m.end)
+            .map(|m| m.path.clone());
+        frames.push(RawFrame {
+            index: Some(k),
+            function: Some("[library frames]".into()),
+            module,
+            runtime: true,
+            ..RawFrame::default()
+        });
+        if has_frame_pointer(bin, g) {
+            frames.extend(physical(bin.symbolize(r - 1), k + 1));
+            self.walk(frames, rbp.wrapping_add(8), core.word(rbp))
+        } else {
+            let at = Regs {
+                rip: back,
+                rsp,
+                rbp,
+            };
+            self.walk_cfi(frames, at, false)
+        }
+    }
+
+    /// The frames below a signal handler: the handler returned to the signal
+    /// trampoline, whose frame (at `sp`, the handler's return address popped)
+    /// is the `ucontext_t` the kernel saved when the signal arrived. A
+    /// `runtime` frame `<signal handler called>` marks the boundary (the
+    /// frames above it ran in the handler, see
+    /// `backtrace::cut_signal_handler_frames`), and the walk goes on from the
+    /// interrupted frame's registers, at its pc (not a return address).
+    fn after_signal(
+        &mut self,
+        mut frames: Vec<RawFrame>,
+        sp: u64,
+    ) -> Result<Vec<RawFrame>, NativeError> {
+        let core = self.core;
+        let reg = |i: u64| core.word(sp.wrapping_add(GREGS + 8 * i));
+        let (Some(rip), Some(rsp), Some(rbp)) = (reg(REG_RIP), reg(REG_RSP), reg(REG_RBP)) else {
+            return err(format!(
+                "{}: the signal frame at {sp:#x} is not in the core: cannot unwind below the signal handler",
+                core.shown()
+            ));
+        };
+        let k = frames.last().and_then(|f| f.index).map_or(0, |i| i + 1);
+        frames.push(RawFrame {
+            index: Some(k),
+            function: Some("<signal handler called>".into()),
+            runtime: true,
+            ..RawFrame::default()
+        });
+        self.unwind_from(frames, Regs { rip, rsp, rbp }, k + 1)
+    }
 }
 
 /// The frames of one physical frame (its DWARF inline chain, innermost
@@ -1020,304 +1401,6 @@ pub(crate) fn has_frame_pointer(bin: &Binary, f: &FuncSym) -> bool {
     bin.bytes_at(f.addr, 4) == Some(&[0x55, 0x48, 0x89, 0xe5][..])
 }
 
-/// The frame-pointer walk over the binary's frames: `ret_slot` holds the
-/// return address of the innermost frame so far, `caller_rbp` its
-/// caller's frame pointer.
-fn walk(
-    core: &Core,
-    bin: &Binary,
-    base: u64,
-    mut frames: Vec<RawFrame>,
-    mut ret_slot: u64,
-    mut caller_rbp: Option<u64>,
-) -> Result<Vec<RawFrame>, NativeError> {
-    let cs = core.shown();
-    let rel = |a: u64| a.wrapping_sub(base);
-    for _ in 0..100_000 {
-        let Some(ret) = core.word(ret_slot) else {
-            return err(format!(
-                "{cs}: the stack at {ret_slot:#x} is not in the core: cannot unwind"
-            ));
-        };
-        let r = rel(ret);
-        // At r - 1, inside the call: see `unwind`.
-        let Some(g) = bin.func_at(r.wrapping_sub(1)) else {
-            // Returned into code outside the binary: the C library's
-            // start-up code that called main, or a library function that
-            // called back into the program.
-            if is_signal_trampoline(core, ret) {
-                return after_signal(core, bin, base, frames, ret_slot.wrapping_add(8));
-            }
-            let Some(rbp) = caller_rbp else {
-                return Ok(frames);
-            };
-            return after_library(core, bin, base, frames, ret, ret_slot.wrapping_add(8), rbp);
-        };
-        if !after_call(bin, r) {
-            return err(format!(
-                "{cs}: the frame chain at {ret_slot:#x} holds {ret:#x}, which does not follow a call instruction: cannot unwind soundly, pass --backtrace"
-            ));
-        }
-        if !has_frame_pointer(bin, g) {
-            // Optimised code from here on: its call frame information,
-            // with the registers as the return leaves them (rbp was saved
-            // by the callee's prologue).
-            let Some(rbp) = caller_rbp else {
-                return err(format!(
-                    "{cs}: the frame pointer chain leaves the core's memory: cannot unwind"
-                ));
-            };
-            let at = Regs {
-                rip: ret,
-                rsp: ret_slot.wrapping_add(8),
-                rbp,
-            };
-            return walk_cfi(core, bin, base, frames, at, false);
-        }
-        // A caller's frame: the line of the call, at the return address - 1.
-        let mut k = frames.last().and_then(|f| f.index).map_or(0, |i| i + 1);
-        // A direct call of another function than the frame above: a
-        // sibling call (optimised code with frame pointers) hid a frame
-        // between them (see `walk_cfi`; an indirect call cannot be told
-        // here, and `-O0` code makes no sibling calls).
-        let above = frames
-            .last()
-            .and_then(|f| f.address)
-            .and_then(|a| bin.func_at(a))
-            .map(|f| f.addr);
-        let target = direct_call_target(bin, r);
-        if let (Some(t), Some(a)) = (target, above) {
-            if t != a {
-                frames.push(sibling_gap(k));
-                k += 1;
-            }
-        }
-        let direct = target.is_some() && target == above;
-        frames.extend(physical_direct(bin.symbolize(r - 1), k, direct));
-        let Some(rbp) = caller_rbp else {
-            return err(format!(
-                "{cs}: the frame pointer chain leaves the core's memory: cannot unwind"
-            ));
-        };
-        if rbp <= ret_slot {
-            return err(format!(
-                "{cs}: the frame chain goes down the stack at {rbp:#x}: cannot unwind soundly, pass --backtrace"
-            ));
-        }
-        ret_slot = rbp.wrapping_add(8);
-        caller_rbp = core.word(rbp);
-    }
-    err(format!("{cs}: the frame chain does not end"))
-}
-
-/// The walk over the binary's frames by its `.eh_frame` call frame
-/// information (optimised code, without frame pointers), from the
-/// registers `at` of a frame (`innermost`: the crash frame, whose pc is
-/// the crash's; else a return address), appending to `frames`. Only CFA
-/// rules over rsp or rbp and the return address and rbp saved at CFA
-/// offsets are followed; anything else, a pc without call frame
-/// information, or a return address not after a call, is refused.
-///
-/// **Sibling calls.** An optimised caller may have left the stack by a
-/// jump to its callee (`return f(x);` compiled as `jmp f`): its frame is
-/// then missing, and the frame below it holds a call to another function
-/// than the one above. Wherever the call instruction before a return
-/// address is not a direct call of the function of the frame above it
-/// (an indirect call, or a call of another function), a `runtime` frame
-/// `[sibling calls?]` is put between the two, which the report reads as a
-/// gap in the stack (unknown calls may be pending there), never as the
-/// caller's own pending call.
-fn walk_cfi(
-    core: &Core,
-    bin: &Binary,
-    base: u64,
-    mut frames: Vec<RawFrame>,
-    at: Regs,
-    innermost: bool,
-) -> Result<Vec<RawFrame>, NativeError> {
-    use addr2line::gimli::{
-        BaseAddresses, CfaRule, EhFrame, LittleEndian, Register, RegisterRule, UnwindContext,
-        UnwindSection,
-    };
-    const RBP: Register = Register(6);
-    const RSP: Register = Register(7);
-    const RA: Register = Register(16);
-    let cs = core.shown();
-    let rel = |a: u64| a.wrapping_sub(base);
-    let file = object::File::parse(bin.data())
-        .map_err(|e| NativeError(format!("{cs}: the binary cannot be read ({e})")))?;
-    let Some(eh) = file.section_by_name(".eh_frame") else {
-        return err(format!(
-            "{cs}: the binary has no frame pointers and no .eh_frame: cannot unwind, pass --backtrace"
-        ));
-    };
-    let eh_data = eh
-        .data()
-        .map_err(|e| NativeError(format!("{cs}: .eh_frame: {e}")))?;
-    let eh_frame = EhFrame::new(eh_data, LittleEndian);
-    let mut bases = BaseAddresses::default().set_eh_frame(eh.address());
-    if let Some(t) = file.section_by_name(".text") {
-        bases = bases.set_text(t.address());
-    }
-    let mut ctx = UnwindContext::new();
-    let (mut pc, mut rsp, mut rbp) = (at.rip, at.rsp, at.rbp);
-    let mut innermost = innermost;
-    // The function of the frame above (its symbol's address), for the
-    // sibling-call check.
-    let mut above: Option<u64> = if innermost {
-        None
-    } else {
-        frames
-            .last()
-            .and_then(|f| f.address)
-            .and_then(|a| bin.func_at(a))
-            .map(|f| f.addr)
-    };
-    for _ in 0..100_000 {
-        let r = rel(pc);
-        // A return address is looked up one byte back (inside the call).
-        let probe = r.wrapping_sub(u64::from(!innermost));
-        let Some(g) = bin.func_at(probe) else {
-            if innermost {
-                return err(format!("{cs}: the crash pc {pc:#x} is in no function"));
-            }
-            // Returned into code outside the binary: the C library's
-            // start-up code that called main, or a library function that
-            // called back into the program; or a signal trampoline.
-            if is_signal_trampoline(core, pc) {
-                return after_signal(core, bin, base, frames, rsp);
-            }
-            return after_library(core, bin, base, frames, pc, rsp, rbp);
-        };
-        let mut k = frames.last().and_then(|f| f.index).map_or(0, |i| i + 1);
-        let mut direct = false;
-        if !innermost {
-            if !after_call(bin, r) {
-                return err(format!(
-                    "{cs}: the stack holds {pc:#x}, which does not follow a call instruction: cannot unwind soundly, pass --backtrace"
-                ));
-            }
-            if above.is_none() || direct_call_target(bin, r) != above {
-                frames.push(sibling_gap(k));
-                k += 1;
-            } else {
-                direct = true;
-            }
-        }
-        frames.extend(physical_direct(bin.symbolize(probe), k, direct));
-        above = Some(g.addr);
-        let row = eh_frame
-            .unwind_info_for_address(&bases, &mut ctx, probe, EhFrame::cie_from_offset)
-            .map_err(|e| {
-                NativeError(format!(
-                    "{cs}: no call frame information for {pc:#x} in `{}` ({e}): cannot unwind, pass --backtrace",
-                    g.name
-                ))
-            })?;
-        let beyond = || {
-            NativeError(format!(
-                "{cs}: the call frame information of `{}` at {pc:#x} is beyond this unwinder: pass --backtrace",
-                g.name
-            ))
-        };
-        let cfa = match row.cfa() {
-            CfaRule::RegisterAndOffset { register, offset } if *register == RSP => {
-                rsp.wrapping_add(*offset as u64)
-            }
-            CfaRule::RegisterAndOffset { register, offset } if *register == RBP => {
-                rbp.wrapping_add(*offset as u64)
-            }
-            _ => return Err(beyond()),
-        };
-        let saved = |o: i64| {
-            core.word(cfa.wrapping_add(o as u64)).ok_or_else(|| {
-                NativeError(format!(
-                    "{cs}: the stack at {:#x} is not in the core: cannot unwind",
-                    cfa.wrapping_add(o as u64)
-                ))
-            })
-        };
-        let ret = match row.register(RA) {
-            Some(RegisterRule::Offset(o)) => saved(o)?,
-            _ => return Err(beyond()),
-        };
-        rbp = match row.register(RBP) {
-            None | Some(RegisterRule::SameValue) => rbp,
-            Some(RegisterRule::Offset(o)) => saved(o)?,
-            Some(_) => return Err(beyond()),
-        };
-        if cfa <= rsp {
-            return err(format!(
-                "{cs}: the stack goes down at {cfa:#x}: cannot unwind soundly, pass --backtrace"
-            ));
-        }
-        rsp = cfa;
-        pc = ret;
-        innermost = false;
-    }
-    err(format!("{cs}: the frame chain does not end"))
-}
-
-/// The frame put where sibling calls may hide frames: runtime code, which
-/// the report reads as a gap in the stack.
-/// A return into a shared library at `ret` (with the stack pointer and
-/// frame pointer as the return leaves them): either the C library's
-/// start-up code that called `main` (the end of the stack), or a library
-/// function the program called that called back into it (`qsort`'s
-/// comparison, `bsearch`'s, a signal handler's trampoline). The library's
-/// frames are unwound with its call frame information (the file mapped in
-/// the core, read from this machine, used only when its build id is the
-/// core's: [`unwind_libraries`]); where they return into the binary, a
-/// `runtime` frame `[library frames]` stands for them (a gap: the library
-/// may have made calls the stack does not show) and the walk goes on in
-/// the binary. Where they cannot be unwound, or return to the start-up
-/// code (`_start`), the stack ends there, as it did before.
-fn after_library(
-    core: &Core,
-    bin: &Binary,
-    base: u64,
-    mut frames: Vec<RawFrame>,
-    ret: u64,
-    rsp: u64,
-    rbp: u64,
-) -> Result<Vec<RawFrame>, NativeError> {
-    let at = Regs { rip: ret, rsp, rbp };
-    let Ok((back, rsp, rbp)) = unwind_libraries_from(core, at, false) else {
-        return Ok(frames);
-    };
-    let r = back.wrapping_sub(base);
-    let Some(g) = bin.func_at(r.wrapping_sub(1)) else {
-        return Ok(frames);
-    };
-    if g.name == "_start" || !after_call(bin, r) {
-        return Ok(frames);
-    }
-    let k = frames.last().and_then(|f| f.index).map_or(0, |i| i + 1);
-    let module = core
-        .files
-        .iter()
-        .find(|m| ret >= m.start && ret < m.end)
-        .map(|m| m.path.clone());
-    frames.push(RawFrame {
-        index: Some(k),
-        function: Some("[library frames]".into()),
-        module,
-        runtime: true,
-        ..RawFrame::default()
-    });
-    if has_frame_pointer(bin, g) {
-        frames.extend(physical(bin.symbolize(r - 1), k + 1));
-        walk(core, bin, base, frames, rbp.wrapping_add(8), core.word(rbp))
-    } else {
-        let at = Regs {
-            rip: back,
-            rsp,
-            rbp,
-        };
-        walk_cfi(core, bin, base, frames, at, false)
-    }
-}
-
 /// Whether the return address `ret` (outside the binary) is a signal
 /// trampoline (`__restore_rt`): the library's call frame information
 /// marks its entry as a signal frame (augmentation `S`), read from the
@@ -1344,37 +1427,6 @@ const GREGS: u64 = 40;
 const REG_RBP: u64 = 10;
 const REG_RSP: u64 = 15;
 const REG_RIP: u64 = 16;
-
-/// The frames below a signal handler: the handler returned to the signal
-/// trampoline, whose frame (at `sp`, the handler's return address popped)
-/// is the `ucontext_t` the kernel saved when the signal arrived. A
-/// `runtime` frame `<signal handler called>` marks the boundary (the
-/// frames above it ran in the handler, see
-/// `backtrace::cut_signal_handler_frames`), and the walk goes on from the
-/// interrupted frame's registers, at its pc (not a return address).
-fn after_signal(
-    core: &Core,
-    bin: &Binary,
-    base: u64,
-    mut frames: Vec<RawFrame>,
-    sp: u64,
-) -> Result<Vec<RawFrame>, NativeError> {
-    let reg = |i: u64| core.word(sp.wrapping_add(GREGS + 8 * i));
-    let (Some(rip), Some(rsp), Some(rbp)) = (reg(REG_RIP), reg(REG_RSP), reg(REG_RBP)) else {
-        return err(format!(
-            "{}: the signal frame at {sp:#x} is not in the core: cannot unwind below the signal handler",
-            core.shown()
-        ));
-    };
-    let k = frames.last().and_then(|f| f.index).map_or(0, |i| i + 1);
-    frames.push(RawFrame {
-        index: Some(k),
-        function: Some("<signal handler called>".into()),
-        runtime: true,
-        ..RawFrame::default()
-    });
-    unwind_from(core, bin, base, frames, Regs { rip, rsp, rbp }, k + 1)
-}
 
 fn sibling_gap(k: u32) -> RawFrame {
     RawFrame {
@@ -1428,7 +1480,8 @@ struct Lib {
 }
 
 /// Opens the library mapped at runtime address `pc` (from the core's
-/// `NT_FILE` list, read from this machine's file system) after checking
+/// `NT_FILE` list, read from this machine's file system or the
+/// `--sysroot`: [`read_lib`]) after checking
 /// that it is the same file as in the crashed process: its build id must
 /// be in the core's memory and equal.
 fn open_lib(core: &Core, pc: u64) -> Result<Lib, String> {
@@ -1437,12 +1490,8 @@ fn open_lib(core: &Core, pc: u64) -> Result<Lib, String> {
         .iter()
         .find(|m| pc >= m.start && pc < m.end)
         .ok_or_else(|| format!("no mapped file holds {pc:#x}"))?;
-    // The path comes from the core: it must name a regular file here.
-    crate::input::require_regular(Path::new(&m.path), "a mapped library")
-        .map_err(|e| format!("{e} (mapped at {pc:#x} in the crashed process)"))?;
-    let data =
-        std::fs::read(&m.path).map_err(|e| format!("{} cannot be read here ({e})", m.path))?;
-    let file = object::File::parse(&*data).map_err(|e| format!("{}: {e}", m.path))?;
+    let (path, data) = read_lib(core, &m.path, pc)?;
+    let file = object::File::parse(&*data).map_err(|e| format!("{path}: {e}"))?;
     // The file vaddr of the mapping's start.
     let seg = file
         .segments()
@@ -1450,7 +1499,7 @@ fn open_lib(core: &Core, pc: u64) -> Result<Lib, String> {
             let (off, size) = s.file_range();
             m.offset >= off && m.offset < off.saturating_add(size.max(1))
         })
-        .ok_or_else(|| format!("{}: no segment at file offset {:#x}", m.path, m.offset))?;
+        .ok_or_else(|| format!("{path}: no segment at file offset {:#x}", m.offset))?;
     let bias = m
         .start
         .wrapping_sub(seg.address().wrapping_add(m.offset - seg.file_range().0));
@@ -1458,10 +1507,10 @@ fn open_lib(core: &Core, pc: u64) -> Result<Lib, String> {
         .build_id()
         .ok()
         .flatten()
-        .ok_or_else(|| format!("{} has no build id to check it against the core", m.path))?;
+        .ok_or_else(|| format!("{path} has no build id to check it against the core"))?;
     let note = file
         .section_by_name(".note.gnu.build-id")
-        .ok_or_else(|| format!("{} has no build-id note", m.path))?;
+        .ok_or_else(|| format!("{path} has no build-id note"))?;
     // A minidump's module list has the build id when its memory does not.
     let recorded = core
         .minidump
@@ -1478,20 +1527,18 @@ fn open_lib(core: &Core, pc: u64) -> Result<Lib, String> {
         Some(mem) if mem == id => {}
         Some(_) => {
             return Err(format!(
-                "{} is not the library the crashed process had (build id differs)",
-                m.path
+                "{path} is not the library the crashed process had (build id differs)"
             ))
         }
         None => {
             return Err(format!(
-                "the core does not hold the build id of {}, so it cannot be checked",
-                m.path
+                "the core does not hold the build id of {path}, so it cannot be checked"
             ))
         }
     }
     let eh = file
         .section_by_name(".eh_frame")
-        .ok_or_else(|| format!("{} has no .eh_frame", m.path))?;
+        .ok_or_else(|| format!("{path} has no .eh_frame"))?;
     let text_addr = file
         .section_by_name(".text")
         .map(|t| t.address())
@@ -1501,6 +1548,44 @@ fn open_lib(core: &Core, pc: u64) -> Result<Lib, String> {
         eh_frame: eh.data().map_err(|e| e.to_string())?.to_vec(),
         eh_frame_addr: eh.address(),
         text_addr,
+    })
+}
+
+/// The file of the library mapped from `mapped` in the crashed process:
+/// that path on this machine, or under [`Core::sysroot`] (the path
+/// appended to it, then its file name in it). Returns the path read and
+/// its bytes.
+fn read_lib(core: &Core, mapped: &str, pc: u64) -> Result<(String, Vec<u8>), String> {
+    let candidates: Vec<PathBuf> = match &core.sysroot {
+        None => vec![PathBuf::from(mapped)],
+        Some(root) => {
+            let rel = Path::new(mapped.trim_start_matches('/'));
+            let mut c = vec![root.join(rel)];
+            if let Some(name) = rel.file_name() {
+                c.push(root.join(name));
+            }
+            c
+        }
+    };
+    for p in &candidates {
+        if p.is_file() {
+            // The path comes from the core: it must name a regular file.
+            crate::input::require_regular(p, "a mapped library")
+                .map_err(|e| format!("{e} (mapped at {pc:#x} in the crashed process)"))?;
+            let shown = p.display().to_string();
+            let data =
+                std::fs::read(p).map_err(|e| format!("{shown} cannot be read here ({e})"))?;
+            return Ok((shown, data));
+        }
+    }
+    Err(match &core.sysroot {
+        None => {
+            format!("{mapped} (mapped at {pc:#x} in the crashed process) is not on this machine")
+        }
+        Some(root) => format!(
+            "{mapped} (mapped at {pc:#x} in the crashed process) is not under the sysroot {}",
+            root.display()
+        ),
     })
 }
 

@@ -42,6 +42,9 @@ pub struct ImageOptions<'a> {
     pub build_check: bool,
     /// Do not look for stack residue.
     pub no_residue: bool,
+    /// Where the crashed machine's libraries are (see
+    /// [`super::native::Core::sysroot`]).
+    pub sysroot: Option<&'a Path>,
 }
 
 /// Why [`Image::open`] gave nothing.
@@ -163,7 +166,16 @@ fn load(
                 "{name}: {what} needs the program's binary (--binary)"
             ))
         })?;
-        let core = Core::read(path).map_err(input)?;
+        let mut core = Core::read(path).map_err(input)?;
+        if let Some(root) = opts.sysroot {
+            if !root.is_dir() {
+                return Err(input(format!(
+                    "{}: --sysroot names no directory",
+                    root.display()
+                )));
+            }
+            core.sysroot = Some(root.to_path_buf());
+        }
         if files.minidump.is_some() && !core.is_minidump() {
             return Err(input(format!(
                 "{name}: not a minidump (no MDMP magic); an ELF core goes to --core"
@@ -399,7 +411,10 @@ fn core_stack(
     sink: &mut Vec<Diagnostic>,
 ) -> Option<CoreStack> {
     match native::unwind(core, bin, base) {
-        Ok(frames) => {
+        Ok(native::Unwound { frames, notes }) => {
+            for n in notes {
+                sink.push(Diagnostic::Warning(format!("{name}: {n}")));
+            }
             // As for backtraces: an inlined call is no call in the
             // graph (the unwinder lists inlined frames with the pc
             // of the frame they are inlined in).
