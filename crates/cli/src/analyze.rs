@@ -202,6 +202,7 @@ pub fn view<'a>(
         stack_len: loaded.report.stack.len(),
         logs: &loaded.logs,
         fault: loaded.fault.as_ref(),
+        line_notes: Some(&loaded.line_notes),
     }
 }
 

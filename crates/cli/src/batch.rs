@@ -481,6 +481,8 @@ fn analyse_within(ctx: &Ctx<'_>, spec: &fb::CrashSpec) -> Result<Value, (Option<
     let (report, values, residue) = (found.report, found.values, found.residue);
     let logs: Vec<_> = found.logs.into_iter().map(|(_, m)| m).collect();
     let fault = found.fault;
+    let line_notes =
+        postmortem_core::line_notes::LineNotes::new(g, found.no_code.as_deref().unwrap_or(&[]));
     let parse_report_ms = ms(t);
     let sig = fb::signature(g, &report, a.group_depth);
     let s = a.solver.build(a.solver.solver);
@@ -517,6 +519,7 @@ fn analyse_within(ctx: &Ctx<'_>, spec: &fb::CrashSpec) -> Result<Value, (Option<
         stack_len: report.stack.len(),
         logs: &logs,
         fault: fault.as_ref(),
+        line_notes: Some(&line_notes),
     };
     let t = Instant::now();
     let mut v = to_json_with(&view, !a.no_nodes, Some(&graph.lines));

@@ -275,6 +275,8 @@ pub struct Loaded {
     pub logs: Vec<postmortem_formats::logs::LogMatch>,
     /// What killed the process, when a core or minidump says.
     pub fault: Option<postmortem_formats::image::fault::Fault>,
+    /// Lines the optimiser moved, lines without code in the binary.
+    pub line_notes: postmortem_core::line_notes::LineNotes,
     /// What to say when the report turns out impossible (a Sentry
     /// event's frames that look listed crash first).
     pub impossible_hint: Option<String>,
@@ -323,7 +325,12 @@ pub fn load(inputs: &Inputs, max_memory: usize) -> Result<Loaded, Failure> {
         }
     }
     let parse_report_ms = ms(t);
+    let line_notes = postmortem_core::line_notes::LineNotes::new(
+        &graph,
+        found.no_code.as_deref().unwrap_or(&[]),
+    );
     Ok(Loaded {
+        line_notes,
         graph,
         report: found.report,
         timings: Timings {

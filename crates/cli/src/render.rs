@@ -155,6 +155,7 @@ pub fn write_analysis_as(
             view.labels,
             &sources(),
             &numbered_frames(report, view.frames),
+            view.line_notes,
         ),
         AnalyzeFormat::Lcov => write_lcov(out, view.graph, view.labels, &inputs.path_map),
         AnalyzeFormat::Html => {
@@ -175,6 +176,7 @@ pub fn write_analysis_as(
                 values: view.values,
                 logs,
                 fault: view.fault,
+                line_notes: view.line_notes,
             };
             let written = write_html(&dir, &page)?;
             writeln!(

@@ -387,3 +387,124 @@ fn inlined_calls_the_graph_makes_are_frames_and_other_files_never_lines() {
         "no warning about the other file:\n{err}"
     );
 }
+
+/// The binary's line table as `llvm-dwarfdump-14 --debug-line` prints
+/// it: the lines of `file` with a row.
+fn rows_of(dir: &Path, file: &str) -> std::collections::BTreeSet<u64> {
+    let o = Command::new("llvm-dwarfdump-14")
+        .current_dir(dir)
+        .args(["--debug-line", "prog"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", show(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let mut names = std::collections::HashMap::new();
+    let mut index = 0u64;
+    let mut rows = std::collections::BTreeSet::new();
+    for l in text.lines() {
+        let t = l.trim();
+        if let Some(rest) = t.strip_prefix("file_names[") {
+            index = rest.split(']').next().unwrap().trim().parse().unwrap();
+        } else if let Some(name) = t.strip_prefix("name: \"") {
+            names.insert(index, name.trim_end_matches('"').to_string());
+        } else if t.starts_with("0x") {
+            // Address, line, column, file, ...
+            let w: Vec<&str> = t.split_whitespace().collect();
+            let (Ok(line), Ok(f)) = (w[1].parse::<u64>(), w[3].parse::<u64>()) else {
+                continue;
+            };
+            if names.get(&f).is_some_and(|n| n.ends_with(file)) {
+                rows.insert(line);
+            }
+        }
+    }
+    rows
+}
+
+/// Issue 39: `-O2` labels say where the optimiser moved a line and which
+/// lines have no code in the binary. notes.c's `int writing = 0;` has its
+/// only instruction in the loop's exit (its value is chosen there), so
+/// it is not Yes although the loop ran: the note says it was moved to
+/// the `return`. Every line said to have no code has no row in the
+/// binary's line table (llvm-dwarfdump the referee), and no line with a
+/// row is said to have none. The `-O0` build of the same program has no
+/// moved line.
+#[test]
+fn optimised_labels_say_where_code_was_moved_and_which_lines_have_none() {
+    for t in ["clang-14", "gdb", "llvm-dwarfdump-14"] {
+        require(t);
+    }
+    let dir = scratch("notes");
+    crash_optimised(&dir, "notes.c");
+    let src = std::fs::read_to_string(dir.join("notes.c")).unwrap();
+    let line_of = |text: &str| 1 + src.lines().position(|l| l.contains(text)).unwrap() as u64;
+    let (decl, ret) = (line_of("int writing = 0;"), line_of("return writing * 10"));
+    let (v, err) = analyze(&dir, &["--core", "core", "--binary", "prog"]);
+    let (_, f) = v["lines"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .find(|(k, _)| k.ends_with("notes.c"))
+        .unwrap();
+    let moved: Vec<(u64, Option<u64>)> = f["moved"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no moved lines: {f}\n{err}"))
+        .iter()
+        .map(|m| (m["line"].as_u64().unwrap(), m["to"].as_u64()))
+        .collect();
+    assert!(moved.contains(&(decl, Some(ret))), "{moved:?}");
+    let no_code: Vec<u64> = f["no_code"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .collect();
+    let rows = rows_of(&dir, "notes.c");
+    assert!(!rows.is_empty());
+    for l in &no_code {
+        assert!(!rows.contains(l), "line {l} has a row: {rows:?}");
+    }
+    assert!(no_code.contains(&decl), "{no_code:?}");
+    for k in ["yes", "no", "maybe"] {
+        for l in lines(&v, "notes.c", k) {
+            assert!(
+                !(rows.contains(&l) && no_code.contains(&l)),
+                "line {l} ({k}) has a row and no code"
+            );
+        }
+    }
+    // The text and the annotated source say it beside the line.
+    let run = |format: &str| {
+        let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
+            .current_dir(&dir)
+            .args(["analyze", "--cfg", "prog.bc", "--format", format])
+            .args(["--core", "core", "--binary", "prog"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", show(&o));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let text = run("text");
+    assert!(
+        text.contains(&format!("moved by the optimiser: {decl} (to line {ret})")),
+        "{text}"
+    );
+    let annotated = run("annotate");
+    let row = annotated
+        .lines()
+        .find(|l| l.contains("int writing = 0;"))
+        .unwrap();
+    assert!(
+        row.ends_with(&format!(
+            "<- no code in the binary; moved by the optimiser to line {ret}"
+        )),
+        "{row}"
+    );
+    // -O0: nothing moved.
+    let dir0 = scratch("notes-o0");
+    crash_at(&dir0, "notes.c", "-O0");
+    let (v0, _) = analyze(&dir0, &["--core", "core", "--binary", "prog"]);
+    for (_, f) in v0["lines"].as_object().unwrap() {
+        assert!(f.get("moved").is_none(), "{f}");
+    }
+}

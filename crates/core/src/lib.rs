@@ -70,6 +70,7 @@ mod fxhash;
 pub mod graph;
 pub mod icfg;
 pub mod ids;
+pub mod line_notes;
 pub mod local;
 pub mod locate;
 pub(crate) mod lower;

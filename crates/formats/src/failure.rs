@@ -130,6 +130,8 @@ pub(crate) enum Event<'a> {
     /// What killed the process, with the variables that held the bad
     /// value.
     Fault(&'a crate::image::fault::Fault),
+    /// The graph's lines on which the binary has no code.
+    NoCode(&'a [(postmortem_core::FileId, u32)]),
 }
 
 pub use crate::error::Diagnostic;
@@ -154,6 +156,9 @@ pub struct Assembled {
     /// What killed the process, when a core or minidump says
     /// ([`crate::image::fault`]).
     pub fault: Option<crate::image::fault::Fault>,
+    /// The graph's lines on which `--binary` has no code (None: no
+    /// binary's line table read; [`crate::image::no_code`]).
+    pub no_code: Option<Vec<(postmortem_core::FileId, u32)>>,
 }
 
 fn image_files<'a>(files: &FailureFiles<'a>) -> crate::image::open::ImageFiles<'a> {
@@ -231,6 +236,7 @@ pub fn assemble(
         }
         Event::ImpossibleHint(h) => out.impossible_hint = Some(h.to_string()),
         Event::Fault(f) => out.fault = Some(f.clone()),
+        Event::NoCode(v) => out.no_code = Some(v.to_vec()),
     };
     let report = assemble_with(g, flag_map, var_map, files, opts, &mut sink)?;
     out.report = report;
@@ -304,6 +310,9 @@ fn assemble_with(
         report.values = made.values;
         report.frame_values = made.frame_values;
         read = made.uses;
+    }
+    if let Some(v) = &native.no_code {
+        sink(Event::NoCode(v));
     }
     if let Some(mut f) = native.fault.clone() {
         f.suspects = suspects(&f, &read);

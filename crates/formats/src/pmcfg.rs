@@ -61,8 +61,9 @@ pub const CACHE_MAGIC: [u8; 6] = *b"PMCFG\0";
 /// The cache format version [`encode`] writes and [`decode`] reads.
 /// Version 5: the front-end header of a cache with a variable map
 /// (`vars::Var::tests`, branch tests) is new; a version 4 cache would
-/// read as one without tests, so it is rebuilt instead.
-pub const CACHE_VERSION: u16 = 6;
+/// read as one without tests, so it is rebuilt instead. Version 7: the
+/// inlined lines ([`Icfg::inlined_lines`]).
+pub const CACHE_VERSION: u16 = 7;
 /// Header: magic, version (u16), total length (u64).
 const CACHE_HEADER: usize = 6 + 2 + 8;
 /// Sentinel for "none" in optional `u32` fields.
@@ -248,8 +249,9 @@ fn opt_u32(v: Option<u32>) -> u32 {
 /// owning functions, the id and label string pools, lines, columns,
 /// functions (names, files, entries, exits), files, forward adjacency
 /// (CSR offsets, targets, edge kinds), return sites (CSR), the start
-/// node, the call notes, the asynchronous functions, the weak lines and
-/// the tail calls (since version 4);
+/// node, the call notes, the asynchronous functions, the weak lines,
+/// the tail calls (since version 4) and the inlined lines (since
+/// version 7);
 /// last a 64-bit checksum of everything before it. Backward adjacency,
 /// the id index and the function lookup are rebuilt on decode rather
 /// than stored. The output is deterministic: equal graphs give equal
@@ -323,6 +325,14 @@ pub fn encode(g: &Icfg) -> Vec<u8> {
     w.u32s(weak().map(|r| r.0.as_u32()));
     w.u32s(weak().map(|r| r.1));
     w.u32s(g.tail_calls().iter().map(|&v| v.as_u32()));
+    let inlined = || {
+        (0..g.functions().len()).flat_map(|f| {
+            let f = FuncId::new(f);
+            g.inlined_lines(f).map(move |l| (f, l))
+        })
+    };
+    w.u32s(inlined().map(|r| r.0.as_u32()));
+    w.u32s(inlined().map(|r| r.1));
     let total = (w.out.len() + 8) as u64;
     w.out[8..16].copy_from_slice(&total.to_le_bytes());
     let sum = cache_checksum(&w.out);
@@ -432,6 +442,10 @@ pub fn decode(bytes: &[u8]) -> Result<Icfg, CacheError> {
         .into_iter()
         .map(|v| NodeId::new(v as usize))
         .collect();
+    let inlined_lines = read_pairs(&mut r, "inlined lines")?
+        .into_iter()
+        .map(|(f, l)| (FuncId::new(f as usize), l))
+        .collect();
     if r.pos != body.len() {
         return Err(CacheError::Corrupt("trailing bytes after the last section"));
     }
@@ -454,6 +468,7 @@ pub fn decode(bytes: &[u8]) -> Result<Icfg, CacheError> {
         call_notes,
         async_regs,
         weak_lines,
+        inlined_lines,
         tail_calls,
     })
     .map_err(|PartsError(what)| CacheError::Corrupt(what))
@@ -662,6 +677,8 @@ mod tests {
         b.add_weak_line(fs, 13);
         b.add_weak_line(me, 2);
         b.mark_tail_call(c);
+        b.add_inlined_line(f, 11);
+        b.add_inlined_line(main, 40);
         b.build().unwrap()
     }
 
@@ -680,6 +697,10 @@ mod tests {
         assert_eq!(h.weak_lines(NodeId::new(0)).collect::<Vec<_>>(), vec![2]);
         assert_eq!(h.tail_calls(), &[NodeId::new(1)]);
         assert!(h.is_tail_call(NodeId::new(1)) && !h.is_tail_call(NodeId::new(2)));
+        let main = h.function_by_name("main").unwrap();
+        let f = h.function_by_name("f").unwrap();
+        assert_eq!(h.inlined_lines(main).collect::<Vec<_>>(), vec![40]);
+        assert_eq!(h.inlined_lines(f).collect::<Vec<_>>(), vec![11]);
     }
 
     #[test]

@@ -439,6 +439,46 @@ int main(int argc, char **argv) { return mid(argc) + 1; }
     assert_eq!(o2.report.tail_calls, g.tail_calls().len());
 }
 
+/// Lines of code inlined into a function are recorded as such (and kept
+/// through the cache): at `-O2` `main` holds `scale`'s body, whose lines
+/// are `scale`'s, and the call's own line is `main`'s; at `-O0` nothing
+/// is inlined.
+#[test]
+fn lines_of_inlined_code_are_known() {
+    const SRC: &str = r#"static int scale(int x) {
+    int y = x * 3;
+    return y + 1;
+}
+int main(int argc, char **argv) {
+    int r = scale(argc);
+    return r;
+}
+"#;
+    let tmp = TempDir::new("inlined-lines");
+    let dir = &tmp.0;
+    std::fs::write(dir.join("t.c"), SRC).unwrap();
+    compile(dir, "t.c", &["-g", "-S", "-emit-llvm", "-o", "o0.ll"]);
+    compile(
+        dir,
+        "t.c",
+        &["-g", "-O2", "-S", "-emit-llvm", "-o", "o2.ll"],
+    );
+    let o0 = load_path(&dir.join("o0.ll")).unwrap().icfg;
+    for f in 0..o0.functions().len() {
+        assert_eq!(o0.inlined_lines(postmortem_core::FuncId::new(f)).count(), 0);
+    }
+    let o2 = load_path(&dir.join("o2.ll")).unwrap().icfg;
+    let g = pmcfg::decode(&pmcfg::encode(&o2)).unwrap();
+    let main = g.function_by_name("main").unwrap();
+    let inlined: Vec<u32> = g.inlined_lines(main).collect();
+    assert!(!inlined.is_empty(), "nothing inlined into main");
+    assert!(
+        inlined.iter().all(|l| (2..=3).contains(l)),
+        "main's inlined lines {inlined:?} are not scale's"
+    );
+    assert_eq!(inlined, o2.inlined_lines(main).collect::<Vec<_>>());
+}
+
 #[test]
 fn a_throw_inside_libstdcxx_reaches_the_handler_of_a_caller() {
     // `v.at(i)` throws from libstdc++ (`std::__throw_out_of_range_fmt`, a

@@ -93,6 +93,7 @@ pub struct IcfgBuilder {
     pub(super) call_notes: Vec<(u32, CallNote)>,
     pub(super) async_regs: Vec<(NodeId, FuncId)>,
     pub(super) weak_lines: Vec<(NodeId, u32)>,
+    pub(super) inlined_lines: Vec<(FuncId, u32)>,
     pub(super) tail_calls: Vec<NodeId>,
 }
 
@@ -324,6 +325,13 @@ impl IcfgBuilder {
         self.weak_lines.push((n, line));
     }
 
+    /// Records that `line` of function `f`'s nodes comes only from code
+    /// inlined into `f` (instructions with an inline chain, none of `f`'s
+    /// own statements; see [`Icfg::inlined_lines`]).
+    pub fn add_inlined_line(&mut self, f: FuncId, line: u32) {
+        self.inlined_lines.push((f, line));
+    }
+
     /// Records that call site `site` may be compiled as a jump (a tail
     /// or sibling call; see [`Icfg::tail_calls`]). Ignored on a node that
     /// is not a call site.
@@ -368,12 +376,16 @@ impl IcfgBuilder {
         let mut weak_lines = self.weak_lines;
         weak_lines.sort_unstable();
         weak_lines.dedup();
+        let mut inlined_lines = self.inlined_lines;
+        inlined_lines.sort_unstable();
+        inlined_lines.dedup();
         let mut tail_calls = self.tail_calls;
         tail_calls.sort_unstable();
         tail_calls.dedup();
         tail_calls.retain(|v| self.kinds.get(v.index()) == Some(&NodeKind::CallSite));
         Ok(Icfg {
             weak_lines,
+            inlined_lines,
             tail_calls,
             async_funcs: async_functions_of(&async_regs),
             async_regs,

@@ -105,6 +105,8 @@ pub struct Icfg {
     async_funcs: Vec<FuncId>,
     async_regs: Vec<(NodeId, FuncId)>,
     weak_lines: Vec<(NodeId, u32)>,
+    /// (function, line) pairs, sorted: see [`Icfg::inlined_lines`].
+    inlined_lines: Vec<(FuncId, u32)>,
     tail_calls: Vec<NodeId>,
 }
 
@@ -221,6 +223,17 @@ impl Icfg {
             .take_while(move |&&(m, _)| m == n)
             .map(|&(_, l)| l)
     }
+    /// The lines of `f`'s nodes that come only from code inlined into it
+    /// (an optimised build: a callee's statements, in `f`'s file), none of
+    /// `f`'s own statements; ascending. Empty when the front-end does not
+    /// know (GraphML, JSON graphs) or nothing was inlined.
+    pub fn inlined_lines(&self, f: FuncId) -> impl Iterator<Item = u32> + '_ {
+        let start = self.inlined_lines.partition_point(|&(g, _)| g < f);
+        self.inlined_lines[start..]
+            .iter()
+            .take_while(move |&&(g, _)| g == f)
+            .map(|&(_, l)| l)
+    }
     /// The source file of a node (its function's file).
     pub fn file_of(&self, n: NodeId) -> Option<FileId> {
         self.functions[self.func_of(n).index()].file
@@ -291,6 +304,7 @@ impl Icfg {
             + self.labels.heap_bytes()
             + (self.line_ends.capacity() + self.lines.capacity()) * 4
             + self.weak_lines.capacity() * 8
+            + self.inlined_lines.capacity() * 8
             + self.tail_calls.capacity() * 4
             + self.succ.heap_bytes()
             + self.pred.heap_bytes()

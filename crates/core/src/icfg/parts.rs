@@ -91,6 +91,9 @@ pub struct IcfgParts {
     pub async_regs: Vec<(NodeId, FuncId)>,
     /// Weak lines, strictly increasing.
     pub weak_lines: Vec<(NodeId, u32)>,
+    /// Lines only inlined code has, strictly increasing (see
+    /// [`Icfg::inlined_lines`]).
+    pub inlined_lines: Vec<(FuncId, u32)>,
     /// Call sites that may be tail calls, strictly increasing.
     pub tail_calls: Vec<NodeId>,
 }
@@ -188,6 +191,11 @@ impl Icfg {
             "weak lines",
         )?;
         check(
+            p.inlined_lines.iter().all(|&(f, _)| f.index() < nf)
+                && p.inlined_lines.windows(2).all(|w| w[0] < w[1]),
+            "inlined lines",
+        )?;
+        check(
             p.tail_calls
                 .iter()
                 .all(|&v| v.index() < n && p.kinds[v.index()] == NodeKind::CallSite)
@@ -227,6 +235,7 @@ impl Icfg {
             async_funcs: async_functions_of(&p.async_regs),
             async_regs: p.async_regs,
             weak_lines: p.weak_lines,
+            inlined_lines: p.inlined_lines,
             tail_calls: p.tail_calls,
         })
     }

@@ -60,6 +60,9 @@ pub struct Compiled {
     /// (function, file, line) of the first row at each function's first
     /// address (its scope line), one per function.
     starts: Vec<(u32, u32, u32)>,
+    /// (file, line) of every call whose callee was inlined (a DWARF
+    /// inlined subroutine's call site): its code is the callee's rows.
+    inlined_calls: Vec<(u32, u32)>,
 }
 
 impl Compiled {
@@ -86,6 +89,23 @@ impl Compiled {
     /// Whether there is no row at all (a binary without a line table).
     pub fn is_empty(&self) -> bool {
         self.rows.is_empty()
+    }
+    /// The source files the line table names, by id.
+    pub(crate) fn files(&self) -> &[String] {
+        &self.files
+    }
+    /// Every row: (file, line, function), ids as [`Compiled::row`] takes.
+    pub(crate) fn rows(&self) -> &[(u32, u32, u32)] {
+        &self.rows
+    }
+    /// A call at `line` of `file` whose callee was inlined.
+    pub fn inlined_call(&mut self, file: u32, line: u32) {
+        self.inlined_calls.push((file, line));
+    }
+    /// The inlined calls' (file, line), as [`Compiled::inlined_call`]
+    /// takes them.
+    pub(crate) fn inlined_calls(&self) -> &[(u32, u32)] {
+        &self.inlined_calls
     }
     pub(crate) fn finish(&mut self) {
         self.rows.sort_unstable();
@@ -446,7 +466,7 @@ fn read_unit(
     let mut file_ids: HashMap<u64, u32> = HashMap::new();
     // The function symbol of the last row: [start, end) and its index.
     let mut current: Option<(u64, u64, usize)> = None;
-    let mut rows = program.rows();
+    let mut rows = program.clone().rows();
     while let Some((header, row)) = rows.next_row()? {
         if row.end_sequence() {
             continue;
@@ -497,6 +517,54 @@ fn read_unit(
         if addr == funcs[sym].addr {
             out.start(func, file, line);
         }
+    }
+    read_inlined_calls(dwarf, unit, &program, &comp_dir, out)
+}
+
+/// The call sites of the unit's inlined subroutines (`DW_AT_call_file`,
+/// `DW_AT_call_line`), into `out`.
+fn read_inlined_calls(
+    dwarf: &gimli::Dwarf<Slice<'_>>,
+    unit: &gimli::Unit<Slice<'_>>,
+    program: &gimli::IncompleteLineProgram<Slice<'_>>,
+    comp_dir: &str,
+    out: &mut Compiled,
+) -> gimli::Result<()> {
+    let header = program.header();
+    let mut paths: HashMap<u64, u32> = HashMap::new();
+    let mut entries = unit.entries();
+    while let Some(entry) = entries.next_dfs()? {
+        if entry.tag() != gimli::DW_TAG_inlined_subroutine {
+            continue;
+        }
+        let index = match entry.attr_value(gimli::DW_AT_call_file) {
+            Some(gimli::AttributeValue::FileIndex(i)) => i,
+            Some(v) => match v.udata_value() {
+                Some(i) => i,
+                None => continue,
+            },
+            None => continue,
+        };
+        let Some(line) = entry
+            .attr_value(gimli::DW_AT_call_line)
+            .and_then(|v| v.udata_value())
+            .and_then(|l| u32::try_from(l).ok())
+        else {
+            continue;
+        };
+        let file = match paths.get(&index) {
+            Some(&f) => f,
+            None => {
+                let path = header
+                    .file(index)
+                    .map(|e| path_of(dwarf, unit, header, e, comp_dir))
+                    .unwrap_or_default();
+                let f = out.file(&path);
+                paths.insert(index, f);
+                f
+            }
+        };
+        out.inlined_call(file, line);
     }
     Ok(())
 }

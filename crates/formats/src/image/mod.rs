@@ -8,6 +8,7 @@ pub mod buildcheck;
 pub mod fault;
 pub mod minidump;
 pub mod native;
+pub mod no_code;
 pub mod open;
 pub mod residue;
 pub mod sancov;

@@ -100,6 +100,9 @@ pub struct Image {
     pub(crate) residue: Option<Found>,
     /// What killed the process (a core's or minidump's signal).
     pub(crate) fault: Option<super::fault::Fault>,
+    /// The graph's lines on which the binary has no code (None: no
+    /// binary's line table was read; see [`super::no_code`]).
+    pub(crate) no_code: Option<Vec<(postmortem_core::FileId, u32)>>,
 }
 
 fn no_map(cfg: Option<&Path>) -> ImageError {
@@ -149,7 +152,7 @@ fn load(
         None => None,
     };
     if let (Some(bin), true) = (&bin, dump.is_some() || files.sancov_flags.is_some()) {
-        check_build(g, bin, files, opts, sink)?;
+        out.no_code = check_build(g, bin, files, opts, sink)?;
     }
     if let Some(path) = files.sancov_flags {
         out.flags = Some(flag_dump(g, map, files, bin.as_ref(), path, sink)?);
@@ -220,33 +223,39 @@ fn load(
 }
 
 /// Refuses a binary that is not of the graph's build (see
-/// [`crate::image::buildcheck`]); with `opts.build_check` off, warns instead.
+/// [`crate::image::buildcheck`]); with `opts.build_check` off, warns
+/// instead. Gives the graph's lines the binary has no code on (when it
+/// has a line table and is the graph's build).
 fn check_build(
     g: &Icfg,
     bin: &Binary,
     files: &ImageFiles<'_>,
     opts: &ImageOptions<'_>,
     sink: &mut Vec<Diagnostic>,
-) -> Result<(), ImageError> {
+) -> Result<Option<Vec<(postmortem_core::FileId, u32)>>, ImageError> {
     let name = binary_name(files);
     let compiled = buildcheck::read_compiled(bin).map_err(|e| input(format!("{name}: {e}")))?;
     if compiled.is_empty() {
         sink.push(Diagnostic::Note(format!(
             "{name}: no DWARF line table (build with -g): not checked to be the graph's build"
         )));
-        return Ok(());
+        return Ok(None);
     }
     match buildcheck::compare(g, &compiled, opts.path_map) {
         Ok(checked) => {
             sink.push(Diagnostic::Note(format!("{name}: {checked}")));
-            Ok(())
+            Ok(Some(super::no_code::lines_without_code(
+                g,
+                &compiled,
+                opts.path_map,
+            )))
         }
         Err(m) if opts.build_check => Err(ImageError::NotTheBuild(name, m)),
         Err(m) => {
             sink.push(Diagnostic::Warning(format!(
                 "{name}: {m} (--no-build-check: analysed anyway, the labels may be wrong)"
             )));
-            Ok(())
+            Ok(None)
         }
     }
 }

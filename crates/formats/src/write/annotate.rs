@@ -20,6 +20,7 @@
 //! its labelled lines only, without text. Labelled lines past the end of a
 //! file (a source that changed since the build) are listed without text.
 
+use postmortem_core::line_notes::LineNotes;
 use postmortem_core::local::FrameLabels;
 use postmortem_core::locate::PathMap;
 use postmortem_core::summary::by_line;
@@ -135,13 +136,16 @@ pub fn label_word(l: Option<Label>) -> &'static str {
     }
 }
 
-/// Writes the annotated listing of every file with labelled lines.
+/// Writes the annotated listing of every file with labelled lines; a
+/// line with a note (`notes`: moved by the optimiser, no code in the
+/// binary) has it after its text, after ` <- `.
 pub fn write_annotate(
     out: &mut dyn Write,
     g: &Icfg,
     labels: &[Label],
     sources: &Sources,
     frames: &[(usize, &FrameLabels)],
+    notes: Option<&LineNotes>,
 ) -> io::Result<()> {
     for (i, fl) in by_line(g, labels).iter().enumerate() {
         if i > 0 {
@@ -197,14 +201,21 @@ pub fn write_annotate(
                 named.join(", ")
             )?;
         }
+        let note = |n: u32| -> String {
+            notes
+                .and_then(|x| x.get(fl.file, n))
+                .map(|x| format!(" <- {x}"))
+                .unwrap_or_default()
+        };
         let text = lines.unwrap_or_default();
         let last_labelled = fl.lines.keys().next_back().copied().unwrap_or(0) as usize;
         if text.is_empty() {
             for (&n, &l) in &fl.lines {
                 writeln!(
                     out,
-                    "{}",
-                    prefix(label_word(Some(l)), n as usize, &local_at(n))
+                    "{}{}",
+                    prefix(label_word(Some(l)), n as usize, &local_at(n)),
+                    note(n)
                 )?;
             }
             continue;
@@ -214,8 +225,9 @@ pub fn write_annotate(
             let src = text.get(n - 1).copied().unwrap_or("");
             writeln!(
                 out,
-                "{}{src}",
-                prefix(label_word(l), n, &local_at(n as u32))
+                "{}{src}{}",
+                prefix(label_word(l), n, &local_at(n as u32)),
+                note(n as u32)
             )?;
         }
     }
@@ -312,7 +324,7 @@ pub(crate) mod tests {
         let mut s = Sources::none();
         s.insert(FileId::new(0), "int main() {\n  f();\n  // x\n  g();\n}\n");
         let mut out = Vec::new();
-        write_annotate(&mut out, &g, &labels, &s, &[]).unwrap();
+        write_annotate(&mut out, &g, &labels, &s, &[], None).unwrap();
         let text = String::from_utf8(out).unwrap();
         let want = "        -:    0:Source:/nonexistent/b.c (not found: labelled lines only, without source text)\n        -:    0:Legend:";
         assert!(text.starts_with(want), "{text}");
@@ -343,7 +355,7 @@ pub(crate) mod tests {
         assert_eq!(numbered.len(), 1);
         assert_eq!(numbered[0].0, 0);
         let mut out = Vec::new();
-        write_annotate(&mut out, &g, &labels, &s, &numbered).unwrap();
+        write_annotate(&mut out, &g, &labels, &s, &numbered, None).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert!(text.contains("        -:        -:    0:Local:the second column is what ran in stack frame #0 main"), "{text}");
         assert!(text.contains("      Yes:   #0 Yes:    1:int main() {\n    Maybe: #0 Maybe:    2:  f();\n         :         :    3:  // x\n       No:    #0 No:    4:  g();\n"), "{text}");

@@ -82,6 +82,9 @@ pub struct HtmlReport<'a> {
     /// What killed the process, when a core or minidump says: shown
     /// above the stack.
     pub fault: Option<&'a crate::image::fault::Fault>,
+    /// Lines the optimiser moved, lines with no code in the binary: a
+    /// note beside each.
+    pub line_notes: Option<&'a postmortem_core::line_notes::LineNotes>,
 }
 
 /// Escapes text for HTML content and attribute values.
@@ -121,8 +124,8 @@ ol.stack pre{margin:.2em 0 0 1.5em;font-family:ui-monospace,monospace;color:#333
 .badge.crash{background:#b00}\
 details{margin-top:1.2em}summary{cursor:pointer;font-weight:bold}\
 code{font-family:ui-monospace,monospace}:target{outline:2px solid #36c}\
-.val,.log{font-size:.85em;border-radius:.3em;padding:0 .3em;margin-right:.3em;white-space:nowrap}\
-.val{background:#e4e8f8}.log{background:#e8f0e0;font-family:ui-monospace,monospace}\
+.val,.log,.opt{font-size:.85em;border-radius:.3em;padding:0 .3em;margin-right:.3em;white-space:nowrap}\
+.val{background:#e4e8f8}.opt{color:#555;font-style:italic}.log{background:#e8f0e0;font-family:ui-monospace,monospace}\
 .vals{margin:.2em 0 0 1.5em}.src td.note{white-space:nowrap}";
 
 /// The legend of the labels.
@@ -553,6 +556,14 @@ fn base_name(name: &str) -> &str {
 /// the log lines the line's print statements can have printed.
 fn line_notes(c: &Ctx<'_, '_>, file: FileId, frames: &[ShownFrame<'_>]) -> BTreeMap<u32, String> {
     let mut notes: BTreeMap<u32, Vec<String>> = BTreeMap::new();
+    if let Some(n) = c.r.line_notes {
+        for (line, note) in n.of_file(file) {
+            notes.entry(line).or_default().push(format!(
+                "<span class=\"opt\">{}</span>",
+                escape(&note.to_string())
+            ));
+        }
+    }
     value_notes(c, file, frames, &mut notes);
     log_notes(c, file, &mut notes);
     notes.into_iter().map(|(l, v)| (l, v.concat())).collect()
@@ -1407,6 +1418,7 @@ mod tests {
             values: &[],
             logs: &[],
             fault: None,
+            line_notes: None,
         };
         let files = by_line(&g, &labels);
         let index = index_html(&r, &files);
@@ -1606,6 +1618,7 @@ mod tests {
             values: &values,
             logs: std::slice::from_ref(&log),
             fault: None,
+            line_notes: None,
         };
         let files = by_line(&g, &labels);
         let index = index_html(&r, &files);
@@ -1681,6 +1694,7 @@ mod tests {
             values: &[],
             logs: &[],
             fault: None,
+            line_notes: None,
         };
         let written = write_html(&dir, &r).unwrap();
         assert_eq!(written.len(), 3);

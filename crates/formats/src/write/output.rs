@@ -1,6 +1,7 @@
 //! Writers for analysis results: a human-readable text summary and a JSON
 //! document for tools.
 
+use postmortem_core::line_notes::{LineNotes, Moved};
 use postmortem_core::summary::{by_line, Counts, LineIndex};
 use postmortem_core::{Icfg, Label, NodeId, Weakening};
 use serde_json::{json, Value};
@@ -56,6 +57,9 @@ pub struct Analysis<'a> {
     pub logs: &'a [crate::logs::LogMatch],
     /// What killed the process, when a core or minidump says.
     pub fault: Option<&'a crate::image::fault::Fault>,
+    /// What to say beside lines the optimiser moved or the binary has no
+    /// code on ([`postmortem_core::line_notes`]).
+    pub line_notes: Option<&'a LineNotes>,
 }
 
 /// Formats sorted line numbers as compact ranges: `3-5, 9, 12-13`.
@@ -163,6 +167,22 @@ pub fn write_text(out: &mut dyn Write, a: &Analysis<'_>) -> io::Result<()> {
                 writeln!(out, "  {name:<5} {r}")?;
             }
         }
+        if let Some(notes) = a.line_notes {
+            let (no_code, moved) = file_notes(notes, f.file);
+            if !no_code.is_empty() {
+                writeln!(out, "  no code in the binary:  {}", ranges(no_code))?;
+            }
+            if !moved.is_empty() {
+                let m: Vec<String> = moved
+                    .iter()
+                    .map(|&(l, m)| match m.to {
+                        Some(to) => format!("{l} (to line {to})"),
+                        None => format!("{l} (after line {})", m.after),
+                    })
+                    .collect();
+                writeln!(out, "  moved by the optimiser: {}", m.join(", "))?;
+            }
+        }
     }
     writeln!(out)?;
     writeln!(
@@ -208,14 +228,24 @@ pub fn to_json_with(a: &Analysis<'_>, nodes: bool, lines: Option<&LineIndex>) ->
     };
     let mut lines = serde_json::Map::new();
     for f in files {
-        lines.insert(
-            g.file_path(f.file).to_string(),
-            json!({
-                "yes": f.with(Label::Yes).collect::<Vec<_>>(),
-                "no": f.with(Label::No).collect::<Vec<_>>(),
-                "maybe": f.with(Label::Maybe).collect::<Vec<_>>(),
-            }),
-        );
+        let mut v = json!({
+            "yes": f.with(Label::Yes).collect::<Vec<_>>(),
+            "no": f.with(Label::No).collect::<Vec<_>>(),
+            "maybe": f.with(Label::Maybe).collect::<Vec<_>>(),
+        });
+        if let Some(notes) = a.line_notes {
+            let (no_code, moved) = file_notes(notes, f.file);
+            if !no_code.is_empty() {
+                v["no_code"] = json!(no_code);
+            }
+            if !moved.is_empty() {
+                v["moved"] = moved
+                    .iter()
+                    .map(|&(l, m)| json!({ "line": l, "to": m.to, "after": m.after }))
+                    .collect();
+            }
+        }
+        lines.insert(g.file_path(f.file).to_string(), v);
     }
     let mut v = json!({
         "solver": a.solver,
@@ -247,6 +277,21 @@ pub fn to_json_with(a: &Analysis<'_>, nodes: bool, lines: Option<&LineIndex>) ->
             json!({ "yes": ids(Label::Yes), "no": ids(Label::No), "maybe": ids(Label::Maybe) });
     }
     v
+}
+
+/// The lines of `file` with no code in the binary, and those the
+/// optimiser moved, in line order.
+fn file_notes(notes: &LineNotes, file: postmortem_core::FileId) -> (Vec<u32>, Vec<(u32, Moved)>) {
+    let no_code = notes
+        .of_file(file)
+        .filter(|(_, n)| n.no_code)
+        .map(|(l, _)| l)
+        .collect();
+    let moved = notes
+        .of_file(file)
+        .filter_map(|(l, n)| Some((l, n.moved?)))
+        .collect();
+    (no_code, moved)
 }
 
 /// The Local lift: every node fed back as "ran" (the frame whose Local

@@ -130,9 +130,40 @@ struct BodyCtx<'a, 'm> {
     /// The function's instructions by result name (where a call's
     /// argument comes from: its stream, its choices of format string).
     defs: HashMap<&'m Name, &'m Instruction>,
+    /// Lines (of the function's file) of its own instructions, and of
+    /// instructions inlined into it (see `IcfgBuilder::add_inlined_line`).
+    own_lines: HashSet<u32>,
+    inlined_lines: HashSet<u32>,
 }
 
 impl BodyCtx<'_, '_> {
+    /// Notes the lines of instruction `ii` of the current block (the
+    /// terminator's index is the instruction count): with an inline
+    /// chain, its own line and every call site of the chain but the
+    /// outermost (in the function itself) are inlined code; else its line
+    /// is the function's own.
+    fn line_of(&mut self, ii: usize, loc: Option<&DebugLoc>) {
+        let line = match locate(self.f, loc) {
+            Located::At(line, _) => Some(line),
+            _ => None,
+        };
+        let chain = self.chains.and_then(|c| c.get(&(self.bi, ii)));
+        let Some((outer, inner)) = chain.and_then(|c| c.split_last()) else {
+            self.own_lines.extend(line);
+            return;
+        };
+        let own_file = |file: &str| self.f.debugloc.as_ref().is_some_and(|d| d.filename == file);
+        for (file, l) in inner {
+            if own_file(file) {
+                self.inlined_lines.insert(*l);
+            }
+        }
+        if own_file(&outer.0) {
+            self.own_lines.insert(outer.1);
+        }
+        self.inlined_lines.extend(line);
+    }
+
     fn next_id(&mut self, b: &IcfgBuilder, line: u32, col: u32) -> String {
         let k = self.ids.entry((line, col)).or_insert(0);
         loop {
@@ -238,6 +269,8 @@ impl<'a, 'm> Bodies<'a, 'm> {
                 .flat_map(|bb| &bb.instrs)
                 .filter_map(|i| Some((i.try_get_result()?, i)))
                 .collect(),
+            own_lines: HashSet::new(),
+            inlined_lines: HashSet::new(),
         };
 
         let mut ranges = Vec::with_capacity(f.basic_blocks.len());
@@ -255,6 +288,15 @@ impl<'a, 'm> Bodies<'a, 'm> {
             ranges.push(block_start..self.b.num_nodes() as u32);
         }
         self.block_nodes.insert(f.name.clone(), ranges);
+        let mut inlined: Vec<u32> = lower
+            .inlined_lines
+            .difference(&lower.own_lines)
+            .copied()
+            .collect();
+        inlined.sort_unstable();
+        for l in inlined {
+            self.b.add_inlined_line(func, l);
+        }
         self.connect_blocks(f, entry, &block_first, pending, all_blocks_from);
         Ok(())
     }
@@ -315,6 +357,9 @@ impl<'a, 'm> Bodies<'a, 'm> {
             Instruction::Call(c) => self.ix.classify(c.function.as_ref().right()),
             _ => CallClass::Plain,
         };
+        if !matches!(class, CallClass::Skip) {
+            cx.line_of(blk.ii, inst_loc(inst));
+        }
         let pos = match class {
             CallClass::Skip => None,
             // Instrumentation carries a borrowed location (see
@@ -401,6 +446,7 @@ impl<'a, 'm> Bodies<'a, 'm> {
         term: &'m Terminator,
     ) -> Result<(BlockEnd<'m>, Option<u32>), LlvmError> {
         let f = cx.f;
+        cx.line_of(blk.ii, term_loc(term));
         let borrowed = match term {
             // In optimised code any lone branch may be another line's
             // (blocks merged, code hoisted out of it).
