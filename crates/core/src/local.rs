@@ -303,7 +303,10 @@ impl LocalGraph {
     /// this activation (a [`LastWrite`] over `F`'s nodes) when given: the
     /// walk then carries its automaton's state ([`LastWrite::step`]: 0 none
     /// yet, 1 good last, 2 bad last, times its branch tests' part) and
-    /// ends only in an accepting one.
+    /// ends only in an accepting one. It stays long (over 100 lines): its
+    /// forward and backward searches and the Yes test all run over the
+    /// same product states through closures (`step`, `accepts`, `forward`)
+    /// that capture the value's automaton.
     fn labels(
         &self,
         entries: &[NodeId],

@@ -603,7 +603,10 @@ impl Flow {
     }
 
     /// The nodes of the trees of [`Flow::provable`], its choices made
-    /// in one order or (`flip`) in the reverse one.
+    /// in one order or (`flip`) in the reverse one. It stays long (over
+    /// 100 lines): its four passes (the source index, the derivations, the
+    /// continuations, the marking) share the same index arrays and the
+    /// `flip` order, which helpers would each have to be handed.
     fn trees(&self, h: &Hyper, num_nodes: usize, known: &[NodeId], flip: bool) -> Option<BitSet> {
         const NONE: u32 = u32::MAX;
         // For a derivation: initial; for a continuation: accepting.
