@@ -76,42 +76,7 @@ const MAX_NODES_FOR_YES: usize = 4000;
 /// sound global labels.
 pub fn frame_labels(g: &Icfg, report: &Report, global: &[Label]) -> Vec<FrameLabels> {
     let mut out = Vec::new();
-    let crash = report.crash.as_ref().map(|c| c.nodes().to_vec());
-    // Frames are (entry set, stop set): each stack frame's entry with the
-    // next frame's call, or the crash for the innermost one. The crash
-    // frame's entry is the last frame's callee when the crash is in it.
-    let n = report.stack.len();
-    // (frame, entries, stop set, whether a gap follows).
-    type FrameSpec = (usize, Vec<NodeId>, Option<Vec<NodeId>>, bool);
-    let mut frames: Vec<FrameSpec> = Vec::new();
-    for k in 0..n {
-        // The frame's stop set, and whether a gap follows the frame (then
-        // the activation may also have stopped at any of its calls).
-        let stop = if k + 1 < n {
-            Some(report.stack[k + 1].call.nodes().to_vec())
-        } else {
-            crash.clone()
-        };
-        let gap = report.stack_gaps.contains(&(k + 1));
-        frames.push((k, report.stack[k].entry.nodes().to_vec(), stop, gap));
-    }
-    // The outermost function (main, below the first frame's call).
-    if let Some(first) = report.stack.first() {
-        let f = g.func_of(first.call.nodes()[0]);
-        if let Some(e) = g.function(f).entry {
-            if !report.stack_gaps.contains(&0) {
-                frames.insert(
-                    0,
-                    (
-                        usize::MAX,
-                        vec![e],
-                        Some(first.call.nodes().to_vec()),
-                        false,
-                    ),
-                );
-            }
-        }
-    }
+    let frames = frame_specs(g, report);
     let async_code = !g.async_functions().is_empty();
     for (k, entries, stop, gap) in frames {
         let Some(&e0) = entries.first() else { continue };
@@ -120,28 +85,8 @@ pub fn frame_labels(g: &Icfg, report: &Report, global: &[Label]) -> Vec<FrameLab
             continue;
         }
         let nodes: Vec<NodeId> = g.nodes().filter(|&v| g.func_of(v) == f).collect();
-        // The pending point in F: the stop set's members in F; with a gap
-        // (unreported calls *may* be pending: none, or some), or members
-        // outside F, also any call site of F.
-        let stop: Vec<NodeId> = match stop {
-            Some(s) if !gap && s.iter().all(|&v| g.func_of(v) == f) => s,
-            s => {
-                let mut all: Vec<NodeId> = s
-                    .unwrap_or_default()
-                    .into_iter()
-                    .filter(|&v| g.func_of(v) == f)
-                    .chain(
-                        nodes
-                            .iter()
-                            .copied()
-                            .filter(|&v| g.kind(v) == NodeKind::CallSite),
-                    )
-                    .collect();
-                all.sort_unstable();
-                all.dedup();
-                all
-            }
-        };
+        // With a gap, unreported calls *may* be pending: none, or some.
+        let stop = pending_stop(g, f, &nodes, stop, gap);
         let frame = if k == usize::MAX { 0 } else { k + 1 };
         let local = LocalGraph::new(g, f, &nodes, global, async_code);
         let mut labels = local.labels(&entries, &stop, None);
@@ -202,6 +147,83 @@ pub fn frame_labels(g: &Icfg, report: &Report, global: &[Label]) -> Vec<FrameLab
         });
     }
     out
+}
+
+/// A frame of the walk: its activation (`usize::MAX` for the outermost
+/// function), its entries, its stop set, and whether a gap follows it.
+type FrameSpec = (usize, Vec<NodeId>, Option<Vec<NodeId>>, bool);
+
+/// The frames of `report`'s stack to label: each stack frame's entry with
+/// the next frame's call or, for the innermost one, the crash; and first
+/// the outermost function's, below the first frame's call, unless a gap
+/// is there.
+fn frame_specs(g: &Icfg, report: &Report) -> Vec<FrameSpec> {
+    let crash = report.crash.as_ref().map(|c| c.nodes().to_vec());
+    // Frames are (entry set, stop set): each stack frame's entry with the
+    // next frame's call, or the crash for the innermost one. The crash
+    // frame's entry is the last frame's callee when the crash is in it.
+    let n = report.stack.len();
+    let mut frames: Vec<FrameSpec> = Vec::new();
+    for k in 0..n {
+        // The frame's stop set, and whether a gap follows the frame (then
+        // the activation may also have stopped at any of its calls).
+        let stop = if k + 1 < n {
+            Some(report.stack[k + 1].call.nodes().to_vec())
+        } else {
+            crash.clone()
+        };
+        let gap = report.stack_gaps.contains(&(k + 1));
+        frames.push((k, report.stack[k].entry.nodes().to_vec(), stop, gap));
+    }
+    // The outermost function (main, below the first frame's call).
+    if let Some(first) = report.stack.first() {
+        let f = g.func_of(first.call.nodes()[0]);
+        if let Some(e) = g.function(f).entry {
+            if !report.stack_gaps.contains(&0) {
+                frames.insert(
+                    0,
+                    (
+                        usize::MAX,
+                        vec![e],
+                        Some(first.call.nodes().to_vec()),
+                        false,
+                    ),
+                );
+            }
+        }
+    }
+    frames
+}
+
+/// The pending point in `f` (whose nodes are `nodes`) of a frame that
+/// stopped at `stop`: the stop set's members in `f`; with a gap after the
+/// frame, or members outside `f`, also any call site of `f`.
+fn pending_stop(
+    g: &Icfg,
+    f: FuncId,
+    nodes: &[NodeId],
+    stop: Option<Vec<NodeId>>,
+    gap: bool,
+) -> Vec<NodeId> {
+    match stop {
+        Some(s) if !gap && s.iter().all(|&v| g.func_of(v) == f) => s,
+        s => {
+            let mut all: Vec<NodeId> = s
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|&v| g.func_of(v) == f)
+                .chain(
+                    nodes
+                        .iter()
+                        .copied()
+                        .filter(|&v| g.kind(v) == NodeKind::CallSite),
+                )
+                .collect();
+            all.sort_unstable();
+            all.dedup();
+            all
+        }
+    }
 }
 
 /// One function's local graph (see the module docs).
@@ -281,7 +303,10 @@ impl LocalGraph {
     /// this activation (a [`LastWrite`] over `F`'s nodes) when given: the
     /// walk then carries its automaton's state ([`LastWrite::step`]: 0 none
     /// yet, 1 good last, 2 bad last, times its branch tests' part) and
-    /// ends only in an accepting one.
+    /// ends only in an accepting one. It stays long (over 100 lines): its
+    /// forward and backward searches and the Yes test all run over the
+    /// same product states through closures (`step`, `accepts`, `forward`)
+    /// that capture the value's automaton.
     fn labels(
         &self,
         entries: &[NodeId],

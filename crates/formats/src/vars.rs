@@ -496,120 +496,10 @@ pub fn constraints(
     let mut recursive_memo: BTreeMap<u32, bool> = BTreeMap::new();
     for o in observed {
         let v = &map.vars[o.var];
-        let mut u = ValueUse {
-            name: v.name.clone(),
-            place: o.place.clone(),
-            value: o.value,
-            constraint: None,
-            frame: None,
-            local: None,
-            ruled_out: Vec::new(),
-            kept: Vec::new(),
-            tests: Vec::new(),
-            unused: None,
-            shown: Shown {
-                bytes: v.bytes,
-                pointer: v.pointer,
-                decl: match v.scope {
-                    VarScope::Local { entry, line, .. } => {
-                        Some((NodeId::new(entry as usize), line))
-                    }
-                    VarScope::Global { .. } => None,
-                },
-                activation: o.frame.and_then(|_| local_frame(o)),
-                stores: v
-                    .writes
-                    .iter()
-                    .map(|&(x, _)| NodeId::new(x as usize))
-                    .collect(),
-            },
-        };
-        let node = |x: u32| NodeId::new(x as usize);
-        let show = |x: u32, w: Written| format!("{} ({})", where_is(g, node(x)), w.show());
-        if let Some(c) = crash {
-            if v.writes.iter().any(|&(x, _)| c.contains(node(x))) {
-                u.unused = Some("stored where the program crashed".into());
-                uses.push(u);
-                continue;
-            }
-        }
-        let (start, init) = match v.scope {
-            VarScope::Global { init, .. } => (None, init),
-            VarScope::Local { entry, .. } => {
-                let rec = *recursive_memo
-                    .entry(entry)
-                    .or_insert_with(|| reenters(g, node(entry)));
-                if rec {
-                    match u.shown.activation {
-                        Some(k) => u.frame = Some(k),
-                        None => {
-                            u.unused = Some(
-                                "its function may be active twice (recursion), and its frame is not one of the report's stack"
-                                    .into(),
-                            );
-                            uses.push(u);
-                            continue;
-                        }
-                    }
-                }
-                (Some(entry), None)
-            }
-        };
-        let mut bad = Vec::new();
-        let mut good = 0usize;
-        for &(x, w) in &v.writes {
-            if w.can_leave(o.value, v.bytes) {
-                good += 1;
-                u.kept.push(show(x, w));
-            } else {
-                bad.push(node(x));
-                u.ruled_out.push(show(x, w));
-            }
-        }
-        let init_ok = match (start, init) {
-            (Some(_), _) => true, // uninitialised: anything
-            (None, Some(i)) => Written::Const(i).can_leave(o.value, v.bytes),
-            (None, None) => true,
-        };
-        if good == 0 && !(start.is_none() && init_ok) {
-            u.unused = Some(if start.is_some() {
-                // A local: also what a slot holds when no store to it ran
-                // in this activation (a block-scoped local whose block did
-                // not run), which cannot be told apart from a wild write.
-                "no store of the program can leave this value: not stored in this activation (uninitialised), or memory overwritten by something the graph does not show (a wild write?)"
-            } else {
-                "no store of the program can leave this value: memory overwritten by something the graph does not show (a wild write?)"
-            }
-            .into());
+        let mut u = value_use(v, o, local_frame);
+        let Some(w) = last_write(g, v, o, crash, &mut u, &mut recursive_memo) else {
             uses.push(u);
             continue;
-        }
-        let need = start.is_none() && !init_ok;
-        let tests = branch_tests(g, v, o.value, crash, &mut u);
-        if bad.is_empty() && !need && tests.is_empty() {
-            u.unused = Some(if v.tests.is_empty() {
-                "every store can have left it, and no branch tests it".into()
-            } else {
-                "every store can have left it, and every branch on it is where the program crashed"
-                    .into()
-            });
-            uses.push(u);
-            continue;
-        }
-        let writes: Vec<NodeId> = v
-            .writes
-            .iter()
-            .map(|w| node(w.0))
-            .chain(start.map(node))
-            .collect();
-        bad.sort_unstable();
-        bad.dedup();
-        let w = LastWrite {
-            writes: NodeSet::new(writes).expect("a store or an entry"),
-            bad,
-            need,
-            what: format!("{} = {} ({})", v.name, o.value, o.place),
-            tests,
         };
         match u.frame {
             Some(frame) => {
@@ -628,6 +518,135 @@ pub fn constraints(
         frame_values,
         uses,
     }
+}
+
+/// What is known of the observed value `o` of `v` before it is used:
+/// its name, place and value, and how to show it.
+fn value_use(v: &Var, o: &Observed, local_frame: &dyn Fn(&Observed) -> Option<usize>) -> ValueUse {
+    ValueUse {
+        name: v.name.clone(),
+        place: o.place.clone(),
+        value: o.value,
+        constraint: None,
+        frame: None,
+        local: None,
+        ruled_out: Vec::new(),
+        kept: Vec::new(),
+        tests: Vec::new(),
+        unused: None,
+        shown: Shown {
+            bytes: v.bytes,
+            pointer: v.pointer,
+            decl: match v.scope {
+                VarScope::Local { entry, line, .. } => Some((NodeId::new(entry as usize), line)),
+                VarScope::Global { .. } => None,
+            },
+            activation: o.frame.and_then(|_| local_frame(o)),
+            stores: v
+                .writes
+                .iter()
+                .map(|&(x, _)| NodeId::new(x as usize))
+                .collect(),
+        },
+    }
+}
+
+/// The constraint the observed value `o` of `v` makes (see
+/// [`constraints`]), with the stores it keeps and rules out, its branch
+/// tests and, for a local of a recursive function, its frame, in `u`.
+/// None, with the reason in `u.unused`, when it makes none.
+/// `recursive_memo` remembers which functions (by entry) may reenter.
+fn last_write(
+    g: &Icfg,
+    v: &Var,
+    o: &Observed,
+    crash: Option<&NodeSet>,
+    u: &mut ValueUse,
+    recursive_memo: &mut BTreeMap<u32, bool>,
+) -> Option<LastWrite> {
+    let node = |x: u32| NodeId::new(x as usize);
+    let show = |x: u32, w: Written| format!("{} ({})", where_is(g, node(x)), w.show());
+    if let Some(c) = crash {
+        if v.writes.iter().any(|&(x, _)| c.contains(node(x))) {
+            u.unused = Some("stored where the program crashed".into());
+            return None;
+        }
+    }
+    let (start, init) = match v.scope {
+        VarScope::Global { init, .. } => (None, init),
+        VarScope::Local { entry, .. } => {
+            let rec = *recursive_memo
+                .entry(entry)
+                .or_insert_with(|| reenters(g, node(entry)));
+            if rec {
+                match u.shown.activation {
+                    Some(k) => u.frame = Some(k),
+                    None => {
+                        u.unused = Some(
+                            "its function may be active twice (recursion), and its frame is not one of the report's stack"
+                                .into(),
+                        );
+                        return None;
+                    }
+                }
+            }
+            (Some(entry), None)
+        }
+    };
+    let mut bad = Vec::new();
+    let mut good = 0usize;
+    for &(x, w) in &v.writes {
+        if w.can_leave(o.value, v.bytes) {
+            good += 1;
+            u.kept.push(show(x, w));
+        } else {
+            bad.push(node(x));
+            u.ruled_out.push(show(x, w));
+        }
+    }
+    let init_ok = match (start, init) {
+        (Some(_), _) => true, // uninitialised: anything
+        (None, Some(i)) => Written::Const(i).can_leave(o.value, v.bytes),
+        (None, None) => true,
+    };
+    if good == 0 && !(start.is_none() && init_ok) {
+        u.unused = Some(if start.is_some() {
+            // A local: also what a slot holds when no store to it ran
+            // in this activation (a block-scoped local whose block did
+            // not run), which cannot be told apart from a wild write.
+            "no store of the program can leave this value: not stored in this activation (uninitialised), or memory overwritten by something the graph does not show (a wild write?)"
+        } else {
+            "no store of the program can leave this value: memory overwritten by something the graph does not show (a wild write?)"
+        }
+        .into());
+        return None;
+    }
+    let need = start.is_none() && !init_ok;
+    let tests = branch_tests(g, v, o.value, crash, u);
+    if bad.is_empty() && !need && tests.is_empty() {
+        u.unused = Some(if v.tests.is_empty() {
+            "every store can have left it, and no branch tests it".into()
+        } else {
+            "every store can have left it, and every branch on it is where the program crashed"
+                .into()
+        });
+        return None;
+    }
+    let writes: Vec<NodeId> = v
+        .writes
+        .iter()
+        .map(|w| node(w.0))
+        .chain(start.map(node))
+        .collect();
+    bad.sort_unstable();
+    bad.dedup();
+    Some(LastWrite {
+        writes: NodeSet::new(writes).expect("a store or an entry"),
+        bad,
+        need,
+        what: format!("{} = {} ({})", v.name, o.value, o.place),
+        tests,
+    })
 }
 
 /// At most this many branch tests per value (the first ones): its

@@ -168,18 +168,26 @@ fn take_tests(
     t
 }
 
-/// Globals: defined, mutable, not thread-local, scalar, address used by
-/// loads and stores only.
-fn globals(
+/// A scalar global's size in bytes, whether it is a pointer, and its
+/// initial value when it is a known integer.
+type GlobalScalar = (u32, bool, Option<u64>);
+
+/// An aggregate global's type and initializer.
+type GlobalAggregate = (llvm_ir::TypeRef, Option<llvm_ir::ConstantRef>);
+
+/// The globals [`globals`] may keep, by name: defined, mutable, not
+/// thread-local, scalar (the first map) or of structs and arrays whose
+/// fields may be kept (the second); `left` counts the others it cannot.
+fn global_candidates(
     m: &Module,
-    low: &Lowered<'_>,
-    tests: &mut TestMap,
     out: &mut VarMap,
     left: &mut impl FnMut(&str, &mut VarMap),
+) -> (
+    HashMap<String, GlobalScalar>,
+    HashMap<String, GlobalAggregate>,
 ) {
-    let mut candidates: HashMap<String, (u32, bool, Option<u64>)> = HashMap::new();
-    let mut agg_roots: HashMap<String, (llvm_ir::TypeRef, Option<llvm_ir::ConstantRef>)> =
-        HashMap::new();
+    let mut candidates: HashMap<String, GlobalScalar> = HashMap::new();
+    let mut agg_roots: HashMap<String, GlobalAggregate> = HashMap::new();
     for g in &m.global_vars {
         let name = name_str(&g.name);
         if g.initializer.is_none()
@@ -214,6 +222,17 @@ fn globals(
         });
         candidates.insert(name, (bytes, pointer, init));
     }
+    (candidates, agg_roots)
+}
+
+/// How the module uses the scalar globals of `candidates`: those whose
+/// address escapes (any reference other than a load's or store's
+/// address, in an initializer or an instruction), and the stores to each.
+fn global_uses(
+    m: &Module,
+    candidates: &HashMap<String, GlobalScalar>,
+    low: &Lowered<'_>,
+) -> (HashSet<String>, HashMap<String, Writes>) {
     // Escapes: any reference other than a load's or store's address.
     let mut escaped: HashSet<String> = HashSet::new();
     let mark = |c: &Constant, escaped: &mut HashSet<String>| {
@@ -261,6 +280,20 @@ fn globals(
             });
         }
     }
+    (escaped, writes)
+}
+
+/// Globals: defined, mutable, not thread-local, scalar, address used by
+/// loads and stores only.
+fn globals(
+    m: &Module,
+    low: &Lowered<'_>,
+    tests: &mut TestMap,
+    out: &mut VarMap,
+    left: &mut impl FnMut(&str, &mut VarMap),
+) {
+    let (candidates, agg_roots) = global_candidates(m, out, left);
+    let (escaped, mut writes) = global_uses(m, &candidates, low);
     aggregate_globals(m, agg_roots, low, tests, out, left);
     let mut names: Vec<&String> = candidates.keys().collect();
     names.sort();
@@ -289,25 +322,33 @@ fn globals(
     }
 }
 
-/// Locals of one function: allocas of one scalar with a declared variable,
-/// address used by loads and stores only.
-fn locals(
+/// A declared scalar alloca: its variable, size in bytes and whether it
+/// is a pointer.
+type DeclaredScalar<'d> = (&'d crate::dbgvars::Declared, u32, bool);
+
+/// The allocas of one function with a declared variable, by name.
+struct Allocas<'d> {
+    /// Of one scalar.
+    allocas: HashMap<String, DeclaredScalar<'d>>,
+    /// Of one struct or array, whose fields may be kept: its type.
+    agg_roots: HashMap<String, llvm_ir::TypeRef>,
+    /// Of one struct or array: its variable.
+    agg_decl: HashMap<String, &'d crate::dbgvars::Declared>,
+}
+
+/// The allocas of `f` with a variable in `declared` (by block and
+/// instruction), of one scalar or of one struct or array; `left` counts
+/// the others.
+fn declared_allocas<'d>(
     f_module: &Module,
     f: &llvm_ir::Function,
-    declared: Option<&HashMap<(usize, usize), crate::dbgvars::Declared>>,
-    entry: NodeId,
-    low: &Lowered<'_>,
+    declared: &'d HashMap<(usize, usize), crate::dbgvars::Declared>,
     out: &mut VarMap,
     left: &mut impl FnMut(&str, &mut VarMap),
-) {
-    let Some(declared) = declared else {
-        return;
-    };
-    // The declared allocas: name -> (declared, bytes, pointer).
-    let mut allocas: HashMap<String, (&crate::dbgvars::Declared, u32, bool)> = HashMap::new();
-    // The declared allocas of structs and arrays, whose fields may be kept.
+) -> Allocas<'d> {
+    let mut allocas: HashMap<String, DeclaredScalar<'d>> = HashMap::new();
     let mut agg_roots: HashMap<String, llvm_ir::TypeRef> = HashMap::new();
-    let mut agg_decl: HashMap<String, &crate::dbgvars::Declared> = HashMap::new();
+    let mut agg_decl: HashMap<String, &'d crate::dbgvars::Declared> = HashMap::new();
     for (bi, bb) in f.basic_blocks.iter().enumerate() {
         for (ii, inst) in bb.instrs.iter().enumerate() {
             let Instruction::Alloca(a) = inst else {
@@ -330,58 +371,20 @@ fn locals(
             }
         }
     }
-    // The loads a branch tests, by alloca (or field) when its function's
-    // locals keep them (see `branch_tests`).
-    let setjmp = crate::branch_tests::calls_setjmp(f);
-    let mut agg = Aggregates::new(f_module, agg_roots.clone());
-    if !agg_roots.is_empty() {
-        agg.scan(&[f], low);
+    Allocas {
+        allocas,
+        agg_roots,
+        agg_decl,
     }
-    let mut tests = if setjmp {
-        TestMap::new()
-    } else {
-        let resolve = |op: &Operand| match op {
-            Operand::LocalOperand { name, .. } if allocas.contains_key(&name_str(name)) => {
-                Some((name_str(name), 0))
-            }
-            Operand::LocalOperand { .. } => match agg.place(op) {
-                Some(Some(p)) => Some((p.root, p.offset)),
-                _ => None,
-            },
-            _ => None,
-        };
-        crate::branch_tests::tests_of(f, low.block_nodes.get(&f.name), low.icfg, &resolve)
-    };
-    if !agg_roots.is_empty() {
-        let mut names: Vec<String> = agg_decl.keys().cloned().collect();
-        names.sort();
-        for name in names {
-            let d = agg_decl[&name];
-            match agg.fields_of(&name) {
-                Err(why) => left(&format!("local struct or array whose {why}"), out),
-                Ok(fields) => {
-                    for (path, offset, bytes, pointer, writes) in fields {
-                        out.vars.push(Var {
-                            name: format!("{}{path}", d.name),
-                            scope: VarScope::Local {
-                                function: f.name.clone(),
-                                line: d.line,
-                                entry: entry.as_u32(),
-                            },
-                            offset,
-                            bytes,
-                            pointer,
-                            writes,
-                            tests: take_tests(&mut tests, (&name, u64::from(offset)), bytes),
-                        });
-                    }
-                }
-            }
-        }
-    }
-    if allocas.is_empty() {
-        return;
-    }
+}
+
+/// How `f` uses its scalar `allocas`: those whose address escapes (any
+/// use other than a load's or store's address), and the stores to each.
+fn local_uses(
+    f: &llvm_ir::Function,
+    allocas: &HashMap<String, DeclaredScalar<'_>>,
+    low: &Lowered<'_>,
+) -> (HashSet<String>, HashMap<String, Writes>) {
     let local = |op: &Operand| match op {
         Operand::LocalOperand { name, .. } => {
             let k = name_str(name);
@@ -416,6 +419,86 @@ fn locals(
             }
         });
     }
+    (escaped, writes)
+}
+
+/// The scope of a local of `f` declared as `d`, `entry` its entry node.
+fn local_scope(f: &llvm_ir::Function, d: &crate::dbgvars::Declared, entry: NodeId) -> VarScope {
+    VarScope::Local {
+        function: f.name.clone(),
+        line: d.line,
+        entry: entry.as_u32(),
+    }
+}
+
+/// Locals of one function: allocas of one scalar with a declared variable,
+/// address used by loads and stores only.
+fn locals(
+    f_module: &Module,
+    f: &llvm_ir::Function,
+    declared: Option<&HashMap<(usize, usize), crate::dbgvars::Declared>>,
+    entry: NodeId,
+    low: &Lowered<'_>,
+    out: &mut VarMap,
+    left: &mut impl FnMut(&str, &mut VarMap),
+) {
+    let Some(declared) = declared else {
+        return;
+    };
+    let Allocas {
+        allocas,
+        agg_roots,
+        agg_decl,
+    } = declared_allocas(f_module, f, declared, out, left);
+    // The loads a branch tests, by alloca (or field) when its function's
+    // locals keep them (see `branch_tests`).
+    let setjmp = crate::branch_tests::calls_setjmp(f);
+    let mut agg = Aggregates::new(f_module, agg_roots.clone());
+    if !agg_roots.is_empty() {
+        agg.scan(&[f], low);
+    }
+    let mut tests = if setjmp {
+        TestMap::new()
+    } else {
+        let resolve = |op: &Operand| match op {
+            Operand::LocalOperand { name, .. } if allocas.contains_key(&name_str(name)) => {
+                Some((name_str(name), 0))
+            }
+            Operand::LocalOperand { .. } => match agg.place(op) {
+                Some(Some(p)) => Some((p.root, p.offset)),
+                _ => None,
+            },
+            _ => None,
+        };
+        crate::branch_tests::tests_of(f, low.block_nodes.get(&f.name), low.icfg, &resolve)
+    };
+    if !agg_roots.is_empty() {
+        let mut names: Vec<String> = agg_decl.keys().cloned().collect();
+        names.sort();
+        for name in names {
+            let d = agg_decl[&name];
+            match agg.fields_of(&name) {
+                Err(why) => left(&format!("local struct or array whose {why}"), out),
+                Ok(fields) => {
+                    for (path, offset, bytes, pointer, writes) in fields {
+                        out.vars.push(Var {
+                            name: format!("{}{path}", d.name),
+                            scope: local_scope(f, d, entry),
+                            offset,
+                            bytes,
+                            pointer,
+                            writes,
+                            tests: take_tests(&mut tests, (&name, u64::from(offset)), bytes),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    if allocas.is_empty() {
+        return;
+    }
+    let (escaped, mut writes) = local_uses(f, &allocas, low);
     let mut names: Vec<&String> = allocas.keys().collect();
     names.sort();
     for name in names {
@@ -431,11 +514,7 @@ fn locals(
         }
         out.vars.push(Var {
             name: d.name.clone(),
-            scope: VarScope::Local {
-                function: f.name.clone(),
-                line: d.line,
-                entry: entry.as_u32(),
-            },
+            scope: local_scope(f, d, entry),
             offset: 0,
             bytes,
             pointer,

@@ -161,17 +161,7 @@ fn random_builder(rng: &mut Rng, shape: &GraphShape) -> (IcfgBuilder, Vec<Vec<No
 pub fn random_report(rng: &mut Rng, g: &Icfg, expressible: bool) -> Report {
     let n = g.num_nodes();
     let any = |rng: &mut Rng| NodeId::new(rng.below(n));
-    // A random walk from the start.
-    let mut walk = vec![g.start()];
-    let len = 1 + rng.below(12);
-    while walk.len() < len {
-        let v = *walk.last().expect("walk");
-        let s: Vec<NodeId> = g.succs(v).map(|x| x.0).collect();
-        if s.is_empty() {
-            break;
-        }
-        walk.push(s[rng.below(s.len())]);
-    }
+    let walk = random_walk(rng, g);
     let truthful = rng.chance(75);
     let set = |rng: &mut Rng, first: NodeId| {
         let mut v = vec![first];
@@ -196,25 +186,7 @@ pub fn random_report(rng: &mut Rng, g: &Icfg, expressible: bool) -> Report {
     r.crash = Some(crash_set);
     // Stack: pairs (call site, callee entry) taken in walk order when truthful.
     if rng.chance(40) {
-        let mut frames = Vec::new();
-        for w in walk.windows(2) {
-            let is_call = g
-                .succs(w[0])
-                .any(|(t, k)| t == w[1] && k == postmortem_core::icfg::EdgeKind::Call);
-            if is_call && rng.chance(60) {
-                frames.push(Frame {
-                    call: set(rng, w[0]),
-                    entry: set(rng, w[1]),
-                });
-            }
-        }
-        if !truthful && rng.chance(50) {
-            frames.push(Frame {
-                call: NodeSet::one(any(rng)),
-                entry: NodeSet::one(any(rng)),
-            });
-        }
-        r.stack = frames;
+        r.stack = random_stack(rng, g, &walk, truthful, &set, &any);
     }
     for _ in 0..rng.below(3) {
         let k = 1 + rng.below(3);
@@ -231,21 +203,7 @@ pub fn random_report(rng: &mut Rng, g: &Icfg, expressible: bool) -> Report {
         r.obs_yes.push(Trace { reliable, entries });
     }
     if !expressible && rng.chance(15) {
-        let mut bursts = Vec::new();
-        for _ in 0..1 + rng.below(2) {
-            let k = 1 + rng.below(2);
-            let start = rng.below(walk.len());
-            let burst: Vec<NodeSet> = (0..k)
-                .map(|i| {
-                    NodeSet::one(if truthful {
-                        walk[(start + i).min(walk.len() - 1)]
-                    } else {
-                        any(rng)
-                    })
-                })
-                .collect();
-            bursts.push(burst);
-        }
+        let bursts = random_bursts(rng, &walk, truthful, &any);
         r.bursty.push(postmortem_core::report::Bursty { bursts });
     }
     for _ in 0..rng.below(3) {
@@ -269,6 +227,80 @@ pub fn random_report(rng: &mut Rng, g: &Icfg, expressible: bool) -> Report {
         r.values.push(last_write(&mut vr, &walk, truthful, &any));
     }
     r
+}
+
+/// A random walk from the start of `g`, of 1 to 12 nodes (fewer where
+/// a node has no successor).
+fn random_walk(rng: &mut Rng, g: &Icfg) -> Vec<NodeId> {
+    let mut walk = vec![g.start()];
+    let len = 1 + rng.below(12);
+    while walk.len() < len {
+        let v = *walk.last().expect("walk");
+        let s: Vec<NodeId> = g.succs(v).map(|x| x.0).collect();
+        if s.is_empty() {
+            break;
+        }
+        walk.push(s[rng.below(s.len())]);
+    }
+    walk
+}
+
+/// A random stack: pairs (call site, callee entry) taken in `walk`'s
+/// order, as sets made by `set`, and when not `truthful` sometimes one
+/// more pair of arbitrary nodes (from `any`).
+fn random_stack(
+    rng: &mut Rng,
+    g: &Icfg,
+    walk: &[NodeId],
+    truthful: bool,
+    set: &impl Fn(&mut Rng, NodeId) -> NodeSet,
+    any: &impl Fn(&mut Rng) -> NodeId,
+) -> Vec<Frame> {
+    let mut frames = Vec::new();
+    for w in walk.windows(2) {
+        let is_call = g
+            .succs(w[0])
+            .any(|(t, k)| t == w[1] && k == postmortem_core::icfg::EdgeKind::Call);
+        if is_call && rng.chance(60) {
+            frames.push(Frame {
+                call: set(rng, w[0]),
+                entry: set(rng, w[1]),
+            });
+        }
+    }
+    if !truthful && rng.chance(50) {
+        frames.push(Frame {
+            call: NodeSet::one(any(rng)),
+            entry: NodeSet::one(any(rng)),
+        });
+    }
+    frames
+}
+
+/// One or two random bursts of one or two nodes: stretches of `walk`
+/// when `truthful`, else arbitrary nodes (from `any`).
+fn random_bursts(
+    rng: &mut Rng,
+    walk: &[NodeId],
+    truthful: bool,
+    any: &impl Fn(&mut Rng) -> NodeId,
+) -> Vec<Vec<NodeSet>> {
+    let mut bursts = Vec::new();
+    for _ in 0..1 + rng.below(2) {
+        let k = 1 + rng.below(2);
+        let start = rng.below(walk.len());
+        let burst: Vec<NodeSet> = (0..k)
+            .map(|i| {
+                NodeSet::one(if truthful {
+                    walk[(start + i).min(walk.len() - 1)]
+                } else {
+                    any(rng)
+                })
+            })
+            .collect();
+        bursts.push(burst);
+    }
+    bursts
 }
 
 /// A variable's last write: some writes (on the walk or anywhere), bad

@@ -603,7 +603,10 @@ impl Flow {
     }
 
     /// The nodes of the trees of [`Flow::provable`], its choices made
-    /// in one order or (`flip`) in the reverse one.
+    /// in one order or (`flip`) in the reverse one. It stays long (over
+    /// 100 lines): its four passes (the source index, the derivations, the
+    /// continuations, the marking) share the same index arrays and the
+    /// `flip` order, which helpers would each have to be handed.
     fn trees(&self, h: &Hyper, num_nodes: usize, known: &[NodeId], flip: bool) -> Option<BitSet> {
         const NONE: u32 = u32::MAX;
         // For a derivation: initial; for a continuation: accepting.
@@ -964,7 +967,6 @@ fn apply(
     let t = Instant::now();
     let live = h.live();
     let may = h.may(&live, n);
-    let mut candidates: Vec<NodeId> = Vec::new();
     // The report's observed nodes first: the other Yes nodes are mostly
     // on every path anyway.
     let mut known: Vec<NodeId> = observed
@@ -972,26 +974,11 @@ fn apply(
         .filter(|&v| labels[v] == Label::Yes && may.contains(v))
         .map(NodeId::new)
         .collect();
-    for (v, label) in labels.iter_mut().enumerate() {
-        if !may.contains(v) {
-            match *label {
-                Label::Maybe => {
-                    *label = Label::No;
-                    out.no += 1;
-                }
-                Label::Yes => {
-                    // Sound both: no consistent execution at all.
-                    out.infeasible = true;
-                    return;
-                }
-                Label::No => {}
-            }
-        } else if *label == Label::Maybe {
-            candidates.push(NodeId::new(v));
-        } else if *label == Label::Yes && !observed.contains(v) {
-            known.push(NodeId::new(v));
-        }
-    }
+    let Some(mut candidates) = sort_by_may(labels, &may, observed, &mut known, out) else {
+        // Sound both: no consistent execution at all.
+        out.infeasible = true;
+        return;
+    };
     if !use_known {
         known.clear();
     }
@@ -1056,6 +1043,37 @@ fn apply(
             out.yes += 1;
         }
     }
+}
+
+/// Labels No the Maybe nodes of no live state (those not in `may`) and
+/// returns the Maybe nodes left, the must pass's candidates; adds the Yes
+/// nodes not `observed` to `known`. None when a Yes node has no live
+/// state.
+fn sort_by_may(
+    labels: &mut [Label],
+    may: &BitSet,
+    observed: &BitSet,
+    known: &mut Vec<NodeId>,
+    out: &mut Refined,
+) -> Option<Vec<NodeId>> {
+    let mut candidates: Vec<NodeId> = Vec::new();
+    for (v, label) in labels.iter_mut().enumerate() {
+        if !may.contains(v) {
+            match *label {
+                Label::Maybe => {
+                    *label = Label::No;
+                    out.no += 1;
+                }
+                Label::Yes => return None,
+                Label::No => {}
+            }
+        } else if *label == Label::Maybe {
+            candidates.push(NodeId::new(v));
+        } else if *label == Label::Yes && !observed.contains(v) {
+            known.push(NodeId::new(v));
+        }
+    }
+    Some(candidates)
 }
 
 fn millis(t: Instant) -> u64 {

@@ -640,6 +640,64 @@ impl Locator<'_> {
         (out, origin)
     }
 
+    /// The report frame of pair `k` of `frames` (caller `k + 1` calls
+    /// callee `k`; `places` are theirs), and whether the caller's call may
+    /// have entered the callee through sibling calls (`tails`). Err with
+    /// the frame to blame and why when it cannot be built: the callee when
+    /// its entry is missing, else the caller.
+    fn pair_frame(
+        &self,
+        k: usize,
+        frames: &[SourceFrame],
+        places: &[Place],
+        tails: &TailChains,
+        warnings: &mut Vec<LocateWarning>,
+    ) -> Result<(Frame, bool), (usize, Problem)> {
+        let (callee, caller) = (&places[k], &places[k + 1]);
+        let callee_funcs: &[FuncId] = match callee {
+            Place::Line { funcs, .. } | Place::Function { funcs, .. } => funcs,
+            _ => &[],
+        };
+        // Functions whose sibling calls may have entered the callee:
+        // the caller's pending call may be a call of one of them
+        // (unless the binary shows a direct call of the callee).
+        let starts = if frames[k + 1].direct_call {
+            Vec::new()
+        } else {
+            tails.starts(callee_funcs)
+        };
+        let mut wanted = callee_funcs.to_vec();
+        wanted.extend(starts.iter().copied());
+        let call = self.frame_call(caller, &frames[k + 1], &wanted, warnings);
+        let via_sibling = call.as_ref().is_some_and(|c| {
+            !starts.is_empty()
+                && c.nodes().iter().any(|&s| {
+                    self.unknown_callee(s) || self.g.callees(s).any(|f| starts.contains(&f))
+                })
+        });
+        let entered: &[FuncId] = if via_sibling { &wanted } else { callee_funcs };
+        let entry = NodeSet::new(self.entries(entered));
+        match (call, entry) {
+            (Some(call), Some(entry)) => Ok((Frame { call, entry }, via_sibling)),
+            (_, None) => Err((
+                k,
+                match callee {
+                    Place::Outside => Problem::NotInProgram,
+                    Place::Unknown => Problem::Unplaceable,
+                    _ => Problem::NoEntryNode,
+                },
+            )),
+            (None, Some(_)) => Err((
+                k + 1,
+                match caller {
+                    Place::Outside => Problem::NotInProgram,
+                    Place::Unknown => Problem::Unplaceable,
+                    _ => Problem::NoCallSiteOnLine(frames[k + 1].line.unwrap_or(0)),
+                },
+            )),
+        }
+    }
+
     /// Maps a crash stack, innermost frame first, to a report's `stack`
     /// and `crash` (see the module docs for the rules and weakenings).
     pub fn locate_stack(&self, frames: &[SourceFrame]) -> Located {
@@ -697,54 +755,15 @@ impl Locator<'_> {
             e.1 += 1;
         };
         for k in c..frames.len().saturating_sub(1) {
-            let (callee, caller) = (&places[k], &places[k + 1]);
-            let callee_funcs: &[FuncId] = match callee {
-                Place::Line { funcs, .. } | Place::Function { funcs, .. } => funcs,
-                _ => &[],
-            };
-            // Functions whose sibling calls may have entered the callee:
-            // the caller's pending call may be a call of one of them
-            // (unless the binary shows a direct call of the callee).
-            let starts = if frames[k + 1].direct_call {
-                Vec::new()
-            } else {
-                tails.starts(callee_funcs)
-            };
-            let mut wanted = callee_funcs.to_vec();
-            wanted.extend(starts.iter().copied());
-            let call = self.frame_call(caller, &frames[k + 1], &wanted, &mut warnings);
-            let via_sibling = call.as_ref().is_some_and(|c| {
-                !starts.is_empty()
-                    && c.nodes().iter().any(|&s| {
-                        self.unknown_callee(s) || self.g.callees(s).any(|f| starts.contains(&f))
-                    })
-            });
-            let entered: &[FuncId] = if via_sibling { &wanted } else { callee_funcs };
-            let entry = NodeSet::new(self.entries(entered));
-            match (call, entry) {
-                (Some(call), Some(entry)) => {
+            match self.pair_frame(k, frames, &places, &tails, &mut warnings) {
+                Ok((frame, via_sibling)) => {
                     if via_sibling {
                         hidden.push(k);
                     }
                     built.push(k);
-                    stack_inner_first.push(Frame { call, entry });
+                    stack_inner_first.push(frame);
                 }
-                (_, None) => charge(
-                    k,
-                    match callee {
-                        Place::Outside => Problem::NotInProgram,
-                        Place::Unknown => Problem::Unplaceable,
-                        _ => Problem::NoEntryNode,
-                    },
-                ),
-                (None, Some(_)) => charge(
-                    k + 1,
-                    match caller {
-                        Place::Outside => Problem::NotInProgram,
-                        Place::Unknown => Problem::Unplaceable,
-                        _ => Problem::NoCallSiteOnLine(frames[k + 1].line.unwrap_or(0)),
-                    },
-                ),
+                Err((at, problem)) => charge(at, problem),
             }
         }
         for (k, b) in blame.into_iter().enumerate() {

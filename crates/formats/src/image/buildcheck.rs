@@ -203,10 +203,10 @@ fn unsuffixed(name: &str) -> Option<&str> {
     (!base.is_empty() && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())).then_some(base)
 }
 
-/// Compares the binary's line table `c` with the graph `g` (the module
-/// doc says how); `paths` rewrites the binary's paths as it does a
-/// backtrace's. Ok with what was compared, or the first difference.
-pub fn compare(g: &Icfg, c: &Compiled, paths: &PathMap) -> Result<Checked, BuildMismatch> {
+/// Each function of the binary's line table `c`: the graph's function of
+/// its name, else those of its name without `.N` (`llvm-link` numbers its
+/// renamings as it meets them, so the numbers need not agree).
+fn graph_funcs(g: &Icfg, c: &Compiled) -> Vec<Vec<FuncId>> {
     // The graph's functions by name, and by name without `.N`.
     let mut by_base: HashMap<&str, Vec<FuncId>> = HashMap::new();
     for (i, f) in g.functions().iter().enumerate() {
@@ -214,8 +214,7 @@ pub fn compare(g: &Icfg, c: &Compiled, paths: &PathMap) -> Result<Checked, Build
             by_base.entry(base).or_default().push(FuncId::new(i));
         }
     }
-    let funcs: Vec<Vec<FuncId>> = c
-        .functions
+    c.functions
         .iter()
         .map(|name| match g.function_by_name(name) {
             Some(f) => vec![f],
@@ -227,14 +226,20 @@ pub fn compare(g: &Icfg, c: &Compiled, paths: &PathMap) -> Result<Checked, Build
                 v
             }
         })
-        .collect();
-    // Each binary file's graph files.
-    let graph_files: Vec<&str> = (0..g.num_files())
-        .map(|i| g.file_path(FileId::new(i)))
-        .collect();
-    // By path (suffix match after the path map), else, for a binary
-    // built elsewhere, by the name of the file of the graph's function
-    // whose code starts in it.
+        .collect()
+}
+
+/// Each binary file's graph files (indices into `graph_files`): by path
+/// (suffix match after the path map `paths`), else, for a binary built
+/// elsewhere, by the name of the file of the graph's function (of
+/// `funcs`) whose code starts in it.
+fn matched_files(
+    g: &Icfg,
+    c: &Compiled,
+    paths: &PathMap,
+    funcs: &[Vec<FuncId>],
+    graph_files: &[&str],
+) -> Vec<Vec<u32>> {
     let mut matched: Vec<Vec<u32>> = c
         .files
         .iter()
@@ -263,34 +268,69 @@ pub fn compare(g: &Icfg, c: &Compiled, paths: &PathMap) -> Result<Checked, Build
             }
         }
     }
-    // The graph's lines per file (strong and weak); per function, its
-    // last line and whether it has weak lines (optimised code).
-    let mut lines: Vec<Vec<u32>> = vec![Vec::new(); g.num_files()];
-    let mut last_line: Vec<u32> = vec![0; g.functions().len()];
-    let mut optimised: Vec<bool> = vec![false; g.functions().len()];
-    for n in g.nodes() {
-        if let Some(file) = g.file_of(n) {
-            let f = g.func_of(n).index();
-            let v = &mut lines[file.index()];
-            for l in g.lines(n).iter().copied().chain(g.weak_lines(n)) {
-                v.push(l);
-                last_line[f] = last_line[f].max(l);
+    matched
+}
+
+/// The graph's lines per file (strong and weak); per function, its last
+/// line and whether it has weak lines (optimised code).
+struct GraphLines {
+    /// Per file, sorted.
+    lines: Vec<Vec<u32>>,
+    /// Per function.
+    last_line: Vec<u32>,
+    /// Per function.
+    optimised: Vec<bool>,
+}
+
+impl GraphLines {
+    fn of(g: &Icfg) -> GraphLines {
+        let mut lines: Vec<Vec<u32>> = vec![Vec::new(); g.num_files()];
+        let mut last_line: Vec<u32> = vec![0; g.functions().len()];
+        let mut optimised: Vec<bool> = vec![false; g.functions().len()];
+        for n in g.nodes() {
+            if let Some(file) = g.file_of(n) {
+                let f = g.func_of(n).index();
+                let v = &mut lines[file.index()];
+                for l in g.lines(n).iter().copied().chain(g.weak_lines(n)) {
+                    v.push(l);
+                    last_line[f] = last_line[f].max(l);
+                }
+                optimised[f] |= g.weak_lines(n).next().is_some();
             }
-            optimised[f] |= g.weak_lines(n).next().is_some();
+        }
+        for v in &mut lines {
+            v.sort_unstable();
+            v.dedup();
+        }
+        GraphLines {
+            lines,
+            last_line,
+            optimised,
         }
     }
-    for v in &mut lines {
-        v.sort_unstable();
-        v.dedup();
+
+    /// Whether one of the graph files `files` has line `l`.
+    fn has(&self, files: &[u32], l: u32) -> bool {
+        files
+            .iter()
+            .any(|&f| self.lines[f as usize].binary_search(&l).is_ok())
     }
+}
+
+/// Per binary file: its lines with code in graph functions (`total`),
+/// and those of them missing from the graph (`missing`), both sorted.
+/// `funcs` and `matched` are the binary's functions' and files' in the
+/// graph ([`graph_funcs`], [`matched_files`]).
+fn missing_lines(
+    g: &Icfg,
+    c: &Compiled,
+    funcs: &[Vec<FuncId>],
+    matched: &[Vec<u32>],
+    gl: &GraphLines,
+) -> (Vec<Vec<u32>>, Vec<Vec<u32>>) {
     let decl_line = |f: FuncId| -> Option<u32> {
         let e = g.function(f).entry?;
         g.lines(e).first().copied()
-    };
-    let has = |files: &[u32], l: u32| {
-        files
-            .iter()
-            .any(|&f| lines[f as usize].binary_search(&l).is_ok())
     };
     // The line of the row at each function's first address: its scope
     // line (the opening `{`), which holds its prologue (and, optimised,
@@ -307,11 +347,11 @@ pub fn compare(g: &Icfg, c: &Compiled, paths: &PathMap) -> Result<Checked, Build
         fs.iter().any(|&f| {
             decl_line(f).is_some_and(|d| {
                 let after = files.iter().all(|&file| {
-                    let v = &lines[file as usize];
+                    let v = &gl.lines[file as usize];
                     v.get(v.partition_point(|&x| x <= d))
                         .is_none_or(|&next| next > l)
                 });
-                d <= l && (after || (scope.get(&func) == Some(&l) && l <= last_line[f.index()]))
+                d <= l && (after || (scope.get(&func) == Some(&l) && l <= gl.last_line[f.index()]))
             })
         })
     };
@@ -340,7 +380,7 @@ pub fn compare(g: &Icfg, c: &Compiled, paths: &PathMap) -> Result<Checked, Build
             continue;
         }
         total[file as usize].push(line);
-        if !has(m, line) && !scope_line(m, own, func, line) {
+        if !gl.has(m, line) && !scope_line(m, own, func, line) {
             absent_rows.push((file, func, line));
         }
     }
@@ -356,8 +396,10 @@ pub fn compare(g: &Icfg, c: &Compiled, paths: &PathMap) -> Result<Checked, Build
         let (file, func, line) = group[0];
         let m = &matched[file as usize];
         let loop_start = group.len() == 1
-            && own_of[&(file, func)].iter().any(|f| optimised[f.index()])
-            && (has(m, line + 1) || has(m, line + 2));
+            && own_of[&(file, func)]
+                .iter()
+                .any(|f| gl.optimised[f.index()])
+            && (gl.has(m, line + 1) || gl.has(m, line + 2));
         if loop_start {
             continue;
         }
@@ -367,23 +409,17 @@ pub fn compare(g: &Icfg, c: &Compiled, paths: &PathMap) -> Result<Checked, Build
         v.sort_unstable();
         v.dedup();
     }
-    let bad: Vec<usize> = (0..c.files.len())
-        .filter(|&i| !missing[i].is_empty())
-        .collect();
-    if let Some(&worst) = bad
-        .iter()
-        .max_by_key(|&&i| (missing[i].len(), usize::MAX - i))
-    {
-        let file = graph_files[matched[worst][0] as usize].to_string();
-        return Err(BuildMismatch::Lines {
-            file,
-            missing: missing[worst].len(),
-            total: total[worst].len(),
-            first: missing[worst][0],
-            other_files: bad.len() - 1,
-        });
-    }
-    // Functions of the binary in the graph's files.
+    (total, missing)
+}
+
+/// How many functions of the binary whose code starts in a file of the
+/// graph (`matched`) the graph has (`funcs`), or the first it lacks.
+fn found_functions(
+    c: &Compiled,
+    funcs: &[Vec<FuncId>],
+    matched: &[Vec<u32>],
+    graph_files: &[&str],
+) -> Result<usize, BuildMismatch> {
     let mut absent = Vec::new();
     let mut found = Vec::new();
     for &(func, file, line) in &c.starts {
@@ -408,10 +444,41 @@ pub fn compare(g: &Icfg, c: &Compiled, paths: &PathMap) -> Result<Checked, Build
             more: absent.len() - 1,
         });
     }
+    Ok(found.len())
+}
+
+/// Compares the binary's line table `c` with the graph `g` (the module
+/// doc says how); `paths` rewrites the binary's paths as it does a
+/// backtrace's. Ok with what was compared, or the first difference.
+pub fn compare(g: &Icfg, c: &Compiled, paths: &PathMap) -> Result<Checked, BuildMismatch> {
+    let funcs = graph_funcs(g, c);
+    let graph_files: Vec<&str> = (0..g.num_files())
+        .map(|i| g.file_path(FileId::new(i)))
+        .collect();
+    let matched = matched_files(g, c, paths, &funcs, &graph_files);
+    let (total, missing) = missing_lines(g, c, &funcs, &matched, &GraphLines::of(g));
+    let bad: Vec<usize> = (0..c.files.len())
+        .filter(|&i| !missing[i].is_empty())
+        .collect();
+    if let Some(&worst) = bad
+        .iter()
+        .max_by_key(|&&i| (missing[i].len(), usize::MAX - i))
+    {
+        let file = graph_files[matched[worst][0] as usize].to_string();
+        return Err(BuildMismatch::Lines {
+            file,
+            missing: missing[worst].len(),
+            total: total[worst].len(),
+            first: missing[worst][0],
+            other_files: bad.len() - 1,
+        });
+    }
+    // Functions of the binary in the graph's files.
+    let functions = found_functions(c, &funcs, &matched, &graph_files)?;
     Ok(Checked {
         files: total.iter().filter(|v| !v.is_empty()).count(),
         lines: total.iter().map(Vec::len).sum(),
-        functions: found.len(),
+        functions,
     })
 }
 

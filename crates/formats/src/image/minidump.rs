@@ -148,86 +148,14 @@ pub(crate) fn parse(data: &[u8], path: &Path) -> Result<Parsed, NativeError> {
         })?;
     let regs =
         amd64(&ctx).ok_or_else(|| bad("the crashing thread's registers are not x86-64".into()))?;
-    let base = data.as_ptr() as usize;
-    let mut segs = Vec::new();
-    // A range's bytes are a slice of `data`: its offset is where it
-    // starts (a slice from anywhere else is not used).
-    let mut push = |vaddr: u64, bytes: &[u8]| {
-        let Some(offset) = (bytes.as_ptr() as usize).checked_sub(base) else {
-            return;
-        };
-        let len = bytes.len();
-        if len > 0 && offset.checked_add(len).is_some_and(|end| end <= data.len()) {
-            segs.push(Seg {
-                vaddr,
-                memsz: len as u64,
-                filesz: len as u64,
-                offset: offset as u64,
-            });
-        }
-    };
-    let memory = dump.get_memory().unwrap_or_default();
-    if let Some(stack) = thread.and_then(|t| t.stack_memory(&memory)) {
-        push(stack.base_address(), stack.bytes());
-    }
-    // The other threads' stacks (the memory list usually holds them too).
-    let mut other_stacks = Vec::new();
-    for t in threads.threads.iter().filter(|t| t.raw.thread_id != tid) {
-        if let Some(stack) = t.stack_memory(&memory) {
-            push(stack.base_address(), stack.bytes());
-            other_stacks.push(stack.base_address());
-        }
-    }
-    // A memory list that is there but unreadable (a range past the end
-    // of the file) is an error, not a dump without memory.
-    let unreadable = |e: ::minidump::Error| {
+    let (segs, other_stacks) = memory_ranges(&dump, data, &threads, tid).map_err(|e| {
         bad(format!(
             "unreadable memory list ({e}): truncated or corrupt"
         ))
-    };
-    if dump
-        .get_raw_stream(MINIDUMP_STREAM_TYPE::MemoryListStream as u32)
-        .is_ok()
-    {
-        let list = dump
-            .get_stream::<MinidumpMemoryList<'_>>()
-            .map_err(unreadable)?;
-        list.iter().for_each(|m| push(m.base_address, m.bytes));
-    }
-    if dump
-        .get_raw_stream(MINIDUMP_STREAM_TYPE::Memory64ListStream as u32)
-        .is_ok()
-    {
-        let list = dump
-            .get_stream::<MinidumpMemory64List<'_>>()
-            .map_err(unreadable)?;
-        list.iter().for_each(|m| push(m.base_address, m.bytes));
-    }
-    // The crashing thread's stack: the range holding its stack pointer.
-    let stack_sanitized = segs
-        .iter()
-        .find(|s| regs.rsp >= s.vaddr && regs.rsp - s.vaddr < s.filesz)
-        .and_then(|s| data.get(s.offset as usize..(s.offset + s.filesz) as usize))
-        .is_some_and(|b| {
-            b.chunks_exact(8)
-                .any(|w| u64::from_le_bytes(w.try_into().unwrap()) == DEFACED)
-        });
-    let modules: Vec<DumpModule> = match dump.get_stream::<MinidumpModuleList>() {
-        Ok(list) => list
-            .iter()
-            .map(|m| DumpModule {
-                start: m.raw.base_of_image,
-                end: m
-                    .raw
-                    .base_of_image
-                    .saturating_add(u64::from(m.raw.size_of_image)),
-                name: m.name.clone(),
-                build_id: match &m.codeview_info {
-                    Some(CodeView::Elf(e)) if !e.build_id.is_empty() => Some(e.build_id.clone()),
-                    _ => None,
-                },
-            })
-            .collect(),
+    })?;
+    let stack_sanitized = sanitized(&segs, data, regs.rsp);
+    let modules = match dump.get_stream::<MinidumpModuleList>() {
+        Ok(list) => dump_modules(&list),
         Err(e) => {
             return Err(bad(format!(
                 "no readable module list ({e}): the binary cannot be found in the dump"
@@ -269,6 +197,96 @@ pub(crate) fn parse(data: &[u8], path: &Path) -> Result<Parsed, NativeError> {
             ranges,
         },
     })
+}
+
+/// The dump's memory as ranges of `data` (the crashing thread's stack,
+/// the other threads' stacks, then the memory lists), and an address in
+/// each other thread's stack. Err with the memory list's error when one
+/// is there but unreadable (a range past the end of the file): that is
+/// not a dump without memory.
+fn memory_ranges(
+    dump: &Minidump<'_, &[u8]>,
+    data: &[u8],
+    threads: &MinidumpThreadList<'_>,
+    tid: u32,
+) -> Result<(Vec<Seg>, Vec<u64>), ::minidump::Error> {
+    let thread = threads.get_thread(tid);
+    let base = data.as_ptr() as usize;
+    let mut segs = Vec::new();
+    // A range's bytes are a slice of `data`: its offset is where it
+    // starts (a slice from anywhere else is not used).
+    let mut push = |vaddr: u64, bytes: &[u8]| {
+        let Some(offset) = (bytes.as_ptr() as usize).checked_sub(base) else {
+            return;
+        };
+        let len = bytes.len();
+        if len > 0 && offset.checked_add(len).is_some_and(|end| end <= data.len()) {
+            segs.push(Seg {
+                vaddr,
+                memsz: len as u64,
+                filesz: len as u64,
+                offset: offset as u64,
+            });
+        }
+    };
+    let memory = dump.get_memory().unwrap_or_default();
+    if let Some(stack) = thread.and_then(|t| t.stack_memory(&memory)) {
+        push(stack.base_address(), stack.bytes());
+    }
+    // The other threads' stacks (the memory list usually holds them too).
+    let mut other_stacks = Vec::new();
+    for t in threads.threads.iter().filter(|t| t.raw.thread_id != tid) {
+        if let Some(stack) = t.stack_memory(&memory) {
+            push(stack.base_address(), stack.bytes());
+            other_stacks.push(stack.base_address());
+        }
+    }
+    if dump
+        .get_raw_stream(MINIDUMP_STREAM_TYPE::MemoryListStream as u32)
+        .is_ok()
+    {
+        let list = dump.get_stream::<MinidumpMemoryList<'_>>()?;
+        list.iter().for_each(|m| push(m.base_address, m.bytes));
+    }
+    if dump
+        .get_raw_stream(MINIDUMP_STREAM_TYPE::Memory64ListStream as u32)
+        .is_ok()
+    {
+        let list = dump.get_stream::<MinidumpMemory64List<'_>>()?;
+        list.iter().for_each(|m| push(m.base_address, m.bytes));
+    }
+    Ok((segs, other_stacks))
+}
+
+/// Whether the crashing thread's stack (the range of `segs` holding its
+/// stack pointer `rsp`) was sanitized: it holds the [`DEFACED`] word.
+fn sanitized(segs: &[Seg], data: &[u8], rsp: u64) -> bool {
+    segs.iter()
+        .find(|s| rsp >= s.vaddr && rsp - s.vaddr < s.filesz)
+        .and_then(|s| data.get(s.offset as usize..(s.offset + s.filesz) as usize))
+        .is_some_and(|b| {
+            b.chunks_exact(8)
+                .any(|w| u64::from_le_bytes(w.try_into().unwrap()) == DEFACED)
+        })
+}
+
+/// The dump's module list as [`DumpModule`]s, with the build id of each
+/// module's CodeView ELF record when it has a non-empty one.
+fn dump_modules(list: &MinidumpModuleList) -> Vec<DumpModule> {
+    list.iter()
+        .map(|m| DumpModule {
+            start: m.raw.base_of_image,
+            end: m
+                .raw
+                .base_of_image
+                .saturating_add(u64::from(m.raw.size_of_image)),
+            name: m.name.clone(),
+            build_id: match &m.codeview_info {
+                Some(CodeView::Elf(e)) if !e.build_id.is_empty() => Some(e.build_id.clone()),
+                _ => None,
+            },
+        })
+        .collect()
 }
 
 /// What `assemble` says about a minidump it reads: the crashing thread,

@@ -199,110 +199,14 @@ impl Sites {
             .chain(funcs.iter().map(|f| f.addr))
             .collect();
         let plt = plt_names(&file);
-        let mut taken: HashSet<u64> = HashSet::new();
-        // Words of data sections and relocation addends (guard 4).
-        for sec in file.sections() {
-            use object::SectionKind as K;
-            if matches!(
-                sec.kind(),
-                K::Data | K::ReadOnlyData | K::ReadOnlyDataWithRel | K::Unknown | K::Other
-            ) {
-                if let Ok(d) = sec.data() {
-                    for c in d.chunks_exact(8) {
-                        taken.insert(u64::from_le_bytes(c.try_into().unwrap()));
-                    }
-                    // Unaligned words too (packed tables).
-                    for w in d.windows(8).step_by(4) {
-                        taken.insert(u64::from_le_bytes(w.try_into().unwrap()));
-                    }
-                }
-            }
-        }
-        if let Some(rels) = file.dynamic_relocations() {
-            for (_, r) in rels {
-                taken.insert(r.addend() as u64);
-            }
-        }
-        // Decode every function (guard 1); note which return (guard 3).
-        struct Call {
-            after: u64,
-            target: Option<u64>,
-            last: bool,
-        }
-        let mut calls: Vec<Call> = Vec::new();
-        let mut returns: HashSet<u64> = HashSet::new();
-        let mut ins = Instruction::default();
-        for f in funcs {
-            if f.size == 0 {
-                continue;
-            }
-            let Some(code) = bin.bytes_at(f.addr, f.size) else {
-                continue;
-            };
-            let mut dec = Decoder::with_ip(64, code, f.addr, DecoderOptions::NONE);
-            let mut rets = false;
-            while dec.can_decode() {
-                dec.decode_out(&mut ins);
-                if ins.is_invalid() {
-                    continue;
-                }
-                if ins.is_ip_rel_memory_operand() {
-                    taken.insert(ins.ip_rel_memory_address());
-                }
-                for k in 0..ins.op_count() {
-                    match ins.op_kind(k) {
-                        OpKind::Immediate32to64 | OpKind::Immediate64 | OpKind::Immediate32 => {
-                            taken.insert(ins.immediate(k));
-                        }
-                        _ => {}
-                    }
-                }
-                match ins.flow_control() {
-                    FlowControl::Return => rets = true,
-                    FlowControl::Call => calls.push(Call {
-                        after: ins.next_ip(),
-                        target: Some(ins.near_branch_target()),
-                        last: ins.next_ip() >= f.addr + f.size,
-                    }),
-                    FlowControl::IndirectCall => calls.push(Call {
-                        after: ins.next_ip(),
-                        target: None,
-                        last: ins.next_ip() >= f.addr + f.size,
-                    }),
-                    _ => {}
-                }
-            }
-            if rets {
-                returns.insert(f.addr);
-            }
-        }
+        let mut taken = taken_words(&file);
+        let (calls, returns) = decode_calls(bin, funcs, &mut taken);
         s.calls = calls.len();
         let mut excluded: HashMap<&'static str, usize> = HashMap::new();
         let mut bad: HashSet<u64> = HashSet::new();
         for c in calls {
-            let callee = match c.target {
-                None => Callee::Indirect,
-                Some(t) => match (funcs.iter().find(|f| f.addr == t), plt.get(&t)) {
-                    (Some(f), _) => Callee::Program(f.name.clone()),
-                    (None, Some(n)) => Callee::Library(n.clone()),
-                    (None, None) => Callee::Unknown,
-                },
-            };
-            let reason = if c.last {
-                Some("the call ends its function")
-            } else if starts.contains(&c.after) {
-                Some("the next address is a symbol's")
-            } else if match &callee {
-                Callee::Program(n) | Callee::Library(n) => NORETURN.contains(&base_name(n)),
-                _ => false,
-            } || matches!((&callee, c.target), (Callee::Program(_), Some(t)) if !returns.contains(&t))
-            {
-                Some("the callee never returns")
-            } else if taken.contains(&c.after) {
-                Some("the next address is also data or an operand (address-taken code)")
-            } else {
-                None
-            };
+            let callee = callee_of(c.target, funcs, &plt);
+            let reason = exclusion(&c, &callee, &starts, &returns, &taken);
             if let Some(r) = reason {
                 *excluded.entry(r).or_default() += 1;
                 s.excluded_at.push((c.after, r));
@@ -345,6 +249,144 @@ impl Sites {
     /// How many after-call addresses are usable.
     pub fn usable(&self) -> usize {
         self.by_after.len()
+    }
+}
+
+/// A call instruction of the binary.
+struct Call {
+    /// The address after it.
+    after: u64,
+    /// Its target, for a direct call.
+    target: Option<u64>,
+    /// It is the last instruction of its function.
+    last: bool,
+}
+
+/// Words of the data sections (aligned and at every 4 bytes, for packed
+/// tables) and relocation addends: addresses that may be taken (guard 4).
+fn taken_words(file: &object::File<'_>) -> HashSet<u64> {
+    let mut taken: HashSet<u64> = HashSet::new();
+    for sec in file.sections() {
+        use object::SectionKind as K;
+        if matches!(
+            sec.kind(),
+            K::Data | K::ReadOnlyData | K::ReadOnlyDataWithRel | K::Unknown | K::Other
+        ) {
+            if let Ok(d) = sec.data() {
+                for c in d.chunks_exact(8) {
+                    taken.insert(u64::from_le_bytes(c.try_into().unwrap()));
+                }
+                // Unaligned words too (packed tables).
+                for w in d.windows(8).step_by(4) {
+                    taken.insert(u64::from_le_bytes(w.try_into().unwrap()));
+                }
+            }
+        }
+    }
+    if let Some(rels) = file.dynamic_relocations() {
+        for (_, r) in rels {
+            taken.insert(r.addend() as u64);
+        }
+    }
+    taken
+}
+
+/// Decodes every function of `funcs` (guard 1): its calls, and the
+/// functions that return (guard 3). Adds the addresses its instructions
+/// use as operands (RIP-relative and immediate) to `taken` (guard 4).
+fn decode_calls(
+    bin: &Binary,
+    funcs: &[native::FuncSym],
+    taken: &mut HashSet<u64>,
+) -> (Vec<Call>, HashSet<u64>) {
+    let mut calls: Vec<Call> = Vec::new();
+    let mut returns: HashSet<u64> = HashSet::new();
+    let mut ins = Instruction::default();
+    for f in funcs {
+        if f.size == 0 {
+            continue;
+        }
+        let Some(code) = bin.bytes_at(f.addr, f.size) else {
+            continue;
+        };
+        let mut dec = Decoder::with_ip(64, code, f.addr, DecoderOptions::NONE);
+        let mut rets = false;
+        while dec.can_decode() {
+            dec.decode_out(&mut ins);
+            if ins.is_invalid() {
+                continue;
+            }
+            if ins.is_ip_rel_memory_operand() {
+                taken.insert(ins.ip_rel_memory_address());
+            }
+            for k in 0..ins.op_count() {
+                match ins.op_kind(k) {
+                    OpKind::Immediate32to64 | OpKind::Immediate64 | OpKind::Immediate32 => {
+                        taken.insert(ins.immediate(k));
+                    }
+                    _ => {}
+                }
+            }
+            match ins.flow_control() {
+                FlowControl::Return => rets = true,
+                FlowControl::Call => calls.push(Call {
+                    after: ins.next_ip(),
+                    target: Some(ins.near_branch_target()),
+                    last: ins.next_ip() >= f.addr + f.size,
+                }),
+                FlowControl::IndirectCall => calls.push(Call {
+                    after: ins.next_ip(),
+                    target: None,
+                    last: ins.next_ip() >= f.addr + f.size,
+                }),
+                _ => {}
+            }
+        }
+        if rets {
+            returns.insert(f.addr);
+        }
+    }
+    (calls, returns)
+}
+
+/// What a call to `target` calls: a function of `funcs`, else a PLT entry
+/// of `plt`; indirect without a target.
+fn callee_of(target: Option<u64>, funcs: &[native::FuncSym], plt: &HashMap<u64, String>) -> Callee {
+    match target {
+        None => Callee::Indirect,
+        Some(t) => match (funcs.iter().find(|f| f.addr == t), plt.get(&t)) {
+            (Some(f), _) => Callee::Program(f.name.clone()),
+            (None, Some(n)) => Callee::Library(n.clone()),
+            (None, None) => Callee::Unknown,
+        },
+    }
+}
+
+/// Why the after-call address of `c` (calling `callee`) is not usable
+/// (guards 1 to 4), if it is not: `starts` are the symbols' addresses,
+/// `returns` the functions that return, `taken` the words that may be
+/// addresses taken.
+fn exclusion(
+    c: &Call,
+    callee: &Callee,
+    starts: &HashSet<u64>,
+    returns: &HashSet<u64>,
+    taken: &HashSet<u64>,
+) -> Option<&'static str> {
+    if c.last {
+        Some("the call ends its function")
+    } else if starts.contains(&c.after) {
+        Some("the next address is a symbol's")
+    } else if match callee {
+        Callee::Program(n) | Callee::Library(n) => NORETURN.contains(&base_name(n)),
+        _ => false,
+    } || matches!((callee, c.target), (Callee::Program(_), Some(t)) if !returns.contains(&t))
+    {
+        Some("the callee never returns")
+    } else if taken.contains(&c.after) {
+        Some("the next address is also data or an operand (address-taken code)")
+    } else {
+        None
     }
 }
 

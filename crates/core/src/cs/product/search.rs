@@ -368,98 +368,124 @@ impl<'a> Search<'a> {
                 s.add_top((start, 0, t), Pred::Root)?;
             }
         }
-        let is_target = |v: NodeId| targets.is_none_or(|t| t.contains(&v));
         while let Some(item) = s.work.pop() {
             if s.dead(item) {
                 continue;
             }
             match item {
                 Waiter::Top(id) => {
-                    let (vn, j, t) = s.top[id];
-                    let j = j as usize;
-                    if j == k && is_target(vn) && s.accepting(t) {
-                        match &mut s.log {
-                            Some(log) => log.accepting.push(id),
-                            None => return Ok(Some(s.witness(id))),
-                        }
-                    }
-                    for (w, kind) in g.succs(vn) {
-                        match kind {
-                            EdgeKind::Local if g.func_of(w) != g.func_of(vn) => {
-                                if let Some(t2) = s.step(t, w) {
-                                    s.jump(j as u32, w, t2, Pred::Step(id))?;
-                                }
-                            }
-                            EdgeKind::Local => {
-                                if let Some(t2) = s.step(t, w) {
-                                    s.add_top((w, j as u32, t2), Pred::Step(id))?;
-                                }
-                            }
-                            EdgeKind::Call => {
-                                s.call(Waiter::Top(id), w, t)?;
-                                let frame = j < k
-                                    && report.stack[j].call.contains(vn)
-                                    && report.stack[j].entry.contains(w);
-                                if segs[j].gap || frame {
-                                    if let Some(t2) = s.step(t, w) {
-                                        let reaches = |f: crate::ids::FuncId| {
-                                            s.ends
-                                                .as_ref()
-                                                .and_then(|e| e[j].as_ref())
-                                                .is_none_or(|r| r.contains(f.index()))
-                                        };
-                                        if segs[j].pending_at(g, vn, g.func_of(w))
-                                            && reaches(g.func_of(w))
-                                        {
-                                            s.add_top((w, j as u32, t2), Pred::Step(id))?;
-                                        }
-                                        if frame {
-                                            s.add_top((w, j as u32 + 1, t2), Pred::Step(id))?;
-                                        }
-                                    }
-                                }
-                            }
-                            EdgeKind::Return => {}
-                        }
+                    if let Some(w) = s.visit_top(id, report, segs, k, targets)? {
+                        return Ok(Some(w));
                     }
                 }
-                Waiter::Path(id) => {
-                    let (c, vn, t) = s.path[id];
-                    if g.function(g.func_of(vn)).exit == Some(vn) && !s.exit_known(c, t) {
-                        s.exits[c].push((t, id));
-                        let waiters = s.waiters[c].clone();
-                        for wt in waiters {
-                            if !s.dead(wt) {
-                                s.resume(wt, t, id)?;
-                            }
-                        }
-                    }
-                    for (w, kind) in g.succs(vn) {
-                        match kind {
-                            EdgeKind::Local if g.func_of(w) != g.func_of(vn) => {
-                                if let Some(t2) = s.step(t, w) {
-                                    let e = Esc {
-                                        node: w,
-                                        tuple: t2,
-                                        call: None,
-                                        inner: Body::Path(id),
-                                    };
-                                    s.escape(c, e)?;
-                                }
-                            }
-                            EdgeKind::Local => {
-                                if let Some(t2) = s.step(t, w) {
-                                    s.add_path((c, w, t2), Pred::Step(id))?;
-                                }
-                            }
-                            EdgeKind::Call => s.call(Waiter::Path(id), w, t)?,
-                            EdgeKind::Return => {}
-                        }
-                    }
-                }
+                Waiter::Path(id) => s.visit_path(id)?,
             }
         }
         Ok(None)
+    }
+
+    /// Explores on from top-level state `id`: its steps, the calls it
+    /// makes and, for the call of a report frame or in a gap of `segs`,
+    /// the callee's entry. It accepts past all `k` frames of `report`, at
+    /// one of the `targets` (any node without them), in an accepting
+    /// tuple: Some with the witness then, unless a log keeps it.
+    fn visit_top(
+        &mut self,
+        id: TopId,
+        report: &Report,
+        segs: &[crate::cs::frames::Segment],
+        k: usize,
+        targets: Option<&[NodeId]>,
+    ) -> Result<Option<Option<Vec<NodeId>>>, Unsupported> {
+        let s = self;
+        let g = s.g;
+        let is_target = |v: NodeId| targets.is_none_or(|t| t.contains(&v));
+        let (vn, j, t) = s.top[id];
+        let j = j as usize;
+        if j == k && is_target(vn) && s.accepting(t) {
+            match &mut s.log {
+                Some(log) => log.accepting.push(id),
+                None => return Ok(Some(s.witness(id))),
+            }
+        }
+        for (w, kind) in g.succs(vn) {
+            match kind {
+                EdgeKind::Local if g.func_of(w) != g.func_of(vn) => {
+                    if let Some(t2) = s.step(t, w) {
+                        s.jump(j as u32, w, t2, Pred::Step(id))?;
+                    }
+                }
+                EdgeKind::Local => {
+                    if let Some(t2) = s.step(t, w) {
+                        s.add_top((w, j as u32, t2), Pred::Step(id))?;
+                    }
+                }
+                EdgeKind::Call => {
+                    s.call(Waiter::Top(id), w, t)?;
+                    let frame = j < k
+                        && report.stack[j].call.contains(vn)
+                        && report.stack[j].entry.contains(w);
+                    if segs[j].gap || frame {
+                        if let Some(t2) = s.step(t, w) {
+                            let reaches = |f: crate::ids::FuncId| {
+                                s.ends
+                                    .as_ref()
+                                    .and_then(|e| e[j].as_ref())
+                                    .is_none_or(|r| r.contains(f.index()))
+                            };
+                            if segs[j].pending_at(g, vn, g.func_of(w)) && reaches(g.func_of(w)) {
+                                s.add_top((w, j as u32, t2), Pred::Step(id))?;
+                            }
+                            if frame {
+                                s.add_top((w, j as u32 + 1, t2), Pred::Step(id))?;
+                            }
+                        }
+                    }
+                }
+                EdgeKind::Return => {}
+            }
+        }
+        Ok(None)
+    }
+
+    /// Explores on from path edge `id`: at its function's exit, resumes
+    /// the states waiting on the call; then its steps, escapes and calls.
+    fn visit_path(&mut self, id: PathId) -> Result<(), Unsupported> {
+        let s = self;
+        let g = s.g;
+        let (c, vn, t) = s.path[id];
+        if g.function(g.func_of(vn)).exit == Some(vn) && !s.exit_known(c, t) {
+            s.exits[c].push((t, id));
+            let waiters = s.waiters[c].clone();
+            for wt in waiters {
+                if !s.dead(wt) {
+                    s.resume(wt, t, id)?;
+                }
+            }
+        }
+        for (w, kind) in g.succs(vn) {
+            match kind {
+                EdgeKind::Local if g.func_of(w) != g.func_of(vn) => {
+                    if let Some(t2) = s.step(t, w) {
+                        let e = Esc {
+                            node: w,
+                            tuple: t2,
+                            call: None,
+                            inner: Body::Path(id),
+                        };
+                        s.escape(c, e)?;
+                    }
+                }
+                EdgeKind::Local => {
+                    if let Some(t2) = s.step(t, w) {
+                        s.add_path((c, w, t2), Pred::Step(id))?;
+                    }
+                }
+                EdgeKind::Call => s.call(Waiter::Path(id), w, t)?,
+                EdgeKind::Return => {}
+            }
+        }
+        Ok(())
     }
 }
 

@@ -379,17 +379,7 @@ impl Classify<'_, '_, '_> {
             mandatory,
             // A whole component's UTL elements have no trackers: its
             // one crossing visits them, in order.
-            untracked: if self.space.locs.whole(self.space.locs.comp_of_loc(l)) {
-                self.sp
-                    .vectors
-                    .iter()
-                    .flatten()
-                    .copied()
-                    .filter(|&e| self.space.locs.loc_of(e) == l)
-                    .collect()
-            } else {
-                Vec::new()
-            },
+            untracked: self.untracked(l),
             path,
             edge_nodes: &self.graph.edge_nodes,
             keys: &self.graph.keys,
@@ -404,7 +394,33 @@ impl Classify<'_, '_, '_> {
         for v in always {
             m.must.insert(v as usize);
         }
-        // Exact checks for what is left, one per class, while allowed.
+        self.check_left(left, m);
+        m.held_decided += members.len();
+    }
+
+    /// The UTL elements of contracted location `l` that have no trackers:
+    /// all of them when `l`'s component is whole (its one crossing visits
+    /// them, in order), else none.
+    fn untracked(&self, l: LocId) -> Vec<u32> {
+        if self.space.locs.whole(self.space.locs.comp_of_loc(l)) {
+            self.sp
+                .vectors
+                .iter()
+                .flatten()
+                .copied()
+                .filter(|&e| self.space.locs.loc_of(e) == l)
+                .collect()
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// Exact checks for the classes [`Held::decide`] left, one per class,
+    /// while `limits.checks` allows: a class runs on every execution when
+    /// a member is known to, is avoidable when an execution found earlier
+    /// skips it, else as its [`Mode::Avoid`] exploration says; unsure when
+    /// none decides it.
+    fn check_left(&self, left: Vec<Vec<u32>>, m: &mut Must) {
         let share = self.limits.shared_witnesses;
         let known_runs = |class: &[u32]| {
             self.yes
@@ -461,7 +477,6 @@ impl Classify<'_, '_, '_> {
                 }
             }
         }
-        m.held_decided += members.len();
     }
 
     /// Whether "must run" is wanted for one of `nodes` (see

@@ -48,7 +48,6 @@ impl Held<'_> {
     ///   exactly the elements the product matched on that entry; a few roots
     ///   give a few such paths.
     pub(super) fn decide(&self) -> (Vec<u32>, Vec<Vec<u32>>, usize) {
-        let mut sharp = 0;
         let crossing = Crossing::new(
             self.g,
             self.members,
@@ -68,49 +67,7 @@ impl Held<'_> {
                 candidates.insert(i);
             }
         }
-        if let Some(legs) = self.legs(&crossing) {
-            crate::structure::star_rounds(k, legs[0].entry, 4, &mut candidates, |root, avoid| {
-                crossing.star_legs(root, &legs, avoid)
-            });
-            // One star per remaining member, with trees that avoid just it
-            // (none where the dominators show every such star visits it).
-            let todo: Vec<usize> = candidates.iter().collect();
-            let (entry, exit) = (legs[0].entry, legs[0].exit);
-            let (on_every, exact) = if self.sharp {
-                crossing.star_hits(entry, &legs)
-            } else {
-                (crossing.star_unavoidable(entry, &legs), false)
-            };
-            for i in todo {
-                let cared = self
-                    .care
-                    .is_none_or(|c| c.contains(self.members[i] as usize));
-                if !candidates.contains(i) || !cared {
-                    continue;
-                }
-                let root = if i as u32 == entry { exit } else { entry };
-                if root == entry && on_every.contains(i) {
-                    continue;
-                }
-                if root == entry && exact {
-                    // Its own star avoids it (see `Crossing::star_hits`).
-                    candidates.remove(i);
-                    sharp += 1;
-                    continue;
-                }
-                let mut avoid = BitSet::new(k);
-                avoid.insert(i);
-                if let Some(w) = crossing
-                    .star_legs(root, &legs, &avoid)
-                    .filter(|w| !w.contains(i))
-                {
-                    let left: Vec<usize> = candidates.iter().filter(|&j| !w.contains(j)).collect();
-                    for j in left {
-                        candidates.remove(j);
-                    }
-                }
-            }
-        }
+        let sharp = self.avoid_by_stars(&crossing, &mut candidates);
         // Members on a straight stretch share their fate: if u's only way on
         // is w and w's only way in is u (neither leaves nor enters the
         // location there), every crossing visits both or neither.
@@ -160,6 +117,61 @@ impl Held<'_> {
         let mut left: Vec<Vec<u32>> = left.into_values().collect();
         left.sort();
         (always, left, sharp)
+    }
+
+    /// Removes from `candidates` (positions among the members) those some
+    /// star walk of the crossing avoids: a few rounds of stars, then one
+    /// star per remaining member with trees that avoid just it. Returns how
+    /// many were found avoidable without their own star (`sharp`). Nothing
+    /// when the witness path does not visit the location.
+    fn avoid_by_stars(&self, crossing: &Crossing<'_>, candidates: &mut BitSet) -> usize {
+        let mut sharp = 0;
+        let k = self.members.len();
+        let Some(legs) = self.legs(crossing) else {
+            return sharp;
+        };
+        crate::structure::star_rounds(k, legs[0].entry, 4, candidates, |root, avoid| {
+            crossing.star_legs(root, &legs, avoid)
+        });
+        // One star per remaining member, with trees that avoid just it
+        // (none where the dominators show every such star visits it).
+        let todo: Vec<usize> = candidates.iter().collect();
+        let (entry, exit) = (legs[0].entry, legs[0].exit);
+        let (on_every, exact) = if self.sharp {
+            crossing.star_hits(entry, &legs)
+        } else {
+            (crossing.star_unavoidable(entry, &legs), false)
+        };
+        for i in todo {
+            let cared = self
+                .care
+                .is_none_or(|c| c.contains(self.members[i] as usize));
+            if !candidates.contains(i) || !cared {
+                continue;
+            }
+            let root = if i as u32 == entry { exit } else { entry };
+            if root == entry && on_every.contains(i) {
+                continue;
+            }
+            if root == entry && exact {
+                // Its own star avoids it (see `Crossing::star_hits`).
+                candidates.remove(i);
+                sharp += 1;
+                continue;
+            }
+            let mut avoid = BitSet::new(k);
+            avoid.insert(i);
+            if let Some(w) = crossing
+                .star_legs(root, &legs, &avoid)
+                .filter(|w| !w.contains(i))
+            {
+                let left: Vec<usize> = candidates.iter().filter(|&j| !w.contains(j)).collect();
+                for j in left {
+                    candidates.remove(j);
+                }
+            }
+        }
+        sharp
     }
 
     /// The visits of the witness path to this location, as legs of the
