@@ -424,28 +424,33 @@ impl Core {
         Core::parse(Bytes::Owned(data), name)
     }
 
+    /// A minidump read into this view ([`crate::image::minidump`]).
+    fn from_minidump(data: Bytes, path: &Path) -> Result<Core, NativeError> {
+        let d = crate::image::minidump::parse(&data, path)?;
+        Ok(Core {
+            sysroot: None,
+            path: path.to_path_buf(),
+            data,
+            segs: d.segs,
+            auxv: d.auxv,
+            files: d.files,
+            regs: Some(d.regs),
+            signal: Some(d.signal),
+            gregs: None,
+            siginfo: Some(SigInfo {
+                signo: d.signal,
+                code: d.info.si_code as i32,
+                addr: Some(d.info.address),
+            }),
+            threads: d.threads,
+            other_stacks: d.other_stacks,
+            minidump: Some(d.info),
+        })
+    }
+
     fn parse(data: Bytes, path: &Path) -> Result<Core, NativeError> {
         if data.starts_with(crate::image::minidump::MAGIC) {
-            let d = crate::image::minidump::parse(&data, path)?;
-            return Ok(Core {
-                sysroot: None,
-                path: path.to_path_buf(),
-                data,
-                segs: d.segs,
-                auxv: d.auxv,
-                files: d.files,
-                regs: Some(d.regs),
-                signal: Some(d.signal),
-                gregs: None,
-                siginfo: Some(SigInfo {
-                    signo: d.signal,
-                    code: d.info.si_code as i32,
-                    addr: Some(d.info.address),
-                }),
-                threads: d.threads,
-                other_stacks: d.other_stacks,
-                minidump: Some(d.info),
-            });
+            return Core::from_minidump(data, path);
         }
         let shown = path.display().to_string();
         let bad = |what: String| NativeError(format!("{shown}: {what}"));
@@ -506,48 +511,7 @@ impl Core {
                         .next()
                         .map_err(|e| bad(format!("corrupt note segment: {e}")))?
                     {
-                        let desc = note.desc();
-                        let t = note.n_type(endian).0;
-                        match t {
-                            _ if t == elf::NT_PRSTATUS.0 && core.threads > 0 => {
-                                core.threads += 1;
-                                // pr_reg's rsp, as below.
-                                let rsp = desc
-                                    .get(112 + 8 * 19..112 + 8 * 20)
-                                    .map(|b| u64::from_le_bytes(b.try_into().unwrap()));
-                                if let (true, Some(rsp)) = (x86_64, rsp) {
-                                    core.other_stacks.push(rsp);
-                                }
-                            }
-                            _ if t == elf::NT_PRSTATUS.0 => {
-                                core.threads = 1;
-                                if desc.len() >= 12 {
-                                    core.signal =
-                                        Some(u32::from_le_bytes(desc[..4].try_into().unwrap()));
-                                }
-                                // elf_prstatus: 112 bytes, then pr_reg
-                                // (user_regs_struct: rbp 4, rip 16, rsp 19).
-                                let reg = |i: usize| {
-                                    let o = 112 + 8 * i;
-                                    desc.get(o..o + 8)
-                                        .map(|b| u64::from_le_bytes(b.try_into().unwrap()))
-                                };
-                                if x86_64 {
-                                    if let (Some(rbp), Some(rip), Some(rsp)) =
-                                        (reg(4), reg(16), reg(19))
-                                    {
-                                        core.regs = Some(Regs { rip, rsp, rbp });
-                                    }
-                                    core.gregs = (0..GREG_NAMES.len()).map(reg).collect();
-                                }
-                            }
-                            _ if t == NT_SIGINFO && core.siginfo.is_none() => {
-                                core.siginfo = parse_siginfo(desc);
-                            }
-                            _ if t == elf::NT_AUXV.0 => core.auxv = pairs(desc),
-                            _ if t == elf::NT_FILE.0 => core.files = parse_nt_file(desc),
-                            _ => {}
-                        }
+                        core.note(note.n_type(endian).0, note.desc(), x86_64);
                     }
                 }
                 _ => {}
@@ -555,6 +519,49 @@ impl Core {
         }
         core.data = data;
         Ok(core)
+    }
+
+    /// Reads one `PT_NOTE` entry of type `t` (the first thread's
+    /// `NT_PRSTATUS` gives the signal and the registers, the others' give
+    /// their stack pointers; `NT_SIGINFO`, `NT_AUXV`, `NT_FILE`).
+    fn note(&mut self, t: u32, desc: &[u8], x86_64: bool) {
+        match t {
+            _ if t == elf::NT_PRSTATUS.0 && self.threads > 0 => {
+                self.threads += 1;
+                // pr_reg's rsp, as below.
+                let rsp = desc
+                    .get(112 + 8 * 19..112 + 8 * 20)
+                    .map(|b| u64::from_le_bytes(b.try_into().unwrap()));
+                if let (true, Some(rsp)) = (x86_64, rsp) {
+                    self.other_stacks.push(rsp);
+                }
+            }
+            _ if t == elf::NT_PRSTATUS.0 => {
+                self.threads = 1;
+                if desc.len() >= 12 {
+                    self.signal = Some(u32::from_le_bytes(desc[..4].try_into().unwrap()));
+                }
+                // elf_prstatus: 112 bytes, then pr_reg
+                // (user_regs_struct: rbp 4, rip 16, rsp 19).
+                let reg = |i: usize| {
+                    let o = 112 + 8 * i;
+                    desc.get(o..o + 8)
+                        .map(|b| u64::from_le_bytes(b.try_into().unwrap()))
+                };
+                if x86_64 {
+                    if let (Some(rbp), Some(rip), Some(rsp)) = (reg(4), reg(16), reg(19)) {
+                        self.regs = Some(Regs { rip, rsp, rbp });
+                    }
+                    self.gregs = (0..GREG_NAMES.len()).map(reg).collect();
+                }
+            }
+            _ if t == NT_SIGINFO && self.siginfo.is_none() => {
+                self.siginfo = parse_siginfo(desc);
+            }
+            _ if t == elf::NT_AUXV.0 => self.auxv = pairs(desc),
+            _ if t == elf::NT_FILE.0 => self.files = parse_nt_file(desc),
+            _ => {}
+        }
     }
 
     /// The bytes at `addr` in the crashed process, when the core holds
@@ -1143,12 +1150,8 @@ impl Walker<'_> {
     ) -> Result<Vec<RawFrame>, NativeError> {
         let (core, bin, base) = (self.core, self.bin, self.base);
         use addr2line::gimli::{
-            BaseAddresses, CfaRule, EhFrame, LittleEndian, Register, RegisterRule, UnwindContext,
-            UnwindSection,
+            BaseAddresses, EhFrame, LittleEndian, UnwindContext, UnwindSection,
         };
-        const RBP: Register = Register(6);
-        const RSP: Register = Register(7);
-        const RA: Register = Register(16);
         let cs = core.shown();
         let rel = |a: u64| a.wrapping_sub(base);
         let file = object::File::parse(bin.data())
@@ -1221,38 +1224,9 @@ impl Walker<'_> {
                         g.name
                     ))
                 })?;
-            let beyond = || {
-                NativeError(format!(
-                    "{cs}: the call frame information of `{}` at {pc:#x} is beyond this unwinder: pass --backtrace",
-                    g.name
-                ))
-            };
-            let cfa = match row.cfa() {
-                CfaRule::RegisterAndOffset { register, offset } if *register == RSP => {
-                    rsp.wrapping_add(*offset as u64)
-                }
-                CfaRule::RegisterAndOffset { register, offset } if *register == RBP => {
-                    rbp.wrapping_add(*offset as u64)
-                }
-                _ => return Err(beyond()),
-            };
-            let saved = |o: i64| {
-                core.word(cfa.wrapping_add(o as u64)).ok_or_else(|| {
-                    NativeError(format!(
-                        "{cs}: the stack at {:#x} is not in the core: cannot unwind",
-                        cfa.wrapping_add(o as u64)
-                    ))
-                })
-            };
-            let ret = match row.register(RA) {
-                Some(RegisterRule::Offset(o)) => saved(o)?,
-                _ => return Err(beyond()),
-            };
-            rbp = match row.register(RBP) {
-                None | Some(RegisterRule::SameValue) => rbp,
-                Some(RegisterRule::Offset(o)) => saved(o)?,
-                Some(_) => return Err(beyond()),
-            };
+            let at = Regs { rip: pc, rsp, rbp };
+            let (cfa, ret, caller_rbp) = cfi_step(core, row, at, &g.name)?;
+            rbp = caller_rbp;
             if cfa <= rsp {
                 return err(format!(
                     "{cs}: the stack goes down at {cfa:#x}: cannot unwind soundly, pass --backtrace"
@@ -1265,8 +1239,6 @@ impl Walker<'_> {
         err(format!("{cs}: the frame chain does not end"))
     }
 
-    /// The frame put where sibling calls may hide frames: runtime code, which
-    /// the report reads as a gap in the stack.
     /// A return into a shared library at `ret` (with the stack pointer and
     /// frame pointer as the return leaves them): either the C library's
     /// start-up code that called `main` (the end of the stack), or a library
@@ -1372,6 +1344,56 @@ impl Walker<'_> {
     }
 }
 
+/// One step of [`Walker::walk_cfi`]: the canonical frame address, the
+/// return address and the caller's rbp by the call frame information
+/// `row` of `function` at the registers `at` (only CFA rules over rsp or
+/// rbp, and the return address and rbp saved at CFA offsets).
+fn cfi_step(
+    core: &Core,
+    row: &addr2line::gimli::UnwindTableRow<usize>,
+    at: Regs,
+    function: &str,
+) -> Result<(u64, u64, u64), NativeError> {
+    use addr2line::gimli::{CfaRule, Register, RegisterRule};
+    const RBP: Register = Register(6);
+    const RSP: Register = Register(7);
+    const RA: Register = Register(16);
+    let cs = core.shown();
+    let pc = at.rip;
+    let beyond = || {
+        NativeError(format!(
+            "{cs}: the call frame information of `{function}` at {pc:#x} is beyond this unwinder: pass --backtrace"
+        ))
+    };
+    let cfa = match row.cfa() {
+        CfaRule::RegisterAndOffset { register, offset } if *register == RSP => {
+            at.rsp.wrapping_add(*offset as u64)
+        }
+        CfaRule::RegisterAndOffset { register, offset } if *register == RBP => {
+            at.rbp.wrapping_add(*offset as u64)
+        }
+        _ => return Err(beyond()),
+    };
+    let saved = |o: i64| {
+        core.word(cfa.wrapping_add(o as u64)).ok_or_else(|| {
+            NativeError(format!(
+                "{cs}: the stack at {:#x} is not in the core: cannot unwind",
+                cfa.wrapping_add(o as u64)
+            ))
+        })
+    };
+    let ret = match row.register(RA) {
+        Some(RegisterRule::Offset(o)) => saved(o)?,
+        _ => return Err(beyond()),
+    };
+    let rbp = match row.register(RBP) {
+        None | Some(RegisterRule::SameValue) => at.rbp,
+        Some(RegisterRule::Offset(o)) => saved(o)?,
+        Some(_) => return Err(beyond()),
+    };
+    Ok((cfa, ret, rbp))
+}
+
 /// The frames of one physical frame (its DWARF inline chain, innermost
 /// first), numbered `k`: frames of one number are inlined in each other,
 /// frames of different numbers never (see
@@ -1428,6 +1450,8 @@ const REG_RBP: u64 = 10;
 const REG_RSP: u64 = 15;
 const REG_RIP: u64 = 16;
 
+/// The frame put where sibling calls may hide frames: runtime code, which
+/// the report reads as a gap in the stack.
 fn sibling_gap(k: u32) -> RawFrame {
     RawFrame {
         index: Some(k),
