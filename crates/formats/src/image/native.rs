@@ -1262,11 +1262,15 @@ impl Walker<'_> {
         let at = Regs { rip: ret, rsp, rbp };
         let (back, rsp, rbp) = match unwind_libraries_from(core, at, false) {
             Ok(r) => r,
-            Err(e) => {
-                // `main` returns into the C library's start-up code: the
-                // stack is whole.
+            Err(_) => {
+                // Only a library that cannot be read is worth a warning:
+                // `main` returns into the C library's start-up code, a
+                // thread's function into `start_thread`, whose frames
+                // end the stack (no return address rule at `clone`).
+                let unread = open_lib(core, ret).err();
                 let last = frames.iter().rev().find(|f| !f.runtime);
-                if let Some(f) = last.filter(|f| f.function.as_deref() != Some("main")) {
+                let last = last.filter(|f| f.function.as_deref() != Some("main"));
+                if let (Some(e), Some(f)) = (unread, last) {
                     let name = f.function.as_deref().unwrap_or("?");
                     self.notes.push(format!(
                         "the stack ends at `{name}`, called from a library: {e}{}",
