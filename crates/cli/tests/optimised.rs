@@ -508,3 +508,82 @@ fn optimised_labels_say_where_code_was_moved_and_which_lines_have_none() {
         assert!(f.get("moved").is_none(), "{f}");
     }
 }
+
+/// Issue 39, part 1: the stack of a deep `-O2` recursion through
+/// functions inlined into each other (deep.c: a recursive-descent parser
+/// whose `term` and `factor` are inlined into `expr`; gdb's `bt` has 183
+/// frames, 121 of them inlined) from the core and from gdb's backtrace,
+/// under an address-space limit, with and without `--max-memory`: every
+/// run ends with an answer (exit 0: never an abort, never a hang), and
+/// the answer is sound and uses the stack: the division that faulted
+/// (its line) ran, `main`'s lines after the parse did not, and the call
+/// of `expr` in `factor`, pending in every frame, ran: each frame's
+/// inline chain names the copy of that call (`expr` holds four, one per
+/// way `term` and `factor` were inlined into it).
+#[test]
+fn a_deep_optimised_recursion_is_analysed_within_the_limits() {
+    for t in ["clang-14", "gdb", "prlimit"] {
+        require(t);
+    }
+    let dir = scratch("deep");
+    crash_optimised(&dir, "deep.c");
+    let bt = std::fs::read_to_string(dir.join("bt.txt")).unwrap();
+    let frames = bt.lines().filter(|l| l.starts_with('#')).count();
+    assert!(frames > 150, "{frames} frames:\n{bt}");
+    let src = std::fs::read_to_string(dir.join("deep.c")).unwrap();
+    let line_of = |text: &str| 1 + src.lines().position(|l| l.contains(text)).unwrap() as u64;
+    let (crash, call, after) = (
+        line_of("v / w"),
+        line_of("int v = expr();"),
+        line_of("printf(\"%d (depth"),
+    );
+    for input in [
+        &["--core", "core", "--binary", "prog"][..],
+        &["--backtrace", "bt.txt"][..],
+    ] {
+        for budget in [&[][..], &["--max-memory", "1000000000"][..]] {
+            let o = Command::new("prlimit")
+                .current_dir(&dir)
+                .arg("--as=8000000000")
+                .arg(env!("CARGO_BIN_EXE_postmortem"))
+                .args(["analyze", "--cfg", "prog.bc", "--format", "json"])
+                .args(["--timeout", "120"])
+                .args(input)
+                .args(budget)
+                .output()
+                .unwrap();
+            let what = format!("{input:?} {budget:?}");
+            assert!(o.status.success(), "{what}: {}", show(&o));
+            let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+            let (yes, no) = (lines(&v, "deep.c", "yes"), lines(&v, "deep.c", "no"));
+            assert!(
+                yes.contains(&crash),
+                "{what}: crash line {crash} not Yes: {yes:?}"
+            );
+            assert!(yes.contains(&call), "{what}: line {call} not Yes: {yes:?}");
+            assert!(no.contains(&after), "{what}: line {after} not No: {no:?}");
+            // No expr call returned (the innermost one faulted), and no
+            // expression had a `+` or `-`; everything on the way down ran.
+            for l in [
+                line_of("if (*p == ')')"),
+                line_of("depth--;"),
+                line_of("int w = term();"),
+                line_of("v = op == '+'"),
+                after,
+            ] {
+                assert!(!yes.contains(&l), "{what}: line {l} Yes");
+            }
+            for l in [
+                line_of("v = v * 10"),
+                line_of("depth++;"),
+                line_of("int v = factor();"),
+                line_of("int w = factor();"),
+                line_of("p = s;"),
+                crash,
+                call,
+            ] {
+                assert!(!no.contains(&l), "{what}: line {l} No");
+            }
+        }
+    }
+}

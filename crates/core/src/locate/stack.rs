@@ -191,7 +191,7 @@ impl Locator<'_> {
             };
             return match fr.line {
                 Some(line) => {
-                    let nodes = self.nodes_on_line(&funcs, line);
+                    let nodes = self.by_inline_chain(fr, self.nodes_on_line(&funcs, line));
                     if nodes.is_empty() {
                         Place::Function {
                             funcs,
@@ -227,6 +227,44 @@ impl Locator<'_> {
             }
             // `??`: no name, no file.
             (true, _) => unknown_or_outside(true),
+        }
+    }
+
+    /// Of `nodes` (on the frame's line), those whose inline chain is the
+    /// frame's. Where the optimiser inlined a function several times
+    /// into one, each copy of a statement is its own node, and the LLVM
+    /// front-end gives each the call sites of its inline chain as lines
+    /// or weak lines; the frame's `sites` (its inline chain, from DWARF
+    /// or a debugger's inlined frames) name the copy that was running.
+    /// Only the sites in the file of the nodes' function are compared (the
+    /// front-end keeps only those), and when no node has all of them (a
+    /// graph without inline chains, another build) every node is kept.
+    fn by_inline_chain(&self, fr: &SourceFrame, nodes: Vec<NodeId>) -> Vec<NodeId> {
+        if fr.sites.is_empty() || nodes.len() < 2 {
+            return nodes;
+        }
+        let has = |n: NodeId, l: u32| {
+            self.g.lines(n).contains(&l) || self.g.weak_lines(n).any(|w| w == l)
+        };
+        let kept: Vec<NodeId> = nodes
+            .iter()
+            .copied()
+            .filter(|&n| {
+                let Some(file) = self.g.file_of(n) else {
+                    return true;
+                };
+                fr.sites.iter().all(|site| {
+                    let (Some(f), Some(l)) = (site.file.as_deref(), site.line) else {
+                        return true;
+                    };
+                    Some(l) == fr.line || !self.files_matching(f).contains(&file) || has(n, l)
+                })
+            })
+            .collect();
+        if kept.is_empty() {
+            nodes
+        } else {
+            kept
         }
     }
 
