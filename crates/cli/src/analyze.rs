@@ -203,6 +203,7 @@ pub fn view<'a>(
         logs: &loaded.logs,
         fault: loaded.fault.as_ref(),
         line_notes: Some(&loaded.line_notes),
+        log_decided: None,
     }
 }
 
@@ -241,9 +242,10 @@ fn run_within(a: AnalyzeArgs) -> Result<(), Failure> {
             f
         })?;
     loaded.timings.recover_ms = ms(t);
+    let log_decided = decided_by_logs(&*s, &loaded, &an, staging);
     let cfg_path = a.inputs.cfg.display().to_string();
     let report_path = a.inputs.report.display().to_string();
-    let view = view(
+    let mut view = view(
         &loaded,
         &an,
         s.name(),
@@ -251,6 +253,7 @@ fn run_within(a: AnalyzeArgs) -> Result<(), Failure> {
         &report_path,
         a.inputs.stack_only,
     );
+    view.log_decided = log_decided;
     // The HTML page shows one concrete execution (every solver builds
     // witnesses); a failed or limited search just leaves it out.
     let witness = if a.output.format == render::AnalyzeFormat::Html {
@@ -286,6 +289,42 @@ fn run_within(a: AnalyzeArgs) -> Result<(), Failure> {
             &view,
         )
     })
+}
+
+/// How many more nodes the analysis `an` decided (Yes or No) with the
+/// logs' traces than without them: the same analysis again without them,
+/// within four times the first one's time (at least 0.5 s, at most 5 s).
+/// None without a log, or when that second analysis did not finish
+/// within its budget (it would count what the limits left undecided).
+fn decided_by_logs(
+    s: &(dyn postmortem_core::Solver + Sync),
+    loaded: &crate::inputs::Loaded,
+    an: &postmortem_core::pipeline::Analysed,
+    staging: postmortem_core::staged::Staging,
+) -> Option<usize> {
+    let traces: Vec<_> = loaded
+        .logs
+        .iter()
+        .filter_map(|m| m.trace.as_ref())
+        .collect();
+    if traces.is_empty() {
+        return None;
+    }
+    let mut without = loaded.report.clone();
+    without.obs_yes.retain(|t| !traces.contains(&t));
+    let budget = Duration::from_secs_f64(loaded.timings.recover_ms * 4.0 / 1000.0)
+        .clamp(Duration::from_millis(500), Duration::from_secs(5));
+    let other = postmortem_core::budget::with_deadline(Some(Instant::now() + budget), || {
+        postmortem_core::pipeline::analyse(s, &loaded.graph, &without, staging)
+    })
+    .ok()?;
+    if postmortem_core::budget::past_deadline()
+        || other.rec.undecided.len() > an.rec.undecided.len()
+    {
+        return None;
+    }
+    let decided = |l: &[Label]| l.iter().filter(|&&x| x != Label::Maybe).count();
+    Some(decided(&an.rec.labels).saturating_sub(decided(&other.rec.labels)))
 }
 
 /// The most the HTML report spends on saying why lines are Yes or No.

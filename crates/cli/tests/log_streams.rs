@@ -96,6 +96,50 @@ fn a_log_taken_as_one_stream_matches_only_its_calls() {
     assert_eq!(sa["ambiguous"].as_u64(), Some(4), "{sa}");
     assert_eq!(se["ambiguous"].as_u64(), Some(0), "{se}");
     assert_eq!(se["other_streams"].as_u64(), Some(1), "{se}");
+    // How many nodes each log decided: the count of decided nodes with
+    // the log less the count without it (an analysis without --log).
+    let decided = |o: &Output| {
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["counts"]["yes"].as_u64().unwrap() + v["counts"]["no"].as_u64().unwrap()
+    };
+    let bare = pm(
+        &dir,
+        &[
+            "analyze",
+            "--cfg",
+            "kv.bc",
+            "--backtrace",
+            "bt.txt",
+            "--format",
+            "json",
+        ],
+    );
+    assert!(bare.status.success(), "{}", show(&bare));
+    let by_log = |o: &Output| {
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["logs_decided"].as_u64()
+    };
+    for o in [&any_out, &stderr_out] {
+        assert_eq!(by_log(o), Some(decided(o) - decided(&bare)));
+    }
+    assert!(by_log(&stderr_out) > by_log(&any_out));
+    let text = pm(
+        &dir,
+        &[
+            "analyze",
+            "--cfg",
+            "kv.bc",
+            "--backtrace",
+            "bt.txt",
+            "--log",
+            "err.txt",
+        ],
+    );
+    let text = String::from_utf8_lossy(&text.stdout).to_string();
+    assert!(
+        text.contains("  log:    any stream: 4 of 4 lines in the trace; 4 of them match more than one call site") && text.contains(&format!("; it decided {} nodes", by_log(&any_out).unwrap())),
+        "{text}"
+    );
     let any = labels(&any_out);
     let stderr = labels(&stderr_out);
     // Both sound: what printed ran (lines 16, 21: updated, inserted;

@@ -60,6 +60,9 @@ pub struct Analysis<'a> {
     /// What to say beside lines the optimiser moved or the binary has no
     /// code on ([`postmortem_core::line_notes`]).
     pub line_notes: Option<&'a LineNotes>,
+    /// How many more nodes were decided with the logs than without them
+    /// (None: no log, or not measured).
+    pub log_decided: Option<usize>,
 }
 
 /// Formats sorted line numbers as compact ranges: `3-5, 9, 12-13`.
@@ -115,6 +118,14 @@ pub fn write_text(out: &mut dyn Write, a: &Analysis<'_>) -> io::Result<()> {
     writeln!(out, "  report: {}", a.report_path)?;
     if let Some(f) = a.fault {
         writeln!(out, "  crash:  {}", f.line())?;
+    }
+    for m in a.logs {
+        write!(out, "  log:    {}: {}", m.stream, m.summary())?;
+        match a.log_decided {
+            Some(n) if a.logs.len() == 1 => writeln!(out, "; it decided {n} nodes")?,
+            Some(n) => writeln!(out, "; the logs decided {n} nodes")?,
+            None => writeln!(out)?,
+        }
     }
     writeln!(out)?;
     writeln!(out, "{t} nodes")?;
@@ -266,6 +277,7 @@ pub fn to_json_with(a: &Analysis<'_>, nodes: bool, lines: Option<&LineIndex>) ->
             "stream": m.stream.to_string(),
             "summary": m.summary(),
         })).collect::<Vec<_>>(),
+        "logs_decided": a.log_decided,
         "timings_ms": {
             "parse_graph": a.timings.parse_graph_ms,
             "parse_report": a.timings.parse_report_ms,
