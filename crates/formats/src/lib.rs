@@ -19,8 +19,10 @@
 //! [`image::sancov`] (SanitizerCoverage flags to graph nodes),
 //! [`image::values`] (variables' values read from the image),
 //! [`image::residue`] (return addresses left on the stack),
-//! [`image::buildcheck`] (is the binary the graph's build); [`vars`]
-//! says which values become evidence.
+//! [`image::buildcheck`] (is the binary the graph's build),
+//! [`image::no_code`] (the graph's lines without code in the binary),
+//! [`image::fault`] (what killed the process), all opened by
+//! [`image::open`]; [`vars`] says which values become evidence.
 //!
 //! **Assembly.** [`failure`]: one [`postmortem_core::Report`] from every
 //! input of a failure.
