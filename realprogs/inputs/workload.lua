@@ -2,6 +2,10 @@
 -- coroutines, and errors raised and caught (error/pcall, which Lua
 -- implements with longjmp back to setjmp), interleaved with prints.
 
+-- A deep parse first: 60 nested parentheses (a deep recursion of the
+-- parser, a crash point of the harness: subexpr at its 61st call).
+local nested = ((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((1))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))
+
 local function fib(n) if n < 2 then return n end return fib(n - 1) + fib(n - 2) end
 print("fib", fib(15))
 

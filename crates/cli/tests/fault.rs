@@ -108,3 +108,72 @@ fn the_core_names_the_signal_the_instruction_and_the_bad_value() {
     let index = std::fs::read_to_string(dir.join("page/index.html")).unwrap();
     assert!(index.contains("<b>Crash:</b> SIGSEGV"), "no crash line");
 }
+
+/// The crash frame's line has two nodes (issue 35, part 1): in
+/// andand.c, `s->mode` faults on the first line of a condition written
+/// over three lines, and the IR gives the condition's last branch that
+/// line's location too. From gdb's backtrace (no column) the crash may
+/// be at either node, so the condition's other lines are Maybe; from the
+/// core, the pc's column in the binary's line table names the node of
+/// the faulting load (the front-end records each node's instructions'
+/// columns), and those lines are No, as they are in the run.
+#[test]
+fn the_pc_of_a_core_names_the_crash_node_of_its_line() {
+    for t in ["clang-14", "gdb"] {
+        require(t);
+    }
+    let dir = scratch("fault-column");
+    std::fs::write(dir.join("andand.c"), include_str!("data/fault/andand.c")).unwrap();
+    sh(
+        &dir,
+        "clang-14",
+        &["-g", "-O0", "-emit-llvm", "-c", "andand.c", "-o", "prog.bc"],
+    );
+    sh(&dir, "clang-14", &["-g", "-O0", "prog.bc", "-o", "prog"]);
+    let o = gdb(&dir, "./prog", &["run", "bt", "generate-core-file core"]);
+    assert!(dir.join("core").exists(), "{}", show(&o));
+    std::fs::write(dir.join("bt.txt"), &o.stdout).unwrap();
+    let src = include_str!("data/fault/andand.c");
+    let line_of = |t: &str| 1 + src.lines().position(|l| l.contains(t)).unwrap() as u64;
+    let (first, rest) = (
+        line_of("s->mode == 3"),
+        [line_of("s->op != 1"), line_of("!s->keep")],
+    );
+    let labels = |input: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
+            .current_dir(&dir)
+            .args(["analyze", "--cfg", "prog.bc", "--format", "json"])
+            .args(input)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", show(&o));
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        let (_, f) = v["lines"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .find(|(k, _)| k.ends_with("andand.c"))
+            .unwrap();
+        let get = |k: &str| -> Vec<u64> {
+            f[k].as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_u64().unwrap())
+                .collect()
+        };
+        (get("yes"), get("no"))
+    };
+    let (yes, no) = labels(&["--core", "core", "--binary", "prog"]);
+    assert!(yes.contains(&first), "{yes:?}");
+    for l in rest {
+        assert!(no.contains(&l), "from the core, line {l} not No: {no:?}");
+    }
+    let (yes, no) = labels(&["--backtrace", "bt.txt"]);
+    assert!(yes.contains(&first), "{yes:?}");
+    for l in rest {
+        assert!(
+            !no.contains(&l) && !yes.contains(&l),
+            "from the backtrace, line {l} decided"
+        );
+    }
+}

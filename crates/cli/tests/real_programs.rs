@@ -192,9 +192,9 @@ const LUA: Program = Program {
         (0, "luaD_throw", 3),
         (0, "luaB_print", 10),
         (0, "luaG_typeerror", 1),
+        (0, "subexpr", 61),
         (0, "str_rep", 1),
         (0, "lua_close", 1),
-        (0, "subexpr", 61),
     ],
     auto: 8,
     sancov: true,
@@ -1428,9 +1428,8 @@ fn crash_core(p: &Program, b: &Built, sb: &SancovBuild, point: &Point, c: &mut C
 /// file, line) is at the same point as the `-O0` coverage build's `there`:
 /// the same crash function, and the rest of `here` a subsequence of
 /// `there` (frames of sibling calls are missing from an optimised stack;
-/// inlined frames are shown by gdb as frames) where each matched frame
-/// other than the crash frame has the same line (a call's line is the
-/// call expression's at every level), and the same outermost frame.
+/// inlined frames are shown by gdb as frames), matched by function, and
+/// the same outermost frame.
 fn same_point_optimised(here: &[(String, String, u64)], there: &[(String, String, u64)]) -> bool {
     let (Some(h0), Some(t0)) = (here.first(), there.first()) else {
         return false;
@@ -1438,10 +1437,11 @@ fn same_point_optimised(here: &[(String, String, u64)], there: &[(String, String
     if h0.0 != t0.0 || here.last().map(|f| &f.0) != there.last().map(|f| &f.0) {
         return false;
     }
+    // Each -O2 frame's function in order among the -O0 stack's (sibling
+    // calls and inlining remove frames). Its line may differ: a call the
+    // optimiser merged with others has the line of one of them, or none.
     let mut rest = there[1..].iter();
-    here[1..]
-        .iter()
-        .all(|h| rest.by_ref().any(|t| t.0 == h.0 && t.2 == h.2))
+    here[1..].iter().all(|h| rest.by_ref().any(|t| t.0 == h.0))
 }
 
 /// The offset in `func` of the instruction after the store that sets its
@@ -2617,11 +2617,12 @@ fn check_programs(programs: &[&Program], limit: Option<usize>, cores: bool) {
     suggestions::assert_held(&results);
 }
 
-/// CI: Lua at its first three pinned points (after caught errors: fails
-/// until `longjmp` is modelled, issue 8 item 1).
+/// CI: Lua at its first four pinned points (after caught errors: fails
+/// until `longjmp` is modelled, issue 8 item 1; and a deep recursion of
+/// its parser).
 #[test]
 fn lua_labels_match_the_run_after_caught_errors() {
-    check_programs(&[&LUA], Some(3), false);
+    check_programs(&[&LUA], Some(4), false);
 }
 
 /// CI: bzip2 at its two pinned points (compressing and decompressing),

@@ -62,8 +62,9 @@ pub const CACHE_MAGIC: [u8; 6] = *b"PMCFG\0";
 /// Version 5: the front-end header of a cache with a variable map
 /// (`vars::Var::tests`, branch tests) is new; a version 4 cache would
 /// read as one without tests, so it is rebuilt instead. Version 7: the
-/// inlined lines ([`Icfg::inlined_lines`]).
-pub const CACHE_VERSION: u16 = 7;
+/// inlined lines ([`Icfg::inlined_lines`]). Version 8: the instructions'
+/// columns ([`Icfg::instruction_columns`]).
+pub const CACHE_VERSION: u16 = 8;
 /// Header: magic, version (u16), total length (u64).
 const CACHE_HEADER: usize = 6 + 2 + 8;
 /// Sentinel for "none" in optional `u32` fields.
@@ -250,8 +251,8 @@ fn opt_u32(v: Option<u32>) -> u32 {
 /// functions (names, files, entries, exits), files, forward adjacency
 /// (CSR offsets, targets, edge kinds), return sites (CSR), the start
 /// node, the call notes, the asynchronous functions, the weak lines,
-/// the tail calls (since version 4) and the inlined lines (since
-/// version 7);
+/// the tail calls (since version 4), the inlined lines (since
+/// version 7) and the instructions' columns (since version 8);
 /// last a 64-bit checksum of everything before it. Backward adjacency,
 /// the id index and the function lookup are rebuilt on decode rather
 /// than stored. The output is deterministic: equal graphs give equal
@@ -333,6 +334,12 @@ pub fn encode(g: &Icfg) -> Vec<u8> {
     };
     w.u32s(inlined().map(|r| r.0.as_u32()));
     w.u32s(inlined().map(|r| r.1));
+    let cols = || {
+        g.nodes()
+            .flat_map(|v| g.instruction_columns(v).map(move |c| (v, c)))
+    };
+    w.u32s(cols().map(|r| r.0.as_u32()));
+    w.u32s(cols().map(|r| r.1));
     let total = (w.out.len() + 8) as u64;
     w.out[8..16].copy_from_slice(&total.to_le_bytes());
     let sum = cache_checksum(&w.out);
@@ -446,6 +453,10 @@ pub fn decode(bytes: &[u8]) -> Result<Icfg, CacheError> {
         .into_iter()
         .map(|(f, l)| (FuncId::new(f as usize), l))
         .collect();
+    let instruction_columns = read_pairs(&mut r, "instruction columns")?
+        .into_iter()
+        .map(|(v, c)| (NodeId::new(v as usize), c))
+        .collect();
     if r.pos != body.len() {
         return Err(CacheError::Corrupt("trailing bytes after the last section"));
     }
@@ -469,6 +480,7 @@ pub fn decode(bytes: &[u8]) -> Result<Icfg, CacheError> {
         async_regs,
         weak_lines,
         inlined_lines,
+        instruction_columns,
         tail_calls,
     })
     .map_err(|PartsError(what)| CacheError::Corrupt(what))
@@ -679,6 +691,8 @@ mod tests {
         b.mark_tail_call(c);
         b.add_inlined_line(f, 11);
         b.add_inlined_line(main, 40);
+        b.add_instruction_column(fs, 7);
+        b.add_instruction_column(fs, 3);
         b.build().unwrap()
     }
 
@@ -701,6 +715,10 @@ mod tests {
         let f = h.function_by_name("f").unwrap();
         assert_eq!(h.inlined_lines(main).collect::<Vec<_>>(), vec![40]);
         assert_eq!(h.inlined_lines(f).collect::<Vec<_>>(), vec![11]);
+        assert_eq!(
+            h.instruction_columns(NodeId::new(5)).collect::<Vec<_>>(),
+            vec![3, 7]
+        );
     }
 
     #[test]

@@ -467,7 +467,15 @@ int main(int argc, char **argv) {
     for f in 0..o0.functions().len() {
         assert_eq!(o0.inlined_lines(postmortem_core::FuncId::new(f)).count(), 0);
     }
+    // The columns of each node's instructions, at -O0 only (optimised
+    // code moves instructions away from their locations).
+    let y = o0.lookup("scale:2:13").expect("the multiplication's node");
+    let cols: Vec<u32> = o0.instruction_columns(y).collect();
+    assert!(cols.contains(&13) && cols.contains(&9), "{cols:?}");
     let o2 = load_path(&dir.join("o2.ll")).unwrap().icfg;
+    assert!(o2
+        .nodes()
+        .all(|n| o2.instruction_columns(n).next().is_none()));
     let g = pmcfg::decode(&pmcfg::encode(&o2)).unwrap();
     let main = g.function_by_name("main").unwrap();
     let inlined: Vec<u32> = g.inlined_lines(main).collect();

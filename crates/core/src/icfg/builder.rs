@@ -94,6 +94,7 @@ pub struct IcfgBuilder {
     pub(super) async_regs: Vec<(NodeId, FuncId)>,
     pub(super) weak_lines: Vec<(NodeId, u32)>,
     pub(super) inlined_lines: Vec<(FuncId, u32)>,
+    pub(super) instruction_columns: Vec<(NodeId, u32)>,
     pub(super) tail_calls: Vec<NodeId>,
 }
 
@@ -332,6 +333,12 @@ impl IcfgBuilder {
         self.inlined_lines.push((f, line));
     }
 
+    /// Records that node `n` has an instruction at column `col` of its
+    /// line (see [`Icfg::instruction_columns`]).
+    pub fn add_instruction_column(&mut self, n: NodeId, col: u32) {
+        self.instruction_columns.push((n, col));
+    }
+
     /// Records that call site `site` may be compiled as a jump (a tail
     /// or sibling call; see [`Icfg::tail_calls`]). Ignored on a node that
     /// is not a call site.
@@ -379,6 +386,9 @@ impl IcfgBuilder {
         let mut inlined_lines = self.inlined_lines;
         inlined_lines.sort_unstable();
         inlined_lines.dedup();
+        let mut instruction_columns = self.instruction_columns;
+        instruction_columns.sort_unstable();
+        instruction_columns.dedup();
         let mut tail_calls = self.tail_calls;
         tail_calls.sort_unstable();
         tail_calls.dedup();
@@ -386,6 +396,7 @@ impl IcfgBuilder {
         Ok(Icfg {
             weak_lines,
             inlined_lines,
+            instruction_columns,
             tail_calls,
             async_funcs: async_functions_of(&async_regs),
             async_regs,

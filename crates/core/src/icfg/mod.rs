@@ -107,6 +107,8 @@ pub struct Icfg {
     weak_lines: Vec<(NodeId, u32)>,
     /// (function, line) pairs, sorted: see [`Icfg::inlined_lines`].
     inlined_lines: Vec<(FuncId, u32)>,
+    /// (node, column) pairs, sorted: see [`Icfg::instruction_columns`].
+    instruction_columns: Vec<(NodeId, u32)>,
     tail_calls: Vec<NodeId>,
 }
 
@@ -234,6 +236,19 @@ impl Icfg {
             .take_while(move |&&(g, _)| g == f)
             .map(|&(_, l)| l)
     }
+    /// The columns of the instructions of node `n` (all on its line),
+    /// ascending, when the front-end records them: the LLVM front-end
+    /// does for unoptimised functions, whose instructions keep their own
+    /// locations in the binary. Empty: not known. With them, the pc of a
+    /// crash (its line and column in the binary's line table) names the
+    /// nodes it may be in.
+    pub fn instruction_columns(&self, n: NodeId) -> impl Iterator<Item = u32> + '_ {
+        let start = self.instruction_columns.partition_point(|&(m, _)| m < n);
+        self.instruction_columns[start..]
+            .iter()
+            .take_while(move |&&(m, _)| m == n)
+            .map(|&(_, c)| c)
+    }
     /// The source file of a node (its function's file).
     pub fn file_of(&self, n: NodeId) -> Option<FileId> {
         self.functions[self.func_of(n).index()].file
@@ -305,6 +320,7 @@ impl Icfg {
             + (self.line_ends.capacity() + self.lines.capacity()) * 4
             + self.weak_lines.capacity() * 8
             + self.inlined_lines.capacity() * 8
+            + self.instruction_columns.capacity() * 8
             + self.tail_calls.capacity() * 4
             + self.succ.heap_bytes()
             + self.pred.heap_bytes()

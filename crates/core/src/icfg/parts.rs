@@ -94,6 +94,9 @@ pub struct IcfgParts {
     /// Lines only inlined code has, strictly increasing (see
     /// [`Icfg::inlined_lines`]).
     pub inlined_lines: Vec<(FuncId, u32)>,
+    /// Instructions' columns per node, strictly increasing (see
+    /// [`Icfg::instruction_columns`]).
+    pub instruction_columns: Vec<(NodeId, u32)>,
     /// Call sites that may be tail calls, strictly increasing.
     pub tail_calls: Vec<NodeId>,
 }
@@ -196,6 +199,11 @@ impl Icfg {
             "inlined lines",
         )?;
         check(
+            p.instruction_columns.iter().all(|&(v, _)| v.index() < n)
+                && p.instruction_columns.windows(2).all(|w| w[0] < w[1]),
+            "instruction columns",
+        )?;
+        check(
             p.tail_calls
                 .iter()
                 .all(|&v| v.index() < n && p.kinds[v.index()] == NodeKind::CallSite)
@@ -236,6 +244,7 @@ impl Icfg {
             async_regs: p.async_regs,
             weak_lines: p.weak_lines,
             inlined_lines: p.inlined_lines,
+            instruction_columns: p.instruction_columns,
             tail_calls: p.tail_calls,
         })
     }

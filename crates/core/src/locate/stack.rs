@@ -230,6 +230,37 @@ impl Locator<'_> {
         }
     }
 
+    /// Of `nodes` (on the crash frame's line), those that may hold the
+    /// instruction at the crash's column (a core's pc, in the binary's
+    /// line table): the nodes with an instruction at `column`, and those
+    /// whose instructions' columns are not known
+    /// ([`Icfg::instruction_columns`]); every node when none fits, or
+    /// without a column.
+    fn at_column(&self, nodes: &[NodeId], column: Option<u32>) -> Vec<NodeId> {
+        let Some(col) = column.filter(|&c| c != 0) else {
+            return nodes.to_vec();
+        };
+        let mut known = false;
+        let fit: Vec<NodeId> = nodes
+            .iter()
+            .copied()
+            .filter(|&n| {
+                let mut cols = self.g.instruction_columns(n).peekable();
+                if cols.peek().is_none() {
+                    return true;
+                }
+                let has = cols.any(|c| c == col);
+                known |= has;
+                has
+            })
+            .collect();
+        if known {
+            fit
+        } else {
+            nodes.to_vec()
+        }
+    }
+
     /// Of `nodes` (on the frame's line), those whose inline chain is the
     /// frame's. Where the optimiser inlined a function several times
     /// into one, each copy of a statement is its own node, and the LLVM
@@ -421,7 +452,7 @@ impl Locator<'_> {
                     _ => calls,
                 };
                 NodeSet::new(if calls.is_empty() {
-                    nodes.clone()
+                    self.at_column(nodes, frame.column)
                 } else {
                     calls
                 })

@@ -73,6 +73,10 @@ fn graph() -> G {
     b.add_call_edge(c11, ge);
     b.set_column(c10a, 3);
     b.set_column(c10b, 12);
+    // The instructions' columns of line 20's two statements.
+    b.add_instruction_column(f20a, 3);
+    b.add_instruction_column(f20a, 9);
+    b.add_instruction_column(f20b, 5);
     b.add_external_callee(f21);
     b.add_external_callee_name(f21, "strlen");
     let g = b.build().unwrap();
@@ -231,6 +235,23 @@ fn several_nodes_on_the_crash_line_make_an_ambiguous_crash_set() {
     let loc = Locator::new(&t.g, PathMap::new());
     let l = loc.locate_stack(&[frame(Some("f"), Some("f.c"), Some(20), Some(7))]);
     assert_eq!(l.report.crash, Some(set(&[t.f20a, t.f20b])));
+}
+
+/// A core's crash pc names its column: the crash is in the node with an
+/// instruction there; a column no node has (or none) leaves them all.
+#[test]
+fn the_crash_column_picks_the_node_with_an_instruction_there() {
+    let t = graph();
+    let loc = Locator::new(&t.g, PathMap::new());
+    let at = |col| {
+        loc.locate_stack(&[frame(Some("f"), Some("f.c"), Some(20), col)])
+            .report
+            .crash
+    };
+    assert_eq!(at(Some(9)), Some(NodeSet::one(t.f20a)));
+    assert_eq!(at(Some(5)), Some(NodeSet::one(t.f20b)));
+    assert_eq!(at(Some(7)), Some(set(&[t.f20a, t.f20b])));
+    assert_eq!(at(None), Some(set(&[t.f20a, t.f20b])));
 }
 
 #[test]

@@ -57,6 +57,9 @@ struct Group {
     last_op: &'static str,
     /// Weak lines of its instructions (see [`speculable`]).
     weak: Vec<u32>,
+    /// The columns of its located instructions (unoptimised functions
+    /// only: see `Icfg::instruction_columns`).
+    cols: Vec<u32>,
 }
 
 /// Per-block lowering state: the block's first node and the node control
@@ -597,7 +600,13 @@ impl<'a, 'm> Bodies<'a, 'm> {
             ops: 0,
             last_op: "",
             weak: Vec::new(),
+            cols: Vec::new(),
         });
+        if let (Some((_, col)), false) = (pos, cx.optimised) {
+            if col != 0 && !g.cols.contains(&col) {
+                g.cols.push(col);
+            }
+        }
         if g.line == 0 {
             if let Some((line, col)) = pos {
                 g.line = line;
@@ -639,6 +648,9 @@ impl<'a, 'm> Bodies<'a, 'm> {
             if l != g.line {
                 self.b.add_weak_line(n, l);
             }
+        }
+        for &c in &g.cols {
+            self.b.add_instruction_column(n, c);
         }
         link(&mut self.b, st, n);
         st.prev = Some(n);
@@ -693,6 +705,9 @@ impl<'a, 'm> Bodies<'a, 'm> {
         let site = self.node(&id, NodeKind::CallSite, cx.func, &label, lines)?;
         if col != 0 {
             self.b.set_column(site, col);
+            if !cx.optimised {
+                self.b.add_instruction_column(site, col);
+            }
         }
         if parts.tail {
             self.b.mark_tail_call(site);
