@@ -9,7 +9,7 @@
 use crate::exit::{ms, Failure};
 use crate::graph::load_graph_with_maps;
 use clap::{ArgMatches, Args, Command, FromArgMatches};
-use postmortem_core::locate::PathMap;
+use postmortem_core::locate::{PathMap, PathMapError};
 use postmortem_core::{Icfg, Report};
 use postmortem_formats::failure::{
     assemble, AssembleError, Diagnostic, FailureFiles, FailureOptions, ResidueInfo,
@@ -26,7 +26,7 @@ pub fn load_report(path: &Path, g: &Icfg) -> Result<Report, Failure> {
     postmortem_formats::report_json::read_report_path(path, g).map_err(Failure::input)
 }
 
-fn path_map_rule(s: &str) -> Result<(String, String), String> {
+fn path_map_rule(s: &str) -> Result<(String, String), PathMapError> {
     let mut m = PathMap::new();
     m.push_spec(s)?;
     Ok(m.rules()[0].clone())
