@@ -847,6 +847,53 @@ pub fn ok_line(v: &mut Value, line: &OkLine<'_>) {
 mod tests {
     use super::*;
 
+    /// The errors say what they said as strings (issue 38).
+    #[test]
+    fn list_errors_keep_their_messages() {
+        let d = PathBuf::from("crashes/c1");
+        assert_eq!(
+            SpecError::BadId(json!(3.5)).to_string(),
+            "`id` must be a non-empty string, not 3.5"
+        );
+        assert_eq!(
+            SpecError::EventAndReport("c1".into()).to_string(),
+            "c1: give `event` or `report`, not both (both are the report)"
+        );
+        assert_eq!(
+            SpecError::NoFailureData("c1".into()).to_string(),
+            "c1: no failure data: give `core`, `minidump`, `backtrace`, `event`, `report` or `sancov_flags`"
+        );
+        assert_eq!(
+            ListError::Spec {
+                desc: d.join(CRASH_FILE),
+                source: SpecError::NoFailureData("c1".into()),
+            }
+            .to_string(),
+            "crashes/c1/crash.json: c1: no failure data: give `core`, `minidump`, `backtrace`, `event`, `report` or `sancov_flags`"
+        );
+        assert_eq!(
+            ListError::Ambiguous {
+                dir: d.clone(),
+                names: vec!["a.dmp".into(), "b.dmp".into()],
+            }
+            .to_string(),
+            "crashes/c1: several files could be the same input (a.dmp, b.dmp): name them in crash.json"
+        );
+        assert_eq!(
+            ListError::EventAndReport(d.clone()).to_string(),
+            "crashes/c1: both event.json and report.json: keep one"
+        );
+        assert_eq!(
+            ListError::NoFailureData(d).to_string(),
+            "crashes/c1: no failure data (core, *.dmp, backtrace.txt, event.json, report.json, sancov_flags.bin) and no crash.json"
+        );
+        let shard = |s: &str| Shard::parse(s).unwrap_err().to_string();
+        assert_eq!(shard("3"), "not a shard: \"3\" (I/N, e.g. 0/4)");
+        assert_eq!(shard("x/4"), "not a shard index: \"x\" (I/N, 0 <= I < N)");
+        assert_eq!(shard("0/y"), "not a shard count: \"y\" (I/N, N >= 1)");
+        assert_eq!(shard("4/4"), "shard 4/4: need 0 <= I < N and N >= 1");
+    }
+
     #[test]
     fn runs_hold_consecutive_crashes_in_one_run() {
         let mut r = Runs::default();

@@ -366,6 +366,32 @@ pub fn decode_loaded(bytes: &[u8]) -> Result<Loaded, LoadedError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The errors say what they said as strings (issue 38).
+    #[test]
+    fn loaded_errors_keep_their_messages() {
+        assert_eq!(
+            decode_loaded(b"nothing").unwrap_err().to_string(),
+            "not the output of this version of postmortem-llvm"
+        );
+        assert_eq!(
+            LoadedError::FlagArray(5).to_string(),
+            "corrupt front-end output: flag array 5"
+        );
+        let vars = NodeOutOfRange {
+            var: "x".into(),
+            node: 9,
+            nodes: 4,
+        };
+        assert_eq!(
+            LoadedError::Vars(vars).to_string(),
+            "corrupt front-end output: variable `x`: node 9 out of range (graph of 4 nodes)"
+        );
+        assert_eq!(
+            LoadedError::Graph(CacheError::Checksum).to_string(),
+            "corrupt graph cache: checksum mismatch"
+        );
+    }
     use postmortem_testkit::testgen::{random_icfg, GraphShape, Rng};
 
     fn loaded() -> Loaded {

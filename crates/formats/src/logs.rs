@@ -1186,6 +1186,19 @@ fn c_quote(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The errors say what they said as strings (issue 38).
+    #[test]
+    fn spec_errors_keep_their_messages() {
+        assert_eq!(
+            LogStream::parse(" stdin").unwrap_err().to_string(),
+            "log stream ` stdin` is none of any, stdout, stderr, global:NAME (a FILE * variable), fn:NAME (a logging function)"
+        );
+        assert_eq!(
+            Logger::parse_spec("log_msg:0").unwrap_err().to_string(),
+            "logging function `log_msg:0` is not of the form NAME:ARG (ARG = the format argument, counting from 1)"
+        );
+    }
     use postmortem_core::{IcfgBuilder, NodeKind, NodeSpec};
     use regex::Regex;
 

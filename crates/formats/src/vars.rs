@@ -751,6 +751,20 @@ fn reenters(g: &Icfg, entry: NodeId) -> bool {
 mod tests {
     use super::*;
 
+    /// The error says what it said as a string (issue 38).
+    #[test]
+    fn node_out_of_range_keeps_its_message() {
+        let e = NodeOutOfRange {
+            var: "count".into(),
+            node: 9,
+            nodes: 4,
+        };
+        assert_eq!(
+            e.to_string(),
+            "variable `count`: node 9 out of range (graph of 4 nodes)"
+        );
+    }
+
     fn cmp(load_bits: u32, casts: Vec<Cast>, pred: Pred, constant: u64, swapped: bool) -> Test {
         Test {
             branch: 0,

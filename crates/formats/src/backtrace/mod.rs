@@ -945,6 +945,23 @@ fn choose(
 mod tests {
     use super::*;
 
+    /// The errors say what they said as strings (issue 38).
+    #[test]
+    fn parse_errors_keep_their_messages() {
+        assert_eq!(
+            ParseError::Leak.to_string(),
+            "a LeakSanitizer report: its stacks say where leaked memory was allocated, not where the program failed"
+        );
+        assert_eq!(
+            ParseError::NoCrashingThread {
+                stacks: 2,
+                what: "gdb thread"
+            }
+            .to_string(),
+            "2 gdb thread stacks and nothing says which thread crashed: keep only the crashing thread's backtrace"
+        );
+    }
+
     fn parse(text: &str) -> Backtrace {
         parse_backtrace(text, "bt.txt").unwrap()
     }

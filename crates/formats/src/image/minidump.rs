@@ -400,6 +400,34 @@ fn parse_maps(text: &[u8]) -> Vec<Mapping> {
 mod tests {
     use super::*;
 
+    /// The errors say what they said as strings (issue 38).
+    #[test]
+    fn truncation_keeps_its_messages() {
+        assert_eq!(
+            check_directory(&[0; 8]).unwrap_err().to_string(),
+            "truncated minidump: no complete header"
+        );
+        assert_eq!(
+            Truncated::Directory {
+                count: 3,
+                dir: 32,
+                len: 40
+            }
+            .to_string(),
+            "truncated minidump: its stream directory (3 entries at 0x20) ends past the end of the file (40 bytes)"
+        );
+        assert_eq!(
+            Truncated::Stream {
+                index: 1,
+                kind: 4,
+                end: 100,
+                len: 40
+            }
+            .to_string(),
+            "truncated minidump: stream 1 (type 0x4) needs bytes up to 100 but the file has 40"
+        );
+    }
+
     #[test]
     fn maps_lines_with_a_path_become_mappings() {
         let m = parse_maps(

@@ -667,3 +667,21 @@ fn restorers(core: &Core) -> Result<HashSet<u64>, RestorerError> {
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The error says what it said as a string (issue 38).
+    #[test]
+    fn restorer_error_keeps_its_message() {
+        let e = RestorerError {
+            path: "/lib/libc.so.6".into(),
+            source: std::io::Error::new(std::io::ErrorKind::NotFound, "gone"),
+        };
+        assert_eq!(
+            e.to_string(),
+            "cannot read /lib/libc.so.6 (gone) to find its signal restorer"
+        );
+    }
+}

@@ -183,3 +183,21 @@ impl SancovMap {
         Ok(out)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The errors say what they said as strings (issue 38).
+    #[test]
+    fn flags_errors_keep_their_messages() {
+        assert_eq!(
+            FlagsError::Count { dump: 3, graph: 5 }.to_string(),
+            "3 coverage flags, but the graph's module has 5: not the flags of this program's instrumented build"
+        );
+        assert_eq!(
+            FlagsError::Value { index: 2, value: 7 }.to_string(),
+            "flag 2 has value 7: a coverage flag is 0 or 1 (not a dump of __sancov_bools)"
+        );
+    }
+}

@@ -378,3 +378,26 @@ fn locals(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The errors say what they said as strings (issue 38).
+    #[test]
+    fn locals_errors_keep_their_messages() {
+        assert_eq!(
+            LocalsError::NoRegisters.to_string(),
+            "no registers in the core"
+        );
+        assert_eq!(
+            LocalsError::NoFramePointer("f".into()).to_string(),
+            "`f` has no frame pointer"
+        );
+        assert_eq!(
+            LocalsError::StackNotInCore.to_string(),
+            "the stack is not in the core"
+        );
+        assert_eq!(LocalsError::Libraries("why".into()).to_string(), "why");
+    }
+}
