@@ -235,7 +235,7 @@ fn run_within(a: AnalyzeArgs) -> Result<(), Failure> {
     let staging = a.solver.staging(stage_threads(&loaded.report));
     let an = postmortem_core::pipeline::analyse(&*s, &loaded.graph, &loaded.report, staging)
         .map_err(|e| {
-            let mut f = pipeline_failure(e, &a.inputs.report, &loaded.graph, &loaded.report);
+            let mut f = pipeline_failure(e, &a.inputs.report_name(), &loaded.graph, &loaded.report);
             if let (3, Some(hint)) = (f.code, &loaded.impossible_hint) {
                 f.message = format!("{}; {hint}", f.message);
             }
@@ -244,7 +244,7 @@ fn run_within(a: AnalyzeArgs) -> Result<(), Failure> {
     loaded.timings.recover_ms = ms(t);
     let log_decided = decided_by_logs(&*s, &loaded, &an, staging);
     let cfg_path = a.inputs.cfg.display().to_string();
-    let report_path = a.inputs.report.display().to_string();
+    let report_path = a.inputs.report_name().display().to_string();
     let mut view = view(
         &loaded,
         &an,
@@ -394,12 +394,12 @@ fn compare(
         let t = Instant::now();
         let mut r = s
             .recover(g, report)
-            .map_err(|e| solve_failure(e, &a.inputs.report, g, report))?;
+            .map_err(|e| solve_failure(e, &a.inputs.report_name(), g, report))?;
         postmortem_core::concurrency::mark_ran_somewhere(g, report, &mut r.labels).map_err(
             |n| {
                 pipeline_failure(
                     postmortem_core::pipeline::Failed::RanSomewhere(n),
-                    &a.inputs.report,
+                    &a.inputs.report_name(),
                     g,
                     report,
                 )

@@ -139,7 +139,12 @@ pub fn load_graph_with_maps(
             let bytes = read_bounded(path, &graph_limit(limit)).map_err(Failure::input)?;
             decode_loaded(&bytes)
                 .map(|l| (l.icfg, l.sancov, l.vars))
-                .map_err(|e| bad_cache(path, e.replace("front-end output", "graph cache")))
+                .map_err(|e| {
+                    bad_cache(
+                        path,
+                        e.to_string().replace("front-end output", "graph cache"),
+                    )
+                })
         }
         GraphFormat::Llvm => {
             let loaded = crate::frontend::load_ir(path, limit)?;

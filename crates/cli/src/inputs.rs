@@ -8,8 +8,8 @@
 
 use crate::exit::{ms, Failure};
 use crate::graph::load_graph_with_maps;
-use clap::{ArgMatches, Args, Command, FromArgMatches};
-use postmortem_core::locate::PathMap;
+use clap::Args;
+use postmortem_core::locate::{PathMap, PathMapError};
 use postmortem_core::{Icfg, Report};
 use postmortem_formats::failure::{
     assemble, AssembleError, Diagnostic, FailureFiles, FailureOptions, ResidueInfo,
@@ -26,32 +26,35 @@ pub fn load_report(path: &Path, g: &Icfg) -> Result<Report, Failure> {
     postmortem_formats::report_json::read_report_path(path, g).map_err(Failure::input)
 }
 
-fn path_map_rule(s: &str) -> Result<(String, String), String> {
+fn path_map_rule(s: &str) -> Result<(String, String), PathMapError> {
     let mut m = PathMap::new();
     m.push_spec(s)?;
     Ok(m.rules()[0].clone())
 }
 
-/// The arguments as clap sees them.
+/// The inputs of an analysis (`analyze`, `query`, `suggest`), as clap
+/// parses them. What is derived from them is a method:
+/// [`Inputs::report_name`], [`Inputs::path_map`], and the
+/// [`assemble`] inputs [`Inputs::files`] and [`Inputs::options`].
 #[derive(Args)]
 #[command(group(clap::ArgGroup::new("failure").required(true).multiple(true).args(["report", "backtrace", "core", "minidump", "sancov_flags"])))]
-struct RawInputs {
+pub struct Inputs {
     /// The control-flow graph: LLVM IR from clang-14 -g (`.ll`, `.bc`), a
     /// graph cache (`.pmcfg`), or csi-cc GraphML (optionally gzip-compressed).
     #[arg(long, value_name = "GRAPH")]
-    cfg: PathBuf,
+    pub cfg: PathBuf,
     /// The failure report: postmortem's own JSON (`stack`, `ran`,
     /// `not_ran`, `log`, by function, file and line), a Sentry event
     /// (`exception.values[].stacktrace.frames` as the stack, `breadcrumbs`
     /// messages as log lines) or the PLDI 2017 paper's csi-grissom JSON
     /// (see the README); the format is told by its keys.
     #[arg(long = "report", id = "report", value_name = "REPORT")]
-    report_file: Option<PathBuf>,
+    pub report_file: Option<PathBuf>,
     /// A backtrace of the crash, for the crash location and the stack:
     /// gdb or lldb `bt`, an AddressSanitizer / UBSan report, or a Rust
     /// panic backtrace (the format is detected).
     #[arg(long, value_name = "FILE")]
-    backtrace: Option<PathBuf>,
+    pub backtrace: Option<PathBuf>,
     /// A core dump of the crash (ELF, Linux) of the program --binary: gives
     /// the crash stack (frame-pointer walk, unless --backtrace is given)
     /// and, for a build with -fsanitize-coverage=func|bb,inline-bool-flag,pc-table,
@@ -59,7 +62,7 @@ struct RawInputs {
     /// minidump given here is recognised by its magic and read as with
     /// --minidump.
     #[arg(long, value_name = "CORE", requires = "binary")]
-    core: Option<PathBuf>,
+    pub core: Option<PathBuf>,
     /// A minidump of the crash (Breakpad / Crashpad format, Linux x86-64)
     /// of the program --binary, read like a core: the crashing thread's
     /// stack, its registers and whatever memory the dump holds (the flags
@@ -71,11 +74,11 @@ struct RawInputs {
         requires = "binary",
         conflicts_with = "core"
     )]
-    minidump: Option<PathBuf>,
+    pub minidump: Option<PathBuf>,
     /// The crashed program's ELF binary (for --core, --minidump and
     /// --sancov-flags).
     #[arg(long, value_name = "PROG")]
-    binary: Option<PathBuf>,
+    pub binary: Option<PathBuf>,
     /// Where the libraries of the machine that crashed are, for a core or
     /// minidump from another machine: a library the crashed process
     /// mapped as /lib/x/libc.so.6 is read from DIR/lib/x/libc.so.6, else
@@ -84,27 +87,27 @@ struct RawInputs {
     /// library and the callers of a callback (`qsort`'s comparison); by
     /// default they are read from this machine's paths.
     #[arg(long, value_name = "DIR")]
-    sysroot: Option<PathBuf>,
+    pub sysroot: Option<PathBuf>,
     /// The coverage flags as raw bytes (one byte per flag, the memory of
     /// __start___sancov_bools..__stop___sancov_bools), for crash pipelines
     /// that keep no core; --cfg must be the instrumented .ll/.bc. With
     /// --binary, the flag order is checked against its pc table.
     #[arg(long = "sancov-flags", id = "sancov_flags", value_name = "FILE")]
-    sancov_flags: Option<PathBuf>,
+    pub sancov_flags: Option<PathBuf>,
     /// The program's log (one printed line per line): each line is matched
     /// to the calls of printf-like functions whose constant format string
     /// can print it, and the lines form one ordered trace.
     #[arg(long, value_name = "FILE")]
-    log: Option<PathBuf>,
+    pub log: Option<PathBuf>,
     /// Rewrite path prefix FROM into TO before comparing paths of the
     /// backtrace or report with the graph's, and before reading sources
     /// (repeatable; the longest matching FROM wins).
     #[arg(long, value_name = "FROM=TO", value_parser = path_map_rule)]
-    path_map: Vec<(String, String)>,
+    pub path_map: Vec<(String, String)>,
     /// Also treat NAME as a printf-like logging function whose format
     /// string is argument ARG (counting from 1), for --log (repeatable).
     #[arg(long, value_name = "NAME:ARG", value_parser = Logger::parse_spec)]
-    log_function: Vec<Logger>,
+    pub log_function: Vec<Logger>,
     /// Which output --log holds: `any` (the default: any stream, or
     /// both mixed, as with `2>&1`), `stdout`, `stderr`, `global:NAME`
     /// (what the program wrote to the `FILE *` in global NAME) or
@@ -115,15 +118,15 @@ struct RawInputs {
     /// to any stream when it is not a global or a constant (a `FILE *`
     /// parameter may be stderr).
     #[arg(long, value_name = "STREAM", value_parser = LogStream::parse, default_value = "any")]
-    log_stream: LogStream,
+    pub log_stream: LogStream,
     /// Print which log line matched which call sites to stderr.
     #[arg(long)]
-    explain_log: bool,
+    pub explain_log: bool,
     /// Use only the crash and the stack; ignore what was seen to run or
     /// not to run (coverage, log lines: a report's obsYes and obsNo;
     /// grissom's -stackonly).
     #[arg(long)]
-    stack_only: bool,
+    pub stack_only: bool,
     /// Do not use the values of variables read from --core or --minidump
     /// as evidence.
     /// By default, a global or a local of a frame on the stack whose
@@ -131,13 +134,13 @@ struct RawInputs {
     /// stores write, constrains the path: its last store must be one that
     /// can have left the value found (see README, "Values from a core").
     #[arg(long)]
-    no_values: bool,
+    pub no_values: bool,
     /// Do not use stack residue from --core or --minidump as evidence.
     /// By default, a return address that a call which has since returned
     /// left on the crashing thread's stack, found and checked as the
     /// README's "Stack residue" says, shows that the call ran.
     #[arg(long)]
-    no_residue: bool,
+    pub no_residue: bool,
     /// Analyse even when --binary is not of the graph's build (a warning
     /// instead of exit code 2). By default, with --core, --minidump or
     /// --sancov-flags, the binary's DWARF line table is compared with the
@@ -145,7 +148,7 @@ struct RawInputs {
     /// statement on, or a function the graph lacks, means the source
     /// changed between the two builds, and the labels would be wrong.
     #[arg(long)]
-    no_build_check: bool,
+    pub no_build_check: bool,
     /// The most a report, a backtrace or a log may hold, in bytes or with
     /// a suffix K, M, G (e.g. `256M`). Default: 64M, or --max-memory if
     /// that is less. A larger file, or a pipe that gives more, is refused
@@ -153,112 +156,73 @@ struct RawInputs {
     /// bounded by --max-memory, a flag dump by the graph's flag count.
     #[arg(long, value_name = "BYTES", value_parser = crate::solvers::parse_bytes,
           allow_hyphen_values = true)]
-    max_input_size: Option<usize>,
+    pub max_input_size: Option<usize>,
 }
 
-/// The inputs of an analysis.
-pub struct Inputs {
-    /// The control-flow graph.
-    pub cfg: PathBuf,
-    /// How messages name the failure data: the report, backtrace and log
-    /// files given, joined with ` + `.
-    pub report: PathBuf,
-    /// `--report`.
-    pub report_file: Option<PathBuf>,
-    /// `--backtrace`.
-    pub backtrace: Option<PathBuf>,
-    /// `--core`.
-    pub core: Option<PathBuf>,
-    /// `--minidump`.
-    pub minidump: Option<PathBuf>,
-    /// `--binary`.
-    pub binary: Option<PathBuf>,
-    /// `--sancov-flags`.
-    pub sancov_flags: Option<PathBuf>,
-    /// `--log`.
-    pub log: Option<PathBuf>,
-    /// `--path-map` rules.
-    pub path_map: PathMap,
-    /// Logging functions (the C library's plus `--log-function`).
-    pub log_config: LogConfig,
-    /// `--explain-log`.
-    pub explain_log: bool,
-    /// `--stack-only`.
-    pub stack_only: bool,
-    /// `--no-values`.
-    pub no_values: bool,
-    /// `--no-residue`.
-    pub no_residue: bool,
-    /// `--no-build-check`.
-    pub no_build_check: bool,
-    /// `--sysroot`.
-    pub sysroot: Option<PathBuf>,
-    /// `--max-input-size`.
-    pub max_input_size: Option<u64>,
-}
-
-impl From<RawInputs> for Inputs {
-    fn from(r: RawInputs) -> Inputs {
+impl Inputs {
+    /// How messages name the failure data: the report, backtrace, core,
+    /// minidump, flag dump and log files given, joined with ` + `.
+    pub fn report_name(&self) -> PathBuf {
         let names: Vec<String> = [
-            &r.report_file,
-            &r.backtrace,
-            &r.core,
-            &r.minidump,
-            &r.sancov_flags,
-            &r.log,
+            &self.report_file,
+            &self.backtrace,
+            &self.core,
+            &self.minidump,
+            &self.sancov_flags,
+            &self.log,
         ]
         .into_iter()
         .flatten()
         .map(|p| p.display().to_string())
         .collect();
+        PathBuf::from(names.join(" + "))
+    }
+
+    /// The `--path-map` rules.
+    pub fn path_map(&self) -> PathMap {
         let mut path_map = PathMap::new();
-        for (from, to) in &r.path_map {
+        for (from, to) in &self.path_map {
             path_map.push(from, to);
         }
+        path_map
+    }
+
+    /// The failure files, for [`assemble`].
+    pub fn files(&self) -> FailureFiles<'_> {
+        FailureFiles {
+            cfg: Some(&self.cfg),
+            report: self.report_file.as_deref(),
+            backtrace: self.backtrace.as_deref(),
+            core: self.core.as_deref(),
+            minidump: self.minidump.as_deref(),
+            binary: self.binary.as_deref(),
+            sancov_flags: self.sancov_flags.as_deref(),
+            log: self.log.as_deref(),
+        }
+    }
+
+    /// How [`assemble`] reads the failure files: a report, backtrace or
+    /// log is bounded by `--max-input-size`, or else by the lesser of
+    /// 64 MiB and `max_memory` (`--max-memory`).
+    pub fn options(&self, max_memory: usize) -> FailureOptions {
         let mut log_config = LogConfig::default();
-        for l in r.log_function {
-            log_config.add(l);
+        for l in &self.log_function {
+            log_config.add(l.clone());
         }
-        log_config.stream = r.log_stream;
-        Inputs {
-            cfg: r.cfg,
-            report: PathBuf::from(names.join(" + ")),
-            report_file: r.report_file,
-            backtrace: r.backtrace,
-            core: r.core,
-            minidump: r.minidump,
-            binary: r.binary,
-            sancov_flags: r.sancov_flags,
-            log: r.log,
-            path_map,
+        log_config.stream = self.log_stream.clone();
+        FailureOptions {
+            path_map: self.path_map(),
             log_config,
-            explain_log: r.explain_log,
-            stack_only: r.stack_only,
-            no_values: r.no_values,
-            no_residue: r.no_residue,
-            no_build_check: r.no_build_check,
-            sysroot: r.sysroot,
-            max_input_size: r.max_input_size.map(|n| n as u64),
+            stack_only: self.stack_only,
+            no_values: self.no_values,
+            no_residue: self.no_residue,
+            build_check: !self.no_build_check,
+            max_input: self
+                .max_input_size
+                .map(|n| n as u64)
+                .unwrap_or(DEFAULT_TEXT_LIMIT.min(max_memory as u64)),
+            sysroot: self.sysroot.clone(),
         }
-    }
-}
-
-impl FromArgMatches for Inputs {
-    fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
-        RawInputs::from_arg_matches(m).map(Inputs::from)
-    }
-    fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
-        *self = Inputs::from_arg_matches(m)?;
-        Ok(())
-    }
-}
-
-impl Args for Inputs {
-    fn augment_args(cmd: Command) -> Command {
-        RawInputs::augment_args(cmd)
-    }
-    fn augment_args_for_update(cmd: Command) -> Command {
-        RawInputs::augment_args_for_update(cmd)
     }
 }
 
@@ -292,30 +256,14 @@ pub fn load(inputs: &Inputs, max_memory: usize) -> Result<Loaded, Failure> {
     let (graph, sancov, vars) = load_graph_with_maps(&inputs.cfg, max_memory as u64)?;
     let parse_graph_ms = ms(t);
     let t = Instant::now();
-    let files = FailureFiles {
-        cfg: Some(&inputs.cfg),
-        report: inputs.report_file.as_deref(),
-        backtrace: inputs.backtrace.as_deref(),
-        core: inputs.core.as_deref(),
-        minidump: inputs.minidump.as_deref(),
-        binary: inputs.binary.as_deref(),
-        sancov_flags: inputs.sancov_flags.as_deref(),
-        log: inputs.log.as_deref(),
-    };
-    let opts = FailureOptions {
-        path_map: inputs.path_map.clone(),
-        log_config: inputs.log_config.clone(),
-        stack_only: inputs.stack_only,
-        no_values: inputs.no_values,
-        no_residue: inputs.no_residue,
-        build_check: !inputs.no_build_check,
-        max_input: inputs
-            .max_input_size
-            .unwrap_or(DEFAULT_TEXT_LIMIT.min(max_memory as u64)),
-        sysroot: inputs.sysroot.clone(),
-    };
-    let found = assemble(&graph, sancov.as_ref(), vars.as_ref(), &files, &opts)
-        .map_err(assemble_failure)?;
+    let found = assemble(
+        &graph,
+        sancov.as_ref(),
+        vars.as_ref(),
+        &inputs.files(),
+        &inputs.options(max_memory),
+    )
+    .map_err(assemble_failure)?;
     print_diagnostics(&found.diagnostics, "");
     for (source, matched) in &found.logs {
         if inputs.explain_log {
@@ -385,16 +333,9 @@ pub fn load_other(
         ..FailureFiles::default()
     };
     let opts = FailureOptions {
-        path_map: inputs.path_map.clone(),
-        log_config: inputs.log_config.clone(),
-        stack_only: inputs.stack_only,
         no_values: true,
         no_residue: true,
-        build_check: !inputs.no_build_check,
-        max_input: inputs
-            .max_input_size
-            .unwrap_or(DEFAULT_TEXT_LIMIT.min(max_memory as u64)),
-        sysroot: inputs.sysroot.clone(),
+        ..inputs.options(max_memory)
     };
     let found = assemble(g, None, None, &files, &opts).map_err(assemble_failure)?;
     print_diagnostics(&found.diagnostics, &format!("{name}: "));

@@ -116,7 +116,7 @@ fn degrade(
         }
         Err(SolveError::Infeasible { culprit }) => Err(solve_failure(
             SolveError::Infeasible { culprit },
-            &q.inputs.report,
+            &q.inputs.report_name(),
             g,
             report,
         )),
@@ -163,7 +163,7 @@ fn run_within(q: QueryArgs) -> Result<(), Failure> {
         unreachable!("clap requires one question")
     };
     let s: Box<dyn Solver> = q.solver.build(q.solver.solver);
-    let fail = |e| solve_failure(e, &q.inputs.report, g, &loaded.report);
+    let fail = |e| solve_failure(e, &q.inputs.report_name(), g, &loaded.report);
     let t = Instant::now();
     let (checked, gave_up) = match s.check(g, &loaded.report, Some(&question)) {
         Ok(c) => (Some(c), None),
@@ -217,7 +217,7 @@ fn run_within(q: QueryArgs) -> Result<(), Failure> {
     })?;
     match culprit {
         Some(c) => {
-            let mut f = crate::analyze::infeasible(c, &q.inputs.report, g, &loaded.report);
+            let mut f = crate::analyze::infeasible(c, &q.inputs.report_name(), g, &loaded.report);
             if let Some(hint) = &loaded.impossible_hint {
                 f.message = format!("{}; {hint}", f.message);
             }

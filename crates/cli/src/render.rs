@@ -140,7 +140,7 @@ pub fn write_analysis_as(
         );
     }
     let sources = || {
-        let (s, missing) = Sources::load(view.graph, &inputs.path_map, view.labels);
+        let (s, missing) = Sources::load(view.graph, &inputs.path_map(), view.labels);
         for m in missing {
             eprintln!("postmortem: warning: {m}");
         }
@@ -157,7 +157,7 @@ pub fn write_analysis_as(
             &numbered_frames(report, view.frames),
             view.line_notes,
         ),
-        AnalyzeFormat::Lcov => write_lcov(out, view.graph, view.labels, &inputs.path_map),
+        AnalyzeFormat::Lcov => write_lcov(out, view.graph, view.labels, &inputs.path_map()),
         AnalyzeFormat::Html => {
             let dir = opts.html_dir();
             let title = format!("postmortem: {} + {}", view.cfg_path, view.report_path);

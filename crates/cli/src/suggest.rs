@@ -153,7 +153,7 @@ fn run_within(a: SuggestArgs) -> Result<(), Failure> {
             .staging(crate::analyze::stage_threads(&loaded.report))
     };
     let an = postmortem_core::pipeline::analyse(&*s, &loaded.graph, &loaded.report, staging)
-        .map_err(|e| pipeline_failure(e, &a.inputs.report, &loaded.graph, &loaded.report))?;
+        .map_err(|e| pipeline_failure(e, &a.inputs.report_name(), &loaded.graph, &loaded.report))?;
     loaded.timings.recover_ms = ms(t);
     let limits = limits(&a, loaded.timings.recover_ms);
     let threads = limits.threads;
@@ -200,7 +200,7 @@ fn run_within(a: SuggestArgs) -> Result<(), Failure> {
         }),
         SuggestFormat::Html => {
             let cfg_path = a.inputs.cfg.display().to_string();
-            let report_path = a.inputs.report.display().to_string();
+            let report_path = a.inputs.report_name().display().to_string();
             let view = crate::analyze::view(
                 &loaded,
                 &an,

@@ -14,6 +14,7 @@
 //! lists per source line that some crash decided: it grows with the
 //! crashes of the group, never with the graph's other crashes.
 
+use crate::error::FormatError;
 use crate::input::{read_bounded, Limit};
 use crate::write::html::escape;
 use postmortem_core::locate::PathMap;
@@ -89,17 +90,84 @@ impl Entry {
     }
 }
 
-fn spec_from_raw(raw: RawSpec, base: &Path, default_id: String) -> Result<CrashSpec, String> {
+/// Why a manifest line (or a `crash.json`) names no crash.
+#[derive(Debug, thiserror::Error)]
+pub enum SpecError {
+    /// `id` is neither a non-empty string nor a number.
+    #[error("`id` must be a non-empty string, not {0}")]
+    BadId(Value),
+    /// Both `event` and `report` are given (the crash's id).
+    #[error("{0}: give `event` or `report`, not both (both are the report)")]
+    EventAndReport(String),
+    /// No failure data at all (the crash's id).
+    #[error(
+        "{0}: no failure data: give `core`, `minidump`, `backtrace`, `event`, `report` or `sancov_flags`"
+    )]
+    NoFailureData(String),
+}
+
+/// Why a crash list, or one crash directory of it, cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ListError {
+    /// A file (the manifest, a `crash.json`) could not be read.
+    #[error(transparent)]
+    Read(#[from] FormatError),
+    /// A directory could not be listed.
+    #[error("{}: {source}", .dir.display())]
+    Dir {
+        /// The directory.
+        dir: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A `crash.json` that is not valid JSON of a manifest line.
+    #[error("{}: {source}", .desc.display())]
+    Json {
+        /// The `crash.json`.
+        desc: PathBuf,
+        /// serde_json's error.
+        source: serde_json::Error,
+    },
+    /// A `crash.json` that names no crash.
+    #[error("{}: {source}", .desc.display())]
+    Spec {
+        /// The `crash.json`.
+        desc: PathBuf,
+        /// Why.
+        source: SpecError,
+    },
+    /// Several files of a crash directory match one input's names.
+    #[error(
+        "{}: several files could be the same input ({}): name them in {CRASH_FILE}",
+        .dir.display(),
+        .names.join(", ")
+    )]
+    Ambiguous {
+        /// The crash directory.
+        dir: PathBuf,
+        /// The files, sorted.
+        names: Vec<String>,
+    },
+    /// A crash directory with both `event.json` and `report.json`.
+    #[error("{}: both event.json and report.json: keep one", .0.display())]
+    EventAndReport(PathBuf),
+    /// A crash directory without failure data or `crash.json`.
+    #[error(
+        "{}: no failure data (core, *.dmp, backtrace.txt, event.json, report.json, sancov_flags.bin) and no {CRASH_FILE}",
+        .0.display()
+    )]
+    NoFailureData(PathBuf),
+}
+
+fn spec_from_raw(raw: RawSpec, base: &Path, default_id: String) -> Result<CrashSpec, SpecError> {
     let id = match raw.id {
         None => default_id,
         Some(Value::String(s)) if !s.is_empty() => s,
         Some(Value::Number(n)) => n.to_string(),
-        Some(v) => return Err(format!("`id` must be a non-empty string, not {v}")),
+        Some(v) => return Err(SpecError::BadId(v)),
     };
     if raw.event.is_some() && raw.report.is_some() {
-        return Err(format!(
-            "{id}: give `event` or `report`, not both (both are the report)"
-        ));
+        return Err(SpecError::EventAndReport(id));
     }
     let abs = |p: Option<PathBuf>| p.map(|p| base.join(p));
     let spec = CrashSpec {
@@ -119,10 +187,7 @@ fn spec_from_raw(raw: RawSpec, base: &Path, default_id: String) -> Result<CrashS
         && spec.report.is_none()
         && spec.sancov_flags.is_none()
     {
-        return Err(format!(
-            "{}: no failure data: give `core`, `minidump`, `backtrace`, `event`, `report` or `sancov_flags`",
-            spec.id
-        ));
+        return Err(SpecError::NoFailureData(spec.id));
     }
     Ok(spec)
 }
@@ -131,9 +196,9 @@ fn spec_from_raw(raw: RawSpec, base: &Path, default_id: String) -> Result<CrashS
 /// non-empty line (`#` lines are comments). A line that does not parse
 /// is a bad entry, not an error: its crash fails alone. Ids must be
 /// unique: a repeated id is a bad entry too.
-pub fn read_manifest(path: &Path, limit: u64) -> Result<Vec<Entry>, String> {
+pub fn read_manifest(path: &Path, limit: u64) -> Result<Vec<Entry>, ListError> {
     let lim = Limit::new(limit, "manifest", "--max-input-size");
-    let bytes = read_bounded(path, &lim).map_err(|e| e.to_string())?;
+    let bytes = read_bounded(path, &lim)?;
     let text = String::from_utf8_lossy(&bytes);
     let base = path.parent().unwrap_or(Path::new("."));
     let mut out = Vec::new();
@@ -178,8 +243,11 @@ pub const CRASH_FILE: &str = "crash.json";
 /// `event.json`, `report.json`, `sancov_flags.bin`, `log.txt`, and
 /// `cfg.*` / `binary` when the crash has its own build. Files directly in
 /// the directory are ignored.
-pub fn read_dir(dir: &Path, limit: u64) -> Result<Vec<Entry>, String> {
-    let rd = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+pub fn read_dir(dir: &Path, limit: u64) -> Result<Vec<Entry>, ListError> {
+    let rd = std::fs::read_dir(dir).map_err(|source| ListError::Dir {
+        dir: dir.to_path_buf(),
+        source,
+    })?;
     let mut subdirs: Vec<PathBuf> = rd
         .filter_map(|e| e.ok())
         .map(|e| e.path())
@@ -192,7 +260,7 @@ pub fn read_dir(dir: &Path, limit: u64) -> Result<Vec<Entry>, String> {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let spec = crash_dir(&sub, &id, limit).map_err(|e| (id.clone(), e));
+        let spec = crash_dir(&sub, &id, limit).map_err(|e| (id.clone(), e.to_string()));
         out.push(Entry {
             index: out.len(),
             spec,
@@ -202,33 +270,37 @@ pub fn read_dir(dir: &Path, limit: u64) -> Result<Vec<Entry>, String> {
     Ok(out)
 }
 
-fn crash_dir(sub: &Path, id: &str, limit: u64) -> Result<CrashSpec, String> {
+fn crash_dir(sub: &Path, id: &str, limit: u64) -> Result<CrashSpec, ListError> {
     let desc = sub.join(CRASH_FILE);
     if desc.exists() {
         let lim = Limit::new(limit, "crash description", "--max-input-size");
-        let bytes = read_bounded(&desc, &lim).map_err(|e| e.to_string())?;
-        let raw: RawSpec =
-            serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", desc.display()))?;
+        let bytes = read_bounded(&desc, &lim)?;
+        let raw: RawSpec = match serde_json::from_slice(&bytes) {
+            Ok(raw) => raw,
+            Err(source) => return Err(ListError::Json { desc, source }),
+        };
         return spec_from_raw(raw, sub, id.to_string())
-            .map_err(|e| format!("{}: {e}", desc.display()));
+            .map_err(|source| ListError::Spec { desc, source });
     }
     let names: Vec<String> = std::fs::read_dir(sub)
-        .map_err(|e| format!("{}: {e}", sub.display()))?
+        .map_err(|source| ListError::Dir {
+            dir: sub.to_path_buf(),
+            source,
+        })?
         .filter_map(|e| e.ok())
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
     let has = |n: &str| names.iter().any(|x| x == n).then(|| sub.join(n));
-    let one_of = |pred: &dyn Fn(&str) -> bool| -> Result<Option<PathBuf>, String> {
+    let one_of = |pred: &dyn Fn(&str) -> bool| -> Result<Option<PathBuf>, ListError> {
         let mut m: Vec<&String> = names.iter().filter(|n| pred(n)).collect();
         m.sort();
         match m.len() {
             0 => Ok(None),
             1 => Ok(Some(sub.join(m[0]))),
-            _ => Err(format!(
-                "{}: several files could be the same input ({}): name them in {CRASH_FILE}",
-                sub.display(),
-                m.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
-            )),
+            _ => Err(ListError::Ambiguous {
+                dir: sub.to_path_buf(),
+                names: m.into_iter().cloned().collect(),
+            }),
         }
     };
     let raw = CrashSpec {
@@ -239,12 +311,7 @@ fn crash_dir(sub: &Path, id: &str, limit: u64) -> Result<CrashSpec, String> {
         minidump: one_of(&|n| n.ends_with(".dmp"))?,
         backtrace: has("backtrace.txt"),
         report: match (has("event.json"), has("report.json")) {
-            (Some(_), Some(_)) => {
-                return Err(format!(
-                    "{}: both event.json and report.json: keep one",
-                    sub.display()
-                ))
-            }
+            (Some(_), Some(_)) => return Err(ListError::EventAndReport(sub.to_path_buf())),
             (a, b) => a.or(b),
         },
         sancov_flags: has("sancov_flags.bin"),
@@ -256,10 +323,7 @@ fn crash_dir(sub: &Path, id: &str, limit: u64) -> Result<CrashSpec, String> {
         && raw.report.is_none()
         && raw.sancov_flags.is_none()
     {
-        return Err(format!(
-            "{}: no failure data (core, *.dmp, backtrace.txt, event.json, report.json, sancov_flags.bin) and no {CRASH_FILE}",
-            sub.display()
-        ));
+        return Err(ListError::NoFailureData(sub.to_path_buf()));
     }
     Ok(raw)
 }
@@ -280,6 +344,23 @@ fn dedup_ids(entries: &mut [Entry]) {
     }
 }
 
+/// Why `--shard` is not `I/N` with 0 <= I < N (the text at fault).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ShardError {
+    /// No `/`.
+    #[error("not a shard: {0:?} (I/N, e.g. 0/4)")]
+    NotAShard(String),
+    /// `I` is not a number.
+    #[error("not a shard index: {0:?} (I/N, 0 <= I < N)")]
+    Index(String),
+    /// `N` is not a number.
+    #[error("not a shard count: {0:?} (I/N, N >= 1)")]
+    Count(String),
+    /// `I >= N` or `N == 0` (the whole argument).
+    #[error("shard {0}: need 0 <= I < N and N >= 1")]
+    Range(String),
+}
+
 /// `--shard I/N`: the entries whose index modulo N is I.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Shard {
@@ -291,20 +372,20 @@ pub struct Shard {
 
 impl Shard {
     /// Parses `I/N` (0 <= I < N).
-    pub fn parse(s: &str) -> Result<Shard, String> {
+    pub fn parse(s: &str) -> Result<Shard, ShardError> {
         let (i, n) = s
             .split_once('/')
-            .ok_or_else(|| format!("not a shard: {s:?} (I/N, e.g. 0/4)"))?;
+            .ok_or_else(|| ShardError::NotAShard(s.to_string()))?;
         let index: usize = i
             .trim()
             .parse()
-            .map_err(|_| format!("not a shard index: {i:?} (I/N, 0 <= I < N)"))?;
+            .map_err(|_| ShardError::Index(i.to_string()))?;
         let count: usize = n
             .trim()
             .parse()
-            .map_err(|_| format!("not a shard count: {n:?} (I/N, N >= 1)"))?;
+            .map_err(|_| ShardError::Count(n.to_string()))?;
         if count == 0 || index >= count {
-            return Err(format!("shard {s}: need 0 <= I < N and N >= 1"));
+            return Err(ShardError::Range(s.to_string()));
         }
         Ok(Shard { index, count })
     }
@@ -765,6 +846,53 @@ pub fn ok_line(v: &mut Value, line: &OkLine<'_>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The errors say what they said as strings (issue 38).
+    #[test]
+    fn list_errors_keep_their_messages() {
+        let d = PathBuf::from("crashes/c1");
+        assert_eq!(
+            SpecError::BadId(json!(3.5)).to_string(),
+            "`id` must be a non-empty string, not 3.5"
+        );
+        assert_eq!(
+            SpecError::EventAndReport("c1".into()).to_string(),
+            "c1: give `event` or `report`, not both (both are the report)"
+        );
+        assert_eq!(
+            SpecError::NoFailureData("c1".into()).to_string(),
+            "c1: no failure data: give `core`, `minidump`, `backtrace`, `event`, `report` or `sancov_flags`"
+        );
+        assert_eq!(
+            ListError::Spec {
+                desc: d.join(CRASH_FILE),
+                source: SpecError::NoFailureData("c1".into()),
+            }
+            .to_string(),
+            "crashes/c1/crash.json: c1: no failure data: give `core`, `minidump`, `backtrace`, `event`, `report` or `sancov_flags`"
+        );
+        assert_eq!(
+            ListError::Ambiguous {
+                dir: d.clone(),
+                names: vec!["a.dmp".into(), "b.dmp".into()],
+            }
+            .to_string(),
+            "crashes/c1: several files could be the same input (a.dmp, b.dmp): name them in crash.json"
+        );
+        assert_eq!(
+            ListError::EventAndReport(d.clone()).to_string(),
+            "crashes/c1: both event.json and report.json: keep one"
+        );
+        assert_eq!(
+            ListError::NoFailureData(d).to_string(),
+            "crashes/c1: no failure data (core, *.dmp, backtrace.txt, event.json, report.json, sancov_flags.bin) and no crash.json"
+        );
+        let shard = |s: &str| Shard::parse(s).unwrap_err().to_string();
+        assert_eq!(shard("3"), "not a shard: \"3\" (I/N, e.g. 0/4)");
+        assert_eq!(shard("x/4"), "not a shard index: \"x\" (I/N, 0 <= I < N)");
+        assert_eq!(shard("0/y"), "not a shard count: \"y\" (I/N, N >= 1)");
+        assert_eq!(shard("4/4"), "shard 4/4: need 0 <= I < N and N >= 1");
+    }
 
     #[test]
     fn runs_hold_consecutive_crashes_in_one_run() {

@@ -18,7 +18,8 @@
 //! checksummed). Every node index of the map is checked against the graph.
 
 use crate::image::sancov::{SancovArray, SancovFlag, SancovMap};
-use crate::vars::VarMap;
+use crate::pmcfg::CacheError;
+use crate::vars::{NodeOutOfRange, VarMap};
 use postmortem_core::{Icfg, NodeId};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -270,30 +271,60 @@ pub fn encode_loaded(loaded: &Loaded) -> Vec<u8> {
     out
 }
 
+/// Why [`decode_loaded`] refused some bytes: one line, without a file
+/// name.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadedError {
+    /// Not the magic bytes of this version's output.
+    #[error("not the output of this version of postmortem-llvm")]
+    NotOurs,
+    /// The bytes end inside the header.
+    #[error("truncated front-end output")]
+    Truncated,
+    /// The JSON header does not parse.
+    #[error("corrupt front-end output: {0}")]
+    Header(serde_json::Error),
+    /// The graph does not decode (its message says "graph cache").
+    #[error(transparent)]
+    Graph(#[from] CacheError),
+    /// A flag's node index past the end of the graph.
+    #[error("corrupt front-end output: node {node} of a graph of {nodes}")]
+    Node {
+        /// The index.
+        node: u32,
+        /// The graph's nodes.
+        nodes: usize,
+    },
+    /// A flag's array index past the end of the arrays.
+    #[error("corrupt front-end output: flag array {0}")]
+    FlagArray(usize),
+    /// A variable's node index past the end of the graph.
+    #[error("corrupt front-end output: {0}")]
+    Vars(NodeOutOfRange),
+}
+
 /// Reads [`encode_loaded`]'s output. The error is one line (no file
 /// name: the caller knows where the bytes came from).
-pub fn decode_loaded(bytes: &[u8]) -> Result<Loaded, String> {
+pub fn decode_loaded(bytes: &[u8]) -> Result<Loaded, LoadedError> {
     if bytes.len() < 16 || bytes[..8] != WIRE_MAGIC {
-        return Err("not the output of this version of postmortem-llvm".into());
+        return Err(LoadedError::NotOurs);
     }
     let len = u64::from_le_bytes(bytes[8..16].try_into().unwrap());
     let json_end = usize::try_from(len)
         .ok()
         .and_then(|l| l.checked_add(16))
         .filter(|&e| e <= bytes.len())
-        .ok_or("truncated front-end output")?;
-    let header: WireHeader = serde_json::from_slice(&bytes[16..json_end])
-        .map_err(|e| format!("corrupt front-end output: {e}"))?;
+        .ok_or(LoadedError::Truncated)?;
+    let header: WireHeader =
+        serde_json::from_slice(&bytes[16..json_end]).map_err(LoadedError::Header)?;
     // The graph's own errors already say "corrupt graph cache: ...".
-    let icfg = crate::pmcfg::decode(&bytes[json_end..]).map_err(|e| e.to_string())?;
+    let icfg = crate::pmcfg::decode(&bytes[json_end..])?;
     let n = icfg.num_nodes();
-    let node = |i: u32| -> Result<NodeId, String> {
+    let node = |i: u32| -> Result<NodeId, LoadedError> {
         if (i as usize) < n {
             Ok(NodeId::new(i as usize))
         } else {
-            Err(format!(
-                "corrupt front-end output: node {i} of a graph of {n}"
-            ))
+            Err(LoadedError::Node { node: i, nodes: n })
         }
     };
     let sancov = match header.sancov {
@@ -302,7 +333,7 @@ pub fn decode_loaded(bytes: &[u8]) -> Result<Loaded, String> {
             let mut flags = Vec::with_capacity(w.flags.len());
             for f in w.flags {
                 if f.array >= w.arrays.len() {
-                    return Err(format!("corrupt front-end output: flag array {}", f.array));
+                    return Err(LoadedError::FlagArray(f.array));
                 }
                 flags.push(SancovFlag {
                     array: f.array,
@@ -322,8 +353,7 @@ pub fn decode_loaded(bytes: &[u8]) -> Result<Loaded, String> {
         }
     };
     if let Some(v) = &header.vars {
-        v.check(n)
-            .map_err(|e| format!("corrupt front-end output: {e}"))?;
+        v.check(n).map_err(LoadedError::Vars)?;
     }
     Ok(Loaded {
         icfg,
@@ -336,6 +366,32 @@ pub fn decode_loaded(bytes: &[u8]) -> Result<Loaded, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The errors say what they said as strings (issue 38).
+    #[test]
+    fn loaded_errors_keep_their_messages() {
+        assert_eq!(
+            decode_loaded(b"nothing").unwrap_err().to_string(),
+            "not the output of this version of postmortem-llvm"
+        );
+        assert_eq!(
+            LoadedError::FlagArray(5).to_string(),
+            "corrupt front-end output: flag array 5"
+        );
+        let vars = NodeOutOfRange {
+            var: "x".into(),
+            node: 9,
+            nodes: 4,
+        };
+        assert_eq!(
+            LoadedError::Vars(vars).to_string(),
+            "corrupt front-end output: variable `x`: node 9 out of range (graph of 4 nodes)"
+        );
+        assert_eq!(
+            LoadedError::Graph(CacheError::Checksum).to_string(),
+            "corrupt graph cache: checksum mismatch"
+        );
+    }
     use postmortem_testkit::testgen::{random_icfg, GraphShape, Rng};
 
     fn loaded() -> Loaded {
@@ -409,6 +465,7 @@ mod tests {
         let n = l.icfg.num_nodes();
         l.sancov.as_mut().unwrap().flags[1].not_ran = vec![NodeId::new(n)];
         let e = decode_loaded(&encode_loaded(&l)).unwrap_err();
+        let e = e.to_string();
         assert!(e.contains(&format!("node {n} of a graph of {n}")), "{e}");
     }
 }

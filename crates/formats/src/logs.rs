@@ -126,9 +126,24 @@ pub enum LogStream {
     Function(String),
 }
 
+/// A `--log-stream` that is none of the streams [`LogStream::parse`]
+/// knows (the text as given).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "log stream `{0}` is none of any, stdout, stderr, global:NAME (a FILE * variable), fn:NAME (a logging function)"
+)]
+pub struct LogStreamError(pub String);
+
+/// A `--log-fn` that is not `NAME:ARG` with ARG >= 1 (the text as given).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "logging function `{0}` is not of the form NAME:ARG (ARG = the format argument, counting from 1)"
+)]
+pub struct LoggerSpecError(pub String);
+
 impl LogStream {
     /// Parses `any`, `stdout`, `stderr`, `global:NAME` or `fn:NAME`.
-    pub fn parse(spec: &str) -> Result<LogStream, String> {
+    pub fn parse(spec: &str) -> Result<LogStream, LogStreamError> {
         Ok(match spec.trim() {
             "any" => LogStream::Any,
             "stdout" => LogStream::Stdout,
@@ -136,11 +151,7 @@ impl LogStream {
             s => match s.split_once(':') {
                 Some(("global", n)) if !n.trim().is_empty() => LogStream::Global(n.trim().into()),
                 Some(("fn", n)) if !n.trim().is_empty() => LogStream::Function(n.trim().into()),
-                _ => {
-                    return Err(format!(
-                        "log stream `{spec}` is none of any, stdout, stderr, global:NAME (a FILE * variable), fn:NAME (a logging function)"
-                    ))
-                }
+                _ => return Err(LogStreamError(spec.to_string())),
             },
         })
     }
@@ -248,12 +259,8 @@ impl Logger {
 
     /// Parses `NAME:ARG` (ARG 1-based, as on the command line:
     /// `log_msg:2` is `log_msg(level, fmt, ...)`).
-    pub fn parse_spec(spec: &str) -> Result<Logger, String> {
-        let bad = || {
-            format!(
-                "logging function `{spec}` is not of the form NAME:ARG (ARG = the format argument, counting from 1)"
-            )
-        };
+    pub fn parse_spec(spec: &str) -> Result<Logger, LoggerSpecError> {
+        let bad = || LoggerSpecError(spec.to_string());
         let (name, arg) = spec.rsplit_once(':').ok_or_else(bad)?;
         let arg: usize = arg.trim().parse().map_err(|_| bad())?;
         if name.trim().is_empty() || arg == 0 {
@@ -1179,6 +1186,19 @@ fn c_quote(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The errors say what they said as strings (issue 38).
+    #[test]
+    fn spec_errors_keep_their_messages() {
+        assert_eq!(
+            LogStream::parse(" stdin").unwrap_err().to_string(),
+            "log stream ` stdin` is none of any, stdout, stderr, global:NAME (a FILE * variable), fn:NAME (a logging function)"
+        );
+        assert_eq!(
+            Logger::parse_spec("log_msg:0").unwrap_err().to_string(),
+            "logging function `log_msg:0` is not of the form NAME:ARG (ARG = the format argument, counting from 1)"
+        );
+    }
     use postmortem_core::{IcfgBuilder, NodeKind, NodeSpec};
     use regex::Regex;
 

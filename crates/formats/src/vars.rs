@@ -319,9 +319,22 @@ impl Var {
     }
 }
 
+/// A variable map's node index past the end of its graph
+/// ([`VarMap::check`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("variable `{var}`: node {node} out of range (graph of {nodes} nodes)")]
+pub struct NodeOutOfRange {
+    /// The variable.
+    pub var: String,
+    /// The index.
+    pub node: u32,
+    /// The graph's nodes.
+    pub nodes: usize,
+}
+
 impl VarMap {
     /// Checks every node index against a graph of `n` nodes.
-    pub fn check(&self, n: usize) -> Result<(), String> {
+    pub fn check(&self, n: usize) -> Result<(), NodeOutOfRange> {
         for v in &self.vars {
             let entry = match v.scope {
                 VarScope::Local { entry, .. } => Some(entry),
@@ -333,10 +346,11 @@ impl VarMap {
                 .flat_map(|t| std::iter::once(t.branch).chain(t.successors()));
             for x in v.writes.iter().map(|w| w.0).chain(entry).chain(tests) {
                 if x as usize >= n {
-                    return Err(format!(
-                        "variable `{}`: node {x} out of range (graph of {n} nodes)",
-                        v.name
-                    ));
+                    return Err(NodeOutOfRange {
+                        var: v.name.clone(),
+                        node: x,
+                        nodes: n,
+                    });
                 }
             }
         }
@@ -736,6 +750,20 @@ fn reenters(g: &Icfg, entry: NodeId) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The error says what it said as a string (issue 38).
+    #[test]
+    fn node_out_of_range_keeps_its_message() {
+        let e = NodeOutOfRange {
+            var: "count".into(),
+            node: 9,
+            nodes: 4,
+        };
+        assert_eq!(
+            e.to_string(),
+            "variable `count`: node 9 out of range (graph of 4 nodes)"
+        );
+    }
 
     fn cmp(load_bits: u32, casts: Vec<Cast>, pred: Pred, constant: u64, swapped: bool) -> Test {
         Test {

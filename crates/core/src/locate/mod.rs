@@ -97,7 +97,7 @@ mod tests;
 
 pub use diagnostics::{Action, LocateWarning, Located, Problem};
 pub use names::name_keys;
-pub use paths::{path_components, same_file, PathMap};
+pub use paths::{path_components, same_file, PathMap, PathMapError};
 pub use selectors::Selector;
 pub(crate) use stack::TailChains;
 pub use stack::{SourceFrame, SourceLoc};

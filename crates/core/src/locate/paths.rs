@@ -11,6 +11,23 @@ pub struct PathMap {
     rules: Vec<(String, String)>,
 }
 
+/// A `--path-map` rule that is not `FROM=TO` with a non-empty `FROM`
+/// (the rule as given).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PathMapError(pub String);
+
+impl std::fmt::Display for PathMapError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "path map `{}` is not of the form FROM=TO (with a non-empty FROM)",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for PathMapError {}
+
 impl PathMap {
     /// No rewriting.
     pub fn new() -> Self {
@@ -23,15 +40,13 @@ impl PathMap {
     }
 
     /// Parses and adds a rule written `FROM=TO` (the first `=` splits it).
-    pub fn push_spec(&mut self, spec: &str) -> Result<(), String> {
+    pub fn push_spec(&mut self, spec: &str) -> Result<(), PathMapError> {
         match spec.split_once('=') {
             Some((from, to)) if !from.is_empty() => {
                 self.push(from, to);
                 Ok(())
             }
-            _ => Err(format!(
-                "path map `{spec}` is not of the form FROM=TO (with a non-empty FROM)"
-            )),
+            _ => Err(PathMapError(spec.to_string())),
         }
     }
 

@@ -26,7 +26,7 @@ pub(super) fn gdb_crashing_thread(l: &str) -> Option<u32> {
     digits(&rest[..end])
 }
 
-pub(super) fn parse_gdb(text: &str) -> Result<Backtrace, String> {
+pub(super) fn parse_gdb(text: &str) -> Result<Backtrace, ParseError> {
     let mut stacks: Vec<Stack> = Vec::new();
     let mut thread: Option<u32> = None;
     let mut crashing: Option<u32> = None;

@@ -25,7 +25,7 @@ pub(super) fn lldb_thread_header(l: &str) -> Option<(u32, bool)> {
     Some((digits(&rest[..end])?, selected))
 }
 
-pub(super) fn parse_lldb(text: &str) -> Result<Backtrace, String> {
+pub(super) fn parse_lldb(text: &str) -> Result<Backtrace, ParseError> {
     let mut stacks: Vec<Stack> = Vec::new();
     let mut thread = None;
     let mut selected = None;

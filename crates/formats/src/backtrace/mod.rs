@@ -405,9 +405,9 @@ pub fn parse_backtrace(text: &str, source_name: &str) -> Result<Backtrace, Forma
         BacktraceFormat::Gdb => parse_gdb(text),
         BacktraceFormat::Lldb => parse_lldb(text),
         BacktraceFormat::Sanitizer => parse_sanitizer(text),
-        BacktraceFormat::RustPanic => parse_rust(text),
+        BacktraceFormat::RustPanic => Ok(parse_rust(text)),
     }
-    .map_err(|m| FormatError::text(source_name, &m))?;
+    .map_err(|e| FormatError::text(source_name, &e.to_string()))?;
     for f in &mut bt.frames {
         finish_frame(f);
     }
@@ -878,6 +878,27 @@ fn clean_name(name: &str) -> Option<String> {
     }
 }
 
+/// Why a backtrace of a detected format is refused (the parsers' error,
+/// which [`parse_backtrace`] prefixes with the input's name).
+#[derive(Debug, thiserror::Error)]
+pub(super) enum ParseError {
+    /// A LeakSanitizer report.
+    #[error(
+        "a LeakSanitizer report: its stacks say where leaked memory was allocated, not where the program failed"
+    )]
+    Leak,
+    /// Several threads' stacks and no sign of which one crashed.
+    #[error(
+        "{stacks} {what} stacks and nothing says which thread crashed: keep only the crashing thread's backtrace"
+    )]
+    NoCrashingThread {
+        /// How many stacks.
+        stacks: usize,
+        /// What they are (`gdb thread`).
+        what: &'static str,
+    },
+}
+
 /// A stack of frames with the thread it belongs to.
 struct Stack {
     thread: Option<u32>,
@@ -888,9 +909,9 @@ struct Stack {
 fn choose(
     stacks: Vec<Stack>,
     crashing: Option<u32>,
-    what: &str,
+    what: &'static str,
     notes: &mut Vec<String>,
-) -> Result<Vec<RawFrame>, String> {
+) -> Result<Vec<RawFrame>, ParseError> {
     let mut stacks: Vec<Stack> = stacks
         .into_iter()
         .filter(|s| !s.frames.is_empty())
@@ -914,9 +935,7 @@ fn choose(
                     }
                     Ok(stacks.swap_remove(i).frames)
                 }
-                None => Err(format!(
-                    "{n} {what} stacks and nothing says which thread crashed: keep only the crashing thread's backtrace"
-                )),
+                None => Err(ParseError::NoCrashingThread { stacks: n, what }),
             }
         }
     }
@@ -925,6 +944,23 @@ fn choose(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The errors say what they said as strings (issue 38).
+    #[test]
+    fn parse_errors_keep_their_messages() {
+        assert_eq!(
+            ParseError::Leak.to_string(),
+            "a LeakSanitizer report: its stacks say where leaked memory was allocated, not where the program failed"
+        );
+        assert_eq!(
+            ParseError::NoCrashingThread {
+                stacks: 2,
+                what: "gdb thread"
+            }
+            .to_string(),
+            "2 gdb thread stacks and nothing says which thread crashed: keep only the crashing thread's backtrace"
+        );
+    }
 
     fn parse(text: &str) -> Backtrace {
         parse_backtrace(text, "bt.txt").unwrap()

@@ -52,7 +52,7 @@ pub(super) fn rust_panic_location(l: &str) -> Option<RawFrame> {
     })
 }
 
-pub(super) fn parse_rust(text: &str) -> Result<Backtrace, String> {
+pub(super) fn parse_rust(text: &str) -> Backtrace {
     let mut notes = Vec::new();
     let mut frames: Vec<RawFrame> = Vec::new();
     let mut panic_at: Option<RawFrame> = None;
@@ -146,9 +146,9 @@ pub(super) fn parse_rust(text: &str) -> Result<Backtrace, String> {
             frames.push(f);
         }
     }
-    Ok(Backtrace {
+    Backtrace {
         format: BacktraceFormat::RustPanic,
         frames,
         notes,
-    })
+    }
 }

@@ -2,7 +2,7 @@
 
 use super::*;
 
-pub(super) fn parse_sanitizer(text: &str) -> Result<Backtrace, String> {
+pub(super) fn parse_sanitizer(text: &str) -> Result<Backtrace, ParseError> {
     let mut notes = Vec::new();
     let mut stacks: Vec<Vec<RawFrame>> = Vec::new();
     let mut runtime_error: Option<RawFrame> = None;
@@ -10,8 +10,7 @@ pub(super) fn parse_sanitizer(text: &str) -> Result<Backtrace, String> {
     for raw in text.lines() {
         let l = raw.trim();
         if l.contains("ERROR: LeakSanitizer") {
-            return Err("a LeakSanitizer report: its stacks say where leaked memory was allocated, not where the program failed"
-                .into());
+            return Err(ParseError::Leak);
         }
         if runtime_error.is_none() {
             if let Some(i) = l.find(": runtime error: ") {

@@ -111,7 +111,7 @@ pub(crate) fn parse(data: &[u8], path: &Path) -> Result<Parsed, NativeError> {
             "not a readable minidump (truncated or corrupt): {e}"
         ))
     })?;
-    check_directory(data).map_err(bad)?;
+    check_directory(data).map_err(|e| bad(e.to_string()))?;
     let exc: MinidumpException<'_> = dump.get_stream().map_err(|e| {
         bad(format!(
             "no exception stream ({e}): the minidump does not say which thread crashed"
@@ -305,22 +305,44 @@ pub fn note(name: &str, d: &DumpInfo) -> String {
     )
 }
 
+/// How a minidump is cut short ([`check_directory`]); `len` is the
+/// file's size.
+#[derive(Debug, thiserror::Error)]
+enum Truncated {
+    /// Not even the header's stream count and directory offset.
+    #[error("truncated minidump: no complete header")]
+    Header,
+    /// The stream directory ends past the end of the file.
+    #[error(
+        "truncated minidump: its stream directory ({count} entries at {dir:#x}) ends past the end of the file ({len} bytes)"
+    )]
+    Directory { count: u64, dir: u64, len: u64 },
+    /// A stream ends past the end of the file.
+    #[error(
+        "truncated minidump: stream {index} (type {kind:#x}) needs bytes up to {end} but the file has {len}"
+    )]
+    Stream {
+        index: u64,
+        kind: u64,
+        end: u64,
+        len: u64,
+    },
+}
+
 /// Every stream the directory lists must lie inside the file: a dump cut
 /// short (a writer killed mid-way, a partial upload) is refused rather
 /// than read with streams missing.
-fn check_directory(data: &[u8]) -> Result<(), String> {
+fn check_directory(data: &[u8]) -> Result<(), Truncated> {
     let word = |at: usize| {
         data.get(at..at + 4)
             .map(|b| u32::from_le_bytes(b.try_into().unwrap()) as u64)
     };
     let (Some(count), Some(dir)) = (word(8), word(12)) else {
-        return Err("truncated minidump: no complete header".into());
+        return Err(Truncated::Header);
     };
     let len = data.len() as u64;
     if dir + 12 * count > len {
-        return Err(format!(
-            "truncated minidump: its stream directory ({count} entries at {dir:#x}) ends past the end of the file ({len} bytes)"
-        ));
+        return Err(Truncated::Directory { count, dir, len });
     }
     for i in 0..count {
         let e = (dir + 12 * i) as usize;
@@ -328,10 +350,12 @@ fn check_directory(data: &[u8]) -> Result<(), String> {
             continue;
         };
         if kind != 0 && rva + size > len {
-            return Err(format!(
-                "truncated minidump: stream {i} (type {kind:#x}) needs bytes up to {} but the file has {len}",
-                rva + size
-            ));
+            return Err(Truncated::Stream {
+                index: i,
+                kind,
+                end: rva + size,
+                len,
+            });
         }
     }
     Ok(())
@@ -375,6 +399,34 @@ fn parse_maps(text: &[u8]) -> Vec<Mapping> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The errors say what they said as strings (issue 38).
+    #[test]
+    fn truncation_keeps_its_messages() {
+        assert_eq!(
+            check_directory(&[0; 8]).unwrap_err().to_string(),
+            "truncated minidump: no complete header"
+        );
+        assert_eq!(
+            Truncated::Directory {
+                count: 3,
+                dir: 32,
+                len: 40
+            }
+            .to_string(),
+            "truncated minidump: its stream directory (3 entries at 0x20) ends past the end of the file (40 bytes)"
+        );
+        assert_eq!(
+            Truncated::Stream {
+                index: 1,
+                kind: 4,
+                end: 100,
+                len: 40
+            }
+            .to_string(),
+            "truncated minidump: stream 1 (type 0x4) needs bytes up to 100 but the file has 40"
+        );
+    }
 
     #[test]
     fn maps_lines_with_a_path_become_mappings() {

@@ -485,7 +485,7 @@ pub fn scan(core: &Core, base: u64, sites: &Sites) -> Scan {
     let restorers = match restorers(core) {
         Ok(r) => r,
         Err(e) => {
-            out.off = Some(e);
+            out.off = Some(e.to_string());
             return out;
         }
     };
@@ -600,10 +600,20 @@ pub fn scan_stack(
 }
 
 /// The runtime addresses of the signal restorer in every executable file
+/// A mapping that may hold code and that [`restorers`] could not read.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot read {path} ({source}) to find its signal restorer")]
+struct RestorerError {
+    /// The mapped file.
+    path: String,
+    /// Why it could not be read.
+    source: std::io::Error,
+}
+
 /// mapping of the process (read from the core's memory, else from the
 /// file on this machine); an error when a mapping can be read from
 /// neither.
-fn restorers(core: &Core) -> Result<HashSet<u64>, String> {
+fn restorers(core: &Core) -> Result<HashSet<u64>, RestorerError> {
     let mut out = HashSet::new();
     let mut files: Vec<&str> = core.files.iter().map(|m| m.path.as_str()).collect();
     files.sort_unstable();
@@ -621,9 +631,10 @@ fn restorers(core: &Core) -> Result<HashSet<u64>, String> {
                     .iter()
                     .any(|m| core.mem(m.start, 4) == Some(&b"\x7fELF"[..]) || path.contains(".so"))
                 {
-                    return Err(format!(
-                        "cannot read {path} ({e}) to find its signal restorer"
-                    ));
+                    return Err(RestorerError {
+                        path: path.to_string(),
+                        source: e,
+                    });
                 }
                 continue;
             }
@@ -655,4 +666,22 @@ fn restorers(core: &Core) -> Result<HashSet<u64>, String> {
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The error says what it said as a string (issue 38).
+    #[test]
+    fn restorer_error_keeps_its_message() {
+        let e = RestorerError {
+            path: "/lib/libc.so.6".into(),
+            source: std::io::Error::new(std::io::ErrorKind::NotFound, "gone"),
+        };
+        assert_eq!(
+            e.to_string(),
+            "cannot read /lib/libc.so.6 (gone) to find its signal restorer"
+        );
+    }
 }

@@ -100,12 +100,38 @@ pub struct FlagConstraints {
     pub unknown: usize,
 }
 
+/// Why a flag dump does not fit the graph's flags
+/// ([`SancovMap::constraints`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FlagsError {
+    /// The dump has another number of flags than the graph's module.
+    #[error(
+        "{dump} coverage flags, but the graph's module has {graph}: not the flags of this program's instrumented build"
+    )]
+    Count {
+        /// Flags in the dump.
+        dump: usize,
+        /// Flags in the graph's module.
+        graph: usize,
+    },
+    /// A flag is neither 0 nor 1.
+    #[error(
+        "flag {index} has value {value}: a coverage flag is 0 or 1 (not a dump of __sancov_bools)"
+    )]
+    Value {
+        /// The flag's index.
+        index: usize,
+        /// Its value.
+        value: u8,
+    },
+}
+
 impl SancovMap {
     /// The constraints of a flag dump: `flags` holds one byte per flag,
     /// in section order (the bytes of
     /// `__start___sancov_bools..__stop___sancov_bools`), 0 or 1. An error
     /// (one line) when its length or a value does not fit.
-    pub fn constraints(&self, flags: &[u8]) -> Result<FlagConstraints, String> {
+    pub fn constraints(&self, flags: &[u8]) -> Result<FlagConstraints, FlagsError> {
         self.constraints_except(flags, &[])
     }
 
@@ -117,20 +143,19 @@ impl SancovMap {
         &self,
         flags: &[u8],
         unknown: &[usize],
-    ) -> Result<FlagConstraints, String> {
+    ) -> Result<FlagConstraints, FlagsError> {
         use postmortem_core::report::{NodeSet, Trace};
         if flags.len() != self.flags.len() {
-            return Err(format!(
-                "{} coverage flags, but the graph's module has {}: not the flags of this program's instrumented build",
-                flags.len(),
-                self.flags.len()
-            ));
+            return Err(FlagsError::Count {
+                dump: flags.len(),
+                graph: self.flags.len(),
+            });
         }
         if let Some(i) = flags.iter().position(|&b| b > 1) {
-            return Err(format!(
-                "flag {i} has value {}: a coverage flag is 0 or 1 (not a dump of __sancov_bools)",
-                flags[i]
-            ));
+            return Err(FlagsError::Value {
+                index: i,
+                value: flags[i],
+            });
         }
         let mut out = FlagConstraints::default();
         let mut seen = std::collections::HashSet::new();
@@ -156,5 +181,23 @@ impl SancovMap {
             }
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The errors say what they said as strings (issue 38).
+    #[test]
+    fn flags_errors_keep_their_messages() {
+        assert_eq!(
+            FlagsError::Count { dump: 3, graph: 5 }.to_string(),
+            "3 coverage flags, but the graph's module has 5: not the flags of this program's instrumented build"
+        );
+        assert_eq!(
+            FlagsError::Value { index: 2, value: 7 }.to_string(),
+            "flag 2 has value 7: a coverage flag is 0 or 1 (not a dump of __sancov_bools)"
+        );
     }
 }

@@ -156,8 +156,29 @@ fn globals(
 
 /// The binary's frames on the crash stack with their rbp, innermost first
 /// (the frame-pointer walk of [`native::unwind`]).
-fn frames(core: &Core, bin: &Binary, base: u64) -> Result<Vec<PhysFrame>, String> {
-    let regs = core.regs.ok_or("no registers in the core")?;
+/// Why the locals of the crash stack's frames are not read.
+#[derive(Debug, thiserror::Error)]
+enum LocalsError {
+    /// The core has no registers of the crashing thread.
+    #[error("no registers in the core")]
+    NoRegisters,
+    /// The crash frame's function does not keep a frame pointer.
+    #[error("`{0}` has no frame pointer")]
+    NoFramePointer(String),
+    /// A frame's saved rbp or return address is not in the core.
+    #[error("the stack is not in the core")]
+    StackNotInCore,
+    /// The crash is in a library whose frames could not be unwound
+    /// ([`native::unwind_libraries`]'s message).
+    #[error("{0}")]
+    Libraries(String),
+    /// The binary's DWARF could not be read.
+    #[error("{0}")]
+    Dwarf(#[from] gimli::Error),
+}
+
+fn frames(core: &Core, bin: &Binary, base: u64) -> Result<Vec<PhysFrame>, LocalsError> {
+    let regs = core.regs.ok_or(LocalsError::NoRegisters)?;
     let rel = |a: u64| a.wrapping_sub(base);
     let mut out = Vec::new();
     // The physical frame number of the first frame walked, as
@@ -169,7 +190,7 @@ fn frames(core: &Core, bin: &Binary, base: u64) -> Result<Vec<PhysFrame>, String
             let pc = rel(regs.rip);
             let at_ret = bin.bytes_at(pc, 1) == Some(&[0xc3][..]);
             if !native::has_frame_pointer(bin, f) {
-                return Err(format!("`{}` has no frame pointer", f.name));
+                return Err(LocalsError::NoFramePointer(f.name.clone()));
             }
             if pc - f.addr <= 1 || at_ret {
                 // rbp is the caller's: the crash frame's locals are not read.
@@ -178,7 +199,7 @@ fn frames(core: &Core, bin: &Binary, base: u64) -> Result<Vec<PhysFrame>, String
                 } else {
                     regs.rsp
                 });
-                let ret = ret.ok_or("the stack is not in the core")?;
+                let ret = ret.ok_or(LocalsError::StackNotInCore)?;
                 first = 1;
                 (regs.rbp, rel(ret).wrapping_sub(1))
             } else {
@@ -186,7 +207,8 @@ fn frames(core: &Core, bin: &Binary, base: u64) -> Result<Vec<PhysFrame>, String
             }
         }
         None => {
-            let (ret, _, rbp) = native::unwind_libraries(core, regs)?;
+            let (ret, _, rbp) =
+                native::unwind_libraries(core, regs).map_err(LocalsError::Libraries)?;
             (rbp, rel(ret).wrapping_sub(1))
         }
     };
@@ -204,8 +226,8 @@ fn frames(core: &Core, bin: &Binary, base: u64) -> Result<Vec<PhysFrame>, String
         });
         let ret = core
             .word(rbp.wrapping_add(8))
-            .ok_or("the stack is not in the core")?;
-        let next = core.word(rbp).ok_or("the stack is not in the core")?;
+            .ok_or(LocalsError::StackNotInCore)?;
+        let next = core.word(rbp).ok_or(LocalsError::StackNotInCore)?;
         if next <= rbp {
             return Ok(out);
         }
@@ -220,20 +242,20 @@ fn frames(core: &Core, bin: &Binary, base: u64) -> Result<Vec<PhysFrame>, String
 /// not unique.
 type Locations = HashMap<(String, String, u32), Option<i64>>;
 
-fn locations(file: &object::File<'_>) -> Result<Locations, String> {
+fn locations(file: &object::File<'_>) -> Result<Locations, LocalsError> {
     let load = |id: gimli::SectionId| -> Result<Cow<'_, [u8]>, gimli::Error> {
         Ok(file
             .section_by_name(id.name())
             .and_then(|s| s.uncompressed_data().ok())
             .unwrap_or(Cow::Borrowed(&[])))
     };
-    let sections = gimli::DwarfSections::load(load).map_err(|e| e.to_string())?;
+    let sections = gimli::DwarfSections::load(load)?;
     let dwarf = sections.borrow(|s| gimli::EndianSlice::new(s, gimli::RunTimeEndian::Little));
     let mut out = Locations::new();
     let mut units = dwarf.units();
-    while let Some(header) = units.next().map_err(|e| e.to_string())? {
-        let unit = dwarf.unit(header).map_err(|e| e.to_string())?;
-        unit_locations(&dwarf, &unit, &mut out).map_err(|e| e.to_string())?;
+    while let Some(header) = units.next()? {
+        let unit = dwarf.unit(header)?;
+        unit_locations(&dwarf, &unit, &mut out)?;
     }
     Ok(out)
 }
@@ -354,5 +376,28 @@ fn locals(
                 });
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The errors say what they said as strings (issue 38).
+    #[test]
+    fn locals_errors_keep_their_messages() {
+        assert_eq!(
+            LocalsError::NoRegisters.to_string(),
+            "no registers in the core"
+        );
+        assert_eq!(
+            LocalsError::NoFramePointer("f".into()).to_string(),
+            "`f` has no frame pointer"
+        );
+        assert_eq!(
+            LocalsError::StackNotInCore.to_string(),
+            "the stack is not in the core"
+        );
+        assert_eq!(LocalsError::Libraries("why".into()).to_string(), "why");
     }
 }
