@@ -1497,6 +1497,19 @@ fn after_call(bin: &Binary, r: u64) -> bool {
     false
 }
 
+/// Why a library of the crashed process could not unwind its frames: not
+/// found, not the crashed process's build, or call frame information
+/// beyond this unwinder (one line).
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct LibError(pub String);
+
+impl From<String> for LibError {
+    fn from(s: String) -> LibError {
+        LibError(s)
+    }
+}
+
 /// A library mapped in the crashed process, with its call frame
 /// information.
 struct Lib {
@@ -1512,7 +1525,7 @@ struct Lib {
 /// `--sysroot`: [`read_lib`]) after checking
 /// that it is the same file as in the crashed process: its build id must
 /// be in the core's memory and equal.
-fn open_lib(core: &Core, pc: u64) -> Result<Lib, String> {
+fn open_lib(core: &Core, pc: u64) -> Result<Lib, LibError> {
     let m = core
         .files
         .iter()
@@ -1554,14 +1567,14 @@ fn open_lib(core: &Core, pc: u64) -> Result<Lib, String> {
     {
         Some(mem) if mem == id => {}
         Some(_) => {
-            return Err(format!(
+            return Err(LibError(format!(
                 "{path} is not the library the crashed process had (build id differs)"
-            ))
+            )))
         }
         None => {
-            return Err(format!(
+            return Err(LibError(format!(
                 "the core does not hold the build id of {path}, so it cannot be checked"
-            ))
+            )))
         }
     }
     let eh = file
@@ -1583,7 +1596,7 @@ fn open_lib(core: &Core, pc: u64) -> Result<Lib, String> {
 /// that path on this machine, or under [`Core::sysroot`] (the path
 /// appended to it, then its file name in it). Returns the path read and
 /// its bytes.
-fn read_lib(core: &Core, mapped: &str, pc: u64) -> Result<(String, Vec<u8>), String> {
+fn read_lib(core: &Core, mapped: &str, pc: u64) -> Result<(String, Vec<u8>), LibError> {
     let candidates: Vec<PathBuf> = match &core.sysroot {
         None => vec![PathBuf::from(mapped)],
         Some(root) => {
@@ -1606,7 +1619,7 @@ fn read_lib(core: &Core, mapped: &str, pc: u64) -> Result<(String, Vec<u8>), Str
             return Ok((shown, data));
         }
     }
-    Err(match &core.sysroot {
+    Err(LibError(match &core.sysroot {
         None => {
             format!("{mapped} (mapped at {pc:#x} in the crashed process) is not on this machine")
         }
@@ -1614,7 +1627,7 @@ fn read_lib(core: &Core, mapped: &str, pc: u64) -> Result<(String, Vec<u8>), Str
             "{mapped} (mapped at {pc:#x} in the crashed process) is not under the sysroot {}",
             root.display()
         ),
-    })
+    }))
 }
 
 /// Unwinds the frames of the crash that are in libraries, with their
@@ -1622,7 +1635,7 @@ fn read_lib(core: &Core, mapped: &str, pc: u64) -> Result<(String, Vec<u8>), Str
 /// the return address and rbp saved at CFA offsets, as the C library's
 /// functions have). Returns the first return address outside the
 /// libraries, with the stack and frame pointers of that frame.
-pub(crate) fn unwind_libraries(core: &Core, regs: Regs) -> Result<(u64, u64, u64), String> {
+pub(crate) fn unwind_libraries(core: &Core, regs: Regs) -> Result<(u64, u64, u64), LibError> {
     unwind_libraries_from(core, regs, true)
 }
 
@@ -1632,7 +1645,7 @@ fn unwind_libraries_from(
     core: &Core,
     regs: Regs,
     innermost: bool,
-) -> Result<(u64, u64, u64), String> {
+) -> Result<(u64, u64, u64), LibError> {
     use addr2line::gimli::{
         BaseAddresses, CfaRule, EhFrame, LittleEndian, Register, RegisterRule, UnwindContext,
         UnwindSection,
@@ -1646,7 +1659,7 @@ fn unwind_libraries_from(
     let mut ctx = UnwindContext::new();
     for _ in 0..64 {
         let Some(m) = core.files.iter().find(|m| pc >= m.start && pc < m.end) else {
-            return Err(format!("no mapped file holds {pc:#x}"));
+            return Err(LibError(format!("no mapped file holds {pc:#x}")));
         };
         if !libs.contains_key(&m.path) {
             let lib = open_lib(core, pc)?;
@@ -1672,10 +1685,10 @@ fn unwind_libraries_from(
                 rbp.wrapping_add(*offset as u64)
             }
             _ => {
-                return Err(format!(
+                return Err(LibError(format!(
                     "the call frame information of {} at {pc:#x} is beyond this unwinder",
                     m.path
-                ))
+                )))
             }
         };
         let at = |rule: Option<RegisterRule<usize>>, old: u64| -> Result<u64, String> {
@@ -1699,7 +1712,12 @@ fn unwind_libraries_from(
             Some(RegisterRule::Offset(o)) => core
                 .word(cfa.wrapping_add(o as u64))
                 .ok_or_else(|| "the stack is not in the core".to_string())?,
-            _ => return Err(format!("no return address rule in {} at {pc:#x}", m.path)),
+            _ => {
+                return Err(LibError(format!(
+                    "no return address rule in {} at {pc:#x}",
+                    m.path
+                )))
+            }
         };
         rbp = at(row.register(RBP), rbp)?;
         rsp = cfa;
@@ -1714,7 +1732,7 @@ fn unwind_libraries_from(
             return Ok((pc, rsp, rbp));
         }
     }
-    Err("the library frames do not end".into())
+    Err(LibError("the library frames do not end".into()))
 }
 
 #[cfg(test)]

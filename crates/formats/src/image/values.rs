@@ -171,7 +171,7 @@ enum LocalsError {
     /// The crash is in a library whose frames could not be unwound
     /// ([`native::unwind_libraries`]'s message).
     #[error("{0}")]
-    Libraries(String),
+    Libraries(#[from] native::LibError),
     /// The binary's DWARF could not be read.
     #[error("{0}")]
     Dwarf(#[from] gimli::Error),
@@ -207,8 +207,7 @@ fn frames(core: &Core, bin: &Binary, base: u64) -> Result<Vec<PhysFrame>, Locals
             }
         }
         None => {
-            let (ret, _, rbp) =
-                native::unwind_libraries(core, regs).map_err(LocalsError::Libraries)?;
+            let (ret, _, rbp) = native::unwind_libraries(core, regs)?;
             (rbp, rel(ret).wrapping_sub(1))
         }
     };
@@ -398,6 +397,9 @@ mod tests {
             LocalsError::StackNotInCore.to_string(),
             "the stack is not in the core"
         );
-        assert_eq!(LocalsError::Libraries("why".into()).to_string(), "why");
+        assert_eq!(
+            LocalsError::Libraries(native::LibError("why".into())).to_string(),
+            "why"
+        );
     }
 }
