@@ -243,6 +243,10 @@ fn run_within(a: AnalyzeArgs) -> Result<(), Failure> {
         })?;
     loaded.timings.recover_ms = ms(t);
     let log_decided = decided_by_logs(&*s, &loaded, &an, staging);
+    let causes = causes(&*s, &loaded);
+    if let Some(f) = loaded.fault.as_mut() {
+        f.causes = causes;
+    }
     let cfg_path = a.inputs.cfg.display().to_string();
     let report_path = a.inputs.report_name().display().to_string();
     let mut view = view(
@@ -288,6 +292,36 @@ fn run_within(a: AnalyzeArgs) -> Result<(), Failure> {
             },
             &view,
         )
+    })
+}
+
+/// Where the values that faulted were made ([`postmortem_core::cause`]):
+/// for each suspect of the fault with a variable the front-end tracks
+/// completely, the definitions that can reach the crash on an execution
+/// the report allows, one check each, within 5 s in all (a check the
+/// deadline stops counts as possible). None in a program with code that
+/// may run asynchronously (a handler's or a thread's stores).
+fn causes(
+    s: &(dyn postmortem_core::Solver + Sync),
+    loaded: &crate::inputs::Loaded,
+) -> Vec<postmortem_formats::image::fault::Cause> {
+    let Some(f) = &loaded.fault else {
+        return Vec::new();
+    };
+    if !loaded.graph.async_functions().is_empty() {
+        return Vec::new();
+    }
+    let deadline = Instant::now() + Duration::from_secs(5);
+    postmortem_core::budget::with_deadline(Some(deadline), || {
+        f.suspect_values
+            .iter()
+            .filter_map(|&i| {
+                let u = loaded.values.get(i)?;
+                let v = u.cause.as_ref()?;
+                let made = postmortem_core::cause::reaching(s, &loaded.graph, &loaded.report, v);
+                (!made.is_empty()).then(|| postmortem_formats::vars::cause(&loaded.graph, u, &made))
+            })
+            .collect()
     })
 }
 

@@ -177,3 +177,83 @@ fn the_pc_of_a_core_names_the_crash_node_of_its_line() {
         );
     }
 }
+
+/// Where the bad value was made (issue 36, the slice's first step):
+/// cause.c's `e` is NULL in `e->val`, made by `find`'s result when the
+/// lookup mode is 2 and by its initializer when it is 3 (no branch
+/// stores to it). The core holds `mode`, whose branch tests decide
+/// which store ran: each core names its own store, on every execution
+/// the report allows, in the text, the JSON and the HTML page. Without
+/// the values (`--no-values`) nothing is claimed.
+#[test]
+fn the_store_that_made_the_bad_value_is_named() {
+    for t in ["clang-14", "gdb"] {
+        require(t);
+    }
+    let dir = scratch("fault-cause");
+    let src = include_str!("data/fault/cause.c");
+    std::fs::write(dir.join("cause.c"), src).unwrap();
+    sh(
+        &dir,
+        "clang-14",
+        &["-g", "-O0", "-emit-llvm", "-c", "cause.c", "-o", "prog.bc"],
+    );
+    sh(&dir, "clang-14", &["-g", "-O0", "prog.bc", "-o", "prog"]);
+    for (run, core) in [("run x", "core-find"), ("run", "core-init")] {
+        let o = gdb(
+            &dir,
+            "./prog",
+            &[run, &format!("generate-core-file {core}")],
+        );
+        assert!(dir.join(core).exists(), "{}", show(&o));
+    }
+    let line_of = |t: &str| 1 + src.lines().position(|l| l.contains(t)).unwrap();
+    let analyze = |core: &str, extra: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
+            .current_dir(&dir)
+            .args([
+                "analyze", "--cfg", "prog.bc", "--binary", "prog", "--core", core,
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", show(&o));
+        o
+    };
+    for (core, store) in [
+        ("core-find", line_of("e = find(k);")),
+        ("core-init", line_of("struct ent *e = NULL;")),
+    ] {
+        let v: Value =
+            serde_json::from_slice(&analyze(core, &["--format", "json"]).stdout).unwrap();
+        let causes = v["fault"]["causes"].as_array().expect("causes");
+        assert_eq!(causes.len(), 1, "{causes:?}");
+        assert!(
+            causes[0]["variable"]
+                .as_str()
+                .unwrap()
+                .starts_with("`e` = 0x0"),
+            "{causes:?}"
+        );
+        let made = &causes[0]["made_by"];
+        assert_eq!(
+            made,
+            &serde_json::json!([{"at": format!("the store at cause.c:{store}"), "on": "every"}]),
+            "{core}"
+        );
+        let text = String::from_utf8_lossy(&analyze(core, &[]).stdout).to_string();
+        assert!(
+            text.contains(&format!(
+                "cause:  `e` = 0x0 (frame #0 `get`) was made by the store at cause.c:{store}, on every execution the report allows"
+            )),
+            "{text}"
+        );
+    }
+    let v: Value =
+        serde_json::from_slice(&analyze("core-find", &["--format", "json", "--no-values"]).stdout)
+            .unwrap();
+    assert!(v["fault"].get("causes").is_none(), "{}", v["fault"]);
+    analyze("core-find", &["--format", "html", "-o", "page"]);
+    let index = std::fs::read_to_string(dir.join("page/index.html")).unwrap();
+    assert!(index.contains("<b>Cause:</b> `e` = 0x0"), "no cause line");
+}

@@ -63,6 +63,7 @@
 pub mod algo;
 pub mod automaton;
 pub mod budget;
+pub mod cause;
 pub mod concurrency;
 pub mod cs;
 pub mod fsa;

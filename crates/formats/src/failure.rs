@@ -315,7 +315,7 @@ fn assemble_with(
         sink(Event::NoCode(v));
     }
     if let Some(mut f) = native.fault.clone() {
-        f.suspects = suspects(&f, &read);
+        (f.suspects, f.suspect_values) = suspects(&f, &read);
         sink(Event::Fault(&f));
     }
     if let Some(found) = &native.residue {
@@ -746,15 +746,21 @@ fn residue_sets(
 /// faulting instruction's operand registers hold: pointers for a memory
 /// access, integers for a divisor. By value alone, so "may be": another
 /// variable, or a value computed from one, can hold the same.
-fn suspects(f: &crate::image::fault::Fault, uses: &[ValueUse]) -> Vec<String> {
+fn suspects(f: &crate::image::fault::Fault, uses: &[ValueUse]) -> (Vec<String>, Vec<usize>) {
     let want = f.operand_values();
     let divides = f.signal == "SIGFPE";
-    let mut out: Vec<String> = uses
+    let mut out: Vec<(String, usize)> = uses
         .iter()
-        .filter(|u| u.place.starts_with("frame #0 ") || u.place == "global")
-        .filter(|u| u.shown.pointer != divides && want.contains(&u.value))
-        .map(|u| format!("`{}` = {} ({})", u.name, u.value_text(), u.place))
+        .enumerate()
+        .filter(|(_, u)| u.place.starts_with("frame #0 ") || u.place == "global")
+        .filter(|(_, u)| u.shown.pointer != divides && want.contains(&u.value))
+        .map(|(i, u)| {
+            (
+                format!("`{}` = {} ({})", u.name, u.value_text(), u.place),
+                i,
+            )
+        })
         .collect();
-    out.dedup();
-    out
+    out.dedup_by(|a, b| a.0 == b.0);
+    out.into_iter().unzip()
 }

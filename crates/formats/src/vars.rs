@@ -432,6 +432,12 @@ pub struct ValueUse {
     /// Where the HTML report shows it (not in the JSON): see [`Shown`].
     #[serde(skip_serializing)]
     pub shown: Shown,
+    /// The ways its value can have been made, for the question of its
+    /// cause ([`postmortem_core::cause`]; not in the JSON). None when
+    /// that cannot be asked: stored where the program crashed, or a local
+    /// of a function that may be active twice.
+    #[serde(skip_serializing)]
+    pub cause: Option<postmortem_core::cause::Variable>,
 }
 
 /// What the HTML report needs to show a value where it belongs: beside
@@ -548,6 +554,7 @@ fn value_use(v: &Var, o: &Observed, local_frame: &dyn Fn(&Observed) -> Option<us
         kept: Vec::new(),
         tests: Vec::new(),
         unused: None,
+        cause: None,
         shown: Shown {
             bytes: v.bytes,
             pointer: v.pointer,
@@ -623,6 +630,9 @@ fn last_write(
         (None, Some(i)) => Written::Const(i).can_leave(o.value, v.bytes),
         (None, None) => true,
     };
+    if u.frame.is_none() {
+        u.cause = cause_of(v, o, start, init_ok);
+    }
     if good == 0 && !(start.is_none() && init_ok) {
         u.unused = Some(if start.is_some() {
             // A local: also what a slot holds when no store to it ran
@@ -661,6 +671,80 @@ fn last_write(
         what: format!("{} = {} ({})", v.name, o.value, o.place),
         tests,
     })
+}
+
+/// The ways the value `o` of `v` can have been made: the stores that can
+/// leave it, the uninitialised slot of a local (`start`: its function's
+/// entry), a global's initial value when it can be the value.
+fn cause_of(
+    v: &Var,
+    o: &Observed,
+    start: Option<u32>,
+    init_ok: bool,
+) -> Option<postmortem_core::cause::Variable> {
+    use postmortem_core::cause::Definition;
+    let node = |x: u32| NodeId::new(x as usize);
+    let mut candidates: Vec<Definition> = v
+        .writes
+        .iter()
+        .filter(|&&(_, w)| w.can_leave(o.value, v.bytes))
+        .map(|&(x, _)| Definition::Store(node(x)))
+        .collect();
+    match start {
+        Some(entry) => candidates.push(Definition::Uninitialised(node(entry))),
+        None if init_ok => candidates.push(Definition::Initial),
+        None => {}
+    }
+    candidates.dedup();
+    let writes: Vec<NodeId> = v
+        .writes
+        .iter()
+        .map(|w| node(w.0))
+        .chain(start.map(node))
+        .collect();
+    Some(postmortem_core::cause::Variable {
+        writes: NodeSet::new(writes)?,
+        candidates,
+        what: format!("{} ({})", v.name, o.place),
+    })
+}
+
+/// What [`postmortem_core::cause::reaching`] found for the value `u`, as
+/// the writers show it: each definition's place (`kv.c:35`, or what it
+/// is) and whether it made the value on every execution the report
+/// allows.
+pub fn cause(
+    g: &Icfg,
+    u: &ValueUse,
+    made: &[(
+        postmortem_core::cause::Definition,
+        postmortem_core::cause::Made,
+    )],
+) -> crate::image::fault::Cause {
+    use postmortem_core::cause::{Definition, Made};
+    crate::image::fault::Cause {
+        variable: format!("`{}` = {} ({})", u.name, u.value_text(), u.place),
+        made_by: made
+            .iter()
+            .map(|&(d, m)| {
+                let at = match d {
+                    Definition::Store(n) => format!("the store at {}", where_is(g, n)),
+                    Definition::Uninitialised(_) => {
+                        "no store in its activation (uninitialised)".to_string()
+                    }
+                    Definition::Initial => "its initial value".to_string(),
+                };
+                let how = match m {
+                    Made::Every => "every",
+                    Made::Some => "some",
+                };
+                crate::image::fault::MadeBy {
+                    at,
+                    on: how.to_string(),
+                }
+            })
+            .collect(),
+    }
 }
 
 /// At most this many branch tests per value (the first ones): its

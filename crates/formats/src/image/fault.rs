@@ -32,6 +32,55 @@ pub struct Fault {
     /// The variables whose value the instruction used (filled by the
     /// assembly, which knows the values read from the core).
     pub suspects: Vec<String>,
+    /// Each suspect's index among the values read (`Assembled::values`).
+    #[serde(skip)]
+    pub suspect_values: Vec<usize>,
+    /// Where the suspects' values were made (filled after the analysis:
+    /// [`postmortem_core::cause`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub causes: Vec<Cause>,
+}
+
+/// Where one suspect's value was made: the definitions that can reach the
+/// crash on an execution the report allows.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Cause {
+    /// The suspect: ``e = 0x0 (frame #0 `get`)``.
+    pub variable: String,
+    /// The definitions that can have made it.
+    pub made_by: Vec<MadeBy>,
+}
+
+/// One definition that can have made a suspect's value.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct MadeBy {
+    /// Where: ``the store at kv.c:35``, ``its initial value``, ``no store
+    /// in its activation (uninitialised)``.
+    pub at: String,
+    /// `every` (on every execution the report allows: the only one) or
+    /// `some`.
+    pub on: String,
+}
+
+impl Cause {
+    /// One line: ``e = 0x0 (frame #0 `get`) was made by kv.c:35 on every
+    /// execution the report allows``, or ``... by one of kv.c:15, kv.c:19``.
+    pub fn line(&self) -> String {
+        let every = self.made_by.len() == 1 && self.made_by[0].on == "every";
+        let places: Vec<&str> = self.made_by.iter().map(|m| m.at.as_str()).collect();
+        if every {
+            format!(
+                "{} was made by {}, on every execution the report allows",
+                self.variable, places[0]
+            )
+        } else {
+            format!(
+                "{} was made by one of {} (each on some execution the report allows)",
+                self.variable,
+                places.join(", ")
+            )
+        }
+    }
 }
 
 /// The faulting instruction and what it computed with.

@@ -766,6 +766,13 @@ fn stack_section(c: &Ctx<'_, '_>, frames: &[ShownFrame<'_>]) -> String {
             "<p class=\"fault\"><b>Crash:</b> {}</p>",
             escape(&f.line())
         );
+        for cause in &f.causes {
+            let _ = writeln!(
+                s,
+                "<p class=\"fault\"><b>Cause:</b> {}</p>",
+                escape(&cause.line())
+            );
+        }
     }
     if frames.is_empty() {
         s.push_str("<p>The report gives no crash stack.</p>\n");
@@ -1509,6 +1516,7 @@ mod tests {
             tests: vec![],
             unused: None,
             shown,
+            cause: None,
         }
     }
 

@@ -118,6 +118,9 @@ pub fn write_text(out: &mut dyn Write, a: &Analysis<'_>) -> io::Result<()> {
     writeln!(out, "  report: {}", a.report_path)?;
     if let Some(f) = a.fault {
         writeln!(out, "  crash:  {}", f.line())?;
+        for c in &f.causes {
+            writeln!(out, "  cause:  {}", c.line())?;
+        }
     }
     for m in a.logs {
         write!(out, "  log:    {}: {}", m.stream, m.summary())?;

@@ -1,0 +1,192 @@
+//! Where the bad value came from: the definitions of a variable that can
+//! reach the crash on an execution the report allows (issue 36, the
+//! slice's first step: reaching definitions of the variables that held
+//! the faulting operand, over the executions the report allows).
+//!
+//! A variable of the front-end's variable map (a scalar whose address
+//! never escapes: every write is one of its stores) holds, at the crash,
+//! what its last store before the crash wrote; or, when no store ran,
+//! its initial value (a global's initializer) or whatever its stack slot
+//! held (a local whose activation stored nothing). For each candidate
+//! definition `d` (a store that can have left the value read from the
+//! core, the uninitialised slot, the initial value), the report with one
+//! more last-write constraint, "the last write of the variable is `d`",
+//! is checked with the solver ([`Solver::possible`]). `d` is the cause on
+//! every execution the report allows when it is the only candidate whose
+//! check is not Impossible ([`Made::Every`]); else each possible one is
+//! a cause on some ([`Made::Some`]).
+//!
+//! Sound as the solver's Impossible is: a candidate is dropped only when
+//! no execution consistent with the report (and the program) has it as
+//! the last write; a check the limits stopped counts as possible. The
+//! candidates must be all the ways the value can have been made, so only
+//! variables the front-end tracks completely are asked about, and not in
+//! programs with code that may run asynchronously (a signal handler or
+//! another thread may store to a global off the crashing path).
+
+use crate::icfg::Icfg;
+use crate::ids::NodeId;
+use crate::report::{LastWrite, NodeSet, Report};
+use crate::solver::{Answer, Solver};
+
+/// One way a variable's value can have been made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Definition {
+    /// A store of the program.
+    Store(NodeId),
+    /// No store ran in the local's activation (its function's entry): the
+    /// slot holds what it held before.
+    Uninitialised(NodeId),
+    /// No store ran at all: a global's initial value.
+    Initial,
+}
+
+/// Whether a definition made the value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Made {
+    /// On every execution the report allows (the only possible one).
+    Every,
+    /// On some of them.
+    Some,
+}
+
+/// The variable, as the question needs it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Variable {
+    /// Every store of the variable, and (for a local) its function's
+    /// entry, where its activation starts.
+    pub writes: NodeSet,
+    /// The definitions that can have left the value read (the others
+    /// cannot: a store of another constant, a null pointer's `&x`).
+    pub candidates: Vec<Definition>,
+    /// For messages: ``e = 0x0 (frame #0 `get`)``.
+    pub what: String,
+}
+
+/// The candidates of `v` that made its value on some execution the
+/// report allows, each with [`Made`]; empty when the report itself is
+/// impossible. Runs one check per candidate (with one candidate, none).
+pub fn reaching(
+    s: &dyn Solver,
+    g: &Icfg,
+    report: &Report,
+    v: &Variable,
+) -> Vec<(Definition, Made)> {
+    let possible: Vec<Definition> = if v.candidates.len() < 2 {
+        v.candidates.clone()
+    } else {
+        v.candidates
+            .iter()
+            .copied()
+            .filter(|&d| {
+                let mut r = report.clone();
+                r.values.push(last_is(v, d));
+                // A check the limits stopped is a possible one.
+                !matches!(s.possible(g, &r, None), Ok(Answer::Impossible))
+            })
+            .collect()
+    };
+    let made = if possible.len() == 1 {
+        Made::Every
+    } else {
+        Made::Some
+    };
+    possible.into_iter().map(|d| (d, made)).collect()
+}
+
+/// The constraint "the last write of `v` is `d`".
+fn last_is(v: &Variable, d: Definition) -> LastWrite {
+    let (keep, need) = match d {
+        Definition::Store(n) | Definition::Uninitialised(n) => (Some(n), true),
+        Definition::Initial => (None, false),
+    };
+    let bad: Vec<NodeId> = v
+        .writes
+        .nodes()
+        .iter()
+        .copied()
+        .filter(|&n| Some(n) != keep)
+        .collect();
+    LastWrite {
+        writes: v.writes.clone(),
+        bad,
+        need,
+        what: format!("{}: made by {d:?}", v.what),
+        tests: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fsa::Fsa;
+    use crate::icfg::{IcfgBuilder, NodeKind, NodeSpec};
+
+    /// main: entry, `x = 0` (s0), a branch to `x = 1` (s1) or `x = 2`
+    /// (s2), then the crash (c).
+    fn graph() -> (Icfg, [NodeId; 5]) {
+        let mut b = IcfgBuilder::new();
+        let f = b.function("main");
+        b.set_function_file(f, "m.c");
+        let mut add = |id: &str, kind: NodeKind, line: u32| {
+            b.add_node(NodeSpec {
+                ext_id: id,
+                kind,
+                func: f,
+                label: id,
+                lines: &[line],
+            })
+            .unwrap()
+        };
+        let e = add("e", NodeKind::Entry, 1);
+        let s0 = add("s0", NodeKind::Statement, 2);
+        let s1 = add("s1", NodeKind::Statement, 3);
+        let s2 = add("s2", NodeKind::Statement, 4);
+        let c = add("c", NodeKind::Statement, 5);
+        b.set_start(e);
+        for (p, q) in [(e, s0), (s0, s1), (s0, s2), (s1, c), (s2, c)] {
+            b.add_flow_edge(p, q);
+        }
+        (b.build().unwrap(), [e, s0, s1, s2, c])
+    }
+
+    #[test]
+    fn the_only_store_the_report_allows_made_the_value() {
+        let (g, [_, s0, s1, s2, c]) = graph();
+        let v = Variable {
+            writes: NodeSet::new(vec![s0, s1, s2]).unwrap(),
+            candidates: vec![
+                Definition::Store(s0),
+                Definition::Store(s1),
+                Definition::Store(s2),
+            ],
+            what: "x".into(),
+        };
+        let report = Report {
+            crash: Some(NodeSet::one(c)),
+            ..Report::default()
+        };
+        // Both branches are possible; s0 is always overwritten.
+        let r = reaching(&Fsa::default(), &g, &report, &v);
+        assert_eq!(
+            r,
+            vec![
+                (Definition::Store(s1), Made::Some),
+                (Definition::Store(s2), Made::Some)
+            ]
+        );
+        // s2 seen not to run: s1 made it, on every execution.
+        let mut seen = report.clone();
+        seen.obs_no.push(NodeSet::one(s2));
+        let r = reaching(&Fsa::default(), &g, &seen, &v);
+        assert_eq!(r, vec![(Definition::Store(s1), Made::Every)]);
+        // A global never stored on the way: its initial value, if the
+        // stores can be avoided (they cannot here).
+        let v = Variable {
+            candidates: vec![Definition::Initial, Definition::Store(s2)],
+            ..v
+        };
+        let r = reaching(&Fsa::default(), &g, &report, &v);
+        assert_eq!(r, vec![(Definition::Store(s2), Made::Every)]);
+    }
+}
