@@ -204,6 +204,7 @@ pub fn view<'a>(
         fault: loaded.fault.as_ref(),
         line_notes: Some(&loaded.line_notes),
         log_decided: None,
+        report: Some(&loaded.report),
     }
 }
 

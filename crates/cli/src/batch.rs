@@ -521,6 +521,7 @@ fn analyse_within(ctx: &Ctx<'_>, spec: &fb::CrashSpec) -> Result<Value, (Option<
         fault: fault.as_ref(),
         line_notes: Some(&line_notes),
         log_decided: None,
+        report: Some(&report),
     };
     let t = Instant::now();
     let mut v = to_json_with(&view, !a.no_nodes, Some(&graph.lines));

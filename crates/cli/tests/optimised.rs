@@ -178,6 +178,18 @@ fn a_backtrace_of_an_optimised_build_leaves_a_gap_where_sibling_calls_may_hide_f
                 !err.contains("crash stack is not used"),
                 "{what}: the stack was not used:\n{err}"
             );
+            // The output says where the gap was assumed: after main's
+            // frame, before `leaf`, sibling calls only; none at -O0.
+            let gaps = v["stack_gaps"].as_array().unwrap();
+            if opt == "-O2" {
+                assert!(
+                    gaps.iter()
+                        .any(|g| g["inner"] == "leaf" && g["sibling_calls_only"] == true),
+                    "{what}: {gaps:?}"
+                );
+            } else {
+                assert!(gaps.is_empty(), "{what}: {gaps:?}");
+            }
             let (yes, no) = (lines(&v, "sibling.c", "yes"), lines(&v, "sibling.c", "no"));
             for l in &no {
                 assert!(!ran.contains(l), "{what}: line {l} ran but is No");

@@ -63,6 +63,91 @@ pub struct Analysis<'a> {
     /// How many more nodes were decided with the logs than without them
     /// (None: no log, or not measured).
     pub log_decided: Option<usize>,
+    /// The report analysed: where its stack has gaps (see
+    /// [`stack_gaps`]).
+    pub report: Option<&'a postmortem_core::Report>,
+}
+
+/// A place in the crash stack where calls may be missing (the report's
+/// `stack_gaps`): unreported activations may be pending between the
+/// function `outer` entered and the function `inner` whose call (or the
+/// crash) comes next.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct StackGap {
+    /// The position in the report's stack (0: before its outermost
+    /// frame; its length: before the crash).
+    pub position: usize,
+    /// The function entered before the gap (`None`: the program's start;
+    /// ``a callee of `f` `` when the call could enter many).
+    pub outer: Option<String>,
+    /// The function after it (`None`: unknown).
+    pub inner: Option<String>,
+    /// Only sibling calls (calls compiled as jumps, which took their
+    /// caller's frame off the stack) can be missing there.
+    pub sibling_calls_only: bool,
+}
+
+impl std::fmt::Display for StackGap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let name = |n: &Option<String>, none: &str| match n {
+            Some(x) if x.starts_with("a callee of ") => x.clone(),
+            Some(x) => format!("`{x}`"),
+            None => none.to_string(),
+        };
+        write!(
+            f,
+            "between {} and {}{}",
+            name(&self.outer, "the start"),
+            name(&self.inner, "the crash"),
+            if self.sibling_calls_only {
+                " (sibling calls)"
+            } else {
+                ""
+            }
+        )
+    }
+}
+
+/// The gaps of `report`'s stack, outermost first.
+pub fn stack_gaps(g: &Icfg, report: &postmortem_core::Report) -> Vec<StackGap> {
+    let names = |s: &postmortem_core::NodeSet| -> Vec<&str> {
+        let mut names: Vec<&str> = s
+            .nodes()
+            .iter()
+            .map(|&n| &*g.function(g.func_of(n)).name)
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        names
+    };
+    let func = |s: &postmortem_core::NodeSet| -> Option<String> {
+        let n = names(s);
+        (!n.is_empty()).then(|| n.join("|"))
+    };
+    let st = &report.stack;
+    // The function a frame entered; when its call may enter many (an
+    // indirect call, a frame widened to its caller), its caller's.
+    let entered = |k: usize| -> Option<String> {
+        let n = names(&st[k].entry);
+        if n.len() == 1 {
+            Some(n.join("|"))
+        } else {
+            func(&st[k].call).map(|c| format!("a callee of `{c}`"))
+        }
+    };
+    report
+        .stack_gaps
+        .iter()
+        .map(|&i| StackGap {
+            position: i,
+            outer: i.checked_sub(1).and_then(entered),
+            inner: match st.get(i) {
+                Some(fr) => func(&fr.call),
+                None => report.crash.as_ref().and_then(func),
+            },
+            sibling_calls_only: report.sibling_gaps.binary_search(&i).is_ok(),
+        })
+        .collect()
 }
 
 /// Formats sorted line numbers as compact ranges: `3-5, 9, 12-13`.
@@ -120,6 +205,20 @@ pub fn write_text(out: &mut dyn Write, a: &Analysis<'_>) -> io::Result<()> {
         writeln!(out, "  crash:  {}", f.line())?;
         for c in &f.causes {
             writeln!(out, "  cause:  {}", c.line())?;
+        }
+    }
+    if let Some(r) = a.report {
+        let gaps = stack_gaps(a.graph, r);
+        if !gaps.is_empty() {
+            let shown: Vec<String> = gaps.iter().take(4).map(|x| x.to_string()).collect();
+            writeln!(
+                out,
+                "  gaps:   calls may be missing from the stack at {} place{}: {}{}",
+                gaps.len(),
+                if gaps.len() == 1 { "" } else { "s" },
+                shown.join("; "),
+                if gaps.len() > 4 { "; ..." } else { "" }
+            )?;
         }
     }
     for m in a.logs {
@@ -281,6 +380,7 @@ pub fn to_json_with(a: &Analysis<'_>, nodes: bool, lines: Option<&LineIndex>) ->
             "summary": m.summary(),
         })).collect::<Vec<_>>(),
         "logs_decided": a.log_decided,
+        "stack_gaps": a.report.map(|r| stack_gaps(g, r)).unwrap_or_default(),
         "timings_ms": {
             "parse_graph": a.timings.parse_graph_ms,
             "parse_report": a.timings.parse_report_ms,
