@@ -268,10 +268,17 @@ impl Locator<'_> {
     /// or weak lines; the frame's `sites` (its inline chain, from DWARF
     /// or a debugger's inlined frames) name the copy that was running.
     /// Only the sites in the file of the nodes' function are compared (the
-    /// front-end keeps only those), and when no node has all of them (a
-    /// graph without inline chains, another build) every node is kept.
+    /// front-end keeps only those), only in functions with inlined code
+    /// ([`Icfg::inlined_lines`]: a graph built before inlining has no
+    /// inline chains, and a weak line of another kind must not narrow),
+    /// and when no node has all of them (another build) every node is
+    /// kept.
     fn by_inline_chain(&self, fr: &SourceFrame, nodes: Vec<NodeId>) -> Vec<NodeId> {
         if fr.sites.is_empty() || nodes.len() < 2 {
+            return nodes;
+        }
+        let inlined = |n: NodeId| self.g.inlined_lines(self.g.func_of(n)).next().is_some();
+        if !nodes.iter().all(|&n| inlined(n)) {
             return nodes;
         }
         let has = |n: NodeId, l: u32| {
