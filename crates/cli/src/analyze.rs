@@ -244,7 +244,7 @@ fn run_within(a: AnalyzeArgs) -> Result<(), Failure> {
         })?;
     loaded.timings.recover_ms = ms(t);
     let log_decided = decided_by_logs(&*s, &loaded, &an, staging);
-    let causes = causes(&*s, &loaded);
+    let causes = causes(&*s, &loaded, &an.rec.labels);
     if let Some(f) = loaded.fault.as_mut() {
         f.causes = causes;
     }
@@ -305,6 +305,7 @@ fn run_within(a: AnalyzeArgs) -> Result<(), Failure> {
 fn causes(
     s: &(dyn postmortem_core::Solver + Sync),
     loaded: &crate::inputs::Loaded,
+    labels: &[Label],
 ) -> Vec<postmortem_formats::image::fault::Cause> {
     let Some(f) = &loaded.fault else {
         return Vec::new();
@@ -320,7 +321,8 @@ fn causes(
                 let u = loaded.values.get(i)?;
                 let v = u.cause.as_ref()?;
                 let made = postmortem_core::cause::reaching(s, &loaded.graph, &loaded.report, v);
-                (!made.is_empty()).then(|| postmortem_formats::vars::cause(&loaded.graph, u, &made))
+                (!made.is_empty())
+                    .then(|| postmortem_formats::vars::cause(&loaded.graph, u, &made, labels))
             })
             .collect()
     })

@@ -183,7 +183,8 @@ fn the_pc_of_a_core_names_the_crash_node_of_its_line() {
 /// lookup mode is 2 and by its initializer when it is 3 (no branch
 /// stores to it). The core holds `mode`, whose branch tests decide
 /// which store ran: each core names its own store, on every execution
-/// the report allows, in the text, the JSON and the HTML page. Without
+/// the report allows, and the stores that did not run, in the text, the
+/// JSON and the HTML page. Without
 /// the values (`--no-values`) nothing is claimed.
 #[test]
 fn the_store_that_made_the_bad_value_is_named() {
@@ -220,9 +221,14 @@ fn the_store_that_made_the_bad_value_is_named() {
         assert!(o.status.success(), "{}", show(&o));
         o
     };
-    for (core, store) in [
-        ("core-find", line_of("e = find(k);")),
-        ("core-init", line_of("struct ent *e = NULL;")),
+    let (fallback, found) = (line_of("e = &fallback;"), line_of("e = find(k);"));
+    for (core, store, not_run) in [
+        ("core-find", found, vec![fallback]),
+        (
+            "core-init",
+            line_of("struct ent *e = NULL;"),
+            vec![fallback, found],
+        ),
     ] {
         let v: Value =
             serde_json::from_slice(&analyze(core, &["--format", "json"]).stdout).unwrap();
@@ -241,6 +247,12 @@ fn the_store_that_made_the_bad_value_is_named() {
             &serde_json::json!([{"at": format!("the store at cause.c:{store}"), "on": "every"}]),
             "{core}"
         );
+        // The stores that would have set another value did not run.
+        let want: Vec<String> = not_run
+            .iter()
+            .map(|l| format!("the store at cause.c:{l}"))
+            .collect();
+        assert_eq!(causes[0]["not_run"], serde_json::json!(want), "{core}");
         let text = String::from_utf8_lossy(&analyze(core, &[]).stdout).to_string();
         assert!(
             text.contains(&format!(

@@ -720,9 +720,21 @@ pub fn cause(
         postmortem_core::cause::Definition,
         postmortem_core::cause::Made,
     )],
+    labels: &[postmortem_core::Label],
 ) -> crate::image::fault::Cause {
     use postmortem_core::cause::{Definition, Made};
+    let not_run = u
+        .cause
+        .iter()
+        .flat_map(|v| v.writes.nodes().iter().copied())
+        .filter(|&n| {
+            g.kind(n) != postmortem_core::NodeKind::Entry
+                && labels.get(n.index()) == Some(&postmortem_core::Label::No)
+        })
+        .map(|n| format!("the store at {}", where_is(g, n)))
+        .collect();
     crate::image::fault::Cause {
+        not_run,
         variable: format!("`{}` = {} ({})", u.name, u.value_text(), u.place),
         made_by: made
             .iter()

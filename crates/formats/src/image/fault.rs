@@ -49,6 +49,10 @@ pub struct Cause {
     pub variable: String,
     /// The definitions that can have made it.
     pub made_by: Vec<MadeBy>,
+    /// The variable's stores that ran on no execution the report allows
+    /// (their nodes are No): what would have set another value.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_run: Vec<String>,
 }
 
 /// One definition that can have made a suspect's value.
@@ -68,7 +72,7 @@ impl Cause {
     pub fn line(&self) -> String {
         let every = self.made_by.len() == 1 && self.made_by[0].on == "every";
         let places: Vec<&str> = self.made_by.iter().map(|m| m.at.as_str()).collect();
-        if every {
+        let mut s = if every {
             format!(
                 "{} was made by {}, on every execution the report allows",
                 self.variable, places[0]
@@ -79,7 +83,11 @@ impl Cause {
                 self.variable,
                 places.join(", ")
             )
+        };
+        if !self.not_run.is_empty() {
+            s += &format!("; did not run: {}", self.not_run.join(", "));
         }
+        s
     }
 }
 
