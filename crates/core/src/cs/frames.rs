@@ -529,7 +529,7 @@ struct Explore<'a> {
     segs: Vec<Segment>,
     max_states: usize,
     started: std::time::Instant,
-    ids: HashMap<(u32, u32), u32>,
+    ids: crate::fxhash::FxHashMap<(u32, u32), u32>,
     /// (node, segment).
     states: Vec<(u32, u32)>,
     edges: Vec<(u32, u32)>,
@@ -556,7 +556,7 @@ impl<'a> Explore<'a> {
                 .min(limits.max_memory / BYTES_PER_STATE)
                 .max(1),
             started: std::time::Instant::now(),
-            ids: HashMap::new(),
+            ids: Default::default(),
             states: Vec::new(),
             edges: Vec::new(),
             work: Vec::new(),
