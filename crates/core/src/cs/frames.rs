@@ -534,6 +534,8 @@ struct Explore<'a> {
     states: Vec<(u32, u32)>,
     edges: Vec<(u32, u32)>,
     work: Vec<u32>,
+    /// See [`Explore::ok_targets`].
+    ok_targets: Option<Vec<NodeId>>,
 }
 
 impl<'a> Explore<'a> {
@@ -560,6 +562,7 @@ impl<'a> Explore<'a> {
             states: Vec::new(),
             edges: Vec::new(),
             work: Vec::new(),
+            ok_targets: None,
         }
     }
 
@@ -678,7 +681,7 @@ impl<'a> Explore<'a> {
     /// unreported frame) whose activation may be the target's function.
     fn jumps(&mut self, id: u32, vn: NodeId, j: usize) -> Result<(), CsFail> {
         let (g, sl) = (self.g, self.sl);
-        let direct: Vec<NodeId> = g
+        let mut direct: Vec<NodeId> = g
             .succs(vn)
             .filter(|&(w, kd)| is_jump(g, vn, w, kd) && self.ok(w))
             .map(|(w, _)| w)
@@ -687,8 +690,23 @@ impl<'a> Explore<'a> {
                     .filter(|&r| g.func_of(r) != g.func_of(vn) && self.ok(r)),
             )
             .collect();
+        direct.sort_unstable();
+        direct.dedup();
         let via_callee = sl.finishing_callees(g, vn).any(|t| sl.escapes[t.index()]);
-        if via_callee {
+        // A jump to every target of another function (a `longjmp` the
+        // front-end sends to every `setjmp`) lands through the hubs: one
+        // edge instead of one per target and earlier segment. The hubs
+        // also land at the targets in its own function (in an earlier
+        // segment: an outer activation's `setjmp`), which is sound.
+        let own = g.func_of(vn);
+        let to_every = !direct.is_empty() && {
+            let all = self.ok_targets();
+            direct.iter().all(|w| all.binary_search(w).is_ok())
+                && all
+                    .iter()
+                    .all(|w| g.func_of(*w) == own || direct.binary_search(w).is_ok())
+        };
+        if via_callee || to_every {
             // Every target, landing in this segment at a gap, else in an
             // earlier one: one edge to the hub of the latest segment it
             // may land in (the hubs chain down to segment 0).
@@ -713,6 +731,22 @@ impl<'a> Explore<'a> {
             }
         }
         Ok(())
+    }
+
+    /// The jump targets a hub's edges may go to ([`SameLevel::all_jump_targets`]
+    /// that are not removed), sorted.
+    fn ok_targets(&mut self) -> &[NodeId] {
+        if self.ok_targets.is_none() {
+            let v: Vec<NodeId> = self
+                .sl
+                .all_jump_targets
+                .iter()
+                .copied()
+                .filter(|&w| self.ok(w))
+                .collect();
+            self.ok_targets = Some(v);
+        }
+        self.ok_targets.as_deref().unwrap_or_default()
     }
 
     /// The edges of hub `id` of segment `i`: to every jump target that may
