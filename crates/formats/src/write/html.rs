@@ -468,18 +468,23 @@ fn value_html(c: &Ctx<'_, '_>, u: &ValueUse, prefix: &str, stop: Option<(FileId,
     )
 }
 
-/// The values of a frame's locals, beside it in the stack.
-fn frame_values_html(c: &Ctx<'_, '_>, f: &ShownFrame<'_>) -> String {
-    let stops: BTreeSet<(FileId, u32)> = f
+/// The source line frame `f` stopped on, when its stop is one line.
+fn stop_line(c: &Ctx<'_, '_>, f: &ShownFrame<'_>) -> Option<(FileId, u32)> {
+    let lines: BTreeSet<(FileId, u32)> = f
         .stop
         .nodes()
         .iter()
         .filter_map(|&n| place(c.r.graph, n))
         .collect();
-    let stop = match stops.iter().next() {
-        Some(&at) if stops.len() == 1 => Some(at),
+    match lines.iter().next() {
+        Some(&at) if lines.len() == 1 => Some(at),
         _ => None,
-    };
+    }
+}
+
+/// The values of a frame's locals, beside it in the stack.
+fn frame_values_html(c: &Ctx<'_, '_>, f: &ShownFrame<'_>) -> String {
+    let stop = stop_line(c, f);
     let vals: Vec<&ValueUse> =
         c.r.values
             .iter()
@@ -805,14 +810,8 @@ fn stack_section(c: &Ctx<'_, '_>, frames: &[ShownFrame<'_>]) -> String {
             })
             .unwrap_or_default();
         // The source line it stopped on, when it is one line.
-        let lines: BTreeSet<(FileId, u32)> = f
-            .stop
-            .nodes()
-            .iter()
-            .filter_map(|&n| place(c.r.graph, n))
-            .collect();
-        let text = match lines.iter().next() {
-            Some(&(file, line)) if lines.len() == 1 => {
+        let text = match stop_line(c, f) {
+            Some((file, line)) => {
                 c.r.sources
                     .lines(file)
                     .and_then(|ls| source_line(&ls, line))
