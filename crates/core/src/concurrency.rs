@@ -339,8 +339,9 @@ impl<S: Solver> Solver for ProcessWide<S> {
         self.0.possible(g, &r, query)
     }
 
-    /// The hint goes through only where this wrapper is the identity:
-    /// process-wide labels are not the inner solver's.
+    /// The hint goes through to the inner solver where this wrapper is
+    /// the identity, and with asynchronous code to the recovery of the
+    /// crash path alone (see [`ProcessWide::recover_from`]).
     fn recover_hinted(
         &self,
         g: &Icfg,
@@ -349,18 +350,46 @@ impl<S: Solver> Solver for ProcessWide<S> {
     ) -> Result<Recovery, SolveError> {
         match Concurrency::of(g, report) {
             None => self.0.recover_hinted(g, report, hint),
-            Some(_) => self.recover(g, report),
+            Some(all) => self.recover_from(g, report, all, Some(hint)),
         }
     }
 
     fn recover(&self, g: &Icfg, report: &Report) -> Result<Recovery, SolveError> {
-        let Some(all) = Concurrency::of(g, report) else {
-            return self.0.recover(g, report);
-        };
+        match Concurrency::of(g, report) {
+            None => self.0.recover(g, report),
+            Some(all) => self.recover_from(g, report, all, None),
+        }
+    }
+}
+
+impl<S: Solver> ProcessWide<S> {
+    /// Recovery with asynchronous code `all`: the crash path alone, then
+    /// rounds with the code that may run after it.
+    ///
+    /// `hint` (labels this wrapper gave a weaker report) is sound for the
+    /// path alone: such labels are the inner solver's labels of a report
+    /// weaker still (observations of off-path code dropped), with some No
+    /// relaxed to Maybe; every path consistent with `report` is
+    /// consistent with that weaker report, so what runs on all of those
+    /// paths or on none of them does so on `report`'s. The rounds recover
+    /// `report` weakened as their own live code says, which need not be
+    /// weaker than the hint's report, so they take no hint. (A value stage
+    /// of a program with signal handlers recovered the path alone twice
+    /// over without it: bzip2's cores.)
+    fn recover_from(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        all: Concurrency,
+        hint: Option<&[Label]>,
+    ) -> Result<Recovery, SolveError> {
         let path_alone = if all.crash_is_async {
             None
         } else {
-            self.0.recover(g, report).ok()
+            match hint {
+                Some(hint) => self.0.recover_hinted(g, report, hint).ok(),
+                None => self.0.recover(g, report).ok(),
+            }
         };
         let Some(mut out) = path_alone else {
             return self.0.recover_with(g, report, &all);

@@ -90,19 +90,15 @@ pub fn frame_labels(g: &Icfg, report: &Report, global: &[Label]) -> Vec<FrameLab
         let frame = if k == usize::MAX { 0 } else { k + 1 };
         let local = LocalGraph::new(g, f, &nodes, global, async_code);
         let mut labels = local.labels(&entries, &stop, None);
-        // The values of this activation's locals: those whose writes are
-        // all in F and start with F's entry (see `vars::constraints`), and
-        // the values read from this frame of a recursive F.
-        let entry = g.function(f).entry;
+        // The values of this activation's locals (`own_local`), and the
+        // values read from this frame of a recursive F.
         let own = report
             .frame_values
             .iter()
             .filter(|v| v.frame == frame)
             .map(|v| &v.value);
         for v in report.values.iter().chain(own) {
-            let mine = entry.is_some_and(|e| v.writes.contains(e))
-                && v.alphabet().iter().all(|&w| g.func_of(w) == f);
-            if !mine || entries.len() != 1 {
+            if !own_local(g, v, f) || entries.len() != 1 {
                 continue;
             }
             let plain = v.tests_as_writes(g);
@@ -147,6 +143,113 @@ pub fn frame_labels(g: &Icfg, report: &Report, global: &[Label]) -> Vec<FrameLab
         });
     }
     out
+}
+
+/// Whether `v` is the value of a local of `f`: its writes start with
+/// `f`'s entry and it reads only `f`'s nodes (see `vars::constraints`).
+fn own_local(g: &Icfg, v: &LastWrite, f: FuncId) -> bool {
+    g.function(f).entry.is_some_and(|e| v.writes.contains(e))
+        && v.alphabet().iter().all(|&w| g.func_of(w) == f)
+}
+
+/// For each of `report`'s values, whether [`frame_labels`] walks it with
+/// a frame of its function (a local of a function on the stack, in a
+/// frame it places in one function) *and* that function may have run
+/// other activations ([`runs_once`] does not hold). Such a value
+/// constrains only the pending activation, whose Local labels it refines;
+/// the Local-Yes nodes are fed back by the lift
+/// ([`crate::staged::recover_lifted`]), and a Global No from it needs
+/// every other activation ruled out as well. So a stage of its own
+/// decides little beyond that. On the harness's 28 bzip2 and Lua cores
+/// (plain, function-flag, block-flag, `-O2`), leaving them to their frames
+/// cost 8 of the 3,872 labels values and residue decide, and took bzip2's
+/// plain cores from 0.22-0.32 s to 0.13-0.19 s (whole process; 17 of the
+/// 32 value stages of one were `BZ2_decompress`'s locals, and none of
+/// them decided a node).
+pub fn walked_locals(g: &Icfg, report: &Report) -> Vec<bool> {
+    let walked: Vec<FuncId> = frame_specs(g, report)
+        .into_iter()
+        .filter(|(_, entries, _, _)| entries.len() == 1)
+        .map(|(_, entries, _, _)| g.func_of(entries[0]))
+        .collect();
+    let mut once = RunsOnce::new(g);
+    report
+        .values
+        .iter()
+        .map(|v| {
+            walked
+                .iter()
+                .any(|&f| own_local(g, v, f) && !once.runs_once(f))
+        })
+        .collect()
+}
+
+/// Which functions run at most once in any execution the graph allows
+/// (memoised): the start function; a function called from exactly one
+/// call site that is on no cycle of its function's local graph (the
+/// Local walk's: flow edges, call to return sites, calls to the
+/// function's non-local jump targets), in a function that runs at most
+/// once. Not an asynchronous function (a handler may run any number of
+/// times), nor one no call reaches.
+struct RunsOnce<'g> {
+    g: &'g Icfg,
+    /// Per function: `None` not asked yet, else the answer (`false`
+    /// while being computed, which makes call-graph cycles `false`).
+    memo: Vec<Option<bool>>,
+    none_ran_no: Vec<Label>,
+}
+
+impl<'g> RunsOnce<'g> {
+    fn new(g: &'g Icfg) -> Self {
+        RunsOnce {
+            g,
+            memo: vec![None; g.functions().len()],
+            none_ran_no: vec![Label::Maybe; g.num_nodes()],
+        }
+    }
+
+    fn runs_once(&mut self, f: FuncId) -> bool {
+        if let Some(known) = self.memo[f.index()] {
+            return known;
+        }
+        self.memo[f.index()] = Some(false);
+        let g = self.g;
+        let known = if g.func_of(g.start()) == f {
+            true
+        } else if g.async_functions().contains(&f) {
+            false
+        } else {
+            let sites: Vec<NodeId> = g
+                .function(f)
+                .entry
+                .map(|e| {
+                    g.preds(e)
+                        .filter(|&(_, k)| k == EdgeKind::Call)
+                        .map(|(p, _)| p)
+                        .collect()
+                })
+                .unwrap_or_default();
+            match sites[..] {
+                [site] => self.runs_once(g.func_of(site)) && !self.on_cycle(site),
+                _ => false,
+            }
+        };
+        self.memo[f.index()] = Some(known);
+        known
+    }
+
+    /// Whether `site` can run twice in one activation of its function.
+    fn on_cycle(&self, site: NodeId) -> bool {
+        let g = self.g;
+        let f = g.func_of(site);
+        let nodes: Vec<NodeId> = g.nodes().filter(|&v| g.func_of(v) == f).collect();
+        let async_code = !g.async_functions().is_empty();
+        let local = LocalGraph::new(g, f, &nodes, &self.none_ran_no, async_code);
+        let Some(i) = nodes.iter().position(|&v| v == site) else {
+            return true;
+        };
+        local.reach(&local.succ[i], None)[i]
+    }
 }
 
 /// A frame of the walk: its activation (`usize::MAX` for the outermost

@@ -15,6 +15,11 @@
 //!    whose every node is decided by `L0` is not staged
 //!    (`reads_only_decided`: such stages decided nothing on the harness's
 //!    cores and were its slowest; counted as `values_skipped_decided`);
+//!    with the Local lift after the stages ([`Staging::lifted`]), a
+//!    local of a function that may have run other activations is left to
+//!    its frame's Local walk (`local::walked_locals`: it constrains only
+//!    the pending activation, whose Local-Yes nodes the lift feeds back;
+//!    counted as `values_left_to_frames`);
 //! 3. the rest are recovered in groups of at most [`GROUP`], each group
 //!    with the whole report without the other values, at most
 //!    [`MAX_GROUPS`] groups (the values beyond are dropped and listed).
@@ -135,6 +140,11 @@ pub struct Staging {
     /// least); `None`: every stage runs to its solver's own limits (the
     /// reference, and labels that do not depend on the machine's speed).
     pub value_budget: Option<u32>,
+    /// The Local lift follows (`recover_lifted`): the values that the
+    /// Local walk of their own frame reads and that constrain only one
+    /// activation of a function called again are not staged
+    /// (`local::walked_locals`).
+    pub lifted: bool,
 }
 
 impl Default for Staging {
@@ -145,6 +155,7 @@ impl Default for Staging {
             test_only_nodes: TEST_ONLY_NODES,
             residue_at_once: true,
             value_budget: Some(VALUE_BUDGET_FACTOR),
+            lifted: false,
         }
     }
 }
@@ -433,6 +444,15 @@ fn values_to_stage(
     left.retain(|(_, v)| !reads_only_decided(v, &rec.labels));
     rec.stats
         .push(("values_skipped_decided", (before - left.len()) as u64));
+    // A local of a function called again is left to its frame's Local
+    // walk and the lift that follows (see `local::walked_locals`).
+    if how.lifted {
+        let walked = crate::local::walked_locals(g, report);
+        let before = left.len();
+        left.retain(|(i, _)| !walked[*i]);
+        rec.stats
+            .push(("values_left_to_frames", (before - left.len()) as u64));
+    }
     // Values that rule out a store (or need one) first; those known only
     // from branch tests after, at most `MAX_TEST_ONLY` of them (each stage
     // is a whole recovery, and on large programs most such values decide
@@ -678,6 +698,10 @@ pub fn recover_lifted_keeping(
     report: &Report,
     how: Staging,
 ) -> Result<(Recovery, Lift, Vec<Label>), SolveError> {
+    let how = Staging {
+        lifted: true,
+        ..how
+    };
     let (mut rec, base) = staged_by(s, g, report, how)?;
     let before = rec.labels.clone();
     let t = std::time::Instant::now();

@@ -400,3 +400,64 @@ fn a_node_that_ran_behind_nodes_that_never_ran_is_a_contradiction() {
     labels[n("W").index()] = Label::No;
     assert_eq!(activation_dominators(&p.g, &labels, &[n("v")]), Err(n("v")));
 }
+
+/// With asynchronous code, a hint (labels of a weaker report) reaches the
+/// inner solver's recovery of the crash path alone, where it is sound,
+/// and not the rounds with live asynchronous code, where it need not be.
+/// (Value stages of programs with signal handlers recovered the path
+/// alone without it.)
+#[test]
+fn a_hint_reaches_the_recovery_of_the_path_alone() {
+    use postmortem_core::solver::{Checked, Recovery, SolveError};
+    use std::cell::RefCell;
+    /// Records each recovery: whether it had a hint.
+    struct Spy {
+        inner: Fsa,
+        calls: RefCell<Vec<bool>>,
+    }
+    impl Solver for Spy {
+        fn name(&self) -> &'static str {
+            "spy"
+        }
+        fn check(
+            &self,
+            g: &Icfg,
+            report: &Report,
+            query: Option<&Query>,
+        ) -> Result<Checked, SolveError> {
+            self.inner.check(g, report, query)
+        }
+        fn recover(&self, g: &Icfg, report: &Report) -> Result<Recovery, SolveError> {
+            self.calls.borrow_mut().push(false);
+            self.inner.recover(g, report)
+        }
+        fn recover_hinted(
+            &self,
+            g: &Icfg,
+            report: &Report,
+            hint: &[Label],
+        ) -> Result<Recovery, SolveError> {
+            self.calls.borrow_mut().push(true);
+            self.inner.recover_hinted(g, report, hint)
+        }
+    }
+    let p = Prog::new(true, false);
+    let r = Report {
+        crash: Some(NodeSet::one(p.n("c"))),
+        ..Report::default()
+    };
+    let spy = ProcessWide(Spy {
+        inner: Fsa::default(),
+        calls: RefCell::new(Vec::new()),
+    });
+    let plain = spy.recover(&p.g, &r).unwrap();
+    let unhinted = spy.0.calls.replace(Vec::new());
+    // The path alone, then a round with the worker live.
+    assert_eq!(unhinted, vec![false, false]);
+    let weaker = Report::default();
+    let hint = spy.recover(&p.g, &weaker).unwrap().labels;
+    spy.0.calls.replace(Vec::new());
+    let hinted = spy.recover_hinted(&p.g, &r, &hint).unwrap();
+    assert_eq!(*spy.0.calls.borrow(), vec![true, false]);
+    assert_eq!(hinted.labels, plain.labels);
+}

@@ -2403,3 +2403,102 @@ fn hinted_best_refines_utl_and_the_unhinted_labels() {
     eprintln!("{hinted} reduced with the hint ({weakened} of them weakened), {checked} checked against valid paths, {by_utl} UTL labels compared, {no_valid_path} found impossible only with the hint");
     assert!(hinted > cases() as usize / 10 && weakened > 0 && checked > 0 && by_utl > 0);
 }
+
+/// A value of a local of a function called again (`f`, from two sites)
+/// constrains only its pending activation: with the Local lift after it
+/// (`recover_lifted`), it is left to its frame's Local walk
+/// (`values_left_to_frames`), which still decides its frame's labels,
+/// instead of a stage of its own. A local of `main`, which runs once, is
+/// still staged: there a value decides Global labels that no Local-Yes
+/// node implies (`main`'s `t1` did not run).
+#[test]
+fn locals_of_functions_called_again_are_left_to_their_frames() {
+    use postmortem_core::local::frame_labels;
+    use postmortem_core::staged::{recover_lifted, Staging};
+    let p = build(
+        &[
+            (
+                "main",
+                &[
+                    ("m.en", En),
+                    ("m.b", S),
+                    ("m.t1", S),
+                    ("m.t2", S),
+                    ("m.t3", S),
+                    ("c1", C),
+                    ("c2", C),
+                    ("m.ex", Ex),
+                ],
+            ),
+            (
+                "f",
+                &[
+                    ("f.en", En),
+                    ("f.b", S),
+                    ("f.t1", S),
+                    ("f.t2", S),
+                    ("f.t3", S),
+                    ("crash", S),
+                    ("f.ex", Ex),
+                ],
+            ),
+        ],
+        &[
+            ("m.en", "m.b"),
+            ("m.b", "m.t1"),
+            ("m.b", "m.t2"),
+            ("m.b", "m.t3"),
+            ("m.t1", "c1"),
+            ("m.t2", "c1"),
+            ("m.t3", "c1"),
+            ("c1", "c2"),
+            ("c2", "m.ex"),
+            ("f.en", "f.b"),
+            ("f.b", "f.t1"),
+            ("f.b", "f.t2"),
+            ("f.b", "f.t3"),
+            ("f.t1", "crash"),
+            ("f.t2", "crash"),
+            ("f.t3", "crash"),
+            ("crash", "f.ex"),
+        ],
+        &[("c1", "f.en"), ("c2", "f.en")],
+    );
+    // `x = 0`, set at the entry; `t1` would have made it 5.
+    let zero = |en: &str, t1: &str, what: &str| LastWrite {
+        writes: NodeSet::new(vec![p.id(en), p.id(t1)]).unwrap(),
+        bad: vec![p.id(t1)],
+        need: false,
+        what: what.into(),
+        tests: Vec::new(),
+    };
+    let mut r = crash_report(&p, &[("c2", "f.en")], "crash");
+    r.values.push(zero("m.en", "m.t1", "x = 0 in `main`"));
+    r.values.push(zero("f.en", "f.t1", "y = 0 in `f`"));
+    let how = Staging {
+        value_budget: None,
+        ..Staging::default()
+    };
+    let (rec, _) = recover_lifted(&cs(), &p.g, &r, how).unwrap();
+    let stat = |k: &str| rec.stats.iter().find(|(n, _)| *n == k).map_or(0, |x| x.1);
+    assert_eq!(stat("values_left_to_frames"), 1, "{:?}", rec.stats);
+    assert_eq!(stat("value_groups"), 1, "{:?}", rec.stats);
+    let label = |n: &str| rec.labels[p.id(n).index()];
+    // `main`'s value, staged: its `t1` never ran.
+    assert_eq!(label("m.t1"), Label::No);
+    // `f`'s first activation (from `c1`) may have run `t1`.
+    assert_eq!(label("f.t1"), Label::Maybe);
+    // The crash frame's activation did not: its Local labels say so.
+    let frames = frame_labels(&p.g, &r, &rec.labels);
+    let crash_frame = frames.iter().find(|f| f.frame == 1).unwrap();
+    let local = |n: &str| {
+        crash_frame
+            .labels
+            .iter()
+            .find(|(v, _)| *v == p.id(n))
+            .unwrap()
+            .1
+    };
+    assert_eq!(local("f.t1"), Label::No);
+    assert_eq!(local("f.b"), Label::Yes);
+}
