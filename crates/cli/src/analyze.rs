@@ -302,7 +302,7 @@ fn run_within(a: AnalyzeArgs) -> Result<(), Failure> {
 /// the report allows, one check each, within 5 s in all (a check the
 /// deadline stops counts as possible). None in a program with code that
 /// may run asynchronously (a handler's or a thread's stores).
-fn causes(
+pub fn causes(
     s: &(dyn postmortem_core::Solver + Sync),
     loaded: &crate::inputs::Loaded,
     labels: &[Label],

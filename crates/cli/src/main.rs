@@ -16,6 +16,7 @@ mod query;
 mod render;
 mod solvers;
 mod suggest;
+mod why;
 
 use clap::{Parser, Subcommand};
 use exit::{ms, write_out, Failure};
@@ -82,6 +83,10 @@ enum Command {
     Batch(batch::BatchArgs),
     /// Ask one question: may a node have run, or may it have been skipped?
     Query(query::QueryArgs),
+    /// Why it crashed: from the faulting value back to the statements that
+    /// made it (a core or minidump), ranked.
+    #[command(long_about = why::LONG_ABOUT)]
+    Why(why::WhyArgs),
     /// What to observe next: the points whose observation (ran / did not
     /// run) would decide the most Maybe lines, each with a guarantee.
     #[command(long_about = suggest::LONG_ABOUT)]
@@ -131,6 +136,7 @@ fn main() -> ExitCode {
         Command::Analyze(a) => analyze::run(a),
         Command::Batch(b) => batch::run(b),
         Command::Query(q) => query::run(q),
+        Command::Why(w) => why::run(w),
         Command::Suggest(a) => suggest::run(a),
         Command::Cfg(CfgCommand::Stats { cfg, format }) => cfg_stats(&cfg, format),
         Command::Cfg(CfgCommand::Build { input, output }) => graph::build_cache(&input, &output),

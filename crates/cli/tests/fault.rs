@@ -253,6 +253,31 @@ fn the_store_that_made_the_bad_value_is_named() {
             .map(|l| format!("the store at cause.c:{l}"))
             .collect();
         assert_eq!(causes[0]["not_run"], serde_json::json!(want), "{core}");
+        // Each was skipped by the branch it depends on, which ran: `if
+        // (mode == 1)` for `e = &fallback`, `else if (mode == 2)` for
+        // `e = find(k)` (the core holds `mode`).
+        let branch = |store: usize| {
+            if store == fallback {
+                line_of("if (mode == 1)")
+            } else {
+                line_of("else if (mode == 2)")
+            }
+        };
+        let skipped: Vec<Value> = not_run
+            .iter()
+            .map(|&l| {
+                serde_json::json!({
+                    "store": format!("the store at cause.c:{l}"),
+                    "branch": format!("the branch at cause.c:{}", branch(l)),
+                    "ran": "yes",
+                })
+            })
+            .collect();
+        assert_eq!(
+            causes[0]["skipped_by"],
+            serde_json::json!(skipped),
+            "{core}"
+        );
         let text = String::from_utf8_lossy(&analyze(core, &[]).stdout).to_string();
         assert!(
             text.contains(&format!(
@@ -260,7 +285,76 @@ fn the_store_that_made_the_bad_value_is_named() {
             )),
             "{text}"
         );
+        assert!(
+            text.contains(&format!(
+                "the store at cause.c:{fallback} (the branch at cause.c:{}, which ran, never went to it)",
+                branch(fallback)
+            )),
+            "{text}"
+        );
     }
+    // `postmortem why`: the store first (Yes), then the branches that
+    // skipped the other stores (Yes: they ran).
+    let why = |core: &str, extra: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
+            .current_dir(&dir)
+            .args([
+                "why", "--cfg", "prog.bc", "--binary", "prog", "--core", core,
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", show(&o));
+        o
+    };
+    let v: Value = serde_json::from_slice(&why("core-init", &["--format", "json"]).stdout).unwrap();
+    let ranked: Vec<(u64, &str, &str)> = v["suspects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["rank"].as_u64().unwrap(),
+                s["at"].as_str().unwrap(),
+                s["label"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    let at = |what: &str, text: &str| format!("the {what} at cause.c:{}", line_of(text));
+    assert_eq!(
+        ranked,
+        vec![
+            (1, at("store", "struct ent *e = NULL;").as_str(), "yes"),
+            (2, at("branch", "if (mode == 1)").as_str(), "yes"),
+            (3, at("branch", "else if (mode == 2)").as_str(), "yes"),
+        ]
+    );
+    let text = String::from_utf8_lossy(&why("core-find", &[]).stdout).to_string();
+    let first = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("1."))
+        .unwrap();
+    assert!(
+        first.contains(&format!("yes   the store at cause.c:{found}")),
+        "{text}"
+    );
+    assert!(text.starts_with("crash:  SIGSEGV"), "{text}");
+    assert_eq!(
+        why("core-find", &["--max", "1"])
+            .stdout
+            .split(|&b| b == b'\n')
+            .filter(|l| l.starts_with(b"   "))
+            .count(),
+        1
+    );
+    // Without the crash image there is no faulting value: a usage error.
+    let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
+        .current_dir(&dir)
+        .args(["why", "--cfg", "prog.bc", "--report", "none.json"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", show(&o));
+    assert!(show(&o).contains("--core"), "{}", show(&o));
     let v: Value =
         serde_json::from_slice(&analyze("core-find", &["--format", "json", "--no-values"]).stdout)
             .unwrap();

@@ -24,10 +24,10 @@
 //! programs with code that may run asynchronously (a signal handler or
 //! another thread may store to a global off the crashing path).
 
-use crate::icfg::Icfg;
+use crate::icfg::{EdgeKind, Icfg, NodeKind};
 use crate::ids::NodeId;
 use crate::report::{LastWrite, NodeSet, Report};
-use crate::solver::{Answer, Solver};
+use crate::solver::{Answer, Label, Solver};
 
 /// One way a variable's value can have been made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -116,6 +116,84 @@ fn last_is(v: &Variable, d: Definition) -> LastWrite {
     }
 }
 
+/// The branch that kept `store` (a node that ran on no execution the
+/// report allows) from running: the nearest branch before it in its
+/// function that ran or may have run (`labels` not No) and has a
+/// successor, itself not No, from which the function can end without
+/// passing `store` (the branch on which the store is control dependent,
+/// Ferrante, Ottenstein and Warren's sense, taken from the store
+/// backwards: the first such branch a breadth-first search over
+/// predecessors meets). Branches that did not run are passed over: what
+/// skipped the store is further up. The function's local graph is the
+/// Local walk's: flow edges, and each call site to its return sites.
+/// `None` when no such branch exists (the whole function did not run).
+pub fn skipped_by(g: &Icfg, labels: &[Label], store: NodeId) -> Option<NodeId> {
+    let f = g.func_of(store);
+    let nodes: Vec<NodeId> = g.nodes().filter(|&v| g.func_of(v) == f).collect();
+    let pos: crate::fxhash::FxHashMap<NodeId, usize> =
+        nodes.iter().enumerate().map(|(i, &v)| (v, i)).collect();
+    let mut succ: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
+    for (i, &v) in nodes.iter().enumerate() {
+        let local = g
+            .succs(v)
+            .filter(|&(w, k)| k == EdgeKind::Local && g.func_of(w) == f)
+            .map(|(w, _)| w);
+        for w in local.chain(g.return_sites(v)) {
+            if let Some(&j) = pos.get(&w) {
+                if !succ[i].contains(&j) {
+                    succ[i].push(j);
+                }
+            }
+        }
+    }
+    let mut pred: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
+    for (i, ss) in succ.iter().enumerate() {
+        for &j in ss {
+            pred[j].push(i);
+        }
+    }
+    let s = pos[&store];
+    // `avoid[v]`: from v the function can end (its exit, or a node with
+    // no successor: a call that never returns) without passing `store`.
+    let mut avoid = vec![false; nodes.len()];
+    let mut stack: Vec<usize> = (0..nodes.len())
+        .filter(|&i| i != s && (succ[i].is_empty() || g.kind(nodes[i]) == NodeKind::Exit))
+        .collect();
+    for &i in &stack {
+        avoid[i] = true;
+    }
+    while let Some(v) = stack.pop() {
+        for &p in &pred[v] {
+            if p != s && !avoid[p] {
+                avoid[p] = true;
+                stack.push(p);
+            }
+        }
+    }
+    let not_no = |i: usize| labels.get(nodes[i].index()) != Some(&Label::No);
+    let mut seen = vec![false; nodes.len()];
+    seen[s] = true;
+    let mut queue: std::collections::VecDeque<usize> = pred[s].iter().copied().collect();
+    for &p in &pred[s] {
+        seen[p] = true;
+    }
+    while let Some(b) = queue.pop_front() {
+        let decides = succ[b].len() > 1
+            && not_no(b)
+            && succ[b].iter().any(|&t| t != s && avoid[t] && not_no(t));
+        if decides {
+            return Some(nodes[b]);
+        }
+        for &p in &pred[b] {
+            if !seen[p] {
+                seen[p] = true;
+                queue.push_back(p);
+            }
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -188,5 +266,26 @@ mod tests {
         };
         let r = reaching(&Fsa::default(), &g, &report, &v);
         assert_eq!(r, vec![(Definition::Store(s2), Made::Every)]);
+    }
+
+    /// `x = 1` (s1) did not run: the branch after `x = 0` (s0) skipped
+    /// it; when s0 did not run either, nothing in the function ran.
+    #[test]
+    fn the_branch_that_skipped_a_store_is_named() {
+        let (g, [e, s0, s1, s2, c]) = graph();
+        let mut labels = vec![Label::Yes; g.num_nodes()];
+        labels[s1.index()] = Label::No;
+        assert_eq!(skipped_by(&g, &labels, s1), Some(s0));
+        // Either way: the branch may have run.
+        labels[s0.index()] = Label::Maybe;
+        assert_eq!(skipped_by(&g, &labels, s1), Some(s0));
+        // The other way did not run either: nothing decided it here.
+        labels[s2.index()] = Label::No;
+        assert_eq!(skipped_by(&g, &labels, s1), None);
+        labels[s2.index()] = Label::Yes;
+        // A branch that did not run is passed over (none is above it).
+        labels[s0.index()] = Label::No;
+        assert_eq!(skipped_by(&g, &labels, s1), None);
+        let _ = (e, c);
     }
 }

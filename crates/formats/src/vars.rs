@@ -723,7 +723,7 @@ pub fn cause(
     labels: &[postmortem_core::Label],
 ) -> crate::image::fault::Cause {
     use postmortem_core::cause::{Definition, Made};
-    let not_run = u
+    let stores: Vec<NodeId> = u
         .cause
         .iter()
         .flat_map(|v| v.writes.nodes().iter().copied())
@@ -731,10 +731,27 @@ pub fn cause(
             g.kind(n) != postmortem_core::NodeKind::Entry
                 && labels.get(n.index()) == Some(&postmortem_core::Label::No)
         })
-        .map(|n| format!("the store at {}", where_is(g, n)))
+        .collect();
+    let store_at = |n: NodeId| format!("the store at {}", where_is(g, n));
+    let not_run = stores.iter().map(|&n| store_at(n)).collect();
+    let skipped_by = stores
+        .iter()
+        .filter_map(|&n| {
+            let b = postmortem_core::cause::skipped_by(g, labels, n)?;
+            let ran = match labels.get(b.index()) {
+                Some(postmortem_core::Label::Yes) => "yes",
+                _ => "maybe",
+            };
+            Some(crate::image::fault::Skipped {
+                store: store_at(n),
+                branch: format!("the branch at {}", where_is(g, b)),
+                ran: ran.to_string(),
+            })
+        })
         .collect();
     crate::image::fault::Cause {
         not_run,
+        skipped_by,
         variable: format!("`{}` = {} ({})", u.name, u.value_text(), u.place),
         made_by: made
             .iter()

@@ -53,6 +53,23 @@ pub struct Cause {
     /// (their nodes are No): what would have set another value.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub not_run: Vec<String>,
+    /// For each store of `not_run` (in order) that a branch kept from
+    /// running, that branch ([`postmortem_core::cause::skipped_by`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped_by: Vec<Skipped>,
+}
+
+/// A branch that kept a store from running: it went the other way on
+/// every execution the report allows.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Skipped {
+    /// The store: ``the store at kv.c:30``, as in [`Cause::not_run`].
+    pub store: String,
+    /// The branch: ``the branch at kv.c:29``.
+    pub branch: String,
+    /// Whether the branch ran: `yes` (on every execution the report
+    /// allows) or `maybe`.
+    pub ran: String,
 }
 
 /// One definition that can have made a suspect's value.
@@ -85,7 +102,18 @@ impl Cause {
             )
         };
         if !self.not_run.is_empty() {
-            s += &format!("; did not run: {}", self.not_run.join(", "));
+            let each: Vec<String> = self
+                .not_run
+                .iter()
+                .map(|n| match self.skipped_by.iter().find(|k| &k.store == n) {
+                    Some(k) if k.ran == "yes" => {
+                        format!("{n} ({}, which ran, never went to it)", k.branch)
+                    }
+                    Some(k) => format!("{n} ({} never went to it, if it ran)", k.branch),
+                    None => n.clone(),
+                })
+                .collect();
+            s += &format!("; did not run: {}", each.join(", "));
         }
         s
     }

@@ -1,0 +1,169 @@
+//! `postmortem why`: from the crash back to the statements that made the
+//! faulting value (issue 36), ranked. It reads what the analysis put in
+//! the fault ([`Fault::causes`]: the definitions that can have left each
+//! suspect's value, the stores that did not run and the branches that
+//! kept them from running) and orders it for a developer:
+//!
+//! 1. a definition that made the value on every execution the report
+//!    allows (the only one that can have left it): Yes;
+//! 2. a branch that ran and never went to a store that would have set
+//!    another value: Yes;
+//! 3. a definition that made it on some of them: Maybe;
+//! 4. a branch that may have run and never went to such a store: Maybe.
+//!
+//! Within a rank, in the order of the suspects of the fault.
+
+use crate::image::fault::Fault;
+use serde::Serialize;
+use std::io::{self, Write};
+
+/// One statement blamed for the faulting value.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Suspect {
+    /// 1 for the first.
+    pub rank: usize,
+    /// The statement: ``the store at kv.c:30``, ``the branch at kv.c:27``,
+    /// ``its initial value``.
+    pub at: String,
+    /// The variable whose value it is about: ``` `e` = 0x0 (frame #0 `get`) ```.
+    pub variable: String,
+    /// `yes`: on every execution the report allows; `maybe`: on some.
+    pub label: &'static str,
+    /// Why it is blamed, and so why it ranks there.
+    pub reason: String,
+}
+
+/// The suspects of `f`, ranked (see the module docs), at most `max`.
+pub fn suspects(f: &Fault, max: usize) -> Vec<Suspect> {
+    let mut ranked: Vec<(u8, Suspect)> = Vec::new();
+    for c in &f.causes {
+        let n = c.made_by.len();
+        for m in &c.made_by {
+            let every = m.on == "every";
+            let reason = if every {
+                "the only definition that can have left this value on an execution the report allows"
+                    .to_string()
+            } else {
+                format!("one of {n} definitions that can have left this value")
+            };
+            ranked.push((
+                if every { 0 } else { 2 },
+                Suspect {
+                    rank: 0,
+                    at: m.at.clone(),
+                    variable: c.variable.clone(),
+                    label: if every { "yes" } else { "maybe" },
+                    reason,
+                },
+            ));
+        }
+        for k in &c.skipped_by {
+            let ran = k.ran == "yes";
+            ranked.push((
+                if ran { 1 } else { 3 },
+                Suspect {
+                    rank: 0,
+                    at: k.branch.clone(),
+                    variable: c.variable.clone(),
+                    label: if ran { "yes" } else { "maybe" },
+                    reason: format!(
+                        "{} and never went to {}, which would have set another value",
+                        if ran { "it ran" } else { "if it ran, it" },
+                        k.store
+                    ),
+                },
+            ));
+        }
+    }
+    // Stable: within a rank, the suspects' order.
+    ranked.sort_by_key(|(r, _)| *r);
+    ranked
+        .into_iter()
+        .take(max)
+        .enumerate()
+        .map(|(i, (_, mut s))| {
+            s.rank = i + 1;
+            s
+        })
+        .collect()
+}
+
+/// The chain as text: the crash, then one line per suspect.
+pub fn write_text(out: &mut dyn Write, f: &Fault, suspects: &[Suspect]) -> io::Result<()> {
+    writeln!(out, "crash:  {}", f.line())?;
+    if suspects.is_empty() {
+        writeln!(
+            out,
+            "why:    no statement found that made the faulting value (it is traced when the \
+             faulting instruction used a scalar variable whose stores the front-end knows all \
+             of, read from a core or minidump, in a program without signal handlers or threads)"
+        )?;
+        return Ok(());
+    }
+    writeln!(out, "why:")?;
+    let width = suspects.iter().map(|s| s.at.len()).max().unwrap_or(0);
+    for s in suspects {
+        writeln!(
+            out,
+            "  {:>2}. {:<5} {:<width$}  {}: {}",
+            s.rank, s.label, s.at, s.variable, s.reason
+        )?;
+    }
+    Ok(())
+}
+
+/// The chain as JSON: `{"fault": ..., "suspects": [...]}`.
+pub fn write_json(out: &mut dyn Write, f: &Fault, suspects: &[Suspect]) -> io::Result<()> {
+    #[derive(Serialize)]
+    struct Doc<'a> {
+        fault: &'a Fault,
+        suspects: &'a [Suspect],
+    }
+    serde_json::to_writer_pretty(&mut *out, &Doc { fault: f, suspects })?;
+    writeln!(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::image::fault::{Cause, MadeBy, Skipped};
+
+    #[test]
+    fn definitions_on_every_execution_and_branches_that_ran_come_first() {
+        let f = Fault {
+            signal: "SIGSEGV".into(),
+            causes: vec![Cause {
+                variable: "`e` = 0x0".into(),
+                made_by: vec![
+                    MadeBy {
+                        at: "the store at a.c:3".into(),
+                        on: "some".into(),
+                    },
+                    MadeBy {
+                        at: "its initial value".into(),
+                        on: "some".into(),
+                    },
+                ],
+                not_run: vec!["the store at a.c:5".into()],
+                skipped_by: vec![Skipped {
+                    store: "the store at a.c:5".into(),
+                    branch: "the branch at a.c:4".into(),
+                    ran: "yes".into(),
+                }],
+            }],
+            ..Fault::default()
+        };
+        let s = suspects(&f, 10);
+        let order: Vec<(&str, &str)> = s.iter().map(|s| (s.at.as_str(), s.label)).collect();
+        assert_eq!(
+            order,
+            vec![
+                ("the branch at a.c:4", "yes"),
+                ("the store at a.c:3", "maybe"),
+                ("its initial value", "maybe"),
+            ]
+        );
+        assert_eq!(s.iter().map(|s| s.rank).collect::<Vec<_>>(), vec![1, 2, 3]);
+        assert_eq!(suspects(&f, 1).len(), 1);
+    }
+}
