@@ -185,13 +185,14 @@ pub fn walked_locals(g: &Icfg, report: &Report) -> Vec<bool> {
 }
 
 /// Which functions run at most once in any execution the graph allows
-/// (memoised): the start function; a function called from exactly one
-/// call site that is on no cycle of its function's local graph (the
+/// (memoised): the start function when no call reaches it; a function
+/// called from exactly one call site that is on no cycle of its
+/// function's local graph (the
 /// Local walk's: flow edges, call to return sites, calls to the
 /// function's non-local jump targets), in a function that runs at most
 /// once. Not an asynchronous function (a handler may run any number of
 /// times), nor one no call reaches.
-struct RunsOnce<'g> {
+pub(crate) struct RunsOnce<'g> {
     g: &'g Icfg,
     /// Per function: `None` not asked yet, else the answer (`false`
     /// while being computed, which makes call-graph cycles `false`).
@@ -200,7 +201,7 @@ struct RunsOnce<'g> {
 }
 
 impl<'g> RunsOnce<'g> {
-    fn new(g: &'g Icfg) -> Self {
+    pub(crate) fn new(g: &'g Icfg) -> Self {
         RunsOnce {
             g,
             memo: vec![None; g.functions().len()],
@@ -208,15 +209,14 @@ impl<'g> RunsOnce<'g> {
         }
     }
 
-    fn runs_once(&mut self, f: FuncId) -> bool {
+    pub(crate) fn runs_once(&mut self, f: FuncId) -> bool {
         if let Some(known) = self.memo[f.index()] {
             return known;
         }
         self.memo[f.index()] = Some(false);
         let g = self.g;
-        let known = if g.func_of(g.start()) == f {
-            true
-        } else if g.async_functions().contains(&f) {
+        let start = g.func_of(g.start()) == f;
+        let known = if g.async_functions().contains(&f) {
             false
         } else {
             let sites: Vec<NodeId> = g
@@ -230,7 +230,9 @@ impl<'g> RunsOnce<'g> {
                 })
                 .unwrap_or_default();
             match sites[..] {
-                [site] => self.runs_once(g.func_of(site)) && !self.on_cycle(site),
+                // The start runs once unless something calls it.
+                [] => start,
+                [site] if !start => self.runs_once(g.func_of(site)) && !self.on_cycle(site),
                 _ => false,
             }
         };
@@ -249,6 +251,161 @@ impl<'g> RunsOnce<'g> {
             return true;
         };
         local.reach(&local.succ[i], None)[i]
+    }
+}
+
+/// What evidence that a node ran implies, without a recovery
+/// (`crate::staged`'s marked residue and lift): the node and its
+/// activation dominators ran ([`activation_dominators`]); a call among
+/// them whose activation ended (it ran before the node, or it is the node
+/// and no pending call can be it) ran the nodes every completed
+/// activation of its callee runs ([`Implied::completed`]); and in a
+/// function that runs once ([`RunsOnce`]), the nodes that are neither
+/// before nor after the node on any path of its activation did not run.
+pub(crate) struct Implied<'g> {
+    g: &'g Icfg,
+    once: RunsOnce<'g>,
+    /// The graph has non-local jumps (a `Local` edge across functions):
+    /// a callee may leave at any call.
+    jumps: bool,
+    async_code: bool,
+    /// Per function, its completed activations' nodes (memoised).
+    completed: std::collections::HashMap<FuncId, Vec<NodeId>>,
+}
+
+impl<'g> Implied<'g> {
+    pub(crate) fn new(g: &'g Icfg) -> Self {
+        let jumps = g.nodes().any(|v| {
+            g.succs(v)
+                .any(|(w, k)| k == EdgeKind::Local && g.func_of(w) != g.func_of(v))
+        });
+        Implied {
+            g,
+            once: RunsOnce::new(g),
+            jumps,
+            async_code: !g.async_functions().is_empty(),
+            completed: Default::default(),
+        }
+    }
+
+    /// The graph.
+    pub(crate) fn graph(&self) -> &'g Icfg {
+        self.g
+    }
+
+    /// [`RunsOnce::runs_once`].
+    pub(crate) fn runs_once(&mut self, f: FuncId) -> bool {
+        self.once.runs_once(f)
+    }
+
+    /// What `n` having run implies, given sound `global` labels: (nodes
+    /// that ran, nodes that did not). `ended`: `n`'s own callee's
+    /// activation ended (no pending call of the report can be `n`). An
+    /// error (from [`activation_dominators`]) when the labels say `n`
+    /// cannot have run.
+    pub(crate) fn ran(
+        &mut self,
+        global: &[Label],
+        n: NodeId,
+        ended: bool,
+    ) -> Result<(Vec<NodeId>, Vec<NodeId>), NodeId> {
+        let g = self.g;
+        let mut yes = activation_dominators(g, global, &[n])?;
+        let calls: Vec<NodeId> = yes
+            .iter()
+            .copied()
+            .filter(|&c| g.kind(c) == NodeKind::CallSite && (c != n || ended))
+            .collect();
+        for c in calls {
+            // The callee surely ran: the call has one callee and no way
+            // past it but through it (no fall-through edge, which a call
+            // that may run unknown code instead keeps).
+            let callees: Vec<FuncId> = g.callees(c).collect();
+            let only_through = g.succs(c).all(|(_, k)| k == EdgeKind::Call);
+            if let ([callee], true) = (&callees[..], only_through) {
+                yes.extend(self.completed(global, *callee));
+            }
+        }
+        yes.sort_unstable();
+        yes.dedup();
+        let f = g.func_of(n);
+        let no = if self.once.runs_once(f) {
+            self.apart(global, n)
+        } else {
+            Vec::new()
+        };
+        Ok((yes, no))
+    }
+
+    /// The nodes every completed activation of `f` runs: on every path of
+    /// the Local walk's graph from its entry to an end (its exit, a node
+    /// without successors; with non-local jumps every call site too, a
+    /// callee may jump out; with asynchronous code as well every node).
+    /// Without nodes that `global` says never ran.
+    fn completed(&mut self, global: &[Label], f: FuncId) -> Vec<NodeId> {
+        if let Some(c) = self.completed.get(&f) {
+            return c.clone();
+        }
+        let g = self.g;
+        let out = (|| {
+            let entry = g.function(f).entry?;
+            let nodes: Vec<NodeId> = g.nodes().filter(|&v| g.func_of(v) == f).collect();
+            if nodes.len() > MAX_NODES_FOR_YES {
+                return None;
+            }
+            let local = LocalGraph::new(g, f, &nodes, global, self.async_code);
+            let ends: Vec<NodeId> = nodes
+                .iter()
+                .enumerate()
+                .filter(|&(i, &v)| {
+                    local.succ[i].is_empty()
+                        || g.kind(v) == NodeKind::Exit
+                        || (self.jumps && (self.async_code || g.kind(v) == NodeKind::CallSite))
+                })
+                .map(|(_, &v)| v)
+                .collect();
+            let labels = local.labels(&[entry], &ends, None);
+            Some(
+                labels
+                    .into_iter()
+                    .filter(|&(_, l)| l == Label::Yes)
+                    .map(|(v, _)| v)
+                    .collect::<Vec<NodeId>>(),
+            )
+        })()
+        .unwrap_or_default();
+        self.completed.insert(f, out.clone());
+        out
+    }
+
+    /// The nodes of `n`'s function that are neither before nor after `n`
+    /// on any path of the Local walk's graph (without nodes that never
+    /// ran): none of them can run in the activation that ran `n`.
+    fn apart(&self, global: &[Label], n: NodeId) -> Vec<NodeId> {
+        let g = self.g;
+        let f = g.func_of(n);
+        let nodes: Vec<NodeId> = g.nodes().filter(|&v| g.func_of(v) == f).collect();
+        let local = LocalGraph::new(g, f, &nodes, global, self.async_code);
+        let Some(i) = nodes.iter().position(|&v| v == n) else {
+            return Vec::new();
+        };
+        let after = local.reach(&[i], None);
+        let mut pred = vec![Vec::new(); nodes.len()];
+        for (a, ss) in local.succ.iter().enumerate() {
+            for &b in ss {
+                pred[b].push(a);
+            }
+        }
+        let before = LocalGraph {
+            nodes: nodes.clone(),
+            succ: pred,
+            dead: local.dead.clone(),
+        }
+        .reach(&[i], None);
+        (0..nodes.len())
+            .filter(|&j| !after[j] && !before[j] && !local.dead[j])
+            .map(|j| nodes[j])
+            .collect()
     }
 }
 
