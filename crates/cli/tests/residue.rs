@@ -189,6 +189,16 @@ fn residue_of_a_returned_call_decides_its_lines_soundly() {
             "{r}"
         );
         assert!(without["residue"].is_null());
+        // Marked (the default) or recovered with the rest of the report
+        // (`--full-evidence`): the same lines decided here, the marks
+        // without a recovery of their own.
+        let full = analyze(&dir, &core, &["--no-values", "--full-evidence"]);
+        for l in ["yes", "no"] {
+            assert_eq!(lines(&full, l), lines(&with, l), "arg {arg}: {l}");
+        }
+        let stat = |v: &Value, k: &str| v["solver_stats"][k].as_u64();
+        assert_eq!(stat(&with, "residue_marked"), Some(1), "arg {arg}");
+        assert_eq!(stat(&full, "residue_marked"), None, "arg {arg}");
     }
 }
 

@@ -69,7 +69,7 @@
 //! stack drop the evidence, listed, as a recovery that finds it
 //! impossible does. The values are then staged on the report without the
 //! residue. On the harness's bzip2 and Lua cores this took Lua's plain
-//! cores from 0.22-0.35 s to 0.12-0.19 s (whole process) and bzip2's
+//! cores from 0.22-0.35 s to 0.12-0.22 s (whole process) and bzip2's
 //! from 0.24-0.33 s to 0.13-0.17 s, with as many labels or more (the
 //! closure decides nodes the recoveries left open; a few that only joint
 //! reasoning with the residue decides are lost).
@@ -629,16 +629,22 @@ fn implied_by(
 
 /// Whether the report's stack holds every pending call: no gap it says
 /// (`stack_gaps`) or shows (a frame whose next call, or the crash, is not
-/// in the function it entered), and the outermost frame's call is in the
-/// start function, which runs once (nothing calls it), so no unreported
-/// call can be pending below it.
+/// in the function it entered), and the outermost frame's call (the
+/// crash, without frames) is in the start function, which runs once
+/// (nothing calls it), so no unreported call can be pending below it.
 fn known_stack(imp: &mut crate::local::Implied<'_>, report: &Report) -> bool {
     let g = imp.graph();
-    let Some(first) = report.stack.first() else {
+    // The outermost known point: the first frame's call, or the crash.
+    let Some(first) = report
+        .stack
+        .first()
+        .map(|f| &f.call)
+        .or(report.crash.as_ref())
+    else {
         return false;
     };
     let start = g.func_of(g.start());
-    let in_start = first.call.nodes().iter().all(|&c| g.func_of(c) == start);
+    let in_start = first.nodes().iter().all(|&c| g.func_of(c) == start);
     let ends = |j: usize| -> Option<&NodeSet> {
         if j < report.stack.len() {
             Some(&report.stack[j].call)
