@@ -209,11 +209,12 @@ fn the_store_that_made_the_bad_value_is_named() {
         assert!(dir.join(core).exists(), "{}", show(&o));
     }
     let line_of = |t: &str| 1 + src.lines().position(|l| l.contains(t)).unwrap();
-    let analyze = |core: &str, extra: &[&str]| {
+    // `postmortem COMMAND` on a core of the program, which must succeed.
+    let on_core = |command: &str, core: &str, extra: &[&str]| {
         let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
             .current_dir(&dir)
             .args([
-                "analyze", "--cfg", "prog.bc", "--binary", "prog", "--core", core,
+                command, "--cfg", "prog.bc", "--binary", "prog", "--core", core,
             ])
             .args(extra)
             .output()
@@ -221,6 +222,7 @@ fn the_store_that_made_the_bad_value_is_named() {
         assert!(o.status.success(), "{}", show(&o));
         o
     };
+    let analyze = |core: &str, extra: &[&str]| on_core("analyze", core, extra);
     let (fallback, found) = (line_of("e = &fallback;"), line_of("e = find(k);"));
     for (core, store, not_run) in [
         ("core-find", found, vec![fallback]),
@@ -295,18 +297,7 @@ fn the_store_that_made_the_bad_value_is_named() {
     }
     // `postmortem why`: the store first (Yes), then the branches that
     // skipped the other stores (Yes: they ran).
-    let why = |core: &str, extra: &[&str]| {
-        let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
-            .current_dir(&dir)
-            .args([
-                "why", "--cfg", "prog.bc", "--binary", "prog", "--core", core,
-            ])
-            .args(extra)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", show(&o));
-        o
-    };
+    let why = |core: &str, extra: &[&str]| on_core("why", core, extra);
     let v: Value = serde_json::from_slice(&why("core-init", &["--format", "json"]).stdout).unwrap();
     let ranked: Vec<(u64, &str, &str)> = v["suspects"]
         .as_array()
