@@ -142,7 +142,13 @@ impl Hyper {
         let mut proved = Vec::new();
         // One allocation of each for every chunk.
         let (mut pre, mut post) = (Sets::new(0, 1, 0), Sets::new(0, 1, 0));
-        for chunk in &groups {
+        for (k, chunk) in groups.iter().enumerate() {
+            // The run's deadline (a value stage's time budget, --timeout)
+            // holds here too: the chunks not examined stay Maybe.
+            if crate::budget::past_deadline() {
+                left += groups[k..].iter().map(Vec::len).sum::<usize>();
+                break;
+            }
             let mut bit = vec![u32::MAX; num_nodes];
             for (i, v) in chunk.iter().enumerate() {
                 bit[v.index()] = i as u32;
@@ -1078,4 +1084,58 @@ fn sort_by_may(
 
 fn millis(t: Instant) -> u64 {
     t.elapsed().as_millis() as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use crate::icfg::{IcfgBuilder, NodeKind, NodeSpec};
+    use crate::report::NodeSet;
+
+    /// The must pass stops at the thread's deadline (a value stage's time
+    /// budget): the chunks it did not examine are counted as left, and
+    /// nothing is proved from them. Without a deadline the same pass
+    /// proves `a` and `b` (on the only path to the crash).
+    #[test]
+    fn the_must_pass_stops_at_the_deadline() {
+        let mut bld = IcfgBuilder::new();
+        let f = bld.function("main");
+        let mut add = |id: &str, kind: NodeKind| {
+            bld.add_node(NodeSpec {
+                ext_id: id,
+                kind,
+                func: f,
+                label: id,
+                lines: &[1],
+            })
+            .unwrap()
+        };
+        let e = add("e", NodeKind::Entry);
+        let a = add("a", NodeKind::Statement);
+        let b = add("b", NodeKind::Statement);
+        let c = add("c", NodeKind::Statement);
+        for (p, q) in [(e, a), (a, b), (b, c)] {
+            bld.add_flow_edge(p, q);
+        }
+        bld.set_start(e);
+        let g = bld.build().unwrap();
+        let report = Report {
+            crash: Some(NodeSet::one(c)),
+            ..Report::default()
+        };
+        let limits = CsLimits::default();
+        let removed = BitSet::new(g.num_nodes());
+        let p = Prepared::with_removed(&g, &report, &limits, None, removed).unwrap();
+        let h = p.explode(false, usize::MAX).unwrap();
+        let live = h.live();
+        let flow = Flow::new(&h, &live);
+        let candidates = [a, b];
+        let run = || h.must(&flow, g.num_nodes(), (&candidates, &|_| false), &[], 1, 8);
+        let (proved, left) = run();
+        assert_eq!((proved.len(), left), (2, 0));
+        let past = Instant::now() - std::time::Duration::from_secs(1);
+        let (proved, left) = crate::budget::with_deadline(Some(past), run);
+        assert_eq!((proved.len(), left), (0, 2));
+    }
 }
