@@ -198,7 +198,7 @@ pub fn skipped_by(g: &Icfg, labels: &[Label], store: NodeId) -> Option<NodeId> {
 mod tests {
     use super::*;
     use crate::fsa::Fsa;
-    use crate::icfg::{IcfgBuilder, NodeKind, NodeSpec};
+    use crate::icfg::{IcfgBuilder, NodeKind};
 
     /// main: entry, `x = 0` (s0), a branch to `x = 1` (s1) or `x = 2`
     /// (s2), then the crash (c).
@@ -206,16 +206,7 @@ mod tests {
         let mut b = IcfgBuilder::new();
         let f = b.function("main");
         b.set_function_file(f, "m.c");
-        let mut add = |id: &str, kind: NodeKind, line: u32| {
-            b.add_node(NodeSpec {
-                ext_id: id,
-                kind,
-                func: f,
-                label: id,
-                lines: &[line],
-            })
-            .unwrap()
-        };
+        let mut add = |id: &str, kind: NodeKind, line: u32| b.test_node(id, kind, f, line);
         let e = add("e", NodeKind::Entry, 1);
         let s0 = add("s0", NodeKind::Statement, 2);
         let s1 = add("s1", NodeKind::Statement, 3);

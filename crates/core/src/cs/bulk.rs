@@ -1090,7 +1090,7 @@ fn millis(t: Instant) -> u64 {
 mod tests {
     use super::*;
 
-    use crate::icfg::{IcfgBuilder, NodeKind, NodeSpec};
+    use crate::icfg::{IcfgBuilder, NodeKind};
     use crate::report::NodeSet;
 
     /// The must pass stops at the thread's deadline (a value stage's time
@@ -1101,16 +1101,7 @@ mod tests {
     fn the_must_pass_stops_at_the_deadline() {
         let mut bld = IcfgBuilder::new();
         let f = bld.function("main");
-        let mut add = |id: &str, kind: NodeKind| {
-            bld.add_node(NodeSpec {
-                ext_id: id,
-                kind,
-                func: f,
-                label: id,
-                lines: &[1],
-            })
-            .unwrap()
-        };
+        let mut add = |id: &str, kind: NodeKind| bld.test_node(id, kind, f, 1);
         let e = add("e", NodeKind::Entry);
         let a = add("a", NodeKind::Statement);
         let b = add("b", NodeKind::Statement);

@@ -533,3 +533,25 @@ pub(super) fn merged_call_notes(mut notes: Vec<(u32, CallNote)>) -> Vec<(u32, Ca
     }
     call_notes
 }
+
+#[cfg(test)]
+impl IcfgBuilder {
+    /// A node of `func` whose id and label are `id`, on `line` (the unit
+    /// tests' small graphs).
+    pub(crate) fn test_node(
+        &mut self,
+        id: &str,
+        kind: NodeKind,
+        func: FuncId,
+        line: u32,
+    ) -> NodeId {
+        self.add_node(NodeSpec {
+            ext_id: id,
+            kind,
+            func,
+            label: id,
+            lines: &[line],
+        })
+        .unwrap()
+    }
+}

@@ -1,14 +1,7 @@
 use super::*;
 
 fn node(b: &mut IcfgBuilder, id: &str, kind: NodeKind, f: FuncId) -> NodeId {
-    b.add_node(NodeSpec {
-        ext_id: id,
-        kind,
-        func: f,
-        label: id,
-        lines: &[1],
-    })
-    .unwrap()
+    b.test_node(id, kind, f, 1)
 }
 
 #[test]
