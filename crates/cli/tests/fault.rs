@@ -353,4 +353,12 @@ fn the_store_that_made_the_bad_value_is_named() {
     analyze("core-find", &["--format", "html", "-o", "page"]);
     let index = std::fs::read_to_string(dir.join("page/index.html")).unwrap();
     assert!(index.contains("<b>Cause:</b> `e` = 0x0"), "no cause line");
+    // The "Why it crashed" panel: the store first, linked to its line.
+    let panel = &index[index.find("<h2>Why it crashed</h2>").expect("no why panel")..];
+    let first = &panel[panel.find("<li>").unwrap()..panel.find("</li>").unwrap()];
+    assert!(
+        first.contains("<span class=\"badge yes\">yes</span> the store at <a href=\"")
+            && first.contains(&format!("#L{found}\">cause.c:{found}</a>")),
+        "{first}"
+    );
 }

@@ -746,6 +746,7 @@ pub fn cause(
                 store: store_at(n),
                 branch: format!("the branch at {}", where_is(g, b)),
                 ran: ran.to_string(),
+                branch_node: Some(b),
             })
         })
         .collect();
@@ -767,9 +768,14 @@ pub fn cause(
                     Made::Every => "every",
                     Made::Some => "some",
                 };
+                let node = match d {
+                    Definition::Store(n) | Definition::Uninitialised(n) => Some(n),
+                    Definition::Initial => None,
+                };
                 crate::image::fault::MadeBy {
                     at,
                     on: how.to_string(),
+                    node,
                 }
             })
             .collect(),

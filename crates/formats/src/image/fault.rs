@@ -70,6 +70,9 @@ pub struct Skipped {
     /// Whether the branch ran: `yes` (on every execution the report
     /// allows) or `maybe`.
     pub ran: String,
+    /// The branch's node, for links.
+    #[serde(skip)]
+    pub branch_node: Option<postmortem_core::NodeId>,
 }
 
 /// One definition that can have made a suspect's value.
@@ -81,6 +84,10 @@ pub struct MadeBy {
     /// `every` (on every execution the report allows: the only one) or
     /// `some`.
     pub on: String,
+    /// Its node (a store, or the function's entry for an uninitialised
+    /// local), for links.
+    #[serde(skip)]
+    pub node: Option<postmortem_core::NodeId>,
 }
 
 impl Cause {

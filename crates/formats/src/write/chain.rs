@@ -31,6 +31,9 @@ pub struct Suspect {
     pub label: &'static str,
     /// Why it is blamed, and so why it ranks there.
     pub reason: String,
+    /// Its node, for links (none for a global's initial value).
+    #[serde(skip)]
+    pub node: Option<postmortem_core::NodeId>,
 }
 
 /// The suspects of `f`, ranked (see the module docs), at most `max`.
@@ -54,6 +57,7 @@ pub fn suspects(f: &Fault, max: usize) -> Vec<Suspect> {
                     variable: c.variable.clone(),
                     label: if every { "yes" } else { "maybe" },
                     reason,
+                    node: m.node,
                 },
             ));
         }
@@ -71,6 +75,7 @@ pub fn suspects(f: &Fault, max: usize) -> Vec<Suspect> {
                         if ran { "it ran" } else { "if it ran, it" },
                         k.store
                     ),
+                    node: k.branch_node,
                 },
             ));
         }
@@ -138,10 +143,12 @@ mod tests {
                     MadeBy {
                         at: "the store at a.c:3".into(),
                         on: "some".into(),
+                        node: None,
                     },
                     MadeBy {
                         at: "its initial value".into(),
                         on: "some".into(),
+                        node: None,
                     },
                 ],
                 not_run: vec!["the store at a.c:5".into()],
@@ -149,6 +156,7 @@ mod tests {
                     store: "the store at a.c:5".into(),
                     branch: "the branch at a.c:4".into(),
                     ran: "yes".into(),
+                    branch_node: None,
                 }],
             }],
             ..Fault::default()

@@ -121,7 +121,7 @@ ol.stack pre{margin:.2em 0 0 1.5em;font-family:ui-monospace,monospace;color:#333
 .y{background:#d5f5d5}.no{background:#f8d0d0}.m{background:#fbe6b0}\
 .bar{display:inline-block;height:.8em;vertical-align:middle}\
 .badge{font-size:.8em;background:#333;color:#fff;border-radius:.3em;padding:0 .3em;margin-right:.2em;white-space:nowrap}\
-.badge.crash{background:#b00}\
+.badge.crash{background:#b00}.badge.yes{background:#2a7a2a}.badge.maybe{background:#a07000}\
 details{margin-top:1.2em}summary{cursor:pointer;font-weight:bold}\
 code{font-family:ui-monospace,monospace}:target{outline:2px solid #36c}\
 .val,.log,.opt{font-size:.85em;border-radius:.3em;padding:0 .3em;margin-right:.3em;white-space:nowrap}\
@@ -762,6 +762,40 @@ fn log_section(c: &Ctx<'_, '_>) -> String {
     s
 }
 
+/// "Why it crashed": the suspects of the faulting value, ranked as
+/// `postmortem why` ranks them ([`super::chain::suspects`]), each linked
+/// to its line. Empty without suspects.
+fn why_panel(c: &Ctx<'_, '_>, f: &crate::image::fault::Fault) -> String {
+    let suspects = super::chain::suspects(f, 10);
+    if suspects.is_empty() {
+        return String::new();
+    }
+    let g = c.r.graph;
+    let mut s = String::from(
+        "<h2>Why it crashed</h2>\n<p class=\"sub\">The statements that made the faulting value, first those on every execution the report allows (<code>postmortem why</code>).</p>\n<ol class=\"why\">\n",
+    );
+    for x in &suspects {
+        let place = x
+            .node
+            .and_then(|n| Some((g.file_of(n)?, *g.lines(n).first()?)))
+            .map(|(file, line)| {
+                let kind = x.at.split(" at ").next().unwrap_or(&x.at);
+                format!("{} at {}", escape(kind), c.line_link(file, line))
+            })
+            .unwrap_or_else(|| escape(&x.at));
+        let _ = writeln!(
+            s,
+            "<li><span class=\"badge {}\">{}</span> {place}: {}: {}</li>",
+            x.label,
+            x.label,
+            escape(&x.variable),
+            escape(&x.reason)
+        );
+    }
+    s.push_str("</ol>\n");
+    s
+}
+
 /// The headline and the stack.
 fn stack_section(c: &Ctx<'_, '_>, frames: &[ShownFrame<'_>]) -> String {
     let mut s = String::new();
@@ -778,6 +812,7 @@ fn stack_section(c: &Ctx<'_, '_>, frames: &[ShownFrame<'_>]) -> String {
                 escape(&cause.line())
             );
         }
+        s.push_str(&why_panel(c, f));
     }
     if frames.is_empty() {
         s.push_str("<p>The report gives no crash stack.</p>\n");
