@@ -24,7 +24,7 @@
 //! programs with code that may run asynchronously (a signal handler or
 //! another thread may store to a global off the crashing path).
 
-use crate::icfg::{EdgeKind, Icfg, NodeKind};
+use crate::icfg::{Icfg, NodeKind};
 use crate::ids::NodeId;
 use crate::report::{LastWrite, NodeSet, Report};
 use crate::solver::{Answer, Label, Solver};
@@ -125,34 +125,14 @@ fn last_is(v: &Variable, d: Definition) -> LastWrite {
 /// backwards: the first such branch a breadth-first search over
 /// predecessors meets). Branches that did not run are passed over: what
 /// skipped the store is further up. The function's local graph is the
-/// Local walk's: flow edges, and each call site to its return sites.
+/// Local walk's ([`crate::local::LocalGraph`]: flow edges, each call site
+/// to its return sites and to the function's non-local jump targets).
 /// `None` when no such branch exists (the whole function did not run).
 pub fn skipped_by(g: &Icfg, labels: &[Label], store: NodeId) -> Option<NodeId> {
-    let f = g.func_of(store);
-    let nodes: Vec<NodeId> = g.nodes().filter(|&v| g.func_of(v) == f).collect();
-    let pos: crate::fxhash::FxHashMap<NodeId, usize> =
-        nodes.iter().enumerate().map(|(i, &v)| (v, i)).collect();
-    let mut succ: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
-    for (i, &v) in nodes.iter().enumerate() {
-        let local = g
-            .succs(v)
-            .filter(|&(w, k)| k == EdgeKind::Local && g.func_of(w) == f)
-            .map(|(w, _)| w);
-        for w in local.chain(g.return_sites(v)) {
-            if let Some(&j) = pos.get(&w) {
-                if !succ[i].contains(&j) {
-                    succ[i].push(j);
-                }
-            }
-        }
-    }
-    let mut pred: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
-    for (i, ss) in succ.iter().enumerate() {
-        for &j in ss {
-            pred[j].push(i);
-        }
-    }
-    let s = pos[&store];
+    let local = crate::local::LocalGraph::of_function(g, g.func_of(store), labels);
+    let (nodes, succ) = (&local.nodes, &local.succ);
+    let pred = local.preds();
+    let s = nodes.iter().position(|&v| v == store)?;
     // `avoid[v]`: from v the function can end (its exit, or a node with
     // no successor: a call that never returns) without passing `store`.
     let mut avoid = vec![false; nodes.len()];
@@ -178,9 +158,11 @@ pub fn skipped_by(g: &Icfg, labels: &[Label], store: NodeId) -> Option<NodeId> {
         seen[p] = true;
     }
     while let Some(b) = queue.pop_front() {
-        let decides = succ[b].len() > 1
-            && not_no(b)
-            && succ[b].iter().any(|&t| t != s && avoid[t] && not_no(t));
+        // A branch: two successors at least (the Local walk's graph may
+        // list one twice: a call's fall-through and its return site).
+        let branch = succ[b].iter().any(|&t| t != succ[b][0]);
+        let decides =
+            branch && not_no(b) && succ[b].iter().any(|&t| t != s && avoid[t] && not_no(t));
         if decides {
             return Some(nodes[b]);
         }

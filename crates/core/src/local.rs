@@ -243,11 +243,8 @@ impl<'g> RunsOnce<'g> {
     /// Whether `site` can run twice in one activation of its function.
     fn on_cycle(&self, site: NodeId) -> bool {
         let g = self.g;
-        let f = g.func_of(site);
-        let nodes: Vec<NodeId> = g.nodes().filter(|&v| g.func_of(v) == f).collect();
-        let async_code = !g.async_functions().is_empty();
-        let local = LocalGraph::new(g, f, &nodes, &self.none_ran_no, async_code);
-        let Some(i) = nodes.iter().position(|&v| v == site) else {
+        let local = LocalGraph::of_function(g, g.func_of(site), &self.none_ran_no);
+        let Some(i) = local.nodes.iter().position(|&v| v == site) else {
             return true;
         };
         local.reach(&local.succ[i], None)[i]
@@ -383,28 +380,20 @@ impl<'g> Implied<'g> {
     /// ran): none of them can run in the activation that ran `n`.
     fn apart(&self, global: &[Label], n: NodeId) -> Vec<NodeId> {
         let g = self.g;
-        let f = g.func_of(n);
-        let nodes: Vec<NodeId> = g.nodes().filter(|&v| g.func_of(v) == f).collect();
-        let local = LocalGraph::new(g, f, &nodes, global, self.async_code);
-        let Some(i) = nodes.iter().position(|&v| v == n) else {
+        let local = LocalGraph::of_function(g, g.func_of(n), global);
+        let Some(i) = local.nodes.iter().position(|&v| v == n) else {
             return Vec::new();
         };
         let after = local.reach(&[i], None);
-        let mut pred = vec![Vec::new(); nodes.len()];
-        for (a, ss) in local.succ.iter().enumerate() {
-            for &b in ss {
-                pred[b].push(a);
-            }
-        }
         let before = LocalGraph {
-            nodes: nodes.clone(),
-            succ: pred,
+            nodes: local.nodes.clone(),
+            succ: local.preds(),
             dead: local.dead.clone(),
         }
         .reach(&[i], None);
-        (0..nodes.len())
+        (0..local.nodes.len())
             .filter(|&j| !after[j] && !before[j] && !local.dead[j])
-            .map(|j| nodes[j])
+            .map(|j| local.nodes[j])
             .collect()
     }
 }
@@ -488,15 +477,33 @@ fn pending_stop(
 
 /// One function's local graph (see the module docs).
 #[derive(Debug)]
-struct LocalGraph {
-    nodes: Vec<NodeId>,
+pub(crate) struct LocalGraph {
+    pub(crate) nodes: Vec<NodeId>,
     /// Successors by position in `nodes`.
-    succ: Vec<Vec<usize>>,
+    pub(crate) succ: Vec<Vec<usize>>,
     /// Nodes that never ran (removed).
-    dead: Vec<bool>,
+    pub(crate) dead: Vec<bool>,
 }
 
 impl LocalGraph {
+    /// The local graph of `f` (all its nodes), the nodes `global` says
+    /// never ran marked dead.
+    pub(crate) fn of_function(g: &Icfg, f: FuncId, global: &[Label]) -> Self {
+        let nodes: Vec<NodeId> = g.nodes().filter(|&v| g.func_of(v) == f).collect();
+        LocalGraph::new(g, f, &nodes, global, !g.async_functions().is_empty())
+    }
+
+    /// Predecessors by position (the successors reversed).
+    pub(crate) fn preds(&self) -> Vec<Vec<usize>> {
+        let mut pred = vec![Vec::new(); self.nodes.len()];
+        for (a, ss) in self.succ.iter().enumerate() {
+            for &b in ss {
+                pred[b].push(a);
+            }
+        }
+        pred
+    }
+
     fn new(g: &Icfg, f: FuncId, nodes: &[NodeId], global: &[Label], async_code: bool) -> Self {
         let pos: std::collections::HashMap<NodeId, usize> =
             nodes.iter().enumerate().map(|(i, &v)| (v, i)).collect();
@@ -539,7 +546,7 @@ impl LocalGraph {
     }
 
     /// Reachability from `from` over live nodes, without node `skip`.
-    fn reach(&self, from: &[usize], skip: Option<usize>) -> Vec<bool> {
+    pub(crate) fn reach(&self, from: &[usize], skip: Option<usize>) -> Vec<bool> {
         let mut seen = vec![false; self.nodes.len()];
         let mut stack = Vec::new();
         for &s in from {

@@ -656,12 +656,7 @@ fn last_write(
         });
         return None;
     }
-    let writes: Vec<NodeId> = v
-        .writes
-        .iter()
-        .map(|w| node(w.0))
-        .chain(start.map(node))
-        .collect();
+    let writes = write_nodes(v, start);
     bad.sort_unstable();
     bad.dedup();
     Some(LastWrite {
@@ -671,6 +666,17 @@ fn last_write(
         what: format!("{} = {} ({})", v.name, o.value, o.place),
         tests,
     })
+}
+
+/// The nodes that write `v`: its stores, and `start` (a local's function
+/// entry, where its activation starts).
+fn write_nodes(v: &Var, start: Option<u32>) -> Vec<NodeId> {
+    v.writes
+        .iter()
+        .map(|w| w.0)
+        .chain(start)
+        .map(|x| NodeId::new(x as usize))
+        .collect()
 }
 
 /// The ways the value `o` of `v` can have been made: the stores that can
@@ -696,12 +702,7 @@ fn cause_of(
         None => {}
     }
     candidates.dedup();
-    let writes: Vec<NodeId> = v
-        .writes
-        .iter()
-        .map(|w| node(w.0))
-        .chain(start.map(node))
-        .collect();
+    let writes = write_nodes(v, start);
     Some(postmortem_core::cause::Variable {
         writes: NodeSet::new(writes)?,
         candidates,
