@@ -321,8 +321,15 @@ pub fn causes(
                 let u = loaded.values.get(i)?;
                 let v = u.cause.as_ref()?;
                 let made = postmortem_core::cause::reaching(s, &loaded.graph, &loaded.report, v);
-                (!made.is_empty())
-                    .then(|| postmortem_formats::vars::cause(&loaded.graph, u, &made, labels))
+                (!made.is_empty()).then(|| {
+                    postmortem_formats::vars::cause(
+                        &loaded.graph,
+                        u,
+                        &made,
+                        labels,
+                        loaded.vars.as_ref(),
+                    )
+                })
             })
             .collect()
     })

@@ -232,6 +232,9 @@ pub struct Loaded {
     pub timings: Timings,
     /// What became of every variable's value read from a core.
     pub values: Vec<ValueUse>,
+    /// The front-end's variables, for following a value back
+    /// ([`postmortem_formats::origins`]).
+    pub vars: Option<postmortem_formats::vars::VarMap>,
     /// What the core's stack residue gave.
     pub residue: Option<ResidueInfo>,
     /// Every log (`--log`, a report's log lines) as it was matched to the
@@ -287,6 +290,7 @@ pub fn load(inputs: &Inputs, max_memory: usize) -> Result<Loaded, Failure> {
             recover_ms: 0.0,
         },
         values: found.values,
+        vars,
         residue: found.residue,
         logs: found.logs.into_iter().map(|(_, m)| m).collect(),
         impossible_hint: found.impossible_hint,

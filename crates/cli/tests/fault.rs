@@ -224,6 +224,7 @@ fn the_store_that_made_the_bad_value_is_named() {
     };
     let analyze = |core: &str, extra: &[&str]| on_core("analyze", core, extra);
     let (fallback, found) = (line_of("e = &fallback;"), line_of("e = find(k);"));
+    let returned = line_of("return NULL;");
     for (core, store, not_run) in [
         ("core-find", found, vec![fallback]),
         (
@@ -244,11 +245,16 @@ fn the_store_that_made_the_bad_value_is_named() {
             "{causes:?}"
         );
         let made = &causes[0]["made_by"];
-        assert_eq!(
-            made,
-            &serde_json::json!([{"at": format!("the store at cause.c:{store}"), "on": "every"}]),
-            "{core}"
-        );
+        let mut want =
+            serde_json::json!({"at": format!("the store at cause.c:{store}"), "on": "every"});
+        if store == found {
+            // Followed back into `find`: of its returns, `return e;` in
+            // the loop cannot return NULL (the loop's test sends a NULL
+            // `e` out of it), so `return NULL;` made the value.
+            want["via"] = "the result of `find`".into();
+            want["from"] = serde_json::json!([{"at": format!("the return at cause.c:{returned}"), "on": "every"}]);
+        }
+        assert_eq!(made, &serde_json::json!([want]), "{core}");
         // The stores that would have set another value did not run.
         let want: Vec<String> = not_run
             .iter()
@@ -281,9 +287,14 @@ fn the_store_that_made_the_bad_value_is_named() {
             "{core}"
         );
         let text = String::from_utf8_lossy(&analyze(core, &[]).stdout).to_string();
+        let via = if store == found {
+            format!(" (the result of `find`: the return at cause.c:{returned})")
+        } else {
+            String::new()
+        };
         assert!(
             text.contains(&format!(
-                "cause:  `e` = 0x0 (frame #0 `get`) was made by the store at cause.c:{store}, on every execution the report allows"
+                "cause:  `e` = 0x0 (frame #0 `get`) was made by the store at cause.c:{store}{via}, on every execution the report allows"
             )),
             "{text}"
         );
@@ -321,12 +332,18 @@ fn the_store_that_made_the_bad_value_is_named() {
         ]
     );
     let text = String::from_utf8_lossy(&why("core-find", &[]).stdout).to_string();
-    let first = text
-        .lines()
-        .find(|l| l.trim_start().starts_with("1."))
-        .unwrap();
+    // Where the NULL was made first, then the store that kept it.
+    let line = |k: &str| {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(k))
+            .unwrap()
+    };
     assert!(
-        first.contains(&format!("yes   the store at cause.c:{found}")),
+        line("1.").contains(&format!("yes   the return at cause.c:{returned}")),
+        "{text}"
+    );
+    assert!(
+        line("2.").contains(&format!("yes   the store at cause.c:{found}")),
         "{text}"
     );
     assert!(text.starts_with("crash:  SIGSEGV"), "{text}");
@@ -353,12 +370,13 @@ fn the_store_that_made_the_bad_value_is_named() {
     analyze("core-find", &["--format", "html", "-o", "page"]);
     let index = std::fs::read_to_string(dir.join("page/index.html")).unwrap();
     assert!(index.contains("<b>Cause:</b> `e` = 0x0"), "no cause line");
-    // The "Why it crashed" panel: the store first, linked to its line.
+    // The "Why it crashed" panel: the return that made the NULL first,
+    // linked to its line.
     let panel = &index[index.find("<h2>Why it crashed</h2>").expect("no why panel")..];
     let first = &panel[panel.find("<li>").unwrap()..panel.find("</li>").unwrap()];
     assert!(
-        first.contains("<span class=\"badge yes\">yes</span> the store at <a href=\"")
-            && first.contains(&format!("#L{found}\">cause.c:{found}</a>")),
+        first.contains("<span class=\"badge yes\">yes</span> the return at <a href=\"")
+            && first.contains(&format!("#L{returned}\">cause.c:{returned}</a>")),
         "{first}"
     );
 }

@@ -176,6 +176,66 @@ pub fn skipped_by(g: &Icfg, labels: &[Label], store: NodeId) -> Option<NodeId> {
     None
 }
 
+/// The definitions of a local variable of `at`'s function that can have
+/// made its value at `at` (read there, before any store of `at`): walking
+/// back from `at` over the function's local graph (as [`skipped_by`]'s)
+/// through nodes `labels` does not say are No, each of `writes` met ends
+/// the walk there and is such a definition, as is the function's entry
+/// (no store in the activation: uninitialised). `cut(b, s)` says that
+/// the step from `b` to its successor `s` cannot have been taken with
+/// the value (a branch that tests the variable and sends it elsewhere:
+/// the value is the variable's from the test on, since no store to it
+/// comes between). `at` itself, when it is one of `writes`, is kept (its
+/// store may come before the read).
+pub fn reaching_writes(
+    g: &Icfg,
+    labels: &[Label],
+    at: NodeId,
+    writes: &[NodeId],
+    cut: &dyn Fn(NodeId, NodeId) -> bool,
+) -> Reached {
+    let local = crate::local::LocalGraph::of_function(g, g.func_of(at), labels);
+    let nodes = &local.nodes;
+    let pred = local.preds();
+    let mut out = Reached::default();
+    let Some(a) = nodes.iter().position(|&v| v == at) else {
+        return out;
+    };
+    if writes.contains(&at) {
+        out.writes.push(at);
+    }
+    let mut seen = vec![false; nodes.len()];
+    seen[a] = true;
+    let mut stack = vec![a];
+    while let Some(v) = stack.pop() {
+        for &p in &pred[v] {
+            if seen[p] || local.dead[p] || cut(nodes[p], nodes[v]) {
+                continue;
+            }
+            seen[p] = true;
+            if writes.contains(&nodes[p]) {
+                out.writes.push(nodes[p]);
+            } else if g.kind(nodes[p]) == NodeKind::Entry {
+                out.entry = true;
+            } else {
+                stack.push(p);
+            }
+        }
+    }
+    out.writes.sort_unstable();
+    out.writes.dedup();
+    out
+}
+
+/// What [`reaching_writes`] found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Reached {
+    /// The writes met, sorted.
+    pub writes: Vec<NodeId>,
+    /// Whether the function's entry was met (no store on some way).
+    pub entry: bool,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -239,6 +299,53 @@ mod tests {
         };
         let r = reaching(&Fsa::default(), &g, &report, &v);
         assert_eq!(r, vec![(Definition::Store(s2), Made::Every)]);
+    }
+
+    /// Back from the crash (c): both `x = 1` (s1) and `x = 2` (s2) reach
+    /// it, `x = 0` (s0) never does (overwritten on every way); a cut step
+    /// (s2 to c: a test sent the value elsewhere) or a No label leaves a
+    /// write out; with no store on a way, the entry is met.
+    #[test]
+    fn the_writes_that_reach_a_read_are_found_walking_back() {
+        let (g, [e, s0, s1, s2, c]) = graph();
+        let labels = vec![Label::Maybe; g.num_nodes()];
+        let none = |_: NodeId, _: NodeId| false;
+        let r = reaching_writes(&g, &labels, c, &[s0, s1, s2], &none);
+        assert_eq!(
+            r,
+            Reached {
+                writes: vec![s1, s2],
+                entry: false
+            }
+        );
+        let cut = |b: NodeId, t: NodeId| (b, t) == (s2, c);
+        let r = reaching_writes(&g, &labels, c, &[s0, s1, s2], &cut);
+        assert_eq!(
+            r,
+            Reached {
+                writes: vec![s1],
+                entry: false
+            }
+        );
+        let mut no = labels.clone();
+        no[s1.index()] = Label::No;
+        let r = reaching_writes(&g, &no, c, &[s0, s2], &none);
+        assert_eq!(
+            r,
+            Reached {
+                writes: vec![s2],
+                entry: false
+            }
+        );
+        let r = reaching_writes(&g, &labels, c, &[s2], &none);
+        assert_eq!(
+            r,
+            Reached {
+                writes: vec![s2],
+                entry: true
+            }
+        );
+        let _ = e;
     }
 
     /// `x = 1` (s1) did not run: the branch after `x = 0` (s0) skipped

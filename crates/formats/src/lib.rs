@@ -50,6 +50,7 @@ pub mod graphml;
 pub mod image;
 pub mod input;
 pub mod logs;
+pub mod origins;
 pub mod pmcfg;
 pub mod pmreport;
 pub mod report_json;

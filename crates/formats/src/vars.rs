@@ -114,6 +114,38 @@ pub struct Var {
     /// The branches that test a load of it (see [`Test`]).
     #[serde(default)]
     pub tests: Vec<Test>,
+    /// Where the value of a write came from, for the writes whose value
+    /// is another variable's or a call's result (see [`Origin`]): (node,
+    /// origin), the node's last store as in `writes`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub from: Vec<(u32, Origin)>,
+}
+
+/// Where a stored or returned value came from, unchanged (issue 36: the
+/// slice follows a bad value back through copies and calls).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Origin {
+    /// The result of a direct call of this function (IR name): one of its
+    /// [`VarMap::returns`], when the module defines it.
+    Call(String),
+    /// A load of this variable (index in [`VarMap::vars`]; one past them,
+    /// from a corrupt map, is not followed) just before: its value at that
+    /// point.
+    Copy(u32),
+}
+
+/// One way a function returns a value: the node where the returned value
+/// is decided (the `ret`, or the store to the function's return slot),
+/// what it leaves, and where that came from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Return {
+    /// The node.
+    pub node: u32,
+    /// What it returns.
+    pub written: Written,
+    /// Where that came from, when it is another variable or a call.
+    #[serde(default)]
+    pub from: Option<Origin>,
 }
 
 /// A conversion of the loaded value on its way to the branch (LLVM's
@@ -309,6 +341,11 @@ pub struct VarMap {
     pub vars: Vec<Var>,
     /// Variables left out, counted by reason.
     pub left_out: BTreeMap<String, usize>,
+    /// For each defined function (IR name) that returns a value, every way
+    /// it can return one ([`Return`]); a function missing here is not
+    /// followed.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub returns: BTreeMap<String, Vec<Return>>,
 }
 
 impl Var {
@@ -344,11 +381,30 @@ impl VarMap {
                 .tests
                 .iter()
                 .flat_map(|t| std::iter::once(t.branch).chain(t.successors()));
-            for x in v.writes.iter().map(|w| w.0).chain(entry).chain(tests) {
+            let from = v.from.iter().map(|f| f.0);
+            for x in v
+                .writes
+                .iter()
+                .map(|w| w.0)
+                .chain(entry)
+                .chain(tests)
+                .chain(from)
+            {
                 if x as usize >= n {
                     return Err(NodeOutOfRange {
                         var: v.name.clone(),
                         node: x,
+                        nodes: n,
+                    });
+                }
+            }
+        }
+        for (f, rs) in &self.returns {
+            for r in rs {
+                if r.node as usize >= n {
+                    return Err(NodeOutOfRange {
+                        var: format!("the return value of `{f}`"),
+                        node: r.node,
                         nodes: n,
                     });
                 }
@@ -438,6 +494,9 @@ pub struct ValueUse {
     /// of a function that may be active twice.
     #[serde(skip_serializing)]
     pub cause: Option<postmortem_core::cause::Variable>,
+    /// Its index in the [`VarMap`] (not in the JSON).
+    #[serde(skip_serializing)]
+    pub var: usize,
 }
 
 /// What the HTML report needs to show a value where it belongs: beside
@@ -555,6 +614,7 @@ fn value_use(v: &Var, o: &Observed, local_frame: &dyn Fn(&Observed) -> Option<us
         tests: Vec::new(),
         unused: None,
         cause: None,
+        var: o.var,
         shown: Shown {
             bytes: v.bytes,
             pointer: v.pointer,
@@ -722,8 +782,16 @@ pub fn cause(
         postmortem_core::cause::Made,
     )],
     labels: &[postmortem_core::Label],
+    map: Option<&VarMap>,
 ) -> crate::image::fault::Cause {
     use postmortem_core::cause::{Definition, Made};
+    let tracer = map.map(|map| crate::origins::Tracer {
+        g,
+        map,
+        labels,
+        value: u.value,
+        bytes: u.shown.bytes,
+    });
     let stores: Vec<NodeId> = u
         .cause
         .iter()
@@ -773,10 +841,18 @@ pub fn cause(
                     Definition::Store(n) | Definition::Uninitialised(n) => Some(n),
                     Definition::Initial => None,
                 };
+                let (via, from) = match (&tracer, d) {
+                    (Some(t), Definition::Store(n)) => t
+                        .from_store(u.var, n, m == Made::Every)
+                        .map_or((None, Vec::new()), |(via, from)| (Some(via), from)),
+                    _ => (None, Vec::new()),
+                };
                 crate::image::fault::MadeBy {
                     at,
                     on: how.to_string(),
                     node,
+                    via,
+                    from,
                 }
             })
             .collect(),
@@ -832,7 +908,7 @@ fn branch_tests(
 }
 
 /// `file:line` of a node, else its id.
-fn where_is(g: &Icfg, n: NodeId) -> String {
+pub(crate) fn where_is(g: &Icfg, n: NodeId) -> String {
     let file = g.file_of(n).map(|f| g.file_path(f)).unwrap_or("?");
     let file = file.rsplit('/').next().unwrap_or(file);
     match g.lines(n).first() {
@@ -931,6 +1007,7 @@ mod tests {
             pointer,
             writes: vec![(n[1].index() as u32, Written::Const(1))],
             tests: vec![],
+            from: vec![],
         };
         let map = VarMap {
             vars: vec![
@@ -953,6 +1030,7 @@ mod tests {
                 ),
             ],
             left_out: BTreeMap::new(),
+            returns: BTreeMap::new(),
         };
         let observed = [
             Observed {

@@ -187,6 +187,7 @@
 mod branch_tests;
 mod dbgvars;
 mod decls;
+mod flows;
 mod libc;
 mod lower;
 mod operands;
@@ -361,16 +362,14 @@ pub fn lower_module(
         &extras.block_nodes,
         &icfg,
     );
-    let vars = values::scan(
-        module,
-        &declarations.declared,
-        &values::Lowered {
-            store_nodes: &extras.store_nodes,
-            entries: &extras.entries,
-            block_nodes: &extras.block_nodes,
-            icfg: &icfg,
-        },
-    );
+    let lowered = values::Lowered {
+        store_nodes: &extras.store_nodes,
+        entries: &extras.entries,
+        block_nodes: &extras.block_nodes,
+        icfg: &icfg,
+    };
+    let mut vars = values::scan(module, &declarations.declared, &lowered);
+    flows::add(module, &declarations.declared, &lowered, &mut vars);
     Ok(Loaded {
         icfg,
         report,

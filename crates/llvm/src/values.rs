@@ -70,12 +70,23 @@ fn scalar(t: &Type) -> Option<(u32, bool)> {
 }
 
 /// What a stored operand leaves.
-fn written(op: &Operand) -> Written {
+pub(crate) fn written(op: &Operand) -> Written {
     match op {
-        Operand::ConstantOperand(c) => match c.as_ref() {
-            Constant::Int { bits, value } if *bits <= 64 => Written::Const(*value),
-            Constant::Null(_) | Constant::AggregateZero(_) => Written::Const(0),
-            Constant::GlobalReference { .. } => Written::NonNull,
+        Operand::ConstantOperand(c) => written_const(c),
+        _ => Written::Unknown,
+    }
+}
+
+/// What a constant is, through pointer casts (`(char *)-1` is
+/// `inttoptr (i64 -1)`): a 64-bit `inttoptr` keeps the integer.
+fn written_const(c: &Constant) -> Written {
+    match c {
+        Constant::Int { bits, value } if *bits <= 64 => Written::Const(*value),
+        Constant::Null(_) | Constant::AggregateZero(_) => Written::Const(0),
+        Constant::GlobalReference { .. } => Written::NonNull,
+        Constant::BitCast(b) => written_const(&b.operand),
+        Constant::IntToPtr(i) => match i.operand.as_ref() {
+            Constant::Int { bits: 64, value } => Written::Const(*value),
             _ => Written::Unknown,
         },
         _ => Written::Unknown,
@@ -318,6 +329,7 @@ fn globals(
             pointer,
             writes: w.by_node.into_iter().collect(),
             tests: take_tests(tests, (name, 0), bytes),
+            from: Vec::new(),
         });
     }
 }
@@ -489,6 +501,7 @@ fn locals(
                             pointer,
                             writes,
                             tests: take_tests(&mut tests, (&name, u64::from(offset)), bytes),
+                            from: Vec::new(),
                         });
                     }
                 }
@@ -520,6 +533,7 @@ fn locals(
             pointer,
             writes: w.by_node.into_iter().collect(),
             tests: take_tests(&mut tests, (name, 0), bytes),
+            from: Vec::new(),
         });
     }
 }
@@ -934,6 +948,7 @@ fn aggregate_globals(
                         pointer,
                         writes,
                         tests: take_tests(tests, (name, u64::from(offset)), bytes),
+                        from: Vec::new(),
                     });
                 }
             }

@@ -88,6 +88,30 @@ pub struct MadeBy {
     /// local), for links.
     #[serde(skip)]
     pub node: Option<postmortem_core::NodeId>,
+    /// How the value it wrote came to it, unchanged, when it is another
+    /// variable's or a call's result: ``the result of `find` ``, ``a copy
+    /// of `p` `` ([`crate::origins`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub via: Option<String>,
+    /// The definitions that made the value there, each followed further.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub from: Vec<MadeBy>,
+}
+
+impl MadeBy {
+    /// This definition and the ones behind it, as text: ``the store at
+    /// kv.c:30 (the result of `find`: the return at kv.c:12)``.
+    pub fn chain(&self) -> String {
+        let Some(via) = &self.via else {
+            return self.at.clone();
+        };
+        if self.from.is_empty() {
+            return format!("{} ({via})", self.at);
+        }
+        let from: Vec<String> = self.from.iter().map(MadeBy::chain).collect();
+        let sep = if self.from.len() == 1 { "" } else { "one of " };
+        format!("{} ({via}: {sep}{})", self.at, from.join(", "))
+    }
 }
 
 impl Cause {
@@ -95,7 +119,7 @@ impl Cause {
     /// execution the report allows``, or ``... by one of kv.c:15, kv.c:19``.
     pub fn line(&self) -> String {
         let every = self.made_by.len() == 1 && self.made_by[0].on == "every";
-        let places: Vec<&str> = self.made_by.iter().map(|m| m.at.as_str()).collect();
+        let places: Vec<String> = self.made_by.iter().map(MadeBy::chain).collect();
         let mut s = if every {
             format!(
                 "{} was made by {}, on every execution the report allows",

@@ -5,15 +5,19 @@
 //! kept them from running) and orders it for a developer:
 //!
 //! 1. a definition that made the value on every execution the report
-//!    allows (the only one that can have left it): Yes;
+//!    allows (the only one that can have left it; followed back through
+//!    copies and calls, [`crate::origins`]): Yes;
 //! 2. a branch that ran and never went to a store that would have set
 //!    another value: Yes;
 //! 3. a definition that made it on some of them: Maybe;
 //! 4. a branch that may have run and never went to such a store: Maybe.
 //!
-//! Within a rank, in the order of the suspects of the fault.
+//! Within a rank, the definitions furthest back along the value's way
+//! first (where it was made: `return NULL;` in the callee, before the
+//! store of the call's result that carried it to the crash), then in the
+//! order of the suspects of the fault.
 
-use crate::image::fault::Fault;
+use crate::image::fault::{Cause, Fault, MadeBy};
 use serde::Serialize;
 use std::io::{self, Write};
 
@@ -38,33 +42,24 @@ pub struct Suspect {
 
 /// The suspects of `f`, ranked (see the module docs), at most `max`.
 pub fn suspects(f: &Fault, max: usize) -> Vec<Suspect> {
-    let mut ranked: Vec<(u8, Suspect)> = Vec::new();
+    // (rank class, how deep along the value's way, suspect).
+    let mut ranked: Vec<(u8, usize, Suspect)> = Vec::new();
     for c in &f.causes {
         let n = c.made_by.len();
         for m in &c.made_by {
-            let every = m.on == "every";
-            let reason = if every {
+            let reason = if m.on == "every" {
                 "the only definition that can have left this value on an execution the report allows"
                     .to_string()
             } else {
                 format!("one of {n} definitions that can have left this value")
             };
-            ranked.push((
-                if every { 0 } else { 2 },
-                Suspect {
-                    rank: 0,
-                    at: m.at.clone(),
-                    variable: c.variable.clone(),
-                    label: if every { "yes" } else { "maybe" },
-                    reason,
-                    node: m.node,
-                },
-            ));
+            definition(&mut ranked, c, m, reason, 0);
         }
         for k in &c.skipped_by {
             let ran = k.ran == "yes";
             ranked.push((
                 if ran { 1 } else { 3 },
+                0,
                 Suspect {
                     rank: 0,
                     at: k.branch.clone(),
@@ -80,17 +75,60 @@ pub fn suspects(f: &Fault, max: usize) -> Vec<Suspect> {
             ));
         }
     }
-    // Stable: within a rank, the suspects' order.
-    ranked.sort_by_key(|(r, _)| *r);
+    // Stable: within a rank, the deepest first (where the value was
+    // made, before the copies that carried it), then the suspects' order.
+    ranked.sort_by_key(|(r, depth, _)| (*r, std::cmp::Reverse(*depth)));
     ranked
         .into_iter()
         .take(max)
         .enumerate()
-        .map(|(i, (_, mut s))| {
+        .map(|(i, (_, _, mut s))| {
             s.rank = i + 1;
             s
         })
         .collect()
+}
+
+/// Adds the definition `m` (`depth` steps back along the value's way)
+/// and the ones behind it.
+fn definition(
+    ranked: &mut Vec<(u8, usize, Suspect)>,
+    c: &Cause,
+    m: &MadeBy,
+    reason: String,
+    depth: usize,
+) {
+    let every = m.on == "every";
+    ranked.push((
+        if every { 0 } else { 2 },
+        depth,
+        Suspect {
+            rank: 0,
+            at: m.at.clone(),
+            variable: c.variable.clone(),
+            label: if every { "yes" } else { "maybe" },
+            reason,
+            node: m.node,
+        },
+    ));
+    let Some(via) = &m.via else {
+        return;
+    };
+    let n = m.from.len();
+    for d in &m.from {
+        let reason = if d.on == "every" {
+            format!(
+                "the value {} wrote is {via}, and this is the only definition that can have made it",
+                m.at
+            )
+        } else {
+            format!(
+                "the value {} wrote is {via}, and this is one of {n} definitions that can have made it",
+                m.at
+            )
+        };
+        definition(ranked, c, d, reason, depth + 1);
+    }
 }
 
 /// The chain as text: the crash, then one line per suspect.
@@ -131,7 +169,7 @@ pub fn write_json(out: &mut dyn Write, f: &Fault, suspects: &[Suspect]) -> io::R
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::image::fault::{Cause, MadeBy, Skipped};
+    use crate::image::fault::Skipped;
 
     #[test]
     fn definitions_on_every_execution_and_branches_that_ran_come_first() {
@@ -143,12 +181,18 @@ mod tests {
                     MadeBy {
                         at: "the store at a.c:3".into(),
                         on: "some".into(),
-                        node: None,
+                        via: Some("the result of `f`".into()),
+                        from: vec![MadeBy {
+                            at: "the return at a.c:9".into(),
+                            on: "some".into(),
+                            ..MadeBy::default()
+                        }],
+                        ..MadeBy::default()
                     },
                     MadeBy {
                         at: "its initial value".into(),
                         on: "some".into(),
-                        node: None,
+                        ..MadeBy::default()
                     },
                 ],
                 not_run: vec!["the store at a.c:5".into()],
@@ -167,11 +211,22 @@ mod tests {
             order,
             vec![
                 ("the branch at a.c:4", "yes"),
+                // Where the value was made, before the store that kept it.
+                ("the return at a.c:9", "maybe"),
                 ("the store at a.c:3", "maybe"),
                 ("its initial value", "maybe"),
             ]
         );
-        assert_eq!(s.iter().map(|s| s.rank).collect::<Vec<_>>(), vec![1, 2, 3]);
+        assert!(
+            s[1].reason
+                .starts_with("the value the store at a.c:3 wrote is the result of `f`"),
+            "{}",
+            s[1].reason
+        );
+        assert_eq!(
+            s.iter().map(|s| s.rank).collect::<Vec<_>>(),
+            vec![1, 2, 3, 4]
+        );
         assert_eq!(suspects(&f, 1).len(), 1);
     }
 }

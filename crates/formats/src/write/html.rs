@@ -1551,6 +1551,7 @@ mod tests {
             unused: None,
             shown,
             cause: None,
+            var: 0,
         }
     }
 

@@ -1,0 +1,242 @@
+//! Following a faulting value back through copies and calls (issue 36,
+//! the slice's next steps): the store that made `e` wrote `find(k)`'s
+//! result, so `find`'s returns that can have returned the value made it;
+//! `return p;` returned a copy of `p`, so `p`'s stores that can have left
+//! it made it; and so on, along the front-end's [`Origin`]s.
+//!
+//! The value is the same at every step (a copy or a call result does not
+//! change it), so each step keeps only definitions that can leave it
+//! ([`Written::can_leave`]) and that ran on some execution the report
+//! allows (their node is not No). For a copy of a local, only the stores
+//! that reach the read over the function's graph
+//! ([`postmortem_core::cause::reaching_writes`]), without the steps that
+//! a branch testing the variable takes only with another value (the
+//! variable's tests, [`crate::vars::Test::target`]): `return e;` inside
+//! `for (e = head; e; e = e->next)` cannot return NULL.
+//!
+//! Sound as the labels are: every definition that can have made the
+//! value is listed (the front-end lists every write of a variable and
+//! every return of a function). A step is made on every execution the
+//! report allows when the step before it was and it is the only
+//! definition left. The walk stops after [`MAX_DEPTH`] steps, at a
+//! definition already on the way (a cycle), and after [`MAX_DEFS`]
+//! definitions in all.
+
+use crate::image::fault::MadeBy;
+use crate::vars::{Origin, VarMap, VarScope, Written};
+use postmortem_core::{Icfg, Label, NodeId};
+
+/// The most steps followed back from a suspect's store.
+pub const MAX_DEPTH: usize = 8;
+/// The most definitions listed in all, per suspect.
+pub const MAX_DEFS: usize = 32;
+
+/// The walk back from one suspect's value.
+pub struct Tracer<'a> {
+    /// The graph.
+    pub g: &'a Icfg,
+    /// The front-end's variables and returns.
+    pub map: &'a VarMap,
+    /// The analysis's labels.
+    pub labels: &'a [Label],
+    /// The value, as read from the core.
+    pub value: u64,
+    /// Its width in bytes.
+    pub bytes: u32,
+}
+
+impl Tracer<'_> {
+    /// Where the value written at `node` (a store of variable `var`, one
+    /// of the suspect's definitions) came from: how (``the result of
+    /// `find` ``) and the definitions that can have made it there, each
+    /// followed further. `every`: whether `node` made the value on every
+    /// execution the report allows. None when the write has no origin.
+    pub fn from_store(
+        &self,
+        var: usize,
+        node: NodeId,
+        every: bool,
+    ) -> Option<(String, Vec<MadeBy>)> {
+        let o = self.origin_of(var, node)?;
+        let mut left = MAX_DEFS;
+        let mut on_way = vec![node];
+        let step = self.follow(node, o, 1, &mut on_way, &mut left);
+        let mut defs = step.defs;
+        mark(&mut defs, every);
+        Some((step.via, defs))
+    }
+
+    /// The origin of variable `var`'s write at `node`, if any.
+    fn origin_of(&self, var: usize, node: NodeId) -> Option<&Origin> {
+        let v = self.map.vars.get(var)?;
+        v.from
+            .iter()
+            .find(|(n, _)| *n as usize == node.index())
+            .map(|(_, o)| o)
+    }
+
+    fn not_no(&self, n: NodeId) -> bool {
+        self.labels.get(n.index()) != Some(&Label::No)
+    }
+
+    fn can_leave(&self, w: Written) -> bool {
+        w.can_leave(self.value, self.bytes)
+    }
+
+    /// One step back along `o`, which gave the value written at `at`.
+    fn follow(
+        &self,
+        at: NodeId,
+        o: &Origin,
+        depth: usize,
+        on_way: &mut Vec<NodeId>,
+        left: &mut usize,
+    ) -> Step {
+        // (definition, its node, its own origin to follow: (variable or
+        // none for a return, origin)).
+        let mut defs: Vec<(String, Option<NodeId>, Option<&Origin>)> = Vec::new();
+        let via = match o {
+            Origin::Call(f) => {
+                let Some(returns) = self.map.returns.get(f) else {
+                    return Step {
+                        via: format!(
+                            "the result of `{f}` (not followed: not defined in the program)"
+                        ),
+                        defs: Vec::new(),
+                        complete: false,
+                    };
+                };
+                for r in returns {
+                    let n = NodeId::new(r.node as usize);
+                    if self.can_leave(r.written) && self.not_no(n) {
+                        defs.push((
+                            format!("the return at {}", crate::vars::where_is(self.g, n)),
+                            Some(n),
+                            r.from.as_ref(),
+                        ));
+                    }
+                }
+                format!("the result of `{f}`")
+            }
+            Origin::Copy(k) => {
+                let Some(v) = self.map.vars.get(*k as usize) else {
+                    return Step {
+                        via: "a copy of a variable not in the map".into(),
+                        defs: Vec::new(),
+                        complete: false,
+                    };
+                };
+                let origin = |n: NodeId| {
+                    v.from
+                        .iter()
+                        .find(|(x, _)| *x as usize == n.index())
+                        .map(|(_, o)| o)
+                };
+                let store_at =
+                    |n: NodeId| format!("the store at {}", crate::vars::where_is(self.g, n));
+                match &v.scope {
+                    VarScope::Local { .. } => {
+                        let writes: Vec<NodeId> =
+                            v.writes.iter().map(|w| NodeId::new(w.0 as usize)).collect();
+                        let cut = |b: NodeId, s: NodeId| {
+                            v.tests.iter().any(|t| {
+                                t.branch as usize == b.index()
+                                    && t.target(self.value) as usize != s.index()
+                                    && t.successors().contains(&(s.index() as u32))
+                            })
+                        };
+                        let reached = postmortem_core::cause::reaching_writes(
+                            self.g,
+                            self.labels,
+                            at,
+                            &writes,
+                            &cut,
+                        );
+                        for n in reached.writes {
+                            let w = v.writes.iter().find(|w| w.0 as usize == n.index());
+                            if w.is_some_and(|w| self.can_leave(w.1)) && self.not_no(n) {
+                                defs.push((store_at(n), Some(n), origin(n)));
+                            }
+                        }
+                        if reached.entry {
+                            defs.push((
+                                "no store in its activation (uninitialised)".into(),
+                                None,
+                                None,
+                            ));
+                        }
+                    }
+                    VarScope::Global { init, .. } => {
+                        for &(x, w) in &v.writes {
+                            let n = NodeId::new(x as usize);
+                            if self.can_leave(w) && self.not_no(n) {
+                                defs.push((store_at(n), Some(n), origin(n)));
+                            }
+                        }
+                        if init.is_none_or(|i| self.can_leave(Written::Const(i))) {
+                            defs.push(("its initial value".into(), None, None));
+                        }
+                    }
+                }
+                format!("a copy of `{}`", v.name)
+            }
+        };
+        let mut out = Vec::new();
+        let mut complete = true;
+        for (at, node, next) in defs {
+            if *left == 0 {
+                complete = false;
+                break;
+            }
+            *left -= 1;
+            let mut m = MadeBy {
+                at,
+                node,
+                ..MadeBy::default()
+            };
+            if let (Some(n), Some(o)) = (node, next) {
+                if depth >= MAX_DEPTH || on_way.contains(&n) {
+                    complete = false;
+                } else {
+                    on_way.push(n);
+                    let step = self.follow(n, o, depth + 1, on_way, left);
+                    on_way.pop();
+                    complete &= step.complete;
+                    if step.complete && step.defs.is_empty() {
+                        // Nothing can have made the value there: this
+                        // definition did not make it.
+                        continue;
+                    }
+                    m.via = Some(step.via);
+                    m.from = step.defs;
+                }
+            }
+            out.push(m);
+        }
+        Step {
+            via,
+            defs: out,
+            complete,
+        }
+    }
+}
+
+/// One step back: how the value came (``the result of `find` ``), the
+/// definitions that can have made it, and whether they are all of them
+/// (no limit cut the walk short below).
+struct Step {
+    via: String,
+    defs: Vec<MadeBy>,
+    complete: bool,
+}
+
+/// Sets `on` down the tree: a definition made the value on every
+/// execution the report allows when the one it reached did (`every`) and
+/// it is the only one left there.
+fn mark(defs: &mut [MadeBy], every: bool) {
+    let only = every && defs.len() == 1;
+    for d in defs {
+        d.on = if only { "every" } else { "some" }.into();
+        mark(&mut d.from, only);
+    }
+}

@@ -1,0 +1,388 @@
+//! Where the values of the variable map's writes came from, and what each
+//! function returns ([`Origin`], [`Return`]): the edges along which the
+//! question "why was this value bad?" (issue 36) follows a value back
+//! from the variable that held it at the crash, unchanged, through copies
+//! and call results.
+//!
+//! A write's value has an origin when the stored operand is, through
+//! `bitcast`s only (the value is unchanged):
+//! * the result of a direct call (`Origin::Call`): then it is one of the
+//!   callee's returns;
+//! * a load of a variable of the map (`Origin::Copy`): then it is that
+//!   variable's value at the load, which one of its writes (or its
+//!   initial or uninitialised value) made.
+//!
+//! A function's returns are found from each `ret` of a value:
+//! * a constant: that constant, at the `ret`'s node;
+//! * a call's result or a load of a variable of the map: unknown, at the
+//!   `ret`'s node, with that origin;
+//! * a load of an alloca that is no variable (clang's return slot at
+//!   `-O0`, where `return x;` stores to the slot and every `return` jumps
+//!   to one `ret`), whose address is used by nothing but direct loads and
+//!   stores: each store to the slot is a return, at its node, with what
+//!   it stores and its origin; and when some path from the function's
+//!   start reaches the load without a store to the slot (a path that
+//!   falls off the end of a non-void function), an unknown return at the
+//!   `ret`'s node;
+//! * anything else: unknown, at the `ret`'s node.
+//!
+//! A function with a `ret` whose node is not known is left out of
+//! [`VarMap::returns`] (not followed), as is one with no `ret` of a
+//! value.
+
+use crate::values::{written, Lowered};
+use llvm_ir::{Constant, Function, Instruction, Module, Name, Operand, Terminator, Type};
+use postmortem_core::NodeKind;
+use postmortem_formats::vars::{Origin, Return, VarMap, Written};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// Adds the writes' origins and the functions' returns to `map`, made by
+/// [`crate::values::scan`] for `m`.
+pub(crate) fn add(
+    m: &Module,
+    declared: &crate::dbgvars::DeclaredVars,
+    low: &Lowered<'_>,
+    map: &mut VarMap,
+) {
+    let globals = global_vars(m, map);
+    let mut from: BTreeMap<usize, BTreeMap<u32, Option<Origin>>> = BTreeMap::new();
+    for f in &m.functions {
+        if !low.entries.contains_key(&f.name) {
+            continue;
+        }
+        let cx = FnCx {
+            f,
+            defs: defs(f),
+            locals: local_vars(f, declared.get(&f.name), map),
+            globals: &globals,
+        };
+        // The origins of the writes of the map's scalar variables.
+        for (bi, bb) in f.basic_blocks.iter().enumerate() {
+            for (ii, inst) in bb.instrs.iter().enumerate() {
+                let Instruction::Store(s) = inst else {
+                    continue;
+                };
+                let Some(var) = cx.var_at(&s.address) else {
+                    continue;
+                };
+                let Some(node) = low.store_nodes.get(&(inst as *const Instruction)) else {
+                    continue;
+                };
+                // The node's last store wins, as in its `writes`.
+                from.entry(var as usize)
+                    .or_default()
+                    .insert(node.as_u32(), cx.origin(&s.value, (bi, ii)));
+            }
+        }
+        if let Some(r) = cx.returns(low) {
+            if !r.is_empty() {
+                map.returns.insert(f.name.clone(), r);
+            }
+        }
+    }
+    for (var, nodes) in from {
+        map.vars[var].from = nodes
+            .into_iter()
+            .filter_map(|(n, o)| Some((n, o?)))
+            .collect();
+    }
+}
+
+/// The map's scalar globals (a whole scalar global, not a field of an
+/// aggregate), by symbol.
+fn global_vars(m: &Module, map: &VarMap) -> HashMap<String, u32> {
+    let scalar: HashSet<String> = m
+        .global_vars
+        .iter()
+        .filter(|g| match g.ty.as_ref() {
+            Type::PointerType { pointee_type, .. } => matches!(
+                pointee_type.as_ref(),
+                Type::IntegerType { .. } | Type::PointerType { .. }
+            ),
+            _ => false,
+        })
+        .map(|g| name_str(&g.name))
+        .collect();
+    map.globals()
+        .filter(|(_, v, symbol)| v.offset == 0 && scalar.contains(*symbol))
+        .map(|(i, _, symbol)| (symbol.to_string(), i as u32))
+        .collect()
+}
+
+/// The map's scalar locals of `f`, by alloca: an alloca declared as a
+/// variable with one element of a scalar type whose (name, line) names
+/// exactly one variable of the map and one declared alloca of `f`.
+fn local_vars(
+    f: &Function,
+    declared: Option<&HashMap<(usize, usize), crate::dbgvars::Declared>>,
+    map: &VarMap,
+) -> HashMap<String, u32> {
+    let Some(declared) = declared else {
+        return HashMap::new();
+    };
+    let mut by_decl: HashMap<(&str, u32), Vec<String>> = HashMap::new();
+    for (bi, bb) in f.basic_blocks.iter().enumerate() {
+        for (ii, inst) in bb.instrs.iter().enumerate() {
+            if let (Instruction::Alloca(a), Some(d)) = (inst, declared.get(&(bi, ii))) {
+                let scalar = matches!(
+                    a.allocated_type.as_ref(),
+                    Type::IntegerType { .. } | Type::PointerType { .. }
+                );
+                if scalar {
+                    by_decl
+                        .entry((d.name.as_str(), d.line))
+                        .or_default()
+                        .push(name_str(&a.dest));
+                }
+            }
+        }
+    }
+    let mut vars: HashMap<(&str, u32), Vec<u32>> = HashMap::new();
+    for (i, v, line) in map.locals_of(&f.name) {
+        if v.offset == 0 {
+            vars.entry((v.name.as_str(), line))
+                .or_default()
+                .push(i as u32);
+        }
+    }
+    by_decl
+        .into_iter()
+        .filter_map(|(k, allocas)| match (allocas.as_slice(), vars.get(&k)) {
+            ([a], Some(v)) if v.len() == 1 => Some((a.clone(), v[0])),
+            _ => None,
+        })
+        .collect()
+}
+
+fn name_str(n: &Name) -> String {
+    match n {
+        Name::Name(s) => s.to_string(),
+        Name::Number(k) => k.to_string(),
+    }
+}
+
+/// Each instruction's result, by name, with its place (block and
+/// instruction index).
+fn defs(f: &Function) -> HashMap<&Name, Def<'_>> {
+    let mut out = HashMap::new();
+    for (bi, bb) in f.basic_blocks.iter().enumerate() {
+        for (ii, i) in bb.instrs.iter().enumerate() {
+            if let Some(n) = i.try_get_result() {
+                out.insert(n, (bi, ii, i));
+            }
+        }
+    }
+    out
+}
+
+/// An instruction and its place: (block, index in the block, it).
+type Def<'a> = (usize, usize, &'a Instruction);
+
+/// Where a value is used: (block, index of the using instruction; the
+/// block's length for its terminator).
+type Use = (usize, usize);
+
+/// One function, as the origins need it.
+struct FnCx<'a> {
+    f: &'a Function,
+    defs: HashMap<&'a Name, Def<'a>>,
+    locals: HashMap<String, u32>,
+    globals: &'a HashMap<String, u32>,
+}
+
+impl<'a> FnCx<'a> {
+    /// The map's variable at the address `op`, when it is one.
+    fn var_at(&self, op: &Operand) -> Option<u32> {
+        match op {
+            Operand::LocalOperand { name, .. } => self.locals.get(&name_str(name)).copied(),
+            Operand::ConstantOperand(c) => match c.as_ref() {
+                Constant::GlobalReference { name, .. } => {
+                    self.globals.get(&name_str(name)).copied()
+                }
+                _ => None,
+            },
+            Operand::MetadataOperand => None,
+        }
+    }
+
+    /// The instruction that computes `op`, through `bitcast`s, and its
+    /// place.
+    fn def_of(&self, op: &Operand) -> Option<Def<'a>> {
+        let mut op = op.clone();
+        for _ in 0..8 {
+            let Operand::LocalOperand { name, .. } = &op else {
+                return None;
+            };
+            match *self.defs.get(name)? {
+                (_, _, Instruction::BitCast(b)) => op = b.operand.clone(),
+                d => return Some(d),
+            }
+        }
+        None
+    }
+
+    /// Where the value `op`, used at `at`, came from, unchanged. A load
+    /// is a copy of its variable only in the block of the use with no
+    /// store to the variable between them (so that the variable's value
+    /// at the use is the one loaded: a walk back from the use meets the
+    /// stores that can have made it).
+    fn origin(&self, op: &Operand, at: Use) -> Option<Origin> {
+        match self.def_of(op)? {
+            (_, _, Instruction::Call(c)) => match c.function.as_ref().right()? {
+                Operand::ConstantOperand(k) => match k.as_ref() {
+                    Constant::GlobalReference { name, .. } => Some(Origin::Call(name_str(name))),
+                    _ => None,
+                },
+                _ => None,
+            },
+            (bi, ii, Instruction::Load(l)) => {
+                let var = self.var_at(&l.address)?;
+                if bi != at.0 || ii >= at.1 {
+                    return None;
+                }
+                let stored = self.f.basic_blocks[bi].instrs[ii + 1..at.1].iter().any(
+                    |i| matches!(i, Instruction::Store(s) if self.var_at(&s.address) == Some(var)),
+                );
+                (!stored).then_some(Origin::Copy(var))
+            }
+            _ => None,
+        }
+    }
+
+    /// Every way the function returns a value (see the module docs); None
+    /// when a `ret`'s node is not known.
+    fn returns(&self, low: &Lowered<'_>) -> Option<Vec<Return>> {
+        let blocks = low.block_nodes.get(&self.f.name)?;
+        let mut out = Vec::new();
+        for (bi, bb) in self.f.basic_blocks.iter().enumerate() {
+            let Terminator::Ret(r) = &bb.term else {
+                continue;
+            };
+            let Some(op) = &r.return_operand else {
+                continue;
+            };
+            let range = blocks.get(bi)?;
+            let node = range.end.checked_sub(1).filter(|&n| n >= range.start)?;
+            let leaves = low
+                .icfg
+                .succs(postmortem_core::NodeId::new(node as usize))
+                .any(|(s, _)| low.icfg.kind(s) == NodeKind::Exit);
+            if !leaves {
+                return None;
+            }
+            let at_ret = |written, from| Return {
+                node,
+                written,
+                from,
+            };
+            if let Operand::ConstantOperand(_) = op {
+                out.push(at_ret(written(op), None));
+                continue;
+            }
+            let at = (bi, bb.instrs.len());
+            match self.def_of(op) {
+                Some((_, _, Instruction::Load(l))) if self.var_at(&l.address).is_none() => {
+                    match self.slot_returns(&l.address, bi, low) {
+                        Some((stores, maybe_unset)) => {
+                            out.extend(stores);
+                            if maybe_unset {
+                                out.push(at_ret(Written::Unknown, None));
+                            }
+                        }
+                        None => out.push(at_ret(Written::Unknown, None)),
+                    }
+                }
+                _ => out.push(at_ret(Written::Unknown, self.origin(op, at))),
+            }
+        }
+        Some(out)
+    }
+
+    /// For a return slot `addr` loaded in block `load_block` (at its
+    /// `ret`): the stores to it as returns, and whether some path from
+    /// the function's start reaches the load with no store to it. None
+    /// when `addr` is not an alloca of `f` used by nothing but direct
+    /// loads and stores, or a store to it has no node.
+    fn slot_returns(
+        &self,
+        addr: &Operand,
+        load_block: usize,
+        low: &Lowered<'_>,
+    ) -> Option<(Vec<Return>, bool)> {
+        let Operand::LocalOperand { name: slot, .. } = addr else {
+            return None;
+        };
+        if !matches!(self.defs.get(slot), Some((_, _, Instruction::Alloca(_)))) {
+            return None;
+        }
+        let is_slot =
+            |op: &Operand| matches!(op, Operand::LocalOperand { name, .. } if name == slot);
+        let mut stores = Vec::new();
+        let mut stored_in = vec![false; self.f.basic_blocks.len()];
+        for (bi, bb) in self.f.basic_blocks.iter().enumerate() {
+            for (ii, inst) in bb.instrs.iter().enumerate() {
+                match inst {
+                    Instruction::Load(l) if is_slot(&l.address) => {}
+                    Instruction::Store(s) if is_slot(&s.address) && !is_slot(&s.value) => {
+                        let node = low.store_nodes.get(&(inst as *const Instruction))?;
+                        stores.push(Return {
+                            node: node.as_u32(),
+                            written: written(&s.value),
+                            from: self.origin(&s.value, (bi, ii)),
+                        });
+                        stored_in[bi] = true;
+                    }
+                    Instruction::Alloca(a) if &a.dest == slot => {}
+                    _ => {
+                        let mut uses = false;
+                        crate::operands::instruction_operands(inst, &mut |op| {
+                            uses |= is_slot(op);
+                        });
+                        if uses {
+                            return None;
+                        }
+                    }
+                }
+            }
+            let mut uses = false;
+            crate::operands::terminator_operands(&bb.term, &mut |op| uses |= is_slot(op));
+            if uses {
+                return None;
+            }
+        }
+        // The load is the `ret` block's; a store in that block before it
+        // sets the slot on every path through it.
+        let before_load = self.f.basic_blocks[load_block]
+            .instrs
+            .iter()
+            .any(|i| matches!(i, Instruction::Store(s) if is_slot(&s.address)));
+        let maybe_unset = !before_load && self.unset_path(load_block, &stored_in);
+        Some((stores, maybe_unset))
+    }
+
+    /// Whether some path from the first block reaches block `to` through
+    /// blocks none of which stores to the slot (`stored_in`).
+    fn unset_path(&self, to: usize, stored_in: &[bool]) -> bool {
+        let index = crate::sancov::block_index(self.f);
+        let mut seen = vec![false; self.f.basic_blocks.len()];
+        let mut stack = vec![0usize];
+        while let Some(b) = stack.pop() {
+            if seen[b] {
+                continue;
+            }
+            seen[b] = true;
+            if b == to {
+                return true;
+            }
+            if stored_in[b] {
+                continue;
+            }
+            for s in crate::sancov::successors(&self.f.basic_blocks[b].term) {
+                if let Some(&i) = index.get(s) {
+                    stack.push(i);
+                }
+            }
+        }
+        false
+    }
+}

@@ -1,0 +1,130 @@
+//! Where stored and returned values came from (`flows.rs`, issue 36), on
+//! clang-14's `-O0` code: a call's result stored to a local, a copy of a
+//! global, a function's returns through clang's return slot (one per
+//! `return`, with what it returns), and a single `return p;` as a copy.
+//! Fails (never skips) without clang-14.
+
+mod common;
+use common::{tool, TempDir};
+use postmortem_formats::vars::{Origin, VarMap, Written};
+use postmortem_llvm::load_path;
+
+const PROG: &str = r#"static int *head;
+static int *find(int k) {
+    int *e = head;
+    if (k == 3)
+        return e;
+    if (k == 4)
+        return (int *)8;
+    return 0;
+}
+static int missing(int k) {
+    if (k)
+        return 1;
+}
+int *get(int k) {
+    int *p = find(k);
+    int m = missing(k);
+    return m ? p : 0;
+}
+int *copy(int k) {
+    int *p = find(k);
+    return p;
+}
+int main(int argc, char **argv) {
+    static int one;
+    head = &one;
+    return get(argc) != 0 && copy(argc) != 0;
+}
+"#;
+
+fn map() -> (postmortem_core::Icfg, VarMap) {
+    let dir = TempDir::new("flows");
+    std::fs::write(dir.0.join("prog.c"), PROG).unwrap();
+    let out = tool("clang-14")
+        .current_dir(&dir.0)
+        .args(["-g", "-O0", "-emit-llvm", "-c", "prog.c", "-o", "prog.bc"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let loaded = load_path(&dir.0.join("prog.bc")).unwrap();
+    (loaded.icfg, loaded.vars.expect("a variable map"))
+}
+
+/// The line of `g`'s node `n`.
+fn line(g: &postmortem_core::Icfg, n: u32) -> u32 {
+    g.lines(postmortem_core::NodeId::new(n as usize))[0]
+}
+
+fn line_of(text: &str) -> u32 {
+    1 + PROG.lines().position(|l| l.contains(text)).unwrap() as u32
+}
+
+#[test]
+fn stores_and_returns_say_where_their_values_came_from() {
+    let (g, map) = map();
+    let var = |f: &str, name: &str| {
+        map.locals_of(f)
+            .find(|(_, v, _)| v.name == name)
+            .map(|(i, v, _)| (i, v.clone()))
+            .unwrap_or_else(|| panic!("no {name} in {f}: {map:?}"))
+    };
+    let head = map
+        .globals()
+        .find(|(_, v, _)| v.name == "head")
+        .map(|(i, _, _)| i as u32)
+        .expect("head");
+    // `int *e = head;`: a copy of head.
+    let (e, ve) = var("find", "e");
+    assert_eq!(ve.from.len(), 1, "{ve:?}");
+    assert_eq!(ve.from[0].1, Origin::Copy(head));
+    assert_eq!(line(&g, ve.from[0].0), line_of("int *e = head;"));
+    // `int *p = find(k);`: find's result, in both callers.
+    for f in ["get", "copy"] {
+        let (_, p) = var(f, "p");
+        assert_eq!(p.from.len(), 1, "{p:?}");
+        assert_eq!(p.from[0].1, Origin::Call("find".into()));
+    }
+    // find's three returns, each at its `return` line.
+    let mut returns: Vec<(u32, Written, Option<Origin>)> = map.returns["find"]
+        .iter()
+        .map(|r| (line(&g, r.node), r.written, r.from.clone()))
+        .collect();
+    returns.sort_by_key(|r| r.0);
+    assert_eq!(
+        returns,
+        vec![
+            (
+                line_of("return e;"),
+                Written::Unknown,
+                Some(Origin::Copy(e as u32))
+            ),
+            (line_of("return (int *)8;"), Written::Const(8), None),
+            (line_of("return 0;"), Written::Const(0), None),
+        ]
+    );
+    // `return p;` alone: a copy of p at the `ret`.
+    let (p, _) = var("copy", "p");
+    let r = &map.returns["copy"];
+    assert_eq!(r.len(), 1, "{r:?}");
+    assert_eq!(r[0].from, Some(Origin::Copy(p as u32)));
+    // A path that falls off the end of `missing` returns what the slot
+    // held: an unknown return besides `return 1;`.
+    let r = &map.returns["missing"];
+    assert_eq!(r.len(), 2, "{r:?}");
+    assert!(r.iter().any(|r| r.written == Written::Const(1)));
+    assert!(r
+        .iter()
+        .any(|r| r.written == Written::Unknown && r.from.is_none()));
+    // A computed return (`m ? p : 0`) has no origin.
+    assert!(
+        map.returns["get"].iter().all(|r| r.from.is_none()),
+        "{:?}",
+        map.returns["get"]
+    );
+    map.check(g.num_nodes()).unwrap();
+}
