@@ -380,3 +380,80 @@ fn the_store_that_made_the_bad_value_is_named() {
         "{first}"
     );
 }
+
+/// The NULL in `value_of`'s `e->val` was made two calls away: `e` is its
+/// parameter, `get` passed a copy of `found`, which holds `lookup`'s
+/// result, and of `lookup`'s returns only `return NULL;` can have
+/// returned it (`return &fallback;` returns an address; it also did not
+/// run: the core holds `strict`). `why` follows it all the way back and
+/// ranks where the NULL was made first. The crash is in the last
+/// function of `.text` (its instruction is read to the section's end)
+/// and on its first line, the node of the parameter's store.
+#[test]
+fn a_bad_value_is_followed_back_through_parameters_and_returns() {
+    for t in ["clang-14", "gdb"] {
+        require(t);
+    }
+    let dir = scratch("fault-chain");
+    let src = include_str!("data/fault/chain.c");
+    std::fs::write(dir.join("chain.c"), src).unwrap();
+    sh(
+        &dir,
+        "clang-14",
+        &["-g", "-O0", "-emit-llvm", "-c", "chain.c", "-o", "prog.bc"],
+    );
+    sh(&dir, "clang-14", &["-g", "-O0", "prog.bc", "-o", "prog"]);
+    let o = gdb(&dir, "./prog", &["run", "generate-core-file core"]);
+    assert!(dir.join("core").exists(), "{}", show(&o));
+    let line_of = |t: &str| 1 + src.lines().position(|l| l.contains(t)).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
+        .current_dir(&dir)
+        .args([
+            "why", "--cfg", "prog.bc", "--binary", "prog", "--core", "core",
+        ])
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", show(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let ranked: Vec<(&str, &str)> = v["suspects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["at"].as_str().unwrap(), s["label"].as_str().unwrap()))
+        .collect();
+    let at = |what: &str, text: &str| format!("the {what} at chain.c:{}", line_of(text));
+    let want = [
+        at("return", "return NULL;"),
+        at("store", "struct ent *found = lookup(k);"),
+        at("call", "return value_of(found);"),
+        at("store", "return e->val;"),
+    ];
+    assert_eq!(
+        ranked,
+        want.iter().map(|w| (w.as_str(), "yes")).collect::<Vec<_>>(),
+        "{}",
+        v["suspects"]
+    );
+    let reason = v["suspects"][0]["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("is the result of `lookup`, and this is the only definition"),
+        "{reason}"
+    );
+    let reason = v["suspects"][1]["reason"].as_str().unwrap();
+    assert!(
+        reason.contains(&format!(
+            "the value {} passed is a copy of `found`",
+            want[2]
+        )),
+        "{reason}"
+    );
+    // The chain in the fault's JSON, one definition per step.
+    let made = &v["fault"]["causes"][0]["made_by"][0];
+    assert_eq!(made["via"], "its parameter 1 of `value_of`", "{made}");
+    assert_eq!(made["from"][0]["via"], "a copy of `found`", "{made}");
+    assert_eq!(
+        made["from"][0]["from"][0]["via"], "the result of `lookup`",
+        "{made}"
+    );
+}

@@ -1,8 +1,10 @@
-//! Following a faulting value back through copies and calls (issue 36,
+//! Following a faulting value back through copies, calls and parameters (issue 36,
 //! the slice's next steps): the store that made `e` wrote `find(k)`'s
 //! result, so `find`'s returns that can have returned the value made it;
 //! `return p;` returned a copy of `p`, so `p`'s stores that can have left
-//! it made it; and so on, along the front-end's [`Origin`]s.
+//! it made it; a parameter's value is what one of its function's calls
+//! passed (each call's argument followed in the caller); and so on,
+//! along the front-end's [`Origin`]s.
 //!
 //! The value is the same at every step (a copy or a call result does not
 //! change it), so each step keeps only definitions that can leave it
@@ -18,9 +20,12 @@
 //! value is listed (the front-end lists every write of a variable and
 //! every return of a function). A step is made on every execution the
 //! report allows when the step before it was and it is the only
-//! definition left. The walk stops after [`MAX_DEPTH`] steps, at a
-//! definition already on the way (a cycle), and after [`MAX_DEFS`]
-//! definitions in all.
+//! definition left; what a step cannot list (a parameter's value from a
+//! call the front-end does not list, an indirect one; the start
+//! function's arguments) is listed as a definition not followed, so that
+//! no other one is taken for the only one. The walk stops after
+//! [`MAX_DEPTH`] steps, at a definition already on the way (a cycle),
+//! and after following [`MAX_DEFS`] definitions in all.
 
 use crate::image::fault::MadeBy;
 use crate::vars::{Origin, VarMap, VarScope, Written};
@@ -118,6 +123,52 @@ impl Tracer<'_> {
                 }
                 format!("the result of `{f}`")
             }
+            Origin::Arg(i) => {
+                let f = self.g.func_of(at);
+                let name = &*self.g.function(f).name;
+                let calls = self.map.calls.get(name).map_or(&[][..], |c| c.as_slice());
+                // Every call that may enter `f` must be one of `calls`:
+                // not the program's start (its arguments come from the
+                // system), no call site the map does not list (an
+                // indirect call, a call outside the module's code).
+                let listed: std::collections::HashSet<usize> =
+                    calls.iter().map(|c| c.site as usize).collect();
+                let unlisted = self.g.nodes().any(|s| {
+                    self.g.kind(s) == postmortem_core::NodeKind::CallSite
+                        && !listed.contains(&s.index())
+                        && self.g.callees(s).any(|c| c == f)
+                        && self.not_no(s)
+                });
+                // What the listed calls do not cover is a definition too,
+                // one that is not followed.
+                if self.g.function(f).entry == Some(self.g.start()) {
+                    defs.push((
+                        "the program's arguments (from the system)".into(),
+                        None,
+                        None,
+                    ));
+                } else if unlisted {
+                    defs.push((
+                        "a call the front-end does not list (an indirect call)".into(),
+                        None,
+                        None,
+                    ));
+                }
+                for c in calls {
+                    let n = NodeId::new(c.site as usize);
+                    let Some((w, from)) = c.args.get(*i as usize) else {
+                        continue;
+                    };
+                    if self.can_leave(*w) && self.not_no(n) {
+                        defs.push((
+                            format!("the call at {}", crate::vars::where_is(self.g, n)),
+                            Some(n),
+                            from.as_ref(),
+                        ));
+                    }
+                }
+                format!("its parameter {} of `{name}`", i + 1)
+            }
             Origin::Copy(k) => {
                 let Some(v) = self.map.vars.get(*k as usize) else {
                     return Step {
@@ -184,20 +235,18 @@ impl Tracer<'_> {
         let mut out = Vec::new();
         let mut complete = true;
         for (at, node, next) in defs {
-            if *left == 0 {
-                complete = false;
-                break;
-            }
-            *left -= 1;
+            // Every definition is listed (the others' `on` counts them);
+            // only [`MAX_DEFS`] of them in all are followed.
             let mut m = MadeBy {
                 at,
                 node,
                 ..MadeBy::default()
             };
             if let (Some(n), Some(o)) = (node, next) {
-                if depth >= MAX_DEPTH || on_way.contains(&n) {
+                if *left == 0 || depth >= MAX_DEPTH || on_way.contains(&n) {
                     complete = false;
                 } else {
+                    *left -= 1;
                     on_way.push(n);
                     let step = self.follow(n, o, depth + 1, on_way, left);
                     on_way.pop();

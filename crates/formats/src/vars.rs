@@ -128,10 +128,23 @@ pub enum Origin {
     /// The result of a direct call of this function (IR name): one of its
     /// [`VarMap::returns`], when the module defines it.
     Call(String),
+    /// The function's parameter of this index (from 0): one of the
+    /// values its callers pass there ([`VarMap::calls`]).
+    Arg(u32),
     /// A load of this variable (index in [`VarMap::vars`]; one past them,
     /// from a corrupt map, is not followed) just before: its value at that
     /// point.
     Copy(u32),
+}
+
+/// A direct call of a function: its call site's node and, per argument,
+/// what it passes and where that came from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallArgs {
+    /// The call site's node.
+    pub site: u32,
+    /// Per argument, in order.
+    pub args: Vec<(Written, Option<Origin>)>,
 }
 
 /// One way a function returns a value: the node where the returned value
@@ -346,6 +359,10 @@ pub struct VarMap {
     /// followed.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub returns: BTreeMap<String, Vec<Return>>,
+    /// For each function (IR name), its direct calls with their
+    /// arguments ([`CallArgs`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub calls: BTreeMap<String, Vec<CallArgs>>,
 }
 
 impl Var {
@@ -394,6 +411,17 @@ impl VarMap {
                     return Err(NodeOutOfRange {
                         var: v.name.clone(),
                         node: x,
+                        nodes: n,
+                    });
+                }
+            }
+        }
+        for (f, cs) in &self.calls {
+            for c in cs {
+                if c.site as usize >= n {
+                    return Err(NodeOutOfRange {
+                        var: format!("a call of `{f}`"),
+                        node: c.site,
                         nodes: n,
                     });
                 }
@@ -650,6 +678,7 @@ fn last_write(
     if let Some(c) = crash {
         if v.writes.iter().any(|&(x, _)| c.contains(node(x))) {
             u.unused = Some("stored where the program crashed".into());
+            u.cause = parameter_at_crash(v, c, o);
             return None;
         }
     }
@@ -725,6 +754,33 @@ fn last_write(
         need,
         what: format!("{} = {} ({})", v.name, o.value, o.place),
         tests,
+    })
+}
+
+/// The cause of the value `o` of `v` when the one crash node `c` holds
+/// its write: when that write is its parameter's store (`from` says
+/// `Origin::Arg`; clang stores the parameters first in the entry block,
+/// before any other instruction of the node, so a crash at another one
+/// of them came after it, and the entry block runs once per activation:
+/// the store made the value). None otherwise: the crash may have come
+/// before the node's store.
+fn parameter_at_crash(
+    v: &Var,
+    c: &NodeSet,
+    o: &Observed,
+) -> Option<postmortem_core::cause::Variable> {
+    let [n] = c.nodes() else {
+        return None;
+    };
+    let param = v
+        .from
+        .iter()
+        .any(|(x, f)| *x as usize == n.index() && matches!(f, Origin::Arg(_)));
+    let local = matches!(v.scope, VarScope::Local { .. });
+    (param && local).then(|| postmortem_core::cause::Variable {
+        writes: NodeSet::one(*n),
+        candidates: vec![postmortem_core::cause::Definition::Store(*n)],
+        what: format!("{} ({})", v.name, o.place),
     })
 }
 
@@ -1031,6 +1087,7 @@ mod tests {
             ],
             left_out: BTreeMap::new(),
             returns: BTreeMap::new(),
+            calls: BTreeMap::new(),
         };
         let observed = [
             Observed {

@@ -8,9 +8,14 @@
 //! `bitcast`s only (the value is unchanged):
 //! * the result of a direct call (`Origin::Call`): then it is one of the
 //!   callee's returns;
-//! * a load of a variable of the map (`Origin::Copy`): then it is that
+//! * a load of a variable of the map (`Origin::Copy`), in the block of
+//!   the use with no store to the variable between: then it is that
 //!   variable's value at the load, which one of its writes (or its
-//!   initial or uninitialised value) made.
+//!   initial or uninitialised value) made;
+//! * a parameter of the function (`Origin::Arg`): then it is what one of
+//!   the function's callers passed, and [`VarMap::calls`] lists, for
+//!   each direct call (a `call` with a call site node), what each
+//!   argument passes and where that came from.
 //!
 //! A function's returns are found from each `ret` of a value:
 //! * a constant: that constant, at the `ret`'s node;
@@ -33,7 +38,7 @@
 use crate::values::{written, Lowered};
 use llvm_ir::{Constant, Function, Instruction, Module, Name, Operand, Terminator, Type};
 use postmortem_core::NodeKind;
-use postmortem_formats::vars::{Origin, Return, VarMap, Written};
+use postmortem_formats::vars::{CallArgs, Origin, Return, VarMap, Written};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Adds the writes' origins and the functions' returns to `map`, made by
@@ -59,6 +64,22 @@ pub(crate) fn add(
         // The origins of the writes of the map's scalar variables.
         for (bi, bb) in f.basic_blocks.iter().enumerate() {
             for (ii, inst) in bb.instrs.iter().enumerate() {
+                if let Instruction::Call(c) = inst {
+                    if let (Some(callee), Some(site)) = (
+                        direct_callee(c),
+                        low.call_nodes.get(&(inst as *const Instruction)),
+                    ) {
+                        let args = c
+                            .arguments
+                            .iter()
+                            .map(|(op, _)| (written(op), cx.origin(op, (bi, ii))))
+                            .collect();
+                        map.calls.entry(callee).or_default().push(CallArgs {
+                            site: site.as_u32(),
+                            args,
+                        });
+                    }
+                }
                 let Instruction::Store(s) = inst else {
                     continue;
                 };
@@ -161,6 +182,17 @@ fn name_str(n: &Name) -> String {
     }
 }
 
+/// The function a call calls directly, by IR name.
+fn direct_callee(c: &llvm_ir::instruction::Call) -> Option<String> {
+    match c.function.as_ref().right()? {
+        Operand::ConstantOperand(k) => match k.as_ref() {
+            Constant::GlobalReference { name, .. } => Some(name_str(name)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// Each instruction's result, by name, with its place (block and
 /// instruction index).
 fn defs(f: &Function) -> HashMap<&Name, Def<'_>> {
@@ -173,6 +205,14 @@ fn defs(f: &Function) -> HashMap<&Name, Def<'_>> {
         }
     }
     out
+}
+
+/// What computes a value.
+enum Source<'a> {
+    /// An instruction.
+    Inst(Def<'a>),
+    /// The function's parameter of this index.
+    Param(u32),
 }
 
 /// An instruction and its place: (block, index in the block, it).
@@ -208,14 +248,27 @@ impl<'a> FnCx<'a> {
     /// The instruction that computes `op`, through `bitcast`s, and its
     /// place.
     fn def_of(&self, op: &Operand) -> Option<Def<'a>> {
+        match self.source(op)? {
+            Source::Inst(d) => Some(d),
+            Source::Param(_) => None,
+        }
+    }
+
+    /// What computes `op`, through `bitcast`s: an instruction or a
+    /// parameter of the function.
+    fn source(&self, op: &Operand) -> Option<Source<'a>> {
         let mut op = op.clone();
         for _ in 0..8 {
             let Operand::LocalOperand { name, .. } = &op else {
                 return None;
             };
-            match *self.defs.get(name)? {
-                (_, _, Instruction::BitCast(b)) => op = b.operand.clone(),
-                d => return Some(d),
+            match self.defs.get(name) {
+                Some((_, _, Instruction::BitCast(b))) => op = b.operand.clone(),
+                Some(&d) => return Some(Source::Inst(d)),
+                None => {
+                    let i = self.f.parameters.iter().position(|p| &p.name == name)?;
+                    return Some(Source::Param(i as u32));
+                }
             }
         }
         None
@@ -227,14 +280,12 @@ impl<'a> FnCx<'a> {
     /// at the use is the one loaded: a walk back from the use meets the
     /// stores that can have made it).
     fn origin(&self, op: &Operand, at: Use) -> Option<Origin> {
-        match self.def_of(op)? {
-            (_, _, Instruction::Call(c)) => match c.function.as_ref().right()? {
-                Operand::ConstantOperand(k) => match k.as_ref() {
-                    Constant::GlobalReference { name, .. } => Some(Origin::Call(name_str(name))),
-                    _ => None,
-                },
-                _ => None,
-            },
+        let def = match self.source(op)? {
+            Source::Param(i) => return Some(Origin::Arg(i)),
+            Source::Inst(d) => d,
+        };
+        match def {
+            (_, _, Instruction::Call(c)) => direct_callee(c).map(Origin::Call),
             (bi, ii, Instruction::Load(l)) => {
                 let var = self.var_at(&l.address)?;
                 if bi != at.0 || ii >= at.1 {

@@ -364,6 +364,7 @@ pub fn lower_module(
     );
     let lowered = values::Lowered {
         store_nodes: &extras.store_nodes,
+        call_nodes: &extras.call_nodes,
         entries: &extras.entries,
         block_nodes: &extras.block_nodes,
         icfg: &icfg,

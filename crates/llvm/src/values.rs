@@ -38,6 +38,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 /// lowering.
 pub(crate) struct Lowered<'a> {
     pub store_nodes: &'a HashMap<*const Instruction, NodeId>,
+    /// The call site node of every `call` that is one.
+    pub call_nodes: &'a HashMap<*const Instruction, NodeId>,
     pub entries: &'a HashMap<String, NodeId>,
     pub block_nodes: &'a crate::sancov::BlockNodes,
     pub icfg: &'a postmortem_core::Icfg,

@@ -120,6 +120,27 @@ fn stores_and_returns_say_where_their_values_came_from() {
     assert!(r
         .iter()
         .any(|r| r.written == Written::Unknown && r.from.is_none()));
+    // A parameter's value comes from the calls: `k` of `get` is its
+    // argument 1, and `find(k)` passes a copy of it.
+    let (k, vk) = var("get", "k");
+    assert!(vk.from.iter().any(|f| f.1 == Origin::Arg(0)), "{vk:?}");
+    let calls = &map.calls["find"];
+    assert_eq!(calls.len(), 2, "{calls:?}");
+    assert!(
+        calls
+            .iter()
+            .any(|c| c.args == vec![(Written::Unknown, Some(Origin::Copy(k as u32)))]),
+        "{calls:?}"
+    );
+    let mut sites: Vec<u32> = calls.iter().map(|c| line(&g, c.site)).collect();
+    sites.sort_unstable();
+    let calls_at: Vec<u32> = PROG
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.contains("int *p = find(k);"))
+        .map(|(i, _)| i as u32 + 1)
+        .collect();
+    assert_eq!(sites, calls_at);
     // A computed return (`m ? p : 0`) has no origin.
     assert!(
         map.returns["get"].iter().all(|r| r.from.is_none()),

@@ -270,7 +270,9 @@ fn instruction(core: &Core, bin: &Binary, base: u64) -> Option<Operand> {
     let rip = regs[16];
     let pc = rip.wrapping_sub(base);
     bin.func_at(pc)?;
-    let bytes = bin.bytes_at(pc, 15).or_else(|| bin.bytes_at(pc, 8))?;
+    // At most an instruction's 15 bytes: fewer at the end of a section
+    // (a crash in the last function of `.text`).
+    let bytes = bin.bytes_upto(pc, 15)?;
     let mut d = Decoder::with_ip(64, bytes, rip, DecoderOptions::NONE);
     let ins = d.decode();
     if ins.is_invalid() {

@@ -213,6 +213,16 @@ impl Binary {
             .get(start..start.checked_add(usize::try_from(len).ok()?)?)
     }
 
+    /// At most `len` bytes at file vaddr `addr`: up to the end of its
+    /// section. None when no section holds `addr`.
+    pub fn bytes_upto(&self, addr: u64, len: u64) -> Option<&[u8]> {
+        let &(va, size, _) = self
+            .sections
+            .iter()
+            .find(|&&(va, size, _)| addr >= va && addr - va < size)?;
+        self.bytes_at(addr, len.min(va + size - addr))
+    }
+
     /// The pc table as the file holds it: `(pc, flags)` pairs at file
     /// addresses. (In a PIE the pcs are also filled by relocations at load
     /// time; GNU ld writes the addends into the file too, and

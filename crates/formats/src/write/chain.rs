@@ -115,15 +115,22 @@ fn definition(
         return;
     };
     let n = m.from.len();
+    let verb = if m.at.starts_with("the call") {
+        "passed"
+    } else if m.at.starts_with("the return") {
+        "returned"
+    } else {
+        "wrote"
+    };
     for d in &m.from {
         let reason = if d.on == "every" {
             format!(
-                "the value {} wrote is {via}, and this is the only definition that can have made it",
+                "the value {} {verb} is {via}, and this is the only definition that can have made it",
                 m.at
             )
         } else {
             format!(
-                "the value {} wrote is {via}, and this is one of {n} definitions that can have made it",
+                "the value {} {verb} is {via}, and this is one of {n} definitions that can have made it",
                 m.at
             )
         };

@@ -46,6 +46,8 @@ pub(super) struct Lowered {
     pub(super) block_nodes: crate::sancov::BlockNodes,
     /// The node of every `store` instruction (for `values.rs`).
     pub(super) store_nodes: HashMap<*const Instruction, NodeId>,
+    /// The call site node of every `call` that is one (for `flows.rs`).
+    pub(super) call_nodes: HashMap<*const Instruction, NodeId>,
 }
 
 /// A run of ordinary instructions of one block on one source line.
@@ -197,6 +199,7 @@ pub(super) struct Bodies<'a, 'm> {
     facts: CallFacts,
     block_nodes: crate::sancov::BlockNodes,
     store_nodes: HashMap<*const Instruction, NodeId>,
+    call_nodes: HashMap<*const Instruction, NodeId>,
     /// The inline chains of the module's instructions.
     inlined: &'a crate::dbgvars::InlinedAt,
 }
@@ -223,6 +226,7 @@ impl<'a, 'm> Bodies<'a, 'm> {
             facts: CallFacts::default(),
             block_nodes: Default::default(),
             store_nodes: HashMap::new(),
+            call_nodes: HashMap::new(),
         };
         for f in &ix.m.functions {
             pass.lower_function(f)?;
@@ -233,6 +237,7 @@ impl<'a, 'm> Bodies<'a, 'm> {
             facts: pass.facts,
             block_nodes: pass.block_nodes,
             store_nodes: pass.store_nodes,
+            call_nodes: pass.call_nodes,
         })
     }
 
@@ -419,6 +424,7 @@ impl<'a, 'm> Bodies<'a, 'm> {
                     unreachable!("only calls are classified as sites")
                 };
                 let (site, noreturn) = self.call_site(cx, class, c_parts(c), pos)?;
+                self.call_nodes.insert(inst as *const Instruction, site);
                 for &l in &weak {
                     if pos.is_none_or(|(line, _)| line != l) {
                         self.b.add_weak_line(site, l);

@@ -52,10 +52,12 @@ impl Ends {
             // The exit's lines: where the function returns.
             let mut ret_lines = Vec::new();
             let mut ret_col = 0;
+            let mut ret_cols = Vec::new();
             for bb in &f.basic_blocks {
                 if let Terminator::Ret(r) = &bb.term {
                     if let Located::At(line, col) = locate(f, r.debugloc.as_ref()) {
                         ret_lines.push(line);
+                        ret_cols.push(col);
                         if ret_col == 0 {
                             ret_col = col;
                         }
@@ -76,6 +78,14 @@ impl Ends {
             )?;
             if ret_col != 0 {
                 b.set_column(exit, ret_col);
+            }
+            // Its instructions are the `ret`s: a crash at another column
+            // of their line is not in it (as for the bodies' nodes, only
+            // in unoptimised functions).
+            if !super::bodies::optimised(f) {
+                for c in ret_cols.into_iter().filter(|&c| c != 0) {
+                    b.add_instruction_column(exit, c);
+                }
             }
             ends.push(Some((entry, exit)));
         }

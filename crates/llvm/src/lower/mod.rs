@@ -57,6 +57,8 @@ pub(crate) struct Extras {
     pub block_nodes: crate::sancov::BlockNodes,
     /// The node of every `store` instruction (by address in the module).
     pub store_nodes: HashMap<*const Instruction, NodeId>,
+    /// The call site node of every `call` that is one.
+    pub call_nodes: HashMap<*const Instruction, NodeId>,
     /// Each defined function's entry node.
     pub entries: HashMap<String, NodeId>,
 }
@@ -99,6 +101,7 @@ pub(crate) fn lower(
     let extras = Extras {
         block_nodes: bodies.block_nodes,
         store_nodes: bodies.store_nodes,
+        call_nodes: bodies.call_nodes,
         entries,
     };
     Ok((g, report, extras))
