@@ -307,10 +307,39 @@ pub fn causes(
     loaded: &crate::inputs::Loaded,
     labels: &[Label],
 ) -> Vec<postmortem_formats::image::fault::Cause> {
-    let Some(f) = &loaded.fault else {
+    causes_of(
+        s,
+        &Evidence {
+            graph: &loaded.graph,
+            report: &loaded.report,
+            values: &loaded.values,
+            vars: loaded.vars.as_ref(),
+            fault: loaded.fault.as_ref(),
+        },
+        labels,
+    )
+}
+
+/// What [`causes_of`] reads: the graph, the report, the values read from
+/// the core, the front-end's variables and what killed the process.
+pub struct Evidence<'a> {
+    pub graph: &'a postmortem_core::Icfg,
+    pub report: &'a postmortem_core::Report,
+    pub values: &'a [postmortem_formats::vars::ValueUse],
+    pub vars: Option<&'a postmortem_formats::vars::VarMap>,
+    pub fault: Option<&'a postmortem_formats::image::fault::Fault>,
+}
+
+/// [`causes`] from its parts (`batch` has no [`crate::inputs::Loaded`]).
+pub fn causes_of(
+    s: &(dyn postmortem_core::Solver + Sync),
+    e: &Evidence<'_>,
+    labels: &[Label],
+) -> Vec<postmortem_formats::image::fault::Cause> {
+    let Some(f) = e.fault else {
         return Vec::new();
     };
-    if !loaded.graph.async_functions().is_empty() {
+    if !e.graph.async_functions().is_empty() {
         return Vec::new();
     }
     let deadline = Instant::now() + Duration::from_secs(5);
@@ -318,18 +347,11 @@ pub fn causes(
         f.suspect_values
             .iter()
             .filter_map(|&i| {
-                let u = loaded.values.get(i)?;
+                let u = e.values.get(i)?;
                 let v = u.cause.as_ref()?;
-                let made = postmortem_core::cause::reaching(s, &loaded.graph, &loaded.report, v);
-                (!made.is_empty()).then(|| {
-                    postmortem_formats::vars::cause(
-                        &loaded.graph,
-                        u,
-                        &made,
-                        labels,
-                        loaded.vars.as_ref(),
-                    )
-                })
+                let made = postmortem_core::cause::reaching(s, e.graph, e.report, v);
+                (!made.is_empty())
+                    .then(|| postmortem_formats::vars::cause(e.graph, u, &made, labels, e.vars))
             })
             .collect()
     })

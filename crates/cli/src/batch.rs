@@ -72,7 +72,11 @@ built again. `cache` says per crash: built, hit, or none (no --cache, or
 --cfg already a .pmcfg).
 
 Groups: the crashes analysed against one graph whose signatures (the
-functions of the top --group-depth frames, innermost first) are equal. A
+functions of the top --group-depth frames, innermost first) are equal.
+With --group-by blame, a crash with a core or minidump whose faulting
+value `postmortem why` traces has the signature `blame: ` and its first
+suspect (`blame: the return at kv.c:12 in `find``), the line also has
+`blame` and its fault `causes`; the others keep their stack's. A
 group line (groups of at least --min-group ok crashes) has `group` (the
 signature), `graph`, `crashes` (ids), `yes` and `no` (per file, the lines
 Yes / No in every crash of the group) and `differ` (per file, the lines Yes
@@ -90,6 +94,17 @@ Examples:
   postmortem batch crashes/ --cfg prog.bc --binary prog --jobs 2
   postmortem batch crashes.jsonl --shard $JOB_COMPLETION_INDEX/8 -o part.jsonl
   postmortem batch --groups-from part*.jsonl --format html -o groups";
+
+/// What crashes are grouped by (`--group-by`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum GroupBy {
+    /// The functions of the top --group-depth frames.
+    Stack,
+    /// The first suspect of `postmortem why` (the statement and its
+    /// function): RETracer's grouping by blamed function, which takes
+    /// crashes of one bug with different stacks together.
+    Blame,
+}
 
 /// `postmortem help batch`, after the options.
 pub const AFTER_LONG_HELP: &str = "\
@@ -149,6 +164,11 @@ pub struct BatchArgs {
     /// How many frames (from the crash outwards) make a signature.
     #[arg(long, value_name = "D", default_value_t = 3)]
     group_depth: usize,
+    /// What a signature is: the stack's top functions, or the statement
+    /// `postmortem why` blames first for a crash with a core or minidump
+    /// (the stack's signature for the others).
+    #[arg(long, value_enum, default_value_t = GroupBy::Stack)]
+    group_by: GroupBy,
     /// The fewest ok crashes a group must have to get its line.
     #[arg(long, value_name = "N", default_value_t = 2)]
     min_group: usize,
@@ -484,7 +504,7 @@ fn analyse_within(ctx: &Ctx<'_>, spec: &fb::CrashSpec) -> Result<Value, (Option<
     let line_notes =
         postmortem_core::line_notes::LineNotes::new(g, found.no_code.as_deref().unwrap_or(&[]));
     let parse_report_ms = ms(t);
-    let sig = fb::signature(g, &report, a.group_depth);
+    let mut sig = fb::signature(g, &report, a.group_depth);
     let s = a.solver.build(a.solver.solver);
     let t = Instant::now();
     let named = PathBuf::from(&report_path);
@@ -496,6 +516,30 @@ fn analyse_within(ctx: &Ctx<'_>, spec: &fb::CrashSpec) -> Result<Value, (Option<
             )
         })?;
     let recover_ms = ms(t);
+    let mut fault = fault;
+    let mut blame = None;
+    if let (GroupBy::Blame, Some(f)) = (a.group_by, fault.as_mut()) {
+        f.causes = crate::analyze::causes_of(
+            &*s,
+            &crate::analyze::Evidence {
+                graph: g,
+                report: &report,
+                values: &values,
+                vars: graph.vars.as_ref(),
+                fault: Some(f),
+            },
+            &an.rec.labels,
+        );
+        if let Some(top) = postmortem_formats::write::chain::suspects(f, 1).first() {
+            let func = top
+                .node
+                .map(|n| format!(" in `{}`", g.function(g.func_of(n)).name))
+                .unwrap_or_default();
+            let b = format!("{}{func}", top.at);
+            sig = format!("blame: {b}");
+            blame = Some(b);
+        }
+    }
     let cfg_path = cfg.display().to_string();
     let view = Analysis {
         graph: g,
@@ -525,6 +569,9 @@ fn analyse_within(ctx: &Ctx<'_>, spec: &fb::CrashSpec) -> Result<Value, (Option<
     };
     let t = Instant::now();
     let mut v = to_json_with(&view, !a.no_nodes, Some(&graph.lines));
+    if let Some(b) = blame {
+        v["blame"] = serde_json::json!(b);
+    }
     let json_ms = ms(t);
     fb::ok_line(
         &mut v,

@@ -645,3 +645,91 @@ fn no_nodes_lines_are_the_full_lines_without_nodes() {
     }
     assert!(ok >= 4, "{ok} ok crashes");
 }
+
+/// `--group-by blame`: two crashes of one bug with different stacks
+/// (`value_of` under `by_name`, and `doubled`; `tests/data/batch/
+/// blame.c`) are one group, blamed on `lookup`'s `return NULL;`; grouped
+/// by stack they are two.
+#[test]
+fn crashes_of_one_bug_with_different_stacks_group_by_blame() {
+    let dir = scratch("blame");
+    let src = include_str!("data/batch/blame.c");
+    std::fs::write(dir.join("blame.c"), src).unwrap();
+    sh(
+        &dir,
+        "clang-14",
+        &["-g", "-O0", "-emit-llvm", "-c", "blame.c", "-o", "prog.bc"],
+    );
+    sh(&dir, "clang-14", &["-g", "-O0", "prog.bc", "-o", "prog"]);
+    for (run, core) in [
+        ("run > /dev/null", "core-a"),
+        ("run x > /dev/null", "core-b"),
+    ] {
+        let o = Command::new("gdb")
+            .current_dir(&dir)
+            .args(["-nx", "-batch", "-iex", "set debuginfod enabled off"])
+            .args([
+                "-ex",
+                run,
+                "-ex",
+                &format!("generate-core-file {core}"),
+                "./prog",
+            ])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(dir.join(core).exists(), "{}", show(&o));
+    }
+    std::fs::write(
+        dir.join("crashes.jsonl"),
+        "{\"id\": \"a\", \"core\": \"core-a\"}\n{\"id\": \"b\", \"core\": \"core-b\"}\n",
+    )
+    .unwrap();
+    let line = 1 + src
+        .lines()
+        .position(|l| l.trim() == "return NULL;")
+        .unwrap();
+    let run = |by: &str| {
+        let o = postmortem(
+            &dir,
+            &[
+                "batch",
+                "crashes.jsonl",
+                "--cfg",
+                "prog.bc",
+                "--binary",
+                "prog",
+                "--group-by",
+                by,
+            ],
+        );
+        assert!(o.status.success(), "{}", show(&o));
+        parse_lines(&o.stdout)
+    };
+    let (crashes, groups) = run("blame");
+    let blame = format!("the return at blame.c:{line} in `lookup`");
+    for id in ["a", "b"] {
+        assert_eq!(
+            crashes[id]["blame"],
+            blame.as_str(),
+            "{id}: {}",
+            crashes[id]
+        );
+        assert_eq!(crashes[id]["signature"], format!("blame: {blame}"), "{id}");
+        assert!(crashes[id]["fault"]["causes"].is_array(), "{id}");
+    }
+    assert_eq!(groups.len(), 1, "{groups:?}");
+    let mut ids: Vec<&str> = groups[0]["crashes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    ids.sort_unstable();
+    assert_eq!(ids, ["a", "b"], "{groups:?}");
+    // By stack: two signatures, no group of two.
+    let (crashes, groups) = run("stack");
+    assert_ne!(crashes["a"]["signature"], crashes["b"]["signature"]);
+    assert!(crashes["a"].get("blame").is_none());
+    assert!(groups.is_empty(), "{groups:?}");
+}
