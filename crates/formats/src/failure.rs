@@ -315,7 +315,7 @@ fn assemble_with(
         sink(Event::NoCode(v));
     }
     if let Some(mut f) = native.fault.clone() {
-        (f.suspects, f.suspect_values) = suspects(&f, &read);
+        (f.suspects, f.suspect_values) = suspects(&f, &read, vars, report.crash.as_ref());
         sink(Event::Fault(&f));
     }
     if let Some(found) = &native.residue {
@@ -746,14 +746,33 @@ fn residue_sets(
 /// faulting instruction's operand registers hold: pointers for a memory
 /// access, integers for a divisor. By value alone, so "may be": another
 /// variable, or a value computed from one, can hold the same.
-fn suspects(f: &crate::image::fault::Fault, uses: &[ValueUse]) -> (Vec<String>, Vec<usize>) {
+fn suspects(
+    f: &crate::image::fault::Fault,
+    uses: &[ValueUse],
+    vars: Option<&crate::vars::VarMap>,
+    crash: Option<&postmortem_core::report::NodeSet>,
+) -> (Vec<String>, Vec<usize>) {
     let want = f.operand_values();
     let divides = f.signal == "SIGFPE";
+    // A variable the crash's statement does not load did not give the
+    // faulting instruction its operand (an unoptimised build loads a
+    // variable in each statement that uses it): another variable that
+    // holds the same value by chance. Kept when its reads are not known.
+    let read_at_crash = |u: &ValueUse| {
+        let reads = vars.and_then(|m| m.vars.get(u.var)?.reads.as_ref());
+        match (reads, crash) {
+            (Some(r), Some(c)) => r
+                .iter()
+                .any(|&n| c.contains(postmortem_core::NodeId::new(n as usize))),
+            _ => true,
+        }
+    };
     let mut out: Vec<(String, usize)> = uses
         .iter()
         .enumerate()
         .filter(|(_, u)| u.place.starts_with("frame #0 ") || u.place == "global")
         .filter(|(_, u)| u.shown.pointer != divides && want.contains(&u.value))
+        .filter(|(_, u)| read_at_crash(u))
         .map(|(i, u)| {
             (
                 format!("`{}` = {} ({})", u.name, u.value_text(), u.place),

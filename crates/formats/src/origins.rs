@@ -99,7 +99,9 @@ impl Tracer<'_> {
     ) -> Step {
         // (definition, its node, its own origin to follow: (variable or
         // none for a return, origin)).
-        let mut defs: Vec<(String, Option<NodeId>, Option<&Origin>)> = Vec::new();
+        // (definition, its node, its own origin, whether it can only
+        // have made this value).
+        let mut defs: Vec<(String, Option<NodeId>, Option<&Origin>, bool)> = Vec::new();
         let via = match o {
             Origin::Call(f) => {
                 let Some(returns) = self.map.returns.get(f) else {
@@ -118,6 +120,7 @@ impl Tracer<'_> {
                             format!("the return at {}", crate::vars::where_is(self.g, n)),
                             Some(n),
                             r.from.as_ref(),
+                            exact(r.written),
                         ));
                     }
                 }
@@ -146,12 +149,14 @@ impl Tracer<'_> {
                         "the program's arguments (from the system)".into(),
                         None,
                         None,
+                        false,
                     ));
                 } else if unlisted {
                     defs.push((
                         "a call the front-end does not list (an indirect call)".into(),
                         None,
                         None,
+                        false,
                     ));
                 }
                 for c in calls {
@@ -164,10 +169,11 @@ impl Tracer<'_> {
                             format!("the call at {}", crate::vars::where_is(self.g, n)),
                             Some(n),
                             from.as_ref(),
+                            exact(*w),
                         ));
                     }
                 }
-                format!("its parameter {} of `{name}`", i + 1)
+                format!("what the calls of `{name}` passed (argument {})", i + 1)
             }
             Origin::Copy(k) => {
                 let Some(v) = self.map.vars.get(*k as usize) else {
@@ -183,8 +189,7 @@ impl Tracer<'_> {
                         .find(|(x, _)| *x as usize == n.index())
                         .map(|(_, o)| o)
                 };
-                let store_at =
-                    |n: NodeId| format!("the store at {}", crate::vars::where_is(self.g, n));
+                let store_at = |n: NodeId| crate::vars::write_at(self.g, v, n);
                 match &v.scope {
                     VarScope::Local { .. } => {
                         let writes: Vec<NodeId> =
@@ -205,8 +210,10 @@ impl Tracer<'_> {
                         );
                         for n in reached.writes {
                             let w = v.writes.iter().find(|w| w.0 as usize == n.index());
-                            if w.is_some_and(|w| self.can_leave(w.1)) && self.not_no(n) {
-                                defs.push((store_at(n), Some(n), origin(n)));
+                            if let Some(&(_, w)) = w.filter(|w| self.can_leave(w.1)) {
+                                if self.not_no(n) {
+                                    defs.push((store_at(n), Some(n), origin(n), exact(w)));
+                                }
                             }
                         }
                         if reached.entry {
@@ -214,6 +221,7 @@ impl Tracer<'_> {
                                 "no store in its activation (uninitialised)".into(),
                                 None,
                                 None,
+                                false,
                             ));
                         }
                     }
@@ -221,11 +229,11 @@ impl Tracer<'_> {
                         for &(x, w) in &v.writes {
                             let n = NodeId::new(x as usize);
                             if self.can_leave(w) && self.not_no(n) {
-                                defs.push((store_at(n), Some(n), origin(n)));
+                                defs.push((store_at(n), Some(n), origin(n), exact(w)));
                             }
                         }
                         if init.is_none_or(|i| self.can_leave(Written::Const(i))) {
-                            defs.push(("its initial value".into(), None, None));
+                            defs.push(("its initial value".into(), None, None, init.is_some()));
                         }
                     }
                 }
@@ -234,12 +242,13 @@ impl Tracer<'_> {
         };
         let mut out = Vec::new();
         let mut complete = true;
-        for (at, node, next) in defs {
+        for (at, node, next, exact) in defs {
             // Every definition is listed (the others' `on` counts them);
             // only [`MAX_DEFS`] of them in all are followed.
             let mut m = MadeBy {
                 at,
                 node,
+                exact,
                 ..MadeBy::default()
             };
             if let (Some(n), Some(o)) = (node, next) {
@@ -268,6 +277,12 @@ impl Tracer<'_> {
             complete,
         }
     }
+}
+
+/// Whether a definition that can leave the value can leave only it: a
+/// constant.
+fn exact(w: Written) -> bool {
+    matches!(w, Written::Const(_))
 }
 
 /// One step back: how the value came (``the result of `find` ``), the

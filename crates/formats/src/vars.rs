@@ -119,6 +119,9 @@ pub struct Var {
     /// origin), the node's last store as in `writes`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub from: Vec<(u32, Origin)>,
+    /// The nodes that load it, when known (sorted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reads: Option<Vec<u32>>,
 }
 
 /// Where a stored or returned value came from, unchanged (issue 36: the
@@ -399,6 +402,7 @@ impl VarMap {
                 .iter()
                 .flat_map(|t| std::iter::once(t.branch).chain(t.successors()));
             let from = v.from.iter().map(|f| f.0);
+            let reads = v.reads.iter().flatten().copied();
             for x in v
                 .writes
                 .iter()
@@ -406,6 +410,7 @@ impl VarMap {
                 .chain(entry)
                 .chain(tests)
                 .chain(from)
+                .chain(reads)
             {
                 if x as usize >= n {
                     return Err(NodeOutOfRange {
@@ -678,7 +683,7 @@ fn last_write(
     if let Some(c) = crash {
         if v.writes.iter().any(|&(x, _)| c.contains(node(x))) {
             u.unused = Some("stored where the program crashed".into());
-            u.cause = parameter_at_crash(v, c, o);
+            u.cause = parameter_at_crash(g, v, c, o);
             return None;
         }
     }
@@ -762,9 +767,12 @@ fn last_write(
 /// `Origin::Arg`; clang stores the parameters first in the entry block,
 /// before any other instruction of the node, so a crash at another one
 /// of them came after it, and the entry block runs once per activation:
-/// the store made the value). None otherwise: the crash may have come
-/// before the node's store.
+/// the store made the value: the node must be the function's first,
+/// reached only from its entry, so that no other store of the activation
+/// comes between). None otherwise: the crash may have come before the
+/// node's store.
 fn parameter_at_crash(
+    g: &Icfg,
     v: &Var,
     c: &NodeSet,
     o: &Observed,
@@ -772,6 +780,14 @@ fn parameter_at_crash(
     let [n] = c.nodes() else {
         return None;
     };
+    let mut preds = g.preds(*n);
+    let first = preds.len() == 1
+        && preds
+            .next()
+            .is_some_and(|(p, _)| g.kind(p) == postmortem_core::NodeKind::Entry);
+    if !first {
+        return None;
+    }
     let param = v
         .from
         .iter()
@@ -882,12 +898,13 @@ pub fn cause(
         made_by: made
             .iter()
             .map(|&(d, m)| {
-                let at = match d {
-                    Definition::Store(n) => format!("the store at {}", where_is(g, n)),
-                    Definition::Uninitialised(_) => {
+                let at = match (d, map.and_then(|m| m.vars.get(u.var))) {
+                    (Definition::Store(n), Some(v)) => write_at(g, v, n),
+                    (Definition::Store(n), None) => format!("the store at {}", where_is(g, n)),
+                    (Definition::Uninitialised(_), _) => {
                         "no store in its activation (uninitialised)".to_string()
                     }
-                    Definition::Initial => "its initial value".to_string(),
+                    (Definition::Initial, _) => "its initial value".to_string(),
                 };
                 let how = match m {
                     Made::Every => "every",
@@ -896,6 +913,17 @@ pub fn cause(
                 let node = match d {
                     Definition::Store(n) | Definition::Uninitialised(n) => Some(n),
                     Definition::Initial => None,
+                };
+                // A constant that can leave the value is it.
+                let exact = match (d, map.and_then(|m| m.vars.get(u.var))) {
+                    (Definition::Store(n), Some(v)) => v
+                        .writes
+                        .iter()
+                        .any(|&(x, w)| x as usize == n.index() && matches!(w, Written::Const(_))),
+                    (Definition::Initial, Some(v)) => {
+                        matches!(v.scope, VarScope::Global { init: Some(_), .. })
+                    }
+                    _ => false,
                 };
                 let (via, from) = match (&tracer, d) {
                     (Some(t), Definition::Store(n)) => t
@@ -909,6 +937,7 @@ pub fn cause(
                     node,
                     via,
                     from,
+                    exact,
                 }
             })
             .collect(),
@@ -964,6 +993,25 @@ fn branch_tests(
 }
 
 /// `file:line` of a node, else its id.
+/// How a write `n` of `v` reads in the chain: ``the store at kv.c:30``,
+/// or, for the store of a parameter's value on entry (clang puts it in
+/// the node of the function's first statement), ``the parameter `e` at
+/// kv.c:20`` (its declaration).
+pub(crate) fn write_at(g: &Icfg, v: &Var, n: NodeId) -> String {
+    let param = v
+        .from
+        .iter()
+        .any(|(x, o)| *x as usize == n.index() && matches!(o, Origin::Arg(_)));
+    match (&v.scope, param) {
+        (VarScope::Local { line, .. }, true) if *line != 0 => {
+            let at = where_is(g, n);
+            let file = at.rsplit_once(':').map_or(at.as_str(), |(f, _)| f);
+            format!("the parameter `{}` at {file}:{line}", v.name)
+        }
+        _ => format!("the store at {}", where_is(g, n)),
+    }
+}
+
 pub(crate) fn where_is(g: &Icfg, n: NodeId) -> String {
     let file = g.file_of(n).map(|f| g.file_path(f)).unwrap_or("?");
     let file = file.rsplit('/').next().unwrap_or(file);
@@ -1064,6 +1112,7 @@ mod tests {
             writes: vec![(n[1].index() as u32, Written::Const(1))],
             tests: vec![],
             from: vec![],
+            reads: None,
         };
         let map = VarMap {
             vars: vec![

@@ -51,6 +51,12 @@ pub(crate) fn add(
 ) {
     let globals = global_vars(m, map);
     let mut from: BTreeMap<usize, BTreeMap<u32, Option<Origin>>> = BTreeMap::new();
+    // The nodes that load each variable of `globals` and the functions'
+    // locals (the others' reads are not known).
+    let mut reads: BTreeMap<usize, Vec<u32>> = globals
+        .values()
+        .map(|&i| (i as usize, Vec::new()))
+        .collect();
     for f in &m.functions {
         if !low.entries.contains_key(&f.name) {
             continue;
@@ -62,8 +68,19 @@ pub(crate) fn add(
             globals: &globals,
         };
         // The origins of the writes of the map's scalar variables.
+        for &i in cx.locals.values() {
+            reads.entry(i as usize).or_default();
+        }
         for (bi, bb) in f.basic_blocks.iter().enumerate() {
             for (ii, inst) in bb.instrs.iter().enumerate() {
+                if let Instruction::Load(l) = inst {
+                    if let (Some(var), Some(n)) = (
+                        cx.var_at(&l.address),
+                        low.load_nodes.get(&(inst as *const Instruction)),
+                    ) {
+                        reads.entry(var as usize).or_default().push(n.as_u32());
+                    }
+                }
                 if let Instruction::Call(c) = inst {
                     if let (Some(callee), Some(site)) = (
                         direct_callee(c),
@@ -100,6 +117,11 @@ pub(crate) fn add(
                 map.returns.insert(f.name.clone(), r);
             }
         }
+    }
+    for (var, mut nodes) in reads {
+        nodes.sort_unstable();
+        nodes.dedup();
+        map.vars[var].reads = Some(nodes);
     }
     for (var, nodes) in from {
         map.vars[var].from = nodes

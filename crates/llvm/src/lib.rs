@@ -365,6 +365,7 @@ pub fn lower_module(
     let lowered = values::Lowered {
         store_nodes: &extras.store_nodes,
         call_nodes: &extras.call_nodes,
+        load_nodes: &extras.load_nodes,
         entries: &extras.entries,
         block_nodes: &extras.block_nodes,
         icfg: &icfg,

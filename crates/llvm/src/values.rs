@@ -40,6 +40,8 @@ pub(crate) struct Lowered<'a> {
     pub store_nodes: &'a HashMap<*const Instruction, NodeId>,
     /// The call site node of every `call` that is one.
     pub call_nodes: &'a HashMap<*const Instruction, NodeId>,
+    /// The node of every `load`.
+    pub load_nodes: &'a HashMap<*const Instruction, NodeId>,
     pub entries: &'a HashMap<String, NodeId>,
     pub block_nodes: &'a crate::sancov::BlockNodes,
     pub icfg: &'a postmortem_core::Icfg,
@@ -87,6 +89,12 @@ fn written_const(c: &Constant) -> Written {
         Constant::Null(_) | Constant::AggregateZero(_) => Written::Const(0),
         Constant::GlobalReference { .. } => Written::NonNull,
         Constant::BitCast(b) => written_const(&b.operand),
+        // An address within a global (a string literal's first byte):
+        // `inbounds` keeps it within the object, so not null.
+        Constant::GetElementPtr(g) if g.in_bounds => match written_const(&g.address) {
+            Written::NonNull => Written::NonNull,
+            _ => Written::Unknown,
+        },
         Constant::IntToPtr(i) => match i.operand.as_ref() {
             Constant::Int { bits: 64, value } => Written::Const(*value),
             _ => Written::Unknown,
@@ -332,6 +340,7 @@ fn globals(
             writes: w.by_node.into_iter().collect(),
             tests: take_tests(tests, (name, 0), bytes),
             from: Vec::new(),
+            reads: None,
         });
     }
 }
@@ -504,6 +513,7 @@ fn locals(
                             writes,
                             tests: take_tests(&mut tests, (&name, u64::from(offset)), bytes),
                             from: Vec::new(),
+                            reads: None,
                         });
                     }
                 }
@@ -536,6 +546,7 @@ fn locals(
             writes: w.by_node.into_iter().collect(),
             tests: take_tests(&mut tests, (name, 0), bytes),
             from: Vec::new(),
+            reads: None,
         });
     }
 }
@@ -951,6 +962,7 @@ fn aggregate_globals(
                         writes,
                         tests: take_tests(tests, (name, u64::from(offset)), bytes),
                         from: Vec::new(),
+                        reads: None,
                     });
                 }
             }

@@ -96,6 +96,11 @@ pub struct MadeBy {
     /// The definitions that made the value there, each followed further.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub from: Vec<MadeBy>,
+    /// Whether it can only have made this value (a store of this
+    /// constant, `= NULL`), not a value computed at run time: a sharper
+    /// suspect when several can have made it (not in the JSON).
+    #[serde(skip)]
+    pub exact: bool,
 }
 
 impl MadeBy {

@@ -9,7 +9,9 @@
 //!    copies and calls, [`crate::origins`]): Yes;
 //! 2. a branch that ran and never went to a store that would have set
 //!    another value: Yes;
-//! 3. a definition that made it on some of them: Maybe;
+//! 3. a definition that made it on some of them: Maybe; first those that
+//!    can only have made this value (a store of the constant: `= NULL`),
+//!    then those of a value computed at run time;
 //! 4. a branch that may have run and never went to such a store: Maybe.
 //!
 //! Within a rank, the definitions furthest back along the value's way
@@ -58,7 +60,7 @@ pub fn suspects(f: &Fault, max: usize) -> Vec<Suspect> {
         for k in &c.skipped_by {
             let ran = k.ran == "yes";
             ranked.push((
-                if ran { 1 } else { 3 },
+                if ran { 1 } else { 4 },
                 0,
                 Suspect {
                     rank: 0,
@@ -100,7 +102,11 @@ fn definition(
 ) {
     let every = m.on == "every";
     ranked.push((
-        if every { 0 } else { 2 },
+        match (every, m.exact) {
+            (true, _) => 0,
+            (false, true) => 2,
+            (false, false) => 3,
+        },
         depth,
         Suspect {
             rank: 0,
@@ -119,6 +125,8 @@ fn definition(
         "passed"
     } else if m.at.starts_with("the return") {
         "returned"
+    } else if m.at.starts_with("the parameter") {
+        "held"
     } else {
         "wrote"
     };
@@ -201,6 +209,12 @@ mod tests {
                         on: "some".into(),
                         ..MadeBy::default()
                     },
+                    MadeBy {
+                        at: "the store at a.c:7".into(),
+                        on: "some".into(),
+                        exact: true,
+                        ..MadeBy::default()
+                    },
                 ],
                 not_run: vec!["the store at a.c:5".into()],
                 skipped_by: vec![Skipped {
@@ -218,6 +232,8 @@ mod tests {
             order,
             vec![
                 ("the branch at a.c:4", "yes"),
+                // A store of the very value, before computed ones.
+                ("the store at a.c:7", "maybe"),
                 // Where the value was made, before the store that kept it.
                 ("the return at a.c:9", "maybe"),
                 ("the store at a.c:3", "maybe"),
@@ -225,14 +241,14 @@ mod tests {
             ]
         );
         assert!(
-            s[1].reason
+            s[2].reason
                 .starts_with("the value the store at a.c:3 wrote is the result of `f`"),
             "{}",
-            s[1].reason
+            s[2].reason
         );
         assert_eq!(
             s.iter().map(|s| s.rank).collect::<Vec<_>>(),
-            vec![1, 2, 3, 4]
+            vec![1, 2, 3, 4, 5]
         );
         assert_eq!(suspects(&f, 1).len(), 1);
     }

@@ -48,6 +48,8 @@ pub(super) struct Lowered {
     pub(super) store_nodes: HashMap<*const Instruction, NodeId>,
     /// The call site node of every `call` that is one (for `flows.rs`).
     pub(super) call_nodes: HashMap<*const Instruction, NodeId>,
+    /// The node of every `load` (for `flows.rs`).
+    pub(super) load_nodes: HashMap<*const Instruction, NodeId>,
 }
 
 /// A run of ordinary instructions of one block on one source line.
@@ -200,6 +202,7 @@ pub(super) struct Bodies<'a, 'm> {
     block_nodes: crate::sancov::BlockNodes,
     store_nodes: HashMap<*const Instruction, NodeId>,
     call_nodes: HashMap<*const Instruction, NodeId>,
+    load_nodes: HashMap<*const Instruction, NodeId>,
     /// The inline chains of the module's instructions.
     inlined: &'a crate::dbgvars::InlinedAt,
 }
@@ -227,6 +230,7 @@ impl<'a, 'm> Bodies<'a, 'm> {
             block_nodes: Default::default(),
             store_nodes: HashMap::new(),
             call_nodes: HashMap::new(),
+            load_nodes: HashMap::new(),
         };
         for f in &ix.m.functions {
             pass.lower_function(f)?;
@@ -238,6 +242,7 @@ impl<'a, 'm> Bodies<'a, 'm> {
             block_nodes: pass.block_nodes,
             store_nodes: pass.store_nodes,
             call_nodes: pass.call_nodes,
+            load_nodes: pass.load_nodes,
         })
     }
 
@@ -411,11 +416,17 @@ impl<'a, 'm> Bodies<'a, 'm> {
                 if let Some(g) = blk.group.as_mut() {
                     g.weak.extend(&weak);
                 }
-                if let Instruction::Store(_) = inst {
-                    // The group's node is made when it is flushed, before
-                    // any other node: it gets the next id.
-                    let next = NodeId::new(self.b.num_nodes());
-                    self.store_nodes.insert(inst as *const Instruction, next);
+                // The group's node is made when it is flushed, before any
+                // other node: it gets the next id.
+                let next = NodeId::new(self.b.num_nodes());
+                match inst {
+                    Instruction::Store(_) => {
+                        self.store_nodes.insert(inst as *const Instruction, next);
+                    }
+                    Instruction::Load(_) => {
+                        self.load_nodes.insert(inst as *const Instruction, next);
+                    }
+                    _ => {}
                 }
             }
             CallClass::Direct(_) | CallClass::Indirect | CallClass::Opaque => {

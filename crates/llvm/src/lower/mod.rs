@@ -59,6 +59,8 @@ pub(crate) struct Extras {
     pub store_nodes: HashMap<*const Instruction, NodeId>,
     /// The call site node of every `call` that is one.
     pub call_nodes: HashMap<*const Instruction, NodeId>,
+    /// The node of every `load`.
+    pub load_nodes: HashMap<*const Instruction, NodeId>,
     /// Each defined function's entry node.
     pub entries: HashMap<String, NodeId>,
 }
@@ -102,6 +104,7 @@ pub(crate) fn lower(
         block_nodes: bodies.block_nodes,
         store_nodes: bodies.store_nodes,
         call_nodes: bodies.call_nodes,
+        load_nodes: bodies.load_nodes,
         entries,
     };
     Ok((g, report, extras))

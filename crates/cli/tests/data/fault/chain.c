@@ -1,6 +1,7 @@
 /* A NULL made two calls away from the crash: `lookup` returns NULL when
    the lookup is strict, `get` keeps it in `found` and passes it to
-   `value_of`, which reads `e->val`. The core holds `strict`. */
+   `value_of`, which reads `e->val`. The core holds `strict`. `note` is
+   NULL too, but the crash's statement does not read it. */
 #include <stdio.h>
 
 struct ent {
@@ -18,6 +19,11 @@ static struct ent *lookup(const char *k) {
 }
 
 static long value_of(struct ent *e) {
+    const char *note = NULL;
+    if (e == &fallback)
+        note = "the fallback";
+    if (note)
+        puts(note);
     return e->val;
 }
 
