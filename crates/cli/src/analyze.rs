@@ -348,10 +348,26 @@ pub fn causes_of(
             .iter()
             .filter_map(|&i| {
                 let u = e.values.get(i)?;
-                let v = u.cause.as_ref()?;
-                let made = postmortem_core::cause::reaching(s, e.graph, e.report, v);
-                (!made.is_empty())
-                    .then(|| postmortem_formats::vars::cause(e.graph, u, &made, labels, e.vars))
+                let made = match &u.cause {
+                    Some(v) => postmortem_core::cause::reaching(s, e.graph, e.report, v),
+                    // A local of a function that may be active twice: within
+                    // the crash frame's activation, from the graph.
+                    None => postmortem_formats::vars::frame_reaching(
+                        e.graph,
+                        e.vars?,
+                        u,
+                        e.report.crash.as_ref()?,
+                        labels,
+                    )?,
+                };
+                if made.is_empty() {
+                    return None;
+                }
+                let mut c = postmortem_formats::vars::cause(e.graph, u, &made, labels, e.vars);
+                if let (Some(map), Some(crash)) = (e.vars, e.report.crash.as_ref()) {
+                    c.guards = postmortem_formats::vars::guards(e.graph, map, u, crash, labels);
+                }
+                Some(c)
             })
             .collect()
     })

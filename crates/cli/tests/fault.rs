@@ -332,7 +332,9 @@ fn the_store_that_made_the_bad_value_is_named() {
         ]
     );
     let text = String::from_utf8_lossy(&why("core-find", &[]).stdout).to_string();
-    // Where the NULL was made first, then the store that kept it.
+    // Where the NULL was made first (a constant), then the branch that
+    // skipped the other store, then the store of `find`'s result that
+    // carried it (a computed value).
     let line = |k: &str| {
         text.lines()
             .find(|l| l.trim_start().starts_with(k))
@@ -342,8 +344,13 @@ fn the_store_that_made_the_bad_value_is_named() {
         line("1.").contains(&format!("yes   the return at cause.c:{returned}")),
         "{text}"
     );
+    let skipping = line_of("if (mode == 1)");
     assert!(
-        line("2.").contains(&format!("yes   the store at cause.c:{found}")),
+        line("2.").contains(&format!("yes   the branch at cause.c:{skipping}")),
+        "{text}"
+    );
+    assert!(
+        line("3.").contains(&format!("yes   the store at cause.c:{found}")),
         "{text}"
     );
     assert!(text.starts_with("crash:  SIGSEGV"), "{text}");
@@ -463,5 +470,72 @@ fn a_bad_value_is_followed_back_through_parameters_and_returns() {
     assert_eq!(
         made["from"][0]["from"][0]["via"], "the result of `lookup`",
         "{made}"
+    );
+}
+
+/// A guard that let the bad value through (`if (n < 0)` where `n <= 0`
+/// was meant) is blamed first for a division by zero; `n` is a local of
+/// a recursive function, so its definition is found within the crash
+/// frame's activation (its parameter, passed by two calls).
+#[test]
+fn a_check_that_let_the_bad_value_through_is_blamed() {
+    for t in ["clang-14", "gdb"] {
+        require(t);
+    }
+    let dir = scratch("fault-guard");
+    let src = include_str!("data/fault/guard.c");
+    std::fs::write(dir.join("guard.c"), src).unwrap();
+    sh(
+        &dir,
+        "clang-14",
+        &["-g", "-O0", "-emit-llvm", "-c", "guard.c", "-o", "prog.bc"],
+    );
+    sh(&dir, "clang-14", &["-g", "-O0", "prog.bc", "-o", "prog"]);
+    let o = gdb(&dir, "./prog", &["run", "generate-core-file core"]);
+    assert!(dir.join("core").exists(), "{}", show(&o));
+    let line_of = |t: &str| 1 + src.lines().position(|l| l.contains(t)).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
+        .current_dir(&dir)
+        .args([
+            "why", "--cfg", "prog.bc", "--binary", "prog", "--core", "core",
+        ])
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", show(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["fault"]["signal"], "SIGFPE", "{}", v["fault"]);
+    let s = &v["suspects"];
+    assert_eq!(
+        s[0]["at"],
+        format!("the branch at guard.c:{}", line_of("if (n < 0)")),
+        "{s}"
+    );
+    assert_eq!(s[0]["label"], "yes", "{s}");
+    assert!(
+        s[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("a check that let it through"),
+        "{s}"
+    );
+    // Then the parameter, made on every execution (in this activation).
+    assert_eq!(
+        s[1]["at"],
+        format!(
+            "the parameter `n` at guard.c:{}",
+            line_of("static long scale")
+        ),
+        "{s}"
+    );
+    assert_eq!(s[1]["label"], "yes", "{s}");
+    // `if (depth > 0)` tests another variable: no suspect.
+    let depth = format!("the branch at guard.c:{}", line_of("if (depth > 0)"));
+    assert!(
+        s.as_array()
+            .unwrap()
+            .iter()
+            .all(|x| x["at"] != depth.as_str()),
+        "{s}"
     );
 }

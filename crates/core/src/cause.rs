@@ -213,6 +213,7 @@ pub fn reaching_writes(
                 continue;
             }
             seen[p] = true;
+            out.passed.push(nodes[p]);
             if writes.contains(&nodes[p]) {
                 out.writes.push(nodes[p]);
             } else if g.kind(nodes[p]) == NodeKind::Entry {
@@ -224,6 +225,7 @@ pub fn reaching_writes(
     }
     out.writes.sort_unstable();
     out.writes.dedup();
+    out.passed.sort_unstable();
     out
 }
 
@@ -234,6 +236,9 @@ pub struct Reached {
     pub writes: Vec<NodeId>,
     /// Whether the function's entry was met (no store on some way).
     pub entry: bool,
+    /// Every node the walk went through (the writes and the entry
+    /// included), sorted: where the value may have been before `at`.
+    pub passed: Vec<NodeId>,
 }
 
 #[cfg(test)]
@@ -310,42 +315,20 @@ mod tests {
         let (g, [e, s0, s1, s2, c]) = graph();
         let labels = vec![Label::Maybe; g.num_nodes()];
         let none = |_: NodeId, _: NodeId| false;
+        let got = |r: Reached| (r.writes, r.entry);
         let r = reaching_writes(&g, &labels, c, &[s0, s1, s2], &none);
-        assert_eq!(
-            r,
-            Reached {
-                writes: vec![s1, s2],
-                entry: false
-            }
-        );
+        assert_eq!(r.passed, vec![s1, s2]);
+        assert_eq!(got(r), (vec![s1, s2], false));
         let cut = |b: NodeId, t: NodeId| (b, t) == (s2, c);
         let r = reaching_writes(&g, &labels, c, &[s0, s1, s2], &cut);
-        assert_eq!(
-            r,
-            Reached {
-                writes: vec![s1],
-                entry: false
-            }
-        );
+        assert_eq!(got(r), (vec![s1], false));
         let mut no = labels.clone();
         no[s1.index()] = Label::No;
         let r = reaching_writes(&g, &no, c, &[s0, s2], &none);
-        assert_eq!(
-            r,
-            Reached {
-                writes: vec![s2],
-                entry: false
-            }
-        );
+        assert_eq!(got(r), (vec![s2], false));
         let r = reaching_writes(&g, &labels, c, &[s2], &none);
-        assert_eq!(
-            r,
-            Reached {
-                writes: vec![s2],
-                entry: true
-            }
-        );
-        let _ = e;
+        assert_eq!(r.passed, vec![e, s0, s1, s2]);
+        assert_eq!(got(r), (vec![s2], true));
     }
 
     /// `x = 1` (s1) did not run: the branch after `x = 0` (s0) skipped

@@ -842,6 +842,138 @@ fn cause_of(
     })
 }
 
+/// The definitions of `u`'s value when it is a local of the crash frame
+/// (`frame #0`) that [`postmortem_core::cause::reaching`] cannot be
+/// asked about (its function may be active twice, so a global "last
+/// write" would mix activations): within the crash frame's activation,
+/// walking back from each crash node over its function's graph
+/// ([`postmortem_core::cause::reaching_writes`]) without the steps the
+/// variable's branch tests take only with another value; the stores met
+/// that can have left the value, and its uninitialised slot when the
+/// function's entry is met. Made on every execution when only one is
+/// left. None when `u` is not such a local or the crash is not in its
+/// function.
+pub fn frame_reaching(
+    g: &Icfg,
+    map: &VarMap,
+    u: &ValueUse,
+    crash: &NodeSet,
+    labels: &[postmortem_core::Label],
+) -> Option<
+    Vec<(
+        postmortem_core::cause::Definition,
+        postmortem_core::cause::Made,
+    )>,
+> {
+    use postmortem_core::cause::{Definition, Made};
+    if !u.place.starts_with("frame #0 ") {
+        return None;
+    }
+    let v = map.vars.get(u.var)?;
+    let VarScope::Local { entry, .. } = v.scope else {
+        return None;
+    };
+    let entry = NodeId::new(entry as usize);
+    let f = g.func_of(entry);
+    if crash.nodes().iter().any(|&c| g.func_of(c) != f) {
+        return None;
+    }
+    let writes: Vec<NodeId> = v.writes.iter().map(|w| NodeId::new(w.0 as usize)).collect();
+    let cut = |b: NodeId, s: NodeId| {
+        v.tests.iter().any(|t| {
+            t.branch as usize == b.index()
+                && t.target(u.value) as usize != s.index()
+                && t.successors().contains(&(s.index() as u32))
+        })
+    };
+    let mut defs: Vec<Definition> = Vec::new();
+    for &c in crash.nodes() {
+        let r = postmortem_core::cause::reaching_writes(g, labels, c, &writes, &cut);
+        for n in r.writes {
+            let leaves = v
+                .writes
+                .iter()
+                .any(|&(x, w)| x as usize == n.index() && w.can_leave(u.value, v.bytes));
+            if leaves {
+                defs.push(Definition::Store(n));
+            }
+        }
+        if r.entry {
+            defs.push(Definition::Uninitialised(entry));
+        }
+    }
+    defs.sort_unstable();
+    defs.dedup();
+    let made = if defs.len() == 1 {
+        Made::Every
+    } else {
+        Made::Some
+    };
+    Some(defs.into_iter().map(|d| (d, made)).collect())
+}
+
+/// The branches that tested `u`'s variable (a local of the crash frame)
+/// while it already held the value and went on toward the crash: walking
+/// back from the crash nodes over its function's graph until its writes
+/// ([`postmortem_core::cause::reaching_writes`], without the steps its
+/// tests take only with another value), its tests whose branch the walk
+/// passes, with two ways at least, not No. A check that let the bad
+/// value through, when the check is the bug (`if (n < 0)` for
+/// `n <= 0`). Empty for a global (a call on the way may write it).
+pub fn guards(
+    g: &Icfg,
+    map: &VarMap,
+    u: &ValueUse,
+    crash: &NodeSet,
+    labels: &[postmortem_core::Label],
+) -> Vec<crate::image::fault::Guard> {
+    let Some(v) = map.vars.get(u.var) else {
+        return Vec::new();
+    };
+    let VarScope::Local { entry, .. } = v.scope else {
+        return Vec::new();
+    };
+    let f = g.func_of(NodeId::new(entry as usize));
+    if !u.place.starts_with("frame #0 ") || crash.nodes().iter().any(|&c| g.func_of(c) != f) {
+        return Vec::new();
+    }
+    let writes: Vec<NodeId> = v.writes.iter().map(|w| NodeId::new(w.0 as usize)).collect();
+    let cut = |b: NodeId, s: NodeId| {
+        v.tests.iter().any(|t| {
+            t.branch as usize == b.index()
+                && t.target(u.value) as usize != s.index()
+                && t.successors().contains(&(s.index() as u32))
+        })
+    };
+    let mut passed: Vec<NodeId> = Vec::new();
+    for &c in crash.nodes() {
+        passed.extend(postmortem_core::cause::reaching_writes(g, labels, c, &writes, &cut).passed);
+    }
+    let mut out: Vec<crate::image::fault::Guard> = Vec::new();
+    for t in &v.tests {
+        let b = NodeId::new(t.branch as usize);
+        let label = labels.get(b.index()).copied();
+        if t.successors().len() < 2
+            || !passed.contains(&b)
+            || label == Some(postmortem_core::Label::No)
+            || out.iter().any(|o| o.node == Some(b))
+        {
+            continue;
+        }
+        out.push(crate::image::fault::Guard {
+            branch: format!("the branch at {}", where_is(g, b)),
+            ran: if label == Some(postmortem_core::Label::Yes) {
+                "yes"
+            } else {
+                "maybe"
+            }
+            .into(),
+            node: Some(b),
+        });
+    }
+    out
+}
+
 /// What [`postmortem_core::cause::reaching`] found for the value `u`, as
 /// the writers show it: each definition's place (`kv.c:35`, or what it
 /// is) and whether it made the value on every execution the report
@@ -894,6 +1026,7 @@ pub fn cause(
     crate::image::fault::Cause {
         not_run,
         skipped_by,
+        guards: Vec::new(),
         variable: format!("`{}` = {} ({})", u.name, u.value_text(), u.place),
         made_by: made
             .iter()

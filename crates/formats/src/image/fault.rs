@@ -57,6 +57,24 @@ pub struct Cause {
     /// running, that branch ([`postmortem_core::cause::skipped_by`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub skipped_by: Vec<Skipped>,
+    /// The branches that tested the variable holding the value and went
+    /// on toward the crash (a check that let the bad value through:
+    /// [`crate::vars::guards`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub guards: Vec<Guard>,
+}
+
+/// A branch that tested a suspect's variable, already holding the
+/// value, and went the way that leads to the crash.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Guard {
+    /// The branch: ``the branch at lstrlib.c:155``.
+    pub branch: String,
+    /// `yes` (it ran on every execution the report allows) or `maybe`.
+    pub ran: String,
+    /// Its node, for links.
+    #[serde(skip)]
+    pub node: Option<postmortem_core::NodeId>,
 }
 
 /// A branch that kept a store from running: it went the other way on

@@ -2,17 +2,24 @@
 //! faulting value (issue 36), ranked. It reads what the analysis put in
 //! the fault ([`Fault::causes`]: the definitions that can have left each
 //! suspect's value, the stores that did not run and the branches that
-//! kept them from running) and orders it for a developer:
+//! kept them from running, the branches that tested the value and let
+//! it through) and orders it for a developer, most likely root cause
+//! first (a heuristic order; the labels are not):
 //!
 //! 1. a definition that made the value on every execution the report
 //!    allows (the only one that can have left it; followed back through
-//!    copies and calls, [`crate::origins`]): Yes;
+//!    copies and calls, [`crate::origins`]) and that stored this very
+//!    constant (`return NULL;`): Yes;
 //! 2. a branch that ran and never went to a store that would have set
-//!    another value: Yes;
-//! 3. a definition that made it on some of them: Maybe; first those that
-//!    can only have made this value (a store of the constant: `= NULL`),
-//!    then those of a value computed at run time;
-//! 4. a branch that may have run and never went to such a store: Maybe.
+//!    another value, or that tested the value and went on toward the
+//!    crash (a check that let it through): Yes;
+//! 3. the other definitions that made it on every execution (a value
+//!    computed at run time, perhaps from the input: the check after it is
+//!    the likelier bug): Yes;
+//! 4. a definition that made it on some of them: Maybe; first those that
+//!    can only have made this value (`= NULL`), then computed ones;
+//! 5. a branch that may have run and never went to such a store, or
+//!    tested the value: Maybe.
 //!
 //! Within a rank, the definitions furthest back along the value's way
 //! first (where it was made: `return NULL;` in the callee, before the
@@ -52,15 +59,36 @@ pub fn suspects(f: &Fault, max: usize) -> Vec<Suspect> {
             let reason = if m.on == "every" {
                 "the only definition that can have left this value on an execution the report allows"
                     .to_string()
+            } else if n == 1 {
+                "the only definition that can have left this value, on some executions the report allows"
+                    .to_string()
             } else {
                 format!("one of {n} definitions that can have left this value")
             };
             definition(&mut ranked, c, m, reason, 0);
         }
+        for k in &c.guards {
+            let ran = k.ran == "yes";
+            ranked.push((
+                if ran { 1 } else { 5 },
+                0,
+                Suspect {
+                    rank: 0,
+                    at: k.branch.clone(),
+                    variable: c.variable.clone(),
+                    label: if ran { "yes" } else { "maybe" },
+                    reason: format!(
+                        "{} the variable already holding this value and went on toward the crash: a check that let it through",
+                        if ran { "it tested" } else { "if it ran, it tested" },
+                    ),
+                    node: k.node,
+                },
+            ));
+        }
         for k in &c.skipped_by {
             let ran = k.ran == "yes";
             ranked.push((
-                if ran { 1 } else { 4 },
+                if ran { 1 } else { 5 },
                 0,
                 Suspect {
                     rank: 0,
@@ -103,9 +131,10 @@ fn definition(
     let every = m.on == "every";
     ranked.push((
         match (every, m.exact) {
-            (true, _) => 0,
-            (false, true) => 2,
-            (false, false) => 3,
+            (true, true) => 0,
+            (true, false) => 2,
+            (false, true) => 3,
+            (false, false) => 4,
         },
         depth,
         Suspect {
@@ -134,6 +163,11 @@ fn definition(
         let reason = if d.on == "every" {
             format!(
                 "the value {} {verb} is {via}, and this is the only definition that can have made it",
+                m.at
+            )
+        } else if n == 1 {
+            format!(
+                "the value {} {verb} is {via}, and this is the only definition that can have made it there (on some executions)",
                 m.at
             )
         } else {
