@@ -218,7 +218,7 @@ pub fn write_json(out: &mut dyn Write, f: &Fault, suspects: &[Suspect]) -> io::R
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::image::fault::Skipped;
+    use crate::image::fault::{Guard, Skipped};
 
     #[test]
     fn definitions_on_every_execution_and_branches_that_ran_come_first() {
@@ -257,6 +257,11 @@ mod tests {
                     ran: "yes".into(),
                     branch_node: None,
                 }],
+                guards: vec![Guard {
+                    branch: "the branch at a.c:2".into(),
+                    ran: "maybe".into(),
+                    node: None,
+                }],
             }],
             ..Fault::default()
         };
@@ -272,6 +277,8 @@ mod tests {
                 ("the return at a.c:9", "maybe"),
                 ("the store at a.c:3", "maybe"),
                 ("its initial value", "maybe"),
+                // A check that may have let it through, last.
+                ("the branch at a.c:2", "maybe"),
             ]
         );
         assert!(
@@ -282,7 +289,7 @@ mod tests {
         );
         assert_eq!(
             s.iter().map(|s| s.rank).collect::<Vec<_>>(),
-            vec![1, 2, 3, 4, 5]
+            vec![1, 2, 3, 4, 5, 6]
         );
         assert_eq!(suspects(&f, 1).len(), 1);
     }
