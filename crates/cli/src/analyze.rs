@@ -343,34 +343,43 @@ pub fn causes_of(
         return Vec::new();
     }
     let deadline = Instant::now() + Duration::from_secs(5);
-    postmortem_core::budget::with_deadline(Some(deadline), || {
-        f.suspect_values
-            .iter()
-            .filter_map(|&i| {
-                let u = e.values.get(i)?;
-                let made = match &u.cause {
-                    Some(v) => postmortem_core::cause::reaching(s, e.graph, e.report, v),
-                    // A local of a function that may be active twice: within
-                    // the crash frame's activation, from the graph.
-                    None => postmortem_formats::vars::frame_reaching(
-                        e.graph,
-                        e.vars?,
-                        u,
-                        e.report.crash.as_ref()?,
-                        labels,
-                    )?,
-                };
-                if made.is_empty() {
-                    return None;
-                }
-                let mut c = postmortem_formats::vars::cause(e.graph, u, &made, labels, e.vars);
-                if let (Some(map), Some(crash)) = (e.vars, e.report.crash.as_ref()) {
-                    c.guards = postmortem_formats::vars::guards(e.graph, map, u, crash, labels);
-                }
-                Some(c)
-            })
-            .collect()
-    })
+    let mut out: Vec<postmortem_formats::image::fault::Cause> =
+        postmortem_core::budget::with_deadline(Some(deadline), || {
+            f.suspect_values
+                .iter()
+                .filter_map(|&i| {
+                    let u = e.values.get(i)?;
+                    let made = match &u.cause {
+                        Some(v) => postmortem_core::cause::reaching(s, e.graph, e.report, v),
+                        // A local of a function that may be active twice: within
+                        // the crash frame's activation, from the graph.
+                        None => postmortem_formats::vars::frame_reaching(
+                            e.graph,
+                            e.vars?,
+                            u,
+                            e.report.crash.as_ref()?,
+                            labels,
+                        )?,
+                    };
+                    if made.is_empty() {
+                        return None;
+                    }
+                    let mut c = postmortem_formats::vars::cause(e.graph, u, &made, labels, e.vars);
+                    if let (Some(map), Some(crash)) = (e.vars, e.report.crash.as_ref()) {
+                        c.guards = postmortem_formats::vars::guards(e.graph, map, u, crash, labels);
+                    }
+                    Some(c)
+                })
+                .collect()
+        });
+    if let Some(map) = e.vars {
+        out.extend(
+            f.operands
+                .iter()
+                .map(|o| postmortem_formats::vars::operand_cause(e.graph, map, o, labels)),
+        );
+    }
+    out
 }
 
 /// How many more nodes the analysis `an` decided (Yes or No) with the

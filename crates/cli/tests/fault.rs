@@ -539,3 +539,69 @@ fn a_check_that_let_the_bad_value_through_is_blamed() {
         "{s}"
     );
 }
+
+/// A NULL in a struct's field (`s->buf` in `put`, `tests/data/fault/
+/// field.c`): the faulting operand is no variable but a load of the
+/// field; its stores program-wide that can have left NULL are the
+/// suspects, the store of the very NULL (`reset`) first, never Yes (a
+/// field is also written unseen: memset, memcpy, another type).
+#[test]
+fn a_null_loaded_from_a_struct_field_names_the_fields_stores() {
+    for t in ["clang-14", "gdb"] {
+        require(t);
+    }
+    let dir = scratch("fault-field");
+    let src = include_str!("data/fault/field.c");
+    std::fs::write(dir.join("field.c"), src).unwrap();
+    sh(
+        &dir,
+        "clang-14",
+        &["-g", "-O0", "-emit-llvm", "-c", "field.c", "-o", "prog.bc"],
+    );
+    sh(&dir, "clang-14", &["-g", "-O0", "prog.bc", "-o", "prog"]);
+    let o = gdb(&dir, "./prog", &["run", "generate-core-file core"]);
+    assert!(dir.join("core").exists(), "{}", show(&o));
+    let line_of = |t: &str| 1 + src.lines().position(|l| l.contains(t)).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
+        .current_dir(&dir)
+        .args([
+            "why", "--cfg", "prog.bc", "--binary", "prog", "--core", "core",
+        ])
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", show(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let put = line_of("s->buf[s->pos++] = c;");
+    assert_eq!(
+        v["fault"]["suspects"],
+        serde_json::json!([format!(
+            "a load of field 1 of `stream` = 0x0 (the pointer at field.c:{put})"
+        )]),
+        "{}",
+        v["fault"]
+    );
+    let ranked: Vec<(&str, &str)> = v["suspects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["at"].as_str().unwrap(), s["label"].as_str().unwrap()))
+        .collect();
+    let nulled = format!("the store at field.c:{}", line_of("s->buf = NULL;"));
+    let allocated = format!("the store at field.c:{}", line_of("s->buf = malloc(size);"));
+    assert_eq!(
+        ranked,
+        vec![(nulled.as_str(), "maybe"), (allocated.as_str(), "maybe")],
+        "{}",
+        v["suspects"]
+    );
+    // The unseen writes are listed in the fault's JSON, not ranked.
+    let made = v["fault"]["causes"][0]["made_by"].as_array().unwrap();
+    assert!(
+        made.iter().any(|m| m["at"]
+            .as_str()
+            .unwrap()
+            .starts_with("a write the front-end does not see")),
+        "{made:?}"
+    );
+}

@@ -316,6 +316,9 @@ fn assemble_with(
     }
     if let Some(mut f) = native.fault.clone() {
         (f.suspects, f.suspect_values) = suspects(&f, &read, vars, report.crash.as_ref());
+        f.operands = operand_suspects(g, &f, vars, report.crash.as_ref());
+        f.suspects
+            .extend(f.operands.iter().map(|o| o.shown.clone()));
         sink(Event::Fault(&f));
     }
     if let Some(found) = &native.residue {
@@ -746,6 +749,60 @@ fn residue_sets(
 /// faulting instruction's operand registers hold: pointers for a memory
 /// access, integers for a divisor. By value alone, so "may be": another
 /// variable, or a value computed from one, can hold the same.
+/// The crash statement's accesses (divisions, for a division fault)
+/// whose pointer (divisor) came from a struct field or a call
+/// ([`crate::vars::VarMap::derefs`]), with the value the faulting
+/// instruction used: its memory operand's base register, or the divisor.
+fn operand_suspects(
+    g: &Icfg,
+    f: &crate::image::fault::Fault,
+    vars: Option<&crate::vars::VarMap>,
+    crash: Option<&postmortem_core::report::NodeSet>,
+) -> Vec<crate::image::fault::OperandSuspect> {
+    let (Some(map), Some(crash), Some(ins)) = (vars, crash, f.instruction.as_ref()) else {
+        return Vec::new();
+    };
+    let div = f.signal == "SIGFPE";
+    let (value, bytes) = match (div, ins.divisor, ins.registers.first()) {
+        (true, Some(d), _) => (d, 4),
+        (false, _, Some(r)) => (r.1, 8),
+        _ => return Vec::new(),
+    };
+    let mut out: Vec<crate::image::fault::OperandSuspect> = Vec::new();
+    for d in &map.derefs {
+        let n = postmortem_core::NodeId::new(d.node as usize);
+        if d.div != div || !crash.contains(n) || out.iter().any(|o| o.from == d.from) {
+            continue;
+        }
+        let what = match &d.from {
+            crate::vars::Origin::Field(k) => {
+                format!("a load of {}", crate::origins::field_name(k))
+            }
+            crate::vars::Origin::Call(c) => format!("the result of `{c}`"),
+            _ => continue,
+        };
+        let shown = if div {
+            format!(
+                "{what} = {value} (the divisor at {})",
+                crate::vars::where_is(g, n)
+            )
+        } else {
+            format!(
+                "{what} = {value:#x} (the pointer at {})",
+                crate::vars::where_is(g, n)
+            )
+        };
+        out.push(crate::image::fault::OperandSuspect {
+            node: n,
+            from: d.from.clone(),
+            value,
+            bytes,
+            shown,
+        });
+    }
+    out
+}
+
 fn suspects(
     f: &crate::image::fault::Fault,
     uses: &[ValueUse],

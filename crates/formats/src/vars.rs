@@ -138,6 +138,37 @@ pub enum Origin {
     /// from a corrupt map, is not followed) just before: its value at that
     /// point.
     Copy(u32),
+    /// A load of a struct's field through a pointer: the field's key
+    /// (``struct.EState.17``: the struct type and the constant indices),
+    /// one of [`VarMap::fields`]'s writes, or a write the front-end does
+    /// not see.
+    Field(String),
+}
+
+/// A store to a struct's field through a pointer ([`VarMap::fields`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FieldWrite {
+    /// The store's node.
+    pub node: u32,
+    /// What it stores.
+    pub written: Written,
+    /// Where that came from.
+    #[serde(default)]
+    pub from: Option<Origin>,
+}
+
+/// A memory access or a division whose pointer (or divisor) comes,
+/// unchanged but for constant offsets, from a struct's field or a call
+/// ([`VarMap::derefs`]): the faulting operand, when the crash is there.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Deref {
+    /// The node of the access.
+    pub node: u32,
+    /// Where the pointer or divisor came from.
+    pub from: Origin,
+    /// A division (its divisor), not a memory access.
+    #[serde(default)]
+    pub div: bool,
 }
 
 /// A direct call of a function: its call site's node and, per argument,
@@ -366,6 +397,16 @@ pub struct VarMap {
     /// arguments ([`CallArgs`]).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub calls: BTreeMap<String, Vec<CallArgs>>,
+    /// The stores to each struct field through a pointer, by field key
+    /// (see [`Origin::Field`]). Not every write of a field: `memset`,
+    /// `memcpy`, a zeroing allocation or a store through another type
+    /// write it unseen.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub fields: BTreeMap<String, Vec<FieldWrite>>,
+    /// The accesses and divisions whose operand comes from a field or a
+    /// call ([`Deref`]), by node.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub derefs: Vec<Deref>,
 }
 
 impl Var {
@@ -419,6 +460,16 @@ impl VarMap {
                         nodes: n,
                     });
                 }
+            }
+        }
+        let field_nodes = self.fields.values().flatten().map(|w| w.node);
+        for x in field_nodes.chain(self.derefs.iter().map(|d| d.node)) {
+            if x as usize >= n {
+                return Err(NodeOutOfRange {
+                    var: "a field's store or an access".into(),
+                    node: x,
+                    nodes: n,
+                });
             }
         }
         for (f, cs) in &self.calls {
@@ -912,6 +963,66 @@ pub fn frame_reaching(
     Some(defs.into_iter().map(|d| (d, made)).collect())
 }
 
+/// Where a faulting operand that is no variable came from
+/// ([`crate::image::fault::OperandSuspect`]): the definitions along its
+/// origin ([`crate::origins::Tracer::from_origin`]); for a field, its
+/// stores that did not run, in functions that ran, that would have set
+/// another value, each with the branch that kept it from running.
+pub fn operand_cause(
+    g: &Icfg,
+    map: &VarMap,
+    o: &crate::image::fault::OperandSuspect,
+    labels: &[postmortem_core::Label],
+) -> crate::image::fault::Cause {
+    use postmortem_core::Label;
+    let t = crate::origins::Tracer {
+        g,
+        map,
+        labels,
+        value: o.value,
+        bytes: o.bytes,
+    };
+    let (_, made_by) = t.from_origin(o.node, &o.from);
+    let mut not_run = Vec::new();
+    let mut skipped_by = Vec::new();
+    if let Origin::Field(k) = &o.from {
+        for w in map.fields.get(k).into_iter().flatten() {
+            let n = NodeId::new(w.node as usize);
+            let ran_fn = g
+                .function(g.func_of(n))
+                .entry
+                .is_some_and(|e| labels.get(e.index()) == Some(&Label::Yes));
+            if labels.get(n.index()) != Some(&Label::No)
+                || w.written.can_leave(o.value, o.bytes)
+                || !ran_fn
+            {
+                continue;
+            }
+            let store = format!("the store at {}", where_is(g, n));
+            if let Some(b) = postmortem_core::cause::skipped_by(g, labels, n) {
+                skipped_by.push(crate::image::fault::Skipped {
+                    store: store.clone(),
+                    branch: format!("the branch at {}", where_is(g, b)),
+                    ran: match labels.get(b.index()) {
+                        Some(Label::Yes) => "yes",
+                        _ => "maybe",
+                    }
+                    .into(),
+                    branch_node: Some(b),
+                });
+            }
+            not_run.push(store);
+        }
+    }
+    crate::image::fault::Cause {
+        variable: o.shown.clone(),
+        made_by,
+        not_run,
+        skipped_by,
+        guards: Vec::new(),
+    }
+}
+
 /// The branches that tested `u`'s variable (a local of the crash frame)
 /// while it already held the value and went on toward the crash: walking
 /// back from the crash nodes over its function's graph until its writes
@@ -1270,6 +1381,8 @@ mod tests {
             left_out: BTreeMap::new(),
             returns: BTreeMap::new(),
             calls: BTreeMap::new(),
+            fields: BTreeMap::new(),
+            derefs: Vec::new(),
         };
         let observed = [
             Observed {

@@ -38,7 +38,7 @@
 use crate::values::{written, Lowered};
 use llvm_ir::{Constant, Function, Instruction, Module, Name, Operand, Terminator, Type};
 use postmortem_core::NodeKind;
-use postmortem_formats::vars::{CallArgs, Origin, Return, VarMap, Written};
+use postmortem_formats::vars::{CallArgs, Deref, FieldWrite, Origin, Return, VarMap, Written};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Adds the writes' origins and the functions' returns to `map`, made by
@@ -81,6 +81,9 @@ pub(crate) fn add(
                         reads.entry(var as usize).or_default().push(n.as_u32());
                     }
                 }
+                if let Some(d) = cx.deref(inst, low) {
+                    map.derefs.push(d);
+                }
                 if let Instruction::Call(c) = inst {
                     if let (Some(callee), Some(site)) = (
                         direct_callee(c),
@@ -100,10 +103,17 @@ pub(crate) fn add(
                 let Instruction::Store(s) = inst else {
                     continue;
                 };
-                let Some(var) = cx.var_at(&s.address) else {
+                let Some(node) = low.store_nodes.get(&(inst as *const Instruction)) else {
                     continue;
                 };
-                let Some(node) = low.store_nodes.get(&(inst as *const Instruction)) else {
+                if let Some(k) = cx.field_key(&s.address) {
+                    map.fields.entry(k).or_default().push(FieldWrite {
+                        node: node.as_u32(),
+                        written: written(&s.value),
+                        from: cx.origin(&s.value, (bi, ii)),
+                    });
+                }
+                let Some(var) = cx.var_at(&s.address) else {
                     continue;
                 };
                 // The node's last store wins, as in its `writes`.
@@ -201,6 +211,17 @@ fn name_str(n: &Name) -> String {
     match n {
         Name::Name(s) => s.to_string(),
         Name::Number(k) => k.to_string(),
+    }
+}
+
+/// A constant integer operand's value.
+fn const_int(op: &Operand) -> Option<u64> {
+    match op {
+        Operand::ConstantOperand(c) => match c.as_ref() {
+            Constant::Int { value, .. } => Some(*value),
+            _ => None,
+        },
+        _ => None,
     }
 }
 
@@ -308,6 +329,9 @@ impl<'a> FnCx<'a> {
         };
         match def {
             (_, _, Instruction::Call(c)) => direct_callee(c).map(Origin::Call),
+            (_, _, Instruction::Load(l)) if self.field_key(&l.address).is_some() => {
+                self.field_key(&l.address).map(Origin::Field)
+            }
             (bi, ii, Instruction::Load(l)) => {
                 let var = self.var_at(&l.address)?;
                 if bi != at.0 || ii >= at.1 {
@@ -320,6 +344,66 @@ impl<'a> FnCx<'a> {
             }
             _ => None,
         }
+    }
+
+    /// The key of the struct field at address `op` (``struct.EState.17``:
+    /// the struct type and the constant indices after the first, 0), when
+    /// `op` is such a `getelementptr` (through `bitcast`s).
+    fn field_key(&self, op: &Operand) -> Option<String> {
+        let (_, _, Instruction::GetElementPtr(g)) = self.def_of(op)? else {
+            return None;
+        };
+        let Type::NamedStructType { name } = g.source_element_type.as_ref() else {
+            return None;
+        };
+        let (first, rest) = g.indices.split_first()?;
+        if rest.is_empty() || const_int(first) != Some(0) {
+            return None;
+        }
+        let mut key = name.clone();
+        for i in rest {
+            key += &format!(".{}", const_int(i)?);
+        }
+        Some(key)
+    }
+
+    /// The access or division of `inst` whose pointer or divisor comes
+    /// from a field or a call (through `getelementptr`s: the faulting
+    /// instruction's base register holds that pointer, the offsets folded
+    /// into it).
+    fn deref(&self, inst: &Instruction, low: &Lowered<'_>) -> Option<Deref> {
+        let key = inst as *const Instruction;
+        let (op, div, node) = match inst {
+            Instruction::Load(l) => (&l.address, false, low.load_nodes.get(&key)?),
+            Instruction::Store(s) => (&s.address, false, low.store_nodes.get(&key)?),
+            Instruction::UDiv(d) => (&d.operand1, true, low.load_nodes.get(&key)?),
+            Instruction::SDiv(d) => (&d.operand1, true, low.load_nodes.get(&key)?),
+            Instruction::URem(d) => (&d.operand1, true, low.load_nodes.get(&key)?),
+            Instruction::SRem(d) => (&d.operand1, true, low.load_nodes.get(&key)?),
+            _ => return None,
+        };
+        let mut op = op.clone();
+        for _ in 0..8 {
+            match self.def_of(&op)? {
+                (_, _, Instruction::GetElementPtr(g)) if !div => op = g.address.clone(),
+                (_, _, Instruction::Call(c)) => {
+                    return Some(Deref {
+                        node: node.as_u32(),
+                        from: Origin::Call(direct_callee(c)?),
+                        div,
+                    })
+                }
+                (_, _, Instruction::Load(l)) => {
+                    return Some(Deref {
+                        node: node.as_u32(),
+                        from: Origin::Field(self.field_key(&l.address)?),
+                        div,
+                    })
+                }
+                _ => return None,
+            }
+        }
+        None
     }
 
     /// Every way the function returns a value (see the module docs); None

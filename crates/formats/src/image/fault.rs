@@ -35,6 +35,11 @@ pub struct Fault {
     /// Each suspect's index among the values read (`Assembled::values`).
     #[serde(skip)]
     pub suspect_values: Vec<usize>,
+    /// The suspects that are no variable: the crash statement's accesses
+    /// (or divisions) whose pointer (divisor) came from a struct field or
+    /// a call, with the value the instruction used.
+    #[serde(skip)]
+    pub operands: Vec<OperandSuspect>,
     /// Where the suspects' values were made (filled after the analysis:
     /// [`postmortem_core::cause`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -62,6 +67,21 @@ pub struct Cause {
     /// [`crate::vars::guards`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub guards: Vec<Guard>,
+}
+
+/// A faulting operand that is no variable ([`Fault::operands`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OperandSuspect {
+    /// The access's node.
+    pub node: postmortem_core::NodeId,
+    /// Where its pointer (or divisor) came from.
+    pub from: crate::vars::Origin,
+    /// The value the instruction used.
+    pub value: u64,
+    /// Its width, for comparisons with constants.
+    pub bytes: u32,
+    /// As the suspects list shows it.
+    pub shown: String,
 }
 
 /// A branch that tested a suspect's variable, already holding the

@@ -128,6 +128,9 @@ fn definition(
     reason: String,
     depth: usize,
 ) {
+    if m.at == crate::origins::UNSEEN {
+        return;
+    }
     let every = m.on == "every";
     ranked.push((
         match (every, m.exact) {

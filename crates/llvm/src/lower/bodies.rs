@@ -423,7 +423,11 @@ impl<'a, 'm> Bodies<'a, 'm> {
                     Instruction::Store(_) => {
                         self.store_nodes.insert(inst as *const Instruction, next);
                     }
-                    Instruction::Load(_) => {
+                    Instruction::Load(_)
+                    | Instruction::UDiv(_)
+                    | Instruction::SDiv(_)
+                    | Instruction::URem(_)
+                    | Instruction::SRem(_) => {
                         self.load_nodes.insert(inst as *const Instruction, next);
                     }
                     _ => {}
