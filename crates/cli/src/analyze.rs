@@ -300,8 +300,10 @@ fn run_within(a: AnalyzeArgs) -> Result<(), Failure> {
 /// for each suspect of the fault with a variable the front-end tracks
 /// completely, the definitions that can reach the crash on an execution
 /// the report allows, one check each, within 5 s in all (a check the
-/// deadline stops counts as possible). None in a program with code that
-/// may run asynchronously (a handler's or a thread's stores).
+/// deadline stops counts as possible); in a program with code that may
+/// run asynchronously (a handler's or a thread's stores), only the crash
+/// frame's locals within its activation, and the faulting operands that
+/// are no variable ([`postmortem_formats::vars::operand_cause`]).
 pub fn causes(
     s: &(dyn postmortem_core::Solver + Sync),
     loaded: &crate::inputs::Loaded,
@@ -339,9 +341,12 @@ pub fn causes_of(
     let Some(f) = e.fault else {
         return Vec::new();
     };
-    if !e.graph.async_functions().is_empty() {
-        return Vec::new();
-    }
+    // With code that may run asynchronously (a handler's or a thread's
+    // stores off the crashing path), no "last write" over the whole run
+    // is asked; a local of the crash frame is still traced within its
+    // activation, and the faulting operands' fields and calls (never
+    // claimed to be the only definition) are.
+    let async_code = !e.graph.async_functions().is_empty();
     let deadline = Instant::now() + Duration::from_secs(5);
     let mut out: Vec<postmortem_formats::image::fault::Cause> =
         postmortem_core::budget::with_deadline(Some(deadline), || {
@@ -350,10 +355,13 @@ pub fn causes_of(
                 .filter_map(|&i| {
                     let u = e.values.get(i)?;
                     let made = match &u.cause {
-                        Some(v) => postmortem_core::cause::reaching(s, e.graph, e.report, v),
-                        // A local of a function that may be active twice: within
-                        // the crash frame's activation, from the graph.
-                        None => postmortem_formats::vars::frame_reaching(
+                        Some(v) if !async_code => {
+                            postmortem_core::cause::reaching(s, e.graph, e.report, v)
+                        }
+                        // A local of a function that may be active twice
+                        // (or any, with asynchronous code): within the
+                        // crash frame's activation, from the graph.
+                        _ => postmortem_formats::vars::frame_reaching(
                             e.graph,
                             e.vars?,
                             u,

@@ -544,7 +544,8 @@ fn a_check_that_let_the_bad_value_through_is_blamed() {
 /// field.c`): the faulting operand is no variable but a load of the
 /// field; its stores program-wide that can have left NULL are the
 /// suspects, the store of the very NULL (`reset`) first, never Yes (a
-/// field is also written unseen: memset, memcpy, another type).
+/// field is also written unseen: memset, memcpy, another type), also in
+/// a program with a signal handler.
 #[test]
 fn a_null_loaded_from_a_struct_field_names_the_fields_stores() {
     for t in ["clang-14", "gdb"] {

@@ -156,7 +156,14 @@ impl Tracer<'_> {
                 });
                 // What the listed calls do not cover is a definition too,
                 // one that is not followed.
-                if self.g.function(f).entry == Some(self.g.start()) {
+                if self.g.async_functions().contains(&f) {
+                    defs.push((
+                        "an asynchronous call (a signal handler's or a thread's start)".into(),
+                        None,
+                        None,
+                        false,
+                    ));
+                } else if self.g.function(f).entry == Some(self.g.start()) {
                     defs.push((
                         "the program's arguments (from the system)".into(),
                         None,

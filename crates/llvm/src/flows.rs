@@ -63,6 +63,7 @@ pub(crate) fn add(
         }
         let cx = FnCx {
             f,
+            types: &m.types,
             defs: defs(f),
             locals: local_vars(f, declared.get(&f.name), map),
             globals: &globals,
@@ -268,6 +269,7 @@ type Use = (usize, usize);
 /// One function, as the origins need it.
 struct FnCx<'a> {
     f: &'a Function,
+    types: &'a llvm_ir::types::Types,
     defs: HashMap<&'a Name, Def<'a>>,
     locals: HashMap<String, u32>,
     globals: &'a HashMap<String, u32>,
@@ -347,24 +349,53 @@ impl<'a> FnCx<'a> {
     }
 
     /// The key of the struct field at address `op` (``struct.EState.17``:
-    /// the struct type and the constant indices after the first, 0), when
-    /// `op` is such a `getelementptr` (through `bitcast`s).
+    /// the innermost named struct the constant indices step into, and the
+    /// field's index in it, so that `bzf->strm.next_in` and
+    /// `s->strm->next_in` are one field), when `op` is such a
+    /// `getelementptr` (through `bitcast`s) ending at a field that is no
+    /// struct or array.
     fn field_key(&self, op: &Operand) -> Option<String> {
         let (_, _, Instruction::GetElementPtr(g)) = self.def_of(op)? else {
-            return None;
-        };
-        let Type::NamedStructType { name } = g.source_element_type.as_ref() else {
             return None;
         };
         let (first, rest) = g.indices.split_first()?;
         if rest.is_empty() || const_int(first) != Some(0) {
             return None;
         }
-        let mut key = name.clone();
+        let mut ty = g.source_element_type.clone();
+        let mut field: Option<(String, u64)> = None;
         for i in rest {
-            key += &format!(".{}", const_int(i)?);
+            let k = const_int(i)?;
+            let (name, elements) = match ty.as_ref() {
+                Type::NamedStructType { name } => match self.types.named_struct_def(name)? {
+                    llvm_ir::types::NamedStructDef::Defined(t) => match t.as_ref() {
+                        Type::StructType { element_types, .. } => {
+                            (Some(name.clone()), element_types.clone())
+                        }
+                        _ => return None,
+                    },
+                    llvm_ir::types::NamedStructDef::Opaque => return None,
+                },
+                Type::StructType { element_types, .. } => (None, element_types.clone()),
+                Type::ArrayType { element_type, .. } => {
+                    ty = element_type.clone();
+                    continue;
+                }
+                _ => return None,
+            };
+            let next = elements.get(usize::try_from(k).ok()?)?.clone();
+            // An anonymous struct keeps the named one's field.
+            if let Some(n) = name {
+                field = Some((n, k));
+            }
+            ty = next;
         }
-        Some(key)
+        match ty.as_ref() {
+            Type::IntegerType { .. } | Type::PointerType { .. } => {
+                field.map(|(n, k)| format!("{n}.{k}"))
+            }
+            _ => None,
+        }
     }
 
     /// The access or division of `inst` whose pointer or divisor comes

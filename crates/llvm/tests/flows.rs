@@ -31,6 +31,14 @@ int *copy(int k) {
     int *p = find(k);
     return p;
 }
+struct inner { int k; int *p; };
+struct outer { long x; struct inner in; };
+void set(struct outer *o) {
+    o->in.p = 0;
+}
+int get_p(struct inner *i) {
+    return *i->p;
+}
 int main(int argc, char **argv) {
     static int one;
     head = &one;
@@ -147,5 +155,18 @@ fn stores_and_returns_say_where_their_values_came_from() {
         "{:?}",
         map.returns["get"]
     );
+    // A field is one field however it is reached: `o->in.p` (through
+    // `outer`) and `i->p` are `inner`'s field 1; `*i->p` dereferences it.
+    let stores = &map.fields["struct.inner.1"];
+    assert_eq!(stores.len(), 1, "{:?}", map.fields);
+    assert_eq!(line(&g, stores[0].node), line_of("o->in.p = 0;"));
+    assert_eq!(stores[0].written, Written::Const(0));
+    let deref = map
+        .derefs
+        .iter()
+        .find(|d| d.from == Origin::Field("struct.inner.1".into()))
+        .unwrap_or_else(|| panic!("{:?}", map.derefs));
+    assert_eq!(line(&g, deref.node), line_of("return *i->p;"));
+    assert!(!deref.div);
     map.check(g.num_nodes()).unwrap();
 }

@@ -1,7 +1,15 @@
 /* A NULL in a struct's field: `reset` clears `s->buf`, and `open_stream`
-   allocates it only for a positive size; `put` writes through it. */
+   allocates it only for a positive size; `put` writes through it. A
+   signal handler makes the program one with asynchronous code. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig) {
+    interrupted = sig;
+}
 
 struct stream {
     int size;
@@ -27,6 +35,7 @@ static void put(struct stream *s, char c) {
 
 int main(int argc, char **argv) {
     struct stream s;
+    signal(SIGINT, on_interrupt);
     open_stream(&s, argc - 1);
     put(&s, 'x');
     printf("%d\n", s.pos);
