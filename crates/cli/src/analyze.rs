@@ -299,8 +299,8 @@ fn run_within(a: AnalyzeArgs) -> Result<(), Failure> {
 /// Where the values that faulted were made ([`postmortem_core::cause`]):
 /// for each suspect of the fault with a variable the front-end tracks
 /// completely, the definitions that can reach the crash on an execution
-/// the report allows, one check each, within 5 s in all (a check the
-/// deadline stops counts as possible); in a program with code that may
+/// the report allows, one check each, within [`causes_budget`] in all (a
+/// check the deadline stops counts as possible); in a program with code that may
 /// run asynchronously (a handler's or a thread's stores), only the crash
 /// frame's locals within its activation, and the faulting operands that
 /// are no variable ([`postmortem_formats::vars::operand_cause`]).
@@ -317,9 +317,17 @@ pub fn causes(
             values: &loaded.values,
             vars: loaded.vars.as_ref(),
             fault: loaded.fault.as_ref(),
+            budget: causes_budget(loaded.timings.recover_ms),
         },
         labels,
     )
+}
+
+/// The causes' checks' time: four times the analysis's, at least 0.5 s,
+/// at most 5 s (a check the deadline stops counts as possible).
+pub fn causes_budget(recover_ms: f64) -> Duration {
+    Duration::from_secs_f64(4.0 * recover_ms / 1000.0)
+        .clamp(Duration::from_millis(500), Duration::from_secs(5))
 }
 
 /// What [`causes_of`] reads: the graph, the report, the values read from
@@ -330,6 +338,8 @@ pub struct Evidence<'a> {
     pub values: &'a [postmortem_formats::vars::ValueUse],
     pub vars: Option<&'a postmortem_formats::vars::VarMap>,
     pub fault: Option<&'a postmortem_formats::image::fault::Fault>,
+    /// The time the checks may take ([`causes_budget`]).
+    pub budget: Duration,
 }
 
 /// [`causes`] from its parts (`batch` has no [`crate::inputs::Loaded`]).
@@ -347,7 +357,7 @@ pub fn causes_of(
     // activation, and the faulting operands' fields and calls (never
     // claimed to be the only definition) are.
     let async_code = !e.graph.async_functions().is_empty();
-    let deadline = Instant::now() + Duration::from_secs(5);
+    let deadline = Instant::now() + e.budget;
     let mut out: Vec<postmortem_formats::image::fault::Cause> =
         postmortem_core::budget::with_deadline(Some(deadline), || {
             f.suspect_values

@@ -527,6 +527,7 @@ fn analyse_within(ctx: &Ctx<'_>, spec: &fb::CrashSpec) -> Result<Value, (Option<
                 values: &values,
                 vars: graph.vars.as_ref(),
                 fault: Some(f),
+                budget: crate::analyze::causes_budget(recover_ms),
             },
             &an.rec.labels,
         );

@@ -53,11 +53,13 @@ pub fn run(a: WhyArgs) -> Result<(), Failure> {
 }
 
 fn run_within(a: WhyArgs) -> Result<(), Failure> {
-    let loaded = load(&a.inputs, a.solver.memory_budget())?;
+    let mut loaded = load(&a.inputs, a.solver.memory_budget())?;
     let s = a.solver.build(a.solver.solver);
     let staging = a.solver.staging(stage_threads(&loaded.report));
+    let t = std::time::Instant::now();
     let an = postmortem_core::pipeline::analyse(&*s, &loaded.graph, &loaded.report, staging)
         .map_err(|e| pipeline_failure(e, &a.inputs.report_name(), &loaded.graph, &loaded.report))?;
+    loaded.timings.recover_ms = t.elapsed().as_secs_f64() * 1000.0;
     let mut fault = loaded.fault.clone().unwrap_or_default();
     fault.causes = causes(&*s, &loaded, &an.rec.labels);
     let suspects = chain::suspects(&fault, a.max);

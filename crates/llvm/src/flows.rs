@@ -352,8 +352,7 @@ impl<'a> FnCx<'a> {
     /// the innermost named struct the constant indices step into, and the
     /// field's index in it, so that `bzf->strm.next_in` and
     /// `s->strm->next_in` are one field), when `op` is such a
-    /// `getelementptr` (through `bitcast`s) ending at a field that is no
-    /// struct or array.
+    /// `getelementptr` (through `bitcast`s).
     fn field_key(&self, op: &Operand) -> Option<String> {
         let (_, _, Instruction::GetElementPtr(g)) = self.def_of(op)? else {
             return None;
@@ -390,12 +389,9 @@ impl<'a> FnCx<'a> {
             }
             ty = next;
         }
-        match ty.as_ref() {
-            Type::IntegerType { .. } | Type::PointerType { .. } => {
-                field.map(|(n, k)| format!("{n}.{k}"))
-            }
-            _ => None,
-        }
+        // A union is a struct of one member, reached through a cast: its
+        // field is the whole union (`uv->v.p` and `uv->v.offset` are one).
+        field.map(|(n, k)| format!("{n}.{k}"))
     }
 
     /// The access or division of `inst` whose pointer or divisor comes
