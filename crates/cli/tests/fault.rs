@@ -606,3 +606,87 @@ fn a_null_loaded_from_a_struct_field_names_the_fields_stores() {
         "{made:?}"
     );
 }
+
+/// A NULL passed to the C library (`strlen` faults inside libc, no
+/// instruction of the program at the pc, an address near 0): the pointer
+/// the crash statement passed is the suspect, a variable (`name`, made
+/// by its NULL initializer; the branch that skipped `name = argv[1]`) or
+/// a field (`m->text`: the branch that skipped `m.text = argv[2]`).
+#[test]
+fn a_null_passed_to_the_c_library_is_traced() {
+    for t in ["clang-14", "gdb"] {
+        require(t);
+    }
+    let dir = scratch("fault-libc");
+    let src = include_str!("data/fault/libc.c");
+    std::fs::write(dir.join("libc.c"), src).unwrap();
+    sh(
+        &dir,
+        "clang-14",
+        &["-g", "-O0", "-emit-llvm", "-c", "libc.c", "-o", "prog.bc"],
+    );
+    sh(&dir, "clang-14", &["-g", "-O0", "prog.bc", "-o", "prog"]);
+    for (run, core) in [("run", "core-name"), ("run x", "core-field")] {
+        let o = gdb(
+            &dir,
+            "./prog",
+            &[run, &format!("generate-core-file {core}")],
+        );
+        assert!(dir.join(core).exists(), "{}", show(&o));
+    }
+    let line_of = |t: &str| 1 + src.lines().position(|l| l.contains(t)).unwrap();
+    let why = |core: &str| -> Value {
+        let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
+            .current_dir(&dir)
+            .args([
+                "why", "--cfg", "prog.bc", "--binary", "prog", "--core", core,
+            ])
+            .args(["--format", "json"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", show(&o));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let ranked = |v: &Value| -> Vec<(String, String)> {
+        v["suspects"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                (
+                    s["at"].as_str().unwrap().to_string(),
+                    s["label"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    let at = |what: &str, text: &str| format!("the {what} at libc.c:{}", line_of(text));
+    let v = why("core-name");
+    assert_eq!(
+        v["fault"]["suspects"],
+        serde_json::json!(["`name` = 0x0 (frame #0 `main`)"]),
+        "{}",
+        v["fault"]
+    );
+    assert_eq!(
+        ranked(&v),
+        vec![
+            (at("store", "const char *name = NULL;"), "yes".into()),
+            (at("branch", "if (argc > 5)"), "yes".into()),
+        ]
+    );
+    let v = why("core-field");
+    let suspects = v["fault"]["suspects"].as_array().unwrap();
+    assert_eq!(suspects.len(), 1, "{suspects:?}");
+    assert!(
+        suspects[0]
+            .as_str()
+            .unwrap()
+            .starts_with("a load of field 0 of `msg` = 0x0 (argument 1 of `strlen`"),
+        "{suspects:?}"
+    );
+    assert_eq!(
+        ranked(&v),
+        vec![(at("branch", "if (argc > 2)"), "yes".into())]
+    );
+}

@@ -315,7 +315,7 @@ fn assemble_with(
         sink(Event::NoCode(v));
     }
     if let Some(mut f) = native.fault.clone() {
-        (f.suspects, f.suspect_values) = suspects(&f, &read, vars, report.crash.as_ref());
+        (f.suspects, f.suspect_values) = suspects(g, &f, &read, vars, report.crash.as_ref());
         f.operands = operand_suspects(g, &f, vars, report.crash.as_ref());
         f.suspects
             .extend(f.operands.iter().map(|o| o.shown.clone()));
@@ -759,7 +759,48 @@ fn operand_suspects(
     vars: Option<&crate::vars::VarMap>,
     crash: Option<&postmortem_core::report::NodeSet>,
 ) -> Vec<crate::image::fault::OperandSuspect> {
-    let (Some(map), Some(crash), Some(ins)) = (vars, crash, f.instruction.as_ref()) else {
+    let (Some(map), Some(crash)) = (vars, crash) else {
+        return Vec::new();
+    };
+    let mut out: Vec<crate::image::fault::OperandSuspect> = Vec::new();
+    if f.null_in_library() {
+        // The crash statement's calls' arguments that come from a field
+        // or a call: one of them may be the NULL.
+        for (callee, calls) in &map.calls {
+            for c in calls {
+                let n = postmortem_core::NodeId::new(c.site as usize);
+                if !crash.contains(n) {
+                    continue;
+                }
+                for (i, (_, from)) in c.args.iter().enumerate() {
+                    let what = match from {
+                        Some(crate::vars::Origin::Field(k)) => {
+                            format!("a load of {}", crate::origins::field_name(k))
+                        }
+                        Some(crate::vars::Origin::Call(c)) => format!("the result of `{c}`"),
+                        _ => continue,
+                    };
+                    let from = from.clone().expect("a field or a call");
+                    if out.iter().any(|o| o.from == from) {
+                        continue;
+                    }
+                    out.push(crate::image::fault::OperandSuspect {
+                        node: n,
+                        from,
+                        value: 0,
+                        bytes: 8,
+                        shown: format!(
+                            "{what} = 0x0 (argument {} of `{callee}` at {})",
+                            i + 1,
+                            crate::vars::where_is(g, n)
+                        ),
+                    });
+                }
+            }
+        }
+        return out;
+    }
+    let Some(ins) = f.instruction.as_ref() else {
         return Vec::new();
     };
     let div = f.signal == "SIGFPE";
@@ -768,7 +809,6 @@ fn operand_suspects(
         (false, _, Some(r)) => (r.1, 8),
         _ => return Vec::new(),
     };
-    let mut out: Vec<crate::image::fault::OperandSuspect> = Vec::new();
     for d in &map.derefs {
         let n = postmortem_core::NodeId::new(d.node as usize);
         if d.div != div || !crash.contains(n) || out.iter().any(|o| o.from == d.from) {
@@ -804,23 +844,40 @@ fn operand_suspects(
 }
 
 fn suspects(
+    g: &Icfg,
     f: &crate::image::fault::Fault,
     uses: &[ValueUse],
     vars: Option<&crate::vars::VarMap>,
     crash: Option<&postmortem_core::report::NodeSet>,
 ) -> (Vec<String>, Vec<usize>) {
-    let want = f.operand_values();
+    // In a library at an address near 0: a NULL the program passed, held
+    // by a pointer the crash statement (the call) loads.
+    let want = if f.null_in_library() {
+        vec![0]
+    } else {
+        f.operand_values()
+    };
     let divides = f.signal == "SIGFPE";
     // A variable the crash's statement does not load did not give the
     // faulting instruction its operand (an unoptimised build loads a
     // variable in each statement that uses it): another variable that
     // holds the same value by chance. Kept when its reads are not known.
+    // A crash at a call (in the library it calls) loaded the arguments
+    // just before, in the node before the call on its line.
+    let at_crash = |n: postmortem_core::NodeId, c: &postmortem_core::report::NodeSet| {
+        c.contains(n)
+            || c.nodes().iter().any(|&k| {
+                g.kind(k) == postmortem_core::NodeKind::CallSite
+                    && g.preds(k).any(|(p, _)| p == n)
+                    && g.lines(n).iter().any(|l| g.lines(k).contains(l))
+            })
+    };
     let read_at_crash = |u: &ValueUse| {
         let reads = vars.and_then(|m| m.vars.get(u.var)?.reads.as_ref());
         match (reads, crash) {
             (Some(r), Some(c)) => r
                 .iter()
-                .any(|&n| c.contains(postmortem_core::NodeId::new(n as usize))),
+                .any(|&n| at_crash(postmortem_core::NodeId::new(n as usize), c)),
             _ => true,
         }
     };

@@ -992,10 +992,10 @@ pub fn operand_cause(
                 .function(g.func_of(n))
                 .entry
                 .is_some_and(|e| labels.get(e.index()) == Some(&Label::Yes));
-            if labels.get(n.index()) != Some(&Label::No)
-                || w.written.can_leave(o.value, o.bytes)
-                || !ran_fn
-            {
+            // A store of this very value would not have set another.
+            let same =
+                matches!(w.written, Written::Const(_)) && w.written.can_leave(o.value, o.bytes);
+            if labels.get(n.index()) != Some(&Label::No) || same || !ran_fn {
                 continue;
             }
             let store = format!("the store at {}", where_is(g, n));

@@ -223,6 +223,15 @@ impl Fault {
         }
     }
 
+    /// Whether the process faulted outside the program (no instruction of
+    /// it at the pc: in a library, reached from the program's crash
+    /// statement) at an address near 0: a NULL pointer the program passed.
+    pub fn null_in_library(&self) -> bool {
+        self.instruction.is_none()
+            && matches!(self.signal.as_str(), "SIGSEGV" | "SIGBUS")
+            && self.address.is_some_and(|a| a < 4096)
+    }
+
     /// One line: `SIGSEGV (address not mapped) reading 0x8 at
     /// `mov eax,[rax+8]`: rax = 0x0, the value of `e` (frame #0)`.
     pub fn line(&self) -> String {
