@@ -471,6 +471,24 @@ fn a_bad_value_is_followed_back_through_parameters_and_returns() {
         made["from"][0]["from"][0]["via"], "the result of `lookup`",
         "{made}"
     );
+    // The HTML panel links the parameter to its declaration's line.
+    let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
+        .current_dir(&dir)
+        .args([
+            "analyze", "--cfg", "prog.bc", "--binary", "prog", "--core", "core",
+        ])
+        .args(["--format", "html", "-o", "page"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", show(&o));
+    let index = std::fs::read_to_string(dir.join("page/index.html")).unwrap();
+    let decl = line_of("static long value_of(struct ent *e) {");
+    let panel = &index[index.find("<h2>Why it crashed</h2>").expect("no why panel")..];
+    assert!(
+        panel.contains("the parameter `e` at <a href=\"")
+            && panel.contains(&format!("#L{decl}\">chain.c:{decl}</a>")),
+        "{panel}"
+    );
 }
 
 /// A guard that let the bad value through (`if (n < 0)` where `n <= 0`

@@ -775,11 +775,16 @@ fn why_panel(c: &Ctx<'_, '_>, f: &crate::image::fault::Fault) -> String {
         "<h2>Why it crashed</h2>\n<p class=\"sub\">The statements that made the faulting value, first those on every execution the report allows (<code>postmortem why</code>).</p>\n<ol class=\"why\">\n",
     );
     for x in &suspects {
+        // The line the text names (a parameter's is its declaration, not
+        // its store's node's), else the node's first.
+        let named =
+            x.at.rsplit_once(':')
+                .and_then(|(_, l)| l.parse::<u32>().ok());
         let place = x
             .node
-            .and_then(|n| Some((g.file_of(n)?, *g.lines(n).first()?)))
+            .and_then(|n| Some((g.file_of(n)?, named.or(g.lines(n).first().copied())?)))
             .map(|(file, line)| {
-                let kind = x.at.split(" at ").next().unwrap_or(&x.at);
+                let kind = x.at.rsplit_once(" at ").map_or(x.at.as_str(), |(k, _)| k);
                 format!("{} at {}", escape(kind), c.line_link(file, line))
             })
             .unwrap_or_else(|| escape(&x.at));
