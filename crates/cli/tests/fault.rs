@@ -12,6 +12,48 @@ use std::process::Command;
 
 const SRC: &str = include_str!("data/fault/lookup.c");
 
+/// `data/fault/NAME.c` (`src`) built at `-O0 -g` (the IR `prog.bc` and
+/// the binary `prog`) in a scratch folder, and crashed under gdb once
+/// per (gdb `run` command, core name).
+fn crashed(name: &str, src: &str, runs: &[(&str, &str)]) -> std::path::PathBuf {
+    for t in ["clang-14", "gdb"] {
+        require(t);
+    }
+    let dir = scratch(&format!("fault-{name}"));
+    let file = format!("{name}.c");
+    std::fs::write(dir.join(&file), src).unwrap();
+    sh(
+        &dir,
+        "clang-14",
+        &["-g", "-O0", "-emit-llvm", "-c", &file, "-o", "prog.bc"],
+    );
+    sh(&dir, "clang-14", &["-g", "-O0", "prog.bc", "-o", "prog"]);
+    for (run, core) in runs {
+        let o = gdb(
+            &dir,
+            "./prog",
+            &[run, &format!("generate-core-file {core}")],
+        );
+        assert!(dir.join(core).exists(), "{}", show(&o));
+    }
+    dir
+}
+
+/// `postmortem why --format json` on `core` of `dir`'s program, which
+/// must succeed.
+fn why_json(dir: &std::path::Path, core: &str) -> Value {
+    let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
+        .current_dir(dir)
+        .args([
+            "why", "--cfg", "prog.bc", "--binary", "prog", "--core", core,
+        ])
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", show(&o));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
 #[test]
 fn the_core_names_the_signal_the_instruction_and_the_bad_value() {
     for t in ["clang-14", "gdb"] {
@@ -397,31 +439,10 @@ fn the_store_that_made_the_bad_value_is_named() {
 /// frame but not read by the crash's statement, is no suspect.
 #[test]
 fn a_bad_value_is_followed_back_through_parameters_and_returns() {
-    for t in ["clang-14", "gdb"] {
-        require(t);
-    }
-    let dir = scratch("fault-chain");
     let src = include_str!("data/fault/chain.c");
-    std::fs::write(dir.join("chain.c"), src).unwrap();
-    sh(
-        &dir,
-        "clang-14",
-        &["-g", "-O0", "-emit-llvm", "-c", "chain.c", "-o", "prog.bc"],
-    );
-    sh(&dir, "clang-14", &["-g", "-O0", "prog.bc", "-o", "prog"]);
-    let o = gdb(&dir, "./prog", &["run", "generate-core-file core"]);
-    assert!(dir.join("core").exists(), "{}", show(&o));
+    let dir = crashed("chain", src, &[("run", "core")]);
     let line_of = |t: &str| 1 + src.lines().position(|l| l.contains(t)).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
-        .current_dir(&dir)
-        .args([
-            "why", "--cfg", "prog.bc", "--binary", "prog", "--core", "core",
-        ])
-        .args(["--format", "json"])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", show(&o));
-    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v = why_json(&dir, "core");
     let ranked: Vec<(&str, &str)> = v["suspects"]
         .as_array()
         .unwrap()
@@ -497,31 +518,10 @@ fn a_bad_value_is_followed_back_through_parameters_and_returns() {
 /// frame's activation (its parameter, passed by two calls).
 #[test]
 fn a_check_that_let_the_bad_value_through_is_blamed() {
-    for t in ["clang-14", "gdb"] {
-        require(t);
-    }
-    let dir = scratch("fault-guard");
     let src = include_str!("data/fault/guard.c");
-    std::fs::write(dir.join("guard.c"), src).unwrap();
-    sh(
-        &dir,
-        "clang-14",
-        &["-g", "-O0", "-emit-llvm", "-c", "guard.c", "-o", "prog.bc"],
-    );
-    sh(&dir, "clang-14", &["-g", "-O0", "prog.bc", "-o", "prog"]);
-    let o = gdb(&dir, "./prog", &["run", "generate-core-file core"]);
-    assert!(dir.join("core").exists(), "{}", show(&o));
+    let dir = crashed("guard", src, &[("run", "core")]);
     let line_of = |t: &str| 1 + src.lines().position(|l| l.contains(t)).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
-        .current_dir(&dir)
-        .args([
-            "why", "--cfg", "prog.bc", "--binary", "prog", "--core", "core",
-        ])
-        .args(["--format", "json"])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", show(&o));
-    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v = why_json(&dir, "core");
     assert_eq!(v["fault"]["signal"], "SIGFPE", "{}", v["fault"]);
     let s = &v["suspects"];
     assert_eq!(
@@ -566,31 +566,10 @@ fn a_check_that_let_the_bad_value_through_is_blamed() {
 /// a program with a signal handler.
 #[test]
 fn a_null_loaded_from_a_struct_field_names_the_fields_stores() {
-    for t in ["clang-14", "gdb"] {
-        require(t);
-    }
-    let dir = scratch("fault-field");
     let src = include_str!("data/fault/field.c");
-    std::fs::write(dir.join("field.c"), src).unwrap();
-    sh(
-        &dir,
-        "clang-14",
-        &["-g", "-O0", "-emit-llvm", "-c", "field.c", "-o", "prog.bc"],
-    );
-    sh(&dir, "clang-14", &["-g", "-O0", "prog.bc", "-o", "prog"]);
-    let o = gdb(&dir, "./prog", &["run", "generate-core-file core"]);
-    assert!(dir.join("core").exists(), "{}", show(&o));
+    let dir = crashed("field", src, &[("run", "core")]);
     let line_of = |t: &str| 1 + src.lines().position(|l| l.contains(t)).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
-        .current_dir(&dir)
-        .args([
-            "why", "--cfg", "prog.bc", "--binary", "prog", "--core", "core",
-        ])
-        .args(["--format", "json"])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", show(&o));
-    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v = why_json(&dir, "core");
     let put = line_of("s->buf[s->pos++] = c;");
     assert_eq!(
         v["fault"]["suspects"],
@@ -632,39 +611,14 @@ fn a_null_loaded_from_a_struct_field_names_the_fields_stores() {
 /// a field (`m->text`: the branch that skipped `m.text = argv[2]`).
 #[test]
 fn a_null_passed_to_the_c_library_is_traced() {
-    for t in ["clang-14", "gdb"] {
-        require(t);
-    }
-    let dir = scratch("fault-libc");
     let src = include_str!("data/fault/libc.c");
-    std::fs::write(dir.join("libc.c"), src).unwrap();
-    sh(
-        &dir,
-        "clang-14",
-        &["-g", "-O0", "-emit-llvm", "-c", "libc.c", "-o", "prog.bc"],
+    let dir = crashed(
+        "libc",
+        src,
+        &[("run", "core-name"), ("run x", "core-field")],
     );
-    sh(&dir, "clang-14", &["-g", "-O0", "prog.bc", "-o", "prog"]);
-    for (run, core) in [("run", "core-name"), ("run x", "core-field")] {
-        let o = gdb(
-            &dir,
-            "./prog",
-            &[run, &format!("generate-core-file {core}")],
-        );
-        assert!(dir.join(core).exists(), "{}", show(&o));
-    }
     let line_of = |t: &str| 1 + src.lines().position(|l| l.contains(t)).unwrap();
-    let why = |core: &str| -> Value {
-        let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
-            .current_dir(&dir)
-            .args([
-                "why", "--cfg", "prog.bc", "--binary", "prog", "--core", core,
-            ])
-            .args(["--format", "json"])
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", show(&o));
-        serde_json::from_slice(&o.stdout).unwrap()
-    };
+    let why = |core: &str| why_json(&dir, core);
     let ranked = |v: &Value| -> Vec<(String, String)> {
         v["suspects"]
             .as_array()

@@ -230,13 +230,7 @@ impl Tracer<'_> {
                     VarScope::Local { .. } => {
                         let writes: Vec<NodeId> =
                             v.writes.iter().map(|w| NodeId::new(w.0 as usize)).collect();
-                        let cut = |b: NodeId, s: NodeId| {
-                            v.tests.iter().any(|t| {
-                                t.branch as usize == b.index()
-                                    && t.target(self.value) as usize != s.index()
-                                    && t.successors().contains(&(s.index() as u32))
-                            })
-                        };
+                        let cut = |b: NodeId, s: NodeId| v.value_cuts(self.value, b, s);
                         let reached = postmortem_core::cause::reaching_writes(
                             self.g,
                             self.labels,

@@ -410,6 +410,18 @@ pub struct VarMap {
 }
 
 impl Var {
+    /// Whether the step from branch `b` to its successor `s` cannot be
+    /// taken while the variable holds `value`: `b` tests it and `value`
+    /// sends it to another successor (for walks back from a read over
+    /// which the variable keeps its value: `origins.rs`, [`guards`]).
+    pub fn value_cuts(&self, value: u64, b: NodeId, s: NodeId) -> bool {
+        self.tests.iter().any(|t| {
+            t.branch as usize == b.index()
+                && t.target(value) as usize != s.index()
+                && t.successors().contains(&(s.index() as u32))
+        })
+    }
+
     /// The variable's own source name (without a field's path), by which
     /// the debug information knows it.
     pub fn base_name(&self) -> &str {
@@ -462,36 +474,31 @@ impl VarMap {
                 }
             }
         }
-        let field_nodes = self.fields.values().flatten().map(|w| w.node);
-        for x in field_nodes.chain(self.derefs.iter().map(|d| d.node)) {
+        // The flows' nodes (`flows.rs`), each with what names it.
+        let fields = self
+            .fields
+            .values()
+            .flatten()
+            .map(|w| (w.node, "a field's store".to_string()));
+        let derefs = self
+            .derefs
+            .iter()
+            .map(|d| (d.node, "an access".to_string()));
+        let calls = self
+            .calls
+            .iter()
+            .flat_map(|(f, cs)| cs.iter().map(move |c| (c.site, format!("a call of `{f}`"))));
+        let returns = self.returns.iter().flat_map(|(f, rs)| {
+            rs.iter()
+                .map(move |r| (r.node, format!("the return value of `{f}`")))
+        });
+        for (x, var) in fields.chain(derefs).chain(calls).chain(returns) {
             if x as usize >= n {
                 return Err(NodeOutOfRange {
-                    var: "a field's store or an access".into(),
+                    var,
                     node: x,
                     nodes: n,
                 });
-            }
-        }
-        for (f, cs) in &self.calls {
-            for c in cs {
-                if c.site as usize >= n {
-                    return Err(NodeOutOfRange {
-                        var: format!("a call of `{f}`"),
-                        node: c.site,
-                        nodes: n,
-                    });
-                }
-            }
-        }
-        for (f, rs) in &self.returns {
-            for r in rs {
-                if r.node as usize >= n {
-                    return Err(NodeOutOfRange {
-                        var: format!("the return value of `{f}`"),
-                        node: r.node,
-                        nodes: n,
-                    });
-                }
             }
         }
         Ok(())
@@ -930,13 +937,7 @@ pub fn frame_reaching(
         return None;
     }
     let writes: Vec<NodeId> = v.writes.iter().map(|w| NodeId::new(w.0 as usize)).collect();
-    let cut = |b: NodeId, s: NodeId| {
-        v.tests.iter().any(|t| {
-            t.branch as usize == b.index()
-                && t.target(u.value) as usize != s.index()
-                && t.successors().contains(&(s.index() as u32))
-        })
-    };
+    let cut = |b: NodeId, s: NodeId| v.value_cuts(u.value, b, s);
     let mut defs: Vec<Definition> = Vec::new();
     for &c in crash.nodes() {
         let r = postmortem_core::cause::reaching_writes(g, labels, c, &writes, &cut);
@@ -1049,13 +1050,7 @@ pub fn guards(
         return Vec::new();
     }
     let writes: Vec<NodeId> = v.writes.iter().map(|w| NodeId::new(w.0 as usize)).collect();
-    let cut = |b: NodeId, s: NodeId| {
-        v.tests.iter().any(|t| {
-            t.branch as usize == b.index()
-                && t.target(u.value) as usize != s.index()
-                && t.successors().contains(&(s.index() as u32))
-        })
-    };
+    let cut = |b: NodeId, s: NodeId| v.value_cuts(u.value, b, s);
     let mut passed: Vec<NodeId> = Vec::new();
     for &c in crash.nodes() {
         passed.extend(postmortem_core::cause::reaching_writes(g, labels, c, &writes, &cut).passed);
