@@ -8,56 +8,56 @@
 
 use postmortem_core::cause::reaching_writes;
 use postmortem_core::icfg::{EdgeKind, Icfg, NodeKind};
+use postmortem_core::ids::FuncId;
 use postmortem_core::{Label, NodeId};
 use postmortem_testkit::rng::Rng;
 use postmortem_testkit::testgen::{random_icfg, GraphShape};
 
-/// What the oracle saw at `at`: per activation of `at`'s function, the
-/// last write of `writes` before `at`, or None (none since its entry).
-fn observed(g: &Icfg, at: NodeId, writes: &[NodeId]) -> Vec<Option<NodeId>> {
-    let f = g.func_of(at);
-    let mut out = Vec::new();
-    // (node, activations: (function, last write, return sites))
-    type Frame = (postmortem_core::ids::FuncId, Option<NodeId>, Vec<NodeId>);
-    fn walk(
-        g: &Icfg,
-        v: NodeId,
-        stack: &mut Vec<Frame>,
-        len: usize,
-        f: postmortem_core::ids::FuncId,
-        at: NodeId,
-        writes: &[NodeId],
-        out: &mut Vec<Option<NodeId>>,
-    ) {
-        if len > 14 || out.len() > 2000 {
+/// An activation: its function, the last write of the variable in it
+/// (for `at`'s function), and where it returns to.
+type Frame = (FuncId, Option<NodeId>, Vec<NodeId>);
+
+/// The brute-force walk: every matched path from the start, bounded.
+struct Oracle<'a> {
+    g: &'a Icfg,
+    /// `at`'s function, whose activations track the last write.
+    f: FuncId,
+    at: NodeId,
+    writes: &'a [NodeId],
+    /// What was seen at `at`: the current activation's last write, or
+    /// None (none since its entry).
+    out: Vec<Option<NodeId>>,
+}
+
+impl Oracle<'_> {
+    fn walk(&mut self, v: NodeId, stack: &mut Vec<Frame>, len: usize) {
+        let g = self.g;
+        if len > 14 || self.out.len() > 2000 {
             return;
         }
-        let top = stack.last().expect("an activation");
-        if v == at {
-            out.push(top.1);
+        if v == self.at {
+            self.out.push(stack.last().expect("an activation").1);
         }
         // The step's effect on the current activation: a write of `f`.
         let saved = stack.last().unwrap().1;
-        if stack.last().unwrap().0 == f && writes.contains(&v) {
+        if stack.last().unwrap().0 == self.f && self.writes.contains(&v) {
             stack.last_mut().unwrap().1 = Some(v);
         }
         if g.kind(v) == NodeKind::Exit {
             if stack.len() > 1 {
                 let frame = stack.pop().unwrap();
                 for &r in &frame.2 {
-                    walk(g, r, stack, len + 1, f, at, writes, out);
+                    self.walk(r, stack, len + 1);
                 }
                 stack.push(frame);
             }
         } else {
             for (w, k) in g.succs(v) {
                 match k {
-                    EdgeKind::Local if g.func_of(w) == g.func_of(v) => {
-                        walk(g, w, stack, len + 1, f, at, writes, out)
-                    }
+                    EdgeKind::Local if g.func_of(w) == g.func_of(v) => self.walk(w, stack, len + 1),
                     EdgeKind::Call if stack.len() < 4 => {
                         stack.push((g.func_of(w), None, g.return_sites(v).collect()));
-                        walk(g, w, stack, len + 1, f, at, writes, out);
+                        self.walk(w, stack, len + 1);
                         stack.pop();
                     }
                     _ => {}
@@ -66,10 +66,20 @@ fn observed(g: &Icfg, at: NodeId, writes: &[NodeId]) -> Vec<Option<NodeId>> {
         }
         stack.last_mut().unwrap().1 = saved;
     }
+}
+
+/// What the oracle saw at `at` (see [`Oracle::out`]).
+fn observed(g: &Icfg, at: NodeId, writes: &[NodeId]) -> Vec<Option<NodeId>> {
+    let mut o = Oracle {
+        g,
+        f: g.func_of(at),
+        at,
+        writes,
+        out: Vec::new(),
+    };
     let start = g.start();
-    let mut stack = vec![(g.func_of(start), None, Vec::new())];
-    walk(g, start, &mut stack, 0, f, at, writes, &mut out);
-    out
+    o.walk(start, &mut vec![(g.func_of(start), None, Vec::new())], 0);
+    o.out
 }
 
 #[test]
