@@ -12,13 +12,19 @@ pub const LONG_ABOUT: &str = "Why it crashed: from the faulting value back to th
 that made it.
 
 From a core (or minidump) and the binary, postmortem names the instruction that faulted \
-and the variables whose values it used (`e` = 0x0 in `e->val`). For each such variable \
-whose every store the front-end knows, it asks which stores can have left that value on \
-an execution the report allows (the same analysis as `analyze`), and which branches kept \
-the stores that would have set another value from running. The suspects are printed \
-ranked: first a store that made the value on every such execution (Yes), then a branch \
-that ran and never went to such a store (Yes), then the stores that made it on some \
-(Maybe).";
+and the value it used: a variable the crash's statement loads (`e` = 0x0 in `e->val`), a \
+struct field loaded through a pointer (`s->buf`), a call's result, or, for a fault inside \
+a library near address 0, a NULL the program passed. It asks which stores can have left \
+that value on an execution the report allows (the same analysis as `analyze`) and follows \
+each back, the value unchanged, through copies, call results (the callee's returns) and \
+parameters (the callers' arguments); it names the branches that kept a store that would \
+have set another value from running, and the branches that tested the bad value and let \
+it through. A field is also written unseen (memset, memcpy), so its suspects are never \
+Yes. The suspects are printed ranked, most likely root cause first (a heuristic order; \
+the labels are sound): a constant that made the value on every such execution (Yes), the \
+branches that ran (Yes), the other definitions on every execution (Yes), then those on \
+some (Maybe: constants first), then branches that may have run (Maybe). The injected-bug \
+benchmark (scripts/why-bench.py) measures how often the root cause comes first.";
 
 /// `postmortem why`.
 #[derive(Args)]

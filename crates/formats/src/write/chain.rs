@@ -190,8 +190,10 @@ pub fn write_text(out: &mut dyn Write, f: &Fault, suspects: &[Suspect]) -> io::R
         writeln!(
             out,
             "why:    no statement found that made the faulting value (it is traced when the \
-             faulting instruction used a scalar variable whose stores the front-end knows all \
-             of, read from a core or minidump, in a program without signal handlers or threads)"
+             faulting instruction, in the program, used a variable the crash's statement loads, \
+             a struct field loaded through a pointer or a call's result, or when a library \
+             faulted near address 0 on a pointer the program passed; a value computed otherwise, \
+             such as an address from a wrong index, is not traced)"
         )?;
         return Ok(());
     }
