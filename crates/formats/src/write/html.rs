@@ -772,7 +772,7 @@ fn why_panel(c: &Ctx<'_, '_>, f: &crate::image::fault::Fault) -> String {
     }
     let g = c.r.graph;
     let mut s = String::from(
-        "<h2>Why it crashed</h2>\n<p class=\"sub\">The statements that made the faulting value, first those on every execution the report allows (<code>postmortem why</code>).</p>\n<ol class=\"why\">\n",
+        "<h2>Why it crashed</h2>\n<p class=\"sub\">The statements that made the faulting value and the checks that let it through, most likely root cause first, as <code>postmortem why</code> ranks them (Yes: on every execution the report allows).</p>\n<ol class=\"why\">\n",
     );
     for x in &suspects {
         // The line the text names (a parameter's is its declaration, not
