@@ -93,7 +93,7 @@ pub(crate) fn add(
                         let args = c
                             .arguments
                             .iter()
-                            .map(|(op, _)| (written(op), cx.origin(op, (bi, ii))))
+                            .map(|(op, _)| (cx.written_of(op), cx.origin(op, (bi, ii))))
                             .collect();
                         map.calls.entry(callee).or_default().push(CallArgs {
                             site: site.as_u32(),
@@ -110,7 +110,7 @@ pub(crate) fn add(
                 if let Some(k) = cx.field_key(&s.address) {
                     map.fields.entry(k).or_default().push(FieldWrite {
                         node: node.as_u32(),
-                        written: written(&s.value),
+                        written: cx.written_of(&s.value),
                         from: cx.origin(&s.value, (bi, ii)),
                     });
                 }
@@ -348,6 +348,32 @@ impl<'a> FnCx<'a> {
         }
     }
 
+    /// What the value `op` is, as [`written`] says, and for a pointer
+    /// computed by an `inbounds` `getelementptr` whose first index (the
+    /// element step: `p + 1`, `s->next_in++`) is a nonzero constant and
+    /// whose other indices are constants: not null (`NULL` plus such an
+    /// offset is a small nonzero address on the machine, and poison in
+    /// LLVM).
+    fn written_of(&self, op: &Operand) -> Written {
+        let w = written(op);
+        if w != Written::Unknown {
+            return w;
+        }
+        match self.def_of(op) {
+            Some((_, _, Instruction::GetElementPtr(g)))
+                if g.in_bounds
+                    && g.indices.iter().all(|i| const_int(i).is_some())
+                    && g.indices
+                        .first()
+                        .and_then(const_int)
+                        .is_some_and(|k| k != 0) =>
+            {
+                Written::NonNull
+            }
+            _ => Written::Unknown,
+        }
+    }
+
     /// The key of the struct field at address `op` (``struct.EState.17``:
     /// the innermost named struct the constant indices step into, and the
     /// field's index in it, so that `bzf->strm.next_in` and
@@ -511,7 +537,7 @@ impl<'a> FnCx<'a> {
                         let node = low.store_nodes.get(&(inst as *const Instruction))?;
                         stores.push(Return {
                             node: node.as_u32(),
-                            written: written(&s.value),
+                            written: self.written_of(&s.value),
                             from: self.origin(&s.value, (bi, ii)),
                         });
                         stored_in[bi] = true;
