@@ -16,7 +16,7 @@ Per bug: the signal, the rank (or `-` when no suspect is on the line;
 In all: how many root causes were ranked first, in the first 3, in the
 first 10, missed, and how many crashes why found nothing for.
 
-Usage: scripts/why-bench.py [PROGRAM...] [--bug ID] [--keep]
+Usage: scripts/why-bench.py [PROGRAM...] [--bug ID[,ID...]] [--keep]
 Needs clang-14, llvm-link-14 and gdb. Uses the postmortem binary $PM
 (with postmortem-llvm beside it), else builds the workspace's release
 one with cargo. Builds are cached in
@@ -232,7 +232,7 @@ def main():
             continue
         bugs = json.load(open(path))
         if only_bug:
-            bugs = [b for b in bugs if b["id"] == only_bug]
+            bugs = [b for b in bugs if b["id"] in only_bug.split(",")]
         if not bugs:
             continue
         src = os.path.join(crates[prog["krate"]], prog["dir"])

@@ -1,0 +1,42 @@
+//! The injected-bug benchmark's representative part (issue 36): two of
+//! bzip2's bugs (`realprogs/bugs/bzip2.json`) run through
+//! `scripts/why-bench.py` with this build of postmortem, and `why` must
+//! rank each root cause first: `bz-09` (a field cleared in another
+//! function, read through another struct's pointer) and `bz-02` (a loop
+//! bound that runs once more, a divisor of zero). The whole benchmark
+//! (31 bugs, bzip2, Lua and lz4) is `scripts/why-bench.py`. Needs
+//! python3, clang-14, llvm-link-14 and gdb (.ci/run installs them) and
+//! bzip2's sources from crates.io (realprogs/Cargo.toml).
+
+mod common;
+use common::{require, show};
+use std::path::Path;
+use std::process::Command;
+
+#[test]
+fn why_ranks_the_root_causes_of_injected_bzip2_bugs_first() {
+    for t in ["python3", "clang-14", "llvm-link-14", "gdb"] {
+        require(t);
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let bugs = ["bz-09-next-in-cleared", "bz-02-npart-loop"];
+    let o = Command::new("python3")
+        .current_dir(&root)
+        .arg("scripts/why-bench.py")
+        .args(["bzip2", "--bug", &bugs.join(",")])
+        .env("PM", env!("CARGO_BIN_EXE_postmortem"))
+        .env("POSTMORTEM_LLVM", env!("CARGO_BIN_EXE_postmortem-llvm"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", show(&o));
+    let table = String::from_utf8_lossy(&o.stdout);
+    for bug in bugs {
+        let row = table
+            .lines()
+            .find(|l| l.contains(&format!("| {bug} |")))
+            .unwrap_or_else(|| panic!("no row for {bug}: {table}"));
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        // | program | bug | kind | signal | root cause | rank | ...
+        assert_eq!(cells[6], "1", "{bug}: {row}\n{}", show(&o));
+    }
+}
