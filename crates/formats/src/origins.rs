@@ -1,10 +1,12 @@
-//! Following a faulting value back through copies, calls and parameters (issue 36,
-//! the slice's next steps): the store that made `e` wrote `find(k)`'s
+//! Following a faulting value back through copies, calls, parameters
+//! and struct fields (issue 36, the slice's next steps): the store that
+//! made `e` wrote `find(k)`'s
 //! result, so `find`'s returns that can have returned the value made it;
 //! `return p;` returned a copy of `p`, so `p`'s stores that can have left
 //! it made it; a parameter's value is what one of its function's calls
-//! passed (each call's argument followed in the caller); and so on,
-//! along the front-end's [`Origin`]s.
+//! passed (each call's argument followed in the caller); a load of a
+//! struct's field, what the field's stores (anywhere: by struct type and
+//! field) wrote; and so on, along the front-end's [`Origin`]s.
 //!
 //! The value is the same at every step (a copy or a call result does not
 //! change it), so each step keeps only definitions that can leave it
@@ -22,8 +24,10 @@
 //! report allows when the step before it was and it is the only
 //! definition left; what a step cannot list (a parameter's value from a
 //! call the front-end does not list, an indirect one; the start
-//! function's arguments) is listed as a definition not followed, so that
-//! no other one is taken for the only one. The walk stops after
+//! function's or an asynchronous function's arguments; a field's writes
+//! the front-end does not see, [`UNSEEN`]) is listed as a definition not
+//! followed, so that no other one is taken for the only one, and none is
+//! ruled out for want of others. The walk stops after
 //! [`MAX_DEPTH`] steps, at a definition already on the way (a cycle),
 //! and after following [`MAX_DEFS`] definitions in all.
 
@@ -33,7 +37,8 @@ use postmortem_core::{Icfg, Label, NodeId};
 
 /// The most steps followed back from a suspect's store.
 pub const MAX_DEPTH: usize = 8;
-/// The most definitions listed in all, per suspect.
+/// The most definitions followed in all, per suspect (each step lists
+/// all of its own).
 pub const MAX_DEFS: usize = 32;
 
 /// The walk back from one suspect's value.
