@@ -608,14 +608,19 @@ fn a_null_loaded_from_a_struct_field_names_the_fields_stores() {
 /// instruction of the program at the pc, an address near 0): the pointer
 /// the crash statement passed is the suspect, a variable (`name`, made
 /// by its NULL initializer; the branch that skipped `name = argv[1]`) or
-/// a field (`m->text`: the branch that skipped `m.text = argv[2]`).
+/// a field (`m->text`: the branch that skipped `m.text = argv[2]`); and
+/// a pointer a page below the faulting address (`base`, NULL + 1).
 #[test]
 fn a_null_passed_to_the_c_library_is_traced() {
     let src = include_str!("data/fault/libc.c");
     let dir = crashed(
         "libc",
         src,
-        &[("run", "core-name"), ("run x", "core-field")],
+        &[
+            ("run", "core-name"),
+            ("run x", "core-field"),
+            ("run a b c", "core-base"),
+        ],
     );
     let line_of = |t: &str| 1 + src.lines().position(|l| l.contains(t)).unwrap();
     let why = |core: &str| why_json(&dir, core);
@@ -660,5 +665,18 @@ fn a_null_passed_to_the_c_library_is_traced() {
     assert_eq!(
         ranked(&v),
         vec![(at("branch", "if (argc > 2)"), "yes".into())]
+    );
+    // `strrchr(path, '/') + 1` with no '/': the library reads at 0x1, a
+    // page within the pointer `base` (NULL + 1), made by its store.
+    let v = why("core-base");
+    assert_eq!(
+        v["fault"]["suspects"],
+        serde_json::json!(["`base` = 0x1 (frame #0 `base_length`)"]),
+        "{}",
+        v["fault"]
+    );
+    assert_eq!(
+        ranked(&v),
+        vec![(at("store", "const char *base = strrchr"), "yes".into())]
     );
 }

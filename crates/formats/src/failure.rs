@@ -852,12 +852,15 @@ fn suspects(
 ) -> (Vec<String>, Vec<usize>) {
     // In a library at an address near 0: a NULL the program passed, held
     // by a pointer the crash statement (the call) loads.
-    let want = if f.null_in_library() {
-        vec![0]
-    } else {
-        f.operand_values()
-    };
+    let want = f.operand_values();
     let divides = f.signal == "SIGFPE";
+    // In a library: a pointer the program passed, within a page below the
+    // faulting address (NULL for an address near 0, `NULL + 1`, a buffer
+    // read past its end).
+    let matches = |u: &ValueUse| match f.library_fault() {
+        Some(a) => u.shown.pointer && u.value <= a && a - u.value < 4096,
+        None => u.shown.pointer != divides && want.contains(&u.value),
+    };
     // A variable the crash's statement does not load did not give the
     // faulting instruction its operand (an unoptimised build loads a
     // variable in each statement that uses it): another variable that
@@ -885,7 +888,7 @@ fn suspects(
         .iter()
         .enumerate()
         .filter(|(_, u)| u.place.starts_with("frame #0 ") || u.place == "global")
-        .filter(|(_, u)| u.shown.pointer != divides && want.contains(&u.value))
+        .filter(|(_, u)| matches(u))
         .filter(|(_, u)| read_at_crash(u))
         .map(|(i, u)| {
             (

@@ -227,9 +227,17 @@ impl Fault {
     /// it at the pc: in a library, reached from the program's crash
     /// statement) at an address near 0: a NULL pointer the program passed.
     pub fn null_in_library(&self) -> bool {
-        self.instruction.is_none()
-            && matches!(self.signal.as_str(), "SIGSEGV" | "SIGBUS")
-            && self.address.is_some_and(|a| a < 4096)
+        self.library_fault().is_some_and(|a| a < 4096)
+    }
+
+    /// The faulting address of a memory fault outside the program (no
+    /// instruction of it at the pc: in a library the crash statement
+    /// called).
+    pub fn library_fault(&self) -> Option<u64> {
+        if self.instruction.is_some() || !matches!(self.signal.as_str(), "SIGSEGV" | "SIGBUS") {
+            return None;
+        }
+        self.address
     }
 
     /// One line: `SIGSEGV (address not mapped) reading 0x8 at
