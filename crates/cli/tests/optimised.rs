@@ -125,6 +125,15 @@ fn an_optimised_core_is_unwound_and_a_sibling_call_leaves_a_gap() {
                 !err.contains("crash stack is not used"),
                 "{what}: the stack was not unwound:\n{err}"
             );
+            // The frames whose values were left out, and why.
+            if values {
+                assert!(
+                    err.contains(
+                        "local variables not read: `leaf` (the crash frame) and the frames below it on the stack: `leaf` has no frame pointer (optimised code"
+                    ),
+                    "{what}: {err}"
+                );
+            }
             let (yes, no) = (lines(&v, "sibling.c", "yes"), lines(&v, "sibling.c", "no"));
             for l in &no {
                 assert!(!ran.contains(l), "{what}: line {l} ran but is No");

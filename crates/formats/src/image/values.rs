@@ -60,7 +60,7 @@ pub fn read_with_frames(
     };
     globals(core, &file, base, map, &mut out, &mut notes);
     match frames(core, bin, base) {
-        Ok(frames) => {
+        Ok((frames, stopped)) => {
             walked = frames
                 .iter()
                 .map(|f| (f.index as u32, f.function.clone()))
@@ -73,6 +73,13 @@ pub fn read_with_frames(
                     Ok(locs) => locals(core, &frames, &locs, map, &mut out),
                     Err(e) => notes.push(format!("local variables not read: {e}")),
                 }
+            }
+            if let Some(f) = stopped {
+                notes.push(format!(
+                    "local variables not read in `{f}` and the frames below it on the stack: \
+                     `{f}` has no frame pointer (optimised code keeps locals in registers, \
+                     described by DWARF location lists, which are not read)"
+                ));
             }
         }
         Err(e) => notes.push(format!("local variables not read: {e}")),
@@ -163,7 +170,11 @@ enum LocalsError {
     #[error("no registers in the core")]
     NoRegisters,
     /// The crash frame's function does not keep a frame pointer.
-    #[error("`{0}` has no frame pointer")]
+    #[error(
+        "`{0}` (the crash frame) and the frames below it on the stack: `{0}` has no frame \
+         pointer (optimised code keeps locals in registers, described by DWARF location \
+         lists, which are not read)"
+    )]
     NoFramePointer(String),
     /// A frame's saved rbp or return address is not in the core.
     #[error("the stack is not in the core")]
@@ -177,7 +188,13 @@ enum LocalsError {
     Dwarf(#[from] gimli::Error),
 }
 
-fn frames(core: &Core, bin: &Binary, base: u64) -> Result<Vec<PhysFrame>, LocalsError> {
+/// Also the function of the binary where the walk stopped for want of a
+/// frame pointer, if it did.
+fn frames(
+    core: &Core,
+    bin: &Binary,
+    base: u64,
+) -> Result<(Vec<PhysFrame>, Option<String>), LocalsError> {
     let regs = core.regs.ok_or(LocalsError::NoRegisters)?;
     let rel = |a: u64| a.wrapping_sub(base);
     let mut out = Vec::new();
@@ -213,10 +230,10 @@ fn frames(core: &Core, bin: &Binary, base: u64) -> Result<Vec<PhysFrame>, Locals
     };
     for index in first..100_000 {
         let Some(f) = bin.func_at(pc) else {
-            return Ok(out);
+            return Ok((out, None));
         };
         if !native::has_frame_pointer(bin, f) {
-            return Ok(out);
+            return Ok((out, Some(f.name.clone())));
         }
         out.push(PhysFrame {
             function: f.name.clone(),
@@ -228,12 +245,12 @@ fn frames(core: &Core, bin: &Binary, base: u64) -> Result<Vec<PhysFrame>, Locals
             .ok_or(LocalsError::StackNotInCore)?;
         let next = core.word(rbp).ok_or(LocalsError::StackNotInCore)?;
         if next <= rbp {
-            return Ok(out);
+            return Ok((out, None));
         }
         rbp = next;
         pc = rel(ret).wrapping_sub(1);
     }
-    Ok(out)
+    Ok((out, None))
 }
 
 /// Frame offsets of the locals of functions whose frame base is rbp:
