@@ -76,7 +76,9 @@ functions of the top --group-depth frames, innermost first) are equal.
 With --group-by blame, a crash with a core or minidump whose faulting
 value `postmortem why` traces has the signature `blame: ` and its first
 suspect (`blame: the return at kv.c:12 in `find``), the line also has
-`blame` and its fault `causes`; the others keep their stack's. A
+`blame` and its fault `causes`; the others keep their stack's. With
+--group-by blame-function, the blamed statement's function only
+(`blame: `find``: RETracer's grouping by blamed function). A
 group line (groups of at least --min-group ok crashes) has `group` (the
 signature), `graph`, `crashes` (ids), `yes` and `no` (per file, the lines
 Yes / No in every crash of the group) and `differ` (per file, the lines Yes
@@ -101,9 +103,12 @@ pub enum GroupBy {
     /// The functions of the top --group-depth frames.
     Stack,
     /// The first suspect of `postmortem why` (the statement and its
-    /// function): RETracer's grouping by blamed function, which takes
-    /// crashes of one bug with different stacks together.
+    /// function), which takes crashes of one bug with different stacks
+    /// together.
     Blame,
+    /// The function of that suspect: RETracer's grouping by blamed
+    /// function (coarser: two statements of one function are one group).
+    BlameFunction,
 }
 
 /// `postmortem help batch`, after the options.
@@ -518,7 +523,8 @@ fn analyse_within(ctx: &Ctx<'_>, spec: &fb::CrashSpec) -> Result<Value, (Option<
     let recover_ms = ms(t);
     let mut fault = fault;
     let mut blame = None;
-    if let (GroupBy::Blame, Some(f)) = (a.group_by, fault.as_mut()) {
+    let blames = matches!(a.group_by, GroupBy::Blame | GroupBy::BlameFunction);
+    if let (true, Some(f)) = (blames, fault.as_mut()) {
         f.causes = crate::analyze::causes_of(
             &*s,
             &crate::analyze::Evidence {
@@ -534,10 +540,15 @@ fn analyse_within(ctx: &Ctx<'_>, spec: &fb::CrashSpec) -> Result<Value, (Option<
         if let Some(top) = postmortem_formats::write::chain::suspects(f, 1).first() {
             let func = top
                 .node
-                .map(|n| format!(" in `{}`", g.function(g.func_of(n)).name))
-                .unwrap_or_default();
-            let b = format!("{}{func}", top.at);
-            sig = format!("blame: {b}");
+                .map(|n| format!("`{}`", g.function(g.func_of(n)).name));
+            let b = match &func {
+                Some(func) => format!("{} in {func}", top.at),
+                None => top.at.clone(),
+            };
+            sig = match (a.group_by, func) {
+                (GroupBy::BlameFunction, Some(func)) => format!("blame: {func}"),
+                _ => format!("blame: {b}"),
+            };
             blame = Some(b);
         }
     }

@@ -727,6 +727,15 @@ fn crashes_of_one_bug_with_different_stacks_group_by_blame() {
         .collect();
     ids.sort_unstable();
     assert_eq!(ids, ["a", "b"], "{groups:?}");
+    // By the blamed function: one group too, named by the function.
+    let (crashes, groups) = run("blame-function");
+    assert_eq!(
+        crashes["a"]["signature"], "blame: `lookup`",
+        "{}",
+        crashes["a"]
+    );
+    assert_eq!(crashes["a"]["blame"], blame.as_str());
+    assert_eq!(groups.len(), 1, "{groups:?}");
     // By stack: two signatures, no group of two.
     let (crashes, groups) = run("stack");
     assert_ne!(crashes["a"]["signature"], crashes["b"]["signature"]);
