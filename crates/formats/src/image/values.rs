@@ -322,14 +322,22 @@ fn unit_locations(
             continue;
         };
         let offset = *offset;
-        let Some(name) = e
+        // A variable of a function inlined here (clang inlines
+        // `always_inline` functions at `-O0` too) names itself through
+        // its abstract origin, the inlined function's own variable.
+        let origin = match e.attr_value(gimli::DW_AT_abstract_origin) {
+            Some(gimli::AttributeValue::UnitRef(o)) => unit.entry(o).ok(),
+            _ => None,
+        };
+        let named = origin.as_ref().unwrap_or(e);
+        let Some(name) = named
             .attr_value(gimli::DW_AT_name)
             .and_then(|v| dwarf.attr_string(unit, v).ok())
             .map(|s| s.to_string_lossy().into_owned())
         else {
             continue;
         };
-        let line = match e.attr_value(gimli::DW_AT_decl_line) {
+        let line = match named.attr_value(gimli::DW_AT_decl_line) {
             Some(v) => v.udata_value().unwrap_or(0) as u32,
             None => 0,
         };
