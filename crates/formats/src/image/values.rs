@@ -416,7 +416,9 @@ mod tests {
         );
         assert_eq!(
             LocalsError::NoFramePointer("f".into()).to_string(),
-            "`f` has no frame pointer"
+            "`f` (the crash frame) and the frames below it on the stack: `f` has no frame \
+             pointer (optimised code keeps locals in registers, described by DWARF location \
+             lists, which are not read)"
         );
         assert_eq!(
             LocalsError::StackNotInCore.to_string(),
