@@ -364,27 +364,29 @@ pub fn causes_of(
                 .iter()
                 .filter_map(|&i| {
                     let u = e.values.get(i)?;
-                    let made = match &u.cause {
-                        Some(v) if !async_code => {
+                    // The crash frame's walk, for a local of it.
+                    let walk = e
+                        .vars
+                        .zip(e.report.crash.as_ref())
+                        .and_then(|(map, crash)| {
+                            postmortem_formats::vars::crash_walk(e.graph, map, u, crash, labels)
+                        });
+                    let made = match (&u.cause, &walk) {
+                        (Some(v), _) if !async_code => {
                             postmortem_core::cause::reaching(s, e.graph, e.report, v)
                         }
-                        // A local of a function that may be active twice
-                        // (or any, with asynchronous code): within the
-                        // crash frame's activation, from the graph.
-                        _ => postmortem_formats::vars::frame_reaching(
-                            e.graph,
-                            e.vars?,
-                            u,
-                            e.report.crash.as_ref()?,
-                            labels,
-                        )?,
+                        // A local of a function that may be active twice (or
+                        // any, with asynchronous code): within the crash
+                        // frame's activation, from the graph.
+                        (_, Some(w)) => postmortem_formats::vars::frame_reaching(e.vars?, u, w),
+                        _ => return None,
                     };
                     if made.is_empty() {
                         return None;
                     }
                     let mut c = postmortem_formats::vars::cause(e.graph, u, &made, labels, e.vars);
-                    if let (Some(map), Some(crash)) = (e.vars, e.report.crash.as_ref()) {
-                        c.guards = postmortem_formats::vars::guards(e.graph, map, u, crash, labels);
+                    if let (Some(map), Some(w)) = (e.vars, &walk) {
+                        c.guards = postmortem_formats::vars::guards(e.graph, map, u, w, labels);
                     }
                     Some(c)
                 })

@@ -39,6 +39,21 @@ fn crashed(name: &str, src: &str, runs: &[(&str, &str)]) -> std::path::PathBuf {
     dir
 }
 
+/// `why`'s ranked suspects: (statement, label), first first.
+fn ranked(v: &Value) -> Vec<(String, String)> {
+    v["suspects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["at"].as_str().unwrap().to_string(),
+                s["label"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
 /// `postmortem why --format json` on `core` of `dir`'s program, which
 /// must succeed.
 fn why_json(dir: &std::path::Path, core: &str) -> Value {
@@ -443,12 +458,6 @@ fn a_bad_value_is_followed_back_through_parameters_and_returns() {
     let dir = crashed("chain", src, &[("run", "core")]);
     let line_of = |t: &str| 1 + src.lines().position(|l| l.contains(t)).unwrap();
     let v = why_json(&dir, "core");
-    let ranked: Vec<(&str, &str)> = v["suspects"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| (s["at"].as_str().unwrap(), s["label"].as_str().unwrap()))
-        .collect();
     assert_eq!(
         v["fault"]["suspects"],
         serde_json::json!(["`e` = 0x0 (frame #0 `value_of`)"]),
@@ -463,8 +472,10 @@ fn a_bad_value_is_followed_back_through_parameters_and_returns() {
         at("parameter `e`", "static long value_of(struct ent *e) {"),
     ];
     assert_eq!(
-        ranked,
-        want.iter().map(|w| (w.as_str(), "yes")).collect::<Vec<_>>(),
+        ranked(&v),
+        want.iter()
+            .map(|w| (w.clone(), "yes".to_string()))
+            .collect::<Vec<_>>(),
         "{}",
         v["suspects"]
     );
@@ -579,17 +590,14 @@ fn a_null_loaded_from_a_struct_field_names_the_fields_stores() {
         "{}",
         v["fault"]
     );
-    let ranked: Vec<(&str, &str)> = v["suspects"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| (s["at"].as_str().unwrap(), s["label"].as_str().unwrap()))
-        .collect();
     let nulled = format!("the store at field.c:{}", line_of("s->buf = NULL;"));
     let allocated = format!("the store at field.c:{}", line_of("s->buf = malloc(size);"));
     assert_eq!(
-        ranked,
-        vec![(nulled.as_str(), "maybe"), (allocated.as_str(), "maybe")],
+        ranked(&v),
+        vec![
+            (nulled, "maybe".to_string()),
+            (allocated, "maybe".to_string())
+        ],
         "{}",
         v["suspects"]
     );
@@ -624,19 +632,6 @@ fn a_null_passed_to_the_c_library_is_traced() {
     );
     let line_of = |t: &str| 1 + src.lines().position(|l| l.contains(t)).unwrap();
     let why = |core: &str| why_json(&dir, core);
-    let ranked = |v: &Value| -> Vec<(String, String)> {
-        v["suspects"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| {
-                (
-                    s["at"].as_str().unwrap().to_string(),
-                    s["label"].as_str().unwrap().to_string(),
-                )
-            })
-            .collect()
-    };
     let at = |what: &str, text: &str| format!("the {what} at libc.c:{}", line_of(text));
     let v = why("core-name");
     assert_eq!(

@@ -900,30 +900,30 @@ fn cause_of(
     })
 }
 
-/// The definitions of `u`'s value when it is a local of the crash frame
-/// (`frame #0`) that [`postmortem_core::cause::reaching`] cannot be
-/// asked about (its function may be active twice, so a global "last
-/// write" would mix activations): within the crash frame's activation,
-/// walking back from each crash node over its function's graph
-/// ([`postmortem_core::cause::reaching_writes`]) without the steps the
-/// variable's branch tests take only with another value; the stores met
-/// that can have left the value, and its uninitialised slot when the
-/// function's entry is met. Made on every execution when only one is
-/// left. None when `u` is not such a local or the crash is not in its
-/// function.
-pub fn frame_reaching(
+/// The walk back from the crash over the crash frame's function for a
+/// local `u` of that frame ([`crash_walk`]), shared by
+/// [`frame_reaching`] and [`guards`].
+pub struct CrashWalk {
+    /// The variable's writes met (sorted), and whether its function's
+    /// entry was.
+    writes: Vec<NodeId>,
+    entry: Option<NodeId>,
+    /// Every node passed (sorted).
+    passed: Vec<NodeId>,
+}
+
+/// Walks back from each crash node over the function of `u`, a local of
+/// the crash frame (`frame #0`), to its writes
+/// ([`postmortem_core::cause::reaching_writes`]), without the steps its
+/// branch tests take only with another value. None when `u` is not such
+/// a local or the crash is not in its function.
+pub fn crash_walk(
     g: &Icfg,
     map: &VarMap,
     u: &ValueUse,
     crash: &NodeSet,
     labels: &[postmortem_core::Label],
-) -> Option<
-    Vec<(
-        postmortem_core::cause::Definition,
-        postmortem_core::cause::Made,
-    )>,
-> {
-    use postmortem_core::cause::{Definition, Made};
+) -> Option<CrashWalk> {
     if !u.place.starts_with("frame #0 ") {
         return None;
     }
@@ -938,30 +938,63 @@ pub fn frame_reaching(
     }
     let writes: Vec<NodeId> = v.writes.iter().map(|w| NodeId::new(w.0 as usize)).collect();
     let cut = |b: NodeId, s: NodeId| v.value_cuts(u.value, b, s);
-    let mut defs: Vec<Definition> = Vec::new();
+    let mut out = CrashWalk {
+        writes: Vec::new(),
+        entry: None,
+        passed: Vec::new(),
+    };
     for &c in crash.nodes() {
         let r = postmortem_core::cause::reaching_writes(g, labels, c, &writes, &cut);
-        for n in r.writes {
-            let leaves = v
-                .writes
-                .iter()
-                .any(|&(x, w)| x as usize == n.index() && w.can_leave(u.value, v.bytes));
-            if leaves {
-                defs.push(Definition::Store(n));
-            }
-        }
+        out.writes.extend(r.writes);
+        out.passed.extend(r.passed);
         if r.entry {
-            defs.push(Definition::Uninitialised(entry));
+            out.entry = Some(entry);
         }
     }
-    defs.sort_unstable();
-    defs.dedup();
+    for x in [&mut out.writes, &mut out.passed] {
+        x.sort_unstable();
+        x.dedup();
+    }
+    Some(out)
+}
+
+/// The definitions of `u`'s value when it is a local of the crash frame
+/// that [`postmortem_core::cause::reaching`] cannot be asked about (its
+/// function may be active twice, so a global "last write" would mix
+/// activations; or code runs asynchronously): within the crash frame's
+/// activation, the writes the [`crash_walk`] met that can have left the
+/// value, and its uninitialised slot when the function's entry was met.
+/// Made on every execution when only one is left.
+pub fn frame_reaching(
+    map: &VarMap,
+    u: &ValueUse,
+    walk: &CrashWalk,
+) -> Vec<(
+    postmortem_core::cause::Definition,
+    postmortem_core::cause::Made,
+)> {
+    use postmortem_core::cause::{Definition, Made};
+    let Some(v) = map.vars.get(u.var) else {
+        return Vec::new();
+    };
+    let mut defs: Vec<Definition> = walk
+        .writes
+        .iter()
+        .copied()
+        .filter(|n| {
+            v.writes
+                .iter()
+                .any(|&(x, w)| x as usize == n.index() && w.can_leave(u.value, v.bytes))
+        })
+        .map(Definition::Store)
+        .collect();
+    defs.extend(walk.entry.map(Definition::Uninitialised));
     let made = if defs.len() == 1 {
         Made::Every
     } else {
         Made::Some
     };
-    Some(defs.into_iter().map(|d| (d, made)).collect())
+    defs.into_iter().map(|d| (d, made)).collect()
 }
 
 /// Where a faulting operand that is no variable came from
@@ -1025,42 +1058,30 @@ pub fn operand_cause(
 }
 
 /// The branches that tested `u`'s variable (a local of the crash frame)
-/// while it already held the value and went on toward the crash: walking
-/// back from the crash nodes over its function's graph until its writes
-/// ([`postmortem_core::cause::reaching_writes`], without the steps its
-/// tests take only with another value), its tests whose branch the walk
-/// passes, with two ways at least, not No. A check that let the bad
-/// value through, when the check is the bug (`if (n < 0)` for
-/// `n <= 0`). Empty for a global (a call on the way may write it).
+/// while it already held the value and went on toward the crash: its
+/// tests whose branch the [`crash_walk`] passed (the walk goes back from
+/// the crash to the variable's writes, without the steps its tests take
+/// only with another value), with two ways at least, not No. A check
+/// that let the bad value through, when the check is the bug
+/// (`if (n < 0)` for `n <= 0`). (No walk for a global: a call on the
+/// way may write it.)
 pub fn guards(
     g: &Icfg,
     map: &VarMap,
     u: &ValueUse,
-    crash: &NodeSet,
+    walk: &CrashWalk,
     labels: &[postmortem_core::Label],
 ) -> Vec<crate::image::fault::Guard> {
     let Some(v) = map.vars.get(u.var) else {
         return Vec::new();
     };
-    let VarScope::Local { entry, .. } = v.scope else {
-        return Vec::new();
-    };
-    let f = g.func_of(NodeId::new(entry as usize));
-    if !u.place.starts_with("frame #0 ") || crash.nodes().iter().any(|&c| g.func_of(c) != f) {
-        return Vec::new();
-    }
-    let writes: Vec<NodeId> = v.writes.iter().map(|w| NodeId::new(w.0 as usize)).collect();
-    let cut = |b: NodeId, s: NodeId| v.value_cuts(u.value, b, s);
-    let mut passed: Vec<NodeId> = Vec::new();
-    for &c in crash.nodes() {
-        passed.extend(postmortem_core::cause::reaching_writes(g, labels, c, &writes, &cut).passed);
-    }
+    let passed = &walk.passed;
     let mut out: Vec<crate::image::fault::Guard> = Vec::new();
     for t in &v.tests {
         let b = NodeId::new(t.branch as usize);
         let label = labels.get(b.index()).copied();
         if t.successors().len() < 2
-            || !passed.contains(&b)
+            || passed.binary_search(&b).is_err()
             || label == Some(postmortem_core::Label::No)
             || out.iter().any(|o| o.node == Some(b))
         {
