@@ -50,6 +50,15 @@ fn tune_allocator() {
         libmimalloc_sys::mi_option_set(ARENA_EAGER_COMMIT, 0);
         libmimalloc_sys::mi_option_set(PURGE_DELAY, 0);
     }
+    // Transparent huge pages: memory freed at once comes back as 2 MiB
+    // pages, each zeroed whole when touched again. Off, a bzip2 core's
+    // analysis peaks at half the memory (36 MB against 19 MB) in the
+    // same time (issue 35).
+    #[cfg(target_os = "linux")]
+    // SAFETY: prctl with PR_SET_THP_DISABLE takes no pointers.
+    unsafe {
+        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
+    }
 }
 
 /// Tell what a crashed program did before it died.

@@ -72,16 +72,17 @@ pub struct SolverArgs {
     /// says so. Queries are always exact.
     #[arg(long)]
     pub exact: bool,
-    /// The time the stages of variables' values (from a core) may take,
-    /// as a multiple of the analysis before them (at least 0.25 s): each
-    /// value stage is a whole recovery, and most decide little. A stage
-    /// past it keeps the sound labels it had; the values not staged are
-    /// listed. 0: no budget, every value staged (the labels then do not
-    /// depend on the machine's speed; `suggest` always stages every
-    /// value, since its guarantees compare analyses).
-    #[arg(long, value_name = "FACTOR",
+    /// The time the evidence from a core (its variables' values, the
+    /// stack residue's consequences) may add, as a multiple of the
+    /// analysis without it (at least 0.1 s): each value is a stage of
+    /// its own, and most decide little. A stage past it keeps the sound
+    /// labels it had; the values not staged are listed. 0: no budget,
+    /// every value staged (the labels then do not depend on the
+    /// machine's speed; `suggest` always stages every value, since its
+    /// guarantees compare analyses).
+    #[arg(long, value_name = "FACTOR", value_parser = parse_factor, allow_hyphen_values = true,
           default_value_t = postmortem_core::staged::VALUE_BUDGET_FACTOR)]
-    pub value_budget: u32,
+    pub value_budget: f64,
     /// Take the stack residue of a core and the nodes the Local labels
     /// prove ran each into one more whole recovery with the rest of the
     /// report, instead of marking those nodes Yes with the nodes that
@@ -98,6 +99,16 @@ pub struct SolverArgs {
 const MAX_TIMEOUT_S: f64 = 1e9;
 
 /// `--timeout`: a finite number of seconds, 0 or more.
+/// `--value-budget`: a finite multiple, 0 or more.
+fn parse_factor(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(f) if (0.0..=1e6).contains(&f) => Ok(f),
+        _ => Err(format!(
+            "not a factor: {s:?} (a number from 0 to 1000000, e.g. 0.5; 0: no budget)"
+        )),
+    }
+}
+
 pub fn parse_timeout(s: &str) -> Result<f64, String> {
     let t: f64 = s
         .trim()
@@ -234,7 +245,7 @@ impl SolverArgs {
     pub fn staging(&self, threads: usize) -> postmortem_core::staged::Staging {
         postmortem_core::staged::Staging {
             threads,
-            value_budget: (self.value_budget > 0).then_some(self.value_budget),
+            value_budget: (self.value_budget > 0.0).then_some(self.value_budget),
             marked: !self.full_evidence,
             ..Default::default()
         }

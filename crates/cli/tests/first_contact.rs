@@ -541,6 +541,17 @@ fn assert_coarsening(limited: &Run, full: &Run, what: &str) {
 }
 
 #[test]
+fn value_budget_values() {
+    for v in ["NaN", "-1", "-0.5", "inf", "1e400", "soon"] {
+        assert_bad_value("--value-budget", v, "not a factor");
+    }
+    for v in ["0", "0.25", "2"] {
+        let run = analyze_json(&["--value-budget", v]);
+        assert_eq!(run.code, Some(0), "--value-budget {v}: {}", run.show());
+    }
+}
+
+#[test]
 fn timeout_values() {
     for (v, says) in [
         ("NaN", "NaN is not a number of seconds"),

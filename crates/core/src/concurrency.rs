@@ -350,16 +350,42 @@ impl<S: Solver> Solver for ProcessWide<S> {
     ) -> Result<Recovery, SolveError> {
         match Concurrency::of(g, report) {
             None => self.0.recover_hinted(g, report, hint),
-            Some(all) => self.recover_from(g, report, all, Some(hint)),
+            Some(all) => self.recover_from(g, report, all, Hint::Hinted(hint)),
+        }
+    }
+
+    /// As [`ProcessWide::recover_hinted`], the hint refined (its error
+    /// returned: the caller recovers instead).
+    fn refine_hint(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        hint: &[Label],
+        known: &[NodeId],
+    ) -> Result<Recovery, SolveError> {
+        match Concurrency::of(g, report) {
+            None => self.0.refine_hint(g, report, hint, known),
+            Some(all) => self.recover_from(g, report, all, Hint::Refined(hint, known)),
         }
     }
 
     fn recover(&self, g: &Icfg, report: &Report) -> Result<Recovery, SolveError> {
         match Concurrency::of(g, report) {
             None => self.0.recover(g, report),
-            Some(all) => self.recover_from(g, report, all, None),
+            Some(all) => self.recover_from(g, report, all, Hint::None),
         }
     }
+}
+
+/// How [`ProcessWide::recover_from`] recovers the crash path alone.
+#[derive(Clone, Copy)]
+enum Hint<'h> {
+    /// [`Solver::recover`].
+    None,
+    /// [`Solver::recover_hinted`].
+    Hinted(&'h [Label]),
+    /// [`Solver::refine_hint`], whose error is the recovery's.
+    Refined(&'h [Label], &'h [NodeId]),
 }
 
 impl<S: Solver> ProcessWide<S> {
@@ -375,30 +401,46 @@ impl<S: Solver> ProcessWide<S> {
     /// `report` weakened as their own live code says, which need not be
     /// weaker than the hint's report, so they take no hint. (A value stage
     /// of a program with signal handlers recovered the path alone twice
-    /// over without it: bzip2's cores.)
+    /// over without it: bzip2's cores.) A round whose weakening drops
+    /// nothing recovers the very report of the path alone: its labels are
+    /// the path alone's, relaxed, without a recovery (`async_reused`;
+    /// with bzip2's signal handlers, that is every round of its cores).
     fn recover_from(
         &self,
         g: &Icfg,
         report: &Report,
         all: Concurrency,
-        hint: Option<&[Label]>,
+        hint: Hint,
     ) -> Result<Recovery, SolveError> {
         let path_alone = if all.crash_is_async {
             None
         } else {
             match hint {
-                Some(hint) => self.0.recover_hinted(g, report, hint).ok(),
-                None => self.0.recover(g, report).ok(),
+                Hint::None => self.0.recover(g, report).ok(),
+                Hint::Hinted(hint) => self.0.recover_hinted(g, report, hint).ok(),
+                Hint::Refined(hint, known) => Some(self.0.refine_hint(g, report, hint, known)?),
             }
         };
-        let Some(mut out) = path_alone else {
+        let Some(alone) = path_alone else {
             return self.0.recover_with(g, report, &all);
         };
-        let mut live = Concurrency::live_after(g, &out.labels, &[]);
-        let mut rounds = 1;
+        let mut live = Concurrency::live_after(g, &alone.labels, &[]);
+        let mut out = alone.clone();
+        let (mut rounds, mut reused) = (1, 0);
         while !live.is_empty() {
             let c = Concurrency::with_live(g, report, &live);
-            out = self.0.recover_with(g, report, &c)?;
+            out = match c.weaken(report) {
+                (_, weakened) if weakened.is_empty() => {
+                    reused += 1;
+                    let mut same = alone.clone();
+                    c.relax(&mut same.labels);
+                    same.stats
+                        .push(("async_nodes", c.async_nodes.count() as u64));
+                    same.stats.push(("async_relaxed", c.relaxed.count() as u64));
+                    same
+                }
+                _ => self.0.recover_with(g, report, &c)?,
+            };
             rounds += 1;
             let next = Concurrency::live_after(g, &out.labels, &live);
             if next == live {
@@ -408,6 +450,7 @@ impl<S: Solver> ProcessWide<S> {
         }
         out.stats.push(("async_live", live.len() as u64));
         out.stats.push(("async_rounds", rounds));
+        out.stats.push(("async_reused", reused));
         Ok(out)
     }
 }

@@ -283,6 +283,33 @@ pub trait Solver {
         self.recover(g, report)
     }
 
+    /// `hint` refined by the solver's cheapest pass that reads the whole
+    /// report, for evidence that adds little to what `hint` came from (a
+    /// value stage adds one value to the report; marked residue adds Yes
+    /// nodes to the labels): a solver may skip what only repeats the
+    /// recovery that gave `hint`. `hint` is sound for `report` together
+    /// with evidence the caller holds, and so is the result; `known` are
+    /// nodes `hint` says ran that no recovery has used yet (from that
+    /// evidence). At least as decided as `hint`; unlike
+    /// `recover_hinted`, it need not decide all that [`Solver::recover`]
+    /// decides (`best`'s bulk pass alone does not reason with FSA's
+    /// model). `Err(SolveError::Unsupported)` where the solver has no such
+    /// pass or it gives no answer of its own (the default): the caller
+    /// recovers instead.
+    fn refine_hint(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        hint: &[Label],
+        known: &[NodeId],
+    ) -> Result<Recovery, SolveError> {
+        let _ = (g, report, hint, known);
+        Err(SolveError::Unsupported(format!(
+            "{}: no refinement of a hint",
+            self.name()
+        )))
+    }
+
     /// Whether, by construction, [`Solver::recover`] decides every node
     /// that the default [`crate::utl::Utl`]'s `recover` of the same report
     /// decides, the same way, whenever both succeed, on graphs without

@@ -405,7 +405,9 @@ fn a_node_that_ran_behind_nodes_that_never_ran_is_a_contradiction() {
 /// inner solver's recovery of the crash path alone, where it is sound,
 /// and not the rounds with live asynchronous code, where it need not be.
 /// (Value stages of programs with signal handlers recovered the path
-/// alone without it.)
+/// alone without it.) A round whose weakening drops nothing recovers
+/// the very report of the path alone: it is not recovered again
+/// (`async_reused`), and the labels are the same.
 #[test]
 fn a_hint_reaches_the_recovery_of_the_path_alone() {
     use postmortem_core::solver::{Checked, Recovery, SolveError};
@@ -442,8 +444,13 @@ fn a_hint_reaches_the_recovery_of_the_path_alone() {
         }
     }
     let p = Prog::new(true, false);
+    // `w` observed: the round with the worker live drops it.
     let r = Report {
         crash: Some(NodeSet::one(p.n("c"))),
+        obs_yes: vec![Trace {
+            reliable: false,
+            entries: vec![NodeSet::one(p.n("w"))],
+        }],
         ..Report::default()
     };
     let spy = ProcessWide(Spy {
@@ -460,4 +467,28 @@ fn a_hint_reaches_the_recovery_of_the_path_alone() {
     let hinted = spy.recover_hinted(&p.g, &r, &hint).unwrap();
     assert_eq!(*spy.0.calls.borrow(), vec![true, false]);
     assert_eq!(hinted.labels, plain.labels);
+    // Nothing for the round to drop: the path alone only, its labels
+    // relaxed.
+    let bare = Report {
+        obs_yes: Vec::new(),
+        ..r
+    };
+    spy.0.calls.replace(Vec::new());
+    let once = spy.recover(&p.g, &bare).unwrap();
+    assert_eq!(*spy.0.calls.borrow(), vec![false]);
+    assert_eq!(once.stat("async_reused"), 1);
+    let inner = Fsa::default();
+    let again = inner
+        .recover(&p.g, &bare)
+        .map(|mut out| {
+            postmortem_core::concurrency::Concurrency::with_live(
+                &p.g,
+                &bare,
+                &[p.g.function_by_name("worker").unwrap()],
+            )
+            .relax(&mut out.labels);
+            out.labels
+        })
+        .unwrap();
+    assert_eq!(once.labels, again);
 }

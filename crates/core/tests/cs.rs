@@ -1530,7 +1530,7 @@ fn staged_hints_keep_the_labels() {
         ..Staging::default()
     };
     let (mut staged, mut checked, mut decided, mut gained) = (0, 0, 0, 0);
-    let mut with_tests = 0;
+    let (mut with_tests, mut refined, mut residue_refined) = (0, 0, 0);
     for seed in 0..cases() / 2 {
         let mut rng = Rng::new(seed ^ 0x5A6E);
         let g = random_icfg(&mut rng, &shape);
@@ -1549,6 +1549,8 @@ fn staged_hints_keep_the_labels() {
             (a, b) => panic!("{:?} / {:?}: {}", a.err(), b.err(), ctx()),
         };
         staged += usize::from(!r.values.is_empty() || !r.residue.is_empty());
+        refined += usize::from(got.stat("value_stages_refined") > 0);
+        residue_refined += usize::from(got.stat("residue_refined") > 0);
         for v in 0..n {
             if want.labels[v] != Label::Maybe {
                 assert_eq!(got.labels[v], want.labels[v], "node {v}: {}", ctx());
@@ -1565,14 +1567,16 @@ fn staged_hints_keep_the_labels() {
         checked += usize::from(sound);
         with_tests += usize::from(sound && r.values.iter().any(|v| !v.tests.is_empty()));
     }
-    eprintln!("{staged} staged, {checked} checked against valid paths ({with_tests} with branch tests), {decided} labels compared, {gained} gained");
+    eprintln!("{staged} staged, {checked} checked against valid paths ({with_tests} with branch tests), {decided} labels compared, {gained} gained, {refined} with value stages refined from the hint, {residue_refined} with the residue's marks refined");
     // Random branch tests leave fewer reports a valid path: a tenth.
     assert!(
         staged > cases() as usize / 4
             && checked > cases() as usize / 10
             && with_tests > cases() as usize / 40
-            && decided > 0,
-        "{staged} {checked} {with_tests} {decided}"
+            && decided > 0
+            && refined > cases() as usize / 50
+            && residue_refined > 0,
+        "{staged} {checked} {with_tests} {decided} {refined} {residue_refined}"
     );
 }
 

@@ -879,7 +879,7 @@ pub(crate) fn refine(
     limits: &CsLimits,
     deadline: Option<Instant>,
     max_states: usize,
-    hint: Option<&[Label]>,
+    (hint, lean): (Option<&[Label]>, Option<&[NodeId]>),
 ) -> Refined {
     let mut out = Refined::default();
     let n = g.num_nodes();
@@ -931,14 +931,15 @@ pub(crate) fn refine(
     let observations = !report.obs_yes.is_empty()
         || !report.bursty.is_empty()
         || !report.values.is_empty()
-        || report.obs_no.iter().any(|s| s.single().is_none());
+        || report.obs_no.iter().any(|s| s.single().is_none())
+        || lean.is_some_and(|k| !k.is_empty());
     apply(
         &h,
         n,
         labels,
         &observed,
         observations,
-        (hint, limits.must_filter),
+        (hint, limits.must_filter, lean),
         &mut out,
     );
     out
@@ -963,7 +964,7 @@ fn apply(
     labels: &mut [Label],
     observed: &BitSet,
     use_known: bool,
-    (hint, filter): (Option<&[Label]>, bool),
+    (hint, filter, lean): (Option<&[Label]>, bool, Option<&[NodeId]>),
     out: &mut Refined,
 ) {
     if !h.feasible() {
@@ -987,6 +988,15 @@ fn apply(
     };
     if !use_known {
         known.clear();
+    } else if let Some(fresh) = lean {
+        // The observed nodes and `fresh`: the labels are the hint's, whose
+        // other Yes nodes its own recovery already used.
+        known.retain(|v| observed.contains(v.index()));
+        known.extend(
+            fresh
+                .iter()
+                .filter(|v| labels[v.index()] == Label::Yes && may.contains(v.index())),
+        );
     }
     let states = live.count().max(1);
     let total = if use_known {
@@ -1001,7 +1011,23 @@ fn apply(
         .min(budget / 2)
         .min((MUST_WORDS / states).max(1));
     let flow = Flow::new(h, &live);
-    let apart = h.apart(&flow, n, &candidates, &known, apart_words);
+    // Lean: no base solver checked the report with the hint's evidence,
+    // so the known nodes are checked here, pairwise (one with no live
+    // state was checked above): two that no accepting derivation goes
+    // through together make the report impossible (a value that
+    // contradicts the residue is memory the graph cannot explain, which
+    // the caller drops).
+    let checked = if lean.is_some() { known.len() } else { 0 };
+    let examined: Vec<NodeId> = candidates
+        .iter()
+        .chain(&known[..checked])
+        .copied()
+        .collect();
+    let apart = h.apart(&flow, n, &examined, &known, apart_words);
+    if apart.iter().any(|v| labels[v.index()] == Label::Yes) {
+        out.infeasible = true;
+        return;
+    }
     if !apart.is_empty() {
         for &v in &apart {
             labels[v.index()] = Label::No;
@@ -1014,7 +1040,7 @@ fn apply(
     let must_words = (budget - apart_words).max(1);
     let chunk = (MUST_WORDS / states).clamp(1, must_words);
     let skip = |v: NodeId| hint.is_some_and(|h| h[v.index()] != Label::Maybe);
-    if let Some(hint) = hint {
+    if let (Some(hint), None) = (hint, lean) {
         known.extend(
             candidates
                 .iter()

@@ -44,6 +44,7 @@ pub use limits::CsLimits;
 
 use crate::graph::BitSet;
 use crate::icfg::Icfg;
+use crate::ids::NodeId;
 use crate::report::{Origin, Report};
 use crate::solver::{Answer, Checked, Label, Query, Recovery, SolveError, Solver, Weakening};
 use frames::{CsFail, FrameGraph, SameLevel};
@@ -221,6 +222,20 @@ impl<B: Solver> Cs<B> {
         deadline: Option<std::time::Instant>,
         hint: Option<&[Label]>,
     ) -> Result<Step, Conflict> {
+        self.bulk_pass(g, report, rec, deadline, (hint, None))
+    }
+
+    /// [`Cs::bulk`]; with `lean`, `rec`'s labels are the hint's, and only
+    /// the report's observed nodes and `lean`'s count as known to run
+    /// ([`Cs::refine_lean`]).
+    fn bulk_pass(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        rec: &mut Recovery,
+        deadline: Option<std::time::Instant>,
+        (hint, lean): (Option<&[Label]>, Option<&[NodeId]>),
+    ) -> Result<Step, Conflict> {
         if self.limits.bulk_states == 0 {
             return Ok(Step::Done);
         }
@@ -231,7 +246,7 @@ impl<B: Solver> Cs<B> {
             &self.limits,
             deadline,
             self.limits.bulk_states,
-            hint,
+            (hint, lean),
         );
         if b.infeasible {
             return Err(Conflict(None));
@@ -407,6 +422,21 @@ impl<B: Solver> Solver for Cs<B> {
         self.recover_with(g, report, Some(hint))
     }
 
+    /// The bulk pass alone on `hint` ([`Cs::refine_lean`]).
+    fn refine_hint(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        hint: &[Label],
+        known: &[NodeId],
+    ) -> Result<Recovery, SolveError> {
+        self.refine_lean(g, report, hint, known).ok_or_else(|| {
+            SolveError::Unsupported(
+                "the context-sensitive bulk pass gave no answer of its own".into(),
+            )
+        })
+    }
+
     fn refines_utl(&self) -> bool {
         self.best
     }
@@ -434,6 +464,46 @@ impl<B: Solver> Cs<B> {
             self.merge_utl(g, report, &mut rec)?;
         }
         self.refine(g, report, rec, hint)
+    }
+
+    /// `hint`'s labels refined by the bulk pass alone, with every
+    /// automaton of `report`: no base solver, UTL or frame graph, whose
+    /// labels of a report that adds a value to the hint's would mostly
+    /// repeat the hint's (issue 35: they took half of each value stage,
+    /// and the value stages kept the same labels without them on the
+    /// harness's cores). Known to run are the report's observed nodes and
+    /// `known`, not every Yes node of `hint`: the recovery that gave
+    /// those used them already (on a SQLite core, each stage took 3-4x
+    /// longer with them, for no label of its value). `None` where the
+    /// bulk pass gives no answer of its own: no consistent valid path
+    /// (unhinted, `best` falls back to the base's labels then), or the
+    /// pass skipped.
+    fn refine_lean(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        hint: &[Label],
+        known: &[NodeId],
+    ) -> Option<Recovery> {
+        let t = std::time::Instant::now();
+        let mut rec = Recovery {
+            labels: hint.to_vec(),
+            weakened: Vec::new(),
+            undecided: Vec::new(),
+            stats: Vec::new(),
+        };
+        if self.limits.bulk_states == 0 {
+            return None;
+        }
+        let deadline = self.limits.timeout.map(|t| std::time::Instant::now() + t);
+        self.bulk_pass(g, report, &mut rec, deadline, (Some(hint), Some(known)))
+            .ok()?;
+        if rec.has_stat("cs_bulk_skipped") {
+            return None;
+        }
+        rec.stats
+            .push(("cs_lean_ms", t.elapsed().as_millis() as u64));
+        Some(rec)
     }
 
     /// Bulk recovery with the frame graph beside the base
