@@ -675,3 +675,55 @@ fn a_null_passed_to_the_c_library_is_traced() {
         vec![(at("store", "const char *base = strrchr"), "yes".into())]
     );
 }
+
+/// `LONG_MIN / -1` traps as a division by zero does (x86's divide
+/// error, `FPE_INTDIV`): the reason says overflow, the divisor is shown
+/// as -1, and the guard `if (unlikely(n == 0))` (clang turns the macro
+/// into a chain of `icmp ne`, `zext` and `sext` around `n == 0`) is the
+/// first suspect: it tested `n` holding -1 and let it through.
+#[test]
+fn a_division_overflow_names_the_guard_that_let_minus_one_through() {
+    let dir = crashed(
+        "idiv",
+        include_str!("data/fault/idiv.c"),
+        &[("run -1 > /dev/null", "core")],
+    );
+    let v = why_json(&dir, "core");
+    let f = &v["fault"];
+    assert_eq!(f["signal"], "SIGFPE", "{f}");
+    assert_eq!(
+        f["reason"], "integer division overflow: the most negative value divided by -1",
+        "{f}"
+    );
+    let r = ranked(&v);
+    assert_eq!(
+        r.first().map(|(at, l)| (at.as_str(), l.as_str())),
+        Some(("the branch at idiv.c:8", "yes")),
+        "{r:?}"
+    );
+    // `if (((n != 0) == 0))`: an `icmp eq` of the widened `n != 0`, the
+    // comparison negated. The branch test reads it so: with `n`'s value
+    // the crash path stays possible, so nothing is dropped.
+    let dir = crashed(
+        "notzero",
+        include_str!("data/fault/notzero.c"),
+        &[("run -1 > /dev/null", "core")],
+    );
+    let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
+        .current_dir(&dir)
+        .args([
+            "analyze", "--cfg", "prog.bc", "--binary", "prog", "--core", "core",
+        ])
+        .args(["--format", "json", "--value-budget", "0"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", show(&o));
+    let a: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(a["weakened"], serde_json::json!([]), "{}", a["weakened"]);
+    let v = why_json(&dir, "core");
+    assert_eq!(
+        ranked(&v).first().map(|(at, _)| at.as_str()),
+        Some("the branch at notzero.c:5"),
+        "{v}"
+    );
+}

@@ -6,7 +6,11 @@
 //! basic block K whose value flows, through only `sext`, `zext` and
 //! `trunc` instructions of K, into K's terminator: `br i1 (icmp pred v,
 //! C)` or `(icmp pred C, v)` with C a constant integer or null, `br i1
-//! (trunc v to i1)` (a `bool`), or `switch v`. Required: the load is
+//! (trunc v to i1)` (a `bool`), or `switch v`; the `br`'s condition may
+//! also be such an `icmp` seen through C's truth values (`icmp ne/eq X,
+//! 0` of an `icmp` widened by `zext`/`sext`, as clang makes of
+//! `if (l_unlikely(n == 0))`; `eq` swaps the successors: [`peel`]).
+//! Required: the load is
 //! neither volatile nor atomic; between the load and the terminator no
 //! instruction of K can write memory (no `store`, no call other than
 //! `llvm.dbg.*`, no `atomicrmw`/`cmpxchg`): a callee could store a
@@ -89,8 +93,12 @@ pub(crate) fn tests_of(
         let branch = r.end - 1;
         let found = match &bb.term {
             Terminator::CondBr(x) => (|| {
-                let (then_node, else_node) = (first(&x.true_dest)?, first(&x.false_dest)?);
-                let (load, casts, pred, constant, swapped) = condition(&bb.instrs, &x.condition)?;
+                let (mut then_node, mut else_node) = (first(&x.true_dest)?, first(&x.false_dest)?);
+                let (cond, negated) = peel(&bb.instrs, &x.condition);
+                if negated {
+                    std::mem::swap(&mut then_node, &mut else_node);
+                }
+                let (load, casts, pred, constant, swapped) = condition(&bb.instrs, &cond)?;
                 Some((
                     load,
                     casts,
@@ -220,6 +228,48 @@ fn const_operand(op: &Operand) -> Option<u64> {
         Operand::ConstantOperand(c) => int_constant(c),
         _ => None,
     }
+}
+
+/// The comparison a condition tests, through C's truth values: clang
+/// turns `if (l_unlikely(n == 0))` (a macro `(x) != 0`, or
+/// `__builtin_expect`'s argument) into `icmp ne (sext (zext (icmp ne
+/// (zext (icmp eq n, 0)), 0))), 0`. Each `icmp ne X, 0` (or `eq`,
+/// negated) whose X is an `i1` comparison widened by `zext`/`sext` only
+/// is that comparison (all pure, so no write comes between). Returns the
+/// innermost condition and whether it is negated.
+fn peel(instrs: &[Instruction], cond: &Operand) -> (Operand, bool) {
+    let (mut op, mut negated) = (cond.clone(), false);
+    for _ in 0..8 {
+        let Some((_, Instruction::ICmp(c))) = def(instrs, &op) else {
+            break;
+        };
+        let eq = match c.predicate {
+            llvm_ir::IntPredicate::EQ => true,
+            llvm_ir::IntPredicate::NE => false,
+            _ => break,
+        };
+        let other = match (const_operand(&c.operand0), const_operand(&c.operand1)) {
+            (_, Some(0)) => &c.operand0,
+            (Some(0), _) => &c.operand1,
+            _ => break,
+        };
+        let mut inner = other.clone();
+        let mut widened = false;
+        loop {
+            inner = match def(instrs, &inner) {
+                Some((_, Instruction::ZExt(x))) => x.operand.clone(),
+                Some((_, Instruction::SExt(x))) => x.operand.clone(),
+                _ => break,
+            };
+            widened = true;
+        }
+        if !widened || !matches!(def(instrs, &inner), Some((_, Instruction::ICmp(_)))) {
+            break;
+        }
+        op = inner;
+        negated ^= eq;
+    }
+    (op, negated)
 }
 
 /// A branch condition on a load: `icmp` of the chain and a constant (either

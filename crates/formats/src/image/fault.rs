@@ -208,6 +208,18 @@ pub struct Operand {
     /// A division's divisor, read from its register or from memory.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub divisor: Option<u64>,
+    /// The divisor's width in bits (0: no divisor).
+    #[serde(skip)]
+    pub divisor_bits: u32,
+}
+
+impl Operand {
+    /// The divisor as a signed number of its width.
+    fn signed_divisor(&self) -> Option<i64> {
+        let (d, bits) = (self.divisor?, self.divisor_bits.clamp(1, 64));
+        let shift = 64 - bits;
+        Some(((d << shift) as i64) >> shift)
+    }
 }
 
 impl Fault {
@@ -259,7 +271,7 @@ impl Fault {
                 .iter()
                 .map(|(r, v)| format!("{r} = {v:#x}"))
                 .collect();
-            if let Some(d) = o.divisor {
+            if let Some(d) = o.signed_divisor() {
                 s += &format!(": the divisor is {d}");
             } else if !regs.is_empty() {
                 s += &format!(": {}", regs.join(", "));
@@ -322,6 +334,18 @@ pub fn of(core: &Core, bin: &Binary, base: u64) -> Option<Fault> {
     if matches!(info.signo, 4 | 7 | 8 | 11) {
         f.instruction = instruction(core, bin, base);
     }
+    // x86 raises the same divide error for a quotient that does not fit:
+    // the most negative value divided by -1.
+    match f.instruction.as_ref().and_then(Operand::signed_divisor) {
+        Some(-1) if info.signo == 8 && info.code == 1 => {
+            f.reason =
+                Some("integer division overflow: the most negative value divided by -1".into())
+        }
+        Some(d) if d != 0 && info.signo == 8 && info.code == 1 => {
+            f.reason = Some("integer division error: the quotient does not fit".into())
+        }
+        _ => {}
+    }
     Some(f)
 }
 
@@ -376,6 +400,7 @@ fn instruction(core: &Core, bin: &Binary, base: u64) -> Option<Operand> {
                 )
                 .wrapping_add(ins.memory_displacement64());
             let width = ins.memory_size().size().clamp(1, 8);
+            out.divisor_bits = 8 * width as u32;
             out.divisor = core.mem(addr, width as u64).map(|b| {
                 let mut w = [0u8; 8];
                 w[..b.len().min(8)].copy_from_slice(&b[..b.len().min(8)]);
@@ -386,6 +411,7 @@ fn instruction(core: &Core, bin: &Binary, base: u64) -> Option<Operand> {
         let r = ins.op0_register();
         out.registers.extend(value(r));
         let bits = 8 * r.size().clamp(1, 8) as u32;
+        out.divisor_bits = bits;
         out.divisor = greg(r).map(|i| regs[i] & (u64::MAX >> (64 - bits)));
     }
     Some(out)
