@@ -384,7 +384,24 @@ pub fn causes_of(
                     if made.is_empty() {
                         return None;
                     }
-                    let mut c = postmortem_formats::vars::cause(e.graph, u, &made, labels, e.vars);
+                    // The call that entered the crash frame's
+                    // activation, for its parameters (none where frames
+                    // may be missing between it and the crash).
+                    let r = e.report;
+                    let whole = |gaps: &[usize]| !gaps.contains(&r.stack.len());
+                    let entered_by: &[postmortem_core::NodeId] = match r.stack.last() {
+                        Some(f)
+                            if u.place.starts_with("frame #0 ")
+                                && whole(&r.stack_gaps)
+                                && whole(&r.sibling_gaps) =>
+                        {
+                            f.call.nodes()
+                        }
+                        _ => &[],
+                    };
+                    let mut c = postmortem_formats::vars::cause(
+                        e.graph, u, &made, labels, e.vars, entered_by,
+                    );
                     if let (Some(map), Some(w)) = (e.vars, &walk) {
                         c.guards = postmortem_formats::vars::guards(e.graph, map, u, w, labels);
                     }

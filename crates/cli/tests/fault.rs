@@ -727,3 +727,34 @@ fn a_division_overflow_names_the_guard_that_let_minus_one_through() {
         "{v}"
     );
 }
+
+/// The crash frame's parameter holds what the call on the stack passed
+/// (`get(r)`, line 16), not what any call of `get` passed (`get(q)`,
+/// line 12, also maybe NULL): only `r`'s stores are followed, and of
+/// those `r = &x` cannot leave NULL (the address of a stack variable),
+/// so `r = NULL` (line 15) made it, on every execution.
+#[test]
+fn a_parameter_is_traced_through_the_call_on_the_stack() {
+    let dir = crashed(
+        "entered",
+        include_str!("data/fault/entered.c"),
+        &[("run a > /dev/null", "core")],
+    );
+    let v = why_json(&dir, "core");
+    let r = ranked(&v);
+    assert_eq!(
+        r.first().map(|(at, l)| (at.as_str(), l.as_str())),
+        Some(("the store at entered.c:15", "yes")),
+        "{r:?}"
+    );
+    for (at, _) in &r {
+        for line in [
+            "entered.c:9",
+            "entered.c:11",
+            "entered.c:12",
+            "entered.c:13",
+        ] {
+            assert!(!at.ends_with(line), "{at}: {r:?}");
+        }
+    }
+}

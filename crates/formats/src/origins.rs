@@ -53,6 +53,10 @@ pub struct Tracer<'a> {
     pub value: u64,
     /// Its width in bytes.
     pub bytes: u32,
+    /// The call sites that entered the suspect's activation, from the
+    /// crash stack (empty: not known): a parameter of that activation
+    /// holds what *that* call passed, not any call of its function.
+    pub entered_by: &'a [NodeId],
 }
 
 impl Tracer<'_> {
@@ -153,6 +157,24 @@ impl Tracer<'_> {
                 // indirect call, a call outside the module's code).
                 let listed: std::collections::HashSet<usize> =
                     calls.iter().map(|c| c.site as usize).collect();
+                // The suspect's own activation's parameter (the first
+                // step): the stack names the call that made it.
+                let stack = (depth == 1
+                    && self
+                        .entered_by
+                        .iter()
+                        .any(|&s| self.g.callees(s).any(|c| c == f)))
+                .then_some(self.entered_by);
+                if let Some(sites) = stack {
+                    if sites.iter().any(|s| !listed.contains(&s.index())) {
+                        defs.push((
+                            "a call the front-end does not list (an indirect call)".into(),
+                            None,
+                            None,
+                            false,
+                        ));
+                    }
+                }
                 let unlisted = self.g.nodes().any(|s| {
                     self.g.kind(s) == postmortem_core::NodeKind::CallSite
                         && !listed.contains(&s.index())
@@ -161,7 +183,8 @@ impl Tracer<'_> {
                 });
                 // What the listed calls do not cover is a definition too,
                 // one that is not followed.
-                if self.g.async_functions().contains(&f) {
+                if stack.is_some() {
+                } else if self.g.async_functions().contains(&f) {
                     defs.push((
                         "an asynchronous call (a signal handler's or a thread's start)".into(),
                         None,
@@ -185,6 +208,9 @@ impl Tracer<'_> {
                 }
                 for c in calls {
                     let n = NodeId::new(c.site as usize);
+                    if stack.is_some_and(|sites| !sites.contains(&n)) {
+                        continue;
+                    }
                     let Some((w, from)) = c.args.get(*i as usize) else {
                         continue;
                     };

@@ -1015,6 +1015,7 @@ pub fn operand_cause(
         labels,
         value: o.value,
         bytes: o.bytes,
+        entered_by: &[],
     };
     let (_, made_by) = t.from_origin(o.node, &o.from);
     let mut not_run = Vec::new();
@@ -1104,7 +1105,8 @@ pub fn guards(
 /// What [`postmortem_core::cause::reaching`] found for the value `u`, as
 /// the writers show it: each definition's place (`kv.c:35`, or what it
 /// is) and whether it made the value on every execution the report
-/// allows.
+/// allows. `entered_by`: the call sites that entered `u`'s activation,
+/// when the stack says (see [`crate::origins::Tracer::entered_by`]).
 pub fn cause(
     g: &Icfg,
     u: &ValueUse,
@@ -1114,6 +1116,7 @@ pub fn cause(
     )],
     labels: &[postmortem_core::Label],
     map: Option<&VarMap>,
+    entered_by: &[NodeId],
 ) -> crate::image::fault::Cause {
     use postmortem_core::cause::{Definition, Made};
     let tracer = map.map(|map| crate::origins::Tracer {
@@ -1122,6 +1125,7 @@ pub fn cause(
         labels,
         value: u.value,
         bytes: u.shown.bytes,
+        entered_by,
     });
     let stores: Vec<NodeId> = u
         .cause

@@ -112,10 +112,23 @@ struct Writes {
 }
 
 impl Writes {
-    fn add(&mut self, inst: &Instruction, value: &Operand, low: &Lowered<'_>) {
+    /// `inst` stores `value` (`address_of_local`: the address of one of
+    /// the function's stack variables, which is never null).
+    fn add(
+        &mut self,
+        inst: &Instruction,
+        value: &Operand,
+        low: &Lowered<'_>,
+        address_of_local: bool,
+    ) {
+        let w = if address_of_local {
+            Written::NonNull
+        } else {
+            written(value)
+        };
         match low.store_nodes.get(&(inst as *const Instruction)) {
             Some(n) => {
-                self.by_node.insert(n.as_u32(), written(value));
+                self.by_node.insert(n.as_u32(), w);
             }
             None => self.unmapped = true,
         }
@@ -285,7 +298,7 @@ fn global_uses(
                         if let Some(n) = global_name(&s.address) {
                             let k = name_str(n);
                             if candidates.contains_key(&k) {
-                                writes.entry(k).or_default().add(inst, &s.value, low);
+                                writes.entry(k).or_default().add(inst, &s.value, low, false);
                             }
                         } else {
                             others(&s.address, &mut escaped);
@@ -422,11 +435,13 @@ fn local_uses(
             match inst {
                 Instruction::Load(l) if local(&l.address).is_some() => {}
                 Instruction::Store(s) => {
-                    if let Some(n) = local(&s.value) {
-                        escaped.insert(n);
-                    }
+                    let address_of_local = local(&s.value);
                     if let Some(n) = local(&s.address) {
-                        writes.entry(n).or_default().add(inst, &s.value, low);
+                        let stack = address_of_local.is_some();
+                        writes.entry(n).or_default().add(inst, &s.value, low, stack);
+                    }
+                    if let Some(n) = address_of_local {
+                        escaped.insert(n);
                     }
                 }
                 _ => instruction_operands(inst, &mut |op| {
@@ -809,7 +824,7 @@ impl<'m> Aggregates<'m> {
                             .entry(p.offset)
                             .or_insert_with(|| (p.path, bytes, pointer, Writes::default()))
                             .3
-                            .add(inst, value, low);
+                            .add(inst, value, low, false);
                     }
                 }
                 None => {
