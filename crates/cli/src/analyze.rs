@@ -405,6 +405,11 @@ pub fn causes_of(
                     if let (Some(map), Some(w)) = (e.vars, &walk) {
                         c.guards = postmortem_formats::vars::guards(e.graph, map, u, w, labels);
                     }
+                    if let (Some(map), Some(crash)) = (e.vars, e.report.crash.as_ref()) {
+                        c.guards.extend(postmortem_formats::vars::wrong_checks(
+                            e.graph, map, u, crash, labels,
+                        ));
+                    }
                     Some(c)
                 })
                 .collect()

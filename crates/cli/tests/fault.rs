@@ -758,3 +758,28 @@ fn a_parameter_is_traced_through_the_call_on_the_stack() {
         }
     }
 }
+
+/// `v = getenv(name); if (name != NULL) { p = v; ... p[0] }`: the NULL
+/// `p` is a copy of `getenv`'s result, which nothing tested; the branch
+/// that tested `name` for NULL instead ranks first, as a check of the
+/// wrong variable.
+#[test]
+fn a_null_check_of_another_variable_ranks_first() {
+    let dir = crashed(
+        "wrongvar",
+        include_str!("data/fault/wrongvar.c"),
+        &[("run > /dev/null", "core")],
+    );
+    let v = why_json(&dir, "core");
+    let r = ranked(&v);
+    assert_eq!(
+        r.first().map(|(at, l)| (at.as_str(), l.as_str())),
+        Some(("the branch at wrongvar.c:5", "yes")),
+        "{r:?}"
+    );
+    let reason = v["suspects"][0]["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("`name` for NULL") && reason.contains("`v`"),
+        "{reason}"
+    );
+}

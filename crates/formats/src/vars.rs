@@ -1096,8 +1096,129 @@ pub fn guards(
                 "maybe"
             }
             .into(),
+            tested: None,
             node: Some(b),
         });
+    }
+    out
+}
+
+/// Checks of another variable (a guess at a wrong-variable check: `x =
+/// getenv(..); if (name != NULL) use(x);`). For `u`, a NULL pointer of
+/// the crash frame that is, through copies, the result of a call (the
+/// chain `p = envbase`, `envbase = getenv(...)`): the branches that test
+/// another pointer of the function for NULL between that call's store
+/// and the crash (walking back from the crash over nodes not No) and
+/// that may have run. The value's own variables were tested nowhere on
+/// that way (else the check let it through: [`guards`]). A heuristic for
+/// the ranking only: such a branch did not make the value.
+pub fn wrong_checks(
+    g: &Icfg,
+    map: &VarMap,
+    u: &ValueUse,
+    crash: &NodeSet,
+    labels: &[postmortem_core::Label],
+) -> Vec<crate::image::fault::Guard> {
+    use postmortem_core::Label;
+    let Some(v) = map.vars.get(u.var) else {
+        return Vec::new();
+    };
+    let VarScope::Local { entry, .. } = v.scope else {
+        return Vec::new();
+    };
+    if u.value != 0 || !v.pointer || !u.place.starts_with("frame #0 ") {
+        return Vec::new();
+    }
+    // The value's variables, through copies (the function's only).
+    let mut chain = vec![u.var];
+    let mut i = 0;
+    while i < chain.len() && chain.len() < 8 {
+        let Some(w) = map.vars.get(chain[i]) else {
+            break;
+        };
+        for (_, o) in &w.from {
+            if let Origin::Copy(k) = o {
+                if !chain.contains(&(*k as usize)) {
+                    chain.push(*k as usize);
+                }
+            }
+        }
+        i += 1;
+    }
+    // The stores of a call's result that can have carried the NULL.
+    let mut roots: Vec<NodeId> = Vec::new();
+    let mut holder = String::new();
+    for &k in &chain {
+        let Some(w) = map.vars.get(k) else { continue };
+        for (n, o) in &w.from {
+            let n = NodeId::new(*n as usize);
+            if matches!(o, Origin::Call(_)) && labels.get(n.index()) != Some(&Label::No) {
+                roots.push(n);
+                holder = w.name.clone();
+            }
+        }
+    }
+    if roots.is_empty() {
+        return Vec::new();
+    }
+    let mut passed: Vec<NodeId> = Vec::new();
+    for &c in crash.nodes() {
+        if g.func_of(c) != g.func_of(NodeId::new(entry as usize)) {
+            return Vec::new();
+        }
+        passed.extend(
+            postmortem_core::cause::reaching_writes(g, labels, c, &roots, &|_, _| false).passed,
+        );
+    }
+    passed.sort_unstable();
+    passed.dedup();
+    let on_way = |b: NodeId| passed.binary_search(&b).is_ok();
+    // The value's own variables tested on the way: not this guess.
+    let tested_itself = chain.iter().filter_map(|&k| map.vars.get(k)).any(|w| {
+        w.tests
+            .iter()
+            .any(|t| on_way(NodeId::new(t.branch as usize)))
+    });
+    if tested_itself {
+        return Vec::new();
+    }
+    let mut out: Vec<crate::image::fault::Guard> = Vec::new();
+    for (k, w) in map.vars.iter().enumerate() {
+        let same_fn = matches!(w.scope, VarScope::Local { entry: e, .. } if e == entry);
+        if chain.contains(&k) || !w.pointer || !same_fn {
+            continue;
+        }
+        for t in &w.tests {
+            let b = NodeId::new(t.branch as usize);
+            let null_test = matches!(
+                t.kind,
+                TestKind::Cmp {
+                    pred: Pred::Eq | Pred::Ne,
+                    constant: 0,
+                    ..
+                }
+            );
+            let label = labels.get(b.index()).copied();
+            if !null_test
+                || t.successors().len() < 2
+                || !on_way(b)
+                || label == Some(Label::No)
+                || out.iter().any(|o| o.node == Some(b))
+            {
+                continue;
+            }
+            out.push(crate::image::fault::Guard {
+                branch: format!("the branch at {}", where_is(g, b)),
+                ran: if label == Some(Label::Yes) {
+                    "yes"
+                } else {
+                    "maybe"
+                }
+                .into(),
+                tested: Some((w.name.clone(), holder.clone())),
+                node: Some(b),
+            });
+        }
     }
     out
 }

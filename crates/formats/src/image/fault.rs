@@ -92,6 +92,12 @@ pub struct Guard {
     pub branch: String,
     /// `yes` (it ran on every execution the report allows) or `maybe`.
     pub ran: String,
+    /// For a check of another variable ([`crate::vars::wrong_checks`]):
+    /// ``(`varName`, `envbase`)``, the variable it tested for NULL and
+    /// the one that held the NULL a call returned. None: it tested the
+    /// value itself.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tested: Option<(String, String)>,
     /// Its node, for links.
     #[serde(skip)]
     pub node: Option<postmortem_core::NodeId>,

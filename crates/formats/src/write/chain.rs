@@ -12,7 +12,9 @@
 //!    constant (`return NULL;`): Yes;
 //! 2. a branch that ran and never went to a store that would have set
 //!    another value, or that tested the value and went on toward the
-//!    crash (a check that let it through): Yes;
+//!    crash (a check that let it through), or that tested another
+//!    pointer for NULL where a call's NULL result was never tested (a
+//!    check of the wrong variable?): Yes;
 //! 3. the other definitions that made it on every execution (a value
 //!    computed at run time, perhaps from the input: the check after it is
 //!    the likelier bug): Yes;
@@ -77,10 +79,16 @@ pub fn suspects(f: &Fault, max: usize) -> Vec<Suspect> {
                     at: k.branch.clone(),
                     variable: c.variable.clone(),
                     label: if ran { "yes" } else { "maybe" },
-                    reason: format!(
-                        "{} the variable already holding this value and went on toward the crash: a check that let it through",
-                        if ran { "it tested" } else { "if it ran, it tested" },
-                    ),
+                    reason: match &k.tested {
+                        None => format!(
+                            "{} the variable already holding this value and went on toward the crash: a check that let it through",
+                            if ran { "it tested" } else { "if it ran, it tested" },
+                        ),
+                        Some((other, holder)) => format!(
+                            "{} `{other}` for NULL, and nothing on the way to the crash tested `{holder}` (a call's result, carried to the NULL pointer): a check of the wrong variable?",
+                            if ran { "it tested" } else { "if it ran, it tested" },
+                        ),
+                    },
                     node: k.node,
                 },
             ));
@@ -265,6 +273,7 @@ mod tests {
                 guards: vec![Guard {
                     branch: "the branch at a.c:2".into(),
                     ran: "maybe".into(),
+                    tested: None,
                     node: None,
                 }],
             }],
