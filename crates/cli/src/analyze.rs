@@ -389,15 +389,20 @@ pub fn causes_of(
                     // may be missing between it and the crash).
                     let r = e.report;
                     let whole = |gaps: &[usize]| !gaps.contains(&r.stack.len());
-                    let entered_by: &[postmortem_core::NodeId] = match r.stack.last() {
-                        Some(f)
+                    let entered_by = match (r.stack.last(), r.crash.as_ref()) {
+                        (Some(f), Some(crash))
                             if u.place.starts_with("frame #0 ")
                                 && whole(&r.stack_gaps)
                                 && whole(&r.sibling_gaps) =>
                         {
-                            f.call.nodes()
+                            // The frame enters the crash's function.
+                            let func = e.graph.func_of(*crash.nodes().first()?);
+                            let enters =
+                                f.entry.nodes().iter().all(|&n| e.graph.func_of(n) == func)
+                                    && crash.nodes().iter().all(|&n| e.graph.func_of(n) == func);
+                            enters.then_some((func, f.call.nodes()))
                         }
-                        _ => &[],
+                        _ => None,
                     };
                     let mut c = postmortem_formats::vars::cause(
                         e.graph, u, &made, labels, e.vars, entered_by,

@@ -783,3 +783,29 @@ fn a_null_check_of_another_variable_ranks_first() {
         "{reason}"
     );
 }
+
+/// A crash frame entered through a function pointer (`j.run(j.arg)`):
+/// its parameter is what that call passed, a load of the field `arg`,
+/// whose stores are `{run, &x}` (the address of a stack variable, never
+/// NULL) and `j.arg = NULL` (line 17), which ranks first, before the
+/// call and the parameter that only carried the value.
+#[test]
+fn a_parameter_is_traced_through_a_call_through_a_pointer() {
+    let dir = crashed(
+        "indirect",
+        include_str!("data/fault/indirect.c"),
+        &[("run a > /dev/null", "core")],
+    );
+    let v = why_json(&dir, "core");
+    let r = ranked(&v);
+    let at: Vec<&str> = r.iter().map(|(at, _)| at.as_str()).collect();
+    assert_eq!(
+        at,
+        [
+            "the store at indirect.c:17",
+            "the call at indirect.c:18",
+            "the parameter `p` at indirect.c:8"
+        ],
+        "{r:?}"
+    );
+}

@@ -53,10 +53,11 @@ pub struct Tracer<'a> {
     pub value: u64,
     /// Its width in bytes.
     pub bytes: u32,
-    /// The call sites that entered the suspect's activation, from the
-    /// crash stack (empty: not known): a parameter of that activation
-    /// holds what *that* call passed, not any call of its function.
-    pub entered_by: &'a [NodeId],
+    /// The function of the suspect's activation and the call sites that
+    /// entered it, from the crash stack (none: not known): a parameter of
+    /// that activation holds what *that* call passed, not what any call
+    /// of its function passed.
+    pub entered_by: Option<(postmortem_core::FuncId, &'a [NodeId])>,
 }
 
 impl Tracer<'_> {
@@ -73,8 +74,8 @@ impl Tracer<'_> {
     ) -> Option<(String, Vec<MadeBy>)> {
         let o = self.origin_of(var, node)?;
         let mut left = MAX_DEFS;
-        let mut on_way = vec![node];
-        let step = self.follow(node, o, 1, &mut on_way, &mut left);
+        let mut on_way = vec![(node, o as *const Origin)];
+        let step = self.follow(node, o, (1, true), &mut on_way, &mut left);
         let mut defs = step.defs;
         mark(&mut defs, every);
         Some((step.via, defs))
@@ -85,8 +86,8 @@ impl Tracer<'_> {
     /// how, and the definitions that can have made it, each followed.
     pub fn from_origin(&self, at: NodeId, o: &Origin) -> (String, Vec<MadeBy>) {
         let mut left = MAX_DEFS;
-        let mut on_way = vec![at];
-        let step = self.follow(at, o, 1, &mut on_way, &mut left);
+        let mut on_way = vec![(at, o as *const Origin)];
+        let step = self.follow(at, o, (1, true), &mut on_way, &mut left);
         let mut defs = step.defs;
         mark(&mut defs, false);
         (step.via, defs)
@@ -110,12 +111,14 @@ impl Tracer<'_> {
     }
 
     /// One step back along `o`, which gave the value written at `at`.
+    /// `in_frame`: `at` is in the suspect's own activation (the steps so
+    /// far were copies of its function's locals).
     fn follow(
         &self,
         at: NodeId,
         o: &Origin,
-        depth: usize,
-        on_way: &mut Vec<NodeId>,
+        (depth, in_frame): (usize, bool),
+        on_way: &mut Vec<(NodeId, *const Origin)>,
         left: &mut usize,
     ) -> Step {
         // (definition, its node, its own origin to follow: (variable or
@@ -150,21 +153,28 @@ impl Tracer<'_> {
             Origin::Arg(i) => {
                 let f = self.g.func_of(at);
                 let name = &*self.g.function(f).name;
-                let calls = self.map.calls.get(name).map_or(&[][..], |c| c.as_slice());
+                let direct = self.map.calls.get(name).map_or(&[][..], |c| c.as_slice());
                 // Every call that may enter `f` must be one of `calls`:
                 // not the program's start (its arguments come from the
                 // system), no call site the map does not list (an
                 // indirect call, a call outside the module's code).
+                // The suspect's own activation's parameter (the first
+                // step): the stack names the call that made it, which may
+                // be a call through a pointer.
+                let stack = match self.entered_by {
+                    Some((func, sites)) if in_frame && func == f => Some(sites),
+                    _ => None,
+                };
+                let calls: Vec<&crate::vars::CallArgs> = match stack {
+                    Some(sites) => direct
+                        .iter()
+                        .chain(&self.map.indirect)
+                        .filter(|c| sites.contains(&NodeId::new(c.site as usize)))
+                        .collect(),
+                    None => direct.iter().collect(),
+                };
                 let listed: std::collections::HashSet<usize> =
                     calls.iter().map(|c| c.site as usize).collect();
-                // The suspect's own activation's parameter (the first
-                // step): the stack names the call that made it.
-                let stack = (depth == 1
-                    && self
-                        .entered_by
-                        .iter()
-                        .any(|&s| self.g.callees(s).any(|c| c == f)))
-                .then_some(self.entered_by);
                 if let Some(sites) = stack {
                     if sites.iter().any(|s| !listed.contains(&s.index())) {
                         defs.push((
@@ -208,9 +218,6 @@ impl Tracer<'_> {
                 }
                 for c in calls {
                     let n = NodeId::new(c.site as usize);
-                    if stack.is_some_and(|sites| !sites.contains(&n)) {
-                        continue;
-                    }
                     let Some((w, from)) = c.args.get(*i as usize) else {
                         continue;
                     };
@@ -262,13 +269,20 @@ impl Tracer<'_> {
                         let writes: Vec<NodeId> =
                             v.writes.iter().map(|w| NodeId::new(w.0 as usize)).collect();
                         let cut = |b: NodeId, s: NodeId| v.value_cuts(self.value, b, s);
-                        let reached = postmortem_core::cause::reaching_writes(
+                        let mut reached = postmortem_core::cause::reaching_writes(
                             self.g,
                             self.labels,
                             at,
                             &writes,
                             &cut,
                         );
+                        // A parameter stored in `at` itself: the prologue
+                        // stores it (in the entry block, which nothing
+                        // enters again) before the node reads it.
+                        if matches!(origin(at), Some(Origin::Arg(_))) {
+                            reached.writes = vec![at];
+                            reached.entry = false;
+                        }
                         for n in reached.writes {
                             let w = v.writes.iter().find(|w| w.0 as usize == n.index());
                             if let Some(&(_, w)) = w.filter(|w| self.can_leave(w.1)) {
@@ -301,6 +315,15 @@ impl Tracer<'_> {
                 format!("a copy of `{}`", v.name)
             }
         };
+        // The definitions of a copy of a local are in the same activation.
+        let copy_of_local = match o {
+            Origin::Copy(k) => self
+                .map
+                .vars
+                .get(*k as usize)
+                .is_some_and(|v| matches!(v.scope, VarScope::Local { .. })),
+            _ => false,
+        };
         let mut out = Vec::new();
         let mut complete = true;
         for (at, node, next, exact) in defs {
@@ -313,12 +336,16 @@ impl Tracer<'_> {
                 ..MadeBy::default()
             };
             if let (Some(n), Some(o)) = (node, next) {
-                if *left == 0 || depth >= MAX_DEPTH || on_way.contains(&n) {
+                // A cycle: this definition, along this origin, is already
+                // on the way (one node may hold a parameter's store and a
+                // copy of it: two steps).
+                if *left == 0 || depth >= MAX_DEPTH || on_way.contains(&(n, o as *const Origin)) {
                     complete = false;
                 } else {
                     *left -= 1;
-                    on_way.push(n);
-                    let step = self.follow(n, o, depth + 1, on_way, left);
+                    on_way.push((n, o as *const Origin));
+                    let step =
+                        self.follow(n, o, (depth + 1, in_frame && copy_of_local), on_way, left);
                     on_way.pop();
                     complete &= step.complete;
                     if step.complete && step.defs.is_empty() {

@@ -397,6 +397,11 @@ pub struct VarMap {
     /// arguments ([`CallArgs`]).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub calls: BTreeMap<String, Vec<CallArgs>>,
+    /// The calls through a pointer, with their arguments: which function
+    /// one called is known only from a crash stack that shows it
+    /// ([`crate::origins::Tracer::entered_by`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub indirect: Vec<CallArgs>,
     /// The stores to each struct field through a pointer, by field key
     /// (see [`Origin::Field`]). Not every write of a field: `memset`,
     /// `memcpy`, a zeroing allocation or a store through another type
@@ -1015,7 +1020,7 @@ pub fn operand_cause(
         labels,
         value: o.value,
         bytes: o.bytes,
-        entered_by: &[],
+        entered_by: None,
     };
     let (_, made_by) = t.from_origin(o.node, &o.from);
     let mut not_run = Vec::new();
@@ -1237,7 +1242,7 @@ pub fn cause(
     )],
     labels: &[postmortem_core::Label],
     map: Option<&VarMap>,
-    entered_by: &[NodeId],
+    entered_by: Option<(postmortem_core::FuncId, &[NodeId])>,
 ) -> crate::image::fault::Cause {
     use postmortem_core::cause::{Definition, Made};
     let tracer = map.map(|map| crate::origins::Tracer {
@@ -1522,6 +1527,7 @@ mod tests {
             left_out: BTreeMap::new(),
             returns: BTreeMap::new(),
             calls: BTreeMap::new(),
+            indirect: Vec::new(),
             fields: BTreeMap::new(),
             derefs: Vec::new(),
         };

@@ -86,19 +86,21 @@ pub(crate) fn add(
                     map.derefs.push(d);
                 }
                 if let Instruction::Call(c) = inst {
-                    if let (Some(callee), Some(site)) = (
-                        direct_callee(c),
-                        low.call_nodes.get(&(inst as *const Instruction)),
-                    ) {
+                    if let Some(site) = low.call_nodes.get(&(inst as *const Instruction)) {
                         let args = c
                             .arguments
                             .iter()
                             .map(|(op, _)| (cx.written_of(op), cx.origin(op, (bi, ii))))
                             .collect();
-                        map.calls.entry(callee).or_default().push(CallArgs {
+                        let call = CallArgs {
                             site: site.as_u32(),
                             args,
-                        });
+                        };
+                        match direct_callee(c) {
+                            Some(callee) => map.calls.entry(callee).or_default().push(call),
+                            None if c.function.is_right() => map.indirect.push(call),
+                            None => {}
+                        }
                     }
                 }
                 let Instruction::Store(s) = inst else {
@@ -370,6 +372,8 @@ impl<'a> FnCx<'a> {
             {
                 Written::NonNull
             }
+            // The address of a stack slot.
+            Some((_, _, Instruction::Alloca(_))) => Written::NonNull,
             _ => Written::Unknown,
         }
     }

@@ -23,10 +23,12 @@
 //! 5. a branch that may have run and never went to such a store, or
 //!    tested the value: Maybe.
 //!
-//! Within a rank, the definitions furthest back along the value's way
-//! first (where it was made: `return NULL;` in the callee, before the
-//! store of the call's result that carried it to the crash), then in the
-//! order of the suspects of the fault.
+//! A definition that only carried the value (a copy, a call's argument,
+//! a parameter) ranks no higher than the best of the definitions it
+//! carried it from. Within a rank, the definitions furthest back along
+//! the value's way first (where it was made: `return NULL;` in the
+//! callee, before the store of the call's result that carried it to the
+//! crash), then in the order of the suspects of the fault.
 
 use crate::image::fault::{Cause, Fault, MadeBy};
 use serde::Serialize;
@@ -127,6 +129,28 @@ pub fn suspects(f: &Fault, max: usize) -> Vec<Suspect> {
         .collect()
 }
 
+/// The rank class of definition `m` (module docs, 1-4). A definition
+/// that only carried the value from statements further back (a copy, a
+/// call's argument, a parameter: `from` names them) ranks no higher than
+/// the best of those, after them (the deepest first): the statement
+/// that made the value is likelier the bug than the ones that passed it
+/// on.
+fn class(m: &MadeBy) -> u8 {
+    let own = match (m.on == "every", m.exact) {
+        (true, true) => 0,
+        (true, false) => 2,
+        (false, true) => 3,
+        (false, false) => 4,
+    };
+    let sources = m
+        .from
+        .iter()
+        .filter(|d| d.node.is_some() && d.at != crate::origins::UNSEEN)
+        .map(class)
+        .min();
+    sources.map_or(own, |s| own.max(s))
+}
+
 /// Adds the definition `m` (`depth` steps back along the value's way)
 /// and the ones behind it.
 fn definition(
@@ -141,12 +165,7 @@ fn definition(
     }
     let every = m.on == "every";
     ranked.push((
-        match (every, m.exact) {
-            (true, true) => 0,
-            (true, false) => 2,
-            (false, true) => 3,
-            (false, false) => 4,
-        },
+        class(m),
         depth,
         Suspect {
             rank: 0,
@@ -306,5 +325,62 @@ mod tests {
             vec![1, 2, 3, 4, 5, 6]
         );
         assert_eq!(suspects(&f, 1).len(), 1);
+    }
+
+    /// A definition on every execution that only passed the value on
+    /// (the call, whose argument was a field's load) ranks after the
+    /// field's store it came from, which made it on some: the maker
+    /// first, then the carriers, the deepest first.
+    #[test]
+    fn carriers_rank_after_the_definitions_they_carried_from() {
+        let store = MadeBy {
+            at: "the store at a.c:17".into(),
+            on: "some".into(),
+            node: Some(postmortem_core::NodeId::new(3)),
+            ..MadeBy::default()
+        };
+        let call = MadeBy {
+            at: "the call at a.c:18".into(),
+            on: "every".into(),
+            node: Some(postmortem_core::NodeId::new(4)),
+            via: Some("a load of field 1 of `job`".into()),
+            from: vec![
+                store,
+                MadeBy {
+                    at: crate::origins::UNSEEN.into(),
+                    on: "some".into(),
+                    ..MadeBy::default()
+                },
+            ],
+            ..MadeBy::default()
+        };
+        let f = Fault {
+            signal: "SIGSEGV".into(),
+            causes: vec![Cause {
+                variable: "`p` = 0x0".into(),
+                made_by: vec![MadeBy {
+                    at: "the parameter `p` at a.c:8".into(),
+                    on: "every".into(),
+                    node: Some(postmortem_core::NodeId::new(5)),
+                    via: Some("what the calls of `run` passed (argument 1)".into()),
+                    from: vec![call],
+                    ..MadeBy::default()
+                }],
+                ..Cause::default()
+            }],
+            ..Fault::default()
+        };
+        let order: Vec<(String, &str)> = suspects(&f, 10)
+            .into_iter()
+            .map(|s| (s.at, s.label))
+            .collect();
+        assert_eq!(
+            order,
+            [
+                ("the store at a.c:17".to_string(), "maybe"),
+                ("the call at a.c:18".to_string(), "yes"),
+                ("the parameter `p` at a.c:8".to_string(), "yes"),
+            ]
+        );
     }
 }
