@@ -381,6 +381,17 @@ pub fn causes_of(
                         (_, Some(w)) => postmortem_formats::vars::frame_reaching(e.vars?, u, w),
                         _ => return None,
                     };
+                    let made = match (e.vars, e.report.crash.as_ref()) {
+                        (Some(map), Some(crash)) => {
+                            postmortem_formats::vars::without_unwritten_parameter(
+                                map,
+                                u,
+                                crash.nodes(),
+                                made,
+                            )
+                        }
+                        _ => made,
+                    };
                     if made.is_empty() {
                         return None;
                     }

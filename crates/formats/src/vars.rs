@@ -1228,6 +1228,54 @@ pub fn wrong_checks(
     out
 }
 
+/// `made` (the definitions of `u`'s value) without "uninitialised" for
+/// a parameter: the prologue stores every parameter first, in the entry
+/// block, before any statement of the function can read it, so only a
+/// crash in the prologue itself (a stack overflow at the call: the crash
+/// at the entry node or at a node of a parameter's store) leaves the
+/// slot unwritten. What is left alone is then the definition on every
+/// execution.
+pub fn without_unwritten_parameter(
+    map: &VarMap,
+    u: &ValueUse,
+    crash: &[NodeId],
+    made: Vec<(
+        postmortem_core::cause::Definition,
+        postmortem_core::cause::Made,
+    )>,
+) -> Vec<(
+    postmortem_core::cause::Definition,
+    postmortem_core::cause::Made,
+)> {
+    use postmortem_core::cause::{Definition, Made};
+    let Some(v) = map.vars.get(u.var) else {
+        return made;
+    };
+    let stores: Vec<u32> = v
+        .from
+        .iter()
+        .filter(|(_, o)| matches!(o, Origin::Arg(_)))
+        .map(|&(n, _)| n)
+        .collect();
+    let VarScope::Local { entry, .. } = v.scope else {
+        return made;
+    };
+    let in_prologue = crash
+        .iter()
+        .any(|c| c.as_u32() == entry || stores.contains(&c.as_u32()));
+    if stores.is_empty() || in_prologue {
+        return made;
+    }
+    let mut out: Vec<_> = made
+        .into_iter()
+        .filter(|(d, _)| !matches!(d, Definition::Uninitialised(_)))
+        .collect();
+    if let [(_, m)] = out.as_mut_slice() {
+        *m = Made::Every;
+    }
+    out
+}
+
 /// What [`postmortem_core::cause::reaching`] found for the value `u`, as
 /// the writers show it: each definition's place (`kv.c:35`, or what it
 /// is) and whether it made the value on every execution the report
@@ -1571,6 +1619,70 @@ mod tests {
         assert!(
             !json.contains("\"shown\"") && !json.contains("\"decl\""),
             "{json}"
+        );
+    }
+
+    /// A parameter's slot is written by the prologue before any
+    /// statement reads it: "uninitialised" is dropped and the store is
+    /// the definition on every execution, unless the crash is in the
+    /// prologue (the entry node, or the node of the parameter's store).
+    #[test]
+    fn a_parameter_is_never_read_unwritten_after_its_prologue() {
+        use postmortem_core::cause::{Definition, Made};
+        let (entry, store, crash) = (NodeId::new(0), NodeId::new(1), NodeId::new(5));
+        let param = |from: Vec<(u32, Origin)>| VarMap {
+            vars: vec![Var {
+                name: "word".into(),
+                scope: VarScope::Local {
+                    function: "put".into(),
+                    line: 7,
+                    entry: 0,
+                },
+                offset: 0,
+                bytes: 8,
+                pointer: true,
+                writes: vec![(1, Written::Unknown)],
+                tests: vec![],
+                from,
+                reads: None,
+            }],
+            ..VarMap::default()
+        };
+        let u = ValueUse {
+            name: "word".into(),
+            place: "frame #0 `put`".into(),
+            value: 0,
+            constraint: None,
+            frame: None,
+            local: None,
+            ruled_out: vec![],
+            kept: vec![],
+            tests: vec![],
+            unused: None,
+            shown: Shown::default(),
+            cause: None,
+            var: 0,
+        };
+        let made = vec![
+            (Definition::Store(store), Made::Some),
+            (Definition::Uninitialised(entry), Made::Some),
+        ];
+        let map = param(vec![(1, Origin::Arg(0))]);
+        assert_eq!(
+            without_unwritten_parameter(&map, &u, &[crash], made.clone()),
+            [(Definition::Store(store), Made::Every)]
+        );
+        for at in [entry, store] {
+            assert_eq!(
+                without_unwritten_parameter(&map, &u, &[at], made.clone()),
+                made
+            );
+        }
+        // Not a parameter: a local may be read before any store.
+        let local = param(vec![]);
+        assert_eq!(
+            without_unwritten_parameter(&local, &u, &[crash], made.clone()),
+            made
         );
     }
 
