@@ -177,12 +177,7 @@ impl Tracer<'_> {
                     calls.iter().map(|c| c.site as usize).collect();
                 if let Some(sites) = stack {
                     if sites.iter().any(|s| !listed.contains(&s.index())) {
-                        defs.push((
-                            "a call the front-end does not list (an indirect call)".into(),
-                            None,
-                            None,
-                            false,
-                        ));
+                        defs.push((UNLISTED_CALL.into(), None, None, false));
                     }
                 }
                 let unlisted = self.g.nodes().any(|s| {
@@ -195,26 +190,11 @@ impl Tracer<'_> {
                 // one that is not followed.
                 if stack.is_some() {
                 } else if self.g.async_functions().contains(&f) {
-                    defs.push((
-                        "an asynchronous call (a signal handler's or a thread's start)".into(),
-                        None,
-                        None,
-                        false,
-                    ));
+                    defs.push((ASYNC_CALL.into(), None, None, false));
                 } else if self.g.function(f).entry == Some(self.g.start()) {
-                    defs.push((
-                        "the program's arguments (from the system)".into(),
-                        None,
-                        None,
-                        false,
-                    ));
+                    defs.push((PROGRAM_ARGS.into(), None, None, false));
                 } else if unlisted {
-                    defs.push((
-                        "a call the front-end does not list (an indirect call)".into(),
-                        None,
-                        None,
-                        false,
-                    ));
+                    defs.push((UNLISTED_CALL.into(), None, None, false));
                 }
                 for c in calls {
                     let n = NodeId::new(c.site as usize);
@@ -365,6 +345,20 @@ impl Tracer<'_> {
             complete,
         }
     }
+}
+
+/// A parameter's value from a call the front-end does not list.
+pub const UNLISTED_CALL: &str = "a call the front-end does not list (an indirect call)";
+/// A parameter's value from an asynchronous function's caller.
+pub const ASYNC_CALL: &str = "an asynchronous call (a signal handler's or a thread's start)";
+/// A parameter's value from the start function's caller.
+pub const PROGRAM_ARGS: &str = "the program's arguments (from the system)";
+
+/// Whether `at` names a definition the walk lists but cannot follow
+/// ([`UNSEEN`], [`UNLISTED_CALL`], [`ASYNC_CALL`], [`PROGRAM_ARGS`]): no
+/// statement of the program.
+pub fn not_followed(at: &str) -> bool {
+    [UNSEEN, UNLISTED_CALL, ASYNC_CALL, PROGRAM_ARGS].contains(&at)
 }
 
 /// The definition that stands for a field's writes the front-end does

@@ -25,7 +25,8 @@
 //!
 //! A definition that only carried the value (a copy, a call's argument,
 //! a parameter) ranks no higher than the best of the definitions it
-//! carried it from. Within a rank, the definitions furthest back along
+//! carried it from; one the walk could not follow (an indirect caller,
+//! the program's arguments) comes last. Within a rank, the definitions furthest back along
 //! the value's way first (where it was made: `return NULL;` in the
 //! callee, before the store of the call's result that carried it to the
 //! crash), then in the order of the suspects of the fault.
@@ -136,6 +137,11 @@ pub fn suspects(f: &Fault, max: usize) -> Vec<Suspect> {
 /// that made the value is likelier the bug than the ones that passed it
 /// on.
 fn class(m: &MadeBy) -> u8 {
+    // What the walk could not follow (an indirect caller, the program's
+    // arguments, an asynchronous call) is no statement to look at: last.
+    if crate::origins::not_followed(&m.at) {
+        return 6;
+    }
     let own = match (m.on == "every", m.exact) {
         (true, true) => 0,
         (true, false) => 2,
@@ -382,5 +388,34 @@ mod tests {
                 ("the parameter `p` at a.c:8".to_string(), "yes"),
             ]
         );
+    }
+
+    /// A definition the walk could not follow (an indirect caller) is no
+    /// statement: it ranks after the statements.
+    #[test]
+    fn definitions_not_followed_rank_last() {
+        let f = Fault {
+            signal: "SIGSEGV".into(),
+            causes: vec![Cause {
+                variable: "`p` = 0x0".into(),
+                made_by: vec![
+                    MadeBy {
+                        at: crate::origins::UNLISTED_CALL.into(),
+                        on: "some".into(),
+                        ..MadeBy::default()
+                    },
+                    MadeBy {
+                        at: "the store at a.c:3".into(),
+                        on: "some".into(),
+                        node: Some(postmortem_core::NodeId::new(2)),
+                        ..MadeBy::default()
+                    },
+                ],
+                ..Cause::default()
+            }],
+            ..Fault::default()
+        };
+        let order: Vec<String> = suspects(&f, 10).into_iter().map(|s| s.at).collect();
+        assert_eq!(order, ["the store at a.c:3", crate::origins::UNLISTED_CALL]);
     }
 }
