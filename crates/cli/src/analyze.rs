@@ -395,26 +395,7 @@ pub fn causes_of(
                     if made.is_empty() {
                         return None;
                     }
-                    // The call that entered the crash frame's
-                    // activation, for its parameters (none where frames
-                    // may be missing between it and the crash).
-                    let r = e.report;
-                    let whole = |gaps: &[usize]| !gaps.contains(&r.stack.len());
-                    let entered_by = match (r.stack.last(), r.crash.as_ref()) {
-                        (Some(f), Some(crash))
-                            if u.place.starts_with("frame #0 ")
-                                && whole(&r.stack_gaps)
-                                && whole(&r.sibling_gaps) =>
-                        {
-                            // The frame enters the crash's function.
-                            let func = e.graph.func_of(*crash.nodes().first()?);
-                            let enters =
-                                f.entry.nodes().iter().all(|&n| e.graph.func_of(n) == func)
-                                    && crash.nodes().iter().all(|&n| e.graph.func_of(n) == func);
-                            enters.then_some((func, f.call.nodes()))
-                        }
-                        _ => None,
-                    };
+                    let entered_by = postmortem_formats::vars::entered_by(e.graph, e.report, u);
                     let mut c = postmortem_formats::vars::cause(
                         e.graph, u, &made, labels, e.vars, entered_by,
                     );

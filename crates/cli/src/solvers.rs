@@ -98,7 +98,6 @@ pub struct SolverArgs {
 /// option out).
 const MAX_TIMEOUT_S: f64 = 1e9;
 
-/// `--timeout`: a finite number of seconds, 0 or more.
 /// `--value-budget`: a finite multiple, 0 or more.
 fn parse_factor(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
@@ -109,6 +108,7 @@ fn parse_factor(s: &str) -> Result<f64, String> {
     }
 }
 
+/// `--timeout`: a finite number of seconds, 0 or more.
 pub fn parse_timeout(s: &str) -> Result<f64, String> {
     let t: f64 = s
         .trim()

@@ -252,11 +252,15 @@ fn closure(g: &Icfg, from: &[NodeId], returns: bool) -> BitSet {
 /// Bulk recovery with the observations of off-path code dropped and its No
 /// labels relaxed.
 trait RecoverWith {
+    /// `report` recovered with the asynchronous code `c`; `alone`: the
+    /// recovery of the crash path alone, which stands for the report's
+    /// when the weakening drops nothing (the very same report).
     fn recover_with(
         &self,
         g: &Icfg,
         report: &Report,
         c: &Concurrency,
+        alone: Option<&Recovery>,
     ) -> Result<Recovery, SolveError>;
 }
 
@@ -266,9 +270,15 @@ impl<S: Solver> RecoverWith for S {
         g: &Icfg,
         report: &Report,
         c: &Concurrency,
+        alone: Option<&Recovery>,
     ) -> Result<Recovery, SolveError> {
         let (r, weakened) = c.weaken(report);
-        let mut out = self.recover(g, &r)?;
+        let reused = alone.is_some() && weakened.is_empty();
+        let mut out = match alone {
+            Some(a) if reused => a.clone(),
+            _ => self.recover(g, &r)?,
+        };
+        out.stats.push(("async_reused", u64::from(reused)));
         c.relax(&mut out.labels);
         out.weakened.extend(weakened);
         out.stats
@@ -403,8 +413,9 @@ impl<S: Solver> ProcessWide<S> {
     /// of a program with signal handlers recovered the path alone twice
     /// over without it: bzip2's cores.) A round whose weakening drops
     /// nothing recovers the very report of the path alone: its labels are
-    /// the path alone's, relaxed, without a recovery (`async_reused`;
-    /// with bzip2's signal handlers, that is every round of its cores).
+    /// the path alone's, relaxed, without a recovery (`async_reused`, of
+    /// the last round; with bzip2's signal handlers, that is every round
+    /// of its cores).
     fn recover_from(
         &self,
         g: &Icfg,
@@ -422,35 +433,25 @@ impl<S: Solver> ProcessWide<S> {
             }
         };
         let Some(alone) = path_alone else {
-            return self.0.recover_with(g, report, &all);
+            return self.0.recover_with(g, report, &all, None);
         };
         let mut live = Concurrency::live_after(g, &alone.labels, &[]);
-        let mut out = alone.clone();
-        let (mut rounds, mut reused) = (1, 0);
+        let mut round: Option<Recovery> = None;
+        let mut rounds = 1;
         while !live.is_empty() {
             let c = Concurrency::with_live(g, report, &live);
-            out = match c.weaken(report) {
-                (_, weakened) if weakened.is_empty() => {
-                    reused += 1;
-                    let mut same = alone.clone();
-                    c.relax(&mut same.labels);
-                    same.stats
-                        .push(("async_nodes", c.async_nodes.count() as u64));
-                    same.stats.push(("async_relaxed", c.relaxed.count() as u64));
-                    same
-                }
-                _ => self.0.recover_with(g, report, &c)?,
-            };
+            let out = self.0.recover_with(g, report, &c, Some(&alone))?;
             rounds += 1;
             let next = Concurrency::live_after(g, &out.labels, &live);
+            round = Some(out);
             if next == live {
                 break;
             }
             live = next;
         }
+        let mut out = round.unwrap_or(alone);
         out.stats.push(("async_live", live.len() as u64));
         out.stats.push(("async_rounds", rounds));
-        out.stats.push(("async_reused", reused));
         Ok(out)
     }
 }

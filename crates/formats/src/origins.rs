@@ -259,7 +259,7 @@ impl Tracer<'_> {
                         // A parameter stored in `at` itself: the prologue
                         // stores it (in the entry block, which nothing
                         // enters again) before the node reads it.
-                        if matches!(origin(at), Some(Origin::Arg(_))) {
+                        if v.parameter_stores().any(|n| n == at) {
                             reached.writes = vec![at];
                             reached.entry = false;
                         }

@@ -415,6 +415,16 @@ pub struct VarMap {
 }
 
 impl Var {
+    /// The nodes that store a parameter's incoming value into it (the
+    /// prologue's stores, in the entry block: before any statement of the
+    /// function can read it). Empty for a variable that is no parameter.
+    pub fn parameter_stores(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.from
+            .iter()
+            .filter(|(_, o)| matches!(o, Origin::Arg(_)))
+            .map(|&(n, _)| NodeId::new(n as usize))
+    }
+
     /// Whether the step from branch `b` to its successor `s` cannot be
     /// taken while the variable holds `value`: `b` tests it and `value`
     /// sends it to another successor (for walks back from a read over
@@ -552,7 +562,7 @@ pub struct Observed {
 }
 
 /// What became of one observed value.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct ValueUse {
     /// The variable's source name.
     pub name: String,
@@ -1228,6 +1238,29 @@ pub fn wrong_checks(
     out
 }
 
+/// The function of the crash frame's activation and the calls that
+/// entered it, from the crash stack, for a local `u` of that frame
+/// ([`crate::origins::Tracer::entered_by`]); none where frames may be
+/// missing between the stack's last frame and the crash (a gap), or the
+/// last frame does not enter the crash's function.
+pub fn entered_by<'r>(
+    g: &Icfg,
+    report: &'r postmortem_core::Report,
+    u: &ValueUse,
+) -> Option<(postmortem_core::FuncId, &'r [NodeId])> {
+    let whole = |gaps: &[usize]| !gaps.contains(&report.stack.len());
+    let (frame, crash) = (report.stack.last()?, report.crash.as_ref()?);
+    if !u.place.starts_with("frame #0 ")
+        || !whole(&report.stack_gaps)
+        || !whole(&report.sibling_gaps)
+    {
+        return None;
+    }
+    let func = g.func_of(*crash.nodes().first()?);
+    let in_func = |nodes: &[NodeId]| nodes.iter().all(|&n| g.func_of(n) == func);
+    (in_func(frame.entry.nodes()) && in_func(crash.nodes())).then_some((func, frame.call.nodes()))
+}
+
 /// `made` (the definitions of `u`'s value) without "uninitialised" for
 /// a parameter: the prologue stores every parameter first, in the entry
 /// block, before any statement of the function can read it, so only a
@@ -1251,18 +1284,13 @@ pub fn without_unwritten_parameter(
     let Some(v) = map.vars.get(u.var) else {
         return made;
     };
-    let stores: Vec<u32> = v
-        .from
-        .iter()
-        .filter(|(_, o)| matches!(o, Origin::Arg(_)))
-        .map(|&(n, _)| n)
-        .collect();
+    let stores: Vec<NodeId> = v.parameter_stores().collect();
     let VarScope::Local { entry, .. } = v.scope else {
         return made;
     };
     let in_prologue = crash
         .iter()
-        .any(|c| c.as_u32() == entry || stores.contains(&c.as_u32()));
+        .any(|c| c.as_u32() == entry || stores.contains(c));
     if stores.is_empty() || in_prologue {
         return made;
     }
@@ -1651,17 +1679,7 @@ mod tests {
         let u = ValueUse {
             name: "word".into(),
             place: "frame #0 `put`".into(),
-            value: 0,
-            constraint: None,
-            frame: None,
-            local: None,
-            ruled_out: vec![],
-            kept: vec![],
-            tests: vec![],
-            unused: None,
-            shown: Shown::default(),
-            cause: None,
-            var: 0,
+            ..ValueUse::default()
         };
         let made = vec![
             (Definition::Store(store), Made::Some),

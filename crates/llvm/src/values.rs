@@ -112,20 +112,8 @@ struct Writes {
 }
 
 impl Writes {
-    /// `inst` stores `value` (`address_of_local`: the address of one of
-    /// the function's stack variables, which is never null).
-    fn add(
-        &mut self,
-        inst: &Instruction,
-        value: &Operand,
-        low: &Lowered<'_>,
-        address_of_local: bool,
-    ) {
-        let w = if address_of_local {
-            Written::NonNull
-        } else {
-            written(value)
-        };
+    /// `inst` stores what `w` says.
+    fn add(&mut self, inst: &Instruction, w: Written, low: &Lowered<'_>) {
         match low.store_nodes.get(&(inst as *const Instruction)) {
             Some(n) => {
                 self.by_node.insert(n.as_u32(), w);
@@ -298,7 +286,10 @@ fn global_uses(
                         if let Some(n) = global_name(&s.address) {
                             let k = name_str(n);
                             if candidates.contains_key(&k) {
-                                writes.entry(k).or_default().add(inst, &s.value, low, false);
+                                writes
+                                    .entry(k)
+                                    .or_default()
+                                    .add(inst, written(&s.value), low);
                             }
                         } else {
                             others(&s.address, &mut escaped);
@@ -437,8 +428,12 @@ fn local_uses(
                 Instruction::Store(s) => {
                     let address_of_local = local(&s.value);
                     if let Some(n) = local(&s.address) {
-                        let stack = address_of_local.is_some();
-                        writes.entry(n).or_default().add(inst, &s.value, low, stack);
+                        // The address of a stack variable is never null.
+                        let w = match address_of_local {
+                            Some(_) => Written::NonNull,
+                            None => written(&s.value),
+                        };
+                        writes.entry(n).or_default().add(inst, w, low);
                     }
                     if let Some(n) = address_of_local {
                         escaped.insert(n);
@@ -824,7 +819,7 @@ impl<'m> Aggregates<'m> {
                             .entry(p.offset)
                             .or_insert_with(|| (p.path, bytes, pointer, Writes::default()))
                             .3
-                            .add(inst, value, low, false);
+                            .add(inst, written(value), low);
                     }
                 }
                 None => {

@@ -1017,13 +1017,13 @@ fn apply(
     // through together make the report impossible (a value that
     // contradicts the residue is memory the graph cannot explain, which
     // the caller drops).
-    let checked = if lean.is_some() { known.len() } else { 0 };
-    let examined: Vec<NodeId> = candidates
-        .iter()
-        .chain(&known[..checked])
-        .copied()
-        .collect();
-    let apart = h.apart(&flow, n, &examined, &known, apart_words);
+    let apart = match lean {
+        Some(_) => {
+            let examined: Vec<NodeId> = candidates.iter().chain(&known).copied().collect();
+            h.apart(&flow, n, &examined, &known, apart_words)
+        }
+        None => h.apart(&flow, n, &candidates, &known, apart_words),
+    };
     if apart.iter().any(|v| labels[v.index()] == Label::Yes) {
         out.infeasible = true;
         return;

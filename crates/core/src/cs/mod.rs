@@ -485,6 +485,9 @@ impl<B: Solver> Cs<B> {
         hint: &[Label],
         known: &[NodeId],
     ) -> Option<Recovery> {
+        if self.limits.bulk_states == 0 {
+            return None;
+        }
         let t = std::time::Instant::now();
         let mut rec = Recovery {
             labels: hint.to_vec(),
@@ -492,9 +495,6 @@ impl<B: Solver> Cs<B> {
             undecided: Vec::new(),
             stats: Vec::new(),
         };
-        if self.limits.bulk_states == 0 {
-            return None;
-        }
         let deadline = self.limits.timeout.map(|t| std::time::Instant::now() + t);
         self.bulk_pass(g, report, &mut rec, deadline, (Some(hint), Some(known)))
             .ok()?;

@@ -1548,15 +1548,8 @@ mod tests {
             place: place.into(),
             value,
             constraint: Some(0),
-            frame: None,
-            local: None,
-            ruled_out: vec![],
-            kept: vec![],
-            tests: vec![],
-            unused: None,
             shown,
-            cause: None,
-            var: 0,
+            ..ValueUse::default()
         }
     }
 
