@@ -402,8 +402,21 @@ pub fn causes_of(
                     if let (Some(map), Some(w)) = (e.vars, &walk) {
                         c.guards = postmortem_formats::vars::guards(e.graph, map, u, w, labels);
                     }
+                    // An index past the end: its bounds are the suspects,
+                    // not how it counted up.
+                    if f.index_values.contains(&i) {
+                        c.made_by.clear();
+                    }
+                    if let Some(map) = e.vars.filter(|_| f.dangling() == Some(u.value)) {
+                        let copy = postmortem_formats::vars::Origin::Copy(u.var as u32);
+                        c.freed_by =
+                            postmortem_formats::vars::freed_by(e.graph, map, &copy, labels);
+                    }
                     if let (Some(map), Some(crash)) = (e.vars, e.report.crash.as_ref()) {
                         c.guards.extend(postmortem_formats::vars::wrong_checks(
+                            e.graph, map, u, crash, labels,
+                        ));
+                        c.guards.extend(postmortem_formats::vars::bound_guards(
                             e.graph, map, u, crash, labels,
                         ));
                     }
@@ -412,11 +425,12 @@ pub fn causes_of(
                 .collect()
         });
     if let Some(map) = e.vars {
-        out.extend(
-            f.operands
-                .iter()
-                .map(|o| postmortem_formats::vars::operand_cause(e.graph, map, o, labels)),
-        );
+        out.extend(f.operands.iter().map(|o| {
+            let mut c = postmortem_formats::vars::operand_cause(e.graph, map, o, labels);
+            c.guards =
+                postmortem_formats::vars::wrong_field_checks(e.graph, map, o, e.report, labels);
+            c
+        }));
     }
     out
 }

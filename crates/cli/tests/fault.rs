@@ -809,3 +809,214 @@ fn a_parameter_is_traced_through_a_call_through_a_pointer() {
         "{r:?}"
     );
 }
+
+/// A call through a NULL function pointer (`o->done(...)`): the process
+/// faults fetching address 0, outside every mapped file, and the stack is
+/// unwound from the return address the call pushed (`finish` <- `main`,
+/// frame #0 at the call). The callee is traced as a field's value: the
+/// store `o.done = NULL` (line 23), and the branch (line 12) that may
+/// have kept `o->done = release` (an address, never NULL) from running.
+#[test]
+fn a_call_through_a_null_function_pointer_is_unwound_and_traced() {
+    let dir = crashed(
+        "badcall",
+        include_str!("data/fault/badcall.c"),
+        &[("run > /dev/null", "core")],
+    );
+    let v = why_json(&dir, "core");
+    let ins = &v["fault"]["instruction"];
+    assert_eq!(ins["target"], 0, "{v:#}");
+    assert!(
+        ins["text"].as_str().unwrap_or_default().starts_with("call"),
+        "{v:#}"
+    );
+    let r = ranked(&v);
+    let at: Vec<&str> = r.iter().map(|(at, _)| at.as_str()).collect();
+    assert_eq!(
+        at,
+        ["the store at badcall.c:23", "the branch at badcall.c:12"],
+        "{r:?}"
+    );
+    let reason = v["suspects"][1]["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("may have kept the store at badcall.c:13"),
+        "{reason}"
+    );
+    // The stack (outermost first), unwound from the call: `finish` is
+    // the crash frame.
+    let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
+        .current_dir(&dir)
+        .args([
+            "analyze", "--cfg", "prog.bc", "--binary", "prog", "--core", "core",
+        ])
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", show(&o));
+    let a: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let frames: Vec<String> = a["frames"]
+        .as_array()
+        .unwrap_or(&Vec::new())
+        .iter()
+        .map(|f| f["function"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(frames, ["main", "finish"], "{a:#}");
+}
+
+/// A NULL read from an array whose filling loop stopped one short
+/// (`i < 3` for 4 elements): the loop's exit branch (line 7) ranks first,
+/// before the store of one element per pass (line 8) and the call that
+/// passed the element on.
+#[test]
+fn a_loop_that_stopped_short_of_an_element_is_blamed() {
+    let dir = crashed(
+        "bound",
+        include_str!("data/fault/bound.c"),
+        &[("run > /dev/null", "core")],
+    );
+    let v = why_json(&dir, "core");
+    let r = ranked(&v);
+    assert_eq!(
+        r.first().map(|(at, l)| (at.as_str(), l.as_str())),
+        Some(("the branch at bound.c:7", "yes")),
+        "{r:?}"
+    );
+    assert!(
+        r.iter().any(|(at, _)| at == "the store at bound.c:8"),
+        "{r:?}"
+    );
+}
+
+/// A write through a pointer whose block was freed (a 1 MiB block, which
+/// the C library gives back to the system: the access faults at an
+/// address no longer mapped): the call that passed the same field to
+/// `free` (line 9) ranks first.
+#[test]
+fn a_use_after_free_names_the_call_that_freed_the_field() {
+    let dir = crashed(
+        "uaf",
+        include_str!("data/fault/uaf.c"),
+        &[("run x > /dev/null", "core")],
+    );
+    let v = why_json(&dir, "core");
+    let r = ranked(&v);
+    assert_eq!(
+        r.first().map(|(at, _)| at.as_str()),
+        Some("the call at uaf.c:9"),
+        "{r:?}"
+    );
+    let reason = v["suspects"][0]["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("`free`") && reason.contains("use after free"),
+        "{reason}"
+    );
+}
+
+/// A NULL stored by a function the program calls only through a pointer
+/// (`init_none`, line 10): the store that chose it (`p->init =
+/// init_none`, line 16) ranks first, before the store of the NULL.
+#[test]
+fn the_store_that_chose_a_function_called_through_a_pointer_is_blamed() {
+    let dir = crashed(
+        "chosen",
+        include_str!("data/fault/chosen.c"),
+        &[("run x > /dev/null", "core")],
+    );
+    let v = why_json(&dir, "core");
+    let r = ranked(&v);
+    let at: Vec<&str> = r.iter().map(|(at, _)| at.as_str()).collect();
+    assert_eq!(
+        at.first().copied(),
+        Some("the store at chosen.c:16"),
+        "{r:?}"
+    );
+    assert!(at.contains(&"the store at chosen.c:10"), "{r:?}");
+    assert!(!at.contains(&"the store at chosen.c:18"), "{r:?}");
+}
+
+/// An index past the filled elements: `strlen(names[i])` faults in the C
+/// library on a NULL element, and a write `w[i + 1]` runs off the end
+/// of the heap. The index `i` (whose value plus the access's constant
+/// the faulting register holds, for the write) and its bound `n` are
+/// suspects: the loop's test `i < n` ranks first, and the call that
+/// passed `n` comes among the first three.
+#[test]
+fn an_index_past_the_end_blames_its_bound_and_where_the_bound_came_from() {
+    for (name, src, run, bound, call) in [
+        (
+            "index",
+            include_str!("data/fault/index.c"),
+            "run > /dev/null",
+            6,
+            14,
+        ),
+        (
+            "heapidx",
+            include_str!("data/fault/heapidx.c"),
+            "run",
+            5,
+            15,
+        ),
+    ] {
+        let dir = crashed(name, src, &[(run, "core")]);
+        let v = why_json(&dir, "core");
+        let crash: Vec<&str> = v["fault"]["suspects"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|s| s.as_str())
+            .collect();
+        assert!(
+            crash
+                .iter()
+                .any(|s| s.starts_with("`i` = ") && s.contains("the index at")),
+            "{name}: {crash:?}"
+        );
+        assert!(
+            crash
+                .iter()
+                .any(|s| s.starts_with("`n` = ") && s.contains("the bound of `i`")),
+            "{name}: {crash:?}"
+        );
+        let r = ranked(&v);
+        assert_eq!(
+            r.first().map(|(at, _)| at.clone()),
+            Some(format!("the branch at {name}.c:{bound}")),
+            "{name}: {r:?}"
+        );
+        let reason = v["suspects"][0]["reason"].as_str().unwrap_or_default();
+        assert!(reason.contains("compared `i` with `n`"), "{name}: {reason}");
+        assert!(
+            r.iter()
+                .take(3)
+                .any(|(at, _)| at == &format!("the call at {name}.c:{call}")),
+            "{name}: {r:?}"
+        );
+    }
+}
+
+/// A NULL field (`h->data`) dereferenced after a check of another field
+/// of the same object (`if (h->name != NULL)`, line 11), with no check of
+/// the NULL one on the stack's functions: that branch ranks first, as a
+/// check of the wrong field.
+#[test]
+fn a_null_check_of_another_field_ranks_first() {
+    let dir = crashed(
+        "wrongfield",
+        include_str!("data/fault/wrongfield.c"),
+        &[("run > /dev/null", "core")],
+    );
+    let v = why_json(&dir, "core");
+    let r = ranked(&v);
+    assert_eq!(
+        r.first().map(|(at, l)| (at.as_str(), l.as_str())),
+        Some(("the branch at wrongfield.c:11", "yes")),
+        "{r:?}"
+    );
+    let reason = v["suspects"][0]["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("a check of the wrong field"), "{reason}");
+    assert!(
+        r.iter().any(|(at, _)| at == "the store at wrongfield.c:19"),
+        "{r:?}"
+    );
+}

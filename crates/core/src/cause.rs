@@ -176,6 +176,71 @@ pub fn skipped_by(g: &Icfg, labels: &[Label], store: NodeId) -> Option<NodeId> {
     None
 }
 
+/// The branch that ends the loop around `store` (a store to one element
+/// of an array per pass, `a[i] = v`): the nearest branch before it that
+/// can leave without passing it ([`skipped_by`]) and that `store` reaches
+/// again (over the function's local graph, through nodes `labels` does
+/// not say are No). An element the loop did not reach keeps another
+/// value: the loop's bound decides which are set. `None` when no such
+/// branch exists or the store is in no loop.
+pub fn loop_exit(g: &Icfg, labels: &[Label], store: NodeId) -> Option<NodeId> {
+    let b = skipped_by(g, labels, store)?;
+    let local = crate::local::LocalGraph::of_function(g, g.func_of(store), labels);
+    let (nodes, succ) = (&local.nodes, &local.succ);
+    let s = nodes.iter().position(|&v| v == store)?;
+    let not_no = |i: usize| labels.get(nodes[i].index()) != Some(&Label::No);
+    let mut seen = vec![false; nodes.len()];
+    let mut stack = vec![s];
+    seen[s] = true;
+    while let Some(v) = stack.pop() {
+        for &t in &succ[v] {
+            if nodes[t] == b {
+                return Some(b);
+            }
+            if !seen[t] && not_no(t) {
+                seen[t] = true;
+                stack.push(t);
+            }
+        }
+    }
+    None
+}
+
+/// Whether `a` and `b`, nodes of one function, are in one loop of it:
+/// each reaches the other over the function's local graph (as
+/// [`skipped_by`]'s, through nodes `labels` does not say are No).
+pub fn in_one_loop(g: &Icfg, labels: &[Label], a: NodeId, b: NodeId) -> bool {
+    if g.func_of(a) != g.func_of(b) {
+        return false;
+    }
+    let local = crate::local::LocalGraph::of_function(g, g.func_of(a), labels);
+    let (nodes, succ) = (&local.nodes, &local.succ);
+    let reaches = |from: NodeId, to: NodeId| {
+        let (Some(s), Some(t)) = (
+            nodes.iter().position(|&v| v == from),
+            nodes.iter().position(|&v| v == to),
+        ) else {
+            return false;
+        };
+        let mut seen = vec![false; nodes.len()];
+        let mut stack = vec![s];
+        seen[s] = true;
+        while let Some(v) = stack.pop() {
+            for &w in &succ[v] {
+                if w == t {
+                    return true;
+                }
+                if !seen[w] && labels.get(nodes[w].index()) != Some(&Label::No) {
+                    seen[w] = true;
+                    stack.push(w);
+                }
+            }
+        }
+        false
+    };
+    reaches(a, b) && reaches(b, a)
+}
+
 /// The definitions of a local variable of `at`'s function that can have
 /// made its value at `at` (read there, before any store of `at`): walking
 /// back from `at` over the function's local graph (as [`skipped_by`]'s)

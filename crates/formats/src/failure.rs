@@ -315,8 +315,9 @@ fn assemble_with(
         sink(Event::NoCode(v));
     }
     if let Some(mut f) = native.fault.clone() {
-        (f.suspects, f.suspect_values) = suspects(g, &f, &read, vars, report.crash.as_ref());
         f.operands = operand_suspects(g, &f, vars, report.crash.as_ref());
+        (f.suspects, f.suspect_values, f.index_values) =
+            suspects(g, &f, &read, vars, report.crash.as_ref());
         f.suspects
             .extend(f.operands.iter().map(|o| o.shown.clone()));
         sink(Event::Fault(&f));
@@ -794,6 +795,7 @@ fn operand_suspects(
                             i + 1,
                             crate::vars::where_is(g, n)
                         ),
+                        dangling: false,
                     });
                 }
             }
@@ -804,14 +806,20 @@ fn operand_suspects(
         return Vec::new();
     };
     let div = f.signal == "SIGFPE";
-    let (value, bytes) = match (div, ins.divisor, ins.registers.first()) {
-        (true, Some(d), _) => (d, 4),
-        (false, _, Some(r)) => (r.1, 8),
+    let call = ins.target.is_some();
+    let (value, bytes) = match (div, ins.divisor, ins.target, ins.registers.first()) {
+        (true, Some(d), _, _) => (d, 4),
+        (false, _, Some(t), _) => (t, 8),
+        (false, _, _, Some(r)) => (r.1, 8),
         _ => return Vec::new(),
     };
     for d in &map.derefs {
         let n = postmortem_core::NodeId::new(d.node as usize);
-        if d.div != div || !crash.contains(n) || out.iter().any(|o| o.from == d.from) {
+        if d.div != div
+            || d.call != call
+            || !crash.contains(n)
+            || out.iter().any(|o| o.from == d.from)
+        {
             continue;
         }
         let what = match &d.from {
@@ -826,6 +834,11 @@ fn operand_suspects(
                 "{what} = {value} (the divisor at {})",
                 crate::vars::where_is(g, n)
             )
+        } else if call {
+            format!(
+                "{what} = {value:#x} (the function pointer called at {})",
+                crate::vars::where_is(g, n)
+            )
         } else {
             format!(
                 "{what} = {value:#x} (the pointer at {})",
@@ -838,6 +851,7 @@ fn operand_suspects(
             value,
             bytes,
             shown,
+            dangling: f.dangling() == Some(value),
         });
     }
     out
@@ -849,7 +863,7 @@ fn suspects(
     uses: &[ValueUse],
     vars: Option<&crate::vars::VarMap>,
     crash: Option<&postmortem_core::report::NodeSet>,
-) -> (Vec<String>, Vec<usize>) {
+) -> (Vec<String>, Vec<usize>, Vec<usize>) {
     // In a library at an address near 0: a NULL the program passed, held
     // by a pointer the crash statement (the call) loads.
     let want = f.operand_values();
@@ -897,6 +911,142 @@ fn suspects(
             )
         })
         .collect();
+    // In a library, past a block: a size the crash statement passed that
+    // no block has (negative as a signed number, or beyond any address
+    // space: a length computed the wrong way round).
+    if f.library_fault().is_some_and(|a| a >= 4096) {
+        for (i, u) in uses.iter().enumerate() {
+            let bits = 8 * u.shown.bytes;
+            let absurd = crate::vars::signed(u.value, bits) < 0 || u.value > 1 << 48;
+            if u.shown.pointer
+                || bits < 32
+                || !absurd
+                || !u.place.starts_with("frame #0 ")
+                || !read_at_crash(u)
+                || out.iter().any(|(_, k)| *k == i)
+            {
+                continue;
+            }
+            out.push((
+                format!(
+                    "`{}` = {} ({}, a size passed to the library that no block has: {} as a signed number)",
+                    u.name,
+                    u.value_text(),
+                    u.place,
+                    crate::vars::signed(u.value, bits)
+                ),
+                i,
+            ));
+        }
+    }
+    let mut indexes = Vec::new();
+    if let (Some(map), Some(c)) = (vars, crash) {
+        for (s, i, index) in index_suspects(g, f, uses, map, &|n| at_crash(n, c)) {
+            if out.iter().any(|(_, k)| *k == i) {
+                continue;
+            }
+            if index {
+                indexes.push(i);
+            }
+            out.push((s, i));
+        }
+    }
     out.dedup_by(|a, b| a.0 == b.0);
-    out.into_iter().unzip()
+    let (shown, values) = out.into_iter().unzip();
+    (shown, values, indexes)
+}
+
+/// The indexes of the crash statement's accesses, as suspects: for a
+/// memory fault in the program through a pointer into the core's
+/// memory, a variable of the crash frame whose value (plus the access's
+/// constant) is not 0 and one of the faulting operand's registers holds,
+/// an index past an array's end; for a fault in a library near NULL, the
+/// index of an element the crash statement loaded (an element past the
+/// filled ones, passed on). Each with the variables that the bounds of
+/// the index in the access's loop compared it with (`i < n`: `n`, whose
+/// value may be the wrong one), unless the pointer came from a field or
+/// a call (a block allocated at run time, whose size is as likely wrong
+/// as the bound). (text, use, whether an index rather than a bound.)
+fn index_suspects(
+    g: &Icfg,
+    f: &crate::image::fault::Fault,
+    uses: &[ValueUse],
+    map: &crate::vars::VarMap,
+    at_crash: &dyn Fn(postmortem_core::NodeId) -> bool,
+) -> Vec<(String, usize, bool)> {
+    let memory = f.instruction.as_ref().filter(|o| {
+        matches!(f.signal.as_str(), "SIGSEGV" | "SIGBUS")
+            && o.target.is_none()
+            && o.divisor.is_none()
+            && !o.base_unmapped
+    });
+    let regs: Vec<u64> = memory
+        .map(|o| o.registers.iter().map(|r| r.1).collect())
+        .unwrap_or_default();
+    if memory.is_none() && !f.null_in_library() {
+        return Vec::new();
+    }
+    let allocated = memory.is_some() && !f.operands.is_empty();
+    // Before the analysis: every node may have run.
+    let unknown = vec![postmortem_core::Label::Maybe; g.num_nodes()];
+    let frame0 = |var: u32| {
+        uses.iter()
+            .enumerate()
+            .filter(move |(_, u)| u.var == var as usize && u.place.starts_with("frame #0 "))
+    };
+    let mut out: Vec<(String, usize, bool)> = Vec::new();
+    for iu in &map.indexes {
+        let n = postmortem_core::NodeId::new(iu.node as usize);
+        if !at_crash(n) {
+            continue;
+        }
+        for (i, u) in frame0(iu.var) {
+            let index = crate::vars::signed(u.value, 8 * u.shown.bytes).wrapping_add(iu.offset);
+            let held = index != 0 && regs.contains(&(index as u64));
+            if (memory.is_some() && !held) || out.iter().any(|(_, k, _)| *k == i) {
+                continue;
+            }
+            out.push((
+                format!(
+                    "`{}` = {} ({}, the index at {})",
+                    u.name,
+                    u.value_text(),
+                    u.place,
+                    crate::vars::where_is(g, n)
+                ),
+                i,
+                true,
+            ));
+            if allocated {
+                continue;
+            }
+            for b in &map.bounds {
+                let at = postmortem_core::NodeId::new(b.branch as usize);
+                let crate::vars::Origin::Copy(y) = b.bound else {
+                    continue;
+                };
+                if b.var != iu.var || !postmortem_core::cause::in_one_loop(g, &unknown, at, n) {
+                    continue;
+                }
+                for (j, w) in frame0(y) {
+                    if out.iter().any(|(_, k, _)| *k == j) {
+                        continue;
+                    }
+                    out.push((
+                        format!(
+                            "`{}` = {} ({}, the bound of `{}` at {})",
+                            w.name,
+                            w.value_text(),
+                            w.place,
+                            u.name,
+                            crate::vars::where_is(g, at)
+                        ),
+                        j,
+                        false,
+                    ));
+                }
+            }
+        }
+    }
+    out
 }

@@ -6,7 +6,11 @@
 //! it made it; a parameter's value is what one of its function's calls
 //! passed (each call's argument followed in the caller); a load of a
 //! struct's field, what the field's stores (anywhere: by struct type and
-//! field) wrote; and so on, along the front-end's [`Origin`]s.
+//! field) wrote, an array's elements being one field; and so on, along
+//! the front-end's [`Origin`]s. A store to one element per pass of a loop
+//! (`a[i] = f(i)`) names the loop's exit branch too ([`MadeBy::bound`]):
+//! an element the loop did not reach keeps another value, unless some
+//! store of the array can only have left the value itself.
 //!
 //! The value is the same at every step (a copy or a call result does not
 //! change it), so each step keeps only definitions that can leave it
@@ -126,6 +130,8 @@ impl Tracer<'_> {
         // (definition, its node, its own origin, whether it can only
         // have made this value).
         let mut defs: Vec<(String, Option<NodeId>, Option<&Origin>, bool)> = Vec::new();
+        // The stores to one element of an array in a loop, by node.
+        let mut indexed: Vec<NodeId> = Vec::new();
         let via = match o {
             Origin::Call(f) => {
                 let Some(returns) = self.map.returns.get(f) else {
@@ -201,9 +207,22 @@ impl Tracer<'_> {
                     let Some((w, from)) = c.args.get(*i as usize) else {
                         continue;
                     };
+                    // An argument loaded on a line of its own is named
+                    // there, with its call.
+                    let call = crate::vars::where_is(self.g, n);
+                    let arg = c
+                        .arg_nodes
+                        .get(*i as usize)
+                        .copied()
+                        .flatten()
+                        .map(|a| crate::vars::where_is(self.g, NodeId::new(a as usize)))
+                        .filter(|a| *a != call && !a.starts_with("node "));
                     if self.can_leave(*w) && self.not_no(n) {
                         defs.push((
-                            format!("the call at {}", crate::vars::where_is(self.g, n)),
+                            match arg {
+                                Some(a) => format!("the argument at {a} of the call at {call}"),
+                                None => format!("the call at {call}"),
+                            },
                             Some(n),
                             from.as_ref(),
                             exact(*w),
@@ -222,7 +241,15 @@ impl Tracer<'_> {
                             w.from.as_ref(),
                             exact(w.written),
                         ));
+                        if w.indexed {
+                            indexed.push(n);
+                        }
                     }
+                }
+                // A store of this very value to the array explains it
+                // better than an element the loop did not reach.
+                if defs.iter().any(|d| d.3) {
+                    indexed.clear();
                 }
                 // Never all of them: no definition is the only one, and
                 // none is ruled out for want of others.
@@ -315,6 +342,23 @@ impl Tracer<'_> {
                 exact,
                 ..MadeBy::default()
             };
+            if let Some(n) = node {
+                m.chosen_by = self.chosen_by(n);
+            }
+            if let Some(n) = node.filter(|n| indexed.contains(n)) {
+                m.bound = postmortem_core::cause::loop_exit(self.g, self.labels, n).map(|b| {
+                    crate::image::fault::Skipped {
+                        store: m.at.clone(),
+                        branch: format!("the branch at {}", crate::vars::where_is(self.g, b)),
+                        ran: match self.labels.get(b.index()) {
+                            Some(Label::Yes) => "yes",
+                            _ => "maybe",
+                        }
+                        .into(),
+                        branch_node: Some(b),
+                    }
+                });
+            }
             if let (Some(n), Some(o)) = (node, next) {
                 // A cycle: this definition, along this origin, is already
                 // on the way (one node may hold a parameter's store and a
@@ -344,6 +388,43 @@ impl Tracer<'_> {
             defs: out,
             complete,
         }
+    }
+}
+
+impl Tracer<'_> {
+    /// When `n`'s function is entered only through pointers (no direct
+    /// call of it that is not No, not the program's start), the stores of
+    /// its address into fields, not No, as definitions of what chose it
+    /// ([`MadeBy::chosen_by`]).
+    fn chosen_by(&self, n: NodeId) -> Vec<MadeBy> {
+        let f = self.g.func_of(n);
+        let func = self.g.function(f);
+        let name = &*func.name;
+        let direct = self.map.calls.get(name).is_some_and(|calls| {
+            calls
+                .iter()
+                .any(|c| self.not_no(NodeId::new(c.site as usize)))
+        });
+        if direct || func.entry == Some(self.g.start()) {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for (k, writes) in &self.map.fields {
+            for w in writes {
+                let s = NodeId::new(w.node as usize);
+                if w.function.as_deref() != Some(name) || !self.not_no(s) {
+                    continue;
+                }
+                out.push(MadeBy {
+                    at: format!("the store at {}", crate::vars::where_is(self.g, s)),
+                    on: "some".into(),
+                    node: Some(s),
+                    via: Some(format!("the address of `{name}` in {}", field_name(k))),
+                    ..MadeBy::default()
+                });
+            }
+        }
+        out
     }
 }
 

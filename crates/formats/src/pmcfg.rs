@@ -63,8 +63,9 @@ pub const CACHE_MAGIC: [u8; 6] = *b"PMCFG\0";
 /// (`vars::Var::tests`, branch tests) is new; a version 4 cache would
 /// read as one without tests, so it is rebuilt instead. Version 7: the
 /// inlined lines ([`Icfg::inlined_lines`]). Version 8: the instructions'
-/// columns ([`Icfg::instruction_columns`]).
-pub const CACHE_VERSION: u16 = 8;
+/// columns ([`Icfg::instruction_columns`]). Version 9: indirect calls'
+/// callees among the variable map's accesses (`vars::Deref::call`).
+pub const CACHE_VERSION: u16 = 9;
 /// Header: magic, version (u16), total length (u64).
 const CACHE_HEADER: usize = 6 + 2 + 8;
 /// Sentinel for "none" in optional `u32` fields.
@@ -727,11 +728,12 @@ mod tests {
         assert_eq!(decode(b"<?xml version").unwrap_err(), CacheError::NotACache);
         assert_eq!(decode(b"").unwrap_err(), CacheError::NotACache);
         let mut v = bytes.clone();
-        v[6] = 9;
+        let other = CACHE_VERSION + 1;
+        v[6..8].copy_from_slice(&other.to_le_bytes());
         assert_eq!(
             decode(&v).unwrap_err(),
             CacheError::Version {
-                found: 9,
+                found: other,
                 expected: CACHE_VERSION
             }
         );

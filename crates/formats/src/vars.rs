@@ -141,7 +141,8 @@ pub enum Origin {
     /// A load of a struct's field through a pointer: the field's key
     /// (``struct.EState.17``: the struct type and the constant indices),
     /// one of [`VarMap::fields`]'s writes, or a write the front-end does
-    /// not see.
+    /// not see. An array's elements are one field: `t->a[i]` is `a`'s
+    /// key, `g_words[i]` of a global array ``g_words[]``.
     Field(String),
 }
 
@@ -155,9 +156,18 @@ pub struct FieldWrite {
     /// Where that came from.
     #[serde(default)]
     pub from: Option<Origin>,
+    /// A store to an element of an array at an index that is no constant
+    /// (`t->a[i] = v`): one element, perhaps not the one read.
+    #[serde(default)]
+    pub indexed: bool,
+    /// The function of the program whose address it stores (a callback,
+    /// a hook: `p->init = init_stream`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub function: Option<String>,
 }
 
-/// A memory access or a division whose pointer (or divisor) comes,
+/// A memory access, a division or an indirect call whose pointer (divisor,
+/// callee) comes,
 /// unchanged but for constant offsets, from a struct's field or a call
 /// ([`VarMap::derefs`]): the faulting operand, when the crash is there.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -169,6 +179,37 @@ pub struct Deref {
     /// A division (its divisor), not a memory access.
     #[serde(default)]
     pub div: bool,
+    /// An indirect call (its callee), not a memory access.
+    #[serde(default)]
+    pub call: bool,
+}
+
+/// An access (a load or a store) at an index that is a variable's value
+/// plus a constant, `a[i + 1]` ([`VarMap::indexes`]): the address is
+/// computed from the variable as loaded in the access's block.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IndexUse {
+    /// The access's node.
+    pub node: u32,
+    /// The variable (index in [`VarMap::vars`]).
+    pub var: u32,
+    /// The constant added to it.
+    pub offset: i64,
+}
+
+/// A branch on a comparison of a variable with another value that is
+/// no constant, `i < n` ([`VarMap::bounds`]): for `why`, the bound that
+/// let an index through (no evidence about the path: it says nothing of
+/// which way the branch went).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BoundTest {
+    /// The branch's node.
+    pub branch: u32,
+    /// The variable compared (index in [`VarMap::vars`]).
+    pub var: u32,
+    /// What it was compared with: another variable's copy, a field, a
+    /// parameter.
+    pub bound: Origin,
 }
 
 /// A direct call of a function: its call site's node and, per argument,
@@ -179,6 +220,11 @@ pub struct CallArgs {
     pub site: u32,
     /// Per argument, in order.
     pub args: Vec<(Written, Option<Origin>)>,
+    /// Per argument, the node of the load that gave it, when one did
+    /// (its line may not be the call's: an argument on a line of its
+    /// own); empty when not known.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub arg_nodes: Vec<Option<u32>>,
 }
 
 /// One way a function returns a value: the node where the returned value
@@ -282,6 +328,11 @@ fn mask(bits: u32) -> u64 {
     } else {
         (1u64 << bits) - 1
     }
+}
+
+/// `v` as a signed number of `bits` bits.
+pub(crate) fn signed(v: u64, bits: u32) -> i64 {
+    sign_extend(v, bits)
 }
 
 fn sign_extend(v: u64, bits: u32) -> i64 {
@@ -397,6 +448,18 @@ pub struct VarMap {
     /// arguments ([`CallArgs`]).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub calls: BTreeMap<String, Vec<CallArgs>>,
+    /// The accesses at an index that is a variable's value plus a
+    /// constant (`a[i + 1]`, `p[i]`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub indexes: Vec<IndexUse>,
+    /// The branches that compare a variable with another value (a loop's
+    /// bound, `i < n`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bounds: Vec<BoundTest>,
+    /// The branches that test a struct field for NULL (or 0): `if
+    /// (p->f != NULL)`, by branch node and field key.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub field_tests: Vec<(u32, String)>,
     /// The calls through a pointer, with their arguments: which function
     /// one called is known only from a crash stack that shows it
     /// ([`crate::origins::Tracer::entered_by`]).
@@ -1035,22 +1098,29 @@ pub fn operand_cause(
     let (_, made_by) = t.from_origin(o.node, &o.from);
     let mut not_run = Vec::new();
     let mut skipped_by = Vec::new();
+    let mut may_skip = Vec::new();
     if let Origin::Field(k) = &o.from {
         for w in map.fields.get(k).into_iter().flatten() {
             let n = NodeId::new(w.node as usize);
-            let ran_fn = g
-                .function(g.func_of(n))
-                .entry
-                .is_some_and(|e| labels.get(e.index()) == Some(&Label::Yes));
+            let entry = g.function(g.func_of(n)).entry;
+            let fn_label = entry.and_then(|e| labels.get(e.index()));
             // A store of this very value would not have set another.
             let same =
                 matches!(w.written, Written::Const(_)) && w.written.can_leave(o.value, o.bytes);
-            if labels.get(n.index()) != Some(&Label::No) || same || !ran_fn {
+            // A store that may not have run (in a function that may have)
+            // counts when it cannot have left the value: had it been the
+            // last write, the value would differ.
+            let label = labels.get(n.index());
+            let may_not = label == Some(&Label::Maybe)
+                && fn_label.is_some_and(|l| *l != Label::No)
+                && !w.written.can_leave(o.value, o.bytes);
+            let not = label == Some(&Label::No) && fn_label == Some(&Label::Yes);
+            if !(not || may_not) || same {
                 continue;
             }
             let store = format!("the store at {}", where_is(g, n));
-            if let Some(b) = postmortem_core::cause::skipped_by(g, labels, n) {
-                skipped_by.push(crate::image::fault::Skipped {
+            let branch = postmortem_core::cause::skipped_by(g, labels, n).map(|b| {
+                crate::image::fault::Skipped {
                     store: store.clone(),
                     branch: format!("the branch at {}", where_is(g, b)),
                     ran: match labels.get(b.index()) {
@@ -1059,18 +1129,225 @@ pub fn operand_cause(
                     }
                     .into(),
                     branch_node: Some(b),
-                });
+                }
+            });
+            if may_not {
+                may_skip.extend(branch);
+            } else {
+                skipped_by.extend(branch);
+                not_run.push(store);
             }
-            not_run.push(store);
         }
     }
+    let freed_by = if o.dangling {
+        freed_by(g, map, &o.from, labels)
+    } else {
+        Vec::new()
+    };
     crate::image::fault::Cause {
         variable: o.shown.clone(),
         made_by,
         not_run,
         skipped_by,
+        may_skip,
+        freed_by,
         guards: Vec::new(),
     }
+}
+
+/// The branches that compared `u` (a local of the crash frame used as
+/// an index by an access of the crash's function, [`VarMap::indexes`])
+/// with another value, not a constant (a loop's bound, `i < n`), in one
+/// loop with such an access, and that are not No: the bounds that let
+/// the index reach its value.
+pub fn bound_guards(
+    g: &Icfg,
+    map: &VarMap,
+    u: &ValueUse,
+    crash: &postmortem_core::report::NodeSet,
+    labels: &[postmortem_core::Label],
+) -> Vec<crate::image::fault::Guard> {
+    use postmortem_core::Label;
+    let Some(&c) = crash.nodes().first() else {
+        return Vec::new();
+    };
+    let func = g.func_of(c);
+    let accesses: Vec<NodeId> = map
+        .indexes
+        .iter()
+        .filter(|iu| iu.var as usize == u.var)
+        .map(|iu| NodeId::new(iu.node as usize))
+        .filter(|&n| g.func_of(n) == func)
+        .collect();
+    if !u.place.starts_with("frame #0 ") || accesses.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for b in &map.bounds {
+        let n = NodeId::new(b.branch as usize);
+        let label = labels.get(n.index());
+        let in_loop = accesses
+            .iter()
+            .any(|&a| postmortem_core::cause::in_one_loop(g, labels, n, a));
+        if b.var as usize != u.var || !in_loop || label == Some(&Label::No) {
+            continue;
+        }
+        let what = match &b.bound {
+            Origin::Copy(y) => match map.vars.get(*y as usize) {
+                Some(v) => format!("`{}`", v.name),
+                None => continue,
+            },
+            Origin::Field(k) => crate::origins::field_name(k),
+            Origin::Arg(i) => format!("parameter {}", i + 1),
+            Origin::Call(f) => format!("the result of `{f}`"),
+        };
+        out.push(crate::image::fault::Guard {
+            branch: format!("the branch at {}", where_is(g, n)),
+            ran: if label == Some(&Label::Yes) {
+                "yes"
+            } else {
+                "maybe"
+            }
+            .into(),
+            tested: None,
+            bound: Some(format!("`{}` with {what}", u.name)),
+            node: Some(n),
+        });
+    }
+    out
+}
+
+/// For a NULL loaded from a field (`o`), the branches in the crash
+/// stack's functions that ran (Yes), tested another field of the same
+/// struct type for NULL, and decided whether the way to the crash went
+/// on (the nearest branch before the stack's call in that function, or
+/// before the crash, that can avoid it: [`postmortem_core::cause::skipped_by`]),
+/// when no branch there tested the field that held the NULL: a check of
+/// the wrong field? (`if (!p->closef)` guarding `aux_close`, which
+/// calls `fclose(p->f)`).
+pub fn wrong_field_checks(
+    g: &Icfg,
+    map: &VarMap,
+    o: &crate::image::fault::OperandSuspect,
+    report: &postmortem_core::Report,
+    labels: &[postmortem_core::Label],
+) -> Vec<crate::image::fault::Guard> {
+    use postmortem_core::Label;
+    let Origin::Field(k) = &o.from else {
+        return Vec::new();
+    };
+    let Some((ty, _)) = k.rsplit_once('.') else {
+        return Vec::new();
+    };
+    if o.value != 0 || ty.is_empty() {
+        return Vec::new();
+    }
+    let mut funcs: Vec<postmortem_core::FuncId> = report
+        .stack
+        .iter()
+        .filter_map(|f| f.entry.nodes().first().map(|&n| g.func_of(n)))
+        .collect();
+    funcs.extend(
+        report
+            .crash
+            .iter()
+            .filter_map(|c| c.nodes().first().map(|&n| g.func_of(n))),
+    );
+    let on_stack = |n: NodeId| funcs.contains(&g.func_of(n));
+    // The stack's calls (each frame's call is in the frame above's
+    // function) and the crash: the places the way to the crash went on.
+    let mut ways: Vec<NodeId> = report
+        .stack
+        .iter()
+        .flat_map(|f| f.call.nodes().iter().copied())
+        .collect();
+    ways.extend(report.crash.iter().flat_map(|c| c.nodes().iter().copied()));
+    // Which way each branch went is not asked: the one whose other
+    // successor could have avoided the call.
+    let unknown = vec![Label::Maybe; labels.len()];
+    let deciders: Vec<NodeId> = ways
+        .iter()
+        .filter_map(|&w| postmortem_core::cause::skipped_by(g, &unknown, w))
+        .collect();
+    let tested = map.field_tests.iter().any(|(b, f)| {
+        let b = NodeId::new(*b as usize);
+        f == k && on_stack(b) && labels.get(b.index()) != Some(&Label::No)
+    });
+    if tested {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for (b, other) in &map.field_tests {
+        let n = NodeId::new(*b as usize);
+        let sibling = other.rsplit_once('.').is_some_and(|(t, _)| t == ty);
+        if other == k
+            || !sibling
+            || !deciders.contains(&n)
+            || labels.get(n.index()) != Some(&Label::Yes)
+        {
+            continue;
+        }
+        out.push(crate::image::fault::Guard {
+            branch: format!("the branch at {}", where_is(g, n)),
+            ran: "yes".into(),
+            tested: Some((
+                crate::origins::field_name(other),
+                crate::origins::field_name(k),
+            )),
+            bound: None,
+            node: Some(n),
+        });
+    }
+    out
+}
+
+/// The calls that may have freed what a pointer from `origin` points to
+/// ([`crate::image::fault::Cause::freed_by`]): each call, not No, of a
+/// release function (`free`, `realloc`, `munmap`, a name with "free" or
+/// "release") or through a pointer (a `BZFREE`-like hook), one of whose
+/// arguments is a load of the same field, or a copy of the same
+/// variable. Only for an access that faulted at an address no longer
+/// mapped ([`crate::image::fault::Fault::dangling`]).
+pub fn freed_by(
+    g: &Icfg,
+    map: &VarMap,
+    origin: &Origin,
+    labels: &[postmortem_core::Label],
+) -> Vec<crate::image::fault::Freed> {
+    use postmortem_core::Label;
+    let releases = |name: &str| {
+        let n = name.to_ascii_lowercase();
+        n.contains("free") || n.contains("release") || n == "realloc" || n == "munmap"
+    };
+    let direct = map
+        .calls
+        .iter()
+        .filter(|(name, _)| releases(name))
+        .map(|(name, calls)| (format!("`{name}`"), calls));
+    let through = std::iter::once(("a function through a pointer".to_string(), &map.indirect));
+    let mut out = Vec::new();
+    for (callee, calls) in direct.chain(through) {
+        for c in calls {
+            let n = NodeId::new(c.site as usize);
+            let label = labels.get(n.index());
+            if label == Some(&Label::No) || !c.args.iter().any(|(_, o)| o.as_ref() == Some(origin))
+            {
+                continue;
+            }
+            out.push(crate::image::fault::Freed {
+                call: format!("the call at {}", where_is(g, n)),
+                callee: callee.clone(),
+                ran: if label == Some(&Label::Yes) {
+                    "yes"
+                } else {
+                    "maybe"
+                }
+                .into(),
+                node: Some(n),
+            });
+        }
+    }
+    out
 }
 
 /// The branches that tested `u`'s variable (a local of the crash frame)
@@ -1112,6 +1389,7 @@ pub fn guards(
             }
             .into(),
             tested: None,
+            bound: None,
             node: Some(b),
         });
     }
@@ -1231,6 +1509,7 @@ pub fn wrong_checks(
                 }
                 .into(),
                 tested: Some((w.name.clone(), holder.clone())),
+                bound: None,
                 node: Some(b),
             });
         }
@@ -1359,7 +1638,9 @@ pub fn cause(
     crate::image::fault::Cause {
         not_run,
         skipped_by,
+        may_skip: Vec::new(),
         guards: Vec::new(),
+        freed_by: Vec::new(),
         variable: format!("`{}` = {} ({})", u.name, u.value_text(), u.place),
         made_by: made
             .iter()
@@ -1404,6 +1685,8 @@ pub fn cause(
                     via,
                     from,
                     exact,
+                    bound: None,
+                    chosen_by: Vec::new(),
                 }
             })
             .collect(),
@@ -1604,6 +1887,9 @@ mod tests {
             returns: BTreeMap::new(),
             calls: BTreeMap::new(),
             indirect: Vec::new(),
+            indexes: Vec::new(),
+            bounds: Vec::new(),
+            field_tests: Vec::new(),
             fields: BTreeMap::new(),
             derefs: Vec::new(),
         };

@@ -193,7 +193,7 @@ fn bits(t: &Type) -> Option<u32> {
 
 /// `op` as a load of the block through casts only: the load's index and
 /// the casts, in order.
-fn chain(instrs: &[Instruction], op: &Operand) -> Option<(usize, Vec<Cast>)> {
+pub(crate) fn chain(instrs: &[Instruction], op: &Operand) -> Option<(usize, Vec<Cast>)> {
     let mut casts = Vec::new();
     let mut op = op.clone();
     for _ in 0..8 {
@@ -237,7 +237,7 @@ fn const_operand(op: &Operand) -> Option<u64> {
 /// negated) whose X is an `i1` comparison widened by `zext`/`sext` only
 /// is that comparison (all pure, so no write comes between). Returns the
 /// innermost condition and whether it is negated.
-fn peel(instrs: &[Instruction], cond: &Operand) -> (Operand, bool) {
+pub(crate) fn peel(instrs: &[Instruction], cond: &Operand) -> (Operand, bool) {
     let (mut op, mut negated) = (cond.clone(), false);
     for _ in 0..8 {
         let Some((_, Instruction::ICmp(c))) = def(instrs, &op) else {

@@ -38,7 +38,9 @@
 use crate::values::{written, Lowered};
 use llvm_ir::{Constant, Function, Instruction, Module, Name, Operand, Terminator, Type};
 use postmortem_core::NodeKind;
-use postmortem_formats::vars::{CallArgs, Deref, FieldWrite, Origin, Return, VarMap, Written};
+use postmortem_formats::vars::{
+    BoundTest, CallArgs, Deref, FieldWrite, IndexUse, Origin, Return, VarMap, Written,
+};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Adds the writes' origins and the functions' returns to `map`, made by
@@ -73,6 +75,8 @@ pub(crate) fn add(
             reads.entry(i as usize).or_default();
         }
         for (bi, bb) in f.basic_blocks.iter().enumerate() {
+            map.bounds.extend(cx.bound_tests(bi, low));
+            map.field_tests.extend(cx.field_test(bi, low));
             for (ii, inst) in bb.instrs.iter().enumerate() {
                 if let Instruction::Load(l) = inst {
                     if let (Some(var), Some(n)) = (
@@ -85,6 +89,9 @@ pub(crate) fn add(
                 if let Some(d) = cx.deref(inst, low) {
                     map.derefs.push(d);
                 }
+                if let Some(u) = cx.index_use(inst, low) {
+                    map.indexes.push(u);
+                }
                 if let Instruction::Call(c) = inst {
                     if let Some(site) = low.call_nodes.get(&(inst as *const Instruction)) {
                         let args = c
@@ -92,9 +99,21 @@ pub(crate) fn add(
                             .iter()
                             .map(|(op, _)| (cx.written_of(op), cx.origin(op, (bi, ii))))
                             .collect();
+                        let arg_nodes = c
+                            .arguments
+                            .iter()
+                            .map(|(op, _)| match cx.def_of(op) {
+                                Some((_, _, load @ Instruction::Load(_))) => low
+                                    .load_nodes
+                                    .get(&(load as *const Instruction))
+                                    .map(|n| n.as_u32()),
+                                _ => None,
+                            })
+                            .collect();
                         let call = CallArgs {
                             site: site.as_u32(),
                             args,
+                            arg_nodes,
                         };
                         match direct_callee(c) {
                             Some(callee) => map.calls.entry(callee).or_default().push(call),
@@ -109,11 +128,16 @@ pub(crate) fn add(
                 let Some(node) = low.store_nodes.get(&(inst as *const Instruction)) else {
                     continue;
                 };
-                if let Some(k) = cx.field_key(&s.address) {
+                if let Some((k, indexed)) = cx.field_key_indexed(&s.address) {
+                    // The address of a function of the program.
+                    let function =
+                        direct_callee_of(&s.value).filter(|name| low.entries.contains_key(name));
                     map.fields.entry(k).or_default().push(FieldWrite {
                         node: node.as_u32(),
                         written: cx.written_of(&s.value),
                         from: cx.origin(&s.value, (bi, ii)),
+                        indexed,
+                        function,
                     });
                 }
                 let Some(var) = cx.var_at(&s.address) else {
@@ -230,7 +254,13 @@ fn const_int(op: &Operand) -> Option<u64> {
 
 /// The function a call calls directly, by IR name.
 fn direct_callee(c: &llvm_ir::instruction::Call) -> Option<String> {
-    match c.function.as_ref().right()? {
+    direct_callee_of(c.function.as_ref().right()?)
+}
+
+/// The global `op` names, when it is a reference to one (a function's
+/// address, through no cast).
+fn direct_callee_of(op: &Operand) -> Option<String> {
+    match op {
         Operand::ConstantOperand(k) => match k.as_ref() {
             Constant::GlobalReference { name, .. } => Some(name_str(name)),
             _ => None,
@@ -384,6 +414,14 @@ impl<'a> FnCx<'a> {
     /// `s->strm->next_in` are one field), when `op` is such a
     /// `getelementptr` (through `bitcast`s).
     fn field_key(&self, op: &Operand) -> Option<String> {
+        self.field_key_indexed(op).map(|(k, _)| k)
+    }
+
+    /// [`Self::field_key`], and whether an array's index on the way is not
+    /// a constant (an element of an array, `t->a[i]`, `g_words[i]`: the
+    /// array's field, or a global array ``g_words[]``, with every element
+    /// one field).
+    fn field_key_indexed(&self, op: &Operand) -> Option<(String, bool)> {
         let (_, _, Instruction::GetElementPtr(g)) = self.def_of(op)? else {
             return None;
         };
@@ -393,7 +431,13 @@ impl<'a> FnCx<'a> {
         }
         let mut ty = g.source_element_type.clone();
         let mut field: Option<(String, u64)> = None;
+        let mut indexed = false;
         for i in rest {
+            if let Type::ArrayType { element_type, .. } = ty.as_ref() {
+                indexed |= const_int(i).is_none();
+                ty = element_type.clone();
+                continue;
+            }
             let k = const_int(i)?;
             let (name, elements) = match ty.as_ref() {
                 Type::NamedStructType { name } => match self.types.named_struct_def(name)? {
@@ -421,7 +465,24 @@ impl<'a> FnCx<'a> {
         }
         // A union is a struct of one member, reached through a cast: its
         // field is the whole union (`uv->v.p` and `uv->v.offset` are one).
-        field.map(|(n, k)| format!("{n}.{k}"))
+        if let Some((n, k)) = field {
+            return Some((format!("{n}.{k}"), indexed));
+        }
+        // An element of an array that is itself a field, or a global.
+        if !matches!(g.source_element_type.as_ref(), Type::ArrayType { .. }) {
+            return None;
+        }
+        match &g.address {
+            Operand::ConstantOperand(k) => match k.as_ref() {
+                Constant::GlobalReference { name, .. } => {
+                    Some((format!("{}[]", name_str(name)), indexed))
+                }
+                _ => None,
+            },
+            a => self
+                .field_key_indexed(a)
+                .map(|(k, inner)| (k, inner || indexed)),
+        }
     }
 
     /// The access or division of `inst` whose pointer or divisor comes
@@ -437,8 +498,160 @@ impl<'a> FnCx<'a> {
             Instruction::SDiv(d) => (&d.operand1, true, low.load_nodes.get(&key)?),
             Instruction::URem(d) => (&d.operand1, true, low.load_nodes.get(&key)?),
             Instruction::SRem(d) => (&d.operand1, true, low.load_nodes.get(&key)?),
+            // An indirect call: its callee, loaded from a field or returned.
+            Instruction::Call(c) if direct_callee(c).is_none() => {
+                let f = c.function.as_ref().right()?;
+                let d = self.deref_of(f, false, low.call_nodes.get(&key)?)?;
+                return Some(Deref { call: true, ..d });
+            }
             _ => return None,
         };
+        self.deref_of(op, div, node)
+    }
+
+    /// The access of `inst` (a load or a store) at an index that is a
+    /// variable's value, loaded in the access's block, plus a constant:
+    /// the address is a `getelementptr` whose only index that is no
+    /// constant is that value, through `sext`, `zext`, `trunc` and the
+    /// addition or subtraction of constants.
+    fn index_use(&self, inst: &Instruction, low: &Lowered<'_>) -> Option<IndexUse> {
+        let key = inst as *const Instruction;
+        let (addr, node) = match inst {
+            Instruction::Load(l) => (&l.address, low.load_nodes.get(&key)?),
+            Instruction::Store(s) => (&s.address, low.store_nodes.get(&key)?),
+            _ => return None,
+        };
+        let (bi, _, Instruction::GetElementPtr(g)) = self.def_of(addr)? else {
+            return None;
+        };
+        let mut varying = g.indices.iter().filter(|i| const_int(i).is_none());
+        let (mut op, None) = (varying.next()?.clone(), varying.next()) else {
+            return None;
+        };
+        let mut offset: i64 = 0;
+        for _ in 0..8 {
+            let (b, _, def) = self.def_of(&op)?;
+            if b != bi {
+                return None;
+            }
+            op = match def {
+                Instruction::SExt(x) => x.operand.clone(),
+                Instruction::ZExt(x) => x.operand.clone(),
+                Instruction::Trunc(x) => x.operand.clone(),
+                Instruction::Add(a) => {
+                    let (v, k) = match (const_int(&a.operand0), const_int(&a.operand1)) {
+                        (None, Some(k)) => (&a.operand0, k),
+                        (Some(k), None) => (&a.operand1, k),
+                        _ => return None,
+                    };
+                    offset = offset.checked_add(i64::try_from(k).ok().filter(|k| *k < 1 << 31)?)?;
+                    v.clone()
+                }
+                Instruction::Sub(a) => {
+                    let k = const_int(&a.operand1).filter(|k| *k < 1 << 31)?;
+                    offset = offset.checked_sub(k as i64)?;
+                    a.operand0.clone()
+                }
+                Instruction::Load(l) => {
+                    return Some(IndexUse {
+                        node: node.as_u32(),
+                        var: self.var_at(&l.address)?,
+                        offset,
+                    })
+                }
+                _ => return None,
+            };
+        }
+        None
+    }
+
+    /// The field that block `bi` branches on testing it for NULL: `icmp
+    /// eq/ne (load field), null` (through C's truth values), with the
+    /// branch's node.
+    fn field_test(&self, bi: usize, low: &Lowered<'_>) -> Option<(u32, String)> {
+        let bb = &self.f.basic_blocks[bi];
+        let Terminator::CondBr(br) = &bb.term else {
+            return None;
+        };
+        let range = low.block_nodes.get(&self.f.name)?.get(bi)?;
+        let branch = range.end.checked_sub(1).filter(|&n| n >= range.start)?;
+        let (cond, _) = crate::branch_tests::peel(&bb.instrs, &br.condition);
+        let (b, _, Instruction::ICmp(c)) = self.def_of(&cond)? else {
+            return None;
+        };
+        if b != bi
+            || !matches!(
+                c.predicate,
+                llvm_ir::IntPredicate::EQ | llvm_ir::IntPredicate::NE
+            )
+        {
+            return None;
+        }
+        let zero = |op: &Operand| matches!(op, Operand::ConstantOperand(k) if matches!(k.as_ref(), Constant::Null(_)));
+        let other = match (zero(&c.operand0), zero(&c.operand1)) {
+            (false, true) => &c.operand0,
+            (true, false) => &c.operand1,
+            _ => return None,
+        };
+        let (x, _, Instruction::Load(l)) = self.def_of(other)? else {
+            return None;
+        };
+        (x == bi).then_some(())?;
+        Some((branch, self.field_key(&l.address)?))
+    }
+
+    /// The comparisons of a variable with another value that is no
+    /// constant on which block `bi` branches (each side that is a
+    /// variable's load, with the other side's origin).
+    fn bound_tests(&self, bi: usize, low: &Lowered<'_>) -> Vec<BoundTest> {
+        let mut out = Vec::new();
+        let bb = &self.f.basic_blocks[bi];
+        let Terminator::CondBr(br) = &bb.term else {
+            return out;
+        };
+        let Some(range) = low.block_nodes.get(&self.f.name).and_then(|r| r.get(bi)) else {
+            return out;
+        };
+        let Some(branch) = range.end.checked_sub(1).filter(|&n| n >= range.start) else {
+            return out;
+        };
+        let (cond, _) = crate::branch_tests::peel(&bb.instrs, &br.condition);
+        let Some((b, ci, Instruction::ICmp(c))) = self.def_of(&cond) else {
+            return out;
+        };
+        if b != bi {
+            return out;
+        }
+        // Through the conversions: the value compared as it was loaded.
+        let uncast = |op: &Operand| -> Operand {
+            let mut op = op.clone();
+            for _ in 0..8 {
+                op = match self.def_of(&op) {
+                    Some((_, _, Instruction::SExt(x))) => x.operand.clone(),
+                    Some((_, _, Instruction::ZExt(x))) => x.operand.clone(),
+                    Some((_, _, Instruction::Trunc(x))) => x.operand.clone(),
+                    _ => break,
+                };
+            }
+            op
+        };
+        let (a, b) = (uncast(&c.operand0), uncast(&c.operand1));
+        for (this, other) in [(&a, &b), (&b, &a)] {
+            let var = match self.def_of(this) {
+                Some((x, _, Instruction::Load(l))) if x == bi => self.var_at(&l.address),
+                _ => None,
+            };
+            let (Some(var), Some(bound)) = (var, self.origin(other, (bi, ci))) else {
+                continue;
+            };
+            out.push(BoundTest { branch, var, bound });
+        }
+        out
+    }
+
+    /// The access at `node` of the pointer (divisor) `op`: where that came
+    /// from, through constant offsets.
+    fn deref_of(&self, op: &Operand, div: bool, node: &postmortem_core::NodeId) -> Option<Deref> {
         let mut op = op.clone();
         for _ in 0..8 {
             match self.def_of(&op)? {
@@ -448,6 +661,7 @@ impl<'a> FnCx<'a> {
                         node: node.as_u32(),
                         from: Origin::Call(direct_callee(c)?),
                         div,
+                        call: false,
                     })
                 }
                 (_, _, Instruction::Load(l)) => {
@@ -455,6 +669,7 @@ impl<'a> FnCx<'a> {
                         node: node.as_u32(),
                         from: Origin::Field(self.field_key(&l.address)?),
                         div,
+                        call: false,
                     })
                 }
                 _ => return None,

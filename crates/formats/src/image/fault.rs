@@ -35,6 +35,11 @@ pub struct Fault {
     /// Each suspect's index among the values read (`Assembled::values`).
     #[serde(skip)]
     pub suspect_values: Vec<usize>,
+    /// Those of [`Fault::suspect_values`] that are an index of the crash
+    /// statement's access past an array's end: their bounds are the
+    /// suspects, not how the index counted up.
+    #[serde(skip)]
+    pub index_values: Vec<usize>,
     /// The suspects that are no variable: the crash statement's accesses
     /// (or divisions) whose pointer (divisor) came from a struct field or
     /// a call, with the value the instruction used.
@@ -62,11 +67,40 @@ pub struct Cause {
     /// running, that branch ([`postmortem_core::cause::skipped_by`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub skipped_by: Vec<Skipped>,
+    /// The stores of another value that may not have run (Maybe), in
+    /// functions that ran, each with the branch that may have kept it
+    /// from running: were such a store the last write before the crash,
+    /// the value would differ (a field's initialisation skipped by a
+    /// wrong condition).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub may_skip: Vec<Skipped>,
+    /// The calls that may have freed the memory the value points to: a
+    /// release function (`free`, `realloc`, a name with "free" or
+    /// "release") or a call through a pointer, passed the same field or
+    /// variable, where the access faulted at an address no longer mapped
+    /// ([`crate::vars::freed_by`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub freed_by: Vec<Freed>,
     /// The branches that tested the variable holding the value and went
     /// on toward the crash (a check that let the bad value through:
     /// [`crate::vars::guards`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub guards: Vec<Guard>,
+}
+
+/// A call that may have freed what a dangling pointer points to
+/// ([`Cause::freed_by`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Freed {
+    /// The call: ``the call at bzlib.c:836``.
+    pub call: String,
+    /// What it calls: `` `free` ``, or ``a function through a pointer``.
+    pub callee: String,
+    /// `yes` (it ran on every execution the report allows) or `maybe`.
+    pub ran: String,
+    /// Its node, for links.
+    #[serde(skip)]
+    pub node: Option<postmortem_core::NodeId>,
 }
 
 /// A faulting operand that is no variable ([`Fault::operands`]).
@@ -82,6 +116,9 @@ pub struct OperandSuspect {
     pub bytes: u32,
     /// As the suspects list shows it.
     pub shown: String,
+    /// The access faulted at an address no longer mapped through this
+    /// pointer ([`Fault::dangling`]).
+    pub dangling: bool,
 }
 
 /// A branch that tested a suspect's variable, already holding the
@@ -98,6 +135,10 @@ pub struct Guard {
     /// value itself.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tested: Option<(String, String)>,
+    /// For a bound of an index ([`crate::vars::bound_guards`]): what it
+    /// compared, ``` `i` with `n` ```.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bound: Option<String>,
     /// Its node, for links.
     #[serde(skip)]
     pub node: Option<postmortem_core::NodeId>,
@@ -140,6 +181,16 @@ pub struct MadeBy {
     /// The definitions that made the value there, each followed further.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub from: Vec<MadeBy>,
+    /// For a store to one element of an array in a loop (`a[i] = v`), the
+    /// branch that ends the loop ([`postmortem_core::cause::loop_exit`]):
+    /// an element it did not reach keeps another value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bound: Option<Skipped>,
+    /// For a definition in a function the program only calls through
+    /// pointers, the stores of its address into a field (`p->init =
+    /// init_stream`): what chose the function that made the value.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub chosen_by: Vec<MadeBy>,
     /// Whether it can only have made this value (a store of this
     /// constant, `= NULL`), not a value computed at run time: a sharper
     /// suspect when several can have made it (not in the JSON).
@@ -217,6 +268,14 @@ pub struct Operand {
     /// The divisor's width in bits (0: no divisor).
     #[serde(skip)]
     pub divisor_bits: u32,
+    /// For a call through a bad pointer (the process faulted fetching the
+    /// callee's first instruction), the address it called.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target: Option<u64>,
+    /// The memory operand's base register points to no memory the core
+    /// holds (not only its operand's address: the pointer itself).
+    #[serde(skip)]
+    pub base_unmapped: bool,
 }
 
 impl Operand {
@@ -236,9 +295,33 @@ impl Fault {
             Some(Operand {
                 divisor: Some(d), ..
             }) => vec![*d],
+            Some(Operand {
+                target: Some(t), ..
+            }) => vec![*t],
             Some(o) => o.registers.iter().map(|r| r.1).collect(),
             None => Vec::new(),
         }
+    }
+
+    /// The pointer of a memory access in the program that faulted at an
+    /// address not mapped, when that pointer (its base register) is no
+    /// small offset from NULL and points to no memory of the core itself:
+    /// memory that was there (a freed block whose pages went back to the
+    /// system) or never was (a wild pointer); not an index past the end
+    /// of a block that is still there.
+    pub fn dangling(&self) -> Option<u64> {
+        let o = self.instruction.as_ref()?;
+        if self.signal != "SIGSEGV"
+            || self.reason.as_deref() != Some("address not mapped")
+            || o.target.is_some()
+            || o.divisor.is_some()
+        {
+            return None;
+        }
+        if !o.base_unmapped {
+            return None;
+        }
+        o.registers.first().map(|r| r.1).filter(|&p| p >= 4096)
     }
 
     /// Whether the process faulted outside the program (no instruction of
@@ -267,8 +350,9 @@ impl Fault {
         }
         if let Some(o) = &self.instruction {
             let verb = if o.write { "writing" } else { "reading" };
-            match self.address {
-                Some(a) if self.signal != "SIGFPE" => s += &format!(" {verb} {a:#x}"),
+            match (self.address, o.target) {
+                (_, Some(t)) => s += &format!(" calling {t:#x}"),
+                (Some(a), _) if self.signal != "SIGFPE" => s += &format!(" {verb} {a:#x}"),
                 _ => {}
             }
             s += &format!(" at `{}`", o.text);
@@ -279,6 +363,8 @@ impl Fault {
                 .collect();
             if let Some(d) = o.signed_divisor() {
                 s += &format!(": the divisor is {d}");
+            } else if let Some(t) = o.target {
+                s += &format!(": the callee's address is {t:#x}");
             } else if !regs.is_empty() {
                 s += &format!(": {}", regs.join(", "));
             }
@@ -359,7 +445,9 @@ fn instruction(core: &Core, bin: &Binary, base: u64) -> Option<Operand> {
     let regs = core.gregs.as_ref()?;
     let rip = regs[16];
     let pc = rip.wrapping_sub(base);
-    bin.func_at(pc)?;
+    if bin.func_at(pc).is_none() {
+        return bad_call(core, bin, base);
+    }
     // At most an instruction's 15 bytes: fewer at the end of a section
     // (a crash in the last function of `.text`).
     let bytes = bin.bytes_upto(pc, 15)?;
@@ -394,6 +482,10 @@ fn instruction(core: &Core, bin: &Binary, base: u64) -> Option<Operand> {
             }
         }
         out.displacement = ins.memory_displacement64() as i64;
+        let base = ins.memory_base();
+        if base != Register::None && base != Register::RIP {
+            out.base_unmapped = greg(base).is_some_and(|i| core.mem(regs[i], 1).is_none());
+        }
         if divides {
             // The divisor in memory: its address from the registers.
             let reg = |r: Register| match r {
@@ -419,6 +511,43 @@ fn instruction(core: &Core, bin: &Binary, base: u64) -> Option<Operand> {
         let bits = 8 * r.size().clamp(1, 8) as u32;
         out.divisor_bits = bits;
         out.divisor = greg(r).map(|i| regs[i] & (u64::MAX >> (64 - bits)));
+    }
+    Some(out)
+}
+
+/// The call through a bad pointer that crashed the process
+/// ([`super::native::bad_call_return`]): the call instruction that ends
+/// at the return address, with the registers its callee's operand was
+/// formed from (as they were: the call changed only rsp and rip).
+fn bad_call(core: &Core, bin: &Binary, base: u64) -> Option<Operand> {
+    let regs = core.gregs.as_ref()?;
+    let ret = super::native::bad_call_return(core, bin, base)?;
+    let r = ret.wrapping_sub(base);
+    // `call r/m64` is 2 to 7 bytes long (REX, ModRM, SIB, displacement).
+    let ins = (2..=7u64).rev().find_map(|len| {
+        let bytes = bin.bytes_at(r.checked_sub(len)?, len)?;
+        let ins = Decoder::with_ip(64, bytes, ret - len, DecoderOptions::NONE).decode();
+        (!ins.is_invalid() && ins.mnemonic() == Mnemonic::Call && ins.next_ip() == ret)
+            .then_some(ins)
+    })?;
+    let mut text = String::new();
+    IntelFormatter::new().format(&ins, &mut text);
+    let value =
+        |r: Register| greg(r).map(|i| (format!("{:?}", r.full_register()).to_lowercase(), regs[i]));
+    let mut out = Operand {
+        text,
+        target: Some(regs[16]),
+        ..Operand::default()
+    };
+    if ins.op0_kind() == OpKind::Memory {
+        for r in [ins.memory_base(), ins.memory_index()] {
+            if r != Register::None && r != Register::RIP {
+                out.registers.extend(value(r));
+            }
+        }
+        out.displacement = ins.memory_displacement64() as i64;
+    } else if ins.op0_kind() == OpKind::Register {
+        out.registers.extend(value(ins.op0_register()));
     }
     Some(out)
 }

@@ -996,6 +996,24 @@ impl Walker<'_> {
         let cs = core.shown();
         let rel = |a: u64| a.wrapping_sub(base);
         let pc = rel(regs.rip);
+        if k == 0 {
+            if let Some(ret) = bad_call_return(core, bin, base) {
+                // A call through a bad pointer: the caller is the crash
+                // frame, stopped at its call (the callee pushed nothing).
+                let at = Regs {
+                    rip: ret,
+                    rsp: regs.rsp.wrapping_add(8),
+                    rbp: regs.rbp,
+                };
+                let r = rel(ret);
+                let g = bin.func_at(r - 1).expect("bad_call_return checks it");
+                if !has_frame_pointer(bin, g) {
+                    return self.walk_cfi(frames, at, false);
+                }
+                frames.extend(physical(bin.symbolize(r - 1), k));
+                return self.walk(frames, at.rbp.wrapping_add(8), core.word(at.rbp));
+            }
+        }
         let Some(f) = bin.func_at(pc) else {
             // The crash is in a library (abort, raise, ...): walk its frames
             // with the library's call frame information, then go on with the
@@ -1484,6 +1502,29 @@ fn direct_call_target(bin: &Binary, r: u64) -> Option<u64> {
     }
     let rel = i32::from_le_bytes([b[1], b[2], b[3], b[4]]);
     Some(r.wrapping_add(rel as i64 as u64))
+}
+
+/// The return address (as in the core) of a crash that is a call through
+/// a bad pointer: the process faulted fetching its instruction (the
+/// faulting address is the pc), the pc is in no mapped file, and the word
+/// at the stack pointer returns into the binary right after a call
+/// instruction, which pushed it.
+pub(crate) fn bad_call_return(core: &Core, bin: &Binary, base: u64) -> Option<u64> {
+    let regs = core.regs?;
+    let info = core.siginfo?;
+    if !matches!(info.signo, 7 | 11) || info.addr != Some(regs.rip) {
+        return None;
+    }
+    let mapped = core
+        .files
+        .iter()
+        .any(|m| regs.rip >= m.start && regs.rip < m.end);
+    if mapped || bin.func_at(regs.rip.wrapping_sub(base)).is_some() {
+        return None;
+    }
+    let ret = core.word(regs.rsp)?;
+    let r = ret.wrapping_sub(base);
+    (bin.func_at(r.wrapping_sub(1)).is_some() && after_call(bin, r)).then_some(ret)
 }
 
 /// Whether the instruction before file vaddr `r` is a call (`call rel32`,

@@ -223,10 +223,14 @@ fn frames(
                 (regs.rbp, pc)
             }
         }
-        None => {
-            let (ret, _, rbp) = native::unwind_libraries(core, regs)?;
-            (rbp, rel(ret).wrapping_sub(1))
-        }
+        None => match native::bad_call_return(core, bin, base) {
+            // A call through a bad pointer: the callee pushed nothing.
+            Some(ret) => (regs.rbp, rel(ret).wrapping_sub(1)),
+            None => {
+                let (ret, _, rbp) = native::unwind_libraries(core, regs)?;
+                (rbp, rel(ret).wrapping_sub(1))
+            }
+        },
     };
     for index in first..100_000 {
         let Some(f) = bin.func_at(pc) else {

@@ -14,14 +14,25 @@
 //!    another value, or that tested the value and went on toward the
 //!    crash (a check that let it through), or that tested another
 //!    pointer for NULL where a call's NULL result was never tested (a
-//!    check of the wrong variable?): Yes;
+//!    check of the wrong variable?), or that ended a loop storing one
+//!    element of an array per pass (a bound one short?), or that
+//!    compared an index past an array's end with its bound (unless the
+//!    array is a block allocated at run time: then with 5): Yes;
+//!    A call that may have freed the memory a dangling pointer points
+//!    to (the same field or variable passed to `free`, or to a function
+//!    through a pointer) ranks here when it ran, after them when it may
+//!    have;
 //! 3. the other definitions that made it on every execution (a value
 //!    computed at run time, perhaps from the input: the check after it is
 //!    the likelier bug): Yes;
 //! 4. a definition that made it on some of them: Maybe; first those that
-//!    can only have made this value (`= NULL`), then computed ones;
+//!    can only have made this value (`= NULL`) and the bounds of loops
+//!    that store one element of an array per pass (an element the loop
+//!    did not reach keeps another value), then computed ones;
 //! 5. a branch that may have run and never went to such a store, or
-//!    tested the value: Maybe.
+//!    tested the value, or that may have kept a store of another value
+//!    from running (a field's initialisation under a wrong condition):
+//!    Maybe.
 //!
 //! A definition that only carried the value (a copy, a call's argument,
 //! a parameter) ranks no higher than the best of the definitions it
@@ -74,20 +85,32 @@ pub fn suspects(f: &Fault, max: usize) -> Vec<Suspect> {
         }
         for k in &c.guards {
             let ran = k.ran == "yes";
+            // The bound of an index into a block allocated at run time (a
+            // pointer from a field or a call): the block's size is as
+            // likely wrong, so the bound comes after the definitions.
+            let allocated = k.bound.is_some() && f.instruction.is_some() && !f.operands.is_empty();
             ranked.push((
-                if ran { 1 } else { 5 },
+                if ran && !allocated { 1 } else { 5 },
                 0,
                 Suspect {
                     rank: 0,
                     at: k.branch.clone(),
                     variable: c.variable.clone(),
                     label: if ran { "yes" } else { "maybe" },
-                    reason: match &k.tested {
-                        None => format!(
+                    reason: match (&k.tested, &k.bound) {
+                        (_, Some(b)) => format!(
+                            "{} {b} and went on toward the crash: the bound that let the index reach this value",
+                            if ran { "it compared" } else { "if it ran, it compared" },
+                        ),
+                        (None, _) => format!(
                             "{} the variable already holding this value and went on toward the crash: a check that let it through",
                             if ran { "it tested" } else { "if it ran, it tested" },
                         ),
-                        Some((other, holder)) => format!(
+                        (Some((other, holder)), _) if other.starts_with("field ") => format!(
+                            "{} {other} for NULL, and nothing on the way to the crash tested {holder} of the same object, which was NULL: a check of the wrong field?",
+                            if ran { "it tested" } else { "if it ran, it tested" },
+                        ),
+                        (Some((other, holder)), _) => format!(
                             "{} `{other}` for NULL, and nothing on the way to the crash tested `{holder}` (a call's result, carried to the NULL pointer): a check of the wrong variable?",
                             if ran { "it tested" } else { "if it ran, it tested" },
                         ),
@@ -115,10 +138,51 @@ pub fn suspects(f: &Fault, max: usize) -> Vec<Suspect> {
                 },
             ));
         }
+        for k in &c.freed_by {
+            let ran = k.ran == "yes";
+            ranked.push((
+                if ran { 1 } else { 2 },
+                0,
+                Suspect {
+                    rank: 0,
+                    at: k.call.clone(),
+                    variable: c.variable.clone(),
+                    label: if ran { "yes" } else { "maybe" },
+                    reason: format!(
+                        "{} passed the same pointer to {}, and the access faulted at an address no longer mapped: if that freed the memory before the access, a use after free",
+                        if ran { "it" } else { "if it ran, it" },
+                        k.callee
+                    ),
+                    node: k.node,
+                },
+            ));
+        }
+        for k in &c.may_skip {
+            ranked.push((
+                5,
+                0,
+                Suspect {
+                    rank: 0,
+                    at: k.branch.clone(),
+                    variable: c.variable.clone(),
+                    label: "maybe",
+                    reason: format!(
+                        "{} may have kept {} from running, which writes a value other than this one: had it been the last write before the crash, the value would differ",
+                        if k.ran == "yes" { "it ran and" } else { "if it ran, it" },
+                        k.store
+                    ),
+                    node: k.branch_node,
+                },
+            ));
+        }
     }
     // Stable: within a rank, the deepest first (where the value was
     // made, before the copies that carried it), then the suspects' order.
     ranked.sort_by_key(|(r, depth, _)| (*r, std::cmp::Reverse(*depth)));
+    // A statement blamed twice (for two suspects, or along two ways)
+    // keeps its best place.
+    let mut seen = std::collections::HashSet::new();
+    ranked.retain(|(_, _, s)| seen.insert(s.at.clone()));
     ranked
         .into_iter()
         .take(max)
@@ -148,12 +212,22 @@ fn class(m: &MadeBy) -> u8 {
         (false, true) => 3,
         (false, false) => 4,
     };
-    let sources = m
+    // A parameter whose value came only from where the walk cannot
+    // follow (the program's arguments): from outside, last. As a source,
+    // such a definition does not lower what carried its value on.
+    let followed: Vec<u8> = m
         .from
         .iter()
         .filter(|d| d.node.is_some() && d.at != crate::origins::UNSEEN)
         .map(class)
-        .min();
+        .collect();
+    if m.via.is_some()
+        && !m.from.is_empty()
+        && m.from.iter().all(|d| crate::origins::not_followed(&d.at))
+    {
+        return 6;
+    }
+    let sources = followed.into_iter().filter(|&c| c < 6).min();
     sources.map_or(own, |s| own.max(s))
 }
 
@@ -182,11 +256,51 @@ fn definition(
             node: m.node,
         },
     ));
+    if let Some(k) = &m.bound {
+        // Before the computed values of the loop's stores: an element the
+        // loop did not reach is the likelier cause of a NULL than a call
+        // in it that returned one.
+        let ran = k.ran == "yes";
+        ranked.push((
+            if ran { 1 } else { 3 },
+            depth + 1,
+            Suspect {
+                rank: 0,
+                at: k.branch.clone(),
+                variable: c.variable.clone(),
+                label: if ran { "yes" } else { "maybe" },
+                reason: format!(
+                    "{} the loop whose passes store one element each at {}: an element the loop did not reach keeps another value (a loop bound one short?)",
+                    if ran { "it ended" } else { "if it ran, it ended" },
+                    k.store.strip_prefix("the store at ").unwrap_or(&k.store)
+                ),
+                node: k.branch_node,
+            },
+        ));
+    }
+    for k in &m.chosen_by {
+        ranked.push((
+            class(m).max(3),
+            depth + 1,
+            Suspect {
+                rank: 0,
+                at: k.at.clone(),
+                variable: c.variable.clone(),
+                label: "maybe",
+                reason: format!(
+                    "it stored {}, and the program calls that function only through pointers: it chose the function in which {} made the value (the wrong function?)",
+                    k.via.as_deref().unwrap_or("a function's address"),
+                    m.at
+                ),
+                node: k.node,
+            },
+        ));
+    }
     let Some(via) = &m.via else {
         return;
     };
     let n = m.from.len();
-    let verb = if m.at.starts_with("the call") {
+    let verb = if m.at.starts_with("the call") || m.at.starts_with("the argument") {
         "passed"
     } else if m.at.starts_with("the return") {
         "returned"
@@ -298,9 +412,9 @@ mod tests {
                 guards: vec![Guard {
                     branch: "the branch at a.c:2".into(),
                     ran: "maybe".into(),
-                    tested: None,
-                    node: None,
+                    ..Guard::default()
                 }],
+                ..Cause::default()
             }],
             ..Fault::default()
         };
@@ -417,5 +531,98 @@ mod tests {
         };
         let order: Vec<String> = suspects(&f, 10).into_iter().map(|s| s.at).collect();
         assert_eq!(order, ["the store at a.c:3", crate::origins::UNLISTED_CALL]);
+    }
+
+    /// The suspects of the kinds a field's, an array's and a callback's
+    /// values bring: a call that freed the dangling pointer's field and a
+    /// loop's bound that ran come first, then the store that chose the
+    /// function which made the value (deeper than that store), then a
+    /// branch that may have skipped a store of another value. A
+    /// statement blamed twice is listed once, at its best place. A
+    /// parameter whose value came only from the program's arguments is
+    /// last.
+    #[test]
+    fn frees_bounds_choices_and_skips_rank_in_their_classes() {
+        use crate::image::fault::Freed;
+        let node = |k| Some(postmortem_core::NodeId::new(k));
+        let bound = Skipped {
+            store: "the store at a.c:8".into(),
+            branch: "the branch at a.c:7".into(),
+            ran: "yes".into(),
+            branch_node: node(7),
+        };
+        let f = Fault {
+            signal: "SIGSEGV".into(),
+            causes: vec![Cause {
+                variable: "`p` = 0x0".into(),
+                made_by: vec![
+                    MadeBy {
+                        at: "the store at a.c:8".into(),
+                        on: "some".into(),
+                        node: node(8),
+                        bound: Some(bound.clone()),
+                        ..MadeBy::default()
+                    },
+                    MadeBy {
+                        at: "the store at a.c:10".into(),
+                        on: "some".into(),
+                        node: node(10),
+                        exact: true,
+                        chosen_by: vec![MadeBy {
+                            at: "the store at a.c:16".into(),
+                            on: "some".into(),
+                            node: node(16),
+                            via: Some("the address of `init_none` in field 1 of `params`".into()),
+                            ..MadeBy::default()
+                        }],
+                        ..MadeBy::default()
+                    },
+                    MadeBy {
+                        at: "the parameter `argc` at a.c:20".into(),
+                        on: "every".into(),
+                        node: node(20),
+                        via: Some("what the calls of `main` passed (argument 1)".into()),
+                        from: vec![MadeBy {
+                            at: crate::origins::PROGRAM_ARGS.into(),
+                            on: "every".into(),
+                            ..MadeBy::default()
+                        }],
+                        ..MadeBy::default()
+                    },
+                ],
+                freed_by: vec![Freed {
+                    call: "the call at a.c:9".into(),
+                    callee: "`free`".into(),
+                    ran: "maybe".into(),
+                    node: node(9),
+                }],
+                may_skip: vec![Skipped {
+                    store: "the store at a.c:13".into(),
+                    branch: "the branch at a.c:12".into(),
+                    ran: "yes".into(),
+                    branch_node: node(12),
+                }],
+                ..Cause::default()
+            }],
+            ..Fault::default()
+        };
+        let mut twice = f.clone();
+        twice.causes.push(f.causes[0].clone());
+        for f in [&f, &twice] {
+            let order: Vec<String> = suspects(f, 10).into_iter().map(|s| s.at).collect();
+            assert_eq!(
+                order,
+                [
+                    "the branch at a.c:7",
+                    "the call at a.c:9",
+                    "the store at a.c:16",
+                    "the store at a.c:10",
+                    "the store at a.c:8",
+                    "the branch at a.c:12",
+                    crate::origins::PROGRAM_ARGS,
+                    "the parameter `argc` at a.c:20",
+                ]
+            );
+        }
     }
 }
