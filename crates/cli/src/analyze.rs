@@ -268,6 +268,9 @@ fn run_within(a: AnalyzeArgs) -> Result<(), Failure> {
     } else {
         None
     };
+    let witness_check = witness
+        .as_deref()
+        .and_then(|w| crate::inputs::check_witness(&loaded, w));
     let why = if a.output.format == render::AnalyzeFormat::Html {
         explain_lines(
             &a,
@@ -287,6 +290,7 @@ fn run_within(a: AnalyzeArgs) -> Result<(), Failure> {
             &loaded.report,
             &render::HtmlExtras {
                 witness: witness.as_deref(),
+                witness_check: witness_check.as_ref(),
                 why: &why,
                 suggestions: None,
                 logs: &loaded.logs,

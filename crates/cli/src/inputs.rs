@@ -345,3 +345,31 @@ pub fn load_other(
     print_diagnostics(&found.diagnostics, &format!("{name}: "));
     Ok(found.report)
 }
+
+/// What checking `witness` against the program's data finds
+/// ([`postmortem_formats::witness_check`]): the front-end's variables,
+/// and the values read from the core that became evidence (a value no
+/// store can have left, a wild write's, is not one). None without the
+/// front-end's variables (a graph not from LLVM IR).
+pub fn check_witness(
+    loaded: &Loaded,
+    witness: &[postmortem_core::NodeId],
+) -> Option<postmortem_formats::witness_check::Verdict> {
+    let map = loaded.vars.as_ref()?;
+    let at_crash: Vec<postmortem_formats::witness_check::AtCrash> = loaded
+        .values
+        .iter()
+        .filter(|u| u.place.starts_with("frame #0 ") || u.place == "global")
+        .filter(|u| u.constraint.is_some())
+        .map(|u| postmortem_formats::witness_check::AtCrash {
+            var: u.var,
+            value: u.value,
+        })
+        .collect();
+    Some(postmortem_formats::witness_check::check(
+        &loaded.graph,
+        map,
+        witness,
+        &at_crash,
+    ))
+}

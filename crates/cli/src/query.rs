@@ -196,6 +196,10 @@ fn run_within(q: QueryArgs) -> Result<(), Failure> {
     } else {
         None
     };
+    let witness_check = checked
+        .as_ref()
+        .and_then(|c| c.witness.as_deref())
+        .and_then(|w| crate::inputs::check_witness(&loaded, w));
     let answer = QueryAnswer {
         graph: g,
         report: &loaded.report,
@@ -207,6 +211,7 @@ fn run_within(q: QueryArgs) -> Result<(), Failure> {
         culprit,
         explanation: explanation.as_deref(),
         time_ms: elapsed,
+        witness_check: witness_check.as_ref(),
     };
     write_out(|out| match q.format {
         QueryFormat::Text => write_query_text(out, &answer),

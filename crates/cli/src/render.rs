@@ -108,6 +108,8 @@ pub fn write_analysis(
 pub struct HtmlExtras<'a> {
     /// One execution that fits the report (an example path).
     pub witness: Option<&'a [NodeId]>,
+    /// What checking the example path against the program's data found.
+    pub witness_check: Option<&'a postmortem_formats::witness_check::Verdict>,
     /// Why lines are Yes or No.
     pub why: &'a Why,
     /// What to observe next, when `suggest` computed it.
@@ -130,6 +132,7 @@ pub fn write_analysis_as(
 ) -> std::io::Result<()> {
     let HtmlExtras {
         witness,
+        witness_check,
         why,
         suggestions,
         logs,
@@ -167,6 +170,7 @@ pub fn write_analysis_as(
                 labels: view.labels,
                 report,
                 witness,
+                witness_check,
                 sources: &sources,
                 weakened: view.weakened,
                 title: &title,

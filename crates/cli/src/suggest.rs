@@ -213,6 +213,9 @@ fn run_within(a: SuggestArgs) -> Result<(), Failure> {
                 .check(g, &loaded.report, None)
                 .ok()
                 .and_then(|c| c.witness);
+            let witness_check = witness
+                .as_deref()
+                .and_then(|w| crate::inputs::check_witness(&loaded, w));
             write_out(|out| {
                 render::write_analysis_as(
                     out,
@@ -221,6 +224,7 @@ fn run_within(a: SuggestArgs) -> Result<(), Failure> {
                     &loaded.report,
                     &render::HtmlExtras {
                         witness: witness.as_deref(),
+                        witness_check: witness_check.as_ref(),
                         why: &postmortem_core::why::Why::default(),
                         suggestions: Some(&sug),
                         logs: &loaded.logs,

@@ -1020,3 +1020,60 @@ fn a_null_check_of_another_field_ranks_first() {
         "{r:?}"
     );
 }
+
+/// The witness check (`query`'s witness against the program's data): a
+/// path through `return -1;` (line 5) that then takes `n < 0` false is
+/// not a run the data allows (`n` holds the -1 `parse_line` returned),
+/// and the check says so, naming the store, the return and the branch;
+/// a path through the other return has no such contradiction.
+#[test]
+fn a_witness_that_the_returned_constant_rules_out_is_infeasible() {
+    let dir = crashed(
+        "witness",
+        include_str!("data/fault/witness.c"),
+        &[("run x > /dev/null", "core")],
+    );
+    let query = |q: &str| -> Value {
+        let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
+            .current_dir(&dir)
+            .args([
+                "query", "--cfg", "prog.bc", "--binary", "prog", "--core", "core",
+            ])
+            .args(["--format", "json", q])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", show(&o));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let v = query("ran(witness.c:5)");
+    assert_eq!(v["answer"], "possible", "{v:#}");
+    assert_eq!(v["witness_check"]["verdict"], "infeasible", "{v:#}");
+    let reason = v["witness_check"]["reason"].as_str().unwrap_or_default();
+    for part in [
+        "`n`",
+        "the store at witness.c:12 left -1",
+        "the return at witness.c:5",
+        "the branch at witness.c:14",
+    ] {
+        assert!(reason.contains(part), "{part}: {reason}");
+    }
+    let v = query("ran(witness.c:6)");
+    assert_eq!(v["witness_check"]["verdict"], "no_contradiction", "{v:#}");
+    assert!(v["witness_check"]["tests"].as_u64() >= Some(1), "{v:#}");
+    // The HTML report's example path says what the check found.
+    let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
+        .current_dir(&dir)
+        .args([
+            "analyze", "--cfg", "prog.bc", "--binary", "prog", "--core", "core",
+        ])
+        .args(["--format", "html", "-o", "html"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", show(&o));
+    let index = std::fs::read_to_string(dir.join("html/index.html")).unwrap();
+    assert!(
+        index.contains("Checked against the program&#x27;s data")
+            || index.contains("Checked against the program's data"),
+        "{index}"
+    );
+}

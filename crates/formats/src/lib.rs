@@ -57,6 +57,7 @@ pub mod report_json;
 pub mod report_kind;
 pub mod sentry;
 pub mod vars;
+pub mod witness_check;
 pub mod write;
 
 pub use error::{FormatError, XmlPosition};

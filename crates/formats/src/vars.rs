@@ -1770,6 +1770,12 @@ pub(crate) fn where_is(g: &Icfg, n: NodeId) -> String {
     }
 }
 
+/// Whether the function entered at `entry` may be active twice at once
+/// (see [`reenters`]).
+pub(crate) fn may_reenter(g: &Icfg, entry: NodeId) -> bool {
+    reenters(g, entry)
+}
+
 /// Whether a function's activation may start another one before it ends:
 /// its entry reaches itself over flow and call edges (not returns), and
 /// from a call site to its return sites.

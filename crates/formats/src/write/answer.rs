@@ -33,6 +33,10 @@ pub struct QueryAnswer<'a> {
     pub explanation: Option<&'a [Origin]>,
     /// The time the answer took, in milliseconds.
     pub time_ms: f64,
+    /// What checking the witness against the program's data found
+    /// ([`crate::witness_check`]), when there is a witness and the graph
+    /// came with the front-end's variables.
+    pub witness_check: Option<&'a crate::witness_check::Verdict>,
 }
 
 /// What a constraint of the report says, in the graph's node ids.
@@ -109,6 +113,9 @@ pub fn write_query_text(out: &mut dyn Write, a: &QueryAnswer<'_>) -> io::Result<
         for line in witness_lines(g, w) {
             writeln!(out, "  {line}")?;
         }
+        if let Some(v) = a.witness_check {
+            writeln!(out, "witness check: {}", v.line())?;
+        }
     }
     if let Some(ex) = a.explanation {
         writeln!(
@@ -149,6 +156,9 @@ pub fn query_json(a: &QueryAnswer<'_>) -> Value {
     });
     if let Some(w) = a.checked.and_then(|c| c.witness.as_ref()) {
         v["witness"] = json!(ids(w));
+        if let Some(c) = a.witness_check {
+            v["witness_check"] = json!(c);
+        }
     }
     if let Some(why) = a.gave_up {
         v["gave_up"] = json!(why);

@@ -57,6 +57,8 @@ pub struct HtmlReport<'a> {
     pub report: &'a Report,
     /// A witness path (an execution consistent with the report), if any.
     pub witness: Option<&'a [NodeId]>,
+    /// What the witness check found ([`crate::witness_check`]).
+    pub witness_check: Option<&'a crate::witness_check::Verdict>,
     /// Source texts.
     pub sources: &'a Sources,
     /// Constraints the solver weakened.
@@ -992,8 +994,14 @@ fn witness_section(c: &Ctx<'_, '_>, line_label: &dyn Fn(FileId, u32) -> Option<L
             }
         }
     };
+    let check = r.witness_check.map_or(String::new(), |v| {
+        format!(
+            "<p>Checked against the program's data (constants stored and returned on it, its branches' tests, the core's values): {}</p>\n",
+            escape(&v.line())
+        )
+    });
     let mut s = format!(
-        "<details>\n<summary>An example path ({} steps in the program's own code; library and runtime code left out, loop iterations folded)</summary>\n<p>{WITNESS_NOTE}</p>\n<ol>\n",
+        "<details>\n<summary>An example path ({} steps in the program's own code; library and runtime code left out, loop iterations folded)</summary>\n<p>{WITNESS_NOTE}</p>\n{check}<ol>\n",
         steps.len()
     );
     for item in folded.iter().take(MAX_WITNESS_ITEMS) {
@@ -1452,6 +1460,7 @@ mod tests {
             labels: &labels,
             report: &report,
             witness: Some(&witness),
+            witness_check: None,
             sources: &sources,
             weakened: &weakened,
             title: "postmortem: a & b",
@@ -1650,6 +1659,7 @@ mod tests {
             labels: &labels,
             report: &report,
             witness: Some(&witness),
+            witness_check: None,
             sources: &sources,
             weakened: &[],
             title: "t",
@@ -1726,6 +1736,7 @@ mod tests {
             labels: &labels,
             report: &report,
             witness: None,
+            witness_check: None,
             sources: &sources,
             weakened: &[],
             title: "t",
