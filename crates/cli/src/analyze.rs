@@ -261,16 +261,11 @@ fn run_within(a: AnalyzeArgs) -> Result<(), Failure> {
     view.log_decided = log_decided;
     // The HTML page shows one concrete execution (every solver builds
     // witnesses); a failed or limited search just leaves it out.
-    let witness = if a.output.format == render::AnalyzeFormat::Html {
-        s.check(&loaded.graph, &loaded.report, None)
-            .ok()
-            .and_then(|c| c.witness)
+    let (witness, witness_check, set_aside) = if a.output.format == render::AnalyzeFormat::Html {
+        crate::inputs::checked_witness(&*s, &loaded)
     } else {
-        None
+        (None, None, Vec::new())
     };
-    let witness_check = witness
-        .as_deref()
-        .and_then(|w| crate::inputs::check_witness(&loaded, w));
     let why = if a.output.format == render::AnalyzeFormat::Html {
         explain_lines(
             &a,
@@ -291,6 +286,7 @@ fn run_within(a: AnalyzeArgs) -> Result<(), Failure> {
             &render::HtmlExtras {
                 witness: witness.as_deref(),
                 witness_check: witness_check.as_ref(),
+                witness_set_aside: &set_aside,
                 why: &why,
                 suggestions: None,
                 logs: &loaded.logs,

@@ -373,3 +373,62 @@ pub fn check_witness(
         &at_crash,
     ))
 }
+
+/// The example path the HTML report shows: the solver's witness, checked
+/// against the program's data ([`check_witness`]); while the check finds
+/// it infeasible, another is asked for under a query that leaves out the
+/// paths with the same contradiction (`witness_check::exclusion`), at
+/// most [`WITNESS_TRIES`] in all. Returns the witness shown (the first
+/// with no contradiction found, else the first), its verdict, and the
+/// reasons the earlier ones were set aside.
+pub fn checked_witness(
+    s: &dyn postmortem_core::Solver,
+    loaded: &Loaded,
+) -> (
+    Option<Vec<postmortem_core::NodeId>>,
+    Option<postmortem_formats::witness_check::Verdict>,
+    Vec<String>,
+) {
+    use postmortem_formats::witness_check::{exclusion, Verdict};
+    let first = s
+        .check(&loaded.graph, &loaded.report, None)
+        .ok()
+        .and_then(|c| c.witness);
+    let Some(first) = first else {
+        return (None, None, Vec::new());
+    };
+    let verdict = check_witness(loaded, &first);
+    let mut chains = Vec::new();
+    let mut set_aside = Vec::new();
+    let mut last = verdict.clone();
+    while let Some(Verdict::Infeasible {
+        reason,
+        chain: Some(chain),
+    }) = last
+    {
+        if set_aside.len() + 1 >= WITNESS_TRIES {
+            break;
+        }
+        set_aside.push(reason);
+        chains.push(chain);
+        let Some(dfa) = exclusion(&chains, 1 << 12) else {
+            break;
+        };
+        let query = postmortem_core::solver::Query::Language(dfa);
+        let next = s
+            .check(&loaded.graph, &loaded.report, Some(&query))
+            .ok()
+            .and_then(|c| c.witness);
+        let Some(w) = next else {
+            break;
+        };
+        last = check_witness(loaded, &w);
+        if !matches!(last, Some(Verdict::Infeasible { .. })) {
+            return (Some(w), last, set_aside);
+        }
+    }
+    (Some(first), verdict, Vec::new())
+}
+
+/// The most witnesses [`checked_witness`] asks for.
+pub const WITNESS_TRIES: usize = 4;

@@ -110,6 +110,8 @@ pub struct HtmlExtras<'a> {
     pub witness: Option<&'a [NodeId]>,
     /// What checking the example path against the program's data found.
     pub witness_check: Option<&'a postmortem_formats::witness_check::Verdict>,
+    /// Why the example paths before it were set aside.
+    pub witness_set_aside: &'a [String],
     /// Why lines are Yes or No.
     pub why: &'a Why,
     /// What to observe next, when `suggest` computed it.
@@ -133,6 +135,7 @@ pub fn write_analysis_as(
     let HtmlExtras {
         witness,
         witness_check,
+        witness_set_aside,
         why,
         suggestions,
         logs,
@@ -171,6 +174,7 @@ pub fn write_analysis_as(
                 report,
                 witness,
                 witness_check,
+                witness_set_aside,
                 sources: &sources,
                 weakened: view.weakened,
                 title: &title,

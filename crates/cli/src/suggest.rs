@@ -209,13 +209,7 @@ fn run_within(a: SuggestArgs) -> Result<(), Failure> {
                 &report_path,
                 a.inputs.stack_only,
             );
-            let witness = s
-                .check(g, &loaded.report, None)
-                .ok()
-                .and_then(|c| c.witness);
-            let witness_check = witness
-                .as_deref()
-                .and_then(|w| crate::inputs::check_witness(&loaded, w));
+            let (witness, witness_check, set_aside) = crate::inputs::checked_witness(&*s, &loaded);
             write_out(|out| {
                 render::write_analysis_as(
                     out,
@@ -225,6 +219,7 @@ fn run_within(a: SuggestArgs) -> Result<(), Failure> {
                     &render::HtmlExtras {
                         witness: witness.as_deref(),
                         witness_check: witness_check.as_ref(),
+                        witness_set_aside: &set_aside,
                         why: &postmortem_core::why::Why::default(),
                         suggestions: Some(&sug),
                         logs: &loaded.logs,

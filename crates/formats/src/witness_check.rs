@@ -33,6 +33,13 @@
 //! avoid: locals of functions that may be active twice at once
 //! (recursion), and globals in programs with code that runs
 //! asynchronously (a handler or a thread may store off the path).
+//!
+//! An infeasible verdict carries the events of the path that contradict
+//! each other ([`Chain`]: the store, the return it stored, the branches,
+//! each with what would break it); [`exclusion`] is the automaton of the
+//! paths without any of them, a query under which the solver finds
+//! another witness (the HTML report's example path is sought so, a few
+//! times).
 
 use crate::vars::{Origin, Test, VarMap, VarScope, Written};
 use postmortem_core::{Icfg, NodeId};
@@ -48,6 +55,11 @@ pub enum Verdict {
         /// kv.c:12), but the branch at kv.c:33 went the way it goes only
         /// with another value ```.
         reason: String,
+        /// The events of the path that contradict each other, when they
+        /// are all on it (not a value of the core): any path with them
+        /// in this order cannot run ([`exclusion`]).
+        #[serde(skip)]
+        chain: Option<Chain>,
     },
     /// Nothing the check sees rules it out.
     NoContradiction {
@@ -60,7 +72,7 @@ impl Verdict {
     /// One line for people.
     pub fn line(&self) -> String {
         match self {
-            Verdict::Infeasible { reason } => {
+            Verdict::Infeasible { reason, .. } => {
                 format!("infeasible: {reason}")
             }
             Verdict::NoContradiction { tests } => format!(
@@ -75,6 +87,29 @@ impl Verdict {
 struct Known {
     /// The facts, each with where it came from.
     facts: Vec<(Fact, String)>,
+    /// The events of the path that made each fact, with the nodes that
+    /// break each one's hold before the next (a store of the variable);
+    /// None when a fact came along a way a chain does not follow (a
+    /// copy of another variable).
+    events: Option<Vec<(Event, Vec<u32>)>>,
+}
+
+/// One event of a [`Chain`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// The path passes this node.
+    Node(u32),
+    /// The path goes from this branch straight to this node.
+    Took(u32, u32),
+}
+
+/// Events of a path that cannot all happen in this order, each with the
+/// nodes that, passed after it and before the next, break the chain (a
+/// store of the variable, another return of the function).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Chain {
+    /// The events, in order, each with the nodes that break it.
+    pub events: Vec<(Event, Vec<u32>)>,
 }
 
 #[derive(Clone, Debug)]
@@ -142,7 +177,31 @@ pub fn check(g: &Icfg, map: &VarMap, path: &[NodeId], at_crash: &[AtCrash]) -> V
             returns.insert(r.node, (f.as_str(), r.written));
         }
     }
-    let mut known: Vec<Known> = vec![Known { facts: Vec::new() }; map.vars.len()];
+    let mut known: Vec<Known> = vec![
+        Known {
+            facts: Vec::new(),
+            events: Some(Vec::new()),
+        };
+        map.vars.len()
+    ];
+    // What breaks a fact about each variable: its stores, and for a
+    // local its function's entry (a new activation).
+    let clears: Vec<Vec<u32>> = map
+        .vars
+        .iter()
+        .map(|v| {
+            let mut c: Vec<u32> = v.writes.iter().map(|w| w.0).collect();
+            if let VarScope::Local { entry, .. } = v.scope {
+                c.push(entry);
+            }
+            c
+        })
+        .collect();
+    // Each function's return nodes.
+    let mut returns_of: HashMap<&str, Vec<u32>> = HashMap::new();
+    for (f, rs) in &map.returns {
+        returns_of.insert(f.as_str(), rs.iter().map(|r| r.node).collect());
+    }
     let mut returned: HashMap<&str, (Written, NodeId)> = HashMap::new();
     let mut checked = 0;
     let at = |n: NodeId| crate::vars::where_is(g, n);
@@ -150,6 +209,7 @@ pub fn check(g: &Icfg, map: &VarMap, path: &[NodeId], at_crash: &[AtCrash]) -> V
         let id = n.as_u32();
         for &v in entries.get(&id).into_iter().flatten() {
             known[v].facts.clear();
+            known[v].events = Some(Vec::new());
         }
         if let Some(&(f, w)) = returns.get(&id) {
             returned.insert(f, (w, n));
@@ -169,6 +229,25 @@ pub fn check(g: &Icfg, map: &VarMap, path: &[NodeId], at_crash: &[AtCrash]) -> V
                 }
             };
             let store = format!("the store at {}", at(n));
+            let wrote = (Event::Node(id), clears[v].clone());
+            // A value known from a copy is not followed by a chain; a
+            // value not known at all starts an empty one.
+            known[v].events = match (w, origin) {
+                (Written::Const(_) | Written::NonNull, _) => Some(vec![wrote]),
+                (Written::Unknown, Some(Origin::Call(f))) => match returned.get(f.as_str()) {
+                    Some(&(Written::Const(_) | Written::NonNull, r)) => {
+                        let others = returns_of.get(f.as_str()).cloned().unwrap_or_default();
+                        Some(vec![(Event::Node(r.as_u32()), others), wrote])
+                    }
+                    _ => Some(Vec::new()),
+                },
+                (Written::Unknown, Some(Origin::Copy(u)))
+                    if known.get(*u as usize).is_some_and(|k| !k.facts.is_empty()) =>
+                {
+                    None
+                }
+                _ => Some(Vec::new()),
+            };
             known[v].facts = match (w, origin) {
                 (Written::Const(c), _) => vec![(Fact::Is(c), format!("{store} left {}", shown(c)))],
                 (Written::NonNull, _) => vec![(Fact::NotZero, format!("{store} left an address"))],
@@ -215,6 +294,9 @@ pub fn check(g: &Icfg, map: &VarMap, path: &[NodeId], at_crash: &[AtCrash]) -> V
                 continue;
             }
             checked += 1;
+            if let Some(e) = known[v].events.as_mut() {
+                e.push((Event::Took(id, next.as_u32()), clears[v].clone()));
+            }
             known[v].facts.push((
                 Fact::Sends {
                     var: v,
@@ -226,6 +308,7 @@ pub fn check(g: &Icfg, map: &VarMap, path: &[NodeId], at_crash: &[AtCrash]) -> V
             if !satisfiable(map, v, &known[v].facts, None) {
                 return Verdict::Infeasible {
                     reason: contradiction(map, v, &known[v].facts, None),
+                    chain: known[v].events.clone().map(|events| Chain { events }),
                 };
             }
         }
@@ -237,6 +320,7 @@ pub fn check(g: &Icfg, map: &VarMap, path: &[NodeId], at_crash: &[AtCrash]) -> V
         if !satisfiable(map, c.var, &known[c.var].facts, Some(c.value)) {
             return Verdict::Infeasible {
                 reason: contradiction(map, c.var, &known[c.var].facts, Some(c.value)),
+                chain: None,
             };
         }
     }
@@ -331,6 +415,103 @@ fn contradiction(map: &VarMap, v: usize, facts: &[(Fact, String)], value: Option
             facts[k - 1].1
         ),
     }
+}
+
+/// The automaton of the paths that contain none of `chains` (each a
+/// [`Chain`] of an infeasible witness): a query under which the solver
+/// finds another witness. Each chain is followed by its progress (how
+/// many of its events the path has passed, in order, without a node that
+/// breaks the last one since); a path that completes one is rejected.
+/// Every such path cannot run, so no run is left out. `None` for no
+/// chain or an empty one, or when the product would pass
+/// `max_states`.
+pub fn exclusion(chains: &[Chain], max_states: usize) -> Option<postmortem_core::automaton::Dfa> {
+    use postmortem_core::automaton::{Dfa, DEAD};
+    if chains.is_empty() || chains.iter().any(|c| c.events.is_empty()) {
+        return None;
+    }
+    // The nodes any chain names, each a class of its own (0: the rest).
+    let mut class: HashMap<u32, u32> = HashMap::new();
+    for c in chains {
+        for (e, breaks) in &c.events {
+            let nodes: Vec<u32> = match *e {
+                Event::Node(n) => vec![n],
+                Event::Took(b, t) => vec![b, t],
+            };
+            for n in nodes.into_iter().chain(breaks.iter().copied()) {
+                let k = class.len() as u32 + 1;
+                class.entry(n).or_insert(k);
+            }
+        }
+    }
+    let n_classes = class.len() as u32 + 1;
+    let node_of: HashMap<u32, u32> = class.iter().map(|(&n, &c)| (c, n)).collect();
+    // Per chain: states 2p (p events passed) and 2p + 1 (the branch of
+    // event p just passed, its target next).
+    let sizes: Vec<u32> = chains.iter().map(|c| 2 * c.events.len() as u32).collect();
+    let total = sizes
+        .iter()
+        .try_fold(1usize, |a, &s| a.checked_mul(s as usize))?;
+    if total > max_states {
+        return None;
+    }
+    let step_one = |c: &Chain, q: u32, node: Option<u32>| -> Option<u32> {
+        let (p, pending) = ((q / 2) as usize, q % 2 == 1);
+        let len = c.events.len();
+        let Some(n) = node else {
+            // A node no chain names: a pending branch went elsewhere.
+            return Some(2 * p as u32);
+        };
+        if pending {
+            if let Event::Took(_, t) = c.events[p].0 {
+                if t == n {
+                    return (p + 1 < len).then_some(2 * (p as u32 + 1));
+                }
+            }
+        }
+        let advance = |p: usize| -> Option<Option<u32>> {
+            match c.events.get(p).map(|e| &e.0) {
+                Some(Event::Node(m)) if *m == n => {
+                    Some((p + 1 < len).then_some(2 * (p as u32 + 1)))
+                }
+                Some(Event::Took(b, _)) if *b == n => Some(Some(2 * p as u32 + 1)),
+                _ => None,
+            }
+        };
+        if let Some(next) = advance(p) {
+            return next;
+        }
+        if p > 0 && c.events[p - 1].1.contains(&n) {
+            // The chain broke: it may start again at this node.
+            return advance(0).unwrap_or(Some(0));
+        }
+        Some(2 * p as u32)
+    };
+    let step = |q: u32, cl: u32| -> u32 {
+        let node = node_of.get(&cl).copied();
+        let mut rest = q as usize;
+        let mut out = 0usize;
+        let mut radix = 1usize;
+        for (c, &size) in chains.iter().zip(&sizes) {
+            let qi = (rest % size as usize) as u32;
+            rest /= size as usize;
+            match step_one(c, qi, node) {
+                Some(next) => out += next as usize * radix,
+                None => return DEAD,
+            }
+            radix *= size as usize;
+        }
+        out as u32
+    };
+    Some(Dfa::new(
+        postmortem_core::Origin::Query,
+        total as u32,
+        vec![0],
+        vec![true; total],
+        class,
+        n_classes,
+        step,
+    ))
 }
 
 #[cfg(test)]
@@ -475,5 +656,52 @@ mod tests {
         }
         // Both answers were exercised.
         assert!(sat > 300 && unsat > 300, "{sat} satisfiable, {unsat} not");
+    }
+
+    /// The exclusion automaton rejects exactly the paths that contain a
+    /// chain's events in order with nothing that breaks them between: a
+    /// store (node 1) then the branch at 2 straight to 3, broken by
+    /// another store (5) or the store again; with a second chain (the
+    /// branch at 7 straight to 8), the product rejects either.
+    #[test]
+    fn the_exclusion_rejects_the_paths_with_a_chain() {
+        use postmortem_core::automaton::DEAD;
+        let a = Chain {
+            events: vec![
+                (Event::Node(1), vec![1, 5]),
+                (Event::Took(2, 3), vec![1, 5]),
+            ],
+        };
+        let b = Chain {
+            events: vec![(Event::Took(7, 8), vec![])],
+        };
+        let dfa = exclusion(&[a.clone(), b], 1 << 12).expect("small");
+        let runs = |path: &[u32]| {
+            let mut q = dfa.initial[0];
+            for &v in path {
+                q = dfa.step(q, v);
+                if q == DEAD {
+                    return false;
+                }
+            }
+            dfa.accepting[q as usize]
+        };
+        for (path, ok) in [
+            (&[0, 1, 4, 2, 3, 9][..], false),
+            (&[0, 1, 5, 2, 3], true),
+            (&[0, 1, 2, 4, 2, 3], false),
+            (&[0, 2, 3, 1], true),
+            (&[1, 1, 2, 3], false),
+            (&[1, 5, 1, 2, 3], false),
+            (&[1, 2, 4, 3], true),
+            (&[7, 8], false),
+            (&[7, 9, 8], true),
+            (&[1, 7, 2, 3], false),
+        ] {
+            assert_eq!(runs(path), ok, "{path:?}");
+        }
+        assert!(exclusion(&[], 1 << 12).is_none());
+        assert!(exclusion(&[Chain::default()], 1 << 12).is_none());
+        assert!(exclusion(&[a.clone(), a.clone(), a], 8).is_none());
     }
 }

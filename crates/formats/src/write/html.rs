@@ -59,6 +59,9 @@ pub struct HtmlReport<'a> {
     pub witness: Option<&'a [NodeId]>,
     /// What the witness check found ([`crate::witness_check`]).
     pub witness_check: Option<&'a crate::witness_check::Verdict>,
+    /// Why the example paths found before this one were set aside (each
+    /// infeasible by the check).
+    pub witness_set_aside: &'a [String],
     /// Source texts.
     pub sources: &'a Sources,
     /// Constraints the solver weakened.
@@ -994,12 +997,19 @@ fn witness_section(c: &Ctx<'_, '_>, line_label: &dyn Fn(FileId, u32) -> Option<L
             }
         }
     };
-    let check = r.witness_check.map_or(String::new(), |v| {
+    let mut check = r.witness_check.map_or(String::new(), |v| {
         format!(
             "<p>Checked against the program's data (constants stored and returned on it, its branches' tests, the core's values): {}</p>\n",
             escape(&v.line())
         )
     });
+    if !r.witness_set_aside.is_empty() {
+        check += "<p>Example paths found before this one, set aside because the program's data rules them out:</p>\n<ul>\n";
+        for why in r.witness_set_aside {
+            let _ = writeln!(check, "<li>{}</li>", escape(why));
+        }
+        check += "</ul>\n";
+    }
     let mut s = format!(
         "<details>\n<summary>An example path ({} steps in the program's own code; library and runtime code left out, loop iterations folded)</summary>\n<p>{WITNESS_NOTE}</p>\n{check}<ol>\n",
         steps.len()
@@ -1461,6 +1471,7 @@ mod tests {
             report: &report,
             witness: Some(&witness),
             witness_check: None,
+            witness_set_aside: &[],
             sources: &sources,
             weakened: &weakened,
             title: "postmortem: a & b",
@@ -1660,6 +1671,7 @@ mod tests {
             report: &report,
             witness: Some(&witness),
             witness_check: None,
+            witness_set_aside: &[],
             sources: &sources,
             weakened: &[],
             title: "t",
@@ -1737,6 +1749,7 @@ mod tests {
             report: &report,
             witness: None,
             witness_check: None,
+            witness_set_aside: &[],
             sources: &sources,
             weakened: &[],
             title: "t",
