@@ -377,10 +377,11 @@ pub fn check_witness(
 /// The example path the HTML report shows: the solver's witness, checked
 /// against the program's data ([`check_witness`]); while the check finds
 /// it infeasible, another is asked for under a query that leaves out the
-/// paths with the same contradiction (`witness_check::exclusion`), at
-/// most [`WITNESS_TRIES`] in all. Returns the witness shown (the first
-/// with no contradiction found, else the first), its verdict, and the
-/// reasons the earlier ones were set aside.
+/// paths with the same contradictions (`witness_check::exclusion`), at
+/// most [`WITNESS_TRIES`] in all: one more at least, then while the
+/// searches so far took less than [`WITNESS_SEEK`]. Returns the witness
+/// shown (the first with no contradiction found, else the first), its
+/// verdict, and the reasons the earlier ones were set aside.
 pub fn checked_witness(
     s: &dyn postmortem_core::Solver,
     loaded: &Loaded,
@@ -390,6 +391,7 @@ pub fn checked_witness(
     Vec<String>,
 ) {
     use postmortem_formats::witness_check::{exclusion, Verdict};
+    let start = std::time::Instant::now();
     let first = s
         .check(&loaded.graph, &loaded.report, None)
         .ok()
@@ -397,6 +399,7 @@ pub fn checked_witness(
     let Some(first) = first else {
         return (None, None, Vec::new());
     };
+
     let verdict = check_witness(loaded, &first);
     let mut chains = Vec::new();
     let mut set_aside = Vec::new();
@@ -406,7 +409,10 @@ pub fn checked_witness(
         chain: Some(chain),
     }) = last
     {
-        if set_aside.len() + 1 >= WITNESS_TRIES {
+        // One more search at least; then while they took less than
+        // WITNESS_SEEK in all.
+        let late = !set_aside.is_empty() && start.elapsed() > WITNESS_SEEK;
+        if set_aside.len() + 1 >= WITNESS_TRIES || late {
             break;
         }
         set_aside.push(reason);
@@ -431,4 +437,6 @@ pub fn checked_witness(
 }
 
 /// The most witnesses [`checked_witness`] asks for.
-pub const WITNESS_TRIES: usize = 4;
+pub const WITNESS_TRIES: usize = 8;
+/// After this long, [`checked_witness`] asks for no other witness.
+pub const WITNESS_SEEK: std::time::Duration = std::time::Duration::from_secs(2);
