@@ -407,6 +407,7 @@ pub fn causes_of(
                     if f.index_values.contains(&i) {
                         c.made_by.clear();
                     }
+                    c.carriers_first = f.bound_values.contains(&i);
                     if let Some(map) = e.vars.filter(|_| f.dangling() == Some(u.value)) {
                         let copy = postmortem_formats::vars::Origin::Copy(u.var as u32);
                         c.freed_by =

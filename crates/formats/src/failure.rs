@@ -316,8 +316,11 @@ fn assemble_with(
     }
     if let Some(mut f) = native.fault.clone() {
         f.operands = operand_suspects(g, &f, vars, report.crash.as_ref());
-        (f.suspects, f.suspect_values, f.index_values) =
-            suspects(g, &f, &read, vars, report.crash.as_ref());
+        (
+            f.suspects,
+            f.suspect_values,
+            (f.index_values, f.bound_values),
+        ) = suspects(g, &f, &read, vars, report.crash.as_ref());
         f.suspects
             .extend(f.operands.iter().map(|o| o.shown.clone()));
         sink(Event::Fault(&f));
@@ -857,13 +860,18 @@ fn operand_suspects(
     out
 }
 
+/// Of the suspects' values ([`crate::image::fault::Fault::suspect_values`]):
+/// those that are indexes past an array's end, and those that are their
+/// bounds.
+type IndexRoles = (Vec<usize>, Vec<usize>);
+
 fn suspects(
     g: &Icfg,
     f: &crate::image::fault::Fault,
     uses: &[ValueUse],
     vars: Option<&crate::vars::VarMap>,
     crash: Option<&postmortem_core::report::NodeSet>,
-) -> (Vec<String>, Vec<usize>, Vec<usize>) {
+) -> (Vec<String>, Vec<usize>, IndexRoles) {
     // In a library at an address near 0: a NULL the program passed, held
     // by a pointer the crash statement (the call) loads.
     let want = f.operand_values();
@@ -939,7 +947,7 @@ fn suspects(
             ));
         }
     }
-    let mut indexes = Vec::new();
+    let (mut indexes, mut bounds) = (Vec::new(), Vec::new());
     if let (Some(map), Some(c)) = (vars, crash) {
         for (s, i, index) in index_suspects(g, f, uses, map, &|n| at_crash(n, c)) {
             if out.iter().any(|(_, k)| *k == i) {
@@ -947,13 +955,15 @@ fn suspects(
             }
             if index {
                 indexes.push(i);
+            } else {
+                bounds.push(i);
             }
             out.push((s, i));
         }
     }
     out.dedup_by(|a, b| a.0 == b.0);
     let (shown, values) = out.into_iter().unzip();
-    (shown, values, indexes)
+    (shown, values, (indexes, bounds))
 }
 
 /// The indexes of the crash statement's accesses, as suspects: for a

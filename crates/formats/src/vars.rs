@@ -1152,6 +1152,7 @@ pub fn operand_cause(
         may_skip,
         freed_by,
         guards: Vec::new(),
+        carriers_first: false,
     }
 }
 
@@ -1641,6 +1642,7 @@ pub fn cause(
         may_skip: Vec::new(),
         guards: Vec::new(),
         freed_by: Vec::new(),
+        carriers_first: false,
         variable: format!("`{}` = {} ({})", u.name, u.value_text(), u.place),
         made_by: made
             .iter()

@@ -40,6 +40,11 @@ pub struct Fault {
     /// suspects, not how the index counted up.
     #[serde(skip)]
     pub index_values: Vec<usize>,
+    /// Those that are the bound an index was compared with: the calls
+    /// that passed it rank by themselves, not after how the value was
+    /// computed (a right value passed where it does not belong).
+    #[serde(skip)]
+    pub bound_values: Vec<usize>,
     /// The suspects that are no variable: the crash statement's accesses
     /// (or divisions) whose pointer (divisor) came from a struct field or
     /// a call, with the value the instruction used.
@@ -86,6 +91,11 @@ pub struct Cause {
     /// [`crate::vars::guards`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub guards: Vec<Guard>,
+    /// The suspect is the bound of an index past the end
+    /// ([`Fault::bound_values`]): its definitions that only carried the
+    /// value (a call's argument, a parameter) rank by their own class.
+    #[serde(skip)]
+    pub carriers_first: bool,
 }
 
 /// A call that may have freed what a dangling pointer points to

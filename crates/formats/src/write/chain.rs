@@ -36,7 +36,9 @@
 //!
 //! A definition that only carried the value (a copy, a call's argument,
 //! a parameter) ranks no higher than the best of the definitions it
-//! carried it from; one the walk could not follow (an indirect caller,
+//! carried it from (except for the bound of an index past the end: a
+//! right value passed where it does not belong is as likely, so the
+//! carriers rank by their own class); one the walk could not follow (an indirect caller,
 //! the program's arguments) comes last. Within a rank, the definitions furthest back along
 //! the value's way first (where it was made: `return NULL;` in the
 //! callee, before the store of the call's result that carried it to the
@@ -201,6 +203,13 @@ pub fn suspects(f: &Fault, max: usize) -> Vec<Suspect> {
 /// that made the value is likelier the bug than the ones that passed it
 /// on.
 fn class(m: &MadeBy) -> u8 {
+    class_with(m, true)
+}
+
+/// [`class`], with `lowered`: whether a carrier ranks no higher than its
+/// sources (for a bound of an index, [`Cause::carriers_first`], it ranks
+/// by its own class).
+fn class_with(m: &MadeBy, lowered: bool) -> u8 {
     // What the walk could not follow (an indirect caller, the program's
     // arguments, an asynchronous call) is no statement to look at: last.
     if crate::origins::not_followed(&m.at) {
@@ -227,7 +236,7 @@ fn class(m: &MadeBy) -> u8 {
     {
         return 6;
     }
-    let sources = followed.into_iter().filter(|&c| c < 6).min();
+    let sources = followed.into_iter().filter(|&c| c < 6 && lowered).min();
     sources.map_or(own, |s| own.max(s))
 }
 
@@ -245,7 +254,7 @@ fn definition(
     }
     let every = m.on == "every";
     ranked.push((
-        class(m),
+        class_with(m, !c.carriers_first),
         depth,
         Suspect {
             rank: 0,
@@ -624,5 +633,49 @@ mod tests {
                 ]
             );
         }
+    }
+
+    /// A carrier (the call that passed the value, on every execution)
+    /// ranks after the computed store it carried the value from, except
+    /// for the bound of an index past the end, where it ranks first.
+    #[test]
+    fn a_bounds_carriers_rank_by_their_own_class() {
+        let call = MadeBy {
+            at: "the call at a.c:450".into(),
+            on: "every".into(),
+            node: Some(postmortem_core::NodeId::new(4)),
+            via: Some("a load of field 31 of `EState`".into()),
+            from: vec![MadeBy {
+                at: "the store at a.c:230".into(),
+                on: "some".into(),
+                node: Some(postmortem_core::NodeId::new(3)),
+                ..MadeBy::default()
+            }],
+            ..MadeBy::default()
+        };
+        let cause = Cause {
+            variable: "`n` = 25508".into(),
+            made_by: vec![call],
+            ..Cause::default()
+        };
+        let order = |carriers_first| {
+            let f = Fault {
+                signal: "SIGSEGV".into(),
+                causes: vec![Cause {
+                    carriers_first,
+                    ..cause.clone()
+                }],
+                ..Fault::default()
+            };
+            suspects(&f, 10)
+                .into_iter()
+                .map(|s| s.at)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            order(false),
+            ["the store at a.c:230", "the call at a.c:450"]
+        );
+        assert_eq!(order(true), ["the call at a.c:450", "the store at a.c:230"]);
     }
 }
