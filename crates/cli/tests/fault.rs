@@ -69,6 +69,15 @@ fn why_json(dir: &std::path::Path, core: &str) -> Value {
     serde_json::from_slice(&o.stdout).unwrap()
 }
 
+/// `name`'s program built and crashed once (gdb `run` command `run`),
+/// and `why`'s JSON on its core with the ranked suspects.
+fn why_of(name: &str, src: &str, run: &str) -> (Value, Vec<(String, String)>) {
+    let dir = crashed(name, src, &[(run, "core")]);
+    let v = why_json(&dir, "core");
+    let r = ranked(&v);
+    (v, r)
+}
+
 #[test]
 fn the_core_names_the_signal_the_instruction_and_the_bad_value() {
     for t in ["clang-14", "gdb"] {
@@ -735,13 +744,11 @@ fn a_division_overflow_names_the_guard_that_let_minus_one_through() {
 /// so `r = NULL` (line 15) made it, on every execution.
 #[test]
 fn a_parameter_is_traced_through_the_call_on_the_stack() {
-    let dir = crashed(
+    let (_, r) = why_of(
         "entered",
         include_str!("data/fault/entered.c"),
-        &[("run a > /dev/null", "core")],
+        "run a > /dev/null",
     );
-    let v = why_json(&dir, "core");
-    let r = ranked(&v);
     assert_eq!(
         r.first().map(|(at, l)| (at.as_str(), l.as_str())),
         Some(("the store at entered.c:15", "yes")),
@@ -765,13 +772,11 @@ fn a_parameter_is_traced_through_the_call_on_the_stack() {
 /// wrong variable.
 #[test]
 fn a_null_check_of_another_variable_ranks_first() {
-    let dir = crashed(
+    let (v, r) = why_of(
         "wrongvar",
         include_str!("data/fault/wrongvar.c"),
-        &[("run > /dev/null", "core")],
+        "run > /dev/null",
     );
-    let v = why_json(&dir, "core");
-    let r = ranked(&v);
     assert_eq!(
         r.first().map(|(at, l)| (at.as_str(), l.as_str())),
         Some(("the branch at wrongvar.c:5", "yes")),
@@ -869,13 +874,11 @@ fn a_call_through_a_null_function_pointer_is_unwound_and_traced() {
 /// passed the element on.
 #[test]
 fn a_loop_that_stopped_short_of_an_element_is_blamed() {
-    let dir = crashed(
+    let (_, r) = why_of(
         "bound",
         include_str!("data/fault/bound.c"),
-        &[("run > /dev/null", "core")],
+        "run > /dev/null",
     );
-    let v = why_json(&dir, "core");
-    let r = ranked(&v);
     assert_eq!(
         r.first().map(|(at, l)| (at.as_str(), l.as_str())),
         Some(("the branch at bound.c:7", "yes")),
@@ -893,13 +896,7 @@ fn a_loop_that_stopped_short_of_an_element_is_blamed() {
 /// `free` (line 9) ranks first.
 #[test]
 fn a_use_after_free_names_the_call_that_freed_the_field() {
-    let dir = crashed(
-        "uaf",
-        include_str!("data/fault/uaf.c"),
-        &[("run x > /dev/null", "core")],
-    );
-    let v = why_json(&dir, "core");
-    let r = ranked(&v);
+    let (v, r) = why_of("uaf", include_str!("data/fault/uaf.c"), "run x > /dev/null");
     assert_eq!(
         r.first().map(|(at, _)| at.as_str()),
         Some("the call at uaf.c:9"),
@@ -917,13 +914,11 @@ fn a_use_after_free_names_the_call_that_freed_the_field() {
 /// init_none`, line 16) ranks first, before the store of the NULL.
 #[test]
 fn the_store_that_chose_a_function_called_through_a_pointer_is_blamed() {
-    let dir = crashed(
+    let (_, r) = why_of(
         "chosen",
         include_str!("data/fault/chosen.c"),
-        &[("run x > /dev/null", "core")],
+        "run x > /dev/null",
     );
-    let v = why_json(&dir, "core");
-    let r = ranked(&v);
     let at: Vec<&str> = r.iter().map(|(at, _)| at.as_str()).collect();
     assert_eq!(
         at.first().copied(),
@@ -1001,13 +996,11 @@ fn an_index_past_the_end_blames_its_bound_and_where_the_bound_came_from() {
 /// check of the wrong field.
 #[test]
 fn a_null_check_of_another_field_ranks_first() {
-    let dir = crashed(
+    let (v, r) = why_of(
         "wrongfield",
         include_str!("data/fault/wrongfield.c"),
-        &[("run > /dev/null", "core")],
+        "run > /dev/null",
     );
-    let v = why_json(&dir, "core");
-    let r = ranked(&v);
     assert_eq!(
         r.first().map(|(at, l)| (at.as_str(), l.as_str())),
         Some(("the branch at wrongfield.c:11", "yes")),

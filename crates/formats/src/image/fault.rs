@@ -466,12 +466,9 @@ fn instruction(core: &Core, bin: &Binary, base: u64) -> Option<Operand> {
     if ins.is_invalid() {
         return None;
     }
-    let mut text = String::new();
-    IntelFormatter::new().format(&ins, &mut text);
-    let value =
-        |r: Register| greg(r).map(|i| (format!("{:?}", r.full_register()).to_lowercase(), regs[i]));
+    let value = |r: Register| register(regs, r);
     let mut out = Operand {
-        text,
+        text: intel(&ins),
         ..Operand::default()
     };
     let divides = matches!(ins.mnemonic(), Mnemonic::Div | Mnemonic::Idiv);
@@ -525,6 +522,18 @@ fn instruction(core: &Core, bin: &Binary, base: u64) -> Option<Operand> {
     Some(out)
 }
 
+/// `ins` in Intel syntax.
+fn intel(ins: &iced_x86::Instruction) -> String {
+    let mut text = String::new();
+    IntelFormatter::new().format(ins, &mut text);
+    text
+}
+
+/// The 64-bit register of `r` (by name) and its value in `regs`.
+fn register(regs: &[u64], r: Register) -> Option<(String, u64)> {
+    greg(r).map(|i| (format!("{:?}", r.full_register()).to_lowercase(), regs[i]))
+}
+
 /// The call through a bad pointer that crashed the process
 /// ([`super::native::bad_call_return`]): the call instruction that ends
 /// at the return address, with the registers its callee's operand was
@@ -540,12 +549,9 @@ fn bad_call(core: &Core, bin: &Binary, base: u64) -> Option<Operand> {
         (!ins.is_invalid() && ins.mnemonic() == Mnemonic::Call && ins.next_ip() == ret)
             .then_some(ins)
     })?;
-    let mut text = String::new();
-    IntelFormatter::new().format(&ins, &mut text);
-    let value =
-        |r: Register| greg(r).map(|i| (format!("{:?}", r.full_register()).to_lowercase(), regs[i]));
+    let value = |r: Register| register(regs, r);
     let mut out = Operand {
-        text,
+        text: intel(&ins),
         target: Some(regs[16]),
         ..Operand::default()
     };

@@ -67,6 +67,24 @@ pub struct Suspect {
     pub node: Option<postmortem_core::NodeId>,
 }
 
+/// A suspect of cause `c`: the statement `at`, Yes when `yes`.
+fn blame(
+    c: &Cause,
+    at: impl Into<String>,
+    yes: bool,
+    reason: String,
+    node: Option<postmortem_core::NodeId>,
+) -> Suspect {
+    Suspect {
+        rank: 0,
+        at: at.into(),
+        variable: c.variable.clone(),
+        label: if yes { "yes" } else { "maybe" },
+        reason,
+        node,
+    }
+}
+
 /// The suspects of `f`, ranked (see the module docs), at most `max`.
 pub fn suspects(f: &Fault, max: usize) -> Vec<Suspect> {
     // (rank class, how deep along the value's way, suspect).
@@ -94,12 +112,7 @@ pub fn suspects(f: &Fault, max: usize) -> Vec<Suspect> {
             ranked.push((
                 if ran && !allocated { 1 } else { 5 },
                 0,
-                Suspect {
-                    rank: 0,
-                    at: k.branch.clone(),
-                    variable: c.variable.clone(),
-                    label: if ran { "yes" } else { "maybe" },
-                    reason: match (&k.tested, &k.bound) {
+                blame(c, k.branch.clone(), ran, match (&k.tested, &k.bound) {
                         (_, Some(b)) => format!(
                             "{} {b} and went on toward the crash: the bound that let the index reach this value",
                             if ran { "it compared" } else { "if it ran, it compared" },
@@ -116,9 +129,7 @@ pub fn suspects(f: &Fault, max: usize) -> Vec<Suspect> {
                             "{} `{other}` for NULL, and nothing on the way to the crash tested `{holder}` (a call's result, carried to the NULL pointer): a check of the wrong variable?",
                             if ran { "it tested" } else { "if it ran, it tested" },
                         ),
-                    },
-                    node: k.node,
-                },
+                    }, k.node),
             ));
         }
         for k in &c.skipped_by {
@@ -126,18 +137,17 @@ pub fn suspects(f: &Fault, max: usize) -> Vec<Suspect> {
             ranked.push((
                 if ran { 1 } else { 5 },
                 0,
-                Suspect {
-                    rank: 0,
-                    at: k.branch.clone(),
-                    variable: c.variable.clone(),
-                    label: if ran { "yes" } else { "maybe" },
-                    reason: format!(
+                blame(
+                    c,
+                    k.branch.clone(),
+                    ran,
+                    format!(
                         "{} and never went to {}, which would have set another value",
                         if ran { "it ran" } else { "if it ran, it" },
                         k.store
                     ),
-                    node: k.branch_node,
-                },
+                    k.branch_node,
+                ),
             ));
         }
         for k in &c.freed_by {
@@ -145,36 +155,22 @@ pub fn suspects(f: &Fault, max: usize) -> Vec<Suspect> {
             ranked.push((
                 if ran { 1 } else { 2 },
                 0,
-                Suspect {
-                    rank: 0,
-                    at: k.call.clone(),
-                    variable: c.variable.clone(),
-                    label: if ran { "yes" } else { "maybe" },
-                    reason: format!(
+                blame(c, k.call.clone(), ran, format!(
                         "{} passed the same pointer to {}, and the access faulted at an address no longer mapped: if that freed the memory before the access, a use after free",
                         if ran { "it" } else { "if it ran, it" },
                         k.callee
-                    ),
-                    node: k.node,
-                },
+                    ), k.node),
             ));
         }
         for k in &c.may_skip {
             ranked.push((
                 5,
                 0,
-                Suspect {
-                    rank: 0,
-                    at: k.branch.clone(),
-                    variable: c.variable.clone(),
-                    label: "maybe",
-                    reason: format!(
+                blame(c, k.branch.clone(), false, format!(
                         "{} may have kept {} from running, which writes a value other than this one: had it been the last write before the crash, the value would differ",
                         if k.ran == "yes" { "it ran and" } else { "if it ran, it" },
                         k.store
-                    ),
-                    node: k.branch_node,
-                },
+                    ), k.branch_node),
             ));
         }
     }
@@ -273,36 +269,22 @@ fn definition(
         ranked.push((
             if ran { 1 } else { 3 },
             depth + 1,
-            Suspect {
-                rank: 0,
-                at: k.branch.clone(),
-                variable: c.variable.clone(),
-                label: if ran { "yes" } else { "maybe" },
-                reason: format!(
+            blame(c, k.branch.clone(), ran, format!(
                     "{} the loop whose passes store one element each at {}: an element the loop did not reach keeps another value (a loop bound one short?)",
                     if ran { "it ended" } else { "if it ran, it ended" },
                     k.store.strip_prefix("the store at ").unwrap_or(&k.store)
-                ),
-                node: k.branch_node,
-            },
+                ), k.branch_node),
         ));
     }
     for k in &m.chosen_by {
         ranked.push((
             class(m).max(3),
             depth + 1,
-            Suspect {
-                rank: 0,
-                at: k.at.clone(),
-                variable: c.variable.clone(),
-                label: "maybe",
-                reason: format!(
+            blame(c, k.at.clone(), false, format!(
                     "it stored {}, and the program calls that function only through pointers: it chose the function in which {} made the value (the wrong function?)",
                     k.via.as_deref().unwrap_or("a function's address"),
                     m.at
-                ),
-                node: k.node,
-            },
+                ), k.node),
         ));
     }
     let Some(via) = &m.via else {
