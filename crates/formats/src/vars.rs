@@ -570,7 +570,37 @@ impl VarMap {
             rs.iter()
                 .map(move |r| (r.node, format!("the return value of `{f}`")))
         });
-        for (x, var) in fields.chain(derefs).chain(calls).chain(returns) {
+        let arguments = self
+            .calls
+            .values()
+            .flatten()
+            .chain(&self.indirect)
+            .flat_map(|c| {
+                std::iter::once(c.site)
+                    .chain(c.arg_nodes.iter().flatten().copied())
+                    .map(|x| (x, "a call's argument".to_string()))
+            });
+        let indexes = self
+            .indexes
+            .iter()
+            .map(|i| (i.node, "an indexed access".to_string()));
+        let bounds = self
+            .bounds
+            .iter()
+            .map(|b| (b.branch, "a bound's test".to_string()))
+            .chain(
+                self.field_tests
+                    .iter()
+                    .map(|t| (t.0, "a field's test".to_string())),
+            );
+        for (x, var) in fields
+            .chain(derefs)
+            .chain(calls)
+            .chain(returns)
+            .chain(arguments)
+            .chain(indexes)
+            .chain(bounds)
+        {
             if x as usize >= n {
                 return Err(NodeOutOfRange {
                     var,
@@ -1820,6 +1850,55 @@ mod tests {
             e.to_string(),
             "variable `count`: node 9 out of range (graph of 4 nodes)"
         );
+    }
+
+    /// The front-end's records for `why` (indexed accesses, bounds, field
+    /// tests, calls' argument nodes, calls through pointers) are checked
+    /// against the graph like the variables' nodes: a corrupt cache is an
+    /// error, not a panic later.
+    #[test]
+    fn why_records_are_checked_against_the_graph() {
+        let ok = VarMap::default();
+        assert!(ok.check(4).is_ok());
+        let call = CallArgs {
+            site: 1,
+            args: Vec::new(),
+            arg_nodes: vec![Some(9)],
+        };
+        let cases = [
+            VarMap {
+                indexes: vec![IndexUse {
+                    node: 9,
+                    var: 0,
+                    offset: 0,
+                }],
+                ..VarMap::default()
+            },
+            VarMap {
+                bounds: vec![BoundTest {
+                    branch: 9,
+                    var: 0,
+                    bound: Origin::Arg(0),
+                }],
+                ..VarMap::default()
+            },
+            VarMap {
+                field_tests: vec![(9, "struct.s.0".into())],
+                ..VarMap::default()
+            },
+            VarMap {
+                indirect: vec![call.clone()],
+                ..VarMap::default()
+            },
+            VarMap {
+                calls: [("f".to_string(), vec![call])].into(),
+                ..VarMap::default()
+            },
+        ];
+        for m in cases {
+            let e = m.check(4).expect_err("node 9 of 4");
+            assert_eq!(e.node, 9, "{e}");
+        }
     }
 
     fn cmp(load_bits: u32, casts: Vec<Cast>, pred: Pred, constant: u64, swapped: bool) -> Test {
