@@ -34,6 +34,15 @@
 //! A function with a `ret` whose node is not known is left out of
 //! [`VarMap::returns`] (not followed), as is one with no `ret` of a
 //! value.
+//!
+//! For `why`'s other suspects, also: the faulting operands' origins
+//! (`Deref`: a load's or store's pointer, a divisor, an indirect call's
+//! callee); each call's argument nodes (the load that gave each one);
+//! an array's elements as one field (`field_key_indexed`), with stores
+//! of a function's address marked; accesses at a variable's index plus a
+//! constant (`IndexUse`); branches comparing a variable with another
+//! value (`BoundTest`) and testing a pointer field for null. None of
+//! these is evidence about the path.
 
 use crate::values::{written, Lowered};
 use llvm_ir::{Constant, Function, Instruction, Module, Name, Operand, Terminator, Type};
