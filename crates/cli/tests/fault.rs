@@ -1106,3 +1106,20 @@ fn an_infeasible_example_path_is_set_aside_for_another() {
         );
     }
 }
+
+/// `&o->in`, the address of a struct's first member, is `o` itself: the
+/// NULL in `get`'s parameter is followed through `p = &o->in` to `o =
+/// NULL` (line 15), which ranks first.
+#[test]
+fn the_address_of_a_first_member_is_followed_to_its_pointer() {
+    let (_, r) = why_of(
+        "zerogep",
+        include_str!("data/fault/zerogep.c"),
+        "run > /dev/null",
+    );
+    assert_eq!(
+        r.first().map(|(at, _)| at.as_str()),
+        Some("the store at zerogep.c:15"),
+        "{r:?}"
+    );
+}

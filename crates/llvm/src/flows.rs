@@ -385,6 +385,12 @@ impl<'a> FnCx<'a> {
                 );
                 (!stored).then_some(Origin::Copy(var))
             }
+            // `&p->first`, `&a[0]`: the same address as `p`.
+            (_, _, Instruction::GetElementPtr(g))
+                if g.indices.iter().all(|i| const_int(i) == Some(0)) =>
+            {
+                self.origin(&g.address, at)
+            }
             _ => None,
         }
     }
