@@ -1123,3 +1123,35 @@ fn the_address_of_a_first_member_is_followed_to_its_pointer() {
         "{r:?}"
     );
 }
+
+/// A length computed the wrong way round (`used - size`, line 14) and
+/// passed to `memchr`, which runs off the heap: the frame's `len`,
+/// negative as a signed number, is a suspect, and its value is followed
+/// through `len = len - 1` (an update of its own value) to the call that
+/// passed it, which ranks in the first three.
+#[test]
+fn a_size_no_block_has_is_followed_to_the_call_that_passed_it() {
+    let (v, r) = why_of(
+        "sizes",
+        include_str!("data/fault/sizes.c"),
+        "run > /dev/null",
+    );
+    let crash: Vec<&str> = v["fault"]["suspects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s.as_str())
+        .collect();
+    assert!(
+        crash
+            .iter()
+            .any(|s| s.starts_with("`len` = ") && s.contains("no block has")),
+        "{crash:?}"
+    );
+    assert!(
+        r.iter()
+            .take(3)
+            .any(|(at, _)| at == "the call at sizes.c:14"),
+        "{r:?}"
+    );
+}

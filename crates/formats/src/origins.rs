@@ -10,7 +10,11 @@
 //! the front-end's [`Origin`]s. A store to one element per pass of a loop
 //! (`a[i] = f(i)`) names the loop's exit branch too ([`MadeBy::bound`]):
 //! an element the loop did not reach keeps another value, unless some
-//! store of the array can only have left the value itself.
+//! store of the array can only have left the value itself. A store that
+//! updated a variable from its own earlier value (`len = len - 1`,
+//! `Origin::Update`) is followed to where that earlier value came from,
+//! with every definition then kept whatever it wrote (the value is
+//! another from there on).
 //!
 //! The value is the same at every step (a copy or a call result does not
 //! change it), so each step keeps only definitions that can leave it
@@ -46,6 +50,7 @@ pub const MAX_DEPTH: usize = 8;
 pub const MAX_DEFS: usize = 32;
 
 /// The walk back from one suspect's value.
+#[derive(Clone, Copy)]
 pub struct Tracer<'a> {
     /// The graph.
     pub g: &'a Icfg,
@@ -62,6 +67,9 @@ pub struct Tracer<'a> {
     /// that activation holds what *that* call passed, not what any call
     /// of its function passed.
     pub entered_by: Option<(postmortem_core::FuncId, &'a [NodeId])>,
+    /// Past a step that changed the value (`Origin::Update`): any value
+    /// can have been made (every write can leave it, none is exact).
+    pub any_value: bool,
 }
 
 impl Tracer<'_> {
@@ -111,7 +119,12 @@ impl Tracer<'_> {
     }
 
     fn can_leave(&self, w: Written) -> bool {
-        w.can_leave(self.value, self.bytes)
+        self.any_value || w.can_leave(self.value, self.bytes)
+    }
+
+    /// Whether a definition that can leave the value can leave only it.
+    fn exact(&self, w: Written) -> bool {
+        !self.any_value && exact(w)
     }
 
     /// One step back along `o`, which gave the value written at `at`.
@@ -129,10 +142,38 @@ impl Tracer<'_> {
         // none for a return, origin)).
         // (definition, its node, its own origin, whether it can only
         // have made this value).
+        if let Origin::Update(k, param) = o {
+            // The value changed at this step: where the earlier value
+            // came from, whatever it was.
+            let t = Tracer {
+                any_value: true,
+                ..*self
+            };
+            let earlier = match param {
+                Some(i) => Origin::Arg(*i),
+                None => Origin::Copy(*k),
+            };
+            let mut step = t.follow(at, &earlier, (depth, in_frame), on_way, left);
+            let name = self
+                .map
+                .vars
+                .get(*k as usize)
+                .map_or("?", |v| v.name.as_str());
+            step.via = format!("a value computed from the earlier value of `{name}`");
+            return step;
+        }
         let mut defs: Vec<(String, Option<NodeId>, Option<&Origin>, bool)> = Vec::new();
         // The stores to one element of an array in a loop, by node.
         let mut indexed: Vec<NodeId> = Vec::new();
         let via = match o {
+            // Handled above.
+            Origin::Update(..) => {
+                return Step {
+                    via: String::new(),
+                    defs: Vec::new(),
+                    complete: false,
+                }
+            }
             Origin::Call(f) => {
                 let Some(returns) = self.map.returns.get(f) else {
                     return Step {
@@ -150,7 +191,7 @@ impl Tracer<'_> {
                             format!("the return at {}", crate::vars::where_is(self.g, n)),
                             Some(n),
                             r.from.as_ref(),
-                            exact(r.written),
+                            self.exact(r.written),
                         ));
                     }
                 }
@@ -225,7 +266,7 @@ impl Tracer<'_> {
                             },
                             Some(n),
                             from.as_ref(),
-                            exact(*w),
+                            self.exact(*w),
                         ));
                     }
                 }
@@ -239,7 +280,7 @@ impl Tracer<'_> {
                             format!("the store at {}", crate::vars::where_is(self.g, n)),
                             Some(n),
                             w.from.as_ref(),
-                            exact(w.written),
+                            self.exact(w.written),
                         ));
                         if w.indexed {
                             indexed.push(n);
@@ -275,7 +316,9 @@ impl Tracer<'_> {
                     VarScope::Local { .. } => {
                         let writes: Vec<NodeId> =
                             v.writes.iter().map(|w| NodeId::new(w.0 as usize)).collect();
-                        let cut = |b: NodeId, s: NodeId| v.value_cuts(self.value, b, s);
+                        let cut = |b: NodeId, s: NodeId| {
+                            !self.any_value && v.value_cuts(self.value, b, s)
+                        };
                         let mut reached = postmortem_core::cause::reaching_writes(
                             self.g,
                             self.labels,
@@ -294,7 +337,7 @@ impl Tracer<'_> {
                             let w = v.writes.iter().find(|w| w.0 as usize == n.index());
                             if let Some(&(_, w)) = w.filter(|w| self.can_leave(w.1)) {
                                 if self.not_no(n) {
-                                    defs.push((store_at(n), Some(n), origin(n), exact(w)));
+                                    defs.push((store_at(n), Some(n), origin(n), self.exact(w)));
                                 }
                             }
                         }
@@ -311,11 +354,12 @@ impl Tracer<'_> {
                         for &(x, w) in &v.writes {
                             let n = NodeId::new(x as usize);
                             if self.can_leave(w) && self.not_no(n) {
-                                defs.push((store_at(n), Some(n), origin(n), exact(w)));
+                                defs.push((store_at(n), Some(n), origin(n), self.exact(w)));
                             }
                         }
                         if init.is_none_or(|i| self.can_leave(Written::Const(i))) {
-                            defs.push(("its initial value".into(), None, None, init.is_some()));
+                            let exact = init.is_some() && !self.any_value;
+                            defs.push(("its initial value".into(), None, None, exact));
                         }
                     }
                 }

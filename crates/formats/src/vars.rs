@@ -138,6 +138,13 @@ pub enum Origin {
     /// from a corrupt map, is not followed) just before: its value at that
     /// point.
     Copy(u32),
+    /// A value computed from this variable's own earlier value (`x = x -
+    /// y`, `x -= n`; index in [`VarMap::vars`]): not the same value, but
+    /// it came from where that earlier value came from; with the
+    /// parameter's index when that earlier value is the function's
+    /// parameter, stored in the same block (the prologue's store, which
+    /// the update's own store hides in the node's origin).
+    Update(u32, Option<u32>),
     /// A load of a struct's field through a pointer: the field's key
     /// (``struct.EState.17``: the struct type and the constant indices),
     /// one of [`VarMap::fields`]'s writes, or a write the front-end does
@@ -1124,6 +1131,7 @@ pub fn operand_cause(
         value: o.value,
         bytes: o.bytes,
         entered_by: None,
+        any_value: false,
     };
     let (_, made_by) = t.from_origin(o.node, &o.from);
     let mut not_run = Vec::new();
@@ -1231,6 +1239,7 @@ pub fn bound_guards(
             Origin::Field(k) => crate::origins::field_name(k),
             Origin::Arg(i) => format!("parameter {}", i + 1),
             Origin::Call(f) => format!("the result of `{f}`"),
+            Origin::Update(..) => continue,
         };
         out.push(crate::image::fault::Guard {
             branch: format!("the branch at {}", where_is(g, n)),
@@ -1638,6 +1647,7 @@ pub fn cause(
         value: u.value,
         bytes: u.shown.bytes,
         entered_by,
+        any_value: false,
     });
     let stores: Vec<NodeId> = u
         .cause

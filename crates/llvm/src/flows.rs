@@ -153,9 +153,12 @@ pub(crate) fn add(
                     continue;
                 };
                 // The node's last store wins, as in its `writes`.
+                let origin = cx
+                    .origin(&s.value, (bi, ii))
+                    .or_else(|| cx.update_of(&s.value, var, (bi, ii)));
                 from.entry(var as usize)
                     .or_default()
-                    .insert(node.as_u32(), cx.origin(&s.value, (bi, ii)));
+                    .insert(node.as_u32(), origin);
             }
         }
         if let Some(r) = cx.returns(low) {
@@ -393,6 +396,57 @@ impl<'a> FnCx<'a> {
             }
             _ => None,
         }
+    }
+
+    /// `Origin::Update(var)` when `op`, stored to `var` at `at`, is an
+    /// integer operation on `var`'s own value loaded in that block with
+    /// no store to it between (`x = x - y`, `x -= n`, through `sext`,
+    /// `zext`, `trunc`).
+    fn update_of(&self, op: &Operand, var: u32, at: Use) -> Option<Origin> {
+        let (b, _, inst) = self.def_of(op)?;
+        if b != at.0 {
+            return None;
+        }
+        let (x, y) = match inst {
+            Instruction::Add(i) => (&i.operand0, &i.operand1),
+            Instruction::Sub(i) => (&i.operand0, &i.operand1),
+            Instruction::Mul(i) => (&i.operand0, &i.operand1),
+            Instruction::Shl(i) => (&i.operand0, &i.operand1),
+            Instruction::LShr(i) => (&i.operand0, &i.operand1),
+            Instruction::AShr(i) => (&i.operand0, &i.operand1),
+            Instruction::And(i) => (&i.operand0, &i.operand1),
+            Instruction::Or(i) => (&i.operand0, &i.operand1),
+            Instruction::Xor(i) => (&i.operand0, &i.operand1),
+            _ => return None,
+        };
+        let own = |op: &Operand| {
+            let mut op = op.clone();
+            for _ in 0..8 {
+                op = match self.def_of(&op) {
+                    Some((_, _, Instruction::SExt(c))) => c.operand.clone(),
+                    Some((_, _, Instruction::ZExt(c))) => c.operand.clone(),
+                    Some((_, _, Instruction::Trunc(c))) => c.operand.clone(),
+                    _ => break,
+                };
+            }
+            self.origin(&op, at) == Some(Origin::Copy(var))
+        };
+        if !own(x) && !own(y) {
+            return None;
+        }
+        // The earlier value: a parameter when the block's last store to
+        // the variable before the update stored one (the prologue).
+        let mut stores = self.f.basic_blocks[at.0].instrs[..at.1]
+            .iter()
+            .filter_map(|i| match i {
+                Instruction::Store(s) if self.var_at(&s.address) == Some(var) => Some(&s.value),
+                _ => None,
+            });
+        let param = match stores.next_back().map(|v| self.source(v)) {
+            Some(Some(Source::Param(i))) => Some(i),
+            _ => None,
+        };
+        Some(Origin::Update(var, param))
     }
 
     /// What the value `op` is, as [`written`] says, and for a pointer
