@@ -1155,3 +1155,50 @@ fn a_size_no_block_has_is_followed_to_the_call_that_passed_it() {
         "{r:?}"
     );
 }
+
+/// A jump to address 0 from a function that was itself called (`run`,
+/// whose `return f(x);` is a tail jump at `-O2`) is no call through a bad
+/// pointer: the word at the stack pointer returns after `call run`, a
+/// direct call, so `run`'s frame would be lost and the crash placed
+/// before `run` ran. The stack is not used, with a warning.
+#[test]
+fn a_tail_jump_to_null_is_not_taken_for_a_call() {
+    for t in ["clang-14", "gdb"] {
+        require(t);
+    }
+    let dir = scratch("fault-tailjump");
+    std::fs::write(
+        dir.join("tailjump.c"),
+        include_str!("data/fault/tailjump.c"),
+    )
+    .unwrap();
+    sh(
+        &dir,
+        "clang-14",
+        &[
+            "-g",
+            "-O2",
+            "-emit-llvm",
+            "-c",
+            "tailjump.c",
+            "-o",
+            "prog.bc",
+        ],
+    );
+    sh(&dir, "clang-14", &["-g", "-O2", "tailjump.c", "-o", "prog"]);
+    let o = gdb(&dir, "./prog", &["run", "generate-core-file core"]);
+    assert!(dir.join("core").exists(), "{}", show(&o));
+    let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
+        .current_dir(&dir)
+        .args([
+            "analyze", "--cfg", "prog.bc", "--binary", "prog", "--core", "core",
+        ])
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", show(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("the crash stack is not used"), "{err}");
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["frames"].as_array().map(Vec::len), Some(0), "{v:#}");
+}

@@ -398,6 +398,20 @@ impl<'a> FnCx<'a> {
         }
     }
 
+    /// `op` through `sext`, `zext` and `trunc`: the value converted.
+    fn uncast(&self, op: &Operand) -> Operand {
+        let mut op = op.clone();
+        for _ in 0..8 {
+            op = match self.def_of(&op) {
+                Some((_, _, Instruction::SExt(x))) => x.operand.clone(),
+                Some((_, _, Instruction::ZExt(x))) => x.operand.clone(),
+                Some((_, _, Instruction::Trunc(x))) => x.operand.clone(),
+                _ => break,
+            };
+        }
+        op
+    }
+
     /// `Origin::Update(var)` when `op`, stored to `var` at `at`, is an
     /// integer operation on `var`'s own value loaded in that block with
     /// no store to it between (`x = x - y`, `x -= n`, through `sext`,
@@ -419,18 +433,7 @@ impl<'a> FnCx<'a> {
             Instruction::Xor(i) => (&i.operand0, &i.operand1),
             _ => return None,
         };
-        let own = |op: &Operand| {
-            let mut op = op.clone();
-            for _ in 0..8 {
-                op = match self.def_of(&op) {
-                    Some((_, _, Instruction::SExt(c))) => c.operand.clone(),
-                    Some((_, _, Instruction::ZExt(c))) => c.operand.clone(),
-                    Some((_, _, Instruction::Trunc(c))) => c.operand.clone(),
-                    _ => break,
-                };
-            }
-            self.origin(&op, at) == Some(Origin::Copy(var))
-        };
+        let own = |op: &Operand| self.origin(&self.uncast(op), at) == Some(Origin::Copy(var));
         if !own(x) && !own(y) {
             return None;
         }
@@ -692,19 +695,7 @@ impl<'a> FnCx<'a> {
             return out;
         }
         // Through the conversions: the value compared as it was loaded.
-        let uncast = |op: &Operand| -> Operand {
-            let mut op = op.clone();
-            for _ in 0..8 {
-                op = match self.def_of(&op) {
-                    Some((_, _, Instruction::SExt(x))) => x.operand.clone(),
-                    Some((_, _, Instruction::ZExt(x))) => x.operand.clone(),
-                    Some((_, _, Instruction::Trunc(x))) => x.operand.clone(),
-                    _ => break,
-                };
-            }
-            op
-        };
-        let (a, b) = (uncast(&c.operand0), uncast(&c.operand1));
+        let (a, b) = (self.uncast(&c.operand0), self.uncast(&c.operand1));
         for (this, other) in [(&a, &b), (&b, &a)] {
             let var = match self.def_of(this) {
                 Some((x, _, Instruction::Load(l))) if x == bi => self.var_at(&l.address),

@@ -522,6 +522,48 @@ fn instruction(core: &Core, bin: &Binary, base: u64) -> Option<Operand> {
     Some(out)
 }
 
+/// The indirect call instruction that ends at return address `ret` (as
+/// in the core) and called the crash pc: its register, or the memory
+/// word its operand names, holds the pc. Then nothing ran between the
+/// call and the fault (no callee that went on elsewhere, no tail jump):
+/// the call itself went to the bad address.
+pub(crate) fn call_to_pc(
+    core: &Core,
+    bin: &Binary,
+    base: u64,
+    ret: u64,
+) -> Option<iced_x86::Instruction> {
+    let regs = core.gregs.as_ref()?;
+    let pc = regs[16];
+    let r = ret.wrapping_sub(base);
+    let reg = |x: Register| greg(x).map(|i| regs[i]);
+    // `call r/m64` is 2 to 7 bytes long (REX, ModRM, SIB, displacement).
+    (2..=7u64).rev().find_map(|len| {
+        let bytes = bin.bytes_at(r.checked_sub(len)?, len)?;
+        let ins = Decoder::with_ip(64, bytes, ret - len, DecoderOptions::NONE).decode();
+        if ins.is_invalid() || ins.mnemonic() != Mnemonic::Call || ins.next_ip() != ret {
+            return None;
+        }
+        let target = match ins.op0_kind() {
+            OpKind::Register => reg(ins.op0_register())?,
+            OpKind::Memory => {
+                let part = |x: Register| match x {
+                    Register::None | Register::RIP => Some(0),
+                    x => reg(x),
+                };
+                let addr = part(ins.memory_base())?
+                    .wrapping_add(
+                        part(ins.memory_index())?.wrapping_mul(u64::from(ins.memory_index_scale())),
+                    )
+                    .wrapping_add(ins.memory_displacement64());
+                core.word(addr)?
+            }
+            _ => return None,
+        };
+        (target == pc).then_some(ins)
+    })
+}
+
 /// `ins` in Intel syntax.
 fn intel(ins: &iced_x86::Instruction) -> String {
     let mut text = String::new();
@@ -541,14 +583,7 @@ fn register(regs: &[u64], r: Register) -> Option<(String, u64)> {
 fn bad_call(core: &Core, bin: &Binary, base: u64) -> Option<Operand> {
     let regs = core.gregs.as_ref()?;
     let ret = super::native::bad_call_return(core, bin, base)?;
-    let r = ret.wrapping_sub(base);
-    // `call r/m64` is 2 to 7 bytes long (REX, ModRM, SIB, displacement).
-    let ins = (2..=7u64).rev().find_map(|len| {
-        let bytes = bin.bytes_at(r.checked_sub(len)?, len)?;
-        let ins = Decoder::with_ip(64, bytes, ret - len, DecoderOptions::NONE).decode();
-        (!ins.is_invalid() && ins.mnemonic() == Mnemonic::Call && ins.next_ip() == ret)
-            .then_some(ins)
-    })?;
+    let ins = call_to_pc(core, bin, base, ret)?;
     let value = |r: Register| register(regs, r);
     let mut out = Operand {
         text: intel(&ins),

@@ -1507,8 +1507,11 @@ fn direct_call_target(bin: &Binary, r: u64) -> Option<u64> {
 /// The return address (as in the core) of a crash that is a call through
 /// a bad pointer: the process faulted fetching its instruction (the
 /// faulting address is the pc), the pc is in no mapped file, and the word
-/// at the stack pointer returns into the binary right after a call
-/// instruction, which pushed it.
+/// at the stack pointer returns into the binary right after an indirect
+/// call whose target (its register, or the memory word it names) is the
+/// pc ([`super::fault::call_to_pc`]): that call pushed it, and nothing
+/// ran after it. A jump to the bad address (a tail call) is not taken
+/// for one.
 pub(crate) fn bad_call_return(core: &Core, bin: &Binary, base: u64) -> Option<u64> {
     let regs = core.regs?;
     let info = core.siginfo?;
@@ -1524,7 +1527,8 @@ pub(crate) fn bad_call_return(core: &Core, bin: &Binary, base: u64) -> Option<u6
     }
     let ret = core.word(regs.rsp)?;
     let r = ret.wrapping_sub(base);
-    (bin.func_at(r.wrapping_sub(1)).is_some() && after_call(bin, r)).then_some(ret)
+    bin.func_at(r.wrapping_sub(1))?;
+    super::fault::call_to_pc(core, bin, base, ret).map(|_| ret)
 }
 
 /// Whether the instruction before file vaddr `r` is a call (`call rel32`,
