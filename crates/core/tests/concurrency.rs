@@ -492,3 +492,96 @@ fn a_hint_reaches_the_recovery_of_the_path_alone() {
         .unwrap();
     assert_eq!(once.labels, again);
 }
+
+/// A value stage's refined hint (`refine_hint`) is refined in the rounds
+/// with asynchronous code too, not recovered again: the round's weakened
+/// report admits every execution the report does, and the hint holds on
+/// all of them (issue 35: on bzip2's function-flag cores every value
+/// stage recovered its round whole, 140 ms where refining takes 31 ms).
+/// The labels are those of a whole recovery of the same report.
+#[test]
+fn a_refined_hint_is_refined_in_the_rounds_too() {
+    use postmortem_core::cs::Cs;
+    use postmortem_core::solver::{Checked, Recovery, SolveError};
+    use std::cell::RefCell;
+    /// Records each recovery: how it was asked for.
+    struct Spy {
+        inner: Cs<Fsa>,
+        calls: RefCell<Vec<&'static str>>,
+    }
+    impl Solver for Spy {
+        fn name(&self) -> &'static str {
+            "spy"
+        }
+        fn check(
+            &self,
+            g: &Icfg,
+            report: &Report,
+            query: Option<&Query>,
+        ) -> Result<Checked, SolveError> {
+            self.inner.check(g, report, query)
+        }
+        fn recover(&self, g: &Icfg, report: &Report) -> Result<Recovery, SolveError> {
+            self.calls.borrow_mut().push("recover");
+            self.inner.recover(g, report)
+        }
+        fn recover_hinted(
+            &self,
+            g: &Icfg,
+            report: &Report,
+            hint: &[Label],
+        ) -> Result<Recovery, SolveError> {
+            self.calls.borrow_mut().push("hinted");
+            self.inner.recover_hinted(g, report, hint)
+        }
+        fn refine_hint(
+            &self,
+            g: &Icfg,
+            report: &Report,
+            hint: &[Label],
+            known: &[NodeId],
+        ) -> Result<Recovery, SolveError> {
+            self.calls.borrow_mut().push("refine");
+            self.inner.refine_hint(g, report, hint, known)
+        }
+    }
+    let p = Prog::new(true, false);
+    let spy = ProcessWide(Spy {
+        inner: Cs {
+            best: true,
+            ..Cs::default()
+        },
+        calls: RefCell::new(Vec::new()),
+    });
+    // The hint: the process-wide labels of a weaker report (no `obsNo`).
+    let base = Report {
+        crash: Some(NodeSet::one(p.n("c"))),
+        obs_yes: vec![Trace {
+            reliable: false,
+            entries: vec![NodeSet::one(p.n("w"))],
+        }],
+        ..Report::default()
+    };
+    let hint = spy.recover(&p.g, &base).unwrap().labels;
+    // `r` on the crash path; `w` observed, which the round with the
+    // worker live drops (so the round's report is not the path alone's).
+    let stronger = Report {
+        obs_no: vec![NodeSet::one(p.n("r"))],
+        ..base
+    };
+    spy.0.calls.replace(Vec::new());
+    let refined = spy.refine_hint(&p.g, &stronger, &hint, &[]).unwrap();
+    // The path alone, then a round with the worker live: both refined.
+    assert_eq!(*spy.0.calls.borrow(), vec!["refine", "refine"]);
+    assert_eq!(refined.stat("async_reused"), 0);
+    let whole = spy.recover(&p.g, &stronger).unwrap();
+    assert_eq!(refined.labels, whole.labels);
+    assert!(
+        refined
+            .weakened
+            .iter()
+            .any(|w| w.origin == Origin::ObsYes(0)),
+        "{:?}",
+        refined.weakened
+    );
+}
