@@ -8,7 +8,10 @@
 # figures table (Markdown) and every unsound label.
 # Needs clang-14 (and clang++-14), nlohmann-json3-dev, llvm-14
 # (llvm-link, llvm-profdata, llvm-cov) and gdb (.ci/run installs them). The crashes and reports of each run are kept in
-# target/realprogs/NAME/runs/.
+# target/realprogs/NAME/runs/. REALPROGS=NAME,... picks programs,
+# REALPROGS_POINTS=N the crash points of each, REALPROGS_ARGS="--opt ..."
+# adds options to every analysis (one that is off by default, checked
+# against the same truth).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 exec cargo test --release -p postmortem --test real_programs -- --ignored --nocapture "$@"

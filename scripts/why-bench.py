@@ -12,7 +12,10 @@ until it crashes, and a core is made; then `postmortem why` is asked
 first suspect on the root cause's line (file name and line) is noted.
 
 Per bug: the signal, the rank (or `-` when no suspect is on the line;
-`none` when why named no suspect), the suspects' count and why's time.
+`none` when why named no suspect), the suspects' count, how many of the
+Yes suspects really ran before the crash (gdb: the program run again on
+the same input with a temporary breakpoint on each Yes suspect's line)
+and why's time.
 In all: how many root causes were ranked first, in the first 3, in the
 first 10, missed, and how many crashes why found nothing for.
 
@@ -143,6 +146,42 @@ def gdb_quote(a):
     return "'" + a.replace("'", "'\\''") + "'" if re.search(r"[\s'\"<>|&;]", a) else a
 
 
+def yes_ran(d, suspects, run_args):
+    """How many of the Yes suspects really ran before the crash, by gdb:
+    the program is run again on the same input (it is deterministic)
+    with a temporary breakpoint on each Yes suspect's line; a suspect
+    ran if its breakpoint was hit. Returns (ran, Yes suspects)."""
+    yes = []
+    for s in suspects:
+        m = re.search(r" at ([^ :]+):(\d+)", s["at"])
+        if s.get("label") == "yes" and m:
+            yes.append((m.group(1), int(m.group(2))))
+    if not yes:
+        return 0, 0
+    cmd = ["gdb", "-q", "-batch", "-iex", "set debuginfod enabled off"]
+    for i, (f, l) in enumerate(yes):
+        cmd += ["-ex", f"tbreak {f}:{l}", "-ex", f"echo PMSET {i}\\n"]
+    cmd += ["-ex", f"run {run_args} > /dev/null 2>&1"]
+    cmd += ["-ex", "continue"] * (len(yes) + 1)
+    g = run(cmd + ["./prog"], cwd=d, timeout=300, check=False)
+    # Breakpoint number -> (suspect, address); gdb reports a hit of
+    # several breakpoints at one address (a parameter's line and the
+    # function's first statement) by the first one's number only.
+    number, last = {}, None
+    for line in g.stdout.splitlines():
+        m = re.match(r"Temporary breakpoint (\d+) at (0x[0-9a-f]+)", line)
+        if m:
+            last = (int(m.group(1)), m.group(2))
+        m = re.match(r"PMSET (\d+)", line)
+        if m:
+            if last is not None:
+                number[last[0]] = (int(m.group(1)), last[1])
+            last = None
+    hit = {number[int(n)][1] for n in re.findall(r"^Temporary breakpoint (\d+), ", g.stdout, re.M)
+           if int(n) in number}
+    return len({i for i, addr in number.values() if addr in hit}), len(yes)
+
+
 def bench_bug(bug, name, prog, src, base, pm):
     files, flags, stems = base
     d = os.path.join(WORK, name, "bugs", bug["id"])
@@ -194,7 +233,9 @@ def bench_bug(bug, name, prog, src, base, pm):
         if m and (m.group(1), int(m.group(2))) == root:
             rank = s["rank"]
             break
+    ran, yes = yes_ran(d, suspects, f"{args}{redirect}")
     out = {"signal": sig.group(1), "rank": rank, "suspects": len(suspects),
+           "yes": yes, "yes_ran": ran,
            "secs": secs, "root": f"{root[0]}:{root[1]}",
            "top": suspects[0]["at"] if suspects else None,
            "crash": v.get("fault", {}).get("suspects", [])}
@@ -243,13 +284,14 @@ def main():
             r = bench_bug(bug, name, prog, src, base, pm)
             print(f"  {r}", file=sys.stderr, flush=True)
             rows.append((name, bug, r))
-    print("| program | bug | kind | signal | root cause | rank | suspects | time |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| program | bug | kind | signal | root cause | rank | suspects | Yes suspects ran (gdb) | time |")
+    print("|---|---|---|---|---|---|---|---|---|")
     counts = {"1": 0, "3": 0, "10": 0, "missed": 0, "none": 0, "error": 0}
+    yes_all, ran_all = 0, 0
     for name, bug, r in rows:
         if "error" in r:
             counts["error"] += 1
-            print(f"| {name} | {bug['id']} | {bug.get('kind', '')} | | | error: {r['error'][:80]} | | |")
+            print(f"| {name} | {bug['id']} | {bug.get('kind', '')} | | | error: {r['error'][:80]} | | | |")
             continue
         rank = r["rank"]
         if r["suspects"] == 0:
@@ -263,13 +305,16 @@ def main():
             for k in ("1", "3", "10"):
                 if rank <= int(k):
                     counts[k] += 1
+        yes_all += r["yes"]
+        ran_all += r["yes_ran"]
         print(f"| {name} | {bug['id']} | {bug.get('kind', '')} | {r['signal']} | {r['root']} "
-              f"| {shown} | {r['suspects']} | {r['secs']:.2f} s |")
+              f"| {shown} | {r['suspects']} | {r['yes_ran']} of {r['yes']} | {r['secs']:.2f} s |")
     n = len(rows)
     print()
     print(f"{n} bugs: root cause first {counts['1']}, in the first 3 {counts['3']}, "
           f"in the first 10 {counts['10']}; missed (suspects, none on the root cause) "
-          f"{counts['missed']}; no suspect {counts['none']}; errors {counts['error']}")
+          f"{counts['missed']}; no suspect {counts['none']}; errors {counts['error']}; "
+          f"Yes suspects that ran before the crash (gdb): {ran_all} of {yes_all}")
 
 
 if __name__ == "__main__":

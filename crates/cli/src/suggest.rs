@@ -142,6 +142,11 @@ fn run_within(a: SuggestArgs) -> Result<(), Failure> {
         );
     }
     let mut loaded = load(&a.inputs, a.solver.memory_budget())?;
+    // Each candidate's analysis would stage every case again: only when
+    // asked for.
+    if !a.inputs.correlations {
+        loaded.report.cases.clear();
+    }
     let s = a.solver.build(a.solver.solver);
     let t = Instant::now();
     // What `analyze` labels, and the labels before the lift (the bounds'

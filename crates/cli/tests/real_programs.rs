@@ -1734,6 +1734,7 @@ fn check_crash(
                 .args(solver.split(' '))
                 .args(["--timeout", "60"])
                 .args(inputs)
+                .args(extra_args())
                 .output()
                 .unwrap();
             assert!(o.status.success(), "{what}: {}", show(&o));
@@ -2670,4 +2671,15 @@ fn all_real_programs_label_soundly() {
 #[test]
 fn zstd_labels_match_the_run_with_threads() {
     check_programs(&[&ZSTD], Some(2), false);
+}
+
+/// Options added to every analysis of the figures (`REALPROGS_ARGS`,
+/// split at spaces): to check an option that is off by default
+/// (`--correlations`) against the same truth.
+fn extra_args() -> Vec<String> {
+    std::env::var("REALPROGS_ARGS")
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(str::to_string)
+        .collect()
 }

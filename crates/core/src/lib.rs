@@ -89,5 +89,5 @@ pub mod why;
 
 pub use icfg::{CallNote, EdgeKind, Icfg, IcfgBuilder, NodeKind, NodeSpec};
 pub use ids::{FileId, FuncId, NodeId};
-pub use report::{BranchTest, Frame, LastWrite, NodeSet, Origin, Report, Trace};
+pub use report::{BranchTest, Cases, Frame, LastWrite, NodeSet, Origin, Report, Trace};
 pub use solver::{Answer, Beside, Label, Query, Recovery, SolveError, Solver, Weakening};

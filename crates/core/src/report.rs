@@ -382,6 +382,27 @@ pub struct Report {
     /// Solvers do not read them; [`crate::local::frame_labels`] constrains
     /// the frame's Local labels with them.
     pub frame_values: Vec<FrameValue>,
+    /// What the program's own branches say where a variable's value is
+    /// not known (path sensitivity: the same unmodified variable tested
+    /// twice goes the same way): each is "one of these cases holds"
+    /// ([`Cases`]). Solvers do not read them; [`crate::staged`] recovers
+    /// each case in a stage of its own and keeps what every case that can
+    /// hold says.
+    pub cases: Vec<Cases>,
+}
+
+/// A variable whose value is not known, split into the classes of values
+/// its branch tests tell apart: on every execution, after the last write
+/// of the variable, its value lies in one of them, so one of `each`
+/// holds (each a [`LastWrite`] of that class: its tests' successors, and
+/// the stores of constants of other classes as `bad`). What holds under
+/// every case that can hold holds under the report.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cases {
+    /// The variable, for messages.
+    pub what: String,
+    /// One constraint per class of values, at least two.
+    pub each: Vec<LastWrite>,
 }
 
 /// A value of one activation's local (see [`Report::frame_values`]).

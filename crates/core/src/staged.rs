@@ -222,6 +222,11 @@ pub struct Staging {
     /// Lua's analyses (0.22-0.29 s to 0.12 s, whole process). Off
     /// (`--full-evidence`): the recoveries, as before.
     pub marked: bool,
+    /// Stage every variable's cases ([`Report::cases`]) that the labels
+    /// neither satisfy nor decide, not only those with a test the labels
+    /// decide and another they leave open (the cases' reference: what
+    /// the filter leaves out is what it could only gain).
+    pub every_case: bool,
 }
 
 impl Default for Staging {
@@ -235,6 +240,7 @@ impl Default for Staging {
             value_budget: Some(VALUE_BUDGET_FACTOR),
             lifted: false,
             marked: true,
+            every_case: false,
         }
     }
 }
@@ -289,9 +295,10 @@ fn value_stage(
 
 /// Whether a stage's result stops the stages after it (an error, except
 /// a stage left out by the time budget: the next ones are left out too,
-/// each listed).
+/// each listed; and a stage whose report is impossible: its value is
+/// dropped and listed, its case cannot hold).
 fn stops(res: &Result<Recovery, SolveError>) -> bool {
-    matches!(res, Err(e) if !out_of_budget(e))
+    matches!(res, Err(e) if !out_of_budget(e) && !matches!(e, SolveError::Infeasible { .. }))
 }
 
 fn out_of_budget(e: &SolveError) -> bool {
@@ -424,7 +431,7 @@ fn staged(
     how: Staging,
     run: &RunStages,
 ) -> Result<(Recovery, Base), SolveError> {
-    if report.values.is_empty() && report.residue.is_empty() {
+    if report.values.is_empty() && report.residue.is_empty() && report.cases.is_empty() {
         let rec = s.recover(g, report)?;
         let labels = rec.labels.clone();
         let base = Base {
@@ -438,13 +445,20 @@ fn staged(
     let left = values_to_stage(g, report, how, &mut rec);
     let chunks: Vec<&[(usize, LastWrite)]> = left.chunks(GROUP).collect();
     let (staged, over) = chunks.split_at(chunks.len().min(MAX_GROUPS));
-    let reports: Vec<Report> = staged
+    let mut reports: Vec<Report> = staged
         .iter()
         .map(|chunk| Report {
             values: chunk.iter().map(|(_, v)| v.clone()).collect(),
             ..base_report.clone()
         })
         .collect();
+    let n_values = reports.len();
+    // The cases after the values: each case a stage of its own.
+    let cases = cases_to_stage(g, report, how, &mut rec);
+    reports.extend(cases.iter().flatten().map(|w| Report {
+        values: vec![w.clone()],
+        ..base_report.clone()
+    }));
     // `rec`'s labels now are sound for every value's stage (each adds to
     // `base_report`).
     let base_labels = rec.labels.clone();
@@ -458,8 +472,10 @@ fn staged(
         rec.stats
             .push(("values_budget_ms", left.as_millis() as u64));
     }
-    let runs = crate::budget::with_deadline(deadline, || run(&reports, &hint, how));
+    let mut runs = crate::budget::with_deadline(deadline, || run(&reports, &hint, how));
+    let case_runs = runs.split_off(n_values.min(runs.len()));
     merge_stages(&mut rec, staged, runs, how)?;
+    merge_cases(&mut rec, &cases, case_runs);
     for chunk in over {
         for (i, v) in *chunk {
             rec.weakened.push(Weakening {
@@ -494,6 +510,7 @@ fn base_and_residue(
     let mut base_report = Report {
         values: Vec::new(),
         residue: Vec::new(),
+        cases: Vec::new(),
         ..report.clone()
     };
     let t = std::time::Instant::now();
@@ -630,6 +647,145 @@ fn values_to_stage(
         });
     }
     left
+}
+
+/// Most variables whose cases ([`Report::cases`]) are staged: each case
+/// is a stage, as long as a value's.
+pub const MAX_CASES: usize = 32;
+
+/// The cases of [`Report::cases`] worth staging, each variable's cases
+/// simplified with `rec`'s labels as a value's are ([`simplify`]): not a
+/// variable one of whose cases the labels already satisfy (every path
+/// keeps to it: the cases together exclude nothing), nor one whose cases
+/// read only decided nodes. A case that cannot hold is left out (the
+/// others cover every path); a variable none of whose cases can hold is
+/// left out too (something the graph does not show writes it); and one
+/// none of whose tests has a successor the labels decide while another
+/// has one they leave open. Those with the most tests decided come
+/// first; at most [`MAX_CASES`], fewer on large graphs (the budget of
+/// values known only from branch tests).
+fn cases_to_stage(
+    g: &Icfg,
+    report: &Report,
+    how: Staging,
+    rec: &mut Recovery,
+) -> Vec<Vec<LastWrite>> {
+    if report.cases.is_empty() {
+        return Vec::new();
+    }
+    let labels = &rec.labels;
+    let mut left: Vec<(usize, Vec<LastWrite>)> = Vec::new();
+    for c in &report.cases {
+        let mut kept = Vec::new();
+        let mut satisfied = false;
+        for w in &c.each {
+            match simplify(w, labels) {
+                Simplified::Satisfied => satisfied = true,
+                Simplified::Impossible => {}
+                Simplified::Keep(w) => kept.push(w),
+            }
+        }
+        if satisfied || kept.is_empty() || kept.iter().all(|w| reads_only_decided(w, labels)) {
+            continue;
+        }
+        // What one test decided, the cases carry to another: worth a
+        // stage only when some test has a successor the labels decide
+        // (it surely ran, or surely did not) and another test one they
+        // leave open. (On the harness's crashes, the variables without
+        // such a pair decided nothing, at 2-3x the analysis's time.)
+        let decided = |n: &NodeId| labels[n.index()] != Label::Maybe;
+        let tests: Vec<&crate::report::BranchTest> = kept.iter().flat_map(|w| &w.tests).collect();
+        let successors = |t: &crate::report::BranchTest| {
+            std::iter::once(t.taken)
+                .chain(t.others.iter().copied())
+                .collect::<Vec<_>>()
+        };
+        let told: Vec<NodeId> = tests
+            .iter()
+            .filter(|t| successors(t).iter().any(decided))
+            .map(|t| t.branch)
+            .collect();
+        let open = tests.iter().any(|t| {
+            labels[t.branch.index()] != Label::No
+                && successors(t).iter().any(|n| !decided(n))
+                && told.iter().any(|&b| b != t.branch)
+        });
+        if !how.every_case && (told.is_empty() || !open) {
+            continue;
+        }
+        let mut seen = told;
+        seen.sort_unstable();
+        seen.dedup();
+        left.push((seen.len(), kept));
+    }
+    let found = left.len();
+    left.sort_by_key(|(score, each)| (std::cmp::Reverse(*score), each.len()));
+    let most = MAX_CASES.min(MAX_TEST_ONLY.max(how.test_only_nodes / g.num_nodes().max(1)));
+    left.truncate(most);
+    rec.stats.push(("cases", report.cases.len() as u64));
+    rec.stats.push(("cases_staged", left.len() as u64));
+    rec.stats
+        .push(("cases_over_cap", (found - left.len()) as u64));
+    left.into_iter().map(|(_, each)| each).collect()
+}
+
+/// The cases' stages merged: for each variable, what every case that can
+/// hold says (a case whose stage is impossible cannot hold), merged into
+/// `rec` where it does not contradict it. A variable one of whose cases
+/// the time budget left out (or that failed) gives nothing; one none of
+/// whose cases can hold, or that contradicts the labels, is counted as
+/// dropped (its tests are not what the graph says they are). A case
+/// with no valid context-sensitive path where the labels it started from
+/// had some cannot hold either (`best` would keep its base's labels
+/// there). Sound: on every path one case holds, and each case's labels
+/// are sound for the paths that keep to it.
+fn merge_cases(rec: &mut Recovery, cases: &[Vec<LastWrite>], runs: Runs) {
+    if cases.is_empty() && !rec.has_stat("cases") {
+        return;
+    }
+    let base_conflict = rec.has_stat("cs_conflict");
+    let mut runs = runs.into_iter();
+    let (mut gained, mut used, mut left_out, mut dropped) = (0u64, 0u64, 0u64, 0u64);
+    for each in cases {
+        let mut union: Option<Vec<Label>> = None;
+        let mut whole = true;
+        for _ in each {
+            match runs.next() {
+                Some(Ok(more)) if !more.has_stat("cs_conflict") || base_conflict => {
+                    union = Some(match union {
+                        None => more.labels,
+                        Some(mut u) => {
+                            for (a, &b) in u.iter_mut().zip(&more.labels) {
+                                if *a != b {
+                                    *a = Label::Maybe;
+                                }
+                            }
+                            u
+                        }
+                    })
+                }
+                // `best` keeps its base's labels where no valid
+                // context-sensitive path fits (the graph may miss control
+                // flow); where the report without the case had such
+                // paths, the case is what rules them all out.
+                Some(Ok(more)) if more.has_stat("cs_conflict") && !base_conflict => {}
+                Some(Err(SolveError::Infeasible { .. })) => {}
+                _ => whole = false,
+            }
+        }
+        match union {
+            _ if !whole => left_out += 1,
+            Some(u) if !conflicts(&rec.labels, &u) => {
+                used += 1;
+                gained += merge(&mut rec.labels, &u);
+            }
+            _ => dropped += 1,
+        }
+    }
+    rec.stats.push(("cases_used", used));
+    rec.stats.push(("cases_gained", gained));
+    rec.stats.push(("cases_over_budget", left_out));
+    rec.stats.push(("cases_dropped", dropped));
 }
 
 /// Stage 3's merge (module docs): each group's labels into `rec`, in

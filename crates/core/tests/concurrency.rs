@@ -12,10 +12,11 @@
 
 use postmortem_core::concurrency::ProcessWide;
 use postmortem_core::fsa::Fsa;
+use postmortem_core::solver::Recovery;
 use postmortem_core::utl::Utl;
 use postmortem_core::{
     Answer, Frame, Icfg, IcfgBuilder, Label, NodeId, NodeKind, NodeSet, NodeSpec, Origin, Query,
-    Report, Solver, Trace,
+    Report, SolveError, Solver, Trace,
 };
 
 struct Prog {
@@ -97,6 +98,59 @@ impl Prog {
             })
             .collect::<Vec<_>>()
             .join(" ")
+    }
+}
+
+/// A solver that records how each recovery was asked for (`recover`,
+/// `hinted`, `refine`) and passes it to `inner`.
+struct Spy<S> {
+    inner: S,
+    calls: std::cell::RefCell<Vec<&'static str>>,
+}
+
+impl<S> Spy<S> {
+    fn new(inner: S) -> Spy<S> {
+        Spy {
+            inner,
+            calls: Default::default(),
+        }
+    }
+}
+
+impl<S: Solver> Solver for Spy<S> {
+    fn name(&self) -> &'static str {
+        "spy"
+    }
+    fn check(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        query: Option<&Query>,
+    ) -> Result<postmortem_core::solver::Checked, SolveError> {
+        self.inner.check(g, report, query)
+    }
+    fn recover(&self, g: &Icfg, report: &Report) -> Result<Recovery, SolveError> {
+        self.calls.borrow_mut().push("recover");
+        self.inner.recover(g, report)
+    }
+    fn recover_hinted(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        hint: &[Label],
+    ) -> Result<Recovery, SolveError> {
+        self.calls.borrow_mut().push("hinted");
+        self.inner.recover_hinted(g, report, hint)
+    }
+    fn refine_hint(
+        &self,
+        g: &Icfg,
+        report: &Report,
+        hint: &[Label],
+        known: &[NodeId],
+    ) -> Result<Recovery, SolveError> {
+        self.calls.borrow_mut().push("refine");
+        self.inner.refine_hint(g, report, hint, known)
     }
 }
 
@@ -410,39 +464,6 @@ fn a_node_that_ran_behind_nodes_that_never_ran_is_a_contradiction() {
 /// (`async_reused`), and the labels are the same.
 #[test]
 fn a_hint_reaches_the_recovery_of_the_path_alone() {
-    use postmortem_core::solver::{Checked, Recovery, SolveError};
-    use std::cell::RefCell;
-    /// Records each recovery: whether it had a hint.
-    struct Spy {
-        inner: Fsa,
-        calls: RefCell<Vec<bool>>,
-    }
-    impl Solver for Spy {
-        fn name(&self) -> &'static str {
-            "spy"
-        }
-        fn check(
-            &self,
-            g: &Icfg,
-            report: &Report,
-            query: Option<&Query>,
-        ) -> Result<Checked, SolveError> {
-            self.inner.check(g, report, query)
-        }
-        fn recover(&self, g: &Icfg, report: &Report) -> Result<Recovery, SolveError> {
-            self.calls.borrow_mut().push(false);
-            self.inner.recover(g, report)
-        }
-        fn recover_hinted(
-            &self,
-            g: &Icfg,
-            report: &Report,
-            hint: &[Label],
-        ) -> Result<Recovery, SolveError> {
-            self.calls.borrow_mut().push(true);
-            self.inner.recover_hinted(g, report, hint)
-        }
-    }
     let p = Prog::new(true, false);
     // `w` observed: the round with the worker live drops it.
     let r = Report {
@@ -453,19 +474,16 @@ fn a_hint_reaches_the_recovery_of_the_path_alone() {
         }],
         ..Report::default()
     };
-    let spy = ProcessWide(Spy {
-        inner: Fsa::default(),
-        calls: RefCell::new(Vec::new()),
-    });
+    let spy = ProcessWide(Spy::new(Fsa::default()));
     let plain = spy.recover(&p.g, &r).unwrap();
     let unhinted = spy.0.calls.replace(Vec::new());
     // The path alone, then a round with the worker live.
-    assert_eq!(unhinted, vec![false, false]);
+    assert_eq!(unhinted, vec!["recover", "recover"]);
     let weaker = Report::default();
     let hint = spy.recover(&p.g, &weaker).unwrap().labels;
     spy.0.calls.replace(Vec::new());
     let hinted = spy.recover_hinted(&p.g, &r, &hint).unwrap();
-    assert_eq!(*spy.0.calls.borrow(), vec![true, false]);
+    assert_eq!(*spy.0.calls.borrow(), vec!["hinted", "recover"]);
     assert_eq!(hinted.labels, plain.labels);
     // Nothing for the round to drop: the path alone only, its labels
     // relaxed.
@@ -475,7 +493,7 @@ fn a_hint_reaches_the_recovery_of_the_path_alone() {
     };
     spy.0.calls.replace(Vec::new());
     let once = spy.recover(&p.g, &bare).unwrap();
-    assert_eq!(*spy.0.calls.borrow(), vec![false]);
+    assert_eq!(*spy.0.calls.borrow(), vec!["recover"]);
     assert_eq!(once.stat("async_reused"), 1);
     let inner = Fsa::default();
     let again = inner
@@ -502,57 +520,11 @@ fn a_hint_reaches_the_recovery_of_the_path_alone() {
 #[test]
 fn a_refined_hint_is_refined_in_the_rounds_too() {
     use postmortem_core::cs::Cs;
-    use postmortem_core::solver::{Checked, Recovery, SolveError};
-    use std::cell::RefCell;
-    /// Records each recovery: how it was asked for.
-    struct Spy {
-        inner: Cs<Fsa>,
-        calls: RefCell<Vec<&'static str>>,
-    }
-    impl Solver for Spy {
-        fn name(&self) -> &'static str {
-            "spy"
-        }
-        fn check(
-            &self,
-            g: &Icfg,
-            report: &Report,
-            query: Option<&Query>,
-        ) -> Result<Checked, SolveError> {
-            self.inner.check(g, report, query)
-        }
-        fn recover(&self, g: &Icfg, report: &Report) -> Result<Recovery, SolveError> {
-            self.calls.borrow_mut().push("recover");
-            self.inner.recover(g, report)
-        }
-        fn recover_hinted(
-            &self,
-            g: &Icfg,
-            report: &Report,
-            hint: &[Label],
-        ) -> Result<Recovery, SolveError> {
-            self.calls.borrow_mut().push("hinted");
-            self.inner.recover_hinted(g, report, hint)
-        }
-        fn refine_hint(
-            &self,
-            g: &Icfg,
-            report: &Report,
-            hint: &[Label],
-            known: &[NodeId],
-        ) -> Result<Recovery, SolveError> {
-            self.calls.borrow_mut().push("refine");
-            self.inner.refine_hint(g, report, hint, known)
-        }
-    }
     let p = Prog::new(true, false);
-    let spy = ProcessWide(Spy {
-        inner: Cs {
-            best: true,
-            ..Cs::default()
-        },
-        calls: RefCell::new(Vec::new()),
-    });
+    let spy = ProcessWide(Spy::new(Cs::<Fsa> {
+        best: true,
+        ..Cs::default()
+    }));
     // The hint: the process-wide labels of a weaker report (no `obsNo`).
     let base = Report {
         crash: Some(NodeSet::one(p.n("c"))),
@@ -584,4 +556,57 @@ fn a_refined_hint_is_refined_in_the_rounds_too() {
         "{:?}",
         refined.weakened
     );
+}
+
+/// A value's branch test that a thread (or a signal handler) may run is
+/// dropped, its tests on the crashing path kept: with no write off the
+/// path, each of those saw the value the crashing path last stored.
+/// (All were dropped before: bzip2's signal handler tests its globals,
+/// so none of their tests counted.) Sound: the labels with the kept test
+/// hold on the oracle's paths.
+#[test]
+fn only_the_branch_tests_off_the_path_are_dropped() {
+    use postmortem_core::concurrency::Concurrency;
+    use postmortem_core::{BranchTest, LastWrite};
+    let p = Prog::new(true, true);
+    let value = LastWrite {
+        writes: NodeSet::one(p.n("M")),
+        bad: Vec::new(),
+        need: false,
+        what: "flag = 1 (global)".into(),
+        tests: vec![
+            // In the worker: dropped.
+            BranchTest {
+                branch: p.n("v"),
+                taken: p.n("w"),
+                others: vec![p.n("z")],
+            },
+            // On the crashing path: kept, it sends `p` to `r`.
+            BranchTest {
+                branch: p.n("p"),
+                taken: p.n("r"),
+                others: vec![p.n("q")],
+            },
+        ],
+    };
+    let r = Report {
+        crash: Some(NodeSet::one(p.n("X"))),
+        values: vec![value],
+        ..Report::default()
+    };
+    let c = Concurrency::of(&p.g, &r).unwrap();
+    let (weak, why) = c.weaken(&r);
+    assert_eq!(weak.values[0].tests.len(), 1);
+    assert_eq!(weak.values[0].tests[0].branch, p.n("p"));
+    assert!(
+        why.iter()
+            .any(|w| w.origin == Origin::Value(0) && w.how.contains("1 of 2")),
+        "{why:?}"
+    );
+    // The kept test decides the branch on the whole-process labels: `q`
+    // and `c` did not run, `r` did (FSA: UTL cannot express tests).
+    let labels = p.labels(&ProcessWide(Fsa::default()), &r);
+    for want in ["rY", "qN", "cN"] {
+        assert!(labels.contains(want), "{want}: {labels}");
+    }
 }

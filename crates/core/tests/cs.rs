@@ -1580,6 +1580,121 @@ fn staged_hints_keep_the_labels() {
     );
 }
 
+/// Cases (`Report::cases`: a variable whose value is not known, split
+/// into classes, one `LastWrite` each; issue 36): the staged labels hold
+/// on every valid path of the report that keeps to one of the cases (the
+/// oracle's paths, filtered), and the cases decide labels the report
+/// without them leaves open. A case with no valid path is left out of the
+/// merge (`best` would keep its base's labels for it): were that wrong,
+/// its paths would be among the oracle's and a label would fail here.
+#[test]
+fn cases_hold_on_every_path_that_keeps_to_one() {
+    use postmortem_core::staged::{recover_staged, Staging};
+    use postmortem_core::{BranchTest, Cases};
+    use postmortem_testkit::testgen::random_branch_tests;
+    let shape = GraphShape {
+        max_functions: 4,
+        max_body: 4,
+    };
+    let best = Cs::<Fsa> {
+        best: true,
+        ..Cs::default()
+    };
+    let how = Staging {
+        value_budget: None,
+        every_case: true,
+        ..Staging::default()
+    };
+    let (mut checked, mut gained, mut used) = (0, 0, 0);
+    for seed in 0..cases() / 2 {
+        let mut rng = Rng::new(seed ^ 0xCA5E);
+        let g = random_icfg(&mut rng, &shape);
+        let mut r = cs_report(&mut rng, &g, true);
+        let n = g.num_nodes();
+        let tests = random_branch_tests(&mut rng, &g);
+        if tests.is_empty() {
+            continue;
+        }
+        let writes: Vec<NodeId> = (0..1 + rng.below(2))
+            .map(|_| NodeId::new(rng.below(n)))
+            .collect();
+        let writes = NodeSet::new(writes).unwrap();
+        let each: Vec<LastWrite> = (0..2 + rng.below(2))
+            .map(|_| {
+                let tests = tests
+                    .iter()
+                    .map(|t| {
+                        let mut all: Vec<NodeId> = std::iter::once(t.taken)
+                            .chain(t.others.iter().copied())
+                            .collect();
+                        let taken = all.remove(rng.below(all.len()));
+                        BranchTest {
+                            branch: t.branch,
+                            taken,
+                            others: all,
+                        }
+                    })
+                    .collect();
+                let bad = writes
+                    .nodes()
+                    .iter()
+                    .copied()
+                    .filter(|_| rng.chance(30))
+                    .collect();
+                LastWrite {
+                    writes: writes.clone(),
+                    bad,
+                    need: rng.chance(20),
+                    what: "v".into(),
+                    tests,
+                }
+            })
+            .collect();
+        let base = recover_staged(&best, &g, &r, how);
+        r.cases = vec![Cases {
+            what: "v".into(),
+            each: each.clone(),
+        }];
+        let got = recover_staged(&best, &g, &r, how);
+        let (Ok(base), Ok(got)) = (base, got) else {
+            continue;
+        };
+        let ctx = || format!("seed {seed}\n{}\ncases {each:?}", describe(&g, &r));
+        used += usize::from(got.stat("cases_used") > 0);
+        let plain = Report {
+            cases: Vec::new(),
+            ..r.clone()
+        };
+        let paths = oracle_cs::enumerate(&g, &residue_as_obs_yes(&plain), 13, 4);
+        if paths.found > paths.paths.len() {
+            continue;
+        }
+        let kept: Vec<&Vec<NodeId>> = paths
+            .paths
+            .iter()
+            .filter(|p| each.iter().any(|w| w.holds(p)))
+            .collect();
+        if kept.is_empty() {
+            continue;
+        }
+        for (v, l) in got.labels.iter().enumerate() {
+            let on = kept.iter().filter(|p| p.contains(&NodeId::new(v))).count();
+            match l {
+                Label::Yes => assert_eq!(on, kept.len(), "node {v} Yes but skipped: {}", ctx()),
+                Label::No => assert_eq!(on, 0, "node {v} No but ran: {}", ctx()),
+                Label::Maybe => {}
+            }
+            gained += usize::from(*l != Label::Maybe && base.labels[v] == Label::Maybe);
+        }
+        checked += 1;
+    }
+    eprintln!("{checked} checked against the paths that keep to a case, {used} with cases used, {gained} labels gained");
+    assert!(
+        checked > cases() as usize / 20 && used > cases() as usize / 80 && gained > 0,
+        "{checked} {used} {gained}"
+    );
+}
+
 /// A deadline past before the analysis (`budget::with_deadline`, as the
 /// value stages' budget sets one): every search stops at once, the
 /// labels stay sound against the valid paths of the whole report, and

@@ -76,6 +76,13 @@ pub struct FailureOptions {
     pub stack_only: bool,
     /// Do not use variables' values from a core (`--no-values`).
     pub no_values: bool,
+    /// Split the variables whose value the report does not give into the
+    /// cases their branch tests tell apart (see [`crate::correlate`]):
+    /// `Some(true)` (`--correlations`), `Some(false)`
+    /// (`--no-correlations`), or `None`: only when there is no core or
+    /// minidump (whose values decide what the cases would, at a cost).
+    /// Never with `no_values`.
+    pub correlations: Option<bool>,
     /// Do not use a core's stack residue (`--no-residue`; see
     /// [`crate::image::residue`]).
     pub no_residue: bool,
@@ -97,6 +104,7 @@ impl Default for FailureOptions {
             log_config: LogConfig::default(),
             stack_only: false,
             no_values: false,
+            correlations: Some(false),
             no_residue: false,
             build_check: true,
             max_input: crate::input::DEFAULT_TEXT_LIMIT,
@@ -310,6 +318,14 @@ fn assemble_with(
         report.values = made.values;
         report.frame_values = made.frame_values;
         read = made.uses;
+    }
+    // The variables whose value is not known, split into cases.
+    let correlations = opts
+        .correlations
+        .unwrap_or(files.core.is_none() && files.minidump.is_none());
+    if let (Some(map), true) = (vars, correlations) {
+        let known: Vec<usize> = native.values.iter().flatten().map(|o| o.var).collect();
+        report.cases = crate::correlate::cases(g, map, &known, report.crash.as_ref());
     }
     if let Some(v) = &native.no_code {
         sink(Event::NoCode(v));

@@ -43,6 +43,7 @@
 pub mod any_report;
 pub mod backtrace;
 pub mod batch;
+pub mod correlate;
 pub mod error;
 pub mod failure;
 pub mod frontend;
