@@ -410,16 +410,31 @@ pub fn checked_witness(
     Option<postmortem_formats::witness_check::Verdict>,
     Vec<String>,
 ) {
-    use postmortem_formats::witness_check::{exclusion, Verdict};
-    let start = std::time::Instant::now();
     let first = s
         .check(&loaded.graph, &loaded.report, None)
         .ok()
         .and_then(|c| c.witness);
-    let Some(first) = first else {
-        return (None, None, Vec::new());
-    };
+    match first {
+        Some(first) => seek_witness(s, loaded, None, first),
+        None => (None, None, Vec::new()),
+    }
+}
 
+/// [`checked_witness`] from the witness `first` of `question` (a query's:
+/// the witnesses sought after it answer the question too).
+pub fn seek_witness(
+    s: &dyn postmortem_core::Solver,
+    loaded: &Loaded,
+    question: Option<&postmortem_core::solver::Query>,
+    first: Vec<postmortem_core::NodeId>,
+) -> (
+    Option<Vec<postmortem_core::NodeId>>,
+    Option<postmortem_formats::witness_check::Verdict>,
+    Vec<String>,
+) {
+    use postmortem_formats::witness_check::{exclusion, Verdict};
+    let start = std::time::Instant::now();
+    let asked = question.map(question_dfa);
     let verdict = check_witness(loaded, &first);
     let mut chains = Vec::new();
     let mut set_aside = Vec::new();
@@ -440,6 +455,15 @@ pub fn checked_witness(
         let Some(dfa) = exclusion(&chains, 1 << 12) else {
             break;
         };
+        // The question's paths that the checks so far do not rule out.
+        let dfa = match &asked {
+            None => dfa,
+            Some(Some(q)) => match q.intersect(&dfa, 1 << 14) {
+                Some(d) => d,
+                None => break,
+            },
+            Some(None) => break,
+        };
         let query = postmortem_core::solver::Query::Language(dfa);
         let next = s
             .check(&loaded.graph, &loaded.report, Some(&query))
@@ -454,6 +478,23 @@ pub fn checked_witness(
         }
     }
     (Some(first), verdict, Vec::new())
+}
+
+/// A query's question as an automaton over paths (`None` when it has
+/// none: a "did not run" of more nodes than one automaton holds).
+fn question_dfa(
+    q: &postmortem_core::solver::Query,
+) -> Option<postmortem_core::automaton::Dfa> {
+    use postmortem_core::automaton::Dfa;
+    use postmortem_core::solver::Query;
+    use postmortem_core::{NodeSet, Origin};
+    match q {
+        Query::Language(d) => Some(d.clone()),
+        Query::MayRun(n) => Some(Dfa::subsequence(Origin::Query, &[NodeSet::one(*n)])),
+        Query::MaySkip(n) => Dfa::not_all(Origin::Query, &NodeSet::one(*n)),
+        Query::Trace(t) => Some(Dfa::subsequence(Origin::Query, t)),
+        _ => None,
+    }
 }
 
 /// The most witnesses [`checked_witness`] asks for.

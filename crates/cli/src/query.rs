@@ -196,10 +196,20 @@ fn run_within(q: QueryArgs) -> Result<(), Failure> {
     } else {
         None
     };
-    let witness_check = checked
-        .as_ref()
-        .and_then(|c| c.witness.as_deref())
-        .and_then(|w| crate::inputs::check_witness(&loaded, w));
+    // The witness checked against the program's data; while the check
+    // finds it infeasible, another that answers the question is sought.
+    let mut checked = checked;
+    let mut witness_check = None;
+    let mut set_aside = Vec::new();
+    if let Some(c) = checked.as_mut() {
+        if let Some(first) = c.witness.take() {
+            let (w, verdict, aside) =
+                crate::inputs::seek_witness(&*s, &loaded, Some(&question), first);
+            c.witness = w;
+            witness_check = verdict;
+            set_aside = aside;
+        }
+    }
     let answer = QueryAnswer {
         graph: g,
         report: &loaded.report,
@@ -212,6 +222,7 @@ fn run_within(q: QueryArgs) -> Result<(), Failure> {
         explanation: explanation.as_deref(),
         time_ms: elapsed,
         witness_check: witness_check.as_ref(),
+        witness_set_aside: &set_aside,
     };
     write_out(|out| match q.format {
         QueryFormat::Text => write_query_text(out, &answer),

@@ -1107,6 +1107,43 @@ fn an_infeasible_example_path_is_set_aside_for_another() {
     }
 }
 
+/// `query` seeks another witness as the HTML report does, among the
+/// paths that answer its question: the first path to line 10 (of `seek.c`, built as `seekq.c`) the
+/// solver gives goes through `return 0;` (line 4), which the way to the
+/// crash rules out; the witness shown has no contradiction, and the text
+/// and JSON say why the earlier one was set aside. (Should the solver
+/// give the other path first, nothing is set aside.)
+#[test]
+fn a_query_seeks_another_witness_that_answers_it() {
+    let dir = crashed(
+        "seekq",
+        include_str!("data/fault/seek.c"),
+        &[("run abc > /dev/null", "core")],
+    );
+    let query = |format: &str| -> std::process::Output {
+        let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
+            .current_dir(&dir)
+            .args([
+                "query", "--cfg", "prog.bc", "--binary", "prog", "--core", "core",
+            ])
+            .args(["--format", format, "ran(seekq.c:10)"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", show(&o));
+        o
+    };
+    let v: Value = serde_json::from_slice(&query("json").stdout).unwrap();
+    assert_eq!(v["answer"], "possible", "{v:#}");
+    assert_eq!(v["witness_check"]["verdict"], "no_contradiction", "{v:#}");
+    let text = String::from_utf8_lossy(&query("text").stdout).into_owned();
+    if let Some(aside) = v["witness_set_aside"].as_array() {
+        let why = aside[0].as_str().unwrap_or_default();
+        assert!(why.contains("the return at seekq.c:4"), "{why}");
+        assert!(text.contains("set aside: witness 1 before it:"), "{text}");
+    }
+    assert!(!text.contains("seekq.c:4 "), "{text}");
+}
+
 /// `&o->in`, the address of a struct's first member, is `o` itself: the
 /// NULL in `get`'s parameter is followed through `p = &o->in` to `o =
 /// NULL` (line 15), which ranks first.

@@ -513,6 +513,76 @@ impl Dfa {
         .minimized()
     }
 
+    /// The automaton of the words both `self` and `other` accept: their
+    /// product, reachable states only, a class per pair of classes a node
+    /// has; `self`'s origin. `None` past `max_states` states (a question
+    /// and the paths a witness check rules out: `query`).
+    pub fn intersect(&self, other: &Dfa, max_states: usize) -> Option<Dfa> {
+        let mut nodes: Vec<u32> = self.mentioned().chain(other.mentioned()).collect();
+        nodes.sort_unstable();
+        nodes.dedup();
+        let mut pairs: Vec<(u32, u32)> = vec![(0, 0)];
+        let mut pair_class: HashMap<(u32, u32), u32> = HashMap::from([((0, 0), 0)]);
+        let mut class = HashMap::new();
+        for n in nodes {
+            let p = (self.class_of(n), other.class_of(n));
+            let c = *pair_class.entry(p).or_insert_with(|| {
+                pairs.push(p);
+                pairs.len() as u32 - 1
+            });
+            if c != 0 {
+                class.insert(n, c);
+            }
+        }
+        let mut id: HashMap<(u32, u32), u32> = HashMap::new();
+        let mut states: Vec<(u32, u32)> = Vec::new();
+        let mut intern = |s: (u32, u32), states: &mut Vec<(u32, u32)>| {
+            *id.entry(s).or_insert_with(|| {
+                states.push(s);
+                states.len() as u32 - 1
+            })
+        };
+        let mut initial = Vec::new();
+        for &a in &self.initial {
+            for &b in &other.initial {
+                initial.push(intern((a, b), &mut states));
+            }
+        }
+        initial.sort_unstable();
+        initial.dedup();
+        let mut delta: Vec<u32> = Vec::new();
+        let mut i = 0;
+        while i < states.len() {
+            if states.len() > max_states {
+                return None;
+            }
+            let (a, b) = states[i];
+            for &(ca, cb) in &pairs {
+                let (x, y) = (self.step_class(a, ca), other.step_class(b, cb));
+                delta.push(if x == DEAD || y == DEAD {
+                    DEAD
+                } else {
+                    intern((x, y), &mut states)
+                });
+            }
+            i += 1;
+        }
+        let accepting = states
+            .iter()
+            .map(|&(a, b)| self.accepting[a as usize] && other.accepting[b as usize])
+            .collect();
+        let n = pairs.len() as u32;
+        Some(Dfa::new(
+            self.origin,
+            states.len() as u32,
+            initial,
+            accepting,
+            class,
+            n,
+            |q, c| delta[(q * n + c) as usize],
+        ))
+    }
+
     /// A general automaton over caller-defined classes (used by queries).
     pub fn from_table(
         origin: Origin,
@@ -604,6 +674,43 @@ mod tests {
             }
             d.accepting[q as usize]
         })
+    }
+
+    /// The intersection accepts exactly the words both accept (every word
+    /// of up to 5 nodes over 4, against automata of several kinds).
+    #[test]
+    fn intersect_is_both_languages() {
+        let autos = [
+            Dfa::subsequence(Origin::Query, &[set(&[1]), set(&[2])]),
+            Dfa::not_all(Origin::Query, &set(&[2, 3])).unwrap(),
+            Dfa::reliable(Origin::Query, &[set(&[0]), set(&[3])]),
+            Dfa::subsequence(Origin::Query, &[set(&[3, 1])]),
+        ];
+        let mut words: Vec<Vec<u32>> = vec![vec![]];
+        for len in 1..=5 {
+            let mut w = vec![0u32; len];
+            loop {
+                words.push(w.clone());
+                let mut k = 0;
+                while k < len && w[k] == 3 {
+                    w[k] = 0;
+                    k += 1;
+                }
+                if k == len {
+                    break;
+                }
+                w[k] += 1;
+            }
+        }
+        for a in &autos {
+            for b in &autos {
+                let both = a.intersect(b, 1000).unwrap();
+                for w in &words {
+                    assert_eq!(run(&both, w), run(a, w) && run(b, w), "{w:?}");
+                }
+            }
+        }
+        assert!(autos[0].intersect(&autos[2], 1).is_none());
     }
 
     #[test]

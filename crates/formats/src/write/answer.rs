@@ -37,6 +37,9 @@ pub struct QueryAnswer<'a> {
     /// ([`crate::witness_check`]), when there is a witness and the graph
     /// came with the front-end's variables.
     pub witness_check: Option<&'a crate::witness_check::Verdict>,
+    /// Why the witnesses found before the one shown were set aside (the
+    /// check found them infeasible), in order.
+    pub witness_set_aside: &'a [String],
 }
 
 /// What a constraint of the report says, in the graph's node ids.
@@ -116,6 +119,9 @@ pub fn write_query_text(out: &mut dyn Write, a: &QueryAnswer<'_>) -> io::Result<
         if let Some(v) = a.witness_check {
             writeln!(out, "witness check: {}", v.line())?;
         }
+        for (i, why) in a.witness_set_aside.iter().enumerate() {
+            writeln!(out, "  set aside: witness {} before it: {why}", i + 1)?;
+        }
     }
     if let Some(ex) = a.explanation {
         writeln!(
@@ -158,6 +164,9 @@ pub fn query_json(a: &QueryAnswer<'_>) -> Value {
         v["witness"] = json!(ids(w));
         if let Some(c) = a.witness_check {
             v["witness_check"] = json!(c);
+        }
+        if !a.witness_set_aside.is_empty() {
+            v["witness_set_aside"] = json!(a.witness_set_aside);
         }
     }
     if let Some(why) = a.gave_up {
