@@ -482,9 +482,7 @@ pub fn seek_witness(
 
 /// A query's question as an automaton over paths (`None` when it has
 /// none: a "did not run" of more nodes than one automaton holds).
-fn question_dfa(
-    q: &postmortem_core::solver::Query,
-) -> Option<postmortem_core::automaton::Dfa> {
+fn question_dfa(q: &postmortem_core::solver::Query) -> Option<postmortem_core::automaton::Dfa> {
     use postmortem_core::automaton::Dfa;
     use postmortem_core::solver::Query;
     use postmortem_core::{NodeSet, Origin};
