@@ -567,3 +567,44 @@ fn branch_tests_decide_with_computed_values() {
     assert!(!lines(&fsa, "tests.c", "no").contains(&l("if (z == 7)")));
     eprintln!("z's tests: {:?}", tests("z", "check_flag"));
 }
+
+/// A function inlined twice into one (`always_inline`, which clang
+/// inlines at `-O0` too): each copy's locals are read, told apart by the
+/// call they were inlined at (the IR's `inlinedAt`, DWARF's call line and
+/// column). Before, the two copies shared a key (function, name, line)
+/// and neither was read.
+#[test]
+fn the_locals_of_a_function_inlined_twice_are_read_apart() {
+    require("clang-14");
+    require("gdb");
+    let dir = scratch("inlined");
+    crash(&dir, "inlined.c", "", "core", &[], &[]);
+    let (v, _) = analyze(&dir, "core", &[]);
+    let ks: Vec<(u64, bool)> = v["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|u| u["name"] == "k")
+        .map(|u| (u["value"].as_u64().unwrap(), u["unused"].is_null()))
+        .collect();
+    assert_eq!(ks, vec![(1, true), (11, true)], "{}", v["values"]);
+    let ps: Vec<u64> = v["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|u| u["name"] == "p")
+        .map(|u| u["value"].as_u64().unwrap())
+        .collect();
+    assert!(ps.len() == 2 && ps[0] != 0 && ps[1] == 0, "{ps:?}");
+    // `puts("big")` ran (the second copy), the lines after the crash did
+    // not.
+    let src = std::fs::read_to_string(data("inlined.c")).unwrap();
+    let line = |t: &str| src.lines().position(|l| l.contains(t)).unwrap() as u64 + 1;
+    assert_sound(
+        &v,
+        "inlined.c",
+        &[line("puts(\"big\")"), line("*q = 1")],
+        &[line("return argv")],
+        "inlined",
+    );
+}

@@ -88,6 +88,12 @@ pub enum VarScope {
         line: u32,
         /// The function's entry node.
         entry: u32,
+        /// For a variable of a function inlined into this one, the call
+        /// it was inlined at (line, column), which tells its copies
+        /// apart when the function is inlined twice (`always_inline`
+        /// functions are, at `-O0` too).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        inlined_at: Option<(u32, u32)>,
     },
 }
 
@@ -1968,6 +1974,7 @@ mod tests {
                         function: "f".into(),
                         line: 7,
                         entry: n[0].index() as u32,
+                        inlined_at: None,
                     },
                     true,
                 ),
@@ -2048,6 +2055,7 @@ mod tests {
                     function: "put".into(),
                     line: 7,
                     entry: 0,
+                    inlined_at: None,
                 },
                 offset: 0,
                 bytes: 8,

@@ -18,6 +18,11 @@ pub struct Declared {
     pub name: String,
     /// The declaration line (0 when unknown).
     pub line: u32,
+    /// For a variable of a function inlined here, the call it was
+    /// inlined at (line, column: the innermost `inlinedAt` of the
+    /// declaration's location), which tells its copies apart when the
+    /// function is inlined twice.
+    pub inlined_at: Option<(u32, u32)>,
 }
 
 /// For each defined function (by its IR name), the declared variables of
@@ -189,7 +194,26 @@ unsafe fn function_vars(f: llvm_sys::prelude::LLVMValueRef) -> HashMap<(usize, u
             continue;
         };
         let line = llvm_sys::debuginfo::LLVMDIVariableGetLine(LLVMValueAsMetadata(var));
-        out.insert(at, Declared { name, line });
+        let loc = llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(call);
+        let inlined = if loc.is_null() {
+            loc
+        } else {
+            llvm_sys::debuginfo::LLVMDILocationGetInlinedAt(loc)
+        };
+        let inlined_at = (!inlined.is_null()).then(|| {
+            (
+                llvm_sys::debuginfo::LLVMDILocationGetLine(inlined),
+                llvm_sys::debuginfo::LLVMDILocationGetColumn(inlined),
+            )
+        });
+        out.insert(
+            at,
+            Declared {
+                name,
+                line,
+                inlined_at,
+            },
+        );
     }
     out
 }

@@ -461,6 +461,7 @@ fn local_scope(f: &llvm_ir::Function, d: &crate::dbgvars::Declared, entry: NodeI
         function: f.name.clone(),
         line: d.line,
         entry: entry.as_u32(),
+        inlined_at: d.inlined_at,
     }
 }
 

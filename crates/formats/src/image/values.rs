@@ -14,7 +14,10 @@
 //!   same walk as the unwinder's), plus a field's byte offset (the field
 //!   is matched by its variable's name). Location lists (optimised code) are not
 //!   read. The variable is matched to the front-end's by function, name
-//!   and declaration line, and only when that key is unique in both.
+//!   and declaration line, and only when that key is unique in both; a
+//!   variable of a function inlined more than once (`always_inline`, at
+//!   `-O0` too) by the call it was inlined at as well (the IR's
+//!   `inlinedAt`, DWARF's `DW_AT_call_line` and `DW_AT_call_column`).
 //! * not the crash frame's locals when the crash pc is in its prologue or
 //!   at its `ret` (rbp is the caller's there).
 
@@ -260,7 +263,10 @@ fn frames(
 /// Frame offsets of the locals of functions whose frame base is rbp:
 /// (function, variable, declaration line) -> offset; None when the key is
 /// not unique.
-type Locations = HashMap<(String, String, u32), Option<i64>>;
+/// The rbp-relative locals of the binary, by (function, name,
+/// declaration line): each copy's frame offset, with the call it was
+/// inlined at (line, column) for a variable of an inlined function.
+type Locations = HashMap<(String, String, u32), Vec<(Option<(u32, u32)>, i64)>>;
 
 fn locations(file: &object::File<'_>) -> Result<Locations, LocalsError> {
     let load = |id: gimli::SectionId| -> Result<Cow<'_, [u8]>, gimli::Error> {
@@ -290,12 +296,29 @@ fn unit_locations(
     let mut entries = unit.entries();
     // The enclosing subprogram: (depth, name when its frame base is rbp).
     let mut sub: Option<(isize, Option<String>)> = None;
+    // The enclosing inlined calls, innermost last: (depth, call line and
+    // column).
+    let mut inlined: Vec<(isize, (u32, u32))> = Vec::new();
     while let Some(e) = entries.next_dfs()? {
         let depth = e.depth();
         if matches!(sub, Some((d, _)) if depth <= d) {
             sub = None;
         }
+        while inlined.last().is_some_and(|&(d, _)| depth <= d) {
+            inlined.pop();
+        }
         let tag = e.tag();
+        if tag == gimli::DW_TAG_inlined_subroutine {
+            let udata = |a| e.attr_value(a).and_then(|v| v.udata_value()).unwrap_or(0) as u32;
+            inlined.push((
+                depth,
+                (
+                    udata(gimli::DW_AT_call_line),
+                    udata(gimli::DW_AT_call_column),
+                ),
+            ));
+            continue;
+        }
         if tag == gimli::DW_TAG_subprogram {
             let name = e
                 .attr_value(gimli::DW_AT_linkage_name)
@@ -345,9 +368,10 @@ fn unit_locations(
             Some(v) => v.udata_value().unwrap_or(0) as u32,
             None => 0,
         };
+        let call = inlined.last().map(|&(_, c)| c);
         out.entry((function.clone(), name, line))
-            .and_modify(|o| *o = None)
-            .or_insert(Some(offset));
+            .or_default()
+            .push((call, offset));
     }
     Ok(())
 }
@@ -374,26 +398,53 @@ fn locals(
     map: &VarMap,
     out: &mut Vec<Observed>,
 ) {
-    // Keys that are not unique among the front-end's variables.
-    let mut count: HashMap<(&str, &str, u32), usize> = HashMap::new();
+    // Keys that are not unique among the front-end's variables: by
+    // function, name and line, and with the call an inlined copy was
+    // inlined at.
+    type Key<'a> = (&'a str, &'a str, u32);
+    let mut count: HashMap<Key<'_>, usize> = HashMap::new();
+    let mut count_at: HashMap<(Key<'_>, Option<(u32, u32)>), usize> = HashMap::new();
     for v in &map.vars {
-        if let crate::vars::VarScope::Local { function, line, .. } = &v.scope {
+        if let crate::vars::VarScope::Local {
+            function,
+            line,
+            inlined_at,
+            ..
+        } = &v.scope
+        {
             *count.entry((function, &v.name, *line)).or_insert(0) += 1;
+            *count_at
+                .entry(((function, &v.name, *line), *inlined_at))
+                .or_insert(0) += 1;
         }
     }
     for f in frames {
         for (i, v, line) in map.locals_of(&f.function) {
-            if count[&(f.function.as_str(), v.name.as_str(), line)] != 1 {
-                continue;
-            }
+            let at = match v.scope {
+                crate::vars::VarScope::Local { inlined_at, .. } => inlined_at,
+                crate::vars::VarScope::Global { .. } => None,
+            };
+            let key = (f.function.as_str(), v.name.as_str(), line);
             // A field is found by its variable's name, at its offset.
-            let key = (f.function.clone(), v.base_name().to_string(), line);
-            let Some(Some(off)) = locs.get(&key) else {
+            let Some(copies) = locs.get(&(f.function.clone(), v.base_name().to_string(), line))
+            else {
+                continue;
+            };
+            // The one copy on both sides; else, of a function inlined
+            // more than once, the copy of the same call.
+            let off = if count[&key] == 1 && copies.len() == 1 {
+                copies[0].1
+            } else if count_at[&(key, at)] == 1 && at.is_some() {
+                match copies.iter().filter(|c| c.0 == at).collect::<Vec<_>>()[..] {
+                    [one] => one.1,
+                    _ => continue,
+                }
+            } else {
                 continue;
             };
             let addr = f
                 .rbp
-                .wrapping_add(*off as u64)
+                .wrapping_add(off as u64)
                 .wrapping_add(u64::from(v.offset));
             if let Some(b) = core.mem(addr, u64::from(v.bytes)) {
                 out.push(Observed {
