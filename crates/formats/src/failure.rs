@@ -339,6 +339,13 @@ fn assemble_with(
         ) = suspects(g, &f, &read, vars, report.crash.as_ref());
         f.suspects
             .extend(f.operands.iter().map(|o| o.shown.clone()));
+        // The copies of a function inlined more than once hold a
+        // variable each, read apart, that read the same: named once.
+        let mut seen = std::collections::HashSet::new();
+        let mut keep = f.suspects.iter().map(|s| seen.insert(s.clone()));
+        f.suspect_values.retain(|_| keep.next().unwrap_or(true));
+        let mut seen = std::collections::HashSet::new();
+        f.suspects.retain(|s| seen.insert(s.clone()));
         sink(Event::Fault(&f));
     }
     if let Some(found) = &native.residue {
@@ -473,6 +480,9 @@ fn values_events(
             .collect::<Vec<_>>()
             .join(", ")
     )));
+    // One note per text: the copies of a function inlined more than once
+    // hold a variable each.
+    let mut said = std::collections::HashSet::new();
     for u in &made.uses {
         if let Some(why) = &u.unused {
             if why.contains("wild write") {
@@ -480,6 +490,9 @@ fn values_events(
                     "{name}: `{}` = {} ({}): {why}; its value is not used",
                     u.name, u.value, u.place
                 );
+                if !said.insert(line.clone()) {
+                    continue;
+                }
                 // A global's value no store and not its initial value
                 // can leave is memory changed behind the program's
                 // back; a local's may only be uninitialised.
