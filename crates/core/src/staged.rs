@@ -123,6 +123,15 @@
 //! [`LastWrite::tests_as_writes`] applies; elsewhere the exploration
 //! keeps a callee's entry state as a map of it (`Sym`).
 //!
+//! **Cases** ([`Report::cases`], issue 36: a variable whose value is not
+//! known, split into the classes of values its branch tests tell apart,
+//! one [`LastWrite`] each). Each class is a stage after the values',
+//! within the same budget (`cases_to_stage`: only a variable with a
+//! test the labels decide and another they leave open); what every class
+//! that can hold says is merged (`merge_cases`). Sound: on every path
+//! one class holds, and each stage's labels hold on the paths that keep
+//! to its class (`cs.rs::cases_hold_on_every_path_that_keeps_to_one`).
+//!
 //! Each stage's milliseconds are in the stats (`staged_base_ms`,
 //! `staged_residue_ms`, `staged_values_ms`), and the nodes the residue
 //! stage and the value stages decided that were Maybe before them
