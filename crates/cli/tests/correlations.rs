@@ -56,7 +56,16 @@ fn analyze(dir: &Path, extra: &[&str]) -> Value {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", show(&o));
-    serde_json::from_slice(&o.stdout).unwrap()
+    // Said on stderr when the cases are on.
+    let said = String::from_utf8_lossy(&o.stderr).contains("split into the cases");
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        said,
+        v["solver_stats"].get("cases").is_some(),
+        "{}",
+        show(&o)
+    );
+    v
 }
 
 #[test]

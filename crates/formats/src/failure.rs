@@ -326,6 +326,15 @@ fn assemble_with(
     if let (Some(map), true) = (vars, correlations) {
         let known: Vec<usize> = native.values.iter().flatten().map(|o| o.var).collect();
         report.cases = crate::correlate::cases(g, map, &known, report.crash.as_ref());
+        if !report.cases.is_empty() {
+            let name = files
+                .cfg
+                .map_or("the graph".into(), |p| p.display().to_string());
+            sink(Event::Note(format!(
+                "{name}: {} variables whose value is not known split into the cases their branch tests tell apart (those a test the labels decide leads to are staged; --no-correlations: off)",
+                report.cases.len()
+            )));
+        }
     }
     if let Some(v) = &native.no_code {
         sink(Event::NoCode(v));
