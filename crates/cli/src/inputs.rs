@@ -144,7 +144,7 @@ pub struct Inputs {
     /// kept (README, "Branch correlations"). By default only without
     /// --core and --minidump, whose values decide what the cases would
     /// (on the harness's crashes: 1.5% more lines decided from bzip2's
-    /// backtraces, none from its cores). Not with --no-values.
+    /// backtraces, none from its cores). --no-values turns it off too.
     #[arg(long, conflicts_with = "no_correlations")]
     pub correlations: bool,
     /// Never split variables into cases (see --correlations).
