@@ -18,10 +18,11 @@
 //! same for every test of the variable), with a constant. On each half of
 //! the loaded value's range (the sign bit clear, then set) the compared
 //! value grows with the loaded one, so a comparison changes its outcome
-//! only next to the constant's one preimage or at the ends of the halves.
-//! One value at each of those points, at its neighbours, and one between
-//! each two of them, meet every combination of outcomes. Variables whose
-//! tests load different widths or convert otherwise are left out.
+//! only next to the constant's one preimage or at the ends of the halves:
+//! each combination of outcomes is a union of intervals starting at such
+//! points, so the points ([`crate::vars::boundary_points`], as the witness
+//! check decides its conjunctions) meet every combination. Variables
+//! whose tests load different widths or convert otherwise are left out.
 //!
 //! Left out as well, as for values: a local of a function that may be
 //! active twice at once (a nested activation's stores are to another
@@ -29,7 +30,7 @@
 //! variable stored where the program crashed (the crash may have come
 //! before or after that store).
 
-use crate::vars::{Cast, Test, TestKind, Var, VarMap, VarScope, Written};
+use crate::vars::{Cast, Test, Var, VarMap, VarScope, Written};
 use postmortem_core::report::{BranchTest, Cases, LastWrite, NodeSet};
 use postmortem_core::{Icfg, NodeId};
 
@@ -252,37 +253,17 @@ fn domain(tests: &[&Test]) -> Option<u32> {
 }
 
 /// Values of `bits` bits that meet every combination of the tests'
-/// outcomes (module docs).
+/// outcomes: [`crate::vars::boundary_points`] of their constants, cut to
+/// the width (module docs).
 fn samples(tests: &[&Test], bits: u32) -> Vec<u64> {
     let max = mask(bits);
-    let half = 1u64 << (bits - 1);
-    let mut points: Vec<u64> = vec![0, 1, half - 1, half, max - 1, max];
-    let mut near = |p: u64| {
-        points.extend([p.wrapping_sub(1) & max, p, p.wrapping_add(1) & max]);
-    };
-    for t in tests {
-        let constants: Vec<u64> = match &t.kind {
-            TestKind::Cmp { constant, .. } => vec![*constant],
-            TestKind::Switch { cases, .. } => cases.iter().map(|c| c.0).collect(),
-        };
-        for k in constants {
-            // The preimage, if the constant has one: the widening keeps
-            // the low bits.
-            let p = k & max;
-            let (c, width) = t.compared(p);
-            if c & mask(width) == k & mask(width) {
-                near(p);
-            }
-        }
-    }
-    points.sort_unstable();
-    points.dedup();
-    let mut out = points.clone();
-    for w in points.windows(2) {
-        if w[1] - w[0] > 1 {
-            out.push(w[0] + (w[1] - w[0]) / 2);
-        }
-    }
+    let mut out: Vec<u64> =
+        crate::vars::boundary_points(tests.iter().flat_map(|t| t.constants()), max)
+            .into_iter()
+            .map(|x| x & max)
+            .collect();
+    out.sort_unstable();
+    out.dedup();
     out
 }
 
@@ -292,18 +273,7 @@ mod tests {
     use crate::vars::Pred;
 
     fn cmp(pred: Pred, constant: u64, load_bits: u32, casts: Vec<Cast>) -> Test {
-        Test {
-            branch: 0,
-            load_bits,
-            casts,
-            kind: TestKind::Cmp {
-                pred,
-                constant,
-                swapped: false,
-                then_node: 1,
-                else_node: 2,
-            },
-        }
+        Test::cmp(load_bits, casts, pred, constant, false)
     }
 
     /// Every combination of outcomes that some value of the domain gives

@@ -376,6 +376,32 @@ impl Pred {
     }
 }
 
+#[cfg(test)]
+impl Test {
+    /// A comparison at branch node 0, its `then` successor node 1, `else`
+    /// node 2 (for tests).
+    pub(crate) fn cmp(
+        load_bits: u32,
+        casts: Vec<Cast>,
+        pred: Pred,
+        constant: u64,
+        swapped: bool,
+    ) -> Test {
+        Test {
+            branch: 0,
+            load_bits,
+            casts,
+            kind: TestKind::Cmp {
+                pred,
+                constant,
+                swapped,
+                then_node: 1,
+                else_node: 2,
+            },
+        }
+    }
+}
+
 impl Test {
     /// The value the branch compares, from the variable's `value` (its
     /// low `load_bits` bits are what the load read), and its width.
@@ -427,6 +453,14 @@ impl Test {
         }
     }
 
+    /// The constants the test compares with.
+    pub fn constants(&self) -> Vec<u64> {
+        match &self.kind {
+            TestKind::Cmp { constant, .. } => vec![*constant],
+            TestKind::Switch { cases, .. } => cases.iter().map(|c| c.0).collect(),
+        }
+    }
+
     /// The first nodes of every successor, sorted, deduplicated.
     pub fn successors(&self) -> Vec<u32> {
         let mut s = match &self.kind {
@@ -443,6 +477,29 @@ impl Test {
         s.dedup();
         s
     }
+}
+
+/// The values of a variable of width `m` (its mask) at which
+/// comparisons with `constants` ([`Test`]s through sign and zero
+/// extensions, equalities) can change their outcome: 0, 1, the ends of
+/// the signed half, the largest value, and each constant and its
+/// neighbours, also cut to the width. A set of values such comparisons
+/// admit together is a union of intervals (in the unsigned order, the
+/// signed half split at its end), each starting at one of these, so it is
+/// empty iff none of them lies in it: the witness check's conjunctions
+/// (`witness_check`) and the classes a variable's tests tell apart
+/// (`correlate`) are decided on them.
+pub fn boundary_points(constants: impl IntoIterator<Item = u64>, m: u64) -> Vec<u64> {
+    let mut points: Vec<u64> = vec![0, 1, m, m >> 1, (m >> 1).wrapping_add(1)];
+    for c in constants {
+        points.extend([c, c.wrapping_add(1), c.wrapping_sub(1)]);
+        // A constant compared after a sign extension, seen at the
+        // variable's width.
+        points.extend([c & m, c.wrapping_add(1) & m, c.wrapping_sub(1) & m]);
+    }
+    points.sort_unstable();
+    points.dedup();
+    points
 }
 
 /// The variables of a module (see the module docs).
@@ -1918,18 +1975,7 @@ mod tests {
     }
 
     fn cmp(load_bits: u32, casts: Vec<Cast>, pred: Pred, constant: u64, swapped: bool) -> Test {
-        Test {
-            branch: 0,
-            load_bits,
-            casts,
-            kind: TestKind::Cmp {
-                pred,
-                constant,
-                swapped,
-                then_node: 1,
-                else_node: 2,
-            },
-        }
+        Test::cmp(load_bits, casts, pred, constant, swapped)
     }
 
     /// What the HTML report needs of a value (its notation, its frame,

@@ -41,7 +41,7 @@
 //! another witness (the HTML report's example path is sought so, a few
 //! times).
 
-use crate::vars::{Origin, Test, VarMap, VarScope, Written};
+use crate::vars::{Origin, VarMap, VarScope, Written};
 use postmortem_core::{Icfg, NodeId};
 use std::collections::HashMap;
 
@@ -353,29 +353,13 @@ fn satisfiable(map: &VarMap, v: usize, facts: &[(Fact, String)], value: Option<u
     if let Some(x) = value {
         return all(x);
     }
-    let mut points: Vec<u64> = vec![0, 1, m, m >> 1, (m >> 1).wrapping_add(1)];
-    for (f, _) in facts {
-        let cs: Vec<u64> = match f {
-            Fact::Is(c) => vec![*c],
-            Fact::NotZero => vec![],
-            Fact::Sends { var, test, .. } => constants(&map.vars[*var].tests[*test]),
-        };
-        for c in cs {
-            points.extend([c, c.wrapping_add(1), c.wrapping_sub(1)]);
-            // A constant compared after a sign extension, seen at the
-            // variable's width.
-            points.extend([c & m, c.wrapping_add(1) & m, c.wrapping_sub(1) & m]);
-        }
-    }
+    let constants = facts.iter().flat_map(|(f, _)| match f {
+        Fact::Is(c) => vec![*c],
+        Fact::NotZero => vec![],
+        Fact::Sends { var, test, .. } => map.vars[*var].tests[*test].constants(),
+    });
+    let points = crate::vars::boundary_points(constants, m);
     points.into_iter().any(all)
-}
-
-/// The constants a test compares with.
-fn constants(t: &Test) -> Vec<u64> {
-    match &t.kind {
-        crate::vars::TestKind::Cmp { constant, .. } => vec![*constant],
-        crate::vars::TestKind::Switch { cases, .. } => cases.iter().map(|c| c.0).collect(),
-    }
 }
 
 /// The sentence for an unsatisfiable set of facts: the first fact that
@@ -517,7 +501,7 @@ pub fn exclusion(chains: &[Chain], max_states: usize) -> Option<postmortem_core:
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::vars::{Cast, Pred, TestKind, Var};
+    use crate::vars::{Cast, Pred, Test, TestKind, Var};
 
     /// A tiny deterministic generator (xorshift), so the test needs no
     /// crate and always checks the same cases.
