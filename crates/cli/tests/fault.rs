@@ -54,18 +54,30 @@ fn ranked(v: &Value) -> Vec<(String, String)> {
         .collect()
 }
 
-/// `postmortem why --format json` on `core` of `dir`'s program, which
-/// must succeed.
-fn why_json(dir: &std::path::Path, core: &str) -> Value {
+/// `postmortem COMMAND --cfg prog.bc --binary prog --core CORE EXTRA...`
+/// in `dir`, which must succeed.
+fn on_core(
+    dir: &std::path::Path,
+    command: &str,
+    core: &str,
+    extra: &[&str],
+) -> std::process::Output {
     let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
         .current_dir(dir)
         .args([
-            "why", "--cfg", "prog.bc", "--binary", "prog", "--core", core,
+            command, "--cfg", "prog.bc", "--binary", "prog", "--core", core,
         ])
-        .args(["--format", "json"])
+        .args(extra)
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", show(&o));
+    o
+}
+
+/// `postmortem why --format json` on `core` of `dir`'s program, which
+/// must succeed.
+fn why_json(dir: &std::path::Path, core: &str) -> Value {
+    let o = on_core(dir, "why", core, &["--format", "json"]);
     serde_json::from_slice(&o.stdout).unwrap()
 }
 
@@ -275,20 +287,7 @@ fn the_store_that_made_the_bad_value_is_named() {
         assert!(dir.join(core).exists(), "{}", show(&o));
     }
     let line_of = |t: &str| 1 + src.lines().position(|l| l.contains(t)).unwrap();
-    // `postmortem COMMAND` on a core of the program, which must succeed.
-    let on_core = |command: &str, core: &str, extra: &[&str]| {
-        let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
-            .current_dir(&dir)
-            .args([
-                command, "--cfg", "prog.bc", "--binary", "prog", "--core", core,
-            ])
-            .args(extra)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", show(&o));
-        o
-    };
-    let analyze = |core: &str, extra: &[&str]| on_core("analyze", core, extra);
+    let analyze = |core: &str, extra: &[&str]| on_core(&dir, "analyze", core, extra);
     let (fallback, found) = (line_of("e = &fallback;"), line_of("e = find(k);"));
     let returned = line_of("return NULL;");
     for (core, store, not_run) in [
@@ -374,7 +373,7 @@ fn the_store_that_made_the_bad_value_is_named() {
     }
     // `postmortem why`: the store first (Yes), then the branches that
     // skipped the other stores (Yes: they ran).
-    let why = |core: &str, extra: &[&str]| on_core("why", core, extra);
+    let why = |core: &str, extra: &[&str]| on_core(&dir, "why", core, extra);
     let v: Value = serde_json::from_slice(&why("core-init", &["--format", "json"]).stdout).unwrap();
     let ranked: Vec<(u64, &str, &str)> = v["suspects"]
         .as_array()
@@ -513,15 +512,7 @@ fn a_bad_value_is_followed_back_through_parameters_and_returns() {
         "{made}"
     );
     // The HTML panel links the parameter to its declaration's line.
-    let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
-        .current_dir(&dir)
-        .args([
-            "analyze", "--cfg", "prog.bc", "--binary", "prog", "--core", "core",
-        ])
-        .args(["--format", "html", "-o", "page"])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", show(&o));
+    on_core(&dir, "analyze", "core", &["--format", "html", "-o", "page"]);
     let index = std::fs::read_to_string(dir.join("page/index.html")).unwrap();
     let decl = line_of("static long value_of(struct ent *e) {");
     let panel = &index[index.find("<h2>Why it crashed</h2>").expect("no why panel")..];
@@ -718,15 +709,12 @@ fn a_division_overflow_names_the_guard_that_let_minus_one_through() {
         include_str!("data/fault/notzero.c"),
         &[("run -1 > /dev/null", "core")],
     );
-    let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
-        .current_dir(&dir)
-        .args([
-            "analyze", "--cfg", "prog.bc", "--binary", "prog", "--core", "core",
-        ])
-        .args(["--format", "json", "--value-budget", "0"])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", show(&o));
+    let o = on_core(
+        &dir,
+        "analyze",
+        "core",
+        &["--format", "json", "--value-budget", "0"],
+    );
     let a: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(a["weakened"], serde_json::json!([]), "{}", a["weakened"]);
     let v = why_json(&dir, "core");
@@ -849,15 +837,7 @@ fn a_call_through_a_null_function_pointer_is_unwound_and_traced() {
     );
     // The stack (outermost first), unwound from the call: `finish` is
     // the crash frame.
-    let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
-        .current_dir(&dir)
-        .args([
-            "analyze", "--cfg", "prog.bc", "--binary", "prog", "--core", "core",
-        ])
-        .args(["--format", "json"])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", show(&o));
+    let o = on_core(&dir, "analyze", "core", &["--format", "json"]);
     let a: Value = serde_json::from_slice(&o.stdout).unwrap();
     let frames: Vec<String> = a["frames"]
         .as_array()
@@ -1027,15 +1007,7 @@ fn a_witness_that_the_returned_constant_rules_out_is_infeasible() {
         &[("run x > /dev/null", "core")],
     );
     let query = |q: &str| -> Value {
-        let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
-            .current_dir(&dir)
-            .args([
-                "query", "--cfg", "prog.bc", "--binary", "prog", "--core", "core",
-            ])
-            .args(["--format", "json", q])
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", show(&o));
+        let o = on_core(&dir, "query", "core", &["--format", "json", q]);
         serde_json::from_slice(&o.stdout).unwrap()
     };
     let v = query("ran(witness.c:5)");
@@ -1054,15 +1026,7 @@ fn a_witness_that_the_returned_constant_rules_out_is_infeasible() {
     assert_eq!(v["witness_check"]["verdict"], "no_contradiction", "{v:#}");
     assert!(v["witness_check"]["tests"].as_u64() >= Some(1), "{v:#}");
     // The HTML report's example path says what the check found.
-    let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
-        .current_dir(&dir)
-        .args([
-            "analyze", "--cfg", "prog.bc", "--binary", "prog", "--core", "core",
-        ])
-        .args(["--format", "html", "-o", "html"])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", show(&o));
+    on_core(&dir, "analyze", "core", &["--format", "html", "-o", "html"]);
     let index = std::fs::read_to_string(dir.join("html/index.html")).unwrap();
     assert!(
         index.contains("Checked against the program&#x27;s data")
@@ -1084,15 +1048,7 @@ fn an_infeasible_example_path_is_set_aside_for_another() {
         include_str!("data/fault/seek.c"),
         &[("run abc > /dev/null", "core")],
     );
-    let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
-        .current_dir(&dir)
-        .args([
-            "analyze", "--cfg", "prog.bc", "--binary", "prog", "--core", "core",
-        ])
-        .args(["--format", "html", "-o", "html"])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", show(&o));
+    on_core(&dir, "analyze", "core", &["--format", "html", "-o", "html"]);
     let index = std::fs::read_to_string(dir.join("html/index.html")).unwrap();
     assert!(index.contains("no contradiction found"), "{index}");
     let path = &index[index.find("An example path").expect("an example path")..];
@@ -1120,17 +1076,13 @@ fn a_query_seeks_another_witness_that_answers_it() {
         include_str!("data/fault/seek.c"),
         &[("run abc > /dev/null", "core")],
     );
-    let query = |format: &str| -> std::process::Output {
-        let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
-            .current_dir(&dir)
-            .args([
-                "query", "--cfg", "prog.bc", "--binary", "prog", "--core", "core",
-            ])
-            .args(["--format", format, "ran(seekq.c:10)"])
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", show(&o));
-        o
+    let query = |format: &str| {
+        on_core(
+            &dir,
+            "query",
+            "core",
+            &["--format", format, "ran(seekq.c:10)"],
+        )
     };
     let v: Value = serde_json::from_slice(&query("json").stdout).unwrap();
     assert_eq!(v["answer"], "possible", "{v:#}");
@@ -1225,15 +1177,7 @@ fn a_tail_jump_to_null_is_not_taken_for_a_call() {
     sh(&dir, "clang-14", &["-g", "-O2", "tailjump.c", "-o", "prog"]);
     let o = gdb(&dir, "./prog", &["run", "generate-core-file core"]);
     assert!(dir.join("core").exists(), "{}", show(&o));
-    let o = Command::new(env!("CARGO_BIN_EXE_postmortem"))
-        .current_dir(&dir)
-        .args([
-            "analyze", "--cfg", "prog.bc", "--binary", "prog", "--core", "core",
-        ])
-        .args(["--format", "json"])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", show(&o));
+    let o = on_core(&dir, "analyze", "core", &["--format", "json"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("the crash stack is not used"), "{err}");
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
