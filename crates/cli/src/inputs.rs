@@ -402,14 +402,7 @@ pub fn check_witness(
 /// searches so far took less than [`WITNESS_SEEK`]. Returns the witness
 /// shown (the first with no contradiction found, else the first), its
 /// verdict, and the reasons the earlier ones were set aside.
-pub fn checked_witness(
-    s: &dyn postmortem_core::Solver,
-    loaded: &Loaded,
-) -> (
-    Option<Vec<postmortem_core::NodeId>>,
-    Option<postmortem_formats::witness_check::Verdict>,
-    Vec<String>,
-) {
+pub fn checked_witness(s: &dyn postmortem_core::Solver, loaded: &Loaded) -> Sought {
     let first = s
         .check(&loaded.graph, &loaded.report, None)
         .ok()
@@ -427,14 +420,11 @@ pub fn seek_witness(
     loaded: &Loaded,
     question: Option<&postmortem_core::solver::Query>,
     first: Vec<postmortem_core::NodeId>,
-) -> (
-    Option<Vec<postmortem_core::NodeId>>,
-    Option<postmortem_formats::witness_check::Verdict>,
-    Vec<String>,
-) {
+) -> Sought {
     use postmortem_formats::witness_check::{exclusion, Verdict};
     let start = std::time::Instant::now();
-    let asked = question.map(question_dfa);
+    // The question as an automaton, built when a second witness is sought.
+    let mut asked = None;
     let verdict = check_witness(loaded, &first);
     let mut chains = Vec::new();
     let mut set_aside = Vec::new();
@@ -456,13 +446,15 @@ pub fn seek_witness(
             break;
         };
         // The question's paths that the checks so far do not rule out.
-        let dfa = match &asked {
+        let dfa = match question {
             None => dfa,
-            Some(Some(q)) => match q.intersect(&dfa, 1 << 14) {
-                Some(d) => d,
+            Some(q) => match asked.get_or_insert_with(|| question_dfa(q)) {
+                Some(q) => match q.intersect(&dfa, 1 << 14) {
+                    Some(d) => d,
+                    None => break,
+                },
                 None => break,
             },
-            Some(None) => break,
         };
         let query = postmortem_core::solver::Query::Language(dfa);
         let next = s
@@ -494,6 +486,14 @@ fn question_dfa(q: &postmortem_core::solver::Query) -> Option<postmortem_core::a
         _ => None,
     }
 }
+
+/// A witness sought ([`checked_witness`]): the one shown, its verdict,
+/// and why the ones before it were set aside.
+pub type Sought = (
+    Option<Vec<postmortem_core::NodeId>>,
+    Option<postmortem_formats::witness_check::Verdict>,
+    Vec<String>,
+);
 
 /// The most witnesses [`checked_witness`] asks for.
 pub const WITNESS_TRIES: usize = 8;

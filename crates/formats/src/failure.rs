@@ -349,10 +349,8 @@ fn assemble_with(
         f.suspects
             .extend(f.operands.iter().map(|o| o.shown.clone()));
         // The copies of a function inlined more than once hold a
-        // variable each, read apart, that read the same: named once.
-        let mut seen = std::collections::HashSet::new();
-        let mut keep = f.suspects.iter().map(|s| seen.insert(s.clone()));
-        f.suspect_values.retain(|_| keep.next().unwrap_or(true));
+        // variable each, read apart, that read the same: named once
+        // (each still traced: `suspect_values` keeps them all).
         let mut seen = std::collections::HashSet::new();
         f.suspects.retain(|s| seen.insert(s.clone()));
         sink(Event::Fault(&f));

@@ -260,9 +260,6 @@ fn frames(
     Ok((out, None))
 }
 
-/// Frame offsets of the locals of functions whose frame base is rbp:
-/// (function, variable, declaration line) -> offset; None when the key is
-/// not unique.
 /// The rbp-relative locals of the binary, by (function, name,
 /// declaration line): each copy's frame offset, with the call it was
 /// inlined at (line, column) for a variable of an inlined function.
