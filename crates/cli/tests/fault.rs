@@ -573,8 +573,9 @@ fn a_check_that_let_the_bad_value_through_is_blamed() {
 /// field.c`): the faulting operand is no variable but a load of the
 /// field; its stores program-wide that can have left NULL are the
 /// suspects, the store of the very NULL (`reset`) first, never Yes (a
-/// field is also written unseen: memset, memcpy, another type), also in
-/// a program with a signal handler.
+/// field is also written unseen: memset, memcpy, another type), then the
+/// branch that may have skipped the other store, also in a program with
+/// a signal handler.
 #[test]
 fn a_null_loaded_from_a_struct_field_names_the_fields_stores() {
     let src = include_str!("data/fault/field.c");
@@ -592,11 +593,15 @@ fn a_null_loaded_from_a_struct_field_names_the_fields_stores() {
     );
     let nulled = format!("the store at field.c:{}", line_of("s->buf = NULL;"));
     let allocated = format!("the store at field.c:{}", line_of("s->buf = malloc(size);"));
+    // The test that may have skipped the allocation's store comes after
+    // it: the field then kept the NULL written before.
+    let skipped = format!("the branch at field.c:{}", line_of("if (size > 0)"));
     assert_eq!(
         ranked(&v),
         vec![
             (nulled, "maybe".to_string()),
-            (allocated, "maybe".to_string())
+            (allocated, "maybe".to_string()),
+            (skipped, "maybe".to_string())
         ],
         "{}",
         v["suspects"]
@@ -752,6 +757,50 @@ fn a_parameter_is_traced_through_the_call_on_the_stack() {
             assert!(!at.ends_with(line), "{at}: {r:?}");
         }
     }
+}
+
+/// A NULL parameter of a function inlined twice (`prep(st, n)` at lines
+/// 14 and 17), whose caller was entered through a pointer (`make` calls
+/// `block` as `f(p, n)`): the walk follows the inlined copy's parameter
+/// store to `st`, `state`, and each call the stack names, the indirect
+/// one too, out to the load of `c->state` in `main`. Its stores (lines
+/// 28 and 30) may not have run: they rank first, then the branch that
+/// may have skipped both (line 26, the inverted size test), not the one
+/// that chose between them (line 27).
+#[test]
+fn a_skipped_initialisation_is_found_through_inlined_and_indirect_calls() {
+    let dir = crashed(
+        "inlined",
+        include_str!("data/fault/inlined.c"),
+        &[("run > /dev/null", "core")],
+    );
+    let o = on_core(&dir, "why", "core", &["--format", "json", "--max", "20"]);
+    let r = ranked(&serde_json::from_slice(&o.stdout).unwrap());
+    let at: Vec<&str> = r.iter().map(|(at, _)| at.as_str()).collect();
+    assert_eq!(
+        at.get(..3),
+        Some(
+            &[
+                "the store at inlined.c:28",
+                "the store at inlined.c:30",
+                "the branch at inlined.c:26"
+            ][..]
+        ),
+        "{r:?}"
+    );
+    for step in [
+        "the store at inlined.c:14",
+        "the store at inlined.c:12",
+        "the call at inlined.c:22",
+        "the call at inlined.c:23",
+        "the call at inlined.c:40",
+        "the store at inlined.c:28",
+        "the store at inlined.c:30",
+    ] {
+        assert!(at.contains(&step), "{step}: {r:?}");
+    }
+    assert!(!at.contains(&"the branch at inlined.c:27"), "{r:?}");
+    assert!(!at.contains(&"the store at inlined.c:17"), "{r:?}");
 }
 
 /// `v = getenv(name); if (name != NULL) { p = v; ... p[0] }`: the NULL

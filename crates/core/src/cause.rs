@@ -129,40 +129,64 @@ fn last_is(v: &Variable, d: Definition) -> LastWrite {
 /// to its return sites and to the function's non-local jump targets).
 /// `None` when no such branch exists (the whole function did not run).
 pub fn skipped_by(g: &Icfg, labels: &[Label], store: NodeId) -> Option<NodeId> {
-    let local = crate::local::LocalGraph::of_function(g, g.func_of(store), labels);
+    skipped_all(g, labels, &[store])
+}
+
+/// [`skipped_by`] for several stores of one function at once: the
+/// nearest branch before any of them that has a successor from which the
+/// function can end without passing any of them (`if (!ready) { if (hc)
+/// p->s = a(); else p->s = b(); }`: the test of `ready`, not of `hc`,
+/// which only chooses between them). `None` when the stores are not all
+/// in one function or no such branch exists.
+pub fn skipped_all(g: &Icfg, labels: &[Label], stores: &[NodeId]) -> Option<NodeId> {
+    let f = g.func_of(*stores.first()?);
+    if stores.iter().any(|&s| g.func_of(s) != f) {
+        return None;
+    }
+    let local = crate::local::LocalGraph::of_function(g, f, labels);
     let (nodes, succ) = (&local.nodes, &local.succ);
     let pred = local.preds();
-    let s = nodes.iter().position(|&v| v == store)?;
+    let mut is_store = vec![false; nodes.len()];
+    for &store in stores {
+        is_store[nodes.iter().position(|&v| v == store)?] = true;
+    }
     // `avoid[v]`: from v the function can end (its exit, or a node with
-    // no successor: a call that never returns) without passing `store`.
+    // no successor: a call that never returns) without passing a store.
     let mut avoid = vec![false; nodes.len()];
     let mut stack: Vec<usize> = (0..nodes.len())
-        .filter(|&i| i != s && (succ[i].is_empty() || g.kind(nodes[i]) == NodeKind::Exit))
+        .filter(|&i| !is_store[i] && (succ[i].is_empty() || g.kind(nodes[i]) == NodeKind::Exit))
         .collect();
     for &i in &stack {
         avoid[i] = true;
     }
     while let Some(v) = stack.pop() {
         for &p in &pred[v] {
-            if p != s && !avoid[p] {
+            if !is_store[p] && !avoid[p] {
                 avoid[p] = true;
                 stack.push(p);
             }
         }
     }
     let not_no = |i: usize| labels.get(nodes[i].index()) != Some(&Label::No);
-    let mut seen = vec![false; nodes.len()];
-    seen[s] = true;
-    let mut queue: std::collections::VecDeque<usize> = pred[s].iter().copied().collect();
-    for &p in &pred[s] {
-        seen[p] = true;
+    let mut seen = is_store.clone();
+    let mut queue: std::collections::VecDeque<usize> = std::collections::VecDeque::new();
+    for s in (0..nodes.len()).filter(|&i| is_store[i]) {
+        for &p in &pred[s] {
+            if !seen[p] {
+                seen[p] = true;
+                queue.push_back(p);
+            }
+        }
     }
     while let Some(b) = queue.pop_front() {
         // A branch: two successors at least (the Local walk's graph may
         // list one twice: a call's fall-through and its return site).
         let branch = succ[b].iter().any(|&t| t != succ[b][0]);
-        let decides =
-            branch && not_no(b) && succ[b].iter().any(|&t| t != s && avoid[t] && not_no(t));
+        let decides = branch
+            && not_no(b)
+            && succ[b]
+                .iter()
+                .any(|&t| !is_store[t] && avoid[t] && not_no(t));
         if decides {
             return Some(nodes[b]);
         }
@@ -415,5 +439,37 @@ mod tests {
         labels[s0.index()] = Label::No;
         assert_eq!(skipped_by(&g, &labels, s1), None);
         let _ = (e, c);
+    }
+
+    /// `if (!ready) { if (hc) p->s = a(); else p->s = b(); }`: the test
+    /// of `ready` (r) may have skipped both stores; the test of `hc` (h)
+    /// only chose between them, though it is the nearest to each.
+    #[test]
+    fn the_branch_that_skipped_every_store_of_a_set_is_named() {
+        let mut b = IcfgBuilder::new();
+        let f = b.function("main");
+        b.set_function_file(f, "m.c");
+        let mut add = |id: &str, kind: NodeKind, line: u32| b.test_node(id, kind, f, line);
+        let e = add("e", NodeKind::Entry, 1);
+        let r = add("r", NodeKind::Statement, 2);
+        let h = add("h", NodeKind::Statement, 3);
+        let s1 = add("s1", NodeKind::Statement, 4);
+        let s2 = add("s2", NodeKind::Statement, 5);
+        let c = add("c", NodeKind::Statement, 6);
+        b.set_start(e);
+        for (p, q) in [(e, r), (r, h), (r, c), (h, s1), (h, s2), (s1, c), (s2, c)] {
+            b.add_flow_edge(p, q);
+        }
+        let g = b.build().unwrap();
+        let labels = vec![Label::Maybe; g.num_nodes()];
+        assert_eq!(skipped_by(&g, &labels, s1), Some(h));
+        assert_eq!(skipped_all(&g, &labels, &[s1]), Some(h));
+        assert_eq!(skipped_all(&g, &labels, &[s1, s2]), Some(r));
+        assert_eq!(skipped_all(&g, &labels, &[s2, s1]), Some(r));
+        // The way around them did not run: nothing here skipped them.
+        let mut no = labels.clone();
+        no[c.index()] = Label::No;
+        assert_eq!(skipped_all(&g, &no, &[s1, s2]), None);
+        assert_eq!(skipped_all(&g, &labels, &[]), None);
     }
 }

@@ -45,6 +45,9 @@ use postmortem_core::{Icfg, Label, NodeId};
 
 /// The most steps followed back from a suspect's store.
 pub const MAX_DEPTH: usize = 8;
+/// The most branches named for skipping a field's stores, per load of
+/// the field ([`MadeBy::skipped`]).
+pub const MAX_SKIPPED: usize = 3;
 /// The most definitions followed in all, per suspect (each step lists
 /// all of its own).
 pub const MAX_DEFS: usize = 32;
@@ -62,11 +65,13 @@ pub struct Tracer<'a> {
     pub value: u64,
     /// Its width in bytes.
     pub bytes: u32,
-    /// The function of the suspect's activation and the call sites that
-    /// entered it, from the crash stack (none: not known): a parameter of
-    /// that activation holds what *that* call passed, not what any call
-    /// of its function passed.
-    pub entered_by: Option<(postmortem_core::FuncId, &'a [NodeId])>,
+    /// The activations of the crash stack from the suspect's outwards,
+    /// each as its function and the call sites that entered it (empty:
+    /// not known; it ends at the first frame whose caller is not known):
+    /// a parameter of such an activation holds what *that* call passed,
+    /// not what any call of its function passed, and the caller's values
+    /// it passed are those of the next activation.
+    pub entered_by: &'a [(postmortem_core::FuncId, &'a [NodeId])],
     /// Past a step that changed the value (`Origin::Update`): any value
     /// can have been made (every write can leave it, none is exact).
     pub any_value: bool,
@@ -87,7 +92,7 @@ impl Tracer<'_> {
         let o = self.origin_of(var, node)?;
         let mut left = MAX_DEFS;
         let mut on_way = vec![(node, o as *const Origin)];
-        let step = self.follow(node, o, (1, true), &mut on_way, &mut left);
+        let step = self.follow(node, o, (1, Some(0)), &mut on_way, &mut left);
         let mut defs = step.defs;
         mark(&mut defs, every);
         Some((step.via, defs))
@@ -99,7 +104,7 @@ impl Tracer<'_> {
     pub fn from_origin(&self, at: NodeId, o: &Origin) -> (String, Vec<MadeBy>) {
         let mut left = MAX_DEFS;
         let mut on_way = vec![(at, o as *const Origin)];
-        let step = self.follow(at, o, (1, true), &mut on_way, &mut left);
+        let step = self.follow(at, o, (1, Some(0)), &mut on_way, &mut left);
         let mut defs = step.defs;
         mark(&mut defs, false);
         (step.via, defs)
@@ -128,13 +133,14 @@ impl Tracer<'_> {
     }
 
     /// One step back along `o`, which gave the value written at `at`.
-    /// `in_frame`: `at` is in the suspect's own activation (the steps so
-    /// far were copies of its function's locals).
+    /// `frame`: `at` is in this activation of [`Tracer::entered_by`]
+    /// (the steps so far were copies of locals and parameters passed by
+    /// the calls the stack names), when known.
     fn follow(
         &self,
         at: NodeId,
         o: &Origin,
-        (depth, in_frame): (usize, bool),
+        (depth, frame): (usize, Option<usize>),
         on_way: &mut Vec<(NodeId, *const Origin)>,
         left: &mut usize,
     ) -> Step {
@@ -153,7 +159,7 @@ impl Tracer<'_> {
                 Some(i) => Origin::Arg(*i),
                 None => Origin::Copy(*k),
             };
-            let mut step = t.follow(at, &earlier, (depth, in_frame), on_way, left);
+            let mut step = t.follow(at, &earlier, (depth, frame), on_way, left);
             let name = self
                 .map
                 .vars
@@ -163,6 +169,12 @@ impl Tracer<'_> {
             return step;
         }
         let mut defs: Vec<(String, Option<NodeId>, Option<&Origin>, bool)> = Vec::new();
+        // The definitions are the calls the stack names as entering this
+        // activation: they are in the next one.
+        let mut via_stack = false;
+        // For a field: the branches that may have kept its stores from
+        // running, leaving what the unseen write wrote.
+        let mut unseen_after = Vec::new();
         // The stores to one element of an array in a loop, by node.
         let mut indexed: Vec<NodeId> = Vec::new();
         let via = match o {
@@ -208,10 +220,11 @@ impl Tracer<'_> {
                 // The suspect's own activation's parameter (the first
                 // step): the stack names the call that made it, which may
                 // be a call through a pointer.
-                let stack = match self.entered_by {
-                    Some((func, sites)) if in_frame && func == f => Some(sites),
-                    _ => None,
-                };
+                let stack = frame
+                    .and_then(|k| self.entered_by.get(k))
+                    .filter(|(func, _)| *func == f)
+                    .map(|(_, sites)| *sites);
+                via_stack = stack.is_some();
                 let calls: Vec<&crate::vars::CallArgs> = match stack {
                     Some(sites) => direct
                         .iter()
@@ -295,6 +308,9 @@ impl Tracer<'_> {
                 // Never all of them: no definition is the only one, and
                 // none is ruled out for want of others.
                 defs.push((UNSEEN.into(), None, None, false));
+                if self.value == 0 && !self.any_value {
+                    unseen_after = self.skipped_field_stores(k);
+                }
                 format!("a load of {}", field_name(k))
             }
             Origin::Copy(k) => {
@@ -375,6 +391,11 @@ impl Tracer<'_> {
                 .is_some_and(|v| matches!(v.scope, VarScope::Local { .. })),
             _ => false,
         };
+        let next_frame = match (copy_of_local, via_stack) {
+            (true, _) => frame,
+            (false, true) => frame.map(|k| k + 1),
+            (false, false) => None,
+        };
         let mut out = Vec::new();
         let mut complete = true;
         for (at, node, next, exact) in defs {
@@ -388,6 +409,9 @@ impl Tracer<'_> {
             };
             if let Some(n) = node {
                 m.chosen_by = self.chosen_by(n);
+            }
+            if m.at == UNSEEN {
+                m.skipped = std::mem::take(&mut unseen_after);
             }
             if let Some(n) = node.filter(|n| indexed.contains(n)) {
                 m.bound = postmortem_core::cause::loop_exit(self.g, self.labels, n).map(|b| {
@@ -413,7 +437,7 @@ impl Tracer<'_> {
                     *left -= 1;
                     on_way.push((n, o as *const Origin));
                     let step =
-                        self.follow(n, o, (depth + 1, in_frame && copy_of_local), on_way, left);
+                        self.follow(n, o, (depth + 1, next_frame), on_way, left);
                     on_way.pop();
                     complete &= step.complete;
                     if step.complete && step.defs.is_empty() {
@@ -436,6 +460,60 @@ impl Tracer<'_> {
 }
 
 impl Tracer<'_> {
+    /// For a field (key `k`) whose value is 0 and whose stores may not
+    /// have run: per function that may have run with such stores (not
+    /// Yes, not to one element of an array, not of this very constant:
+    /// stores that would have set it), the branch that may have kept them
+    /// all from running ([`postmortem_core::cause::skipped_all`]), at
+    /// most [`MAX_SKIPPED`] of them (the functions that surely ran
+    /// first). A store that did not run leaves the field as a write the
+    /// front-end does not see left it (a zeroing allocation, a `memset`):
+    /// the classic skipped initialisation.
+    fn skipped_field_stores(&self, k: &str) -> Vec<crate::image::fault::Skipped> {
+        let mut by_func: std::collections::BTreeMap<postmortem_core::FuncId, Vec<NodeId>> =
+            Default::default();
+        for w in self.map.fields.get(k).into_iter().flatten() {
+            let n = NodeId::new(w.node as usize);
+            let this_constant = exact(w.written) && w.written.can_leave(self.value, self.bytes);
+            if !w.indexed && !this_constant && self.labels.get(n.index()) != Some(&Label::Yes) {
+                by_func.entry(self.g.func_of(n)).or_default().push(n);
+            }
+        }
+        let entry_label = |f: postmortem_core::FuncId| {
+            self.g
+                .function(f)
+                .entry
+                .and_then(|e| self.labels.get(e.index()).copied())
+        };
+        let mut found: Vec<(bool, crate::image::fault::Skipped)> = by_func
+            .into_iter()
+            .filter(|(f, _)| entry_label(*f).is_some_and(|l| l != Label::No))
+            .filter_map(|(f, stores)| {
+                let b = postmortem_core::cause::skipped_all(self.g, self.labels, &stores)?;
+                let places: Vec<String> = stores
+                    .iter()
+                    .map(|&n| crate::vars::where_is(self.g, n))
+                    .collect();
+                let store = match places.as_slice() {
+                    [one] => format!("the store at {one}"),
+                    more => format!("the stores at {}", more.join(", ")),
+                };
+                let ran = self.labels.get(b.index()) == Some(&Label::Yes);
+                Some((
+                    entry_label(f) == Some(Label::Yes),
+                    crate::image::fault::Skipped {
+                        store,
+                        branch: format!("the branch at {}", crate::vars::where_is(self.g, b)),
+                        ran: if ran { "yes" } else { "maybe" }.into(),
+                        branch_node: Some(b),
+                    },
+                ))
+            })
+            .collect();
+        found.sort_by_key(|(surely, _)| !surely);
+        found.into_iter().take(MAX_SKIPPED).map(|(_, k)| k).collect()
+    }
+
     /// When `n`'s function is entered only through pointers (no direct
     /// call of it that is not No, not the program's start), the stores of
     /// its address into fields, not No, as definitions of what chose it

@@ -1193,7 +1193,7 @@ pub fn operand_cause(
         labels,
         value: o.value,
         bytes: o.bytes,
-        entered_by: None,
+        entered_by: &[],
         any_value: false,
     };
     let (_, made_by) = t.from_origin(o.node, &o.from);
@@ -1620,27 +1620,46 @@ pub fn wrong_checks(
     out
 }
 
-/// The function of the crash frame's activation and the calls that
-/// entered it, from the crash stack, for a local `u` of that frame
-/// ([`crate::origins::Tracer::entered_by`]); none where frames may be
-/// missing between the stack's last frame and the crash (a gap), or the
-/// last frame does not enter the crash's function.
-pub fn entered_by<'r>(
+/// The activations of the crash stack from the crash frame's outwards,
+/// each as its function and the calls that entered it, for a local `u`
+/// of the crash frame ([`crate::origins::Tracer::entered_by`]). The chain
+/// ends where frames may be missing (a gap), where a frame's calls are
+/// not all in one function, where a frame does not enter its callee's
+/// function, and at the outermost frame's caller (entered by the start).
+/// Empty for a value of another frame.
+pub fn entered_by(
     g: &Icfg,
-    report: &'r postmortem_core::Report,
+    report: &postmortem_core::Report,
     u: &ValueUse,
-) -> Option<(postmortem_core::FuncId, &'r [NodeId])> {
-    let whole = |gaps: &[usize]| !gaps.contains(&report.stack.len());
-    let (frame, crash) = (report.stack.last()?, report.crash.as_ref()?);
-    if !u.place.starts_with("frame #0 ")
-        || !whole(&report.stack_gaps)
-        || !whole(&report.sibling_gaps)
-    {
-        return None;
+) -> Vec<(postmortem_core::FuncId, Vec<NodeId>)> {
+    let gap = |i: usize| report.stack_gaps.contains(&i) || report.sibling_gaps.contains(&i);
+    let mut out = Vec::new();
+    let Some(crash) = report.crash.as_ref() else {
+        return out;
+    };
+    if !u.place.starts_with("frame #0 ") {
+        return out;
     }
-    let func = g.func_of(*crash.nodes().first()?);
-    let in_func = |nodes: &[NodeId]| nodes.iter().all(|&n| g.func_of(n) == func);
-    (in_func(frame.entry.nodes()) && in_func(crash.nodes())).then_some((func, frame.call.nodes()))
+    let one_func = |nodes: &[NodeId]| {
+        let f = g.func_of(*nodes.first()?);
+        nodes.iter().all(|&n| g.func_of(n) == f).then_some(f)
+    };
+    // The activation being entered, and what it must be entered at.
+    let Some(mut func) = one_func(crash.nodes()) else {
+        return out;
+    };
+    for i in (0..report.stack.len()).rev() {
+        let frame = &report.stack[i];
+        if gap(i + 1) || one_func(frame.entry.nodes()) != Some(func) {
+            break;
+        }
+        out.push((func, frame.call.nodes().to_vec()));
+        match one_func(frame.call.nodes()) {
+            Some(caller) => func = caller,
+            None => break,
+        }
+    }
+    out
 }
 
 /// `made` (the definitions of `u`'s value) without "uninitialised" for
@@ -1689,8 +1708,8 @@ pub fn without_unwritten_parameter(
 /// What [`postmortem_core::cause::reaching`] found for the value `u`, as
 /// the writers show it: each definition's place (`kv.c:35`, or what it
 /// is) and whether it made the value on every execution the report
-/// allows. `entered_by`: the call sites that entered `u`'s activation,
-/// when the stack says (see [`crate::origins::Tracer::entered_by`]).
+/// allows. `entered_by`: the call sites that entered `u`'s activation and
+/// its callers', as far as the stack says ([`entered_by`]).
 pub fn cause(
     g: &Icfg,
     u: &ValueUse,
@@ -1700,16 +1719,18 @@ pub fn cause(
     )],
     labels: &[postmortem_core::Label],
     map: Option<&VarMap>,
-    entered_by: Option<(postmortem_core::FuncId, &[NodeId])>,
+    entered_by: &[(postmortem_core::FuncId, Vec<NodeId>)],
 ) -> crate::image::fault::Cause {
     use postmortem_core::cause::{Definition, Made};
+    let entered_by: Vec<(postmortem_core::FuncId, &[NodeId])> =
+        entered_by.iter().map(|(f, s)| (*f, s.as_slice())).collect();
     let tracer = map.map(|map| crate::origins::Tracer {
         g,
         map,
         labels,
         value: u.value,
         bytes: u.shown.bytes,
-        entered_by,
+        entered_by: &entered_by,
         any_value: false,
     });
     let stores: Vec<NodeId> = u
@@ -1790,8 +1811,7 @@ pub fn cause(
                     via,
                     from,
                     exact,
-                    bound: None,
-                    chosen_by: Vec::new(),
+                    ..Default::default()
                 }
             })
             .collect(),

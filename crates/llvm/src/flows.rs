@@ -48,7 +48,7 @@ use crate::values::{written, Lowered};
 use llvm_ir::{Constant, Function, Instruction, Module, Name, Operand, Terminator, Type};
 use postmortem_core::NodeKind;
 use postmortem_formats::vars::{
-    BoundTest, CallArgs, Deref, FieldWrite, IndexUse, Origin, Return, VarMap, Written,
+    BoundTest, CallArgs, Deref, FieldWrite, IndexUse, Origin, Return, VarMap, VarScope, Written,
 };
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -212,7 +212,10 @@ fn local_vars(
     let Some(declared) = declared else {
         return HashMap::new();
     };
-    let mut by_decl: HashMap<(&str, u32), Vec<String>> = HashMap::new();
+    // A function inlined twice declares its variables once per copy:
+    // the copy's call site tells them apart.
+    type Key<'k> = (&'k str, u32, Option<(u32, u32)>);
+    let mut by_decl: HashMap<Key<'_>, Vec<String>> = HashMap::new();
     for (bi, bb) in f.basic_blocks.iter().enumerate() {
         for (ii, inst) in bb.instrs.iter().enumerate() {
             if let (Instruction::Alloca(a), Some(d)) = (inst, declared.get(&(bi, ii))) {
@@ -222,17 +225,21 @@ fn local_vars(
                 );
                 if scalar {
                     by_decl
-                        .entry((d.name.as_str(), d.line))
+                        .entry((d.name.as_str(), d.line, d.inlined_at))
                         .or_default()
                         .push(name_str(&a.dest));
                 }
             }
         }
     }
-    let mut vars: HashMap<(&str, u32), Vec<u32>> = HashMap::new();
+    let mut vars: HashMap<Key<'_>, Vec<u32>> = HashMap::new();
     for (i, v, line) in map.locals_of(&f.name) {
+        let inlined_at = match &v.scope {
+            VarScope::Local { inlined_at, .. } => *inlined_at,
+            VarScope::Global { .. } => None,
+        };
         if v.offset == 0 {
-            vars.entry((v.name.as_str(), line))
+            vars.entry((v.name.as_str(), line, inlined_at))
                 .or_default()
                 .push(i as u32);
         }

@@ -196,6 +196,12 @@ pub struct MadeBy {
     /// an element it did not reach keeps another value.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bound: Option<Skipped>,
+    /// For the write of a field the front-end does not see
+    /// ([`crate::origins::UNSEEN`]: a zeroing allocation), the branches
+    /// that may have kept the field's stores from running, so that it was
+    /// that write the load saw (a skipped initialisation).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<Skipped>,
     /// For a definition in a function the program only calls through
     /// pointers, the stores of its address into a field (`p->init =
     /// init_stream`): what chose the function that made the value.

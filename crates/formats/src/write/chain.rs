@@ -28,7 +28,10 @@
 //! 4. a definition that made it on some of them: Maybe; first those that
 //!    can only have made this value (`= NULL`) and the bounds of loops
 //!    that store one element of an array per pass (an element the loop
-//!    did not reach keeps another value), then computed ones;
+//!    did not reach keeps another value), then computed ones, each
+//!    field's followed by the branches that may have kept its stores
+//!    from running when its value is 0 (a skipped initialisation: the
+//!    zeroing allocation's 0 was left);
 //! 5. a branch that may have run and never went to such a store, or
 //!    tested the value, or that may have kept a store of another value
 //!    from running (a field's initialisation under a wrong condition):
@@ -246,6 +249,21 @@ fn definition(
     depth: usize,
 ) {
     if m.at == crate::origins::UNSEEN {
+        // Not a suspect itself; the branches that may have kept the
+        // field's stores from running, leaving its value, are: after the
+        // stores (pushed before this), as they may be the ones to fix.
+        for k in &m.skipped {
+            let ran = k.ran == "yes";
+            ranked.push((
+                4,
+                depth,
+                blame(c, k.branch.clone(), false, format!(
+                        "{} may have kept {} from running, so that the field kept what a write before them left (a skipped initialisation?)",
+                        if ran { "it ran and" } else { "if it ran, it" },
+                        k.store
+                    ), k.branch_node),
+            ));
+        }
         return;
     }
     let every = m.on == "every";
