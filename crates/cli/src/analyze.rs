@@ -397,7 +397,12 @@ pub fn causes_of(
                     }
                     let entered_by = postmortem_formats::vars::entered_by(e.graph, e.report, u);
                     let mut c = postmortem_formats::vars::cause(
-                        e.graph, u, &made, labels, e.vars, &entered_by,
+                        e.graph,
+                        u,
+                        &made,
+                        labels,
+                        e.vars,
+                        &entered_by,
                     );
                     if let (Some(map), Some(w)) = (e.vars, &walk) {
                         c.guards = postmortem_formats::vars::guards(e.graph, map, u, w, labels);

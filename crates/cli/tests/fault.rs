@@ -803,6 +803,20 @@ fn a_skipped_initialisation_is_found_through_inlined_and_indirect_calls() {
     assert!(!at.contains(&"the store at inlined.c:17"), "{r:?}");
 }
 
+/// A pointer stepped by a wrong amount (`p += cap`, `cap` chosen the
+/// wrong way round at line 15) and stored in a table: the walk from the
+/// wild `t[2].res` goes through the field's store to `p`, whose update
+/// is followed to the earlier value and to `cap`, whose store is among
+/// the first three suspects.
+#[test]
+fn a_pointer_stepped_by_a_variable_names_where_the_step_came_from() {
+    let (_, r) = why_of("step", include_str!("data/fault/step.c"), "run > /dev/null");
+    let at: Vec<&str> = r.iter().map(|(at, _)| at.as_str()).collect();
+    let cap = at.iter().position(|a| *a == "the store at step.c:15");
+    assert!(cap.is_some_and(|i| i < 3), "{r:?}");
+    assert!(at.contains(&"the store at step.c:16"), "{r:?}");
+}
+
 /// `v = getenv(name); if (name != NULL) { p = v; ... p[0] }`: the NULL
 /// `p` is a copy of `getenv`'s result, which nothing tested; the branch
 /// that tested `name` for NULL instead ranks first, as a check of the

@@ -44,7 +44,7 @@ use crate::vars::{Origin, VarMap, VarScope, Written};
 use postmortem_core::{Icfg, Label, NodeId};
 
 /// The most steps followed back from a suspect's store.
-pub const MAX_DEPTH: usize = 8;
+pub const MAX_DEPTH: usize = 16;
 /// The most branches named for skipping a field's stores, per load of
 /// the field ([`MadeBy::skipped`]).
 pub const MAX_SKIPPED: usize = 3;
@@ -148,9 +148,10 @@ impl Tracer<'_> {
         // none for a return, origin)).
         // (definition, its node, its own origin, whether it can only
         // have made this value).
-        if let Origin::Update(k, param) = o {
+        if let Origin::Update(k, param, with) = o {
             // The value changed at this step: where the earlier value
-            // came from, whatever it was.
+            // came from, whatever it was, and where what changed it came
+            // from (`n` of `p += n`), first.
             let t = Tracer {
                 any_value: true,
                 ..*self
@@ -159,13 +160,40 @@ impl Tracer<'_> {
                 Some(i) => Origin::Arg(*i),
                 None => Origin::Copy(*k),
             };
-            let mut step = t.follow(at, &earlier, (depth, frame), on_way, left);
-            let name = self
-                .map
-                .vars
-                .get(*k as usize)
-                .map_or("?", |v| v.name.as_str());
-            step.via = format!("a value computed from the earlier value of `{name}`");
+            let name = |k: u32| {
+                self.map
+                    .vars
+                    .get(k as usize)
+                    .map_or("?".to_string(), |v| format!("`{}`", v.name))
+            };
+            let mut step = match with.as_deref() {
+                Some(w) => t.follow(at, w, (depth, frame), on_way, left),
+                None => Step {
+                    via: String::new(),
+                    defs: Vec::new(),
+                    complete: true,
+                },
+            };
+            let before = t.follow(at, &earlier, (depth, frame), on_way, left);
+            step.defs.extend(before.defs);
+            step.complete &= before.complete;
+            step.via = match with.as_deref() {
+                Some(Origin::Copy(j)) => format!(
+                    "a value computed from the earlier value of {} and {}",
+                    name(*k),
+                    name(*j)
+                ),
+                Some(Origin::Field(f)) => format!(
+                    "a value computed from the earlier value of {} and {}",
+                    name(*k),
+                    field_name(f)
+                ),
+                Some(Origin::Call(f)) => format!(
+                    "a value computed from the earlier value of {} and the result of `{f}`",
+                    name(*k)
+                ),
+                _ => format!("a value computed from the earlier value of {}", name(*k)),
+            };
             return step;
         }
         let mut defs: Vec<(String, Option<NodeId>, Option<&Origin>, bool)> = Vec::new();
@@ -436,8 +464,7 @@ impl Tracer<'_> {
                 } else {
                     *left -= 1;
                     on_way.push((n, o as *const Origin));
-                    let step =
-                        self.follow(n, o, (depth + 1, next_frame), on_way, left);
+                    let step = self.follow(n, o, (depth + 1, next_frame), on_way, left);
                     on_way.pop();
                     complete &= step.complete;
                     if step.complete && step.defs.is_empty() {
@@ -511,7 +538,11 @@ impl Tracer<'_> {
             })
             .collect();
         found.sort_by_key(|(surely, _)| !surely);
-        found.into_iter().take(MAX_SKIPPED).map(|(_, k)| k).collect()
+        found
+            .into_iter()
+            .take(MAX_SKIPPED)
+            .map(|(_, k)| k)
+            .collect()
     }
 
     /// When `n`'s function is entered only through pointers (no direct

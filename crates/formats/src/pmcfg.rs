@@ -65,7 +65,8 @@ pub const CACHE_MAGIC: [u8; 6] = *b"PMCFG\0";
 /// inlined lines ([`Icfg::inlined_lines`]). Version 8: the instructions'
 /// columns ([`Icfg::instruction_columns`]). Version 9: indirect calls'
 /// callees among the variable map's accesses (`vars::Deref::call`).
-pub const CACHE_VERSION: u16 = 9;
+/// Version 10: an update's other operand (`vars::Origin::Update`).
+pub const CACHE_VERSION: u16 = 10;
 /// Header: magic, version (u16), total length (u64).
 const CACHE_HEADER: usize = 6 + 2 + 8;
 /// Sentinel for "none" in optional `u32` fields.

@@ -145,12 +145,14 @@ pub enum Origin {
     /// point.
     Copy(u32),
     /// A value computed from this variable's own earlier value (`x = x -
-    /// y`, `x -= n`; index in [`VarMap::vars`]): not the same value, but
-    /// it came from where that earlier value came from; with the
-    /// parameter's index when that earlier value is the function's
+    /// y`, `x -= n`, `p += n`; index in [`VarMap::vars`]): not the same
+    /// value, but it came from where that earlier value came from; with
+    /// the parameter's index when that earlier value is the function's
     /// parameter, stored in the same block (the prologue's store, which
-    /// the update's own store hides in the node's origin).
-    Update(u32, Option<u32>),
+    /// the update's own store hides in the node's origin); and with where
+    /// the other operand came from (`n`), when it is known: the value
+    /// came from there too.
+    Update(u32, Option<u32>, Option<Box<Origin>>),
     /// A load of a struct's field through a pointer: the field's key
     /// (``struct.EState.17``: the struct type and the constant indices),
     /// one of [`VarMap::fields`]'s writes, or a write the front-end does

@@ -422,13 +422,20 @@ impl<'a> FnCx<'a> {
     /// `Origin::Update(var)` when `op`, stored to `var` at `at`, is an
     /// integer operation on `var`'s own value loaded in that block with
     /// no store to it between (`x = x - y`, `x -= n`, through `sext`,
-    /// `zext`, `trunc`).
+    /// `zext`, `trunc`), or a pointer's step by a variable amount (`p +=
+    /// n`: a `getelementptr` of one index that is no constant); with the
+    /// other operand's origin.
     fn update_of(&self, op: &Operand, var: u32, at: Use) -> Option<Origin> {
         let (b, _, inst) = self.def_of(op)?;
         if b != at.0 {
             return None;
         }
         let (x, y) = match inst {
+            Instruction::GetElementPtr(g)
+                if g.indices.len() == 1 && const_int(&g.indices[0]).is_none() =>
+            {
+                (&g.address, &g.indices[0])
+            }
             Instruction::Add(i) => (&i.operand0, &i.operand1),
             Instruction::Sub(i) => (&i.operand0, &i.operand1),
             Instruction::Mul(i) => (&i.operand0, &i.operand1),
@@ -441,9 +448,15 @@ impl<'a> FnCx<'a> {
             _ => return None,
         };
         let own = |op: &Operand| self.origin(&self.uncast(op), at) == Some(Origin::Copy(var));
-        if !own(x) && !own(y) {
-            return None;
-        }
+        let other = match (own(x), own(y)) {
+            (true, _) => y,
+            (false, true) => x,
+            (false, false) => return None,
+        };
+        let with = self
+            .origin(&self.uncast(other), at)
+            .filter(|o| *o != Origin::Copy(var))
+            .map(Box::new);
         // The earlier value: a parameter when the block's last store to
         // the variable before the update stored one (the prologue).
         let mut stores = self.f.basic_blocks[at.0].instrs[..at.1]
@@ -456,7 +469,7 @@ impl<'a> FnCx<'a> {
             Some(Some(Source::Param(i))) => Some(i),
             _ => None,
         };
-        Some(Origin::Update(var, param))
+        Some(Origin::Update(var, param, with))
     }
 
     /// What the value `op` is, as [`written`] says, and for a pointer
