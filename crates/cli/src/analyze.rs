@@ -413,10 +413,13 @@ pub fn causes_of(
                         c.made_by.clear();
                     }
                     c.carriers_first = f.bound_values.contains(&i);
-                    if let Some(map) = e.vars.filter(|_| f.dangling() == Some(u.value)) {
+                    if let Some(map) = e.vars.filter(|_| f.dangles(u.value)) {
                         let copy = postmortem_formats::vars::Origin::Copy(u.var as u32);
                         c.freed_by =
                             postmortem_formats::vars::freed_by(e.graph, map, &copy, labels);
+                        c.freed_by.extend(postmortem_formats::vars::freed_before(
+                            e.graph, map, &c.made_by, labels,
+                        ));
                     }
                     if let (Some(map), Some(crash)) = (e.vars, e.report.crash.as_ref()) {
                         c.guards.extend(postmortem_formats::vars::wrong_checks(

@@ -574,8 +574,8 @@ fn a_check_that_let_the_bad_value_through_is_blamed() {
 /// field; its stores program-wide that can have left NULL are the
 /// suspects, the store of the very NULL (`reset`) first, never Yes (a
 /// field is also written unseen: memset, memcpy, another type), then the
-/// branch that may have skipped the other store, also in a program with
-/// a signal handler.
+/// branch that may have skipped the other store, then that store of
+/// `malloc`'s result, also in a program with a signal handler.
 #[test]
 fn a_null_loaded_from_a_struct_field_names_the_fields_stores() {
     let src = include_str!("data/fault/field.c");
@@ -593,15 +593,16 @@ fn a_null_loaded_from_a_struct_field_names_the_fields_stores() {
     );
     let nulled = format!("the store at field.c:{}", line_of("s->buf = NULL;"));
     let allocated = format!("the store at field.c:{}", line_of("s->buf = malloc(size);"));
-    // The test that may have skipped the allocation's store comes after
-    // it: the field then kept the NULL written before.
+    // The test that may have skipped the allocation's store comes before
+    // it (the field then kept the NULL written before; `malloc` returning
+    // NULL is the less likely way).
     let skipped = format!("the branch at field.c:{}", line_of("if (size > 0)"));
     assert_eq!(
         ranked(&v),
         vec![
             (nulled, "maybe".to_string()),
-            (allocated, "maybe".to_string()),
-            (skipped, "maybe".to_string())
+            (skipped, "maybe".to_string()),
+            (allocated, "maybe".to_string())
         ],
         "{}",
         v["suspects"]
@@ -764,9 +765,9 @@ fn a_parameter_is_traced_through_the_call_on_the_stack() {
 /// `block` as `f(p, n)`): the walk follows the inlined copy's parameter
 /// store to `st`, `state`, and each call the stack names, the indirect
 /// one too, out to the load of `c->state` in `main`. Its stores (lines
-/// 28 and 30) may not have run: they rank first, then the branch that
+/// 28 and 30, of `calloc`'s results) may not have run: the branch that
 /// may have skipped both (line 26, the inverted size test), not the one
-/// that chose between them (line 27).
+/// that chose between them (line 27), ranks first, then the stores.
 #[test]
 fn a_skipped_initialisation_is_found_through_inlined_and_indirect_calls() {
     let dir = crashed(
@@ -781,9 +782,9 @@ fn a_skipped_initialisation_is_found_through_inlined_and_indirect_calls() {
         at.get(..3),
         Some(
             &[
+                "the branch at inlined.c:26",
                 "the store at inlined.c:28",
-                "the store at inlined.c:30",
-                "the branch at inlined.c:26"
+                "the store at inlined.c:30"
             ][..]
         ),
         "{r:?}"
@@ -815,6 +816,26 @@ fn a_pointer_stepped_by_a_variable_names_where_the_step_came_from() {
     let cap = at.iter().position(|a| *a == "the store at step.c:15");
     assert!(cap.is_some_and(|i| i < 3), "{r:?}");
     assert!(at.contains(&"the store at step.c:16"), "{r:?}");
+}
+
+/// A use after free where the freeing call never takes the pointer:
+/// `close_box(B)` frees `B->b` (through `drop`, whose name says nothing)
+/// just before `sum(B->b, ...)` passes it on. The call just before the
+/// call that passed the dangling pointer, which can reach `free`, ranks
+/// first, and is Yes.
+#[test]
+fn a_call_that_can_free_just_before_a_dangling_pointer_is_passed_ranks_first() {
+    let (_, r) = why_of("closed", include_str!("data/fault/closed.c"), "run");
+    assert_eq!(
+        r.first().map(|(at, l)| (at.as_str(), l.as_str())),
+        Some(("the call at closed.c:22", "yes")),
+        "{r:?}"
+    );
+    // Not the call that only read `B->n` before it.
+    assert!(
+        !r.iter().any(|(at, _)| at == "the call at closed.c:21"),
+        "{r:?}"
+    );
 }
 
 /// `v = getenv(name); if (name != NULL) { p = v; ... p[0] }`: the NULL

@@ -200,6 +200,46 @@ pub fn skipped_all(g: &Icfg, labels: &[Label], stores: &[NodeId]) -> Option<Node
     None
 }
 
+/// The call sites of `site`'s function that may run before it in one
+/// activation, nearest first (a breadth-first search back from `site`
+/// over the function's local graph, [`skipped_by`]'s, through nodes
+/// `labels` does not say are No), that `wanted` accepts: at most `max`.
+pub fn calls_before(
+    g: &Icfg,
+    labels: &[Label],
+    site: NodeId,
+    wanted: &dyn Fn(NodeId) -> bool,
+    max: usize,
+) -> Vec<NodeId> {
+    let local = crate::local::LocalGraph::of_function(g, g.func_of(site), labels);
+    let pred = local.preds();
+    let nodes = &local.nodes;
+    let Some(s) = nodes.iter().position(|&v| v == site) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut seen = vec![false; nodes.len()];
+    seen[s] = true;
+    let mut queue: std::collections::VecDeque<usize> = std::collections::VecDeque::from([s]);
+    while let Some(v) = queue.pop_front() {
+        for &p in &pred[v] {
+            if seen[p] || local.dead[p] {
+                continue;
+            }
+            seen[p] = true;
+            let n = nodes[p];
+            if g.kind(n) == NodeKind::CallSite && wanted(n) {
+                out.push(n);
+                if out.len() == max {
+                    return out;
+                }
+            }
+            queue.push_back(p);
+        }
+    }
+    out
+}
+
 /// The branch that ends the loop around `store` (a store to one element
 /// of an array per pass, `a[i] = v`): the nearest branch before it that
 /// can leave without passing it ([`skipped_by`]) and that `store` reaches
@@ -439,6 +479,38 @@ mod tests {
         labels[s0.index()] = Label::No;
         assert_eq!(skipped_by(&g, &labels, s1), None);
         let _ = (e, c);
+    }
+
+    /// The calls before a node, nearest first, as `wanted` picks them:
+    /// in the graph of [`graph`] with s0 and s1 as calls of nothing in
+    /// particular (call sites by kind), from c back.
+    #[test]
+    fn the_calls_before_a_node_are_found_nearest_first() {
+        let mut b = IcfgBuilder::new();
+        let f = b.function("main");
+        b.set_function_file(f, "m.c");
+        let mut add = |id: &str, kind: NodeKind, line: u32| b.test_node(id, kind, f, line);
+        let e = add("e", NodeKind::Entry, 1);
+        let c0 = add("c0", NodeKind::CallSite, 2);
+        let r0 = add("r0", NodeKind::Statement, 2);
+        let c1 = add("c1", NodeKind::CallSite, 3);
+        let r1 = add("r1", NodeKind::Statement, 3);
+        let x = add("x", NodeKind::CallSite, 4);
+        b.set_start(e);
+        for (p, q) in [(e, c0), (c0, r0), (r0, c1), (c1, r1), (r1, x)] {
+            b.add_flow_edge(p, q);
+        }
+        let g = b.build().unwrap();
+        let labels = vec![Label::Yes; g.num_nodes()];
+        let any = |_: NodeId| true;
+        assert_eq!(calls_before(&g, &labels, x, &any, 5), vec![c1, c0]);
+        assert_eq!(calls_before(&g, &labels, x, &any, 1), vec![c1]);
+        let not_c1 = |n: NodeId| n != c1;
+        assert_eq!(calls_before(&g, &labels, x, &not_c1, 5), vec![c0]);
+        // Nothing is found through a node that did not run.
+        let mut no = labels.clone();
+        no[r0.index()] = Label::No;
+        assert_eq!(calls_before(&g, &no, x, &any, 5), vec![c1]);
     }
 
     /// `if (!ready) { if (hc) p->s = a(); else p->s = b(); }`: the test

@@ -217,9 +217,7 @@ impl Tracer<'_> {
             Origin::Call(f) => {
                 let Some(returns) = self.map.returns.get(f) else {
                     return Step {
-                        via: format!(
-                            "the result of `{f}` (not followed: not defined in the program)"
-                        ),
+                        via: format!("the result of `{f}` {OUTSIDE}"),
                         defs: Vec::new(),
                         complete: false,
                     };
@@ -594,6 +592,10 @@ pub const PROGRAM_ARGS: &str = "the program's arguments (from the system)";
 pub fn not_followed(at: &str) -> bool {
     [UNSEEN, UNLISTED_CALL, ASYNC_CALL, PROGRAM_ARGS].contains(&at)
 }
+
+/// How a step that ends at a call of a function outside the program (the
+/// C library's `malloc`, `getenv`) ends its `via`.
+pub const OUTSIDE: &str = "(not followed: not defined in the program)";
 
 /// The definition that stands for a field's writes the front-end does
 /// not see (not a suspect: `chain.rs` leaves it out).

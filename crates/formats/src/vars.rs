@@ -1243,7 +1243,9 @@ pub fn operand_cause(
         }
     }
     let freed_by = if o.dangling {
-        freed_by(g, map, &o.from, labels)
+        let mut f = freed_by(g, map, &o.from, labels);
+        f.extend(freed_before(g, map, &made_by, labels));
+        f
     } else {
         Vec::new()
     };
@@ -1420,10 +1422,6 @@ pub fn freed_by(
     labels: &[postmortem_core::Label],
 ) -> Vec<crate::image::fault::Freed> {
     use postmortem_core::Label;
-    let releases = |name: &str| {
-        let n = name.to_ascii_lowercase();
-        n.contains("free") || n.contains("release") || n == "realloc" || n == "munmap"
-    };
     let direct = map
         .calls
         .iter()
@@ -1449,6 +1447,121 @@ pub fn freed_by(
                 }
                 .into(),
                 node: Some(n),
+                before: None,
+            });
+        }
+    }
+    out
+}
+
+/// Whether a function of this name releases memory: `free`, `realloc`,
+/// `munmap`, a name with "free" or "release".
+fn releases(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    n.contains("free") || n.contains("release") || n == "realloc" || n == "munmap"
+}
+
+/// The most calls named per call that passed a dangling pointer on
+/// ([`freed_before`]).
+const MAX_FREED_BEFORE: usize = 2;
+
+/// For a dangling pointer whose way to the crash passed through calls
+/// (`made_by`: the call sites that passed it on, on every execution the
+/// report allows), the calls that may have run just before each of them
+/// in its function and may free memory ([`releases`], directly or
+/// through the calls they make, calls through pointers included as the
+/// graph resolves them): when the memory was freed between where the
+/// pointer was taken and where it was used, by a call that does not take
+/// the pointer itself (`lua_closeslot(L, -1)` closing the buffer's box
+/// before `lua_pushlstring(L, B->b, B->n)`), one of those is likely it.
+/// Nearest first, at most [`MAX_FREED_BEFORE`] per call.
+pub fn freed_before(
+    g: &Icfg,
+    map: &VarMap,
+    made_by: &[crate::image::fault::MadeBy],
+    labels: &[postmortem_core::Label],
+) -> Vec<crate::image::fault::Freed> {
+    use postmortem_core::{FuncId, Label, NodeKind};
+    fn passed_on(ms: &[crate::image::fault::MadeBy], g: &Icfg, out: &mut Vec<NodeId>) {
+        for m in ms {
+            if let Some(n) = m.node.filter(|&n| {
+                m.on == "every" && g.kind(n) == NodeKind::CallSite && !out.contains(&n)
+            }) {
+                out.push(n);
+            }
+            passed_on(&m.from, g, out);
+        }
+    }
+    let mut sites = Vec::new();
+    passed_on(made_by, g, &mut sites);
+    if sites.is_empty() {
+        return Vec::new();
+    }
+    // The calls of a releasing function outside the program, by site.
+    let external: std::collections::HashMap<usize, &str> = map
+        .calls
+        .iter()
+        .filter(|(name, _)| releases(name))
+        .flat_map(|(name, calls)| calls.iter().map(move |c| (c.site as usize, name.as_str())))
+        .collect();
+    // The functions that may free: those with such a call, those named
+    // so, and their callers, transitively.
+    let nf = g.functions().len();
+    let mut frees = vec![false; nf];
+    let mut callers: Vec<Vec<FuncId>> = vec![Vec::new(); nf];
+    for n in g.nodes().filter(|&n| g.kind(n) == NodeKind::CallSite) {
+        let h = g.func_of(n);
+        if external.contains_key(&n.index()) {
+            frees[h.index()] = true;
+        }
+        for c in g.callees(n) {
+            callers[c.index()].push(h);
+        }
+    }
+    for (i, f) in g.functions().iter().enumerate() {
+        if releases(&f.name) {
+            frees[i] = true;
+        }
+    }
+    let mut stack: Vec<usize> = (0..nf).filter(|&i| frees[i]).collect();
+    while let Some(f) = stack.pop() {
+        for &h in &callers[f] {
+            if !frees[h.index()] {
+                frees[h.index()] = true;
+                stack.push(h.index());
+            }
+        }
+    }
+    let may_free = |n: NodeId| {
+        !sites.contains(&n)
+            && (external.contains_key(&n.index()) || g.callees(n).any(|c| frees[c.index()]))
+    };
+    let mut out: Vec<crate::image::fault::Freed> = Vec::new();
+    for &site in &sites {
+        for n in postmortem_core::cause::calls_before(g, labels, site, &may_free, MAX_FREED_BEFORE)
+        {
+            let call = format!("the call at {}", where_is(g, n));
+            if out.iter().any(|f| f.call == call) {
+                continue;
+            }
+            let callee = match (external.get(&n.index()), g.callees(n).next()) {
+                (Some(name), _) => format!("`{name}`"),
+                (None, Some(c)) if g.callees(n).nth(1).is_none() => {
+                    format!("`{}`", g.function(c).name)
+                }
+                _ => "a function through a pointer".to_string(),
+            };
+            out.push(crate::image::fault::Freed {
+                call,
+                callee,
+                ran: if labels.get(n.index()) == Some(&Label::Yes) {
+                    "yes"
+                } else {
+                    "maybe"
+                }
+                .into(),
+                node: Some(n),
+                before: Some(format!("the call at {}", where_is(g, site))),
             });
         }
     }

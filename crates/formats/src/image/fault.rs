@@ -111,6 +111,11 @@ pub struct Freed {
     /// Its node, for links.
     #[serde(skip)]
     pub node: Option<postmortem_core::NodeId>,
+    /// When it did not take the pointer: the call that passed the pointer
+    /// on, which it may have run just before
+    /// ([`crate::vars::freed_before`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub before: Option<String>,
 }
 
 /// A faulting operand that is no variable ([`Fault::operands`]).
@@ -317,6 +322,19 @@ impl Fault {
             Some(o) => o.registers.iter().map(|r| r.1).collect(),
             None => Vec::new(),
         }
+    }
+
+    /// Whether `value` is a dangling pointer: [`Fault::dangling`]'s, or
+    /// one that a function outside the program (the C library's
+    /// `memcpy`) faulted on in its own page, not mapped (so not a read
+    /// past the end of a block that is still there), away from NULL.
+    pub fn dangles(&self, value: u64) -> bool {
+        self.dangling() == Some(value)
+            || (self.reason.as_deref() == Some("address not mapped")
+                && value >= 4096
+                && self
+                    .library_fault()
+                    .is_some_and(|a| a >= value && a & !0xfff == value & !0xfff))
     }
 
     /// The pointer of a memory access in the program that faulted at an

@@ -21,7 +21,8 @@
 //!    A call that may have freed the memory a dangling pointer points
 //!    to (the same field or variable passed to `free`, or to a function
 //!    through a pointer) ranks here when it ran, after them when it may
-//!    have;
+//!    have; so do, one class lower, the calls that can free memory made
+//!    just before a call that passed the dangling pointer on;
 //! 3. the other definitions that made it on every execution (a value
 //!    computed at run time, perhaps from the input: the check after it is
 //!    the likelier bug): Yes;
@@ -34,8 +35,10 @@
 //!    zeroing allocation's 0 was left);
 //! 5. a branch that may have run and never went to such a store, or
 //!    tested the value, or that may have kept a store of another value
-//!    from running (a field's initialisation under a wrong condition):
-//!    Maybe.
+//!    from running (a field's initialisation under a wrong condition),
+//!    and a definition that may have stored what a function outside the
+//!    program returned (`p = malloc(n)`: what took it unchecked is the
+//!    likelier bug): Maybe.
 //!
 //! A definition that only carried the value (a copy, a call's argument,
 //! a parameter) ranks no higher than the best of the definitions it
@@ -155,15 +158,25 @@ pub fn suspects(f: &Fault, max: usize) -> Vec<Suspect> {
         }
         for k in &c.freed_by {
             let ran = k.ran == "yes";
-            ranked.push((
-                if ran { 1 } else { 2 },
-                0,
-                blame(c, k.call.clone(), ran, format!(
+            let (class, reason) = match &k.before {
+                None => (
+                    if ran { 1 } else { 2 },
+                    format!(
                         "{} passed the same pointer to {}, and the access faulted at an address no longer mapped: if that freed the memory before the access, a use after free",
                         if ran { "it" } else { "if it ran, it" },
                         k.callee
-                    ), k.node),
-            ));
+                    ),
+                ),
+                Some(site) => (
+                    if ran { 2 } else { 4 },
+                    format!(
+                        "{} {} just before {site}, which passed the pointer on, and it can free memory; the access faulted at an address no longer mapped: if it freed the memory, a use after free",
+                        if ran { "it called" } else { "if it ran, it called" },
+                        k.callee
+                    ),
+                ),
+            };
+            ranked.push((class, 0, blame(c, k.call.clone(), ran, reason, k.node)));
         }
         for k in &c.may_skip {
             ranked.push((
@@ -234,6 +247,16 @@ fn class_with(m: &MadeBy, lowered: bool) -> u8 {
         && m.from.iter().all(|d| crate::origins::not_followed(&d.at))
     {
         return 6;
+    }
+    // A value that may have come straight from the C library (`p =
+    // malloc(n)`, `return getenv(k);`): had the library returned it, the
+    // bug is more likely what took it unchecked; after the other maybes.
+    if m.on != "every"
+        && m.via
+            .as_deref()
+            .is_some_and(|v| v.ends_with(crate::origins::OUTSIDE))
+    {
+        return own.max(5);
     }
     let sources = followed.into_iter().filter(|&c| c < 6 && lowered).min();
     sources.map_or(own, |s| own.max(s))
