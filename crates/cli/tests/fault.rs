@@ -838,6 +838,25 @@ fn a_call_that_can_free_just_before_a_dangling_pointer_is_passed_ranks_first() {
     );
 }
 
+/// A wild pointer chosen by a condition (`slot = c ? &t.array[0] :
+/// getint(&t, k)`) and returned by `getint` as an element's address
+/// (`&t->array[key - 1]`) after a check that let a far negative key
+/// through: the walk follows the `phi` to the call's returns, and the
+/// check of the index against its bound (line 11) ranks first.
+#[test]
+fn a_wild_element_address_blames_the_check_of_its_index() {
+    let (_, r) = why_of("element", include_str!("data/fault/element.c"), "run");
+    assert_eq!(
+        r.first().map(|(at, l)| (at.as_str(), l.as_str())),
+        Some(("the branch at element.c:11", "yes")),
+        "{r:?}"
+    );
+    assert!(
+        r.iter().any(|(at, _)| at == "the return at element.c:12"),
+        "{r:?}"
+    );
+}
+
 /// `v = getenv(name); if (name != NULL) { p = v; ... p[0] }`: the NULL
 /// `p` is a copy of `getenv`'s result, which nothing tested; the branch
 /// that tested `name` for NULL instead ranks first, as a check of the

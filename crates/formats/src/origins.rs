@@ -196,6 +196,46 @@ impl Tracer<'_> {
             };
             return step;
         }
+        if let Origin::Either(incoming) = o {
+            // Each incoming value's definitions; one computed there is a
+            // definition not followed.
+            let mut step = Step {
+                via: "one of the values a condition chose between".into(),
+                defs: Vec::new(),
+                complete: true,
+            };
+            for i in incoming {
+                match i {
+                    Some(i) => {
+                        let s = self.follow(at, i, (depth, frame), on_way, left);
+                        step.defs.extend(s.defs);
+                        step.complete &= s.complete;
+                    }
+                    None => {
+                        step.defs.push(MadeBy {
+                            at: COMPUTED.into(),
+                            ..MadeBy::default()
+                        });
+                        step.complete = false;
+                    }
+                }
+            }
+            return step;
+        }
+        if let Origin::Element(k) = o {
+            let name = self
+                .map
+                .vars
+                .get(*k as usize)
+                .map_or("?", |v| v.name.as_str());
+            return Step {
+                via: format!(
+                    "the address of an array's element at index `{name}` (plus a constant)"
+                ),
+                defs: Vec::new(),
+                complete: false,
+            };
+        }
         let mut defs: Vec<(String, Option<NodeId>, Option<&Origin>, bool)> = Vec::new();
         // The definitions are the calls the stack names as entering this
         // activation: they are in the next one.
@@ -207,7 +247,7 @@ impl Tracer<'_> {
         let mut indexed: Vec<NodeId> = Vec::new();
         let via = match o {
             // Handled above.
-            Origin::Update(..) => {
+            Origin::Update(..) | Origin::Either(..) | Origin::Element(..) => {
                 return Step {
                     via: String::new(),
                     defs: Vec::new(),
@@ -472,6 +512,9 @@ impl Tracer<'_> {
                     }
                     m.via = Some(step.via);
                     m.from = step.defs;
+                    if let Origin::Element(k) = o {
+                        m.index_bounds = self.index_bounds(n, *k, &m.at);
+                    }
                 }
             }
             out.push(m);
@@ -485,6 +528,43 @@ impl Tracer<'_> {
 }
 
 impl Tracer<'_> {
+    /// For a definition at `n` of an element's address at variable `k`'s
+    /// index ([`Origin::Element`]), when the value is no small offset from
+    /// NULL: the branches of its function, not No, that compared `k` with
+    /// a bound ([`crate::vars::VarMap::bounds`]), at most [`MAX_SKIPPED`]:
+    /// the check that let a wild index through.
+    fn index_bounds(&self, n: NodeId, k: u32, at: &str) -> Vec<crate::image::fault::Skipped> {
+        if !self.any_value && self.value < 4096 {
+            return Vec::new();
+        }
+        let f = self.g.func_of(n);
+        let mut out: Vec<crate::image::fault::Skipped> = Vec::new();
+        for b in &self.map.bounds {
+            let branch = NodeId::new(b.branch as usize);
+            if b.var != k
+                || self.g.func_of(branch) != f
+                || !self.not_no(branch)
+                || out.iter().any(|s| s.branch_node == Some(branch))
+            {
+                continue;
+            }
+            out.push(crate::image::fault::Skipped {
+                store: at.to_string(),
+                branch: format!("the branch at {}", crate::vars::where_is(self.g, branch)),
+                ran: match self.labels.get(branch.index()) {
+                    Some(Label::Yes) => "yes",
+                    _ => "maybe",
+                }
+                .into(),
+                branch_node: Some(branch),
+            });
+            if out.len() == MAX_SKIPPED {
+                break;
+            }
+        }
+        out
+    }
+
     /// For a field (key `k`) whose value is 0 and whose stores may not
     /// have run: per function that may have run with such stores (not
     /// Yes, not to one element of an array, not of this very constant:
@@ -590,8 +670,13 @@ pub const PROGRAM_ARGS: &str = "the program's arguments (from the system)";
 /// ([`UNSEEN`], [`UNLISTED_CALL`], [`ASYNC_CALL`], [`PROGRAM_ARGS`]): no
 /// statement of the program.
 pub fn not_followed(at: &str) -> bool {
-    [UNSEEN, UNLISTED_CALL, ASYNC_CALL, PROGRAM_ARGS].contains(&at)
+    [UNSEEN, UNLISTED_CALL, ASYNC_CALL, PROGRAM_ARGS, COMPUTED].contains(&at)
 }
+
+/// The definition that stands for a value a condition chose that was
+/// computed there (one of [`Origin::Either`]'s, not followed; not a
+/// suspect: `chain.rs` leaves it out).
+pub const COMPUTED: &str = "a value computed where a condition chose it";
 
 /// How a step that ends at a call of a function outside the program (the
 /// C library's `malloc`, `getenv`) ends its `via`.

@@ -66,7 +66,9 @@ pub const CACHE_MAGIC: [u8; 6] = *b"PMCFG\0";
 /// columns ([`Icfg::instruction_columns`]). Version 9: indirect calls'
 /// callees among the variable map's accesses (`vars::Deref::call`).
 /// Version 10: an update's other operand (`vars::Origin::Update`).
-pub const CACHE_VERSION: u16 = 10;
+/// Version 11: the origins `vars::Origin::Either` (a `phi`) and
+/// `vars::Origin::Element` (an element's address).
+pub const CACHE_VERSION: u16 = 11;
 /// Header: magic, version (u16), total length (u64).
 const CACHE_HEADER: usize = 6 + 2 + 8;
 /// Sentinel for "none" in optional `u32` fields.

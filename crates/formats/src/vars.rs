@@ -153,6 +153,14 @@ pub enum Origin {
     /// the other operand came from (`n`), when it is known: the value
     /// came from there too.
     Update(u32, Option<u32>, Option<Box<Origin>>),
+    /// One of a `phi`'s incoming values (`c ? p : f(x)`), each with its
+    /// origin where it is known (none: a value computed there).
+    Either(Vec<Option<Origin>>),
+    /// The address of an array's element at this variable's value plus a
+    /// constant (`&t->array[key - 1]`; index in [`VarMap::vars`]): not
+    /// copied from anywhere, but the branches that compared the index
+    /// with its bound ([`VarMap::bounds`]) let it be made.
+    Element(u32),
     /// A load of a struct's field through a pointer: the field's key
     /// (``struct.EState.17``: the struct type and the constant indices),
     /// one of [`VarMap::fields`]'s writes, or a write the front-end does
@@ -1306,7 +1314,7 @@ pub fn bound_guards(
             Origin::Field(k) => crate::origins::field_name(k),
             Origin::Arg(i) => format!("parameter {}", i + 1),
             Origin::Call(f) => format!("the result of `{f}`"),
-            Origin::Update(..) => continue,
+            Origin::Update(..) | Origin::Either(..) | Origin::Element(..) => continue,
         };
         out.push(crate::image::fault::Guard {
             branch: format!("the branch at {}", where_is(g, n)),

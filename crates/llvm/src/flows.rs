@@ -152,10 +152,11 @@ pub(crate) fn add(
                 let Some(var) = cx.var_at(&s.address) else {
                     continue;
                 };
-                // The node's last store wins, as in its `writes`.
+                // The node's last store wins, as in its `writes`. An
+                // update first: `p += n` is no element of another array.
                 let origin = cx
-                    .origin(&s.value, (bi, ii))
-                    .or_else(|| cx.update_of(&s.value, var, (bi, ii)));
+                    .update_of(&s.value, var, (bi, ii))
+                    .or_else(|| cx.origin(&s.value, (bi, ii)));
                 from.entry(var as usize)
                     .or_default()
                     .insert(node.as_u32(), origin);
@@ -376,6 +377,12 @@ impl<'a> FnCx<'a> {
     /// at the use is the one loaded: a walk back from the use meets the
     /// stores that can have made it).
     fn origin(&self, op: &Operand, at: Use) -> Option<Origin> {
+        self.origin_in(op, at, true)
+    }
+
+    /// [`FnCx::origin`], with `phis`: whether a `phi` is followed to its
+    /// incoming values (one level: not a `phi`'s incoming `phi`).
+    fn origin_in(&self, op: &Operand, at: Use, phis: bool) -> Option<Origin> {
         let def = match self.source(op)? {
             Source::Param(i) => return Some(Origin::Arg(i)),
             Source::Inst(d) => d,
@@ -399,10 +406,69 @@ impl<'a> FnCx<'a> {
             (_, _, Instruction::GetElementPtr(g))
                 if g.indices.iter().all(|i| const_int(i) == Some(0)) =>
             {
-                self.origin(&g.address, at)
+                self.origin_in(&g.address, at, phis)
+            }
+            // `&a[i + 1]`: an element the index chose.
+            (bi, _, Instruction::GetElementPtr(g)) => {
+                let mut varying = g.indices.iter().filter(|i| const_int(i).is_none());
+                match (varying.next(), varying.next()) {
+                    (Some(i), None) => self.var_offset(i, bi).map(|(v, _)| Origin::Element(v)),
+                    _ => None,
+                }
+            }
+            (_, _, Instruction::Phi(p)) if phis => {
+                let incoming: Vec<Option<Origin>> = p
+                    .incoming_values
+                    .iter()
+                    .map(|(v, from)| {
+                        let b = self.f.basic_blocks.iter().position(|bb| &bb.name == from)?;
+                        let end = self.f.basic_blocks[b].instrs.len();
+                        self.origin_in(v, (b, end), false)
+                    })
+                    .collect();
+                incoming
+                    .iter()
+                    .any(Option::is_some)
+                    .then_some(Origin::Either(incoming))
             }
             _ => None,
         }
+    }
+
+    /// `op` as a variable's value loaded in block `bi` plus a constant
+    /// (through `sext`, `zext`, `trunc`, and additions and subtractions
+    /// of constants in that block): the variable and the constant.
+    fn var_offset(&self, op: &Operand, bi: usize) -> Option<(u32, i64)> {
+        let mut op = op.clone();
+        let mut offset: i64 = 0;
+        for _ in 0..8 {
+            let (b, _, def) = self.def_of(&op)?;
+            if b != bi {
+                return None;
+            }
+            op = match def {
+                Instruction::SExt(x) => x.operand.clone(),
+                Instruction::ZExt(x) => x.operand.clone(),
+                Instruction::Trunc(x) => x.operand.clone(),
+                Instruction::Add(a) => {
+                    let (v, k) = match (const_int(&a.operand0), const_int(&a.operand1)) {
+                        (None, Some(k)) => (&a.operand0, k),
+                        (Some(k), None) => (&a.operand1, k),
+                        _ => return None,
+                    };
+                    offset = offset.checked_add(i64::try_from(k).ok().filter(|k| *k < 1 << 31)?)?;
+                    v.clone()
+                }
+                Instruction::Sub(a) => {
+                    let k = const_int(&a.operand1).filter(|k| *k < 1 << 31)?;
+                    offset = offset.checked_sub(k as i64)?;
+                    a.operand0.clone()
+                }
+                Instruction::Load(l) => return Some((self.var_at(&l.address)?, offset)),
+                _ => return None,
+            };
+        }
+        None
     }
 
     /// `op` through `sext`, `zext` and `trunc`: the value converted.
@@ -617,44 +683,15 @@ impl<'a> FnCx<'a> {
             return None;
         };
         let mut varying = g.indices.iter().filter(|i| const_int(i).is_none());
-        let (mut op, None) = (varying.next()?.clone(), varying.next()) else {
+        let (Some(op), None) = (varying.next(), varying.next()) else {
             return None;
         };
-        let mut offset: i64 = 0;
-        for _ in 0..8 {
-            let (b, _, def) = self.def_of(&op)?;
-            if b != bi {
-                return None;
-            }
-            op = match def {
-                Instruction::SExt(x) => x.operand.clone(),
-                Instruction::ZExt(x) => x.operand.clone(),
-                Instruction::Trunc(x) => x.operand.clone(),
-                Instruction::Add(a) => {
-                    let (v, k) = match (const_int(&a.operand0), const_int(&a.operand1)) {
-                        (None, Some(k)) => (&a.operand0, k),
-                        (Some(k), None) => (&a.operand1, k),
-                        _ => return None,
-                    };
-                    offset = offset.checked_add(i64::try_from(k).ok().filter(|k| *k < 1 << 31)?)?;
-                    v.clone()
-                }
-                Instruction::Sub(a) => {
-                    let k = const_int(&a.operand1).filter(|k| *k < 1 << 31)?;
-                    offset = offset.checked_sub(k as i64)?;
-                    a.operand0.clone()
-                }
-                Instruction::Load(l) => {
-                    return Some(IndexUse {
-                        node: node.as_u32(),
-                        var: self.var_at(&l.address)?,
-                        offset,
-                    })
-                }
-                _ => return None,
-            };
-        }
-        None
+        let (var, offset) = self.var_offset(op, bi)?;
+        Some(IndexUse {
+            node: node.as_u32(),
+            var,
+            offset,
+        })
     }
 
     /// The field that block `bi` branches on testing it for NULL: `icmp
@@ -714,13 +751,11 @@ impl<'a> FnCx<'a> {
         if b != bi {
             return out;
         }
-        // Through the conversions: the value compared as it was loaded.
+        // Through the conversions and constant steps: the value compared
+        // as it was loaded (`i < n`, `key - 1 < limit`).
         let (a, b) = (self.uncast(&c.operand0), self.uncast(&c.operand1));
         for (this, other) in [(&a, &b), (&b, &a)] {
-            let var = match self.def_of(this) {
-                Some((x, _, Instruction::Load(l))) if x == bi => self.var_at(&l.address),
-                _ => None,
-            };
+            let var = self.var_offset(this, bi).map(|(v, _)| v);
             let (Some(var), Some(bound)) = (var, self.origin(other, (bi, ci))) else {
                 continue;
             };

@@ -152,9 +152,18 @@ fn stores_and_returns_say_where_their_values_came_from() {
         .map(|(i, _)| i as u32 + 1)
         .collect();
     assert_eq!(sites, calls_at);
-    // A computed return (`m ? p : 0`) has no origin.
-    assert!(
-        map.returns["get"].iter().all(|r| r.from.is_none()),
+    // A return of a choice (`m ? p : 0`): one of a copy of `p` and a
+    // value computed where the condition chose it (the constant).
+    let (p, _) = var("get", "p");
+    assert_eq!(
+        map.returns["get"]
+            .iter()
+            .map(|r| r.from.clone())
+            .collect::<Vec<_>>(),
+        vec![Some(Origin::Either(vec![
+            Some(Origin::Copy(p as u32)),
+            None
+        ]))],
         "{:?}",
         map.returns["get"]
     );

@@ -201,6 +201,11 @@ pub struct MadeBy {
     /// an element it did not reach keeps another value.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bound: Option<Skipped>,
+    /// For a definition of an array element's address (`return
+    /// &t->a[i - 1]`), the branches that compared its index with a bound:
+    /// the check that let a wild index through.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub index_bounds: Vec<Skipped>,
     /// For the write of a field the front-end does not see
     /// ([`crate::origins::UNSEEN`]: a zeroing allocation), the branches
     /// that may have kept the field's stores from running, so that it was

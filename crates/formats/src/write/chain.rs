@@ -271,6 +271,9 @@ fn definition(
     reason: String,
     depth: usize,
 ) {
+    if m.at == crate::origins::COMPUTED {
+        return;
+    }
     if m.at == crate::origins::UNSEEN {
         // Not a suspect itself; the branches that may have kept the
         // field's stores from running, leaving its value, are: after the
@@ -314,6 +317,20 @@ fn definition(
                     "{} the loop whose passes store one element each at {}: an element the loop did not reach keeps another value (a loop bound one short?)",
                     if ran { "it ended" } else { "if it ran, it ended" },
                     k.store.strip_prefix("the store at ").unwrap_or(&k.store)
+                ), k.branch_node),
+        ));
+    }
+    for k in &m.index_bounds {
+        // The check that let the index through is likelier wrong than
+        // how the index was computed.
+        let ran = k.ran == "yes";
+        ranked.push((
+            if ran { 1 } else { 3 },
+            depth + 1,
+            blame(c, k.branch.clone(), ran, format!(
+                    "{} the index of the element whose address {} made with its bound: the check that let the index through",
+                    if ran { "it compared" } else { "if it ran, it compared" },
+                    k.store
                 ), k.branch_node),
         ));
     }
