@@ -372,8 +372,12 @@ pub fn causes_of(
                             postmortem_formats::vars::crash_walk(e.graph, map, u, crash, labels)
                         });
                     let made = match (&u.cause, &walk) {
+                        (Some(v), Some(w)) if !async_code => {
+                            let v = postmortem_formats::vars::within_frame(v, w);
+                            postmortem_core::cause::reaching(s, e.graph, e.report, &v, Some(labels))
+                        }
                         (Some(v), _) if !async_code => {
-                            postmortem_core::cause::reaching(s, e.graph, e.report, v)
+                            postmortem_core::cause::reaching(s, e.graph, e.report, v, Some(labels))
                         }
                         // A local of a function that may be active twice (or
                         // any, with asynchronous code): within the crash

@@ -65,26 +65,51 @@ pub struct Variable {
 
 /// The candidates of `v` that made its value on some execution the
 /// report allows, each with [`Made`]; empty when the report itself is
-/// impossible. Runs one check per candidate (with one candidate, none).
+/// impossible. With `hint` (labels sound for the report and the evidence
+/// the caller holds: the analysis's), each candidate is first tried
+/// against the hint refined ([`Solver::refine_hint`]: a candidate it
+/// shows impossible is dropped), then, while two or more are left, one
+/// whole check per candidate (with one candidate, none).
 pub fn reaching(
     s: &dyn Solver,
     g: &Icfg,
     report: &Report,
     v: &Variable,
+    hint: Option<&[Label]>,
 ) -> Vec<(Definition, Made)> {
+    let with = |d: Definition| {
+        let mut r = report.clone();
+        r.values.push(last_is(v, d));
+        r
+    };
     let possible: Vec<Definition> = if v.candidates.len() < 2 {
         v.candidates.clone()
     } else {
-        v.candidates
+        // First the hint refined (the bulk pass over what the analysis
+        // left open: cheap), then a whole check of those it did not rule
+        // out, while more than one is left.
+        let refuted = |d: Definition| {
+            hint.is_some_and(|h| {
+                matches!(
+                    s.refine_hint(g, &with(d), h, &[]),
+                    Err(crate::solver::SolveError::Infeasible { .. })
+                )
+            })
+        };
+        let left: Vec<Definition> = v
+            .candidates
             .iter()
             .copied()
-            .filter(|&d| {
-                let mut r = report.clone();
-                r.values.push(last_is(v, d));
+            .filter(|&d| !refuted(d))
+            .collect();
+        if left.len() < 2 {
+            left
+        } else {
+            left.into_iter()
                 // A check the limits stopped is a possible one.
-                !matches!(s.possible(g, &r, None), Ok(Answer::Impossible))
-            })
-            .collect()
+                .filter(|&d| !matches!(s.possible(g, &with(d), None), Ok(Answer::Impossible)))
+                .collect()
+        }
     };
     let made = if possible.len() == 1 {
         Made::Every
@@ -412,7 +437,7 @@ mod tests {
             ..Report::default()
         };
         // Both branches are possible; s0 is always overwritten.
-        let r = reaching(&Fsa::default(), &g, &report, &v);
+        let r = reaching(&Fsa::default(), &g, &report, &v, None);
         assert_eq!(
             r,
             vec![
@@ -423,7 +448,7 @@ mod tests {
         // s2 seen not to run: s1 made it, on every execution.
         let mut seen = report.clone();
         seen.obs_no.push(NodeSet::one(s2));
-        let r = reaching(&Fsa::default(), &g, &seen, &v);
+        let r = reaching(&Fsa::default(), &g, &seen, &v, None);
         assert_eq!(r, vec![(Definition::Store(s1), Made::Every)]);
         // A global never stored on the way: its initial value, if the
         // stores can be avoided (they cannot here).
@@ -431,7 +456,7 @@ mod tests {
             candidates: vec![Definition::Initial, Definition::Store(s2)],
             ..v
         };
-        let r = reaching(&Fsa::default(), &g, &report, &v);
+        let r = reaching(&Fsa::default(), &g, &report, &v, None);
         assert_eq!(r, vec![(Definition::Store(s2), Made::Every)]);
     }
 

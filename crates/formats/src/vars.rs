@@ -1146,6 +1146,26 @@ pub fn crash_walk(
     Some(out)
 }
 
+/// `v` (the cause of a local of the crash frame) without the candidates
+/// its [`crash_walk`] did not meet: a store no way back from the crash
+/// within the activation reaches before another write, the uninitialised
+/// slot when every way back meets a write. Those cannot have left the
+/// value: the checks of [`postmortem_core::cause::reaching`] need not
+/// ask (a whole check can take seconds on a large program).
+pub fn within_frame(
+    v: &postmortem_core::cause::Variable,
+    walk: &CrashWalk,
+) -> postmortem_core::cause::Variable {
+    use postmortem_core::cause::Definition;
+    let mut v = v.clone();
+    v.candidates.retain(|d| match d {
+        Definition::Store(n) => walk.writes.binary_search(n).is_ok(),
+        Definition::Uninitialised(_) => walk.entry.is_some(),
+        Definition::Initial => true,
+    });
+    v
+}
+
 /// The definitions of `u`'s value when it is a local of the crash frame
 /// that [`postmortem_core::cause::reaching`] cannot be asked about (its
 /// function may be active twice, so a global "last write" would mix
@@ -2053,6 +2073,39 @@ fn reenters(g: &Icfg, entry: NodeId) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Only the candidates the crash frame's walk met are checked: a
+    /// store it did not reach and, when every way back met a write, the
+    /// uninitialised slot are dropped; a global's initial value stays.
+    #[test]
+    fn the_candidates_outside_the_frames_walk_are_dropped() {
+        use postmortem_core::cause::{Definition, Variable};
+        use postmortem_core::report::NodeSet;
+        let n = NodeId::new;
+        let v = Variable {
+            writes: NodeSet::new(vec![n(1), n(2), n(3)]).unwrap(),
+            candidates: vec![
+                Definition::Store(n(2)),
+                Definition::Store(n(3)),
+                Definition::Uninitialised(n(1)),
+                Definition::Initial,
+            ],
+            what: "x".into(),
+        };
+        let walk = |writes: Vec<NodeId>, entry: Option<NodeId>| CrashWalk {
+            writes,
+            entry,
+            passed: Vec::new(),
+        };
+        assert_eq!(
+            within_frame(&v, &walk(vec![n(3)], None)).candidates,
+            vec![Definition::Store(n(3)), Definition::Initial]
+        );
+        assert_eq!(
+            within_frame(&v, &walk(vec![n(2), n(3)], Some(n(1)))).candidates,
+            v.candidates
+        );
+    }
 
     /// The error says what it said as a string (issue 38).
     #[test]

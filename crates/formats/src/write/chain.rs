@@ -644,6 +644,7 @@ mod tests {
                     callee: "`free`".into(),
                     ran: "maybe".into(),
                     node: node(9),
+                    before: None,
                 }],
                 may_skip: vec![Skipped {
                     store: "the store at a.c:13".into(),
