@@ -857,6 +857,28 @@ fn a_wild_element_address_blames_the_check_of_its_index() {
     );
 }
 
+/// `total / parts` with both 0: the divisor is read from `parts`'s stack
+/// slot (`idiv dword ptr [rbp-N]`), so `parts` is the suspect and not
+/// `total`, which only holds the same value.
+#[test]
+fn a_divisor_read_from_memory_is_the_variable_read_from_there() {
+    let (v, r) = why_of("divisor", include_str!("data/fault/divisor.c"), "run");
+    assert_eq!(
+        v["fault"]["suspects"],
+        serde_json::json!(["`parts` = 0 (frame #0 `main`)"]),
+        "{}",
+        v["fault"]
+    );
+    assert!(
+        !r.iter().any(|(at, _)| at == "the store at divisor.c:12"),
+        "{r:?}"
+    );
+    assert!(
+        r.iter().any(|(at, _)| at == "the store at divisor.c:13"),
+        "{r:?}"
+    );
+}
+
 /// `v = getenv(name); if (name != NULL) { p = v; ... p[0] }`: the NULL
 /// `p` is a copy of `getenv`'s result, which nothing tested; the branch
 /// that tested `name` for NULL instead ranks first, as a check of the

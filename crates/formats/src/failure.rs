@@ -915,8 +915,17 @@ fn suspects(
     // In a library: a pointer the program passed, within a page below the
     // faulting address (NULL for an address near 0, `NULL + 1`, a buffer
     // read past its end).
+    // A divisor read from memory: the variable read from that very
+    // address, when one was (`idiv dword ptr [rbp-7Ch]`, a local's slot),
+    // not another that holds the same value by chance.
+    let divisor_at = f
+        .instruction
+        .as_ref()
+        .and_then(|o| o.divisor_address)
+        .filter(|&a| divides && uses.iter().any(|u| u.address == Some(a)));
     let matches = |u: &ValueUse| match f.library_fault() {
         Some(a) => u.shown.pointer && u.value <= a && a - u.value < 4096,
+        None if divisor_at.is_some() => u.address == divisor_at,
         None => u.shown.pointer != divides && want.contains(&u.value),
     };
     // A variable the crash's statement does not load did not give the

@@ -732,6 +732,9 @@ pub struct Observed {
     /// For a local, the physical frame it was read from, numbered as
     /// `native::unwind` numbers the binary's frames (0 = innermost).
     pub frame: Option<u32>,
+    /// Where in the process's memory it was read.
+    #[serde(skip)]
+    pub address: Option<u64>,
 }
 
 /// What became of one observed value.
@@ -776,6 +779,9 @@ pub struct ValueUse {
     /// Its index in the [`VarMap`] (not in the JSON).
     #[serde(skip_serializing)]
     pub var: usize,
+    /// Where in the process's memory it was read (not in the JSON).
+    #[serde(skip_serializing)]
+    pub address: Option<u64>,
 }
 
 /// What the HTML report needs to show a value where it belongs: beside
@@ -894,6 +900,7 @@ fn value_use(v: &Var, o: &Observed, local_frame: &dyn Fn(&Observed) -> Option<us
         unused: None,
         cause: None,
         var: o.var,
+        address: o.address,
         shown: Shown {
             bytes: v.bytes,
             pointer: v.pointer,
@@ -2245,12 +2252,14 @@ mod tests {
                 value: 0,
                 place: "frame #0 `f`".into(),
                 frame: Some(0),
+                address: None,
             },
             Observed {
                 var: 1,
                 value: 0xffff_fffe,
                 place: "global".into(),
                 frame: None,
+                address: None,
             },
         ];
         let made = constraints(&g, &map, &observed, None, &|o| o.frame.map(|_| 3));

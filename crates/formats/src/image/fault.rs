@@ -294,6 +294,11 @@ pub struct Operand {
     /// The divisor's width in bits (0: no divisor).
     #[serde(skip)]
     pub divisor_bits: u32,
+    /// The address of a divisor read from memory (`idiv dword ptr
+    /// [rbp-7Ch]`: a local's stack slot at an unoptimised build), which
+    /// names its variable when a variable was read from there.
+    #[serde(skip)]
+    pub divisor_address: Option<u64>,
     /// For a call through a bad pointer (the process faulted fetching the
     /// callee's first instruction), the address it called.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -535,6 +540,7 @@ fn instruction(core: &Core, bin: &Binary, base: u64) -> Option<Operand> {
                 .wrapping_add(ins.memory_displacement64());
             let width = ins.memory_size().size().clamp(1, 8);
             out.divisor_bits = 8 * width as u32;
+            out.divisor_address = Some(addr);
             out.divisor = core.mem(addr, width as u64).map(|b| {
                 let mut w = [0u8; 8];
                 w[..b.len().min(8)].copy_from_slice(&b[..b.len().min(8)]);

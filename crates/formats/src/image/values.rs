@@ -153,6 +153,7 @@ fn globals(
                 value: value(b),
                 place: "global".into(),
                 frame: None,
+                address: Some(at),
             }),
             None => missing += 1,
         }
@@ -449,6 +450,7 @@ fn locals(
                     value: value(b),
                     place: format!("frame #{} `{}`", f.index, f.function),
                     frame: Some(f.index as u32),
+                    address: Some(addr),
                 });
             }
         }
