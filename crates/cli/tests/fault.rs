@@ -54,6 +54,20 @@ fn ranked(v: &Value) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Asserts that `r`'s first suspect is `at`, with `label` when given.
+fn assert_first(r: &[(String, String)], at: &str, label: Option<&str>) {
+    let first = r.first().map(|(a, l)| (a.as_str(), l.as_str()));
+    assert!(
+        first.is_some_and(|(a, l)| a == at && label.is_none_or(|x| x == l)),
+        "{at} {label:?} first: {r:?}"
+    );
+}
+
+/// Asserts that `at` is among `r`'s suspects.
+fn assert_blamed(r: &[(String, String)], at: &str) {
+    assert!(r.iter().any(|(a, _)| a == at), "{at}: {r:?}");
+}
+
 /// `postmortem COMMAND --cfg prog.bc --binary prog --core CORE EXTRA...`
 /// in `dir`, which must succeed.
 fn on_core(
@@ -702,11 +716,7 @@ fn a_division_overflow_names_the_guard_that_let_minus_one_through() {
         "{f}"
     );
     let r = ranked(&v);
-    assert_eq!(
-        r.first().map(|(at, l)| (at.as_str(), l.as_str())),
-        Some(("the branch at idiv.c:8", "yes")),
-        "{r:?}"
-    );
+    assert_first(&r, "the branch at idiv.c:8", Some("yes"));
     // `if (((n != 0) == 0))`: an `icmp eq` of the widened `n != 0`, the
     // comparison negated. The branch test reads it so: with `n`'s value
     // the crash path stays possible, so nothing is dropped.
@@ -743,11 +753,7 @@ fn a_parameter_is_traced_through_the_call_on_the_stack() {
         include_str!("data/fault/entered.c"),
         "run a > /dev/null",
     );
-    assert_eq!(
-        r.first().map(|(at, l)| (at.as_str(), l.as_str())),
-        Some(("the store at entered.c:15", "yes")),
-        "{r:?}"
-    );
+    assert_first(&r, "the store at entered.c:15", Some("yes"));
     for (at, _) in &r {
         for line in [
             "entered.c:9",
@@ -826,11 +832,7 @@ fn a_pointer_stepped_by_a_variable_names_where_the_step_came_from() {
 #[test]
 fn a_call_that_can_free_just_before_a_dangling_pointer_is_passed_ranks_first() {
     let (_, r) = why_of("closed", include_str!("data/fault/closed.c"), "run");
-    assert_eq!(
-        r.first().map(|(at, l)| (at.as_str(), l.as_str())),
-        Some(("the call at closed.c:22", "yes")),
-        "{r:?}"
-    );
+    assert_first(&r, "the call at closed.c:22", Some("yes"));
     // Not the call that only read `B->n` before it.
     assert!(
         !r.iter().any(|(at, _)| at == "the call at closed.c:21"),
@@ -846,15 +848,8 @@ fn a_call_that_can_free_just_before_a_dangling_pointer_is_passed_ranks_first() {
 #[test]
 fn a_wild_element_address_blames_the_check_of_its_index() {
     let (_, r) = why_of("element", include_str!("data/fault/element.c"), "run");
-    assert_eq!(
-        r.first().map(|(at, l)| (at.as_str(), l.as_str())),
-        Some(("the branch at element.c:11", "yes")),
-        "{r:?}"
-    );
-    assert!(
-        r.iter().any(|(at, _)| at == "the return at element.c:12"),
-        "{r:?}"
-    );
+    assert_first(&r, "the branch at element.c:11", Some("yes"));
+    assert_blamed(&r, "the return at element.c:12");
 }
 
 /// `total / parts` with both 0: the divisor is read from `parts`'s stack
@@ -873,10 +868,7 @@ fn a_divisor_read_from_memory_is_the_variable_read_from_there() {
         !r.iter().any(|(at, _)| at == "the store at divisor.c:12"),
         "{r:?}"
     );
-    assert!(
-        r.iter().any(|(at, _)| at == "the store at divisor.c:13"),
-        "{r:?}"
-    );
+    assert_blamed(&r, "the store at divisor.c:13");
 }
 
 /// `v = getenv(name); if (name != NULL) { p = v; ... p[0] }`: the NULL
@@ -890,11 +882,7 @@ fn a_null_check_of_another_variable_ranks_first() {
         include_str!("data/fault/wrongvar.c"),
         "run > /dev/null",
     );
-    assert_eq!(
-        r.first().map(|(at, l)| (at.as_str(), l.as_str())),
-        Some(("the branch at wrongvar.c:5", "yes")),
-        "{r:?}"
-    );
+    assert_first(&r, "the branch at wrongvar.c:5", Some("yes"));
     let reason = v["suspects"][0]["reason"].as_str().unwrap_or_default();
     assert!(
         reason.contains("`name` for NULL") && reason.contains("`v`"),
@@ -984,15 +972,8 @@ fn a_loop_that_stopped_short_of_an_element_is_blamed() {
         include_str!("data/fault/bound.c"),
         "run > /dev/null",
     );
-    assert_eq!(
-        r.first().map(|(at, l)| (at.as_str(), l.as_str())),
-        Some(("the branch at bound.c:7", "yes")),
-        "{r:?}"
-    );
-    assert!(
-        r.iter().any(|(at, _)| at == "the store at bound.c:8"),
-        "{r:?}"
-    );
+    assert_first(&r, "the branch at bound.c:7", Some("yes"));
+    assert_blamed(&r, "the store at bound.c:8");
 }
 
 /// A write through a pointer whose block was freed (a 1 MiB block, which
@@ -1106,17 +1087,10 @@ fn a_null_check_of_another_field_ranks_first() {
         include_str!("data/fault/wrongfield.c"),
         "run > /dev/null",
     );
-    assert_eq!(
-        r.first().map(|(at, l)| (at.as_str(), l.as_str())),
-        Some(("the branch at wrongfield.c:11", "yes")),
-        "{r:?}"
-    );
+    assert_first(&r, "the branch at wrongfield.c:11", Some("yes"));
     let reason = v["suspects"][0]["reason"].as_str().unwrap_or_default();
     assert!(reason.contains("a check of the wrong field"), "{reason}");
-    assert!(
-        r.iter().any(|(at, _)| at == "the store at wrongfield.c:19"),
-        "{r:?}"
-    );
+    assert_blamed(&r, "the store at wrongfield.c:19");
 }
 
 /// The witness check (`query`'s witness against the program's data): a

@@ -401,23 +401,33 @@ mod tests {
     use crate::fsa::Fsa;
     use crate::icfg::{IcfgBuilder, NodeKind};
 
-    /// main: entry, `x = 0` (s0), a branch to `x = 1` (s1) or `x = 2`
-    /// (s2), then the crash (c).
-    fn graph() -> (Icfg, [NodeId; 5]) {
+    /// `main` of `N` nodes, the first its entry and the start, each of
+    /// the given kind on lines 1, 2, ... in order, with flow edges
+    /// between the nodes of the given positions.
+    fn function<const N: usize>(
+        kinds: [NodeKind; N],
+        edges: &[(usize, usize)],
+    ) -> (Icfg, [NodeId; N]) {
         let mut b = IcfgBuilder::new();
         let f = b.function("main");
         b.set_function_file(f, "m.c");
-        let mut add = |id: &str, kind: NodeKind, line: u32| b.test_node(id, kind, f, line);
-        let e = add("e", NodeKind::Entry, 1);
-        let s0 = add("s0", NodeKind::Statement, 2);
-        let s1 = add("s1", NodeKind::Statement, 3);
-        let s2 = add("s2", NodeKind::Statement, 4);
-        let c = add("c", NodeKind::Statement, 5);
-        b.set_start(e);
-        for (p, q) in [(e, s0), (s0, s1), (s0, s2), (s1, c), (s2, c)] {
-            b.add_flow_edge(p, q);
+        let nodes =
+            std::array::from_fn(|i| b.test_node(&format!("n{i}"), kinds[i], f, i as u32 + 1));
+        b.set_start(nodes[0]);
+        for &(p, q) in edges {
+            b.add_flow_edge(nodes[p], nodes[q]);
         }
-        (b.build().unwrap(), [e, s0, s1, s2, c])
+        (b.build().unwrap(), nodes)
+    }
+
+    /// main: entry, `x = 0` (s0), a branch to `x = 1` (s1) or `x = 2`
+    /// (s2), then the crash (c).
+    fn graph() -> (Icfg, [NodeId; 5]) {
+        use NodeKind::{Entry, Statement};
+        function(
+            [Entry, Statement, Statement, Statement, Statement],
+            &[(0, 1), (1, 2), (1, 3), (2, 4), (3, 4)],
+        )
     }
 
     #[test]
@@ -507,25 +517,14 @@ mod tests {
     }
 
     /// The calls before a node, nearest first, as `wanted` picks them:
-    /// in the graph of [`graph`] with s0 and s1 as calls of nothing in
-    /// particular (call sites by kind), from c back.
+    /// calls c0 and c1 (each to its return site) before the call x.
     #[test]
     fn the_calls_before_a_node_are_found_nearest_first() {
-        let mut b = IcfgBuilder::new();
-        let f = b.function("main");
-        b.set_function_file(f, "m.c");
-        let mut add = |id: &str, kind: NodeKind, line: u32| b.test_node(id, kind, f, line);
-        let e = add("e", NodeKind::Entry, 1);
-        let c0 = add("c0", NodeKind::CallSite, 2);
-        let r0 = add("r0", NodeKind::Statement, 2);
-        let c1 = add("c1", NodeKind::CallSite, 3);
-        let r1 = add("r1", NodeKind::Statement, 3);
-        let x = add("x", NodeKind::CallSite, 4);
-        b.set_start(e);
-        for (p, q) in [(e, c0), (c0, r0), (r0, c1), (c1, r1), (r1, x)] {
-            b.add_flow_edge(p, q);
-        }
-        let g = b.build().unwrap();
+        use NodeKind::{CallSite, Entry, Statement};
+        let (g, [_, c0, r0, c1, _, x]) = function(
+            [Entry, CallSite, Statement, CallSite, Statement, CallSite],
+            &[(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)],
+        );
         let labels = vec![Label::Yes; g.num_nodes()];
         let any = |_: NodeId| true;
         assert_eq!(calls_before(&g, &labels, x, &any, 5), vec![c1, c0]);
@@ -543,21 +542,11 @@ mod tests {
     /// only chose between them, though it is the nearest to each.
     #[test]
     fn the_branch_that_skipped_every_store_of_a_set_is_named() {
-        let mut b = IcfgBuilder::new();
-        let f = b.function("main");
-        b.set_function_file(f, "m.c");
-        let mut add = |id: &str, kind: NodeKind, line: u32| b.test_node(id, kind, f, line);
-        let e = add("e", NodeKind::Entry, 1);
-        let r = add("r", NodeKind::Statement, 2);
-        let h = add("h", NodeKind::Statement, 3);
-        let s1 = add("s1", NodeKind::Statement, 4);
-        let s2 = add("s2", NodeKind::Statement, 5);
-        let c = add("c", NodeKind::Statement, 6);
-        b.set_start(e);
-        for (p, q) in [(e, r), (r, h), (r, c), (h, s1), (h, s2), (s1, c), (s2, c)] {
-            b.add_flow_edge(p, q);
-        }
-        let g = b.build().unwrap();
+        use NodeKind::{Entry, Statement};
+        let (g, [_, r, h, s1, s2, c]) = function(
+            [Entry, Statement, Statement, Statement, Statement, Statement],
+            &[(0, 1), (1, 2), (1, 5), (2, 3), (2, 4), (3, 5), (4, 5)],
+        );
         let labels = vec![Label::Maybe; g.num_nodes()];
         assert_eq!(skipped_by(&g, &labels, s1), Some(h));
         assert_eq!(skipped_all(&g, &labels, &[s1]), Some(h));

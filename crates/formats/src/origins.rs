@@ -480,18 +480,8 @@ impl Tracer<'_> {
                 m.skipped = std::mem::take(&mut unseen_after);
             }
             if let Some(n) = node.filter(|n| indexed.contains(n)) {
-                m.bound = postmortem_core::cause::loop_exit(self.g, self.labels, n).map(|b| {
-                    crate::image::fault::Skipped {
-                        store: m.at.clone(),
-                        branch: format!("the branch at {}", crate::vars::where_is(self.g, b)),
-                        ran: match self.labels.get(b.index()) {
-                            Some(Label::Yes) => "yes",
-                            _ => "maybe",
-                        }
-                        .into(),
-                        branch_node: Some(b),
-                    }
-                });
+                m.bound = postmortem_core::cause::loop_exit(self.g, self.labels, n)
+                    .map(|b| self.skipped(m.at.clone(), b));
             }
             if let (Some(n), Some(o)) = (node, next) {
                 // A cycle: this definition, along this origin, is already
@@ -528,6 +518,21 @@ impl Tracer<'_> {
 }
 
 impl Tracer<'_> {
+    /// Branch `b`, named for `store` (what it kept from running, or the
+    /// definition it let through), and whether it ran.
+    fn skipped(&self, store: String, b: NodeId) -> crate::image::fault::Skipped {
+        crate::image::fault::Skipped {
+            store,
+            branch: format!("the branch at {}", crate::vars::where_is(self.g, b)),
+            ran: match self.labels.get(b.index()) {
+                Some(Label::Yes) => "yes",
+                _ => "maybe",
+            }
+            .into(),
+            branch_node: Some(b),
+        }
+    }
+
     /// For a definition at `n` of an element's address at variable `k`'s
     /// index ([`Origin::Element`]), when the value is no small offset from
     /// NULL: the branches of its function, not No, that compared `k` with
@@ -548,16 +553,7 @@ impl Tracer<'_> {
             {
                 continue;
             }
-            out.push(crate::image::fault::Skipped {
-                store: at.to_string(),
-                branch: format!("the branch at {}", crate::vars::where_is(self.g, branch)),
-                ran: match self.labels.get(branch.index()) {
-                    Some(Label::Yes) => "yes",
-                    _ => "maybe",
-                }
-                .into(),
-                branch_node: Some(branch),
-            });
+            out.push(self.skipped(at.to_string(), branch));
             if out.len() == MAX_SKIPPED {
                 break;
             }
@@ -603,16 +599,7 @@ impl Tracer<'_> {
                     [one] => format!("the store at {one}"),
                     more => format!("the stores at {}", more.join(", ")),
                 };
-                let ran = self.labels.get(b.index()) == Some(&Label::Yes);
-                Some((
-                    entry_label(f) == Some(Label::Yes),
-                    crate::image::fault::Skipped {
-                        store,
-                        branch: format!("the branch at {}", crate::vars::where_is(self.g, b)),
-                        ran: if ran { "yes" } else { "maybe" }.into(),
-                        branch_node: Some(b),
-                    },
-                ))
+                Some((entry_label(f) == Some(Label::Yes), self.skipped(store, b)))
             })
             .collect();
         found.sort_by_key(|(surely, _)| !surely);

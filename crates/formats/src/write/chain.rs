@@ -305,33 +305,32 @@ fn definition(
             node: m.node,
         },
     ));
-    if let Some(k) = &m.bound {
-        // Before the computed values of the loop's stores: an element the
-        // loop did not reach is the likelier cause of a NULL than a call
-        // in it that returned one.
+    // Before the computed values of the loop's stores: an element the
+    // loop did not reach is the likelier cause of a NULL than a call in
+    // it that returned one. And the check that let an index through is
+    // likelier wrong than how the index was computed.
+    let loops = m.bound.iter().map(|k| {
+        let ran = k.ran == "yes";
+        (k, format!(
+            "{} the loop whose passes store one element each at {}: an element the loop did not reach keeps another value (a loop bound one short?)",
+            if ran { "it ended" } else { "if it ran, it ended" },
+            k.store.strip_prefix("the store at ").unwrap_or(&k.store)
+        ))
+    });
+    let checks = m.index_bounds.iter().map(|k| {
+        let ran = k.ran == "yes";
+        (k, format!(
+            "{} the index of the element whose address {} made with its bound: the check that let the index through",
+            if ran { "it compared" } else { "if it ran, it compared" },
+            k.store
+        ))
+    });
+    for (k, reason) in loops.chain(checks) {
         let ran = k.ran == "yes";
         ranked.push((
             if ran { 1 } else { 3 },
             depth + 1,
-            blame(c, k.branch.clone(), ran, format!(
-                    "{} the loop whose passes store one element each at {}: an element the loop did not reach keeps another value (a loop bound one short?)",
-                    if ran { "it ended" } else { "if it ran, it ended" },
-                    k.store.strip_prefix("the store at ").unwrap_or(&k.store)
-                ), k.branch_node),
-        ));
-    }
-    for k in &m.index_bounds {
-        // The check that let the index through is likelier wrong than
-        // how the index was computed.
-        let ran = k.ran == "yes";
-        ranked.push((
-            if ran { 1 } else { 3 },
-            depth + 1,
-            blame(c, k.branch.clone(), ran, format!(
-                    "{} the index of the element whose address {} made with its bound: the check that let the index through",
-                    if ran { "it compared" } else { "if it ran, it compared" },
-                    k.store
-                ), k.branch_node),
+            blame(c, k.branch.clone(), ran, reason, k.branch_node),
         ));
     }
     for k in &m.chosen_by {
