@@ -871,6 +871,39 @@ fn a_divisor_read_from_memory_is_the_variable_read_from_there() {
     assert_blamed(&r, "the store at divisor.c:13");
 }
 
+/// An out-parameter left unset by an early return: `find(key, &e)`
+/// returns at line 13 for a long key without `*out = ...`, and `e->value`
+/// faults on the NULL `e` kept. `e`'s address escapes to `find` (no
+/// variable of the map), yet the load of `e` is followed: to its own
+/// initialisation (line 25), to the call that took its address (line
+/// 27) and through it to `find`'s stores through the parameter (lines
+/// 16 and 20), and to the branch that may have kept them from running
+/// (line 12).
+#[test]
+fn an_out_parameter_left_unset_names_the_early_return() {
+    let (v, r) = why_of(
+        "outparam",
+        include_str!("data/fault/outparam.c"),
+        "run three",
+    );
+    assert_eq!(
+        v["fault"]["suspects"],
+        serde_json::json!(["`e` = 0x0 (the pointer at outparam.c:28)"]),
+        "{}",
+        v["fault"]
+    );
+    for at in [
+        "the branch at outparam.c:12",
+        "the store at outparam.c:25",
+        "the store at outparam.c:20",
+        "the call at outparam.c:27",
+    ] {
+        assert_blamed(&r, at);
+    }
+    // None of them is claimed the only one: `find` may keep the address.
+    assert!(r.iter().all(|(_, l)| l == "maybe"), "{r:?}");
+}
+
 /// `v = getenv(name); if (name != NULL) { p = v; ... p[0] }`: the NULL
 /// `p` is a copy of `getenv`'s result, which nothing tested; the branch
 /// that tested `name` for NULL instead ranks first, as a check of the

@@ -866,6 +866,10 @@ fn operand_suspects(
                 format!("a load of {}", crate::origins::field_name(k))
             }
             crate::vars::Origin::Call(c) => format!("the result of `{c}`"),
+            crate::vars::Origin::OutLocal(i) => match map.out_locals.get(*i as usize) {
+                Some(o) => format!("`{}`", o.name),
+                None => continue,
+            },
             _ => continue,
         };
         let shown = if div {

@@ -379,6 +379,104 @@ impl Tracer<'_> {
                 }
                 format!("a load of {}", field_name(k))
             }
+            Origin::OutLocal(i) => {
+                let Some(ol) = self.map.out_locals.get(*i as usize) else {
+                    return Step {
+                        via: "a load of a local not in the map".into(),
+                        defs: Vec::new(),
+                        complete: false,
+                    };
+                };
+                // Back from the load to its own stores; a call that took
+                // its address on the way may have written it, or not.
+                let stores: Vec<NodeId> = ol
+                    .stores
+                    .iter()
+                    .map(|s| NodeId::new(s.0 as usize))
+                    .collect();
+                let reached = postmortem_core::cause::reaching_writes(
+                    self.g,
+                    self.labels,
+                    at,
+                    &stores,
+                    &|_, _| false,
+                );
+                let mut called = false;
+                for (x, through) in &ol.passed {
+                    let n = NodeId::new(*x as usize);
+                    if reached.passed.binary_search(&n).is_ok() && self.not_no(n) {
+                        called = true;
+                        defs.push((
+                            format!("the call at {}", crate::vars::where_is(self.g, n)),
+                            Some(n),
+                            Some(through),
+                            false,
+                        ));
+                    }
+                }
+                for n in reached.writes {
+                    let Some((_, w, from)) = ol.stores.iter().find(|s| s.0 as usize == n.index())
+                    else {
+                        continue;
+                    };
+                    if self.can_leave(*w) && self.not_no(n) {
+                        defs.push((
+                            format!("the store at {}", crate::vars::where_is(self.g, n)),
+                            Some(n),
+                            from.as_ref(),
+                            self.exact(*w),
+                        ));
+                    }
+                }
+                if reached.entry {
+                    // With a call on the way that took the address, that
+                    // the call wrote nothing is what its own step names.
+                    let at = if called {
+                        UNSET
+                    } else {
+                        "no store in its activation (uninitialised)"
+                    };
+                    defs.push((at.into(), None, None, false));
+                }
+                // Never the only one: a callee may keep the address and
+                // write through it later.
+                defs.push((UNSEEN.into(), None, None, false));
+                format!("a load of `{}`, whose address was passed to calls", ol.name)
+            }
+            Origin::Through(callee, i) => {
+                let writes: Vec<&crate::vars::ParamWrite> = self
+                    .map
+                    .param_writes
+                    .get(callee)
+                    .into_iter()
+                    .flatten()
+                    .filter(|w| w.param == *i)
+                    .collect();
+                for w in &writes {
+                    let n = NodeId::new(w.node as usize);
+                    if self.can_leave(w.written) && self.not_no(n) {
+                        defs.push((
+                            format!("the store at {}", crate::vars::where_is(self.g, n)),
+                            Some(n),
+                            w.from.as_ref(),
+                            self.exact(w.written),
+                        ));
+                    }
+                }
+                // It may have stored nothing there: the caller's earlier
+                // value stays, and what kept its stores from running is
+                // a suspect.
+                let nodes: Vec<NodeId> = writes
+                    .iter()
+                    .map(|w| NodeId::new(w.node as usize))
+                    .collect();
+                unseen_after = self.skipped_stores(&nodes).into_iter().collect();
+                defs.push((NOT_WRITTEN.into(), None, None, false));
+                format!(
+                    "what `{callee}` stored through its parameter {} (the address of the caller's variable)",
+                    i + 1
+                )
+            }
             Origin::Copy(k) => {
                 let Some(v) = self.map.vars.get(*k as usize) else {
                     return Step {
@@ -476,7 +574,7 @@ impl Tracer<'_> {
             if let Some(n) = node {
                 m.chosen_by = self.chosen_by(n);
             }
-            if m.at == UNSEEN {
+            if m.at == UNSEEN || m.at == NOT_WRITTEN {
                 m.skipped = std::mem::take(&mut unseen_after);
             }
             if let Some(n) = node.filter(|n| indexed.contains(n)) {
@@ -531,6 +629,31 @@ impl Tracer<'_> {
             .into(),
             branch_node: Some(b),
         }
+    }
+
+    /// The branch that may have kept `stores` (of one function) from
+    /// running, when some of them are not Yes and their function may have
+    /// run ([`postmortem_core::cause::skipped_all`]).
+    fn skipped_stores(&self, stores: &[NodeId]) -> Option<crate::image::fault::Skipped> {
+        let f = self.g.func_of(*stores.first()?);
+        let entry = self.g.function(f).entry?;
+        if !self.not_no(entry)
+            || stores
+                .iter()
+                .all(|n| self.labels.get(n.index()) == Some(&Label::Yes))
+        {
+            return None;
+        }
+        let b = postmortem_core::cause::skipped_all(self.g, self.labels, stores)?;
+        let places: Vec<String> = stores
+            .iter()
+            .map(|&n| crate::vars::where_is(self.g, n))
+            .collect();
+        let store = match places.as_slice() {
+            [one] => format!("the store at {one}"),
+            more => format!("the stores at {}", more.join(", ")),
+        };
+        Some(self.skipped(store, b))
     }
 
     /// For a definition at `n` of an element's address at variable `k`'s
@@ -588,18 +711,11 @@ impl Tracer<'_> {
         };
         let mut found: Vec<(bool, crate::image::fault::Skipped)> = by_func
             .into_iter()
-            .filter(|(f, _)| entry_label(*f).is_some_and(|l| l != Label::No))
             .filter_map(|(f, stores)| {
-                let b = postmortem_core::cause::skipped_all(self.g, self.labels, &stores)?;
-                let places: Vec<String> = stores
-                    .iter()
-                    .map(|&n| crate::vars::where_is(self.g, n))
-                    .collect();
-                let store = match places.as_slice() {
-                    [one] => format!("the store at {one}"),
-                    more => format!("the stores at {}", more.join(", ")),
-                };
-                Some((entry_label(f) == Some(Label::Yes), self.skipped(store, b)))
+                Some((
+                    entry_label(f) == Some(Label::Yes),
+                    self.skipped_stores(&stores)?,
+                ))
             })
             .collect();
         found.sort_by_key(|(surely, _)| !surely);
@@ -657,13 +773,35 @@ pub const PROGRAM_ARGS: &str = "the program's arguments (from the system)";
 /// ([`UNSEEN`], [`UNLISTED_CALL`], [`ASYNC_CALL`], [`PROGRAM_ARGS`]): no
 /// statement of the program.
 pub fn not_followed(at: &str) -> bool {
-    [UNSEEN, UNLISTED_CALL, ASYNC_CALL, PROGRAM_ARGS, COMPUTED].contains(&at)
+    [
+        UNSEEN,
+        UNLISTED_CALL,
+        ASYNC_CALL,
+        PROGRAM_ARGS,
+        COMPUTED,
+        NOT_WRITTEN,
+        UNSET,
+    ]
+    .contains(&at)
 }
 
 /// The definition that stands for a value a condition chose that was
 /// computed there (one of [`Origin::Either`]'s, not followed; not a
 /// suspect: `chain.rs` leaves it out).
 pub const COMPUTED: &str = "a value computed where a condition chose it";
+
+/// The definition that stands for a callee that stored nothing through
+/// the parameter its caller passed a local's address to (an early
+/// return: the caller's earlier value stays; not a suspect, its
+/// [`MadeBy::skipped`] branches are).
+pub const NOT_WRITTEN: &str =
+    "no store through the parameter (the caller's variable kept its earlier value)";
+
+/// The definition that stands for an out-parameter local's slot that
+/// nothing wrote although calls that took its address ran on the way
+/// (not a suspect: what kept those calls from writing is).
+pub const UNSET: &str =
+    "no store in its activation, and no call that took its address wrote it (uninitialised)";
 
 /// How a step that ends at a call of a function outside the program (the
 /// C library's `malloc`, `getenv`) ends its `via`.

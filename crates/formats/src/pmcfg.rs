@@ -67,8 +67,9 @@ pub const CACHE_MAGIC: [u8; 6] = *b"PMCFG\0";
 /// callees among the variable map's accesses (`vars::Deref::call`).
 /// Version 10: an update's other operand (`vars::Origin::Update`).
 /// Version 11: the origins `vars::Origin::Either` (a `phi`) and
-/// `vars::Origin::Element` (an element's address).
-pub const CACHE_VERSION: u16 = 11;
+/// `vars::Origin::Element` (an element's address). Version 12: the
+/// out-parameters (`vars::VarMap::out_locals`, `param_writes`).
+pub const CACHE_VERSION: u16 = 12;
 /// Header: magic, version (u16), total length (u64).
 const CACHE_HEADER: usize = 6 + 2 + 8;
 /// Sentinel for "none" in optional `u32` fields.

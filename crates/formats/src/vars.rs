@@ -161,6 +161,13 @@ pub enum Origin {
     /// copied from anywhere, but the branches that compared the index
     /// with its bound ([`VarMap::bounds`]) let it be made.
     Element(u32),
+    /// A load of a local whose address was passed to calls (index in
+    /// [`VarMap::out_locals`]): one of its stores, or a store through the
+    /// parameter of a call that took its address.
+    OutLocal(u32),
+    /// What this function (IR name) stored through its pointer parameter
+    /// of this index (`*out = v`, [`VarMap::param_writes`]), if anything.
+    Through(String, u32),
     /// A load of a struct's field through a pointer: the field's key
     /// (``struct.EState.17``: the struct type and the constant indices),
     /// one of [`VarMap::fields`]'s writes, or a write the front-end does
@@ -555,6 +562,49 @@ pub struct VarMap {
     /// call ([`Deref`]), by node.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub derefs: Vec<Deref>,
+    /// The locals whose address the program passes to direct calls and
+    /// nowhere else: out-parameters ([`OutLocal`], [`Origin::OutLocal`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub out_locals: Vec<OutLocal>,
+    /// For each function (IR name), its stores through a pointer
+    /// parameter (`*out = v`), as [`Origin::Through`] follows them.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub param_writes: BTreeMap<String, Vec<ParamWrite>>,
+}
+
+/// A local scalar whose address its function passes to direct calls and
+/// uses in no other way (`get(&x)`: an out-parameter): not a variable of
+/// the map (a callee writes it unseen, and may keep its address), but
+/// `why` follows a value loaded from it to its stores and to the calls
+/// that took its address.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OutLocal {
+    /// Its function (IR name).
+    pub function: String,
+    /// Its source name.
+    pub name: String,
+    /// Its function's entry node (where its activation starts).
+    pub entry: u32,
+    /// Its own stores: (node, what, where that came from).
+    pub stores: Vec<(u32, Written, Option<Origin>)>,
+    /// The calls that take its address: (site, the stores through that
+    /// parameter of the callee, [`Origin::Through`]).
+    pub passed: Vec<(u32, Origin)>,
+}
+
+/// A store through a function's pointer parameter (`*out = v`): the
+/// caller's out-parameter, when it passed a local's address there.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ParamWrite {
+    /// The parameter (from 0).
+    pub param: u32,
+    /// The store's node.
+    pub node: u32,
+    /// What it stores.
+    pub written: Written,
+    /// Where that came from.
+    #[serde(default)]
+    pub from: Option<Origin>,
 }
 
 impl Var {
@@ -673,7 +723,20 @@ impl VarMap {
                     .iter()
                     .map(|t| (t.0, "a field's test".to_string())),
             );
+        let outs = self.out_locals.iter().flat_map(|o| {
+            let what = format!("`{}` of `{}`", o.name, o.function);
+            std::iter::once(o.entry)
+                .chain(o.stores.iter().map(|s| s.0))
+                .chain(o.passed.iter().map(|p| p.0))
+                .map(move |x| (x, what.clone()))
+        });
+        let through = self.param_writes.iter().flat_map(|(f, ws)| {
+            ws.iter()
+                .map(move |w| (w.node, format!("a store through a parameter of `{f}`")))
+        });
         for (x, var) in fields
+            .chain(outs)
+            .chain(through)
             .chain(derefs)
             .chain(calls)
             .chain(returns)
@@ -1341,7 +1404,11 @@ pub fn bound_guards(
             Origin::Field(k) => crate::origins::field_name(k),
             Origin::Arg(i) => format!("parameter {}", i + 1),
             Origin::Call(f) => format!("the result of `{f}`"),
-            Origin::Update(..) | Origin::Either(..) | Origin::Element(..) => continue,
+            Origin::Update(..)
+            | Origin::Either(..)
+            | Origin::Element(..)
+            | Origin::OutLocal(..)
+            | Origin::Through(..) => continue,
         };
         out.push(crate::image::fault::Guard {
             branch: format!("the branch at {}", where_is(g, n)),

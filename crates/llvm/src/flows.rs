@@ -48,7 +48,8 @@ use crate::values::{written, Lowered};
 use llvm_ir::{Constant, Function, Instruction, Module, Name, Operand, Terminator, Type};
 use postmortem_core::NodeKind;
 use postmortem_formats::vars::{
-    BoundTest, CallArgs, Deref, FieldWrite, IndexUse, Origin, Return, VarMap, VarScope, Written,
+    BoundTest, CallArgs, Deref, FieldWrite, IndexUse, Origin, OutLocal, ParamWrite, Return, VarMap,
+    VarScope, Written,
 };
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -72,13 +73,26 @@ pub(crate) fn add(
         if !low.entries.contains_key(&f.name) {
             continue;
         }
+        let locals = local_vars(f, declared.get(&f.name), map);
+        let outs = out_locals(f, declared.get(&f.name), &locals, low);
+        let first = map.out_locals.len() as u32;
         let cx = FnCx {
             f,
             types: &m.types,
             defs: defs(f),
-            locals: local_vars(f, declared.get(&f.name), map),
+            outs: outs
+                .iter()
+                .enumerate()
+                .map(|(k, o)| (o.alloca.clone(), first + k as u32))
+                .collect(),
+            locals,
             globals: &globals,
         };
+        cx.add_out_locals(&outs, low, map);
+        let writes = cx.param_writes(low);
+        if !writes.is_empty() {
+            map.param_writes.insert(f.name.clone(), writes);
+        }
         // The origins of the writes of the map's scalar variables.
         for &i in cx.locals.values() {
             reads.entry(i as usize).or_default();
@@ -324,10 +338,230 @@ struct FnCx<'a> {
     types: &'a llvm_ir::types::Types,
     defs: HashMap<&'a Name, Def<'a>>,
     locals: HashMap<String, u32>,
+    /// Its out-parameter locals ([`out_locals`]): alloca name to index in
+    /// [`VarMap::out_locals`].
+    outs: HashMap<String, u32>,
     globals: &'a HashMap<String, u32>,
 }
 
+/// A local of `f` whose address `f` passes to direct calls and uses in no
+/// other way ([`postmortem_formats::vars::OutLocal`]), as found.
+struct FoundOut<'a> {
+    alloca: String,
+    name: String,
+    entry: u32,
+    /// Its stores: (block, index, the store).
+    stores: Vec<(usize, usize, &'a llvm_ir::instruction::Store)>,
+    /// The calls that take its address: (site, callee, argument index).
+    passed: Vec<(u32, String, u32)>,
+}
+
+/// The scalar locals of `f` (declared allocas of one integer or pointer,
+/// not variables of the map) whose address is used only as the address
+/// of loads and stores and as an argument of direct calls with a node,
+/// passed to one call at least; stores with no node leave one out.
+fn out_locals<'a>(
+    f: &'a Function,
+    declared: Option<&HashMap<(usize, usize), crate::dbgvars::Declared>>,
+    locals: &HashMap<String, u32>,
+    low: &Lowered<'_>,
+) -> Vec<FoundOut<'a>> {
+    let (Some(declared), Some(entry)) = (declared, low.entries.get(&f.name)) else {
+        return Vec::new();
+    };
+    let mut found: Vec<FoundOut<'a>> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    for (bi, bb) in f.basic_blocks.iter().enumerate() {
+        for (ii, inst) in bb.instrs.iter().enumerate() {
+            let (Instruction::Alloca(a), Some(d)) = (inst, declared.get(&(bi, ii))) else {
+                continue;
+            };
+            let one = matches!(&a.num_elements, Operand::ConstantOperand(c)
+                if matches!(c.as_ref(), Constant::Int { value: 1, .. }));
+            let scalar = matches!(
+                a.allocated_type.as_ref(),
+                Type::IntegerType { .. } | Type::PointerType { .. }
+            );
+            let k = name_str(&a.dest);
+            if one && scalar && !locals.contains_key(&k) {
+                index.insert(k.clone(), found.len());
+                found.push(FoundOut {
+                    alloca: k,
+                    name: d.name.clone(),
+                    entry: entry.as_u32(),
+                    stores: Vec::new(),
+                    passed: Vec::new(),
+                });
+            }
+        }
+    }
+    let mut bad = vec![false; found.len()];
+    let which = |op: &Operand| match op {
+        Operand::LocalOperand { name, .. } => index.get(&name_str(name)).copied(),
+        _ => None,
+    };
+    for (bi, bb) in f.basic_blocks.iter().enumerate() {
+        for (ii, inst) in bb.instrs.iter().enumerate() {
+            match inst {
+                Instruction::Load(l) if which(&l.address).is_some() => {}
+                Instruction::Store(s)
+                    if which(&s.address).is_some() && which(&s.value).is_none() =>
+                {
+                    let k = which(&s.address).expect("an out-local");
+                    if low.store_nodes.contains_key(&(inst as *const Instruction)) {
+                        found[k].stores.push((bi, ii, s));
+                    } else {
+                        bad[k] = true;
+                    }
+                }
+                Instruction::Call(c) => {
+                    let site = low.call_nodes.get(&(inst as *const Instruction));
+                    for (j, (op, _)) in c.arguments.iter().enumerate() {
+                        let Some(k) = which(op) else { continue };
+                        match (direct_callee(c), site) {
+                            (Some(callee), Some(site)) => {
+                                found[k].passed.push((site.as_u32(), callee, j as u32))
+                            }
+                            _ => bad[k] = true,
+                        }
+                    }
+                    if let Some(k) = c.function.as_ref().right().and_then(which) {
+                        bad[k] = true;
+                    }
+                }
+                Instruction::Alloca(_) => {}
+                _ => crate::operands::instruction_operands(inst, &mut |op| {
+                    if let Some(k) = which(op) {
+                        bad[k] = true;
+                    }
+                }),
+            }
+        }
+        crate::operands::terminator_operands(&bb.term, &mut |op| {
+            if let Some(k) = which(op) {
+                bad[k] = true;
+            }
+        });
+    }
+    found
+        .into_iter()
+        .zip(bad)
+        .filter(|(o, bad)| !bad && !o.passed.is_empty())
+        .map(|(o, _)| o)
+        .collect()
+}
+
 impl<'a> FnCx<'a> {
+    /// Adds `outs`, the function's out-parameter locals, to `map`, in
+    /// order (their indices are [`FnCx::outs`]'s).
+    fn add_out_locals(&self, outs: &[FoundOut<'_>], low: &Lowered<'_>, map: &mut VarMap) {
+        for o in outs {
+            let stores = o
+                .stores
+                .iter()
+                .filter_map(|&(bi, ii, s)| {
+                    let inst = &self.f.basic_blocks[bi].instrs[ii];
+                    let node = low.store_nodes.get(&(inst as *const Instruction))?;
+                    Some((
+                        node.as_u32(),
+                        self.written_of(&s.value),
+                        self.origin(&s.value, (bi, ii)),
+                    ))
+                })
+                .collect();
+            let passed = o
+                .passed
+                .iter()
+                .map(|(site, callee, j)| (*site, Origin::Through(callee.clone(), *j)))
+                .collect();
+            map.out_locals.push(OutLocal {
+                function: self.f.name.clone(),
+                name: o.name.clone(),
+                entry: o.entry,
+                stores,
+                passed,
+            });
+        }
+    }
+
+    /// The function's stores through a pointer parameter (`*out = v`: a
+    /// store whose address is a load of an alloca that holds the
+    /// parameter, the prologue's slot: stored once, from the parameter,
+    /// and otherwise only loaded).
+    fn param_writes(&self, low: &Lowered<'_>) -> Vec<ParamWrite> {
+        // The slots: alloca name to parameter index.
+        let mut stored: HashMap<String, Vec<Option<u32>>> = HashMap::new();
+        let mut other_use: HashSet<String> = HashSet::new();
+        let slot_of = |op: &Operand| match op {
+            Operand::LocalOperand { name, .. }
+                if matches!(self.defs.get(name), Some((_, _, Instruction::Alloca(_)))) =>
+            {
+                Some(name_str(name))
+            }
+            _ => None,
+        };
+        for bb in &self.f.basic_blocks {
+            for inst in &bb.instrs {
+                match inst {
+                    Instruction::Load(l) if slot_of(&l.address).is_some() => {}
+                    Instruction::Store(s) if slot_of(&s.address).is_some() => {
+                        let param = match self.source(&s.value) {
+                            Some(Source::Param(i)) => Some(i),
+                            _ => None,
+                        };
+                        stored
+                            .entry(slot_of(&s.address).expect("a slot"))
+                            .or_default()
+                            .push(param);
+                        if let Some(k) = slot_of(&s.value) {
+                            other_use.insert(k);
+                        }
+                    }
+                    Instruction::Alloca(_) => {}
+                    _ => crate::operands::instruction_operands(inst, &mut |op| {
+                        if let Some(k) = slot_of(op) {
+                            other_use.insert(k);
+                        }
+                    }),
+                }
+            }
+        }
+        let slots: HashMap<String, u32> = stored
+            .into_iter()
+            .filter(|(k, _)| !other_use.contains(k))
+            .filter_map(|(k, ps)| match ps.as_slice() {
+                [Some(i)] => Some((k, *i)),
+                _ => None,
+            })
+            .collect();
+        let mut out = Vec::new();
+        for (bi, bb) in self.f.basic_blocks.iter().enumerate() {
+            for (ii, inst) in bb.instrs.iter().enumerate() {
+                let Instruction::Store(s) = inst else {
+                    continue;
+                };
+                let Some(node) = low.store_nodes.get(&(inst as *const Instruction)) else {
+                    continue;
+                };
+                let param = match self.def_of(&s.address) {
+                    Some((_, _, Instruction::Load(l))) => {
+                        slot_of(&l.address).and_then(|k| slots.get(&k).copied())
+                    }
+                    _ => None,
+                };
+                if let Some(param) = param {
+                    out.push(ParamWrite {
+                        param,
+                        node: node.as_u32(),
+                        written: self.written_of(&s.value),
+                        from: self.origin(&s.value, (bi, ii)),
+                    });
+                }
+            }
+        }
+        out
+    }
+
     /// The map's variable at the address `op`, when it is one.
     fn var_at(&self, op: &Operand) -> Option<u32> {
         match op {
@@ -339,6 +573,14 @@ impl<'a> FnCx<'a> {
                 _ => None,
             },
             Operand::MetadataOperand => None,
+        }
+    }
+
+    /// The out-parameter local at the address `op`, when it is one.
+    fn out_at(&self, op: &Operand) -> Option<u32> {
+        match op {
+            Operand::LocalOperand { name, .. } => self.outs.get(&name_str(name)).copied(),
+            _ => None,
         }
     }
 
@@ -391,6 +633,11 @@ impl<'a> FnCx<'a> {
             (_, _, Instruction::Call(c)) => direct_callee(c).map(Origin::Call),
             (_, _, Instruction::Load(l)) if self.field_key(&l.address).is_some() => {
                 self.field_key(&l.address).map(Origin::Field)
+            }
+            (bi, ii, Instruction::Load(l))
+                if bi == at.0 && ii < at.1 && self.out_at(&l.address).is_some() =>
+            {
+                self.out_at(&l.address).map(Origin::OutLocal)
             }
             (bi, ii, Instruction::Load(l)) => {
                 let var = self.var_at(&l.address)?;
@@ -780,12 +1027,16 @@ impl<'a> FnCx<'a> {
                     })
                 }
                 (_, _, Instruction::Load(l)) => {
+                    let from = match self.out_at(&l.address) {
+                        Some(k) => Origin::OutLocal(k),
+                        None => Origin::Field(self.field_key(&l.address)?),
+                    };
                     return Some(Deref {
                         node: node.as_u32(),
-                        from: Origin::Field(self.field_key(&l.address)?),
+                        from,
                         div,
                         call: false,
-                    })
+                    });
                 }
                 _ => return None,
             }

@@ -50,8 +50,14 @@ int main(int argc, char **argv) {
 "#;
 
 fn map() -> (postmortem_core::Icfg, VarMap) {
-    let dir = TempDir::new("flows");
-    std::fs::write(dir.0.join("prog.c"), PROG).unwrap();
+    map_of("flows", PROG)
+}
+
+/// The graph and variable map of the program `src`, built in a scratch
+/// directory named after `name`.
+fn map_of(name: &str, src: &str) -> (postmortem_core::Icfg, VarMap) {
+    let dir = TempDir::new(name);
+    std::fs::write(dir.0.join("prog.c"), src).unwrap();
     let out = tool("clang-14")
         .current_dir(&dir.0)
         .args(["-g", "-O0", "-emit-llvm", "-c", "prog.c", "-o", "prog.bc"])
@@ -192,4 +198,62 @@ fn stores_and_returns_say_where_their_values_came_from() {
     assert_eq!(line(&g, deref.node), line_of("return *i->p;"));
     assert!(!deref.div);
     map.check(g.num_nodes()).unwrap();
+}
+
+/// An out-parameter: `e`'s address goes to `find` and nowhere else, so
+/// `e` is no variable of the map but an out-local, with its own store
+/// (`e = NULL`) and the call that took its address, through `find`'s
+/// parameter 2, whose stores through it (`*out = ...`, two) are listed;
+/// `p`, whose address is also stored in a global, is neither.
+#[test]
+fn out_parameters_are_followed_through_the_calls_that_took_them() {
+    const SRC: &str = r#"
+static int slot, *kept;
+static int find(int key, int **out) {
+    if (key > 3)
+        return -1;
+    if (key == 1) {
+        *out = &slot;
+        return 0;
+    }
+    *out = 0;
+    return -1;
+}
+int main(int argc, char **argv) {
+    int *e = 0;
+    int *p = 0;
+    kept = (int *)&p;
+    find(argc, &e);
+    find(argc, &p);
+    return *e + *p;
+}
+"#;
+    let (g, map) = map_of("flows-out", SRC);
+    let at = |text: &str| 1 + SRC.lines().position(|l| l.contains(text)).unwrap() as u32;
+    assert_eq!(map.out_locals.len(), 1, "{:?}", map.out_locals);
+    let e = &map.out_locals[0];
+    assert_eq!((e.function.as_str(), e.name.as_str()), ("main", "e"));
+    let stores: Vec<(u32, Written)> = e.stores.iter().map(|s| (line(&g, s.0), s.1)).collect();
+    assert_eq!(stores, vec![(at("int *e = 0;"), Written::Const(0))]);
+    let passed: Vec<(u32, Origin)> = e
+        .passed
+        .iter()
+        .map(|p| (line(&g, p.0), p.1.clone()))
+        .collect();
+    assert_eq!(
+        passed,
+        vec![(at("find(argc, &e);"), Origin::Through("find".into(), 1))]
+    );
+    let mut writes: Vec<(u32, u32)> = map.param_writes["find"]
+        .iter()
+        .map(|w| (w.param, line(&g, w.node)))
+        .collect();
+    writes.sort_unstable();
+    assert_eq!(writes, vec![(1, at("*out = &slot;")), (1, at("*out = 0;"))]);
+    // The crash statement's load of `e` is an access through it.
+    assert!(
+        map.derefs.iter().any(|d| d.from == Origin::OutLocal(0)),
+        "{:?}",
+        map.derefs
+    );
 }

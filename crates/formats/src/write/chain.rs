@@ -271,23 +271,35 @@ fn definition(
     reason: String,
     depth: usize,
 ) {
-    if m.at == crate::origins::COMPUTED {
+    if m.at == crate::origins::COMPUTED || m.at == crate::origins::UNSET {
         return;
     }
-    if m.at == crate::origins::UNSEEN {
+    if m.at == crate::origins::UNSEEN || m.at == crate::origins::NOT_WRITTEN {
         // Not a suspect itself; the branches that may have kept the
-        // field's stores from running, leaving its value, are: after the
-        // stores (pushed before this), as they may be the ones to fix.
+        // field's (the out-parameter's) stores from running, leaving its
+        // value, are: after the stores (pushed before this), as they may
+        // be the ones to fix.
+        let left = if m.at == crate::origins::UNSEEN {
+            "the field kept what a write before them left (a skipped initialisation?)"
+        } else {
+            "the caller's variable kept its earlier value (an early return that left the out-parameter unset?)"
+        };
         for k in &m.skipped {
             let ran = k.ran == "yes";
             ranked.push((
                 4,
                 depth,
-                blame(c, k.branch.clone(), false, format!(
-                        "{} may have kept {} from running, so that the field kept what a write before them left (a skipped initialisation?)",
+                blame(
+                    c,
+                    k.branch.clone(),
+                    false,
+                    format!(
+                        "{} may have kept {} from running, so that {left}",
                         if ran { "it ran and" } else { "if it ran, it" },
                         k.store
-                    ), k.branch_node),
+                    ),
+                    k.branch_node,
+                ),
             ));
         }
         return;
