@@ -236,7 +236,7 @@ impl Tracer<'_> {
                 complete: false,
             };
         }
-        let mut defs: Vec<(String, Option<NodeId>, Option<&Origin>, bool)> = Vec::new();
+        let mut defs: Vec<Def<'_>> = Vec::new();
         // The definitions are the calls the stack names as entering this
         // activation: they are in the next one.
         let mut via_stack = false;
@@ -263,15 +263,7 @@ impl Tracer<'_> {
                     };
                 };
                 for r in returns {
-                    let n = NodeId::new(r.node as usize);
-                    if self.can_leave(r.written) && self.not_no(n) {
-                        defs.push((
-                            format!("the return at {}", crate::vars::where_is(self.g, n)),
-                            Some(n),
-                            r.from.as_ref(),
-                            self.exact(r.written),
-                        ));
-                    }
+                    defs.extend(self.def_at("return", r.node, r.written, r.from.as_ref()));
                 }
                 format!("the result of `{f}`")
             }
@@ -353,17 +345,11 @@ impl Tracer<'_> {
             }
             Origin::Field(k) => {
                 for w in self.map.fields.get(k).into_iter().flatten() {
-                    let n = NodeId::new(w.node as usize);
-                    if self.can_leave(w.written) && self.not_no(n) {
-                        defs.push((
-                            format!("the store at {}", crate::vars::where_is(self.g, n)),
-                            Some(n),
-                            w.from.as_ref(),
-                            self.exact(w.written),
-                        ));
+                    if let Some(d) = self.def_at("store", w.node, w.written, w.from.as_ref()) {
                         if w.indexed {
-                            indexed.push(n);
+                            indexed.extend(d.1);
                         }
+                        defs.push(d);
                     }
                 }
                 // A store of this very value to the array explains it
@@ -415,17 +401,9 @@ impl Tracer<'_> {
                     }
                 }
                 for n in reached.writes {
-                    let Some((_, w, from)) = ol.stores.iter().find(|s| s.0 as usize == n.index())
-                    else {
-                        continue;
-                    };
-                    if self.can_leave(*w) && self.not_no(n) {
-                        defs.push((
-                            format!("the store at {}", crate::vars::where_is(self.g, n)),
-                            Some(n),
-                            from.as_ref(),
-                            self.exact(*w),
-                        ));
+                    if let Some((x, w, from)) = ol.stores.iter().find(|s| s.0 as usize == n.index())
+                    {
+                        defs.extend(self.def_at("store", *x, *w, from.as_ref()));
                     }
                 }
                 if reached.entry {
@@ -453,15 +431,7 @@ impl Tracer<'_> {
                     .filter(|w| w.param == *i)
                     .collect();
                 for w in &writes {
-                    let n = NodeId::new(w.node as usize);
-                    if self.can_leave(w.written) && self.not_no(n) {
-                        defs.push((
-                            format!("the store at {}", crate::vars::where_is(self.g, n)),
-                            Some(n),
-                            w.from.as_ref(),
-                            self.exact(w.written),
-                        ));
-                    }
+                    defs.extend(self.def_at("store", w.node, w.written, w.from.as_ref()));
                 }
                 // It may have stored nothing there: the caller's earlier
                 // value stays, and what kept its stores from running is
@@ -615,7 +585,31 @@ impl Tracer<'_> {
     }
 }
 
+/// A definition as a step lists it: where (``the store at kv.c:30``),
+/// its node, its own origin, and whether it can only have made the value.
+type Def<'o> = (String, Option<NodeId>, Option<&'o Origin>, bool);
+
 impl Tracer<'_> {
+    /// The `kind` (`store`, `return`) at `node`, which wrote `w` from
+    /// `from`, as a definition: when it can leave the value and is not No.
+    fn def_at<'o>(
+        &self,
+        kind: &str,
+        node: u32,
+        w: Written,
+        from: Option<&'o Origin>,
+    ) -> Option<Def<'o>> {
+        let n = NodeId::new(node as usize);
+        (self.can_leave(w) && self.not_no(n)).then(|| {
+            (
+                format!("the {kind} at {}", crate::vars::where_is(self.g, n)),
+                Some(n),
+                from,
+                self.exact(w),
+            )
+        })
+    }
+
     /// Branch `b`, named for `store` (what it kept from running, or the
     /// definition it let through), and whether it ran.
     fn skipped(&self, store: String, b: NodeId) -> crate::image::fault::Skipped {

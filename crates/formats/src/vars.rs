@@ -2312,6 +2312,8 @@ mod tests {
             field_tests: Vec::new(),
             fields: BTreeMap::new(),
             derefs: Vec::new(),
+            out_locals: Vec::new(),
+            param_writes: BTreeMap::new(),
         };
         let observed = [
             Observed {
