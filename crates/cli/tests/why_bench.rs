@@ -1,13 +1,14 @@
-//! The injected-bug benchmark's representative part (issue 36): four of
+//! The injected-bug benchmark's representative part (issue 36): five of
 //! bzip2's bugs (`realprogs/bugs/bzip2.json`) run through
 //! `scripts/why-bench.py` with this build of postmortem, and `why` must
 //! rank each root cause first: `bz-09` (a field cleared in another
 //! function, read through another struct's pointer) and `bz-02` (a loop
 //! bound that runs once more, a divisor of zero, read from its stack
 //! slot); and among the first three: `bz-03` (an initialisation a wrong
-//! condition skipped) and `bz-08` (an assignment moved into a branch
-//! that empty input does not take). The whole benchmark
-//! (31 bugs, bzip2, Lua and lz4) is `scripts/why-bench.py`. Needs
+//! condition skipped), `bz-08` (an assignment moved into a branch that
+//! empty input does not take) and `bz-10` (an early return that leaves
+//! an out-parameter unset). The whole benchmark
+//! (32 bugs, bzip2, Lua and lz4) is `scripts/why-bench.py`. Needs
 //! python3, clang-14, llvm-link-14 and gdb (.ci/run installs them) and
 //! bzip2's sources from crates.io (realprogs/Cargo.toml).
 
@@ -28,6 +29,7 @@ fn why_ranks_the_root_causes_of_injected_bzip2_bugs_first() {
         ("bz-02-npart-loop", 1),
         ("bz-03-bzfree-default", 3),
         ("bz-08-zbits-empty-input", 3),
+        ("bz-10-unused-out-param", 3),
     ];
     let bugs: Vec<&str> = ranks.iter().map(|r| r.0).collect();
     let o = Command::new("python3")

@@ -32,7 +32,9 @@
 //!    did not reach keeps another value), then computed ones, each
 //!    field's followed by the branches that may have kept its stores
 //!    from running when its value is 0 (a skipped initialisation: the
-//!    zeroing allocation's 0 was left);
+//!    zeroing allocation's 0 was left); the branches that may have kept
+//!    a callee from writing an out-parameter rank with those that can
+//!    only have made the value (an early return);
 //! 5. a branch that may have run and never went to such a store, or
 //!    tested the value, or that may have kept a store of another value
 //!    from running (a field's initialisation under a wrong condition),
@@ -279,15 +281,21 @@ fn definition(
         // field's (the out-parameter's) stores from running, leaving its
         // value, are: after the stores (pushed before this), as they may
         // be the ones to fix.
-        let left = if m.at == crate::origins::UNSEEN {
-            "the field kept what a write before them left (a skipped initialisation?)"
+        // An out-parameter its callee did not write is the likelier
+        // story than a value computed and stored through it: with the
+        // definitions that can only have made the value.
+        let (left, class) = if m.at == crate::origins::UNSEEN {
+            (
+                "the field kept what a write before them left (a skipped initialisation?)",
+                4,
+            )
         } else {
-            "the caller's variable kept its earlier value (an early return that left the out-parameter unset?)"
+            ("the caller's variable kept its earlier value (an early return that left the out-parameter unset?)", 3)
         };
         for k in &m.skipped {
             let ran = k.ran == "yes";
             ranked.push((
-                4,
+                class,
                 depth,
                 blame(
                     c,
