@@ -871,14 +871,15 @@ fn a_divisor_read_from_memory_is_the_variable_read_from_there() {
     assert_blamed(&r, "the store at divisor.c:13");
 }
 
-/// An out-parameter left unset by an early return: `find(key, &e)`
-/// returns at line 13 for a long key without `*out = ...`, and `e->value`
-/// faults on the NULL `e` kept. `e`'s address escapes to `find` (no
-/// variable of the map), yet the load of `e` is followed: to its own
-/// initialisation (line 25), to the call that took its address (line
-/// 27) and through it to `find`'s stores through the parameter (lines
-/// 16 and 20), and to the branch that may have kept them from running
-/// (line 12).
+/// An out-parameter left unset by an early return: `lookup(key, &e)`
+/// passes the pointer on to `find`, which returns at line 13 for a long
+/// key without `*out = ...`, and `e->value` faults on the NULL `e` kept.
+/// `e`'s address escapes to `lookup` (no variable of the map), yet the
+/// load of `e` is followed: to its own initialisation (line 29), to the
+/// call that took its address (line 31), through it to `lookup`'s call
+/// that passed the pointer on (line 25) and to `find`'s stores through
+/// the parameter (lines 16 and 20), and to the branch that may have kept
+/// them from running (line 12).
 #[test]
 fn an_out_parameter_left_unset_names_the_early_return() {
     let (v, r) = why_of(
@@ -888,7 +889,7 @@ fn an_out_parameter_left_unset_names_the_early_return() {
     );
     assert_eq!(
         v["fault"]["suspects"],
-        serde_json::json!(["`e` = 0x0 (the pointer at outparam.c:28)"]),
+        serde_json::json!(["`e` = 0x0 (the pointer at outparam.c:32)"]),
         "{}",
         v["fault"]
     );
@@ -897,9 +898,10 @@ fn an_out_parameter_left_unset_names_the_early_return() {
         .position(|(a, _)| a == "the branch at outparam.c:12");
     assert!(early.is_some_and(|i| i < 3), "{r:?}");
     for at in [
-        "the store at outparam.c:25",
+        "the store at outparam.c:29",
         "the store at outparam.c:20",
-        "the call at outparam.c:27",
+        "the call at outparam.c:31",
+        "the call at outparam.c:25",
     ] {
         assert_blamed(&r, at);
     }

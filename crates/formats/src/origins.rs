@@ -150,8 +150,10 @@ impl Tracer<'_> {
         // have made this value).
         if let Origin::Update(k, param, with) = o {
             // The value changed at this step: where the earlier value
-            // came from, whatever it was, and where what changed it came
-            // from (`n` of `p += n`), first.
+            // came from, whatever it was, then the definitions of what
+            // changed it (`n` of `p += n`), one step back only (any value
+            // can have come from anywhere behind them: followed further,
+            // they would crowd out the rest).
             let t = Tracer {
                 any_value: true,
                 ..*self
@@ -166,17 +168,12 @@ impl Tracer<'_> {
                     .get(k as usize)
                     .map_or("?".to_string(), |v| format!("`{}`", v.name))
             };
-            let mut step = match with.as_deref() {
-                Some(w) => t.follow(at, w, (depth, frame), on_way, left),
-                None => Step {
-                    via: String::new(),
-                    defs: Vec::new(),
-                    complete: true,
-                },
-            };
-            let before = t.follow(at, &earlier, (depth, frame), on_way, left);
-            step.defs.extend(before.defs);
-            step.complete &= before.complete;
+            let mut step = t.follow(at, &earlier, (depth, frame), on_way, left);
+            if let Some(w) = with.as_deref() {
+                let by = t.follow(at, w, (MAX_DEPTH - 1, frame), on_way, left);
+                step.defs.extend(by.defs);
+                step.complete &= by.complete;
+            }
             step.via = match with.as_deref() {
                 Some(Origin::Copy(j)) => format!(
                     "a value computed from the earlier value of {} and {}",
@@ -431,7 +428,24 @@ impl Tracer<'_> {
                     .filter(|w| w.param == *i)
                     .collect();
                 for w in &writes {
-                    defs.extend(self.def_at("store", w.node, w.written, w.from.as_ref()));
+                    match &w.passed_on {
+                        // A call that passed the pointer on: what its
+                        // callee stored through it.
+                        Some(on) => {
+                            let n = NodeId::new(w.node as usize);
+                            if self.not_no(n) {
+                                defs.push((
+                                    format!("the call at {}", crate::vars::where_is(self.g, n)),
+                                    Some(n),
+                                    Some(on),
+                                    false,
+                                ));
+                            }
+                        }
+                        None => {
+                            defs.extend(self.def_at("store", w.node, w.written, w.from.as_ref()))
+                        }
+                    }
                 }
                 // It may have stored nothing there: the caller's earlier
                 // value stays, and what kept its stores from running is

@@ -68,8 +68,9 @@ pub const CACHE_MAGIC: [u8; 6] = *b"PMCFG\0";
 /// Version 10: an update's other operand (`vars::Origin::Update`).
 /// Version 11: the origins `vars::Origin::Either` (a `phi`) and
 /// `vars::Origin::Element` (an element's address). Version 12: the
-/// out-parameters (`vars::VarMap::out_locals`, `param_writes`).
-pub const CACHE_VERSION: u16 = 12;
+/// out-parameters (`vars::VarMap::out_locals`, `param_writes`). Version
+/// 13: pointer parameters passed on (`vars::ParamWrite::passed_on`).
+pub const CACHE_VERSION: u16 = 13;
 /// Header: magic, version (u16), total length (u64).
 const CACHE_HEADER: usize = 6 + 2 + 8;
 /// Sentinel for "none" in optional `u32` fields.

@@ -593,18 +593,24 @@ pub struct OutLocal {
 }
 
 /// A store through a function's pointer parameter (`*out = v`): the
-/// caller's out-parameter, when it passed a local's address there.
+/// caller's out-parameter, when it passed a local's address there; or a
+/// direct call that passes the pointer on (`lua_tolstring(L, i, len)`),
+/// which may store through it in turn.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ParamWrite {
     /// The parameter (from 0).
     pub param: u32,
-    /// The store's node.
+    /// The store's node (the call site's, for a call).
     pub node: u32,
-    /// What it stores.
+    /// What it stores (unknown, for a call).
     pub written: Written,
     /// Where that came from.
     #[serde(default)]
     pub from: Option<Origin>,
+    /// For a call that passes the pointer on: the stores through the
+    /// callee's parameter ([`Origin::Through`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passed_on: Option<Origin>,
 }
 
 impl Var {

@@ -535,27 +535,54 @@ impl<'a> FnCx<'a> {
             })
             .collect();
         let mut out = Vec::new();
+        // The parameter whose pointer `op` is: a load of its slot.
+        let param_of = |op: &Operand| match self.def_of(op) {
+            Some((_, _, Instruction::Load(l))) => {
+                slot_of(&l.address).and_then(|k| slots.get(&k).copied())
+            }
+            _ => None,
+        };
         for (bi, bb) in self.f.basic_blocks.iter().enumerate() {
             for (ii, inst) in bb.instrs.iter().enumerate() {
-                let Instruction::Store(s) = inst else {
-                    continue;
-                };
-                let Some(node) = low.store_nodes.get(&(inst as *const Instruction)) else {
-                    continue;
-                };
-                let param = match self.def_of(&s.address) {
-                    Some((_, _, Instruction::Load(l))) => {
-                        slot_of(&l.address).and_then(|k| slots.get(&k).copied())
+                let key = inst as *const Instruction;
+                match inst {
+                    Instruction::Store(s) => {
+                        let (Some(node), Some(param)) =
+                            (low.store_nodes.get(&key), param_of(&s.address))
+                        else {
+                            continue;
+                        };
+                        out.push(ParamWrite {
+                            param,
+                            node: node.as_u32(),
+                            written: self.written_of(&s.value),
+                            from: self.origin(&s.value, (bi, ii)),
+                            passed_on: None,
+                        });
                     }
-                    _ => None,
-                };
-                if let Some(param) = param {
-                    out.push(ParamWrite {
-                        param,
-                        node: node.as_u32(),
-                        written: self.written_of(&s.value),
-                        from: self.origin(&s.value, (bi, ii)),
-                    });
+                    Instruction::Call(c) => {
+                        let (Some(site), Some(callee)) =
+                            (low.call_nodes.get(&key), direct_callee(c))
+                        else {
+                            continue;
+                        };
+                        for (j, (op, _)) in c.arguments.iter().enumerate() {
+                            let pointer = matches!(
+                                llvm_ir::types::Typed::get_type(op, self.types).as_ref(),
+                                Type::PointerType { .. }
+                            );
+                            if let Some(param) = param_of(op).filter(|_| pointer) {
+                                out.push(ParamWrite {
+                                    param,
+                                    node: site.as_u32(),
+                                    written: Written::Unknown,
+                                    from: None,
+                                    passed_on: Some(Origin::Through(callee.clone(), j as u32)),
+                                });
+                            }
+                        }
+                    }
+                    _ => {}
                 }
             }
         }

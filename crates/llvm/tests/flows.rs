@@ -200,10 +200,11 @@ fn stores_and_returns_say_where_their_values_came_from() {
     map.check(g.num_nodes()).unwrap();
 }
 
-/// An out-parameter: `e`'s address goes to `find` and nowhere else, so
+/// An out-parameter: `e`'s address goes to `wrap` and nowhere else, so
 /// `e` is no variable of the map but an out-local, with its own store
-/// (`e = NULL`) and the call that took its address, through `find`'s
-/// parameter 2, whose stores through it (`*out = ...`, two) are listed;
+/// (`e = NULL`) and the call that took its address, through `wrap`'s
+/// parameter 2, which `wrap` passes on to `find`, whose stores through
+/// it (`*out = ...`, two) are listed;
 /// `p`, whose address is also stored in a global, is neither.
 #[test]
 fn out_parameters_are_followed_through_the_calls_that_took_them() {
@@ -219,11 +220,14 @@ static int find(int key, int **out) {
     *out = 0;
     return -1;
 }
+static int wrap(int key, int **out) {
+    return find(key, out);
+}
 int main(int argc, char **argv) {
     int *e = 0;
     int *p = 0;
     kept = (int *)&p;
-    find(argc, &e);
+    wrap(argc, &e);
     find(argc, &p);
     return *e + *p;
 }
@@ -242,7 +246,20 @@ int main(int argc, char **argv) {
         .collect();
     assert_eq!(
         passed,
-        vec![(at("find(argc, &e);"), Origin::Through("find".into(), 1))]
+        vec![(at("wrap(argc, &e);"), Origin::Through("wrap".into(), 1))]
+    );
+    // `wrap` passes the pointer on to `find`.
+    let on: Vec<(u32, u32, Option<Origin>)> = map.param_writes["wrap"]
+        .iter()
+        .map(|w| (w.param, line(&g, w.node), w.passed_on.clone()))
+        .collect();
+    assert_eq!(
+        on,
+        vec![(
+            1,
+            at("return find(key, out);"),
+            Some(Origin::Through("find".into(), 1))
+        )]
     );
     let mut writes: Vec<(u32, u32)> = map.param_writes["find"]
         .iter()
