@@ -225,13 +225,9 @@ impl Tracer<'_> {
                 .vars
                 .get(*k as usize)
                 .map_or("?", |v| v.name.as_str());
-            return Step {
-                via: format!(
-                    "the address of an array's element at index `{name}` (plus a constant)"
-                ),
-                defs: Vec::new(),
-                complete: false,
-            };
+            return Step::ended(format!(
+                "the address of an array's element at index `{name}` (plus a constant)"
+            ));
         }
         let mut defs: Vec<Def<'_>> = Vec::new();
         // The definitions are the calls the stack names as entering this
@@ -245,19 +241,11 @@ impl Tracer<'_> {
         let via = match o {
             // Handled above.
             Origin::Update(..) | Origin::Either(..) | Origin::Element(..) => {
-                return Step {
-                    via: String::new(),
-                    defs: Vec::new(),
-                    complete: false,
-                }
+                return Step::ended(String::new())
             }
             Origin::Call(f) => {
                 let Some(returns) = self.map.returns.get(f) else {
-                    return Step {
-                        via: format!("the result of `{f}` {OUTSIDE}"),
-                        defs: Vec::new(),
-                        complete: false,
-                    };
+                    return Step::ended(format!("the result of `{f}` {OUTSIDE}"));
                 };
                 for r in returns {
                     defs.extend(self.def_at("return", r.node, r.written, r.from.as_ref()));
@@ -364,11 +352,7 @@ impl Tracer<'_> {
             }
             Origin::OutLocal(i) => {
                 let Some(ol) = self.map.out_locals.get(*i as usize) else {
-                    return Step {
-                        via: "a load of a local not in the map".into(),
-                        defs: Vec::new(),
-                        complete: false,
-                    };
+                    return Step::ended("a load of a local not in the map");
                 };
                 // Back from the load to its own stores; a call that took
                 // its address on the way may have written it, or not.
@@ -463,11 +447,7 @@ impl Tracer<'_> {
             }
             Origin::Copy(k) => {
                 let Some(v) = self.map.vars.get(*k as usize) else {
-                    return Step {
-                        via: "a copy of a variable not in the map".into(),
-                        defs: Vec::new(),
-                        complete: false,
-                    };
+                    return Step::ended("a copy of a variable not in the map");
                 };
                 let origin = |n: NodeId| {
                     v.from
@@ -843,6 +823,18 @@ struct Step {
     via: String,
     defs: Vec<MadeBy>,
     complete: bool,
+}
+
+impl Step {
+    /// A step that lists no definition and may have missed some (the
+    /// walk ends there): not evidence that nothing made the value.
+    fn ended(via: impl Into<String>) -> Step {
+        Step {
+            via: via.into(),
+            defs: Vec::new(),
+            complete: false,
+        }
+    }
 }
 
 /// Sets `on` down the tree: a definition made the value on every
