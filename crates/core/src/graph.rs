@@ -35,6 +35,14 @@ impl Csr {
         Csr { offsets, targets }
     }
 
+    /// The adjacency from its arrays: `offsets` (one per vertex and one
+    /// more, non-decreasing, the last `targets.len()`) and `targets`.
+    pub fn from_parts(offsets: Vec<u32>, targets: Vec<u32>) -> Csr {
+        debug_assert!(offsets.windows(2).all(|w| w[0] <= w[1]));
+        debug_assert_eq!(offsets.last().map(|&o| o as usize), Some(targets.len()));
+        Csr { offsets, targets }
+    }
+
     /// The same graph with every edge reversed.
     pub fn reversed(&self) -> Csr {
         let n = self.num_vertices();

@@ -68,8 +68,86 @@ pub struct FrameLabels {
     pub labels: Vec<(NodeId, Label)>,
 }
 
-/// Largest function for the Yes test (one reachability per node).
-const MAX_NODES_FOR_YES: usize = 4000;
+/// Most words of [`must_pass`]'s sets (8 bytes each; one set of the
+/// function's nodes per product state): 32 MiB.
+const MAX_MUST_WORDS: usize = 1 << 22;
+
+/// Whether [`must_pass`] over `n` nodes and `q` automaton states stays
+/// within [`MAX_MUST_WORDS`].
+fn must_pass_fits(n: usize, q: usize) -> bool {
+    n.saturating_mul(q).saturating_mul(n.div_ceil(64)) <= MAX_MUST_WORDS
+}
+
+/// The Yes test with a value's automaton: per node, whether it lies on
+/// every path of product states (node × automaton state, `q` per node)
+/// from a member of `starts` to a member of `targets`, over the states of
+/// `live` (those on some such path; `pred` the predecessors of each, all
+/// live for a live state). Per live state, the nodes on every path to it
+/// from a start: the greatest fixpoint of "its own node, and those of
+/// every predecessor" (a start: its own node alone, the empty path), a
+/// distributive problem, so the fixpoint is the meet over all paths
+/// (Kildall 1973); the answer is their intersection over the targets.
+/// Round-robin in state order until nothing changes: the graph is one
+/// function's, in about program order. The reference is one search per
+/// node without it (`labels_with`'s `slow`).
+fn must_pass(
+    n: usize,
+    q: usize,
+    live: &[bool],
+    starts: &[usize],
+    pred: &[Vec<usize>],
+    targets: &[usize],
+) -> Vec<bool> {
+    let w = n.div_ceil(64);
+    // Compact positions of the live states.
+    let mut at = vec![u32::MAX; live.len()];
+    let order: Vec<usize> = (0..live.len()).filter(|&x| live[x]).collect();
+    for (k, &x) in order.iter().enumerate() {
+        at[x] = k as u32;
+    }
+    let mut sets = vec![!0u64; order.len() * w];
+    let mut start = vec![false; order.len()];
+    for &x in starts.iter().filter(|&&x| live[x]) {
+        let k = at[x] as usize;
+        start[k] = true;
+        let set = &mut sets[k * w..(k + 1) * w];
+        set.fill(0);
+        set[(x / q) / 64] |= 1 << ((x / q) % 64);
+    }
+    let mut acc = vec![0u64; w];
+    loop {
+        let mut changed = false;
+        for (k, &x) in order.iter().enumerate() {
+            if start[k] {
+                continue;
+            }
+            acc.fill(!0);
+            for &p in &pred[x] {
+                let j = at[p] as usize;
+                for (a, b) in acc.iter_mut().zip(&sets[j * w..(j + 1) * w]) {
+                    *a &= b;
+                }
+            }
+            acc[(x / q) / 64] |= 1 << ((x / q) % 64);
+            let set = &mut sets[k * w..(k + 1) * w];
+            if *set != acc[..] {
+                set.copy_from_slice(&acc);
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    acc.fill(!0);
+    for &x in targets.iter().filter(|&&x| live[x]) {
+        let k = at[x] as usize;
+        for (a, b) in acc.iter_mut().zip(&sets[k * w..(k + 1) * w]) {
+            *a &= b;
+        }
+    }
+    (0..n).map(|i| acc[i / 64] >> (i % 64) & 1 == 1).collect()
+}
 
 /// Local labels of every frame of `report`'s stack whose function is
 /// known (a frame with entries in several functions is skipped), given
@@ -104,7 +182,7 @@ pub fn frame_labels(g: &Icfg, report: &Report, global: &[Label]) -> Vec<FrameLab
             let plain = v.tests_as_writes(g);
             let v = plain.as_ref().unwrap_or(v);
             let mut more = local.labels(&entries, &stop, Some(v));
-            if !v.tests.is_empty() && nodes.len() * v.num_states() > MAX_NODES_FOR_YES {
+            if !v.tests.is_empty() && !must_pass_fits(nodes.len(), v.num_states()) {
                 // Too large for the Yes test with the branch tests: the
                 // value without them (a weaker constraint, as sound) still
                 // gets it.
@@ -347,9 +425,6 @@ impl<'g> Implied<'g> {
         let out = (|| {
             let entry = g.function(f).entry?;
             let nodes: Vec<NodeId> = g.nodes().filter(|&v| g.func_of(v) == f).collect();
-            if nodes.len() > MAX_NODES_FOR_YES {
-                return None;
-            }
             let local = LocalGraph::new(g, f, &nodes, global, self.async_code);
             let ends: Vec<NodeId> = nodes
                 .iter()
@@ -580,12 +655,36 @@ impl LocalGraph {
         stop: &[NodeId],
         value: Option<&LastWrite>,
     ) -> Vec<(NodeId, Label)> {
+        self.labels_with(entries, stop, value, false)
+    }
+
+    /// [`LocalGraph::labels`]; with `slow`, its Yes test done one search
+    /// per node (the reference for [`must_pass`] in tests).
+    fn labels_with(
+        &self,
+        entries: &[NodeId],
+        stop: &[NodeId],
+        value: Option<&LastWrite>,
+        slow: bool,
+    ) -> Vec<(NodeId, Label)> {
         let n = self.nodes.len();
         let q = value.map_or(1, |w| w.num_states());
+        // The nodes the value's automaton reads; every other node leaves
+        // its state as it is (`LastWrite::alphabet`).
+        let read: Vec<bool> = match value {
+            Some(w) => {
+                let a = w.alphabet();
+                self.nodes
+                    .iter()
+                    .map(|v| a.binary_search(v).is_ok())
+                    .collect()
+            }
+            None => Vec::new(),
+        };
         let step = |st: usize, v: usize| -> usize {
             match value {
-                Some(w) => w.step(st, self.nodes[v]),
-                None => st,
+                Some(w) if read[v] => w.step(st, self.nodes[v]),
+                _ => st,
             }
         };
         let accepts = |st: usize| match value {
@@ -625,12 +724,6 @@ impl LocalGraph {
             }
             seen
         };
-        let reaches = |skip: Option<usize>| {
-            forward(skip)
-                .iter()
-                .enumerate()
-                .any(|(x, &b)| b && is_target(x))
-        };
         let fwd = forward(None);
         // Backward over product states from the accepting targets.
         let mut pred: Vec<Vec<usize>> = vec![Vec::new(); n * q];
@@ -643,6 +736,7 @@ impl LocalGraph {
         }
         let mut bwd = vec![false; n * q];
         let mut stack: Vec<usize> = (0..n * q).filter(|&x| fwd[x] && is_target(x)).collect();
+        let targets = stack.clone();
         for &x in &stack {
             bwd[x] = true;
         }
@@ -661,23 +755,32 @@ impl LocalGraph {
         let live: Vec<bool> = (0..n)
             .map(|i| (0..q).any(|k| fwd[i * q + k] && bwd[i * q + k]))
             .collect();
-        let exact_yes = n * q <= MAX_NODES_FOR_YES;
-        // Without a value (one state per node), the nodes without which
-        // no start reaches a target are the dominators of a sink after
-        // every target, from a root before every start: one dominator
-        // tree instead of one search per node (the same answer as
-        // `reaches`, which a value's automaton still needs).
-        let cut = (exact_yes && q == 1).then(|| self.cut_nodes(&s, &t));
+        // The Yes test: the nodes without which no start reaches an
+        // accepting target. Without a value (one state per node), the
+        // dominators of a sink after every target, from a root before every
+        // start: one dominator tree. With one, the nodes on every path of
+        // product states (`must_pass`), where its sets fit.
+        let cut = if slow {
+            let reaches = |skip: Option<usize>| {
+                forward(skip)
+                    .iter()
+                    .enumerate()
+                    .any(|(x, &b)| b && is_target(x))
+            };
+            Some((0..n).map(|i| live[i] && !reaches(Some(i))).collect())
+        } else if q == 1 {
+            Some(self.cut_nodes(&s, &t))
+        } else if must_pass_fits(n, q) {
+            let states: Vec<bool> = fwd.iter().zip(&bwd).map(|(&a, &b)| a && b).collect();
+            Some(must_pass(n, q, &states, &starts, &pred, &targets))
+        } else {
+            None
+        };
         (0..n)
             .map(|i| {
                 let l = if !live[i] {
                     Label::No
-                } else if exact_yes
-                    && match &cut {
-                        Some(c) => c[i],
-                        None => !reaches(Some(i)),
-                    }
-                {
+                } else if cut.as_ref().is_some_and(|c: &Vec<bool>| c[i]) {
                     Label::Yes
                 } else {
                     Label::Maybe
@@ -874,5 +977,97 @@ mod tests {
             }
         }
         assert!(cuts > 1000, "too few cut nodes to test anything: {cuts}");
+    }
+
+    /// A function of thousands of nodes gets the Yes test too, with and
+    /// without a value (it used to stop at 4,000 nodes, or product states,
+    /// where it took one search per node): a chain with a detour.
+    #[test]
+    fn large_functions_get_the_yes_test() {
+        use crate::report::NodeSet;
+        let n = 6000;
+        // 0 -> 1 -> ... -> n-1, and 10 -> 12 around 11.
+        let mut succ: Vec<Vec<usize>> = (0..n)
+            .map(|i| if i + 1 < n { vec![i + 1] } else { vec![] })
+            .collect();
+        succ[10].push(12);
+        let g = LocalGraph {
+            nodes: (0..n).map(NodeId::new).collect(),
+            succ,
+            dead: vec![false; n],
+        };
+        let (entry, stop) = ([NodeId::new(0)], [NodeId::new(n - 1)]);
+        let yes = |l: &[(NodeId, Label)], i: usize| l[i].1 == Label::Yes;
+        let plain = g.labels(&entry, &stop, None);
+        assert!(yes(&plain, 0) && yes(&plain, 5000) && yes(&plain, n - 1));
+        assert_eq!(plain[11].1, Label::Maybe);
+        // The value's last write must be node 11: the detour is ruled out.
+        let value = LastWrite {
+            writes: NodeSet::new(vec![NodeId::new(3), NodeId::new(11)]).expect("writes"),
+            bad: vec![NodeId::new(3)],
+            need: true,
+            what: "v = 1".into(),
+            tests: Vec::new(),
+        };
+        let with = g.labels(&entry, &stop, Some(&value));
+        assert!(yes(&with, 11) && yes(&with, 5000), "{:?}", &with[..20]);
+    }
+
+    /// The Yes test with a value (`must_pass` over the product states)
+    /// agrees with one search per node, on random local graphs with random
+    /// values: writes, bad writes, and branch tests.
+    #[test]
+    fn must_pass_equals_one_search_per_node() {
+        use crate::report::{BranchTest, NodeSet};
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move |m: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % m as u64) as usize
+        };
+        let (mut yes, mut with_tests) = (0, 0);
+        for _ in 0..3000 {
+            let n = 2 + next(20);
+            let succ: Vec<Vec<usize>> = (0..n)
+                .map(|_| (0..next(4)).map(|_| next(n)).collect())
+                .collect();
+            let dead: Vec<bool> = (0..n).map(|_| next(8) == 0).collect();
+            let g = LocalGraph {
+                nodes: (0..n).map(NodeId::new).collect(),
+                succ,
+                dead,
+            };
+            fn pick(next: &mut impl FnMut(usize) -> usize, n: usize, k: usize) -> Vec<NodeId> {
+                let mut v: Vec<NodeId> = (0..1 + next(k)).map(|_| NodeId::new(next(n))).collect();
+                v.sort_unstable();
+                v.dedup();
+                v
+            }
+            let writes = pick(&mut next, n, 4);
+            let bad: Vec<NodeId> = writes.iter().copied().filter(|_| next(3) == 0).collect();
+            let tests: Vec<BranchTest> = (0..next(3))
+                .map(|_| BranchTest {
+                    branch: NodeId::new(next(n)),
+                    taken: NodeId::new(next(n)),
+                    others: vec![NodeId::new(next(n))],
+                })
+                .collect();
+            with_tests += usize::from(!tests.is_empty());
+            let value = LastWrite {
+                writes: NodeSet::new(writes).expect("one write at least"),
+                bad,
+                need: next(2) == 0,
+                what: "v".into(),
+                tests,
+            };
+            let (entries, stop) = (pick(&mut next, n, 2), pick(&mut next, n, 3));
+            let fast = g.labels_with(&entries, &stop, Some(&value), false);
+            let slow = g.labels_with(&entries, &stop, Some(&value), true);
+            assert_eq!(fast, slow, "{g:?} {value:?} {entries:?} {stop:?}");
+            yes += fast.iter().filter(|(_, l)| *l == Label::Yes).count();
+        }
+        assert!(yes > 1000, "too few Yes nodes to test anything: {yes}");
+        assert!(with_tests > 1000, "too few values with tests: {with_tests}");
     }
 }

