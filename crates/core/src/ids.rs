@@ -89,6 +89,11 @@ impl<I: EntityId, T> IdVec<I, T> {
         }
     }
 
+    /// Room for `n` more elements without reallocating.
+    pub(crate) fn reserve(&mut self, n: usize) {
+        self.items.reserve(n);
+    }
+
     /// Appends `item`; its id.
     pub(crate) fn push(&mut self, item: T) -> I {
         let id = I::new(self.items.len());

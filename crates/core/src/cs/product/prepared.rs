@@ -236,6 +236,11 @@ impl<'a> Prepared<'a> {
             max_states,
         );
         s.log = Some(Log::default());
+        // A bulk exploration keeps every state: about one path edge per
+        // node that may run, on graphs of one context per function.
+        let open = self.g.num_nodes() - self.removed.count();
+        s.path.reserve(open);
+        s.top.reserve(open / 8);
         if self.limits.lean && !s.autos.is_empty() && s.autos.len() <= 64 {
             s.sym = s
                 .autos

@@ -88,6 +88,19 @@ impl<I: EntityId, A, B> States<I, A, B> {
     pub(super) fn len(&self) -> usize {
         self.key.len()
     }
+
+    /// Room for `n` states without growing the tables (a bulk
+    /// exploration, which keeps every state, sized from the graph).
+    pub(super) fn reserve(&mut self, n: usize)
+    where
+        A: Eq + std::hash::Hash,
+        B: Eq + std::hash::Hash,
+        I: Eq + std::hash::Hash,
+    {
+        self.key.reserve(n);
+        self.pred.reserve(n);
+        self.ids.reserve(n);
+    }
 }
 
 impl<I: EntityId, A, B> std::ops::Index<I> for States<I, A, B> {
