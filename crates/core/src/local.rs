@@ -95,7 +95,7 @@ fn must_pass(
     q: usize,
     live: &[bool],
     starts: &[usize],
-    pred: &[Vec<usize>],
+    pred: &crate::graph::Csr,
     targets: &[usize],
 ) -> Vec<bool> {
     let w = n.div_ceil(64);
@@ -122,8 +122,8 @@ fn must_pass(
                 continue;
             }
             acc.fill(!0);
-            for &p in &pred[x] {
-                let j = at[p] as usize;
+            for &p in pred.succs(x as u32) {
+                let j = at[p as usize] as usize;
                 for (a, b) in acc.iter_mut().zip(&sets[j * w..(j + 1) * w]) {
                     *a &= b;
                 }
@@ -726,14 +726,17 @@ impl LocalGraph {
         };
         let fwd = forward(None);
         // Backward over product states from the accepting targets.
-        let mut pred: Vec<Vec<usize>> = vec![Vec::new(); n * q];
+        // The predecessors of each product state, over the states reached:
+        // (state, predecessor) pairs grouped by a counting sort.
+        let mut edges: Vec<(u32, u32)> = Vec::new();
         for (x, _) in fwd.iter().enumerate().filter(|(_, &b)| b) {
             for &w in &self.succ[x / q] {
                 if !self.dead[w] {
-                    pred[w * q + step(x % q, w)].push(x);
+                    edges.push(((w * q + step(x % q, w)) as u32, x as u32));
                 }
             }
         }
+        let pred = crate::graph::Csr::from_edges(n * q, &edges);
         let mut bwd = vec![false; n * q];
         let mut stack: Vec<usize> = (0..n * q).filter(|&x| fwd[x] && is_target(x)).collect();
         let targets = stack.clone();
@@ -741,7 +744,8 @@ impl LocalGraph {
             bwd[x] = true;
         }
         while let Some(x) = stack.pop() {
-            for &y in &pred[x] {
+            for &y in pred.succs(x as u32) {
+                let y = y as usize;
                 if !bwd[y] {
                     bwd[y] = true;
                     stack.push(y);

@@ -199,8 +199,12 @@ impl Sites {
             .chain(funcs.iter().map(|f| f.addr))
             .collect();
         let plt = plt_names(&file);
+        // Sorted and deduplicated once, then searched: a data section's
+        // words are millions of inserts into a hash set otherwise.
         let mut taken = taken_words(&file);
         let (calls, returns) = decode_calls(bin, funcs, &mut taken);
+        taken.sort_unstable();
+        taken.dedup();
         s.calls = calls.len();
         let mut excluded: HashMap<&'static str, usize> = HashMap::new();
         let mut bad: HashSet<u64> = HashSet::new();
@@ -264,8 +268,8 @@ struct Call {
 
 /// Words of the data sections (aligned and at every 4 bytes, for packed
 /// tables) and relocation addends: addresses that may be taken (guard 4).
-fn taken_words(file: &object::File<'_>) -> HashSet<u64> {
-    let mut taken: HashSet<u64> = HashSet::new();
+fn taken_words(file: &object::File<'_>) -> Vec<u64> {
+    let mut taken: Vec<u64> = Vec::new();
     for sec in file.sections() {
         use object::SectionKind as K;
         if matches!(
@@ -274,18 +278,18 @@ fn taken_words(file: &object::File<'_>) -> HashSet<u64> {
         ) {
             if let Ok(d) = sec.data() {
                 for c in d.chunks_exact(8) {
-                    taken.insert(u64::from_le_bytes(c.try_into().unwrap()));
+                    taken.push(u64::from_le_bytes(c.try_into().unwrap()));
                 }
                 // Unaligned words too (packed tables).
                 for w in d.windows(8).step_by(4) {
-                    taken.insert(u64::from_le_bytes(w.try_into().unwrap()));
+                    taken.push(u64::from_le_bytes(w.try_into().unwrap()));
                 }
             }
         }
     }
     if let Some(rels) = file.dynamic_relocations() {
         for (_, r) in rels {
-            taken.insert(r.addend() as u64);
+            taken.push(r.addend() as u64);
         }
     }
     taken
@@ -297,7 +301,7 @@ fn taken_words(file: &object::File<'_>) -> HashSet<u64> {
 fn decode_calls(
     bin: &Binary,
     funcs: &[native::FuncSym],
-    taken: &mut HashSet<u64>,
+    taken: &mut Vec<u64>,
 ) -> (Vec<Call>, HashSet<u64>) {
     let mut calls: Vec<Call> = Vec::new();
     let mut returns: HashSet<u64> = HashSet::new();
@@ -317,12 +321,12 @@ fn decode_calls(
                 continue;
             }
             if ins.is_ip_rel_memory_operand() {
-                taken.insert(ins.ip_rel_memory_address());
+                taken.push(ins.ip_rel_memory_address());
             }
             for k in 0..ins.op_count() {
                 match ins.op_kind(k) {
                     OpKind::Immediate32to64 | OpKind::Immediate64 | OpKind::Immediate32 => {
-                        taken.insert(ins.immediate(k));
+                        taken.push(ins.immediate(k));
                     }
                     _ => {}
                 }
@@ -371,7 +375,7 @@ fn exclusion(
     callee: &Callee,
     starts: &HashSet<u64>,
     returns: &HashSet<u64>,
-    taken: &HashSet<u64>,
+    taken: &[u64],
 ) -> Option<&'static str> {
     if c.last {
         Some("the call ends its function")
@@ -383,7 +387,7 @@ fn exclusion(
     } || matches!((callee, c.target), (Callee::Program(_), Some(t)) if !returns.contains(&t))
     {
         Some("the callee never returns")
-    } else if taken.contains(&c.after) {
+    } else if taken.binary_search(&c.after).is_ok() {
         Some("the next address is also data or an operand (address-taken code)")
     } else {
         None
@@ -652,14 +656,14 @@ fn restorers(core: &Core) -> Result<HashSet<u64>, RestorerError> {
             let (Ok(code), Some((off, _))) = (sec.data(), sec.file_range()) else {
                 continue;
             };
-            for (i, w) in code.windows(RESTORER.len()).enumerate() {
-                if w == RESTORER {
-                    let file_off = off + i as u64;
-                    for m in &maps {
-                        let len = m.end.saturating_sub(m.start);
-                        if file_off >= m.offset && file_off - m.offset < len {
-                            out.insert(m.start + (file_off - m.offset));
-                        }
+            // The restorer's bytes cannot overlap themselves: every
+            // occurrence is found.
+            for i in memchr::memmem::find_iter(code, &RESTORER) {
+                let file_off = off + i as u64;
+                for m in &maps {
+                    let len = m.end.saturating_sub(m.start);
+                    if file_off >= m.offset && file_off - m.offset < len {
+                        out.insert(m.start + (file_off - m.offset));
                     }
                 }
             }
