@@ -14,24 +14,35 @@ pub struct Csr {
     targets: Vec<u32>,
 }
 
+/// `items` (source, payload) grouped by source, `n` sources: the offsets
+/// of each source's payloads (one more than `n`) and the payloads, each
+/// source's in the list's order (a stable counting sort).
+pub(crate) fn group_by_source<T: Copy + Default>(
+    n: usize,
+    items: &[(u32, T)],
+) -> (Vec<u32>, Vec<T>) {
+    let mut offsets = vec![0u32; n + 1];
+    for &(s, _) in items {
+        offsets[s as usize + 1] += 1;
+    }
+    for i in 0..n {
+        offsets[i + 1] += offsets[i];
+    }
+    let mut fill = offsets.clone();
+    let mut out = vec![T::default(); items.len()];
+    for &(s, x) in items {
+        let slot = &mut fill[s as usize];
+        out[*slot as usize] = x;
+        *slot += 1;
+    }
+    (offsets, out)
+}
+
 impl Csr {
     /// Builds the adjacency of `n` vertices from an edge list. Edges keep the
     /// order of the list within each source vertex (a stable counting sort).
     pub fn from_edges(n: usize, edges: &[(u32, u32)]) -> Csr {
-        let mut offsets = vec![0u32; n + 1];
-        for &(s, _) in edges {
-            offsets[s as usize + 1] += 1;
-        }
-        for i in 0..n {
-            offsets[i + 1] += offsets[i];
-        }
-        let mut fill = offsets.clone();
-        let mut targets = vec![0u32; edges.len()];
-        for &(s, t) in edges {
-            let slot = &mut fill[s as usize];
-            targets[*slot as usize] = t;
-            *slot += 1;
-        }
+        let (offsets, targets) = group_by_source(n, edges);
         Csr { offsets, targets }
     }
 

@@ -221,7 +221,7 @@ pub(crate) struct Flow {
     in_start: Vec<usize>,
     /// Per live state, the steps it is a source of: (target, the other
     /// source).
-    out_start: Vec<usize>,
+    out_start: Vec<u32>,
     outs: Vec<(u32, Option<u32>)>,
     /// Components, numbered so that sources come before targets.
     sccs: Sccs,
@@ -295,27 +295,6 @@ fn or_into(acc: &mut [u64], x: &[u64]) {
     }
 }
 
-/// `steps` (source, payload) grouped by source, `n` sources: the offsets
-/// of each source's payloads and the payloads, each source's in the
-/// list's order (a stable counting sort).
-fn group_by_source<T: Copy + Default>(n: usize, steps: &[(u32, T)]) -> (Vec<usize>, Vec<T>) {
-    let mut start = vec![0usize; n + 1];
-    for &(from, _) in steps {
-        start[from as usize + 1] += 1;
-    }
-    for i in 0..n {
-        start[i + 1] += start[i];
-    }
-    let mut fill = start.clone();
-    let mut out = vec![T::default(); steps.len()];
-    for &(from, x) in steps {
-        let slot = &mut fill[from as usize];
-        out[*slot] = x;
-        *slot += 1;
-    }
-    (start, out)
-}
-
 impl Flow {
     /// Built once per exploration, for all the passes over it.
     fn new(h: &Hyper, live: &BitSet) -> Flow {
@@ -349,32 +328,17 @@ impl Flow {
             }
         }
         in_start.push(ins.len());
-        let (out_start, outs) = group_by_source(n, &outs);
+        let (out_start, outs) = crate::graph::group_by_source(n, &outs);
         // Each node's live states, in state order: a CSR by node.
-        let mut at_start = vec![0u32; nodes + 1];
-        for &s in &order {
-            if let Some(v) = h.node[s] {
-                at_start[v.index() + 1] += 1;
-            }
-        }
-        for v in 0..nodes {
-            at_start[v + 1] += at_start[v];
-        }
-        let mut fill = at_start.clone();
-        let mut at = vec![0u32; at_start[nodes] as usize];
-        for (i, &s) in order.iter().enumerate() {
-            if let Some(v) = h.node[s] {
-                let slot = &mut fill[v.index()];
-                at[*slot as usize] = i as u32;
-                *slot += 1;
-            }
-        }
+        let by_node: Vec<(u32, u32)> = order
+            .iter()
+            .enumerate()
+            .filter_map(|(i, &s)| h.node[s].map(|v| (v.index() as u32, i as u32)))
+            .collect();
+        let (at_start, at) = crate::graph::group_by_source(nodes, &by_node);
         // "Is a source of a step into": the steps out, grouped already
         // (a repeated edge changes no component).
-        let deps = Csr::from_parts(
-            out_start.iter().map(|&o| o as u32).collect(),
-            outs.iter().map(|&(to, _)| to).collect(),
-        );
+        let deps = Csr::from_parts(out_start.clone(), outs.iter().map(|&(to, _)| to).collect());
         let sccs = Sccs::compute(&deps, |_| true);
         let accepting = h.accepting.iter().map(|s| local[s.index()]).collect();
         let root = order.iter().map(|&s| h.root[s]).collect();
@@ -406,7 +370,7 @@ impl Flow {
     }
 
     fn outs(&self, i: u32) -> &[(u32, Option<u32>)] {
-        &self.outs[self.out_start[i as usize]..self.out_start[i as usize + 1]]
+        &self.outs[self.out_start[i as usize] as usize..self.out_start[i as usize + 1] as usize]
     }
 
     /// The candidate bit of live state `i`'s node, if it is a candidate.
