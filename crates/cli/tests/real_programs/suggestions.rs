@@ -132,11 +132,25 @@ fn pm(dir: &Path, args: &[String]) -> std::process::Output {
 }
 
 /// `analyze --format json` of `inputs` with `solver`: Ok(the output), or
-/// Err(the failure).
+/// Err(the failure). Every evidence stage runs (`--value-budget 0`), as in
+/// `suggest`'s own analyses: under the default time budget the stages of
+/// a backtrace's branch correlations (`Report::cases`) ran or not with
+/// the machine's load, and a base analysis that lost them (23 lines of
+/// bzip2's `BZ2_decompress` crash, on a loaded machine) made every exact
+/// count of that crash look exceeded.
 fn analyze(dir: &Path, inputs: &[String], solver: &str) -> Result<Value, String> {
-    let mut args: Vec<String> = ["analyze", "--format", "json", "--timeout", "60", "--solver"]
-        .map(String::from)
-        .to_vec();
+    let mut args: Vec<String> = [
+        "analyze",
+        "--format",
+        "json",
+        "--timeout",
+        "60",
+        "--value-budget",
+        "0",
+        "--solver",
+    ]
+    .map(String::from)
+    .to_vec();
     args.extend(solver.split(' ').map(String::from));
     args.extend(inputs.iter().cloned());
     let o = pm(dir, &args);
