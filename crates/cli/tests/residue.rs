@@ -375,6 +375,62 @@ fn each_guard_keeps_a_word_out() {
     assert!(used(&st, &sites, &none).is_empty());
 }
 
+/// Guard 4 from the binary's side: an after-call address that is also a
+/// word of its data (aligned, or at a 4-byte step of a packed table) is
+/// never usable, since the word may be a taken address. Written into a
+/// copy of the binary's largest data section; the other sites stay.
+#[test]
+fn an_after_call_address_in_data_is_not_usable() {
+    use object::{Object, ObjectSection, SectionKind};
+    require("clang-14");
+    let dir = scratch("taken");
+    build(&dir);
+    let bin = Binary::read(&dir.join("prog")).unwrap();
+    let sites = Sites::of(&bin);
+    let addrs = sites.addresses();
+    let of = |name: &str| {
+        *addrs
+            .iter()
+            .find(|&&a| sites.callee(a) == Some(&Callee::Program(name.into())))
+            .unwrap_or_else(|| panic!("no call of {name}"))
+    };
+    let (twice, next) = (of("twice"), of("next"));
+    let mut bytes = bin.data().to_vec();
+    let (off, size) = {
+        let file = object::File::parse(&*bytes).unwrap();
+        file.sections()
+            .filter(|s| matches!(s.kind(), SectionKind::Data | SectionKind::ReadOnlyData))
+            .filter_map(|s| s.file_range())
+            .max_by_key(|&(_, size)| size)
+            .expect("a data section")
+    };
+    assert!(size >= 32, "{size} bytes of data");
+    let off = off as usize;
+    // At a 4-byte step (off + 4) and at an aligned word (off + 16).
+    bytes[off + 4..off + 12].copy_from_slice(&twice.to_le_bytes());
+    bytes[off + 16..off + 24].copy_from_slice(&next.to_le_bytes());
+    let patched = Binary::from_bytes(bytes, &dir.join("prog")).unwrap();
+    let after = Sites::of(&patched);
+    let left = after.addresses();
+    for a in [twice, next] {
+        assert!(!left.contains(&a), "{a:#x} still usable");
+        assert!(
+            after
+                .excluded_at
+                .iter()
+                .any(|&(x, why)| x == a && why.contains("also data")),
+            "{a:#x}: {:?}",
+            after.excluded_at
+        );
+    }
+    let mut rest: Vec<u64> = addrs
+        .into_iter()
+        .filter(|a| ![twice, next].contains(a))
+        .collect();
+    rest.sort_unstable();
+    assert_eq!(left, rest);
+}
+
 #[test]
 fn random_stack_contents_never_panic() {
     require("clang-14");

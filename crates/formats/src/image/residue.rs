@@ -199,17 +199,33 @@ impl Sites {
             .chain(funcs.iter().map(|f| f.addr))
             .collect();
         let plt = plt_names(&file);
-        // Sorted and deduplicated once, then searched: a data section's
-        // words are millions of inserts into a hash set otherwise.
-        let mut taken = taken_words(&file);
-        let (calls, returns) = decode_calls(bin, funcs, &mut taken);
+        // Only a word inside the functions' code can be an after-call
+        // address: the others (most of a data section's millions) are
+        // not kept. Sorted and deduplicated once, then searched.
+        let code = funcs
+            .iter()
+            .filter(|f| f.size > 0)
+            .fold(None, |r: Option<(u64, u64)>, f| {
+                let end = f.addr.saturating_add(f.size);
+                Some(r.map_or((f.addr, end), |(lo, hi)| (lo.min(f.addr), hi.max(end))))
+            })
+            .unwrap_or((0, 0));
+        let in_code = |w: u64| w >= code.0 && w <= code.1;
+        let mut taken = taken_words(&file, in_code);
+        let (calls, returns) = decode_calls(bin, funcs, &mut taken, in_code);
         taken.sort_unstable();
         taken.dedup();
+        // The first function symbol at each address, as a search of
+        // `funcs` in order finds it.
+        let mut func_at: HashMap<u64, &native::FuncSym> = HashMap::with_capacity(funcs.len());
+        for f in funcs {
+            func_at.entry(f.addr).or_insert(f);
+        }
         s.calls = calls.len();
         let mut excluded: HashMap<&'static str, usize> = HashMap::new();
         let mut bad: HashSet<u64> = HashSet::new();
         for c in calls {
-            let callee = callee_of(c.target, funcs, &plt);
+            let callee = callee_of(c.target, &func_at, &plt);
             let reason = exclusion(&c, &callee, &starts, &returns, &taken);
             if let Some(r) = reason {
                 *excluded.entry(r).or_default() += 1;
@@ -267,8 +283,9 @@ struct Call {
 }
 
 /// Words of the data sections (aligned and at every 4 bytes, for packed
-/// tables) and relocation addends: addresses that may be taken (guard 4).
-fn taken_words(file: &object::File<'_>) -> Vec<u64> {
+/// tables) and relocation addends: addresses that may be taken (guard 4),
+/// those `keep` keeps.
+fn taken_words(file: &object::File<'_>, keep: impl Fn(u64) -> bool) -> Vec<u64> {
     let mut taken: Vec<u64> = Vec::new();
     for sec in file.sections() {
         use object::SectionKind as K;
@@ -277,19 +294,22 @@ fn taken_words(file: &object::File<'_>) -> Vec<u64> {
             K::Data | K::ReadOnlyData | K::ReadOnlyDataWithRel | K::Unknown | K::Other
         ) {
             if let Ok(d) = sec.data() {
-                for c in d.chunks_exact(8) {
-                    taken.push(u64::from_le_bytes(c.try_into().unwrap()));
-                }
-                // Unaligned words too (packed tables).
+                // Every word at 4-byte steps: the aligned ones, and the
+                // unaligned ones of packed tables.
                 for w in d.windows(8).step_by(4) {
-                    taken.push(u64::from_le_bytes(w.try_into().unwrap()));
+                    let w = u64::from_le_bytes(w.try_into().unwrap());
+                    if keep(w) {
+                        taken.push(w);
+                    }
                 }
             }
         }
     }
     if let Some(rels) = file.dynamic_relocations() {
         for (_, r) in rels {
-            taken.push(r.addend() as u64);
+            if keep(r.addend() as u64) {
+                taken.push(r.addend() as u64);
+            }
         }
     }
     taken
@@ -297,11 +317,13 @@ fn taken_words(file: &object::File<'_>) -> Vec<u64> {
 
 /// Decodes every function of `funcs` (guard 1): its calls, and the
 /// functions that return (guard 3). Adds the addresses its instructions
-/// use as operands (RIP-relative and immediate) to `taken` (guard 4).
+/// use as operands (RIP-relative and immediate) and `keep` keeps to
+/// `taken` (guard 4).
 fn decode_calls(
     bin: &Binary,
     funcs: &[native::FuncSym],
     taken: &mut Vec<u64>,
+    keep: impl Fn(u64) -> bool,
 ) -> (Vec<Call>, HashSet<u64>) {
     let mut calls: Vec<Call> = Vec::new();
     let mut returns: HashSet<u64> = HashSet::new();
@@ -320,12 +342,14 @@ fn decode_calls(
             if ins.is_invalid() {
                 continue;
             }
-            if ins.is_ip_rel_memory_operand() {
+            if ins.is_ip_rel_memory_operand() && keep(ins.ip_rel_memory_address()) {
                 taken.push(ins.ip_rel_memory_address());
             }
             for k in 0..ins.op_count() {
                 match ins.op_kind(k) {
-                    OpKind::Immediate32to64 | OpKind::Immediate64 | OpKind::Immediate32 => {
+                    OpKind::Immediate32to64 | OpKind::Immediate64 | OpKind::Immediate32
+                        if keep(ins.immediate(k)) =>
+                    {
                         taken.push(ins.immediate(k));
                     }
                     _ => {}
@@ -353,12 +377,16 @@ fn decode_calls(
     (calls, returns)
 }
 
-/// What a call to `target` calls: a function of `funcs`, else a PLT entry
-/// of `plt`; indirect without a target.
-fn callee_of(target: Option<u64>, funcs: &[native::FuncSym], plt: &HashMap<u64, String>) -> Callee {
+/// What a call to `target` calls: a function of `funcs` (by address),
+/// else a PLT entry of `plt`; indirect without a target.
+fn callee_of(
+    target: Option<u64>,
+    funcs: &HashMap<u64, &native::FuncSym>,
+    plt: &HashMap<u64, String>,
+) -> Callee {
     match target {
         None => Callee::Indirect,
-        Some(t) => match (funcs.iter().find(|f| f.addr == t), plt.get(&t)) {
+        Some(t) => match (funcs.get(&t), plt.get(&t)) {
             (Some(f), _) => Callee::Program(f.name.clone()),
             (None, Some(n)) => Callee::Library(n.clone()),
             (None, None) => Callee::Unknown,
@@ -603,7 +631,6 @@ pub fn scan_stack(
     out
 }
 
-/// The runtime addresses of the signal restorer in every executable file
 /// A mapping that may hold code and that [`restorers`] could not read.
 #[derive(Debug, thiserror::Error)]
 #[error("cannot read {path} ({source}) to find its signal restorer")]
@@ -614,9 +641,11 @@ struct RestorerError {
     source: std::io::Error,
 }
 
-/// mapping of the process (read from the core's memory, else from the
-/// file on this machine); an error when a mapping can be read from
-/// neither.
+/// The runtime addresses of the signal restorer in every executable file
+/// mapping of the process (from the file on this machine); an error when
+/// a mapping's file cannot be read. The files are mapped, not read: the C
+/// library alone is 2 MB, copied and faulted in for a search that reads
+/// it once (a twentieth of the time a bzip2 core was analysed in).
 fn restorers(core: &Core) -> Result<HashSet<u64>, RestorerError> {
     let mut out = HashSet::new();
     let mut files: Vec<&str> = core.files.iter().map(|m| m.path.as_str()).collect();
@@ -627,7 +656,7 @@ fn restorers(core: &Core) -> Result<HashSet<u64>, RestorerError> {
             continue;
         }
         let maps: Vec<&native::Mapping> = core.files.iter().filter(|m| m.path == path).collect();
-        let data = match std::fs::read(path) {
+        let data = match map_file(path) {
             Ok(d) => d,
             Err(e) => {
                 // Only a file that may hold code matters: an ELF image.
@@ -670,6 +699,34 @@ fn restorers(core: &Core) -> Result<HashSet<u64>, RestorerError> {
         }
     }
     Ok(out)
+}
+
+/// The regular file at `path`, mapped read-only (an empty file as no
+/// bytes). A device or a pipe is an error, never read: the path comes
+/// from the core.
+fn map_file(path: &str) -> std::io::Result<MappedFile> {
+    // Checked before it is opened: opening a pipe waits for a writer.
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    let f = std::fs::File::open(path)?;
+    if f.metadata()?.len() == 0 {
+        return Ok(MappedFile(None));
+    }
+    // SAFETY: the map is read-only and lives for one search; a file
+    // changed under it gives wrong bytes at worst, which `object` checks
+    // as any input.
+    Ok(MappedFile(Some(unsafe { memmap2::Mmap::map(&f) }?)))
+}
+
+/// A file's bytes, mapped ([`map_file`]).
+struct MappedFile(Option<memmap2::Mmap>);
+
+impl std::ops::Deref for MappedFile {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        self.0.as_deref().unwrap_or(&[])
+    }
 }
 
 #[cfg(test)]

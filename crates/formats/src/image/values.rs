@@ -72,7 +72,9 @@ pub fn read_with_frames(
                 .iter()
                 .any(|f| map.locals_of(&f.function).next().is_some())
             {
-                match locations(&file) {
+                let wanted: std::collections::HashSet<&str> =
+                    frames.iter().map(|f| f.function.as_str()).collect();
+                match locations(&file, &wanted) {
                     Ok(locs) => locals(core, &frames, &locs, map, &mut out),
                     Err(e) => notes.push(format!("local variables not read: {e}")),
                 }
@@ -266,7 +268,13 @@ fn frames(
 /// inlined at (line, column) for a variable of an inlined function.
 type Locations = HashMap<(String, String, u32), Vec<(Option<(u32, u32)>, i64)>>;
 
-fn locations(file: &object::File<'_>) -> Result<Locations, LocalsError> {
+/// The [`Locations`] of the functions named in `wanted` (the stack's:
+/// a program's other locals are most of its debug information, and
+/// keeping them all took a third of the time SQLite's core was read in).
+fn locations(
+    file: &object::File<'_>,
+    wanted: &std::collections::HashSet<&str>,
+) -> Result<Locations, LocalsError> {
     let load = |id: gimli::SectionId| -> Result<Cow<'_, [u8]>, gimli::Error> {
         Ok(file
             .section_by_name(id.name())
@@ -279,7 +287,7 @@ fn locations(file: &object::File<'_>) -> Result<Locations, LocalsError> {
     let mut units = dwarf.units();
     while let Some(header) = units.next()? {
         let unit = dwarf.unit(header)?;
-        unit_locations(&dwarf, &unit, &mut out)?;
+        unit_locations(&dwarf, &unit, wanted, &mut out)?;
     }
     Ok(out)
 }
@@ -289,6 +297,7 @@ type Slice<'a> = gimli::EndianSlice<'a, gimli::RunTimeEndian>;
 fn unit_locations(
     dwarf: &gimli::Dwarf<Slice<'_>>,
     unit: &gimli::Unit<Slice<'_>>,
+    wanted: &std::collections::HashSet<&str>,
     out: &mut Locations,
 ) -> gimli::Result<()> {
     let mut entries = unit.entries();
@@ -322,7 +331,9 @@ fn unit_locations(
                 .attr_value(gimli::DW_AT_linkage_name)
                 .or_else(|| e.attr_value(gimli::DW_AT_name))
                 .and_then(|v| dwarf.attr_string(unit, v).ok())
-                .map(|s| s.to_string_lossy().into_owned());
+                .map(|s| s.to_string_lossy())
+                .filter(|n| wanted.contains(n.as_ref()))
+                .map(|n| n.into_owned());
             let rbp_based = match e.attr_value(gimli::DW_AT_frame_base) {
                 Some(gimli::AttributeValue::Exprloc(x)) => {
                     let ops = operations(x, unit.encoding());
@@ -400,6 +411,9 @@ fn locals(
     // function, name and line, and with the call an inlined copy was
     // inlined at.
     type Key<'a> = (&'a str, &'a str, u32);
+    // Only the stack's functions are looked up.
+    let on_stack: std::collections::HashSet<&str> =
+        frames.iter().map(|f| f.function.as_str()).collect();
     let mut count: HashMap<Key<'_>, usize> = HashMap::new();
     let mut count_at: HashMap<(Key<'_>, Option<(u32, u32)>), usize> = HashMap::new();
     for v in &map.vars {
@@ -410,6 +424,9 @@ fn locals(
             ..
         } = &v.scope
         {
+            if !on_stack.contains(function.as_str()) {
+                continue;
+            }
             *count.entry((function, &v.name, *line)).or_insert(0) += 1;
             *count_at
                 .entry(((function, &v.name, *line), *inlined_at))
