@@ -215,6 +215,7 @@ pub fn run(a: AnalyzeArgs) -> Result<(), Failure> {
 }
 
 fn run_within(a: AnalyzeArgs) -> Result<(), Failure> {
+    let started = std::time::Instant::now();
     if !a.compare.is_empty() && a.compare.len() != 2 {
         return Err(Failure::input(
             "--compare takes exactly two solvers, e.g. --compare utl,fsa",
@@ -233,7 +234,10 @@ fn run_within(a: AnalyzeArgs) -> Result<(), Failure> {
     // may use the solver's whole memory budget; `batch` runs them one by
     // one, its crashes already use every core). Then the nodes Local
     // labels prove ran, fed back (the Local lift).
-    let staging = a.solver.staging(stage_threads(&loaded.report));
+    let staging = postmortem_core::staged::Staging {
+        started: Some(started),
+        ..a.solver.staging(stage_threads(&loaded.report))
+    };
     let an = postmortem_core::pipeline::analyse(&*s, &loaded.graph, &loaded.report, staging)
         .map_err(|e| {
             let mut f = pipeline_failure(e, &a.inputs.report_name(), &loaded.graph, &loaded.report);

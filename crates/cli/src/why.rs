@@ -59,9 +59,13 @@ pub fn run(a: WhyArgs) -> Result<(), Failure> {
 }
 
 fn run_within(a: WhyArgs) -> Result<(), Failure> {
+    let started = std::time::Instant::now();
     let mut loaded = load(&a.inputs, a.solver.memory_budget())?;
     let s = a.solver.build(a.solver.solver);
-    let staging = a.solver.staging(stage_threads(&loaded.report));
+    let staging = postmortem_core::staged::Staging {
+        started: Some(started),
+        ..a.solver.staging(stage_threads(&loaded.report))
+    };
     let t = std::time::Instant::now();
     let an = postmortem_core::pipeline::analyse(&*s, &loaded.graph, &loaded.report, staging)
         .map_err(|e| pipeline_failure(e, &a.inputs.report_name(), &loaded.graph, &loaded.report))?;

@@ -583,14 +583,26 @@ pub fn scan_stack(
         return out;
     };
     let mut skip_to = 0u64;
+    // Most words are neither: each is compared with the range of the
+    // restorers and of the sites before it is looked up.
+    let span = |xs: &mut dyn Iterator<Item = u64>| {
+        xs.fold((u64::MAX, 0), |(lo, hi), x| (lo.min(x), hi.max(x)))
+    };
+    let restorer_span = span(&mut restorers.iter().copied());
+    let site_span = span(&mut sites.by_after.keys().copied());
     while a.checked_add(8).is_some_and(|e| e <= hi) {
         let Some(w) = word(a) else { break };
         out.words += 1;
-        if restorers.contains(&w) {
+        if (restorer_span.0..=restorer_span.1).contains(&w) && restorers.contains(&w) {
             skip_to = skip_to.max(a.saturating_add(SIGFRAME_SKIP));
         }
         let r = w.wrapping_sub(base);
-        if let Some(site) = sites.by_after.get(&r) {
+        let site = if (site_span.0..=site_span.1).contains(&r) {
+            sites.by_after.get(&r)
+        } else {
+            None
+        };
+        if let Some(site) = site {
             out.matched += 1;
             let reason = if a < skip_to {
                 Some("inside a signal frame")
