@@ -246,6 +246,11 @@ pub struct Staging {
     /// base recovery's end (the analysis without evidence, as its user
     /// waits for it). `None`: of the base recovery alone.
     pub started: Option<std::time::Instant>,
+    /// The least time a value stage takes, under which none starts
+    /// before the deadline: the base recovery's context-sensitive bulk
+    /// pass, which each stage repeats with one more automaton (set by the
+    /// staging itself; zero elsewhere).
+    pub stage_cost: std::time::Duration,
 }
 
 impl Default for Staging {
@@ -261,6 +266,7 @@ impl Default for Staging {
             marked: true,
             every_case: false,
             started: None,
+            stage_cost: std::time::Duration::ZERO,
         }
     }
 }
@@ -268,7 +274,18 @@ impl Default for Staging {
 /// Stages run under the thread's deadline (see `staged`): past it, none
 /// starts.
 fn within_budget() -> Result<(), SolveError> {
-    if crate::budget::past_deadline() {
+    within_budget_for(std::time::Duration::ZERO)
+}
+
+/// [`within_budget`], and at least `need` left before the deadline: a
+/// value stage that cannot finish before it is not started (its bulk pass
+/// stopped by the deadline decides little, at the whole budget's cost: on
+/// SQLite's function-flag core, three of six stages ran to the deadline
+/// and gained nothing).
+fn within_budget_for(need: std::time::Duration) -> Result<(), SolveError> {
+    let short = crate::budget::deadline()
+        .is_some_and(|d| d.saturating_duration_since(std::time::Instant::now()) < need);
+    if short || crate::budget::past_deadline() {
         return Err(SolveError::Limit(OUT_OF_BUDGET.to_string()));
     }
     Ok(())
@@ -304,7 +321,7 @@ fn value_stage(
     how: Staging,
 ) -> Result<Recovery, SolveError> {
     if how.hints && how.lean {
-        within_budget()?;
+        within_budget_for(how.stage_cost)?;
         match s.refine_hint(g, r, hint, &[]) {
             Err(SolveError::Unsupported(_)) => {}
             res => return res,
@@ -492,6 +509,10 @@ fn staged(
         rec.stats
             .push(("values_budget_ms", left.as_millis() as u64));
     }
+    let how = Staging {
+        stage_cost: std::time::Duration::from_millis(rec.stat("cs_bulk_ms")),
+        ..how
+    };
     let mut runs = crate::budget::with_deadline(deadline, || run(&reports, &hint, how));
     let case_runs = runs.split_off(n_values.min(runs.len()));
     merge_stages(&mut rec, staged, runs, how)?;
@@ -1474,5 +1495,18 @@ mod budget_tests {
             ..since
         };
         assert!(evidence_deadline(none, base).is_none());
+    }
+
+    /// A value stage needs its cost left before the deadline to start.
+    #[test]
+    fn a_stage_that_cannot_finish_is_not_started() {
+        let d = Instant::now() + Duration::from_secs(5);
+        crate::budget::with_deadline(Some(d), || {
+            assert!(within_budget_for(Duration::from_secs(1)).is_ok());
+            let e = within_budget_for(Duration::from_secs(60)).unwrap_err();
+            assert!(out_of_budget(&e), "{e:?}");
+        });
+        // No deadline: every stage starts.
+        assert!(within_budget_for(Duration::from_secs(60)).is_ok());
     }
 }
