@@ -293,22 +293,32 @@ fn used(st: &Stack, sites: &Sites, restorers: &HashSet<u64>) -> Vec<u64> {
     s.hits.iter().map(|h| h.after).collect()
 }
 
-#[test]
-fn each_guard_keeps_a_word_out() {
-    require("clang-14");
-    let dir = scratch("guards");
+/// The usable after-call address of the call of the program's `name`.
+fn site_of(sites: &Sites, name: &str) -> u64 {
+    sites
+        .addresses()
+        .into_iter()
+        .find(|&a| sites.callee(a) == Some(&Callee::Program(name.into())))
+        .unwrap_or_else(|| panic!("no call of {name}"))
+}
+
+/// The residue test program built in a scratch directory `tag`, its
+/// binary and usable sites.
+fn built_sites(tag: &str) -> (PathBuf, Binary, Sites) {
+    let dir = scratch(tag);
     build(&dir);
     let bin = Binary::read(&dir.join("prog")).unwrap();
     let sites = Sites::of(&bin);
     assert!(sites.off.is_none(), "{:?}", sites.off);
+    (dir, bin, sites)
+}
+
+#[test]
+fn each_guard_keeps_a_word_out() {
+    require("clang-14");
+    let (_, bin, sites) = built_sites("guards");
     let addrs = sites.addresses();
-    let of = |name: &str| {
-        *addrs
-            .iter()
-            .find(|&&a| sites.callee(a) == Some(&Callee::Program(name.into())))
-            .unwrap_or_else(|| panic!("no call of {name}"))
-    };
-    let (twice, next) = (of("twice"), of("next"));
+    let (twice, next) = (site_of(&sites, "twice"), site_of(&sites, "next"));
     let atoi = *addrs
         .iter()
         .find(|&&a| sites.callee(a) == Some(&Callee::Library("atoi".into())))
@@ -383,18 +393,9 @@ fn each_guard_keeps_a_word_out() {
 fn an_after_call_address_in_data_is_not_usable() {
     use object::{Object, ObjectSection, SectionKind};
     require("clang-14");
-    let dir = scratch("taken");
-    build(&dir);
-    let bin = Binary::read(&dir.join("prog")).unwrap();
-    let sites = Sites::of(&bin);
+    let (dir, bin, sites) = built_sites("taken");
     let addrs = sites.addresses();
-    let of = |name: &str| {
-        *addrs
-            .iter()
-            .find(|&&a| sites.callee(a) == Some(&Callee::Program(name.into())))
-            .unwrap_or_else(|| panic!("no call of {name}"))
-    };
-    let (twice, next) = (of("twice"), of("next"));
+    let (twice, next) = (site_of(&sites, "twice"), site_of(&sites, "next"));
     let mut bytes = bin.data().to_vec();
     let (off, size) = {
         let file = object::File::parse(&*bytes).unwrap();
