@@ -146,14 +146,16 @@ use crate::solver::{Label, Recovery, SolveError, Solver, Weakening};
 pub const GROUP: usize = 1;
 
 /// The evidence stages' time budget by default ([`Staging::value_budget`]),
-/// as a multiple of the analysis without evidence: from
-/// [`Staging::started`] (the inputs read, the base recovered) or else of
-/// the base recovery alone, with [`VALUE_FLOOR_MS`] at least. (Of the
-/// base recovery alone, SQLite's plain core ran out of it inside the
-/// residue's refinement on half of its runs, keeping 63% of the labels
-/// the evidence decides, against 94%.) The residue's refinement
-/// ([`refine_marked`]) and the value stages share one deadline
-/// ([`crate::budget::with_deadline`]); a stage that reaches it keeps the
+/// as a multiple of the analysis without evidence, with
+/// [`VALUE_FLOOR_MS`] at least: the residue's refinement
+/// ([`refine_marked`]) may last until that multiple of the analysis so
+/// far (from [`Staging::started`]: the inputs read, the base recovered),
+/// the value stages until that multiple of the base recovery alone, and
+/// not past the residue's deadline (see [`evidence_deadline`]; with the
+/// base recovery alone for both, SQLite's plain core ran out of it
+/// inside the residue's refinement on most runs, keeping 63% of the
+/// labels the evidence decides, against 94%). Each deadline holds through
+/// [`crate::budget::with_deadline`]; a stage that reaches it keeps the
 /// sound labels its solver had (the searches stop as at a time limit),
 /// and the stages not started are dropped and listed. Without it 16
 /// stages of bzip2's block-flag core took 1.7 s after a base of 10 ms, to
@@ -166,10 +168,23 @@ pub const VALUE_BUDGET_FACTOR: f64 = 0.5;
 pub const VALUE_FLOOR_MS: u64 = 100;
 
 /// The evidence stages' deadline, the base recovery having taken `base`
-/// and ended now: see [`VALUE_BUDGET_FACTOR`].
-fn evidence_deadline(how: Staging, base: std::time::Duration) -> Option<std::time::Instant> {
+/// and ended now: see [`VALUE_BUDGET_FACTOR`]. `whole`: of the analysis
+/// so far (the residue's refinement); else of the base recovery alone
+/// (the value stages). The residue's refinement is one bulk pass that
+/// decides most of the evidence's labels on large programs (541 of
+/// SQLite's plain core's 1,723), where the value stages are many and
+/// mostly decide nothing (its function-flag core: three stages, 280 ms,
+/// no label, when they too had the whole analysis's budget).
+fn evidence_deadline(
+    how: Staging,
+    base: std::time::Duration,
+    whole: bool,
+) -> Option<std::time::Instant> {
     how.value_budget.map(|factor| {
-        let so_far = how.started.map_or(base, |t| t.elapsed().max(base));
+        let so_far = match how.started {
+            Some(t) if whole => t.elapsed().max(base),
+            _ => base,
+        };
         let budget = so_far
             .mul_f64(factor)
             .max(std::time::Duration::from_millis(VALUE_FLOOR_MS));
@@ -558,13 +573,18 @@ fn base_and_residue(
     if how.marked {
         let mut rec = s.recover(g, &base_report)?;
         rec.stats.push(("staged_base_ms", ms(t)));
-        let deadline = evidence_deadline(how, t.elapsed());
+        let base = t.elapsed();
+        let residue_deadline = evidence_deadline(how, base, true);
+        let deadline = match (evidence_deadline(how, base, false), residue_deadline) {
+            (Some(v), Some(r)) => Some(v.min(r)),
+            (v, r) => v.or(r),
+        };
         let t = std::time::Instant::now();
         if !report.residue.is_empty() {
             let before = rec.labels.clone();
             mark_residue(g, report, &mut rec);
             if how.lean {
-                crate::budget::with_deadline(deadline, || {
+                crate::budget::with_deadline(residue_deadline, || {
                     refine_marked(s, g, &base_report, &report.residue, &before, &mut rec)
                 });
             }
@@ -592,7 +612,7 @@ fn base_and_residue(
             rec
         }
     };
-    let deadline = evidence_deadline(how, t.elapsed());
+    let deadline = evidence_deadline(how, t.elapsed(), false);
     Ok((base_report, rec, deadline))
 }
 
@@ -1461,9 +1481,10 @@ mod budget_tests {
     use super::*;
     use std::time::{Duration, Instant};
 
-    /// The budget is a multiple of the analysis so far when it began at
-    /// `started` (2 s ago: 1 s at 0.5), of the base recovery otherwise
-    /// (10 ms: the 100 ms floor).
+    /// The residue's budget is a multiple of the analysis so far when it
+    /// began at `started` (2 s ago: 1 s at 0.5), of the base recovery
+    /// otherwise (10 ms: the 100 ms floor); the value stages' is always
+    /// of the base recovery.
     #[test]
     fn the_budget_counts_the_analysis_from_its_start() {
         let base = Duration::from_millis(10);
@@ -1472,7 +1493,7 @@ mod budget_tests {
             ..Staging::default()
         };
         let left = |how: Staging| {
-            evidence_deadline(how, base)
+            evidence_deadline(how, base, true)
                 .unwrap()
                 .saturating_duration_since(Instant::now())
         };
@@ -1489,12 +1510,17 @@ mod budget_tests {
             l > Duration::from_millis(900) && l <= Duration::from_millis(1001),
             "{l:?}"
         );
+        // The value stages' budget: of the base recovery alone.
+        let values = evidence_deadline(since, base, false)
+            .unwrap()
+            .saturating_duration_since(Instant::now());
+        assert!(values <= Duration::from_millis(VALUE_FLOOR_MS));
         // No budget: no deadline.
         let none = Staging {
             value_budget: None,
             ..since
         };
-        assert!(evidence_deadline(none, base).is_none());
+        assert!(evidence_deadline(none, base, true).is_none());
     }
 
     /// A value stage needs its cost left before the deadline to start.
