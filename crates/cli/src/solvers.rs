@@ -74,8 +74,11 @@ pub struct SolverArgs {
     pub exact: bool,
     /// The time the evidence from a core (its variables' values, the
     /// stack residue's consequences) may add, as a multiple of the
-    /// analysis without it (at least 0.1 s): each value is a stage of
-    /// its own, and most decide little. A stage past it keeps the sound
+    /// analysis without it (at least 0.1 s): the residue's refinement
+    /// against the whole analysis so far, the values against the
+    /// recovery alone. Each value is a stage of its own, and most decide
+    /// little; one that cannot finish in what is left does not start. A
+    /// stage past it keeps the sound
     /// labels it had; the values not staged are listed. 0: no budget,
     /// every value staged (the labels then do not depend on the
     /// machine's speed; `suggest` always stages every value, since its
