@@ -312,10 +312,32 @@ impl Binary {
     }
 }
 
-/// The bytes of a core: mapped from the file (or owned, for tests).
-enum Bytes {
+/// The bytes of a file read whole (a core, a library): mapped, or owned
+/// (for tests, and an empty file).
+pub(crate) enum Bytes {
     Mapped(memmap2::Mmap),
     Owned(Vec<u8>),
+}
+
+impl Bytes {
+    /// The regular file at `path`, mapped read-only: no copy, and pages
+    /// read only where they are looked at (the C library is 2 MB). A
+    /// device or a pipe is an error, found before it is opened (opening a
+    /// pipe waits for a writer): the path may come from a core.
+    pub(crate) fn map_regular(path: &Path) -> std::io::Result<Bytes> {
+        if !std::fs::metadata(path)?.is_file() {
+            return Err(std::io::Error::other("not a regular file"));
+        }
+        let file = std::fs::File::open(path)?;
+        if file.metadata()?.len() == 0 {
+            return Ok(Bytes::Owned(Vec::new()));
+        }
+        // SAFETY: the map is read only; a file changed by another process
+        // while it is read gives wrong bytes (caught by the checks of
+        // whoever parses them) but no undefined behaviour in practice, as
+        // for every reader of mapped files.
+        Ok(Bytes::Mapped(unsafe { memmap2::Mmap::map(&file) }?))
+    }
 }
 
 impl std::ops::Deref for Bytes {
@@ -414,17 +436,7 @@ impl Core {
         // Mapped: a device or a pipe has no size to map.
         crate::input::require_regular(path, "a core (it is mapped)")
             .map_err(|e| NativeError(e.to_string()))?;
-        let file = std::fs::File::open(path).map_err(cannot)?;
-        let len = file.metadata().map_err(cannot)?.len();
-        let data = if len == 0 {
-            Bytes::Owned(Vec::new())
-        } else {
-            // SAFETY: the map is read only; a core changed by another
-            // process while it is read gives wrong bytes (caught by the
-            // checks that follow) but no undefined behaviour in practice,
-            // as for every reader of mapped files.
-            Bytes::Mapped(unsafe { memmap2::Mmap::map(&file) }.map_err(cannot)?)
-        };
+        let data = Bytes::map_regular(path).map_err(cannot)?;
         Core::parse(data, path)
     }
 
@@ -1651,7 +1663,7 @@ fn open_lib(core: &Core, pc: u64) -> Result<Lib, LibError> {
 /// that path on this machine, or under [`Core::sysroot`] (the path
 /// appended to it, then its file name in it). Returns the path read and
 /// its bytes.
-fn read_lib(core: &Core, mapped: &str, pc: u64) -> Result<(String, Vec<u8>), LibError> {
+fn read_lib(core: &Core, mapped: &str, pc: u64) -> Result<(String, Bytes), LibError> {
     let candidates: Vec<PathBuf> = match &core.sysroot {
         None => vec![PathBuf::from(mapped)],
         Some(root) => {
@@ -1670,7 +1682,7 @@ fn read_lib(core: &Core, mapped: &str, pc: u64) -> Result<(String, Vec<u8>), Lib
                 .map_err(|e| format!("{e} (mapped at {pc:#x} in the crashed process)"))?;
             let shown = p.display().to_string();
             let data =
-                std::fs::read(p).map_err(|e| format!("{shown} cannot be read here ({e})"))?;
+                Bytes::map_regular(p).map_err(|e| format!("{shown} cannot be read here ({e})"))?;
             return Ok((shown, data));
         }
     }
@@ -1793,6 +1805,31 @@ fn unwind_libraries_from(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A file is mapped as its bytes (an empty one as none); a pipe or a
+    /// directory is refused at once, never opened (opening a pipe would
+    /// wait for a writer: the test would hang).
+    #[test]
+    fn only_regular_files_are_mapped() {
+        let dir = std::env::temp_dir().join(format!("pm-map-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("lib.so");
+        std::fs::write(&file, b"\x7fELF and more").unwrap();
+        assert_eq!(&*Bytes::map_regular(&file).unwrap(), b"\x7fELF and more");
+        let empty = dir.join("empty");
+        std::fs::write(&empty, b"").unwrap();
+        assert!(Bytes::map_regular(&empty).unwrap().is_empty());
+        assert!(Bytes::map_regular(&dir).is_err());
+        let fifo = dir.join("fifo");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .is_ok_and(|s| s.success());
+        if made {
+            assert!(Bytes::map_regular(&fifo).is_err());
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     /// Minidump headers that lie (a directory past the end, a stream past the
     /// end, nothing after the magic) are one-line errors naming the file.

@@ -585,19 +585,21 @@ pub fn scan_stack(
     let mut skip_to = 0u64;
     // Most words are neither: each is compared with the range of the
     // restorers and of the sites before it is looked up.
-    let span = |xs: &mut dyn Iterator<Item = u64>| {
-        xs.fold((u64::MAX, 0), |(lo, hi), x| (lo.min(x), hi.max(x)))
-    };
-    let restorer_span = span(&mut restorers.iter().copied());
-    let site_span = span(&mut sites.by_after.keys().copied());
+    // (Empty for no address: `u64::MAX..=0`.)
+    fn range<'a>(xs: impl Iterator<Item = &'a u64>) -> std::ops::RangeInclusive<u64> {
+        let (lo, hi) = xs.fold((u64::MAX, 0), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+        lo..=hi
+    }
+    let restorer_range = range(restorers.iter());
+    let site_range = range(sites.by_after.keys());
     while a.checked_add(8).is_some_and(|e| e <= hi) {
         let Some(w) = word(a) else { break };
         out.words += 1;
-        if (restorer_span.0..=restorer_span.1).contains(&w) && restorers.contains(&w) {
+        if restorer_range.contains(&w) && restorers.contains(&w) {
             skip_to = skip_to.max(a.saturating_add(SIGFRAME_SKIP));
         }
         let r = w.wrapping_sub(base);
-        let site = if (site_span.0..=site_span.1).contains(&r) {
+        let site = if site_range.contains(&r) {
             sites.by_after.get(&r)
         } else {
             None
@@ -668,7 +670,7 @@ fn restorers(core: &Core) -> Result<HashSet<u64>, RestorerError> {
             continue;
         }
         let maps: Vec<&native::Mapping> = core.files.iter().filter(|m| m.path == path).collect();
-        let data = match map_file(path) {
+        let data = match native::Bytes::map_regular(std::path::Path::new(path)) {
             Ok(d) => d,
             Err(e) => {
                 // Only a file that may hold code matters: an ELF image.
@@ -711,34 +713,6 @@ fn restorers(core: &Core) -> Result<HashSet<u64>, RestorerError> {
         }
     }
     Ok(out)
-}
-
-/// The regular file at `path`, mapped read-only (an empty file as no
-/// bytes). A device or a pipe is an error, never read: the path comes
-/// from the core.
-fn map_file(path: &str) -> std::io::Result<MappedFile> {
-    // Checked before it is opened: opening a pipe waits for a writer.
-    if !std::fs::metadata(path)?.is_file() {
-        return Err(std::io::Error::other("not a regular file"));
-    }
-    let f = std::fs::File::open(path)?;
-    if f.metadata()?.len() == 0 {
-        return Ok(MappedFile(None));
-    }
-    // SAFETY: the map is read-only and lives for one search; a file
-    // changed under it gives wrong bytes at worst, which `object` checks
-    // as any input.
-    Ok(MappedFile(Some(unsafe { memmap2::Mmap::map(&f) }?)))
-}
-
-/// A file's bytes, mapped ([`map_file`]).
-struct MappedFile(Option<memmap2::Mmap>);
-
-impl std::ops::Deref for MappedFile {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        self.0.as_deref().unwrap_or(&[])
-    }
 }
 
 #[cfg(test)]
