@@ -493,9 +493,21 @@ impl Runs {
 
 #[derive(Default)]
 struct Group {
+    /// In the order they were added (which, with crashes analysed in
+    /// parallel, is the order they finished in).
     crashes: Vec<String>,
     /// Per file.
     lines: BTreeMap<String, Sides>,
+}
+
+impl Group {
+    /// The crashes' ids, sorted: what a group line lists, the same
+    /// whatever order the crashes finished in.
+    fn sorted_ids(&self) -> Vec<&str> {
+        let mut v: Vec<&str> = self.crashes.iter().map(String::as_str).collect();
+        v.sort_unstable();
+        v
+    }
 }
 
 impl Groups {
@@ -550,7 +562,9 @@ impl Groups {
             }
             let n = g.crashes.len();
             let ids = |ks: &Runs| -> Vec<&str> {
-                ks.iter().map(|k| g.crashes[k as usize].as_str()).collect()
+                let mut v: Vec<&str> = ks.iter().map(|k| g.crashes[k as usize].as_str()).collect();
+                v.sort_unstable();
+                v
             };
             let (mut yes, mut no, mut differ) = (Map::new(), Map::new(), Map::new());
             for (file, per) in &g.lines {
@@ -583,7 +597,7 @@ impl Groups {
             out.push(json!({
                 "group": sig,
                 "graph": graph,
-                "crashes": g.crashes,
+                "crashes": g.sorted_ids(),
                 "yes": yes,
                 "no": no,
                 "differ": differ,
@@ -600,7 +614,7 @@ impl Groups {
         self.groups
             .iter()
             .filter(|(_, g)| g.crashes.len() < min)
-            .map(|((graph, sig), g)| json!({"group": sig, "graph": graph, "crashes": g.crashes}))
+            .map(|((graph, sig), g)| json!({"group": sig, "graph": graph, "crashes": g.sorted_ids()}))
             .collect()
     }
 }
@@ -945,6 +959,38 @@ mod tests {
                    {"line": 4, "yes": ["c2"], "no": ["c1"], "maybe": []}])
         );
         assert_eq!(g.lines(1).len(), 2);
+    }
+
+    /// A group line does not depend on the order its crashes were added
+    /// in (the order parallel analyses finish in): the ids are sorted.
+    #[test]
+    fn groups_do_not_depend_on_the_order_crashes_finish_in() {
+        let line = |id: &str, yes: &[u64], no: &[u64]| {
+            json!({"status": "ok", "id": id, "signature": "f | main", "graph": "k",
+                   "lines": {"a.c": {"yes": yes, "no": no, "maybe": []}}})
+        };
+        let crashes = [
+            line("a", &[1, 2], &[3]),
+            line("b", &[1, 2], &[3]),
+            line("d", &[1, 3], &[2]),
+        ];
+        let of = |order: &[usize]| {
+            let mut g = Groups::default();
+            for &i in order {
+                assert!(g.add(&crashes[i]));
+            }
+            (g.lines(2), g.alone(4))
+        };
+        let (lines, alone) = of(&[0, 1, 2]);
+        assert_eq!(lines[0]["crashes"], json!(["a", "b", "d"]));
+        assert_eq!(
+            lines[0]["differ"]["a.c"][0],
+            json!({"line": 2, "yes": ["a", "b"], "no": ["d"], "maybe": []})
+        );
+        assert_eq!(alone[0]["crashes"], json!(["a", "b", "d"]));
+        for order in [[2, 1, 0], [1, 2, 0], [2, 0, 1]] {
+            assert_eq!(of(&order), (lines.clone(), alone.clone()), "{order:?}");
+        }
     }
 
     /// The index lists the crashes alone in their group as well as the
