@@ -47,8 +47,9 @@
 //!
 //! Every pass visits the strongly connected components of "is a source
 //! of a step into" in topological order (a union flow once per component,
-//! an intersection flow with a worklist inside a cycle), so each costs
-//! about (states + steps) × words. The sets are bit sets over the
+//! an intersection flow with a worklist inside a cycle that meets again
+//! only the steps whose source changed: semi-naive evaluation, as in
+//! Datalog engines), so each costs about (states + steps) × words. The sets are bit sets over the
 //! candidates, in chunks under a memory budget and a work budget
 //! ([`FLOW_BUDGET`]); past them candidates stay Maybe.
 //!
@@ -272,6 +273,18 @@ impl Sets {
         self.bits[i as usize * self.w..(i as usize + 1) * self.w].copy_from_slice(acc);
     }
 
+    /// Meets state `i`'s set with `x`; whether it changed.
+    fn meet(&mut self, i: u32, x: &[u64]) -> bool {
+        let cur = &mut self.bits[i as usize * self.w..(i as usize + 1) * self.w];
+        let mut changed = false;
+        for (c, x) in cur.iter_mut().zip(x) {
+            let m = *c & x;
+            changed |= m != *c;
+            *c = m;
+        }
+        changed
+    }
+
     /// Sets state `i` to `acc`; whether it changed.
     fn set(&mut self, i: u32, acc: &[u64]) -> bool {
         let cur = &mut self.bits[i as usize * self.w..(i as usize + 1) * self.w];
@@ -398,14 +411,34 @@ impl Flow {
         ids
     }
 
-    /// Solves `eval` over the components in topological order (`forward`)
-    /// or its reverse: a state outside a cycle once; in a cycle, a
-    /// worklist of its states, each re-evaluated when a state it depends
-    /// on (a source of a step into it forward, a target backward)
-    /// changed. `eval(i, sets, acc)` computes state `i`'s new set into
-    /// `acc`.
-    fn solve(&self, sets: &mut Sets, forward: bool, mut eval: impl FnMut(u32, &Sets, &mut [u64])) {
+    /// Solves a meet (greatest fixpoint) flow over the components in
+    /// topological order (`forward`) or its reverse: a state outside a
+    /// cycle once (`eval`); in a cycle, each state once, then
+    /// semi-naively: when a state's set shrinks, only the steps it is a
+    /// source of (forward; backward, those into it) are met again into
+    /// their dependents (`narrow`), not every step of each dependent.
+    /// `eval(i, sets, acc)` computes state `i`'s set into `acc`;
+    /// `narrow(d, c, sets, tmp, changed)` meets into each dependent of
+    /// `d` in component `c` what `d`'s steps bring it now, and lists
+    /// those that shrank.
+    ///
+    /// The same fixpoint as re-evaluating each dependent: every set only
+    /// shrinks from all-ones, and a meet over steps whose contributions
+    /// only shrink is its old value met with the changed steps' new
+    /// contributions (`⋂ᵢ cᵢ' = (⋂ᵢ cᵢ) ∩ ⋂_{changed} cⱼ'` when `cᵢ' ⊆ cᵢ`).
+    /// On SQLite's value stages a state with thousands of steps (the
+    /// exit of a function called from everywhere) was met whole each time
+    /// one of them changed.
+    fn solve(
+        &self,
+        sets: &mut Sets,
+        forward: bool,
+        mut eval: impl FnMut(u32, &Sets, &mut [u64]),
+        mut narrow: impl FnMut(u32, SccId, &mut Sets, &mut [u64], &mut Vec<u32>),
+    ) {
         let mut acc = vec![0u64; sets.w];
+        let mut tmp = vec![0u64; sets.w];
+        let mut changed: Vec<u32> = Vec::new();
         let mut queue: VecDeque<u32> = VecDeque::new();
         let mut queued = BitSet::new(self.order.len());
         for c in self.components(forward) {
@@ -423,30 +456,18 @@ impl Flow {
                 first.reverse();
             }
             for i in first {
-                queue.push_back(i);
-                queued.insert(i as usize);
-            }
-            while let Some(i) = queue.pop_front() {
-                queued.remove(i as usize);
                 eval(i, sets, &mut acc);
-                if !sets.set(i, &acc) {
-                    continue;
+                if sets.set(i, &acc) && queued.insert(i as usize) {
+                    queue.push_back(i);
                 }
-                let mut wake = |d: u32| {
-                    if self.sccs.comp(d) == Some(c) && queued.insert(d as usize) {
-                        queue.push_back(d);
-                    }
-                };
-                if forward {
-                    for &(to, _) in self.outs(i) {
-                        wake(to);
-                    }
-                } else {
-                    for &(a, b) in self.ins(i) {
-                        wake(a);
-                        if let Some(b) = b {
-                            wake(b);
-                        }
+            }
+            while let Some(d) = queue.pop_front() {
+                queued.remove(d as usize);
+                changed.clear();
+                narrow(d, c, sets, &mut tmp, &mut changed);
+                for &t in &changed {
+                    if queued.insert(t as usize) {
+                        queue.push_back(t);
                     }
                 }
             }
@@ -483,7 +504,7 @@ impl Flow {
     fn pre(&self, h: &Hyper, bit: &[u32], w: usize, sets: &mut Sets) {
         let own = self.own_bits(h, bit);
         sets.reset(self.order.len(), w, !0);
-        self.solve(sets, true, |i, sets, acc| {
+        let eval = |i: u32, sets: &Sets, acc: &mut [u64]| {
             if self.root[i as usize] {
                 // Its own derivation is just itself.
                 acc.fill(0);
@@ -507,7 +528,24 @@ impl Flow {
                 }
             }
             set_bit(acc, own[i as usize]);
-        });
+        };
+        let narrow =
+            |d: u32, c: SccId, sets: &mut Sets, tmp: &mut [u64], changed: &mut Vec<u32>| {
+                for &(to, other) in self.outs(d) {
+                    if self.root[to as usize] || self.sccs.comp(to) != Some(c) {
+                        continue;
+                    }
+                    tmp.copy_from_slice(sets.get(d));
+                    if let Some(o) = other {
+                        or_into(tmp, sets.get(o));
+                    }
+                    set_bit(tmp, own[to as usize]);
+                    if sets.meet(to, tmp) {
+                        changed.push(to);
+                    }
+                }
+            };
+        self.solve(sets, true, eval, narrow);
     }
 
     /// Per live state, the candidates on every continuation of it to an
@@ -522,7 +560,7 @@ impl Flow {
         }
         let own = self.own_bits(h, bit);
         sets.reset(self.order.len(), pre.w, !0);
-        self.solve(sets, false, |i, sets, acc| {
+        let eval = |i: u32, sets: &Sets, acc: &mut [u64]| {
             if accepting[i as usize] {
                 acc.fill(0);
                 return;
@@ -551,7 +589,29 @@ impl Flow {
                     break;
                 }
             }
-        });
+        };
+        // What a step brings a source: the target's set and own node, and
+        // the other source's derivation.
+        let narrow =
+            |d: u32, c: SccId, sets: &mut Sets, tmp: &mut [u64], changed: &mut Vec<u32>| {
+                for &(a, b) in self.ins(d) {
+                    for (src, other) in [(Some(a), b), (b, Some(a))] {
+                        let Some(src) = src else { continue };
+                        if accepting[src as usize] || self.sccs.comp(src) != Some(c) {
+                            continue;
+                        }
+                        tmp.copy_from_slice(sets.get(d));
+                        if let Some(o) = other {
+                            or_into(tmp, pre.get(o));
+                        }
+                        set_bit(tmp, own[d as usize]);
+                        if sets.meet(src, tmp) {
+                            changed.push(src);
+                        }
+                    }
+                }
+            };
+        self.solve(sets, false, eval, narrow);
     }
 
     /// Per live state, for each target (bit `i` of `w` words): whether some
@@ -1188,5 +1248,105 @@ mod tests {
         let past = Instant::now() - std::time::Duration::from_secs(1);
         let (proved, left) = crate::budget::with_deadline(Some(past), run);
         assert_eq!((proved.len(), left), (0, 2));
+    }
+
+    /// Random hypergraphs: states with a node or none, a few roots and
+    /// accepting states, steps of one or two sources.
+    fn arb_hyper() -> impl proptest::strategy::Strategy<Value = Hyper> {
+        use proptest::prelude::*;
+        (2usize..24).prop_flat_map(|n| {
+            (
+                proptest::collection::vec(proptest::option::weighted(0.8, 0u32..6), n),
+                proptest::collection::vec(proptest::bool::weighted(0.15), n),
+                proptest::collection::vec((0..n, 0..n, proptest::option::of(0..n)), 0..3 * n),
+                proptest::collection::vec(0..n, 1..3),
+            )
+                .prop_map(move |(node, mut root, steps, accepting)| {
+                    root[0] = true;
+                    let id = |i: usize| StateId::new(i);
+                    let steps = steps
+                        .into_iter()
+                        .filter(|&(to, _, _)| !root[to])
+                        .map(|(to, a, b)| (id(to), id(a), b.map(id)))
+                        .collect();
+                    Hyper::new(
+                        node.into_iter()
+                            .map(|v| v.map(|v| NodeId::new(v as usize)))
+                            .collect(),
+                        root,
+                        steps,
+                        accepting.into_iter().map(id).collect(),
+                    )
+                })
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+        /// The semi-naive meet flows (`Flow::pre`, `Flow::post`) reach the
+        /// fixpoint of their equations that every state re-evaluated in
+        /// turn, until nothing changes, reaches from all-ones.
+        #[test]
+        fn semi_naive_flows_are_the_naive_fixpoint(h in arb_hyper()) {
+            let live = h.live();
+            let flow = Flow::new(&h, &live);
+            let n = flow.order.len();
+            // Every node a candidate, node v bit v.
+            let bit: Vec<u32> = (0..6).collect();
+            let own: Vec<Option<u32>> = (0..n as u32).map(|i| flow.own(&h, &bit, i)).collect();
+            let one = |b: Option<u32>| b.map_or(0u64, |b| 1 << b);
+            let mut pre = Sets::new(0, 1, 0);
+            flow.pre(&h, &bit, 1, &mut pre);
+            let mut naive = vec![!0u64; n];
+            loop {
+                let mut changed = false;
+                for i in 0..n {
+                    let mut acc = !0u64;
+                    if flow.root[i] {
+                        acc = 0;
+                    } else {
+                        for &(a, b) in flow.ins(i as u32) {
+                            acc &= naive[a as usize] | b.map_or(0, |b| naive[b as usize]);
+                        }
+                    }
+                    acc |= one(own[i]);
+                    changed |= acc != naive[i];
+                    naive[i] = acc;
+                }
+                if !changed {
+                    break;
+                }
+            }
+            for (i, &want) in naive.iter().enumerate() {
+                proptest::prop_assert_eq!(pre.get(i as u32)[0], want, "pre of {}", i);
+            }
+            let mut post = Sets::new(0, 1, 0);
+            flow.post(&h, &bit, &pre, &mut post);
+            let mut naive_post = vec![!0u64; n];
+            loop {
+                let mut changed = false;
+                for i in 0..n {
+                    let mut acc = !0u64;
+                    if flow.accepting.contains(&(i as u32)) {
+                        acc = 0;
+                    } else {
+                        for &(to, other) in flow.outs(i as u32) {
+                            acc &= naive_post[to as usize]
+                                | other.map_or(0, |o| naive[o as usize])
+                                | one(own[to as usize]);
+                        }
+                    }
+                    changed |= acc != naive_post[i];
+                    naive_post[i] = acc;
+                }
+                if !changed {
+                    break;
+                }
+            }
+            for (i, &want) in naive_post.iter().enumerate() {
+                proptest::prop_assert_eq!(post.get(i as u32)[0], want, "post of {}", i);
+            }
+        }
     }
 }

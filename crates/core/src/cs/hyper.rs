@@ -16,6 +16,7 @@ entity_id!(
 pub(super) type Step = (StateId, Option<StateId>);
 
 /// The hypergraph of a bulk exploration (see the module docs).
+#[derive(Debug)]
 pub(crate) struct Hyper {
     /// Node of each state (none for escape records).
     pub(super) node: Vec<Option<NodeId>>,
