@@ -74,6 +74,14 @@
 //! closure decides nodes the recoveries left open; a few that only joint
 //! reasoning with the residue decides are lost).
 //!
+//! A value that needs a write ([`LastWrite::need`]: not the variable's
+//! first value) is evidence of the same kind: one of its good writes ran.
+//! It is marked so too, before the value stages (`mark_needs`), and the
+//! writes and the function entries that marks make Yes join the
+//! residue's refinement. On SQLite's plain core the 98 labels of a
+//! global list head's stage (268,000 states, never within the time
+//! budget) come from that instead, in the same refinement pass.
+//!
 //! **Hints** ([`Staging::hints`], on by default). Every stage's report is
 //! stronger than the one its base labels came from (the report without
 //! values for residue, the report with residue for each value), so those
@@ -580,14 +588,23 @@ fn base_and_residue(
             (v, r) => v.or(r),
         };
         let t = std::time::Instant::now();
+        let before = rec.labels.clone();
+        let mut fresh = Vec::new();
         if !report.residue.is_empty() {
-            let before = rec.labels.clone();
             mark_residue(g, report, &mut rec);
-            if how.lean {
-                crate::budget::with_deadline(residue_deadline, || {
-                    refine_marked(s, g, &base_report, &report.residue, &before, &mut rec)
-                });
-            }
+            fresh.extend(
+                report
+                    .residue
+                    .iter()
+                    .flat_map(|set| set.nodes().iter().copied()),
+            );
+        }
+        fresh.extend(mark_needs(g, report, &mut rec));
+        fresh.retain(|n| rec.labels[n.index()] == Label::Yes && before[n.index()] != Label::Yes);
+        if how.lean && !fresh.is_empty() {
+            crate::budget::with_deadline(residue_deadline, || {
+                refine_marked(s, g, &base_report, fresh, &mut rec)
+            });
         }
         rec.stats.push(("staged_residue_ms", ms(t)));
         return Ok((base_report, rec, deadline));
@@ -616,29 +633,22 @@ fn base_and_residue(
     Ok((base_report, rec, deadline))
 }
 
-/// The labels the residue marked (Yes in `rec`, not in `before`) refined
-/// with the report ([`Solver::refine_hint`], those nodes known to run):
-/// what runs on every path through them (on Lua's plain cores, more than
-/// half of the labels the evidence adds). Kept where it answers and
-/// agrees with `rec`; else `rec` stays as marked.
+/// The labels the residue and the values' needed writes marked (`fresh`:
+/// residue call sites, needed writes and the entries they imply, Yes in
+/// `rec` and not before the marks) refined with the report
+/// ([`Solver::refine_hint`], those nodes known to run): what runs on
+/// every path through them (on Lua's plain cores, more than half of the
+/// labels the evidence adds). Kept where it answers and agrees with
+/// `rec`; else `rec` stays as marked.
 fn refine_marked(
     s: &dyn Solver,
     g: &Icfg,
     base_report: &Report,
-    residue: &[NodeSet],
-    before: &[Label],
+    mut fresh: Vec<NodeId>,
     rec: &mut Recovery,
 ) {
-    let mut fresh: Vec<NodeId> = residue
-        .iter()
-        .flat_map(|set| set.nodes().iter().copied())
-        .filter(|n| rec.labels[n.index()] == Label::Yes && before[n.index()] != Label::Yes)
-        .collect();
     fresh.sort_unstable();
     fresh.dedup();
-    if fresh.is_empty() {
-        return;
-    }
     let res = s.refine_hint(g, base_report, &rec.labels, &fresh);
     let gained = match res {
         Ok(more) if !conflicts(&rec.labels, &more.labels) => merge(&mut rec.labels, &more.labels),
@@ -1125,6 +1135,56 @@ fn mark_residue(g: &Icfg, report: &Report, rec: &mut Recovery) {
         .retain(|n| rec.labels[n.index()] == Label::Maybe);
     rec.stats.push(("residue_marked", used.len() as u64));
     rec.stats.push(("staged_residue_gained", gained as u64));
+}
+
+/// The values that need a write (their value is not the one the
+/// variable starts with, [`LastWrite::need`]) without a recovery
+/// ([`Staging::marked`]): one of their good writes ran, and the last
+/// write is one of them, so what that implies is marked as for the
+/// residue's call sites ([`implied_by`], [`mark`]). Returns the nodes
+/// the residue's refinement may take as known to run: the good writes
+/// and the functions' entries the marks made Yes. A value already met (a
+/// good write Yes) is left to its stage; when the marks contradict the
+/// labels none is kept (the stages then find which values contradict
+/// the report, and drop them).
+///
+/// On SQLite's plain core a global list's head, set by one function
+/// called once at start-up, has a stage of 268,000 states that never
+/// fits the time budget; marked, its write's function ran, and the
+/// refinement finds what runs on every path through it (98 labels).
+fn mark_needs(g: &Icfg, report: &Report, rec: &mut Recovery) -> Vec<NodeId> {
+    let mut imp = crate::local::Implied::new(g);
+    let (mut yes, mut no, mut sets) = (Vec::new(), Vec::new(), Vec::new());
+    for v in report.values.iter().filter(|v| v.need) {
+        let good: Vec<NodeId> = v
+            .good()
+            .filter(|n| rec.labels[n.index()] != Label::No)
+            .collect();
+        if good.is_empty() || good.iter().any(|n| rec.labels[n.index()] == Label::Yes) {
+            continue;
+        }
+        if let Some((y, o)) = implied_by(&mut imp, report, &rec.labels, &good) {
+            yes.extend(y);
+            no.extend(o);
+            sets.push(good);
+        }
+    }
+    if sets.is_empty() {
+        return Vec::new();
+    }
+    let before = rec.labels.clone();
+    let gained = match mark(g, report, &mut rec.labels, &yes, &no) {
+        Ok(k) => k,
+        Err(_) => return Vec::new(),
+    };
+    rec.undecided
+        .retain(|n| rec.labels[n.index()] == Label::Maybe);
+    rec.stats.push(("values_needs_marked", sets.len() as u64));
+    rec.stats.push(("values_needs_gained", gained as u64));
+    let entries = yes
+        .into_iter()
+        .filter(|&n| g.kind(n) == crate::icfg::NodeKind::Entry && before[n.index()] != Label::Yes);
+    sets.into_iter().flatten().chain(entries).collect()
 }
 
 fn with_residue(

@@ -2756,3 +2756,90 @@ fn marked_residue_is_sound_and_never_impossible() {
         "{runs} {checked} {gained}"
     );
 }
+
+/// A value that needs a write (`LastWrite::need`: not the variable's
+/// first value) says one of its good writes ran. `analyze`'s staging
+/// marks what that implies before any value stage (`values_needs_marked`)
+/// and refines with the writes' function entry known to run
+/// (`residue_refined`, with no residue in the report): `init` ran, so its
+/// call did and the way around it did not. The labels are those of the
+/// reference (every value a whole recovery), and sound on every valid
+/// path of the report.
+#[test]
+fn a_needed_write_is_marked_before_the_stages() {
+    use postmortem_core::staged::{recover_staged, recover_with_values, Staging};
+    let p = build(
+        &[
+            (
+                "main",
+                &[
+                    ("en", En),
+                    ("b", S),
+                    ("c", C),
+                    ("skip", S),
+                    ("j", S),
+                    ("crash", S),
+                    ("ex", Ex),
+                ],
+            ),
+            (
+                "init",
+                &[("i.en", En), ("i.b", S), ("w1", S), ("w2", S), ("i.ex", Ex)],
+            ),
+        ],
+        &[
+            ("en", "b"),
+            ("b", "c"),
+            ("b", "skip"),
+            ("c", "j"),
+            ("skip", "j"),
+            ("j", "crash"),
+            ("crash", "ex"),
+            ("i.en", "i.b"),
+            ("i.b", "w1"),
+            ("i.b", "w2"),
+            ("w1", "i.ex"),
+            ("w2", "i.ex"),
+        ],
+        &[("c", "i.en")],
+    );
+    let stat = |rec: &postmortem_core::solver::Recovery, k: &str| {
+        rec.stats.iter().find(|(n, _)| *n == k).map_or(0, |x| x.1)
+    };
+    let mut r = crash_report(&p, &[], "crash");
+    r.values.push(LastWrite {
+        writes: NodeSet::new(vec![p.id("w1"), p.id("w2")]).unwrap(),
+        bad: Vec::new(),
+        need: true,
+        what: "head = 0x5555 (global)".into(),
+        tests: Vec::new(),
+    });
+    let how = Staging {
+        value_budget: None,
+        ..Staging::default()
+    };
+    let rec = recover_staged(&cs(), &p.g, &r, how).unwrap();
+    assert_eq!(stat(&rec, "values_needs_marked"), 1, "{:?}", rec.stats);
+    assert!(stat(&rec, "values_needs_gained") >= 2, "{:?}", rec.stats);
+    assert!(stat(&rec, "residue_refined") >= 1, "{:?}", rec.stats);
+    for (v, want) in [
+        ("i.en", Label::Yes),
+        ("i.b", Label::Yes),
+        ("c", Label::Yes),
+        ("skip", Label::No),
+    ] {
+        assert_eq!(rec.labels[p.id(v).index()], want, "{v}");
+    }
+    let reference = recover_with_values(&cs(), &p.g, &r).unwrap();
+    for v in p.g.nodes() {
+        if reference.labels[v.index()] != Label::Maybe {
+            assert_eq!(rec.labels[v.index()], reference.labels[v.index()], "{v:?}");
+        }
+    }
+    let paths = oracle_cs::enumerate(&p.g, &r, 13, 4);
+    assert!(sound_on_paths(&paths, &rec.labels, &|| "needed write".to_string()));
+    // Without the need, nothing is marked.
+    r.values[0].need = false;
+    let rec = recover_staged(&cs(), &p.g, &r, how).unwrap();
+    assert_eq!(stat(&rec, "values_needs_marked"), 0);
+}
