@@ -398,6 +398,7 @@ impl IcfgBuilder {
             inlined_lines,
             instruction_columns,
             tail_calls,
+            call_graph: Default::default(),
             async_funcs: async_functions_of(&async_regs),
             async_regs,
             columns,

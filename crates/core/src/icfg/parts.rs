@@ -246,6 +246,7 @@ impl Icfg {
             inlined_lines: p.inlined_lines,
             instruction_columns: p.instruction_columns,
             tail_calls: p.tail_calls,
+            call_graph: Default::default(),
         })
     }
 }

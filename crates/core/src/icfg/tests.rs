@@ -160,3 +160,45 @@ fn from_parts_checks_every_index() {
         "not a char boundary"
     );
 }
+
+/// The call graph: `main` calls `f` twice and `g` once, `f` calls `g`;
+/// `g` jumps into `main` (a `Local` edge across functions), so it may
+/// leave other than by returning. Callers and callees deduplicated; the
+/// graph built once and shared.
+#[test]
+fn the_call_graph_of_functions() {
+    let mut b = IcfgBuilder::new();
+    let (main, f, g) = (b.function("main"), b.function("f"), b.function("g"));
+    let me = node(&mut b, "me", NodeKind::Entry, main);
+    let c1 = node(&mut b, "c1", NodeKind::CallSite, main);
+    let c2 = node(&mut b, "c2", NodeKind::CallSite, main);
+    let c3 = node(&mut b, "c3", NodeKind::CallSite, main);
+    let land = node(&mut b, "land", NodeKind::Statement, main);
+    let mx = node(&mut b, "mx", NodeKind::Exit, main);
+    let fe = node(&mut b, "fe", NodeKind::Entry, f);
+    let fc = node(&mut b, "fc", NodeKind::CallSite, f);
+    let fx = node(&mut b, "fx", NodeKind::Exit, f);
+    let ge = node(&mut b, "ge", NodeKind::Entry, g);
+    let gx = node(&mut b, "gx", NodeKind::Exit, g);
+    for (p, q) in [(me, c1), (c1, c2), (c2, c3), (c3, land), (land, mx)] {
+        b.add_flow_edge(p, q);
+    }
+    b.add_flow_edge(fe, fc);
+    b.add_flow_edge(fc, fx);
+    b.add_flow_edge(ge, gx);
+    b.add_flow_edge(ge, land);
+    for (site, callee) in [(c1, fe), (c2, fe), (c3, ge), (fc, ge)] {
+        b.add_call_edge(site, callee);
+    }
+    let ig = b.build().unwrap();
+    let cg = ig.call_graph();
+    let idx = |f: FuncId| f.index() as u32;
+    assert_eq!(cg.callees.succs(idx(main)), &[idx(f), idx(g)]);
+    assert_eq!(cg.callees.succs(idx(f)), &[idx(g)]);
+    assert_eq!(cg.callers.succs(idx(g)), &[idx(main), idx(f)]);
+    assert!(cg.callers.succs(idx(main)).is_empty());
+    assert_eq!(cg.leaves, vec![false, false, true]);
+    assert!(cg.any_leaves);
+    assert_eq!(cg.sccs.count(), 3);
+    assert!(std::ptr::eq(cg, ig.call_graph()));
+}

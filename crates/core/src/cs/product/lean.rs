@@ -153,27 +153,13 @@ pub(super) fn kept_by_contexts(g: &Icfg, autos: &[&Dfa], sym: &[Option<Sym>]) ->
             }
         }
     }
-    let mut calls: Vec<(u32, u32)> = Vec::new();
-    for v in g.nodes() {
-        let f = g.func_of(v);
-        for (w, kind) in g.succs(v) {
-            let other = g.func_of(w) != f;
-            match kind {
-                EdgeKind::Local if other => direct[f.index()] = all,
-                EdgeKind::Call => {
-                    calls.push((f.index() as u32, g.func_of(w).index() as u32));
-                    if g.return_sites(v).any(|r| g.func_of(r) != f) {
-                        direct[f.index()] = all;
-                    }
-                }
-                _ => {}
-            }
+    let calls = g.call_graph();
+    for (f, d) in direct.iter_mut().enumerate() {
+        if calls.leaves[f] {
+            *d = all;
         }
     }
-    calls.sort_unstable();
-    calls.dedup();
-    let cg = crate::graph::Csr::from_edges(nf, &calls);
-    let sccs: crate::algo::Sccs = crate::algo::Sccs::compute(&cg, |_| true);
+    let (cg, sccs) = (&calls.callees, &calls.sccs);
     // Callees' components come after their callers': visit them first.
     let mut by_comp = vec![0u64; sccs.count()];
     for c in sccs.ids().rev() {

@@ -357,25 +357,11 @@ pub(super) fn reaching_ends(
     targets: Option<&[NodeId]>,
 ) -> Option<Vec<Option<BitSet>>> {
     let nf = g.functions().len();
-    let mut callers: Vec<(u32, u32)> = Vec::new();
-    for v in g.nodes() {
-        let f = g.func_of(v);
-        for (w, kind) in g.succs(v) {
-            match kind {
-                EdgeKind::Local if g.func_of(w) != f => return None,
-                EdgeKind::Call => {
-                    if g.return_sites(v).any(|r| g.func_of(r) != f) {
-                        return None;
-                    }
-                    callers.push((g.func_of(w).index() as u32, f.index() as u32));
-                }
-                _ => {}
-            }
-        }
+    let calls = g.call_graph();
+    if calls.any_leaves {
+        return None;
     }
-    callers.sort_unstable();
-    callers.dedup();
-    let up = crate::graph::Csr::from_edges(nf, &callers);
+    let up = &calls.callers;
     let k = report.stack.len();
     let out = segs
         .iter()
