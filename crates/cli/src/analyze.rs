@@ -141,11 +141,6 @@ pub fn solve_failure(
     }
 }
 
-/// The nodes known to have run in some thread (the set coverage flags of
-/// a multi-threaded core) become Yes; one the solver labelled No is an
-/// impossible report (exit 3), never a wrong label. So do the call sites
-/// of a multi-threaded core's stack residue, except those the labels
-/// contradict: dropped and listed as weakened.
 /// Threads for the value stages: two where there are two cores and
 /// values to stage (asking how many cores there are reads the cgroup's
 /// files: not for a report without values).

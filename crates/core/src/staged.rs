@@ -589,22 +589,41 @@ fn base_and_residue(
         };
         let t = std::time::Instant::now();
         let before = rec.labels.clone();
-        let mut fresh = Vec::new();
         if !report.residue.is_empty() {
             mark_residue(g, report, &mut rec);
-            fresh.extend(
-                report
-                    .residue
-                    .iter()
-                    .flat_map(|set| set.nodes().iter().copied()),
-            );
         }
-        fresh.extend(mark_needs(g, report, &mut rec));
-        fresh.retain(|n| rec.labels[n.index()] == Label::Yes && before[n.index()] != Label::Yes);
-        if how.lean && !fresh.is_empty() {
-            crate::budget::with_deadline(residue_deadline, || {
-                refine_marked(s, g, &base_report, fresh, &mut rec)
-            });
+        let residue = report
+            .residue
+            .iter()
+            .flat_map(|set| set.nodes().iter().copied());
+        let fresh = |nodes: Vec<NodeId>, rec: &Recovery| -> Vec<NodeId> {
+            nodes
+                .into_iter()
+                .filter(|n| rec.labels[n.index()] == Label::Yes && before[n.index()] != Label::Yes)
+                .collect()
+        };
+        if how.lean {
+            let refine = |known: Vec<NodeId>, rec: &mut Recovery| {
+                known.is_empty()
+                    || crate::budget::with_deadline(residue_deadline, || {
+                        refine_marked(s, g, &base_report, known, rec)
+                    })
+            };
+            // The needed writes' marks stand only where the refinement
+            // confirms them: a bulk pass with them known that finds a
+            // consistent path (a value the graph cannot explain, whose
+            // write can run only where the stack says it did not, is
+            // caught there, as its stage would catch it).
+            let without = rec.clone();
+            let needs = mark_needs(g, report, &mut rec);
+            let marked = !needs.is_empty();
+            let known = fresh(residue.clone().chain(needs).collect(), &rec);
+            if !refine(known, &mut rec) && marked {
+                rec = without;
+                rec.stats.push(("values_needs_unconfirmed", 1));
+                let known = fresh(residue.collect(), &rec);
+                refine(known, &mut rec);
+            }
         }
         rec.stats.push(("staged_residue_ms", ms(t)));
         return Ok((base_report, rec, deadline));
@@ -639,22 +658,25 @@ fn base_and_residue(
 /// ([`Solver::refine_hint`], those nodes known to run): what runs on
 /// every path through them (on Lua's plain cores, more than half of the
 /// labels the evidence adds). Kept where it answers and agrees with
-/// `rec`; else `rec` stays as marked.
+/// `rec`; else `rec` stays as marked. Whether it answered and agreed.
 fn refine_marked(
     s: &dyn Solver,
     g: &Icfg,
     base_report: &Report,
     mut fresh: Vec<NodeId>,
     rec: &mut Recovery,
-) {
+) -> bool {
     fresh.sort_unstable();
     fresh.dedup();
     let res = s.refine_hint(g, base_report, &rec.labels, &fresh);
-    let gained = match res {
-        Ok(more) if !conflicts(&rec.labels, &more.labels) => merge(&mut rec.labels, &more.labels),
-        _ => 0,
+    let (gained, answered) = match res {
+        Ok(more) if !conflicts(&rec.labels, &more.labels) => {
+            (merge(&mut rec.labels, &more.labels), true)
+        }
+        _ => (0, false),
     };
     rec.stats.push(("residue_refined", gained));
+    answered
 }
 
 /// Stage 2 (module docs): the values simplified with `rec`'s labels, in
@@ -1145,8 +1167,9 @@ fn mark_residue(g: &Icfg, report: &Report, rec: &mut Recovery) {
 /// the residue's refinement may take as known to run: the good writes
 /// and the functions' entries the marks made Yes. A value already met (a
 /// good write Yes) is left to its stage; when the marks contradict the
-/// labels none is kept (the stages then find which values contradict
-/// the report, and drop them).
+/// labels none is kept, nor when the refinement with them known finds no
+/// consistent path or gives no answer (`values_needs_unconfirmed`; the
+/// stages then find which values contradict the report, and drop them).
 ///
 /// On SQLite's plain core a global list's head, set by one function
 /// called once at start-up, has a stage of 268,000 states that never

@@ -2843,3 +2843,81 @@ fn a_needed_write_is_marked_before_the_stages() {
     let rec = recover_staged(&cs(), &p.g, &r, how).unwrap();
     assert_eq!(stat(&rec, "values_needs_marked"), 0);
 }
+
+/// Two needed writes that no consistent path runs together (the graph
+/// cannot explain both values): `main` calls `f` or `g`, each runs once
+/// and makes one of the writes. The marks of each alone contradict no
+/// label (nothing in `f` or `g` is apart from its write); the
+/// refinement with both writes known finds no consistent path, so the
+/// marks are undone (`values_needs_unconfirmed`), never both writes Yes:
+/// the value stages then keep the first value and drop the second,
+/// listed.
+#[test]
+fn needed_writes_no_path_runs_together_are_not_marked() {
+    use postmortem_core::staged::{recover_staged, Staging};
+    let p = build(
+        &[
+            (
+                "main",
+                &[
+                    ("en", En),
+                    ("b", S),
+                    ("c1", C),
+                    ("c2", C),
+                    ("j", S),
+                    ("crash", S),
+                    ("ex", Ex),
+                ],
+            ),
+            ("f", &[("fe", En), ("w1", S), ("fx", Ex)]),
+            ("g", &[("ge", En), ("w2", S), ("gx", Ex)]),
+        ],
+        &[
+            ("en", "b"),
+            ("b", "c1"),
+            ("b", "c2"),
+            ("c1", "j"),
+            ("c2", "j"),
+            ("j", "crash"),
+            ("crash", "ex"),
+            ("fe", "w1"),
+            ("w1", "fx"),
+            ("ge", "w2"),
+            ("w2", "gx"),
+        ],
+        &[("c1", "fe"), ("c2", "ge")],
+    );
+    let stat = |rec: &postmortem_core::solver::Recovery, k: &str| {
+        rec.stats.iter().find(|(n, _)| *n == k).map_or(0, |x| x.1)
+    };
+    let mut r = crash_report(&p, &[], "crash");
+    for (w, what) in [("w1", "x = 7 (global)"), ("w2", "y = 8 (global)")] {
+        r.values.push(LastWrite {
+            writes: NodeSet::one(p.id(w)),
+            bad: Vec::new(),
+            need: true,
+            what: what.into(),
+            tests: Vec::new(),
+        });
+    }
+    let how = Staging {
+        value_budget: None,
+        ..Staging::default()
+    };
+    let rec = recover_staged(&cs(), &p.g, &r, how).unwrap();
+    assert_eq!(stat(&rec, "values_needs_unconfirmed"), 1, "{:?}", rec.stats);
+    let yes = |v: &str| rec.labels[p.id(v).index()] == Label::Yes;
+    assert!(!(yes("w1") && yes("w2")));
+    assert!(
+        rec.weakened.iter().any(|w| w.how.contains("dropped")),
+        "{:?}",
+        rec.weakened
+    );
+    // One value alone: confirmed, and its write's call ran.
+    r.values.pop();
+    let rec = recover_staged(&cs(), &p.g, &r, how).unwrap();
+    assert_eq!(stat(&rec, "values_needs_unconfirmed"), 0);
+    assert_eq!(stat(&rec, "values_needs_marked"), 1);
+    assert_eq!(rec.labels[p.id("c1").index()], Label::Yes);
+    assert_eq!(rec.labels[p.id("c2").index()], Label::No);
+}
