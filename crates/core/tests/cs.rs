@@ -1549,7 +1549,15 @@ fn staged_hints_keep_the_labels() {
             (a, b) => panic!("{:?} / {:?}: {}", a.err(), b.err(), ctx()),
         };
         staged += usize::from(!r.values.is_empty() || !r.residue.is_empty());
-        refined += usize::from(got.stat("value_stages_refined") > 0);
+        // Bad writes marked before the stages leave fewer values to stage:
+        // the stages' own refinements are counted without that marking.
+        let plain = Staging {
+            bad_writes: false,
+            ..fast
+        };
+        if let Ok(stages) = recover_staged(&best, &g, &r, plain) {
+            refined += usize::from(stages.stat("value_stages_refined") > 0);
+        }
         residue_refined += usize::from(got.stat("residue_refined") > 0);
         for v in 0..n {
             if want.labels[v] != Label::Maybe {
@@ -2305,6 +2313,7 @@ fn test_only_values_are_capped() {
     }
     // A budget that a large graph's nodes spend at once.
     let how = Staging {
+        bad_writes: false,
         test_only_nodes: 0,
         value_budget: None,
         ..Staging::default()
@@ -2382,6 +2391,7 @@ fn values_reading_the_most_open_nodes_are_staged_first() {
         vec![test("b1", "t1", "t2"), test("b2", "u1", "u2")],
     ));
     let how = Staging {
+        bad_writes: false,
         test_only_nodes: 0,
         value_budget: None,
         ..Staging::default()
@@ -2437,6 +2447,7 @@ fn values_that_read_only_decided_nodes_are_not_staged() {
         rec.stats.iter().find(|(n, _)| *n == k).map_or(0, |x| x.1)
     };
     let how = Staging {
+        bad_writes: false,
         value_budget: None,
         ..Staging::default()
     };
@@ -2675,6 +2686,7 @@ fn locals_of_functions_called_again_are_left_to_their_frames() {
     r.values.push(zero("m.en", "m.t1", "x = 0 in `main`"));
     r.values.push(zero("f.en", "f.t1", "y = 0 in `f`"));
     let how = Staging {
+        bad_writes: false,
         value_budget: None,
         ..Staging::default()
     };
@@ -2920,4 +2932,91 @@ fn needed_writes_no_path_runs_together_are_not_marked() {
     assert_eq!(stat(&rec, "values_needs_marked"), 1);
     assert_eq!(rec.labels[p.id("c1").index()], Label::Yes);
     assert_eq!(rec.labels[p.id("c2").index()], Label::No);
+}
+
+/// A value known only from a branch test (`x == 0` goes to `t`): the
+/// other side `o` of the branch, read as a bad write
+/// (`LastWrite::tests_as_writes`), can reach no good write before the
+/// crash, so it never ran, nor what only it leads to (`o2`): marked No
+/// before the value stages (`values_bad_writes_marked`). Where a good
+/// write may follow it (`o` then writes `x = 0` again at `w1`), nothing is
+/// marked. Labels sound on every valid path of the report.
+#[test]
+fn bad_writes_no_good_write_follows_are_marked_no() {
+    use postmortem_core::report::BranchTest;
+    use postmortem_core::staged::{recover_staged, Staging};
+    let build_with = |again: bool| {
+        let mut flow = vec![
+            ("en", "w0"),
+            ("w0", "b"),
+            ("b", "t"),
+            ("b", "o"),
+            ("t", "j"),
+            ("j", "crash"),
+            ("crash", "ex"),
+        ];
+        if again {
+            flow.extend([("o", "w1"), ("w1", "o2"), ("o2", "j")]);
+        } else {
+            flow.extend([("o", "o2"), ("o2", "j"), ("w1", "j")]);
+        }
+        build(
+            &[(
+                "main",
+                &[
+                    ("en", En),
+                    ("w0", S),
+                    ("b", S),
+                    ("t", S),
+                    ("o", S),
+                    ("w1", S),
+                    ("o2", S),
+                    ("j", S),
+                    ("crash", S),
+                    ("ex", Ex),
+                ],
+            )],
+            &flow,
+            &[],
+        )
+    };
+    let stat = |rec: &postmortem_core::solver::Recovery, k: &str| {
+        rec.stats.iter().find(|(n, _)| *n == k).map_or(0, |x| x.1)
+    };
+    for again in [false, true] {
+        let p = build_with(again);
+        let mut r = crash_report(&p, &[], "crash");
+        r.values.push(LastWrite {
+            writes: NodeSet::new(vec![p.id("w0"), p.id("w1")]).unwrap(),
+            bad: Vec::new(),
+            need: false,
+            what: "x = 0 (global)".into(),
+            tests: vec![BranchTest {
+                branch: p.id("b"),
+                taken: p.id("t"),
+                others: vec![p.id("o")],
+            }],
+        });
+        let how = Staging {
+            value_budget: None,
+            ..Staging::default()
+        };
+        let rec = recover_staged(&cs(), &p.g, &r, how).unwrap();
+        let paths = oracle_cs::enumerate(&p.g, &r, 13, 4);
+        assert!(sound_on_paths(&paths, &rec.labels, &|| format!(
+            "again {again}"
+        )));
+        if again {
+            assert_eq!(stat(&rec, "values_bad_writes_marked"), 0, "{:?}", rec.stats);
+        } else {
+            assert_eq!(stat(&rec, "values_bad_writes_marked"), 1, "{:?}", rec.stats);
+            assert!(
+                stat(&rec, "values_bad_writes_gained") >= 2,
+                "{:?}",
+                rec.stats
+            );
+            assert_eq!(rec.labels[p.id("o").index()], Label::No);
+            assert_eq!(rec.labels[p.id("o2").index()], Label::No);
+        }
+    }
 }
