@@ -162,7 +162,7 @@ pub fn frame_labels(g: &Icfg, report: &Report, global: &[Label]) -> Vec<FrameLab
         if entries.iter().any(|&e| g.func_of(e) != f) {
             continue;
         }
-        let nodes: Vec<NodeId> = g.nodes().filter(|&v| g.func_of(v) == f).collect();
+        let nodes: Vec<NodeId> = g.function_nodes(f).to_vec();
         // With a gap, unreported calls *may* be pending: none, or some.
         let stop = pending_stop(g, f, &nodes, stop, gap);
         let frame = if k == usize::MAX { 0 } else { k + 1 };
@@ -424,7 +424,7 @@ impl<'g> Implied<'g> {
         let g = self.g;
         let out = (|| {
             let entry = g.function(f).entry?;
-            let nodes: Vec<NodeId> = g.nodes().filter(|&v| g.func_of(v) == f).collect();
+            let nodes: Vec<NodeId> = g.function_nodes(f).to_vec();
             let local = LocalGraph::new(g, f, &nodes, global, self.async_code);
             let ends: Vec<NodeId> = nodes
                 .iter()
@@ -564,7 +564,7 @@ impl LocalGraph {
     /// The local graph of `f` (all its nodes), the nodes `global` says
     /// never ran marked dead.
     pub(crate) fn of_function(g: &Icfg, f: FuncId, global: &[Label]) -> Self {
-        let nodes: Vec<NodeId> = g.nodes().filter(|&v| g.func_of(v) == f).collect();
+        let nodes: Vec<NodeId> = g.function_nodes(f).to_vec();
         LocalGraph::new(g, f, &nodes, global, !g.async_functions().is_empty())
     }
 
@@ -861,13 +861,6 @@ pub fn activation_dominators(
     by_func.sort_unstable();
     by_func.dedup();
     let async_code = !g.async_functions().is_empty();
-    let mut members: std::collections::HashMap<FuncId, Vec<NodeId>> =
-        by_func.iter().map(|&(f, _)| (f, Vec::new())).collect();
-    for v in g.nodes() {
-        if let Some(m) = members.get_mut(&g.func_of(v)) {
-            m.push(v);
-        }
-    }
     let mut i = 0;
     while i < by_func.len() {
         let f = by_func[i].0;
@@ -877,7 +870,7 @@ pub fn activation_dominators(
         let Some(entry) = g.function(f).entry else {
             continue;
         };
-        let nodes = std::mem::take(members.get_mut(&f).expect("listed"));
+        let nodes = g.function_nodes(f).to_vec();
         let local = LocalGraph::new(g, f, &nodes, global, async_code);
         let pos: std::collections::HashMap<NodeId, u32> = nodes
             .iter()

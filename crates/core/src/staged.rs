@@ -627,6 +627,7 @@ fn base_and_residue(
             let needs = mark_needs(g, report, &mut rec);
             let marked = !needs.is_empty();
             let known = fresh(residue.clone().chain(needs).collect(), &rec);
+            rec.stats.push(("staged_marks_ms", ms(t)));
             if !refine(known, &mut rec) && marked {
                 rec = without;
                 rec.stats.push(("values_needs_unconfirmed", 1));

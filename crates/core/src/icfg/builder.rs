@@ -399,6 +399,7 @@ impl IcfgBuilder {
             instruction_columns,
             tail_calls,
             call_graph: Default::default(),
+            func_nodes: Default::default(),
             async_funcs: async_functions_of(&async_regs),
             async_regs,
             columns,

@@ -247,6 +247,7 @@ impl Icfg {
             instruction_columns: p.instruction_columns,
             tail_calls: p.tail_calls,
             call_graph: Default::default(),
+            func_nodes: Default::default(),
         })
     }
 }

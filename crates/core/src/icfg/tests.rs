@@ -201,4 +201,10 @@ fn the_call_graph_of_functions() {
     assert!(cg.any_leaves);
     assert_eq!(cg.sccs.count(), 3);
     assert!(std::ptr::eq(cg, ig.call_graph()));
+    // Each function's nodes, in node order, as a scan of every node gives.
+    for f in [main, f, g] {
+        let scan: Vec<NodeId> = ig.nodes().filter(|&v| ig.func_of(v) == f).collect();
+        assert_eq!(ig.function_nodes(f), &scan[..]);
+    }
+    assert_eq!(ig.function_nodes(g), &[ge, gx]);
 }
