@@ -608,12 +608,13 @@ fn base_and_residue(
                 .filter(|n| rec.labels[n.index()] == Label::Yes && before[n.index()] != Label::Yes)
                 .collect()
         };
-        if how.bad_writes {
-            mark_bad_writes(g, report, &mut rec);
-        }
+        // Nodes marked No leave fewer paths: what runs on all of them is
+        // the refinement's to find (the value whose branch sides they
+        // are may then need no stage of its own).
+        let bad = how.bad_writes && mark_bad_writes(g, report, &mut rec);
         if how.lean {
             let refine = |known: Vec<NodeId>, rec: &mut Recovery| {
-                known.is_empty()
+                (known.is_empty() && !bad)
                     || crate::budget::with_deadline(residue_deadline, || {
                         refine_marked(s, g, &base_report, known, rec)
                     })
@@ -1177,14 +1178,16 @@ fn mark_residue(g: &Icfg, report: &Report, rec: &mut Recovery) {
 /// which no good write is reachable in the graph (every edge, calls and
 /// returns matched or not: more paths than the valid ones) never ran.
 /// Then [`mark`] closes the labels (what only it leads to never ran
-/// either); marks that contradict the labels are not kept. Not with
+/// either), and the residue's refinement runs (what every path left
+/// runs; the value may then be satisfied and need no stage); marks that
+/// contradict the labels are not kept. Whether it marked any. Not with
 /// asynchronous code (a handler or thread may write between any two
 /// nodes). On SQLite's function-flag core a value known only from a
 /// branch test (`sqlite3Autoext.nExt == 0`: the loop over extensions
 /// never ran) gives 18 labels whose stage (0.2 s) never fits the budget.
-fn mark_bad_writes(g: &Icfg, report: &Report, rec: &mut Recovery) {
+fn mark_bad_writes(g: &Icfg, report: &Report, rec: &mut Recovery) -> bool {
     if !g.async_functions().is_empty() || report.values.is_empty() {
-        return;
+        return false;
     }
     let labels = &rec.labels;
     let runs = |n: &NodeId| labels[n.index()] != Label::No;
@@ -1219,17 +1222,19 @@ fn mark_bad_writes(g: &Icfg, report: &Report, rec: &mut Recovery) {
         no.extend(bad.into_iter().filter(|b| !reach[b.index()]));
     }
     if no.is_empty() {
-        return;
+        return false;
     }
     no.sort_unstable();
     no.dedup();
-    if let Ok(gained) = mark(g, report, &mut rec.labels, &[], &no) {
-        rec.undecided
-            .retain(|n| rec.labels[n.index()] == Label::Maybe);
-        rec.stats
-            .push(("values_bad_writes_marked", no.len() as u64));
-        rec.stats.push(("values_bad_writes_gained", gained as u64));
-    }
+    let Ok(gained) = mark(g, report, &mut rec.labels, &[], &no) else {
+        return false;
+    };
+    rec.undecided
+        .retain(|n| rec.labels[n.index()] == Label::Maybe);
+    rec.stats
+        .push(("values_bad_writes_marked", no.len() as u64));
+    rec.stats.push(("values_bad_writes_gained", gained as u64));
+    true
 }
 
 /// The values that need a write (their value is not the one the
