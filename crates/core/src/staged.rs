@@ -1254,6 +1254,12 @@ fn mark_bad_writes(g: &Icfg, report: &Report, rec: &mut Recovery) -> bool {
 /// fits the time budget; marked, its write's function ran, and the
 /// refinement finds what runs on every path through it (98 labels).
 fn mark_needs(g: &Icfg, report: &Report, rec: &mut Recovery) -> Vec<NodeId> {
+    // With threads or signal handlers a value may have been left by
+    // another thread: the stages decide whether it says anything of this
+    // one's path (`concurrency`), and list it when not.
+    if !g.async_functions().is_empty() {
+        return Vec::new();
+    }
     let mut imp = crate::local::Implied::new(g);
     let (mut yes, mut no, mut sets) = (Vec::new(), Vec::new(), Vec::new());
     for v in report.values.iter().filter(|v| v.need) {
