@@ -445,8 +445,9 @@ fn one_by_one(s: &dyn Solver, g: &Icfg, reports: &[Report], hint: &[Label], how:
     out
 }
 
-/// [`one_by_one`]'s result, the stages spread over `how.threads` scoped
-/// threads (each takes the next stage not taken), all of them run.
+/// [`one_by_one`]'s result, the stages spread over `how.threads` threads,
+/// the calling one and scoped ones (each takes the next stage not taken),
+/// all of them run.
 fn at_once(
     s: &(dyn Solver + Sync),
     g: &Icfg,
@@ -461,17 +462,20 @@ fn at_once(
         reports.iter().map(|_| Mutex::new(None)).collect();
     // The caller's deadline holds in the stages' threads.
     let deadline = crate::budget::deadline();
+    let work = || loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        let Some(r) = reports.get(i) else { break };
+        let res = value_stage(s, g, r, hint, how);
+        *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(res);
+    };
+    // The calling thread takes stages too (it is under the deadline
+    // already): its allocator's pages are warm from the base recovery,
+    // where a new thread's are not.
     std::thread::scope(|scope| {
-        for _ in 0..how.threads.min(reports.len()) {
-            scope.spawn(|| {
-                crate::budget::with_deadline(deadline, || loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(r) = reports.get(i) else { break };
-                    let res = value_stage(s, g, r, hint, how);
-                    *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(res);
-                })
-            });
+        for _ in 1..how.threads.min(reports.len()) {
+            scope.spawn(|| crate::budget::with_deadline(deadline, work));
         }
+        work();
     });
     let mut out: Runs = Vec::with_capacity(reports.len());
     for slot in slots {
