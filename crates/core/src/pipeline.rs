@@ -71,7 +71,8 @@ pub fn analyse(
     report: &Report,
     how: Staging,
 ) -> Result<Analysed, Failed> {
-    let (mut rec, lift, before_lift) = crate::staged::recover_lifted_keeping(s, g, report, how)?;
+    let (mut rec, lift, before_lift, lift_frames) =
+        crate::staged::recover_lifted_framed(s, g, report, how)?;
     let marked = crate::concurrency::mark_ran_somewhere(g, report, &mut rec.labels)
         .map_err(Failed::RanSomewhere)?;
     for n in marked.dropped {
@@ -89,7 +90,8 @@ pub fn analyse(
             ),
         });
     }
-    let frames = crate::local::frame_labels(g, report, &rec.labels);
+    let frames =
+        crate::local::frame_labels_reusing(g, report, &rec.labels, &before_lift, &lift_frames);
     Ok(Analysed {
         rec,
         lift,

@@ -1441,6 +1441,18 @@ pub fn recover_lifted_keeping(
     report: &Report,
     how: Staging,
 ) -> Result<(Recovery, Lift, Vec<Label>), SolveError> {
+    recover_lifted_framed(s, g, report, how).map(|(rec, lift, before, _)| (rec, lift, before))
+}
+
+/// [`recover_lifted_keeping`], and the frames' Local labels under the
+/// labels before the lift, which the lift read (for
+/// [`crate::local::frame_labels_reusing`]).
+pub(crate) fn recover_lifted_framed(
+    s: &(dyn Solver + Sync),
+    g: &Icfg,
+    report: &Report,
+    how: Staging,
+) -> Result<(Recovery, Lift, Vec<Label>, Vec<crate::local::FrameLabels>), SolveError> {
     let how = Staging {
         lifted: true,
         ..how
@@ -1448,9 +1460,10 @@ pub fn recover_lifted_keeping(
     let (mut rec, base) = staged_by(s, g, report, how)?;
     let before = rec.labels.clone();
     let t = std::time::Instant::now();
-    let lift = add_lift(s, g, report, &base, &mut rec, how);
+    let frames = crate::local::frame_labels(g, report, &rec.labels);
+    let lift = add_lift(s, g, report, &base, &mut rec, how, &frames);
     rec.stats.push(("staged_lift_ms", ms(t)));
-    Ok((rec, lift, before))
+    Ok((rec, lift, before, frames))
 }
 
 /// The lift stage of [`recover_lifted`] on `rec`, the labels of the
@@ -1462,11 +1475,12 @@ fn add_lift(
     base: &Base,
     rec: &mut Recovery,
     how: Staging,
+    frames: &[crate::local::FrameLabels],
 ) -> Lift {
     let mut lift = Lift::default();
     let mut fed = vec![false; g.num_nodes()];
-    for f in crate::local::frame_labels(g, report, &rec.labels) {
-        for (n, l) in f.labels {
+    for f in frames {
+        for &(n, l) in &f.labels {
             if l == Label::Yes && rec.labels[n.index()] == Label::Maybe && !fed[n.index()] {
                 fed[n.index()] = true;
                 lift.nodes.push((f.frame, n));
