@@ -152,7 +152,8 @@ fn must_pass(
     rpo.extend((0..order.len() as u32).filter(|&k| !seen[k as usize]));
     // When each state's set last changed, and when it was last met (0:
     // never): a state is met again only after a predecessor changed.
-    let (mut tick, mut changed_at, mut met_at) = (1u64, vec![0u64; order.len()], vec![0u64; order.len()]);
+    let (mut tick, mut changed_at, mut met_at) =
+        (1u64, vec![0u64; order.len()], vec![0u64; order.len()]);
     let mut acc = vec![0u64; w];
     loop {
         let mut changed = false;
@@ -163,7 +164,11 @@ fn must_pass(
             }
             let x = order[k];
             let preds = pred.succs(x as u32);
-            if met_at[k] != 0 && preds.iter().all(|&p| changed_at[at[p as usize] as usize] <= met_at[k]) {
+            if met_at[k] != 0
+                && preds
+                    .iter()
+                    .all(|&p| changed_at[at[p as usize] as usize] <= met_at[k])
+            {
                 continue;
             }
             met_at[k] = tick;
@@ -219,9 +224,10 @@ pub fn frame_labels_reusing(
     prior: &[FrameLabels],
 ) -> Vec<FrameLabels> {
     frame_labels_by(g, report, global, &|f, frame| {
-        let alike = g.function_nodes(f).iter().all(|v| {
-            (global[v.index()] == Label::No) == (prior_global[v.index()] == Label::No)
-        });
+        let alike = g
+            .function_nodes(f)
+            .iter()
+            .all(|v| (global[v.index()] == Label::No) == (prior_global[v.index()] == Label::No));
         if !alike {
             return None;
         }
