@@ -1240,22 +1240,17 @@ mod tests {
         assert!(with_tests > 1000, "too few values with tests: {with_tests}");
     }
 
-    /// [`Implied::apart`] as it was before [`Dominance`]: the local
-    /// graph built for the one node.
+    /// [`Implied::apart`] the slow way: the nodes `j` (not never-run)
+    /// such that no path of the local graph leads from `n` to `j` nor
+    /// from `j` to `n`, one search per node.
     fn apart_slow(g: &Icfg, global: &[Label], n: NodeId) -> Vec<NodeId> {
         let local = LocalGraph::of_function(g, g.func_of(n), global);
         let Some(i) = local.nodes.iter().position(|&v| v == n) else {
             return Vec::new();
         };
         let after = local.reach(&[i], None);
-        let before = LocalGraph {
-            nodes: local.nodes.clone(),
-            succ: local.preds(),
-            dead: local.dead.clone(),
-        }
-        .reach(&[i], None);
         (0..local.nodes.len())
-            .filter(|&j| !after[j] && !before[j] && !local.dead[j])
+            .filter(|&j| !local.dead[j] && !after[j] && !local.reach(&[j], None)[i])
             .map(|j| local.nodes[j])
             .collect()
     }

@@ -628,12 +628,14 @@ fn base_and_residue(
             // consistent path (a value the graph cannot explain, whose
             // write can run only where the stack says it did not, is
             // caught there, as its stage would catch it).
-            let without = rec.clone();
+            // Kept only where `mark_needs` can mark anything.
+            let can_mark = report.values.iter().any(|v| v.need) && g.async_functions().is_empty();
+            let without = can_mark.then(|| rec.clone());
             let needs = mark_needs(g, report, &mut rec);
             let marked = !needs.is_empty();
             let known = fresh(residue.clone().chain(needs).collect(), &rec);
             rec.stats.push(("staged_marks_ms", ms(t)));
-            if !refine(known, &mut rec) && marked {
+            if let (false, Some(without)) = (refine(known, &mut rec), without.filter(|_| marked)) {
                 rec = without;
                 rec.stats.push(("values_needs_unconfirmed", 1));
                 let known = fresh(residue.collect(), &rec);
