@@ -82,7 +82,7 @@ fn must_pass_fits(n: usize, q: usize) -> bool {
 /// every path of product states (node × automaton state, `q` per node)
 /// from a member of `starts` to a member of `targets`, over the states of
 /// `live` (those on some such path; `pred` the predecessors of each, all
-/// live for a live state). Per live state, the nodes on every path to it
+/// live for a live state; `succ` the successors, `pred` reversed). Per live state, the nodes on every path to it
 /// from a start: the greatest fixpoint of "its own node, and those of
 /// every predecessor" (a start: its own node alone, the empty path), a
 /// distributive problem, so the fixpoint is the meet over all paths
@@ -101,6 +101,7 @@ fn must_pass(
     live: &[bool],
     starts: &[usize],
     pred: &crate::graph::Csr,
+    succ: &crate::graph::Csr,
     targets: &[usize],
 ) -> Vec<bool> {
     let w = n.div_ceil(64);
@@ -122,7 +123,6 @@ fn must_pass(
     // Reverse postorder of the live states from the starts (then any
     // live state no start reaches, which cannot happen for live states
     // but costs nothing to keep).
-    let succ = pred.reversed();
     let mut rpo: Vec<u32> = Vec::with_capacity(order.len());
     let mut seen = vec![false; order.len()];
     let mut stack: Vec<(u32, usize)> = Vec::new();
@@ -834,17 +834,35 @@ impl LocalGraph {
         // Backward over product states from the accepting targets.
         // The predecessors of each product state, over the states reached:
         // (state, predecessor) pairs grouped by a counting sort.
-        let mut edges: Vec<(u32, u32)> = Vec::new();
-        for (x, _) in fwd.iter().enumerate().filter(|(_, &b)| b) {
-            for &w in &self.succ[x / q] {
-                if !self.dead[w] {
-                    edges.push(((w * q + step(x % q, w)) as u32, x as u32));
-                }
+        // The successors, state by state in order, are a CSR as they
+        // come; the predecessors are that, reversed.
+        let mut offsets: Vec<u32> = Vec::with_capacity(n * q + 1);
+        let mut heads: Vec<u32> = Vec::new();
+        for (x, &reached) in fwd.iter().enumerate() {
+            offsets.push(heads.len() as u32);
+            if reached {
+                let k = x % q;
+                let from = heads.len();
+                heads.extend(
+                    self.succ[x / q]
+                        .iter()
+                        .filter(|&&w| !self.dead[w])
+                        .map(|&w| (w * q + step(k, w)) as u32),
+                );
+                heads[from..].sort_unstable();
             }
         }
-        let pred = crate::graph::Csr::from_edges(n * q, &edges);
+        offsets.push(heads.len() as u32);
+        let succ = crate::graph::Csr::from_parts(offsets, heads);
+        let pred = succ.reversed();
         let mut bwd = vec![false; n * q];
-        let mut stack: Vec<usize> = (0..n * q).filter(|&x| fwd[x] && is_target(x)).collect();
+        let mut stack: Vec<usize> = t
+            .iter()
+            .flat_map(|&i| (0..q).map(move |k| i * q + k))
+            .filter(|&x| fwd[x] && accepts(x % q))
+            .collect();
+        stack.sort_unstable();
+        stack.dedup();
         let targets = stack.clone();
         for &x in &stack {
             bwd[x] = true;
@@ -858,7 +876,7 @@ impl LocalGraph {
                 }
             }
         }
-        if !(0..n * q).any(|x| bwd[x] && starts.contains(&x)) {
+        if !starts.iter().any(|&x| bwd[x]) {
             // The graph does not explain the activation: claim nothing.
             return self.nodes.iter().map(|&v| (v, Label::Maybe)).collect();
         }
@@ -882,7 +900,7 @@ impl LocalGraph {
             Some(self.cut_nodes(&s, &t))
         } else if must_pass_fits(n, q) {
             let states: Vec<bool> = fwd.iter().zip(&bwd).map(|(&a, &b)| a && b).collect();
-            Some(must_pass(n, q, &states, &starts, &pred, &targets))
+            Some(must_pass(n, q, &states, &starts, &pred, &succ, &targets))
         } else {
             None
         };
