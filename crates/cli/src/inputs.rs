@@ -12,7 +12,8 @@ use clap::Args;
 use postmortem_core::locate::{PathMap, PathMapError};
 use postmortem_core::{Icfg, Report};
 use postmortem_formats::failure::{
-    assemble, AssembleError, Diagnostic, FailureFiles, FailureOptions, ResidueInfo,
+    assemble, assemble_prepared, prepare, AssembleError, Diagnostic, FailureFiles, FailureOptions,
+    ResidueInfo,
 };
 use postmortem_formats::input::DEFAULT_TEXT_LIMIT;
 use postmortem_formats::logs::{write_explain, LogConfig, LogStream, Logger};
@@ -276,15 +277,28 @@ pub struct Loaded {
 /// `--max-input-size` or else the lesser of 64 MiB and it.
 pub fn load(inputs: &Inputs, max_memory: usize) -> Result<Loaded, Failure> {
     let t = Instant::now();
-    let (graph, sancov, vars) = load_graph_with_maps(&inputs.cfg, max_memory as u64)?;
+    let (files, options) = (inputs.files(), inputs.options(max_memory));
+    // What the binary and core give without the graph is read beside
+    // the graph's loading (`prepare`); the graph's errors come first.
+    let native = files.binary.is_some()
+        && (files.core.is_some() || files.minidump.is_some() || files.sancov_flags.is_some());
+    let (graph, pre) = std::thread::scope(|scope| {
+        let pre = native.then(|| scope.spawn(|| prepare(&files, &options)));
+        let graph = load_graph_with_maps(&inputs.cfg, max_memory as u64);
+        // A thread that panicked leaves it all to `assemble_prepared`.
+        let pre = pre.and_then(|h| h.join().ok()).unwrap_or_default();
+        (graph, pre)
+    });
+    let (graph, sancov, vars) = graph?;
     let parse_graph_ms = ms(t);
     let t = Instant::now();
-    let found = assemble(
+    let found = assemble_prepared(
         &graph,
         sancov.as_ref(),
         vars.as_ref(),
-        &inputs.files(),
-        &inputs.options(max_memory),
+        &files,
+        &options,
+        pre,
     )
     .map_err(assemble_failure)?;
     print_diagnostics(&found.diagnostics, "");

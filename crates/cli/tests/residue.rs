@@ -199,7 +199,39 @@ fn residue_of_a_returned_call_decides_its_lines_soundly() {
         let stat = |v: &Value, k: &str| v["solver_stats"][k].as_u64();
         assert_eq!(stat(&with, "residue_marked"), Some(1), "arg {arg}");
         assert_eq!(stat(&full, "residue_marked"), None, "arg {arg}");
+        prepared_reads_as_fresh(&dir, &core);
     }
+}
+
+/// What `analyze` reads of the binary and core while the graph loads
+/// (`failure::prepare`) gives the same report, residue, values and
+/// messages as reading it all after the graph (`failure::assemble`).
+fn prepared_reads_as_fresh(dir: &Path, core: &str) {
+    use postmortem_formats::failure::{
+        assemble, assemble_prepared, prepare, FailureFiles, FailureOptions,
+    };
+    sh(
+        dir,
+        env!("CARGO_BIN_EXE_postmortem"),
+        &["cfg", "build", "prog.bc", "-o", "prog.pmcfg"],
+    );
+    let bytes = std::fs::read(dir.join("prog.pmcfg")).unwrap();
+    let loaded = postmortem_formats::frontend::decode_loaded(&bytes).unwrap();
+    let (bin, core, cfg) = (dir.join("prog"), dir.join(core), dir.join("prog.pmcfg"));
+    let files = FailureFiles {
+        cfg: Some(&cfg),
+        core: Some(&core),
+        binary: Some(&bin),
+        ..FailureFiles::default()
+    };
+    let opts = FailureOptions::default();
+    let pre = prepare(&files, &opts);
+    assert!(pre.has_line_tables() && pre.has_residue());
+    let (g, flags, vars) = (&loaded.icfg, loaded.sancov.as_ref(), loaded.vars.as_ref());
+    let fresh = assemble(g, flags, vars, &files, &opts).unwrap();
+    let prepared = assemble_prepared(g, flags, vars, &files, &opts, pre).unwrap();
+    assert!(fresh.residue.is_some() && !fresh.values.is_empty());
+    assert_eq!(format!("{fresh:?}"), format!("{prepared:?}"));
 }
 
 /// A core with two threads: the crashing thread's stack may have been a

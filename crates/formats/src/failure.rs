@@ -27,7 +27,7 @@
 use crate::any_report::read_any_report_limited;
 use crate::backtrace::{locator, read_backtrace_path_limited};
 use crate::image::buildcheck::BuildMismatch;
-use crate::image::open::Found;
+use crate::image::open::{Found, Prepared};
 use crate::image::residue;
 use crate::image::sancov::SancovMap;
 use crate::input::{read_bounded, Limit};
@@ -233,6 +233,25 @@ pub fn assemble(
     files: &FailureFiles<'_>,
     opts: &FailureOptions,
 ) -> Result<Assembled, AssembleError> {
+    assemble_prepared(g, flag_map, var_map, files, opts, Prepared::default())
+}
+
+/// What [`assemble`] reads of `files` without the graph (the binary, its
+/// line tables, the core's stack residue): to read while the graph loads,
+/// then give to [`assemble_prepared`]. Nothing when there is no binary.
+pub fn prepare(files: &FailureFiles<'_>, opts: &FailureOptions) -> Prepared {
+    Prepared::read(&image_files(files), &image_options(opts))
+}
+
+/// [`assemble`], with what [`prepare`] read of the same files.
+pub fn assemble_prepared(
+    g: &Icfg,
+    flag_map: Option<&SancovMap>,
+    var_map: Option<&VarMap>,
+    files: &FailureFiles<'_>,
+    opts: &FailureOptions,
+    pre: Prepared,
+) -> Result<Assembled, AssembleError> {
     let mut out = Assembled::default();
     let mut sink = |e: Event<'_>| match e {
         Event::Warning(w) => out.diagnostics.push(Diagnostic::Warning(w)),
@@ -246,7 +265,7 @@ pub fn assemble(
         Event::Fault(f) => out.fault = Some(f.clone()),
         Event::NoCode(v) => out.no_code = Some(v.to_vec()),
     };
-    let report = assemble_with(g, flag_map, var_map, files, opts, &mut sink)?;
+    let report = assemble_with(g, flag_map, var_map, files, opts, pre, &mut sink)?;
     out.report = report;
     Ok(out)
 }
@@ -258,6 +277,7 @@ fn assemble_with(
     var_map: Option<&VarMap>,
     files: &FailureFiles<'_>,
     opts: &FailureOptions,
+    pre: Prepared,
     sink: &mut dyn FnMut(Event<'_>),
 ) -> Result<Report, AssembleError> {
     let mut report = match files.report {
@@ -265,7 +285,7 @@ fn assemble_with(
         None => Report::default(),
     };
     let vars = if opts.no_values { None } else { var_map };
-    let native = open_image(g, flag_map, vars, files, opts, sink)?;
+    let native = open_image(g, flag_map, vars, files, opts, pre, sink)?;
     let image_name = files
         .core
         .or(files.minidump)
@@ -382,17 +402,23 @@ fn open_image(
     vars: Option<&VarMap>,
     files: &FailureFiles<'_>,
     opts: &FailureOptions,
+    pre: Prepared,
     sink: &mut dyn FnMut(Event<'_>),
 ) -> Result<crate::image::open::Image, AssembleError> {
     use crate::image::open::{Image, ImageError};
-    let (image, diagnostics) =
-        Image::open(g, flag_map, vars, &image_files(files), &image_options(opts)).map_err(|e| {
-            match e {
-                ImageError::Input(m) => AssembleError::Input(m),
-                ImageError::Impossible(m) => AssembleError::Impossible(m),
-                ImageError::NotTheBuild(n, m) => AssembleError::NotTheBuild(n, m),
-            }
-        })?;
+    let (image, diagnostics) = Image::open_prepared(
+        g,
+        flag_map,
+        vars,
+        &image_files(files),
+        &image_options(opts),
+        pre,
+    )
+    .map_err(|e| match e {
+        ImageError::Input(m) => AssembleError::Input(m),
+        ImageError::Impossible(m) => AssembleError::Impossible(m),
+        ImageError::NotTheBuild(n, m) => AssembleError::NotTheBuild(n, m),
+    })?;
     for d in diagnostics {
         sink(match d {
             Diagnostic::Warning(w) => Event::Warning(w),
