@@ -1893,7 +1893,7 @@ fn lift_hint_keeps_the_labels() {
     };
     let (fsa, utl) = (Fsa::default(), Utl::default());
     let solvers: [&(dyn Solver + Sync); 3] = [&best, &fsa, &utl];
-    let (mut lifted, mut checked, mut decided) = (0, 0, 0);
+    let (mut lifted, mut checked, mut decided, mut beside) = (0, 0, 0, 0);
     for seed in 0..cases() / 2 {
         let shape = &shapes[seed as usize % 2];
         let mut rng = Rng::new(seed ^ 0x11F7);
@@ -1905,20 +1905,20 @@ fn lift_hint_keeps_the_labels() {
         let ctx = || format!("seed {seed}\n{}", describe(&g, &whole));
         let paths = oracle_cs::enumerate(&g, &whole, 13, 4);
         for s in solvers {
-            let run = |hints| {
+            let run = |hints, threads| {
                 recover_lifted(
                     s,
                     &g,
                     &r,
                     Staging {
                         hints,
-                        threads: 1,
+                        threads,
                         value_budget: None,
                         ..Staging::default()
                     },
                 )
             };
-            let (got, want) = match (run(true), run(false)) {
+            let (got, want) = match (run(true, 1), run(false, 1)) {
                 (Ok(x), Ok(w)) => (x, w),
                 (Err(a), Err(b)) => {
                     assert_eq!(a, b, "{}", ctx());
@@ -1927,6 +1927,13 @@ fn lift_hint_keeps_the_labels() {
                 (a, b) => panic!("{:?} / {:?}: {}", a.err(), b.err(), ctx()),
             };
             assert_eq!(got.1.nodes, want.1.nodes, "{}", ctx());
+            // On two threads (the frames' walks beside a single value
+            // stage, reused where the stage left their No labels): the
+            // same lift and labels.
+            let two = run(true, 2).unwrap_or_else(|e| panic!("{e}: {}", ctx()));
+            assert_eq!(two.1.nodes, got.1.nodes, "{}", ctx());
+            assert_eq!(two.0.labels, got.0.labels, "{}", ctx());
+            beside += usize::from(two.0.stat("lift_frames_beside") > 0);
             lifted += usize::from(!got.1.nodes.is_empty() && got.1.dropped.is_none());
             for v in 0..n {
                 if want.0.labels[v] != Label::Maybe {
@@ -1937,12 +1944,127 @@ fn lift_hint_keeps_the_labels() {
             checked += usize::from(sound_on_paths(&paths, &got.0.labels, &ctx));
         }
     }
-    eprintln!("{lifted} lifted, {checked} checked against valid paths, {decided} labels compared");
+    eprintln!("{lifted} lifted, {checked} checked against valid paths, {decided} labels compared, {beside} with the frames beside the stages");
     let seeds = cases() as usize / 2;
     assert!(
-        lifted > seeds / 200 && checked > seeds / 2 && decided > 0,
-        "{lifted} {checked} {decided}"
+        lifted > seeds / 200 && checked > seeds / 2 && decided > 0 && beside > seeds / 10,
+        "{lifted} {checked} {decided} {beside}"
     );
+}
+
+/// The analysis (`pipeline::analyse`) on two threads, where the frames'
+/// Local labels are computed beside a single value stage under the labels
+/// before it and reused for each frame whose function's No labels the
+/// stage left alone, against one thread (computed after the stages):
+/// the same labels, lift and frames, on random reports with values and
+/// residue. (Random reports' single stages seldom change a frame
+/// function's No labels: the reuse itself is tested both ways by
+/// `frame_labels_reusing_is_frame_labels`.)
+#[test]
+fn frames_beside_the_stages_are_the_frames_after_them() {
+    use postmortem_core::pipeline::analyse;
+    use postmortem_core::staged::Staging;
+    let shape = GraphShape {
+        max_functions: 4,
+        max_body: 5,
+    };
+    let best = Cs::<Fsa> {
+        best: true,
+        ..Cs::default()
+    };
+    let mut beside = 0;
+    for seed in 0..cases() / 2 {
+        let mut rng = Rng::new(seed ^ 0xF4A3E5);
+        let g = random_icfg(&mut rng, &shape);
+        let mut r = cs_report(&mut rng, &g, true);
+        random_values(&mut rng, &g, &mut r, 1);
+        let ctx = || format!("seed {seed}\n{}", describe(&g, &r));
+        let run = |threads| {
+            analyse(
+                &best,
+                &g,
+                &r,
+                Staging {
+                    threads,
+                    value_budget: None,
+                    ..Staging::default()
+                },
+            )
+        };
+        let (one, two) = match (run(1), run(2)) {
+            (Ok(a), Ok(b)) => (a, b),
+            (Err(a), Err(b)) => {
+                assert_eq!(format!("{a:?}"), format!("{b:?}"), "{}", ctx());
+                continue;
+            }
+            (a, b) => panic!("{:?} / {:?}: {}", a.err(), b.err(), ctx()),
+        };
+        assert_eq!(two.rec.labels, one.rec.labels, "{}", ctx());
+        assert_eq!(two.lift.nodes, one.lift.nodes, "{}", ctx());
+        assert_eq!(two.frames, one.frames, "{}", ctx());
+        beside += usize::from(two.rec.stat("lift_frames_beside") > 0);
+    }
+    eprintln!("{beside} with the frames beside the stages");
+    assert!(beside > cases() as usize / 10, "{beside}");
+}
+
+/// `local::frame_labels_reusing` (a frame keeps its labels computed under
+/// earlier global labels where its function's No labels are the same)
+/// equals `frame_labels` under the new labels, on random reports with
+/// values and residue, the new labels the old ones with random nodes
+/// made No: a frame's walk reads no other label. Some frames must have
+/// changed (reuse would have been wrong) and some been kept.
+#[test]
+fn frame_labels_reusing_is_frame_labels() {
+    use postmortem_core::local::{frame_labels, frame_labels_reusing};
+    let shape = GraphShape {
+        max_functions: 4,
+        max_body: 5,
+    };
+    let (mut changed, mut kept) = (0, 0);
+    for seed in 0..cases() / 2 {
+        let mut rng = Rng::new(seed ^ 0x5E05E);
+        let g = random_icfg(&mut rng, &shape);
+        let mut r = cs_report(&mut rng, &g, true);
+        random_values(&mut rng, &g, &mut r, 3);
+        let n = g.num_nodes();
+        let ctx = || format!("seed {seed}\n{}", describe(&g, &r));
+        let before: Vec<Label> = (0..n)
+            .map(|_| match rng.below(6) {
+                0 => Label::No,
+                1 => Label::Yes,
+                _ => Label::Maybe,
+            })
+            .collect();
+        let mut after = before.clone();
+        for _ in 0..rng.below(3) {
+            after[rng.below(n)] = Label::No;
+        }
+        // Yes and Maybe changes alone: read by no walk.
+        for _ in 0..rng.below(3) {
+            let v = rng.below(n);
+            if after[v] != Label::No {
+                after[v] = if rng.below(2) == 0 {
+                    Label::Yes
+                } else {
+                    Label::Maybe
+                };
+            }
+        }
+        let prior = frame_labels(&g, &r, &before);
+        let fresh = frame_labels(&g, &r, &after);
+        let reused = frame_labels_reusing(&g, &r, &after, &before, &prior);
+        assert_eq!(reused, fresh, "{}", ctx());
+        for (p, f) in prior.iter().zip(&fresh) {
+            if p == f {
+                kept += 1;
+            } else {
+                changed += 1;
+            }
+        }
+    }
+    eprintln!("{changed} frames changed, {kept} kept");
+    assert!(changed > 10 && kept > 10, "{changed} {kept}");
 }
 
 /// A gap after the last frame means unreported calls *may* be pending:
