@@ -82,10 +82,11 @@ fn must_pass_fits(n: usize, q: usize) -> bool {
 /// every path of product states (node × automaton state, `q` per node)
 /// from a member of `starts` to a member of `targets`, over the states of
 /// `live` (those on some such path; `pred` the predecessors of each, all
-/// live for a live state; `succ` the successors, `pred` reversed). Per live state, the nodes on every path to it
-/// from a start: the greatest fixpoint of "its own node, and those of
-/// every predecessor" (a start: its own node alone, the empty path), a
-/// distributive problem, so the fixpoint is the meet over all paths
+/// live for a live state; `succ` the successors, `pred` reversed). Per
+/// live state, the nodes on every path to it from a start: the greatest
+/// fixpoint of "its own node, and those of every predecessor" (a start:
+/// its own node alone, the empty path), a distributive problem, so the
+/// fixpoint is the meet over all paths
 /// (Kildall 1973); the answer is their intersection over the targets.
 /// Round-robin in reverse postorder from the starts until nothing
 /// changes, a state met again only when a predecessor's set changed
@@ -831,11 +832,10 @@ impl LocalGraph {
             seen
         };
         let fwd = forward(None);
-        // Backward over product states from the accepting targets.
-        // The predecessors of each product state, over the states reached:
-        // (state, predecessor) pairs grouped by a counting sort.
-        // The successors, state by state in order, are a CSR as they
-        // come; the predecessors are that, reversed.
+        // Backward over product states from the accepting targets, over
+        // the states reached. Their successors, state by state in order,
+        // are a CSR as they come (each state's sorted: `must_pass`'s
+        // order); the predecessors are that, reversed.
         let mut offsets: Vec<u32> = Vec::with_capacity(n * q + 1);
         let mut heads: Vec<u32> = Vec::new();
         for (x, &reached) in fwd.iter().enumerate() {

@@ -398,9 +398,9 @@ pub fn recover_with_values(
 struct Base {
     report: Report,
     labels: Vec<Label>,
-    /// With [`Staging::lifted`] on two threads: the frames' Local labels
-    /// under `labels`, computed beside the value stages (see
-    /// [`recover_lifted_framed`]).
+    /// With [`Staging::lifted`], where the value stages left a thread
+    /// free: the frames' Local labels under `labels`, computed beside
+    /// the stages (see `staged` and [`recover_lifted_framed`]).
     frames: Option<Vec<crate::local::FrameLabels>>,
 }
 
