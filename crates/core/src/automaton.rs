@@ -268,6 +268,11 @@ impl Dfa {
         self.delta[(q * self.n_classes + c) as usize]
     }
 
+    /// Reading a node of class `c` never changes the state.
+    pub fn silent_class(&self, c: u32) -> bool {
+        self.identity[c as usize]
+    }
+
     /// Reading `v` never changes the state.
     pub fn silent_on(&self, v: u32) -> bool {
         self.identity[self.class_of(v) as usize]

@@ -279,6 +279,11 @@ pub struct Staging {
     /// pass, which each stage repeats with one more automaton (set by the
     /// staging itself; zero elsewhere).
     pub stage_cost: std::time::Duration,
+    /// With [`Staging::lean`], each value stage's exploration is lifted
+    /// from the one its stages share (`crate::cs::StageBases`), where
+    /// there are at least [`LIFT_MIN_STAGES`] of them. Off: each stage
+    /// searches on its own (the reference of the tests).
+    pub lift: bool,
 }
 
 impl Default for Staging {
@@ -296,6 +301,7 @@ impl Default for Staging {
             bad_writes: true,
             started: None,
             stage_cost: std::time::Duration::ZERO,
+            lift: true,
         }
     }
 }
@@ -438,8 +444,9 @@ type RunStages<'a> = dyn Fn(&[Report], &[Label], Staging) -> Runs + 'a;
 
 fn one_by_one(s: &dyn Solver, g: &Icfg, reports: &[Report], hint: &[Label], how: Staging) -> Runs {
     let mut out = Vec::with_capacity(reports.len());
+    let bases = shared_bases(reports, how);
     for r in reports {
-        let res = value_stage(s, g, r, hint, how);
+        let res = with_bases(&bases, || value_stage(s, g, r, hint, how));
         let stop = stops(&res);
         out.push(res);
         if stop {
@@ -447,6 +454,31 @@ fn one_by_one(s: &dyn Solver, g: &Icfg, reports: &[Report], hint: &[Label], how:
         }
     }
     out
+}
+
+/// The explorations the value stages share ([`crate::cs::StageBases`]):
+/// each stage's is lifted from its report's without the value, built
+/// once, where there are at least [`LIFT_MIN_STAGES`] stages (with fewer
+/// the shared exploration costs more than it saves). With
+/// [`Staging::lean`] only (the refined hints' bulk passes lift).
+fn shared_bases(reports: &[Report], how: Staging) -> Option<std::sync::Arc<crate::cs::StageBases>> {
+    (how.hints && how.lean && how.lift && reports.len() >= LIFT_MIN_STAGES)
+        .then(|| std::sync::Arc::new(crate::cs::StageBases::default()))
+}
+
+/// Fewest value stages for which they share an exploration (see
+/// [`shared_bases`]).
+pub const LIFT_MIN_STAGES: usize = 3;
+
+/// `f` with `bases` installed, if any.
+fn with_bases<T>(
+    bases: &Option<std::sync::Arc<crate::cs::StageBases>>,
+    f: impl FnOnce() -> T,
+) -> T {
+    match bases {
+        Some(b) => b.scope(f),
+        None => f(),
+    }
 }
 
 /// [`one_by_one`]'s result, the stages spread over `how.threads` threads,
@@ -466,10 +498,11 @@ fn at_once(
         reports.iter().map(|_| Mutex::new(None)).collect();
     // The caller's deadline holds in the stages' threads.
     let deadline = crate::budget::deadline();
+    let bases = shared_bases(reports, how);
     let work = || loop {
         let i = next.fetch_add(1, Ordering::Relaxed);
         let Some(r) = reports.get(i) else { break };
-        let res = value_stage(s, g, r, hint, how);
+        let res = with_bases(&bases, || value_stage(s, g, r, hint, how));
         *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(res);
     };
     // The calling thread takes stages too (it is under the deadline
@@ -939,7 +972,7 @@ fn merge_stages(
     runs: Runs,
     how: Staging,
 ) -> Result<(), SolveError> {
-    let (mut gained, mut left_out, mut refined) = (0u64, 0u64, 0u64);
+    let (mut gained, mut left_out, mut refined, mut lifted) = (0u64, 0u64, 0u64, 0u64);
     let drop_all = |rec: &mut Recovery, chunk: &[(usize, LastWrite)], why: &str| {
         for (i, v) in chunk {
             rec.weakened.push(Weakening {
@@ -959,6 +992,7 @@ fn merge_stages(
             ),
             Ok(more) => {
                 refined += u64::from(more.has_stat("cs_lean_ms"));
+                lifted += u64::from(more.stat("cs_bulk_lifted") > 0);
                 gained += merge(&mut rec.labels, &more.labels);
                 // Origins inside the group's report are 0..chunk.len().
                 for mut w in more.weakened {
@@ -989,6 +1023,7 @@ fn merge_stages(
     rec.stats.push(("value_groups_over_budget", left_out));
     rec.stats.push(("staged_values_gained", gained));
     rec.stats.push(("value_stages_refined", refined));
+    rec.stats.push(("value_stages_lifted", lifted));
     Ok(())
 }
 

@@ -1588,6 +1588,66 @@ fn staged_hints_keep_the_labels() {
     );
 }
 
+/// Value stages lifted from the exploration they share (`cs::lift`, on
+/// by default) give the labels, weakenings and errors of stages that each
+/// search on their own, on random graphs (calls, recursion, non-local
+/// jumps: those fall back) and reports with up to seven values, branch
+/// tests among them (automata that do not reset).
+#[test]
+fn lifted_stages_are_the_stages_searched() {
+    use postmortem_core::staged::{recover_staged, Staging};
+    let shape = GraphShape {
+        max_functions: 6,
+        max_body: 8,
+    };
+    let best = Cs::<Fsa> {
+        best: true,
+        ..Cs::default()
+    };
+    // The values as they are (no bad writes marked first): more stages.
+    let lifted = Staging {
+        threads: 2,
+        value_budget: None,
+        bad_writes: false,
+        ..Staging::default()
+    };
+    assert!(lifted.lift, "on by default");
+    let searched = Staging {
+        lift: false,
+        ..lifted
+    };
+    let (mut compared, mut stages, mut lifts, mut decided) = (0, 0u64, 0u64, 0);
+    for seed in 0..cases() {
+        let mut rng = Rng::new(seed ^ 0x11F7);
+        let g = random_icfg(&mut rng, &shape);
+        let mut r = cs_report(&mut rng, &g, true);
+        random_values(&mut rng, &g, &mut r, 10);
+        let ctx = || format!("seed {seed}\n{}", describe(&g, &r));
+        let want = recover_staged(&best, &g, &r, searched);
+        let got = recover_staged(&best, &g, &r, lifted);
+        let (want, got) = match (want, got) {
+            (Ok(w), Ok(x)) => (w, x),
+            (Err(a), Err(b)) => {
+                assert_eq!(a, b, "{}", ctx());
+                continue;
+            }
+            (a, b) => panic!("{:?} / {:?}: {}", a.err(), b.err(), ctx()),
+        };
+        assert_eq!(got.labels, want.labels, "{}", ctx());
+        assert_eq!(got.weakened, want.weakened, "{}", ctx());
+        assert_eq!(want.stat("value_stages_lifted"), 0, "{}", ctx());
+        compared += 1;
+        stages += got.stat("value_stages_refined");
+        lifts += got.stat("value_stages_lifted");
+        decided += got.labels.iter().filter(|&&l| l != Label::Maybe).count();
+    }
+    eprintln!("{compared} reports compared, {lifts} of {stages} refined value stages lifted, {decided} labels decided");
+    assert!(
+        compared > cases() as usize / 4 && lifts > cases() / 10 && decided > 0,
+        "{compared} {lifts} {stages} {decided}"
+    );
+}
+
 /// Cases (`Report::cases`: a variable whose value is not known, split
 /// into classes, one `LastWrite` each; issue 36): the staged labels hold
 /// on every valid path of the report that keeps to one of the cases (the
@@ -1773,6 +1833,7 @@ fn must_filter_keeps_the_labels() {
         best: true,
         limits: CsLimits {
             must_filter: filter,
+            must_filter_over: 0,
             ..CsLimits::default()
         },
         ..Cs::default()

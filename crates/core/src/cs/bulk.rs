@@ -958,6 +958,8 @@ pub(crate) struct Refined {
     pub partial: Option<String>,
     /// The report has no consistent valid path (labels unchanged).
     pub infeasible: bool,
+    /// The exploration was lifted from a shared one (`super::lift`).
+    pub lifted: bool,
     /// Milliseconds of each phase: preparing the automata, the
     /// exploration, the may and apart passes, the filter, the must pass.
     pub ms: [u64; 5],
@@ -984,6 +986,7 @@ pub(crate) fn refine(
         }
     }
     let t = Instant::now();
+    let removed_in = removed.clone();
     let Some(p) = Prepared::with_removed(g, report, limits, deadline, removed) else {
         out.partial = Some("the report's automata could not be built".into());
         return out;
@@ -995,7 +998,15 @@ pub(crate) fn refine(
     // state a node of a frame, one context per function), the known nodes
     // bringing them back pairwise. (A quarter of the budget for the first
     // attempt lost Yes labels on Lua's log analyses.)
-    let attempt = if p.automata() > 0 {
+    // A value stage's exploration lifted from the one its stages share,
+    // where that applies (see `lift`).
+    let lifted = lean.and_then(|_| {
+        super::lift::lifted(g, report, &p, &removed_in, (limits, deadline, max_states))
+    });
+    out.lifted = lifted.is_some();
+    let attempt = if let Some(h) = lifted {
+        Ok(h)
+    } else if p.automata() > 0 {
         p.explode(true, max_states).or_else(|Unsupported(why)| {
             out.automata_dropped = p.automata();
             out.dropped_why = Some(why);
@@ -1033,7 +1044,11 @@ pub(crate) fn refine(
         labels,
         &observed,
         observations,
-        (hint, limits.must_filter, lean),
+        (
+            hint,
+            limits.must_filter.then_some(limits.must_filter_over),
+            lean,
+        ),
         &mut out,
     );
     out
@@ -1050,15 +1065,15 @@ pub(crate) fn refine(
 /// known to run in the closure. Everything that decides which candidates
 /// are examined (the exploration, the live states, the budget, `known`)
 /// is as without it, so each label the pass gives without the hint is
-/// given with it or by the hint itself. With `filter`, the must pass
-/// examines only the candidates [`Flow::provable`] leaves.
+/// given with it or by the hint itself. With `filter` (some threshold), the must pass
+/// examines only the candidates [`Flow::provable`] leaves, when there are more than it.
 fn apply(
     h: &Hyper,
     n: usize,
     labels: &mut [Label],
     observed: &BitSet,
     use_known: bool,
-    (hint, filter, lean): (Option<&[Label]>, bool, Option<&[NodeId]>),
+    (hint, filter, lean): (Option<&[Label]>, Option<usize>, Option<&[NodeId]>),
     out: &mut Refined,
 ) {
     if !h.feasible() {
@@ -1143,8 +1158,9 @@ fn apply(
         );
     }
     // Only candidates the must pass can prove (see `Flow::provable`):
-    // the budget then reaches as far, or further.
-    if filter {
+    // the budget then reaches as far, or further. Only past
+    // `CsLimits::must_filter_over` of them.
+    if filter.is_some_and(|over| candidates.len() > over) {
         if let Some(on) = flow.provable(h, n, &known) {
             let before = candidates.len();
             candidates.retain(|v| on.contains(v.index()));

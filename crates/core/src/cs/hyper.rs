@@ -27,6 +27,10 @@ pub(crate) struct Hyper {
     pub(super) ins: Vec<Step>,
     /// Accepting top-level states.
     pub(super) accepting: Vec<StateId>,
+    /// From a search ([`super::product`]'s `Search::hyper`): its states
+    /// are the top-level states below this number, then the path edges,
+    /// then the escape records. `None` elsewhere.
+    pub(super) tops: Option<usize>,
 }
 
 impl Hyper {
@@ -80,6 +84,7 @@ impl Hyper {
             start,
             ins,
             accepting,
+            tops: None,
         }
     }
 

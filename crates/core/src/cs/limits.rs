@@ -28,6 +28,11 @@ pub struct CsLimits {
     /// can be proved (see `bulk::Flow::provable`), so the labels are the
     /// same, or more decided where the budget then reaches further.
     pub must_filter: bool,
+    /// The must filter runs only with more candidates than this: up to
+    /// 64 they fit one word per state, and the must pass takes them all
+    /// in one go, as fast as fewer (the filter was a sixth of bzip2's
+    /// value stages). 0: always (the filter's tests).
+    pub must_filter_over: usize,
     /// The bulk pass's exploration shares a callee's invocations among
     /// the entry states of the automata that cannot tell them apart, and
     /// skips unreported calls that cannot reach the segment's end (see
@@ -45,6 +50,7 @@ impl Default for CsLimits {
             bulk_states: 1 << 20,
             beside: true,
             must_filter: true,
+            must_filter_over: 64,
             lean: true,
         }
     }

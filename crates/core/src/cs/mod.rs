@@ -36,10 +36,12 @@ pub(crate) mod bulk;
 mod close;
 pub(crate) mod frames;
 mod hyper;
+mod lift;
 mod limits;
 pub mod product;
 mod seen;
 
+pub use lift::StageBases;
 pub use limits::CsLimits;
 
 use crate::graph::BitSet;
@@ -275,6 +277,7 @@ impl<B: Solver> Cs<B> {
         rec.stats.push(("cs_bulk_relaxed", b.relaxed as u64));
         rec.stats.push(("cs_bulk_must_left", b.must_left as u64));
         rec.stats.push(("cs_bulk_must_off", b.must_off as u64));
+        rec.stats.push(("cs_bulk_lifted", u64::from(b.lifted)));
         let phases = [
             "cs_bulk_prepare_ms",
             "cs_bulk_explore_ms",

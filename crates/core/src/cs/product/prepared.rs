@@ -203,6 +203,18 @@ impl<'a> Prepared<'a> {
         &self.relaxed
     }
 
+    /// The automata always tracked.
+    pub(crate) fn fixed(&self) -> &[Dfa] {
+        &self.fixed
+    }
+
+    /// The nodes removed before any search, and the crash's targets:
+    /// with [`Prepared::fixed`] and [`Prepared::relaxed`], all that an
+    /// exploration of the same report and graph depends on.
+    pub(crate) fn shape(&self) -> (&BitSet, Option<&[NodeId]>) {
+        (&self.removed, self.targets.as_deref())
+    }
+
     /// How many automata the report needs besides the relaxed
     /// observations.
     pub(crate) fn automata(&self) -> usize {

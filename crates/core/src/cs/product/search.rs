@@ -352,12 +352,14 @@ impl<'a> Search<'a> {
         for (id, call, inner) in log.esc_in {
             recs.push((esc(id), body(inner), call.map(path)));
         }
-        Hyper::new(
+        let mut h = Hyper::new(
             node,
             root,
             recs,
             log.accepting.into_iter().map(top).collect(),
-        )
+        );
+        h.tops = Some(nt);
+        h
     }
 
     pub(super) fn run(
