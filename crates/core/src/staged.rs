@@ -279,9 +279,9 @@ pub struct Staging {
     /// pass, which each stage repeats with one more automaton (set by the
     /// staging itself; zero elsewhere).
     pub stage_cost: std::time::Duration,
-    /// With [`Staging::lean`], each value stage's exploration is lifted
-    /// from the one its stages share (`crate::cs::StageBases`), where
-    /// there are at least [`LIFT_MIN_STAGES`] of them. Off: each stage
+    /// With [`Staging::lean`], the evidence stages' bulk passes (the
+    /// residue's refinement, each value's) lift their explorations from
+    /// the base recovery's, kept (`crate::cs::StageBases`). Off: each
     /// searches on its own (the reference of the tests).
     pub lift: bool,
 }
@@ -444,7 +444,7 @@ type RunStages<'a> = dyn Fn(&[Report], &[Label], Staging) -> Runs + 'a;
 
 fn one_by_one(s: &dyn Solver, g: &Icfg, reports: &[Report], hint: &[Label], how: Staging) -> Runs {
     let mut out = Vec::with_capacity(reports.len());
-    let bases = shared_bases(reports, how);
+    let bases = shared_bases(reports);
     for r in reports {
         let res = with_bases(&bases, || value_stage(s, g, r, hint, how));
         let stop = stops(&res);
@@ -456,17 +456,18 @@ fn one_by_one(s: &dyn Solver, g: &Icfg, reports: &[Report], hint: &[Label], how:
     out
 }
 
-/// The explorations the value stages share ([`crate::cs::StageBases`]):
-/// each stage's is lifted from its report's without the value, built
-/// once, where there are at least [`LIFT_MIN_STAGES`] stages (with fewer
-/// the shared exploration costs more than it saves). With
-/// [`Staging::lean`] only (the refined hints' bulk passes lift).
-fn shared_bases(reports: &[Report], how: Staging) -> Option<std::sync::Arc<crate::cs::StageBases>> {
-    (how.hints && how.lean && how.lift && reports.len() >= LIFT_MIN_STAGES)
-        .then(|| std::sync::Arc::new(crate::cs::StageBases::default()))
+/// The explorations the value stages lift theirs from
+/// ([`crate::cs::StageBases`], installed by [`staged`]), for their
+/// threads; where none was kept of the report they share, they explore
+/// it once if there are at least [`LIFT_MIN_STAGES`] of them (with
+/// fewer, that costs more than it saves).
+fn shared_bases(reports: &[Report]) -> Option<std::sync::Arc<crate::cs::StageBases>> {
+    let bases = crate::cs::StageBases::current()?;
+    bases.share_stages(reports.len() >= LIFT_MIN_STAGES);
+    Some(bases)
 }
 
-/// Fewest value stages for which they share an exploration (see
+/// Fewest value stages that explore the report they share once (see
 /// [`shared_bases`]).
 pub const LIFT_MIN_STAGES: usize = 3;
 
@@ -498,7 +499,7 @@ fn at_once(
         reports.iter().map(|_| Mutex::new(None)).collect();
     // The caller's deadline holds in the stages' threads.
     let deadline = crate::budget::deadline();
-    let bases = shared_bases(reports, how);
+    let bases = shared_bases(reports);
     let work = || loop {
         let i = next.fetch_add(1, Ordering::Relaxed);
         let Some(r) = reports.get(i) else { break };
@@ -548,6 +549,21 @@ fn staged(
         };
         return Ok((rec, base));
     }
+    // The bulk passes keep their explorations for the evidence stages
+    // after them, which lift theirs from them (`crate::cs::StageBases`).
+    let bases = (how.hints && how.lean && how.lift)
+        .then(|| std::sync::Arc::new(crate::cs::StageBases::default()));
+    with_bases(&bases, || staged_evidence(s, g, report, how, run))
+}
+
+/// [`staged`] of a report with evidence.
+fn staged_evidence(
+    s: &dyn Solver,
+    g: &Icfg,
+    report: &Report,
+    how: Staging,
+    run: &RunStages,
+) -> Result<(Recovery, Base), SolveError> {
     let (base_report, mut rec, deadline) = base_and_residue(s, g, report, how)?;
     let t = std::time::Instant::now();
     let left = values_to_stage(g, report, how, &mut rec);
@@ -739,6 +755,9 @@ fn refine_marked(
     fresh.sort_unstable();
     fresh.dedup();
     let res = s.refine_hint(g, base_report, &rec.labels, &fresh);
+    let lifted = res
+        .as_ref()
+        .map_or(0, |more| more.stat("cs_bulk_lifted").min(1));
     let (gained, answered) = match res {
         Ok(more) if !conflicts(&rec.labels, &more.labels) => {
             (merge(&mut rec.labels, &more.labels), true)
@@ -746,6 +765,7 @@ fn refine_marked(
         _ => (0, false),
     };
     rec.stats.push(("residue_refined", gained));
+    rec.stats.push(("residue_lifted", lifted));
     answered
 }
 

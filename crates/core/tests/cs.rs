@@ -1588,11 +1588,12 @@ fn staged_hints_keep_the_labels() {
     );
 }
 
-/// Value stages lifted from the exploration they share (`cs::lift`, on
-/// by default) give the labels, weakenings and errors of stages that each
+/// Evidence stages lifted from the base recovery's kept exploration
+/// (`cs::lift`, on by default: the residue's refinement, each value
+/// stage) give the labels, weakenings and errors of stages that each
 /// search on their own, on random graphs (calls, recursion, non-local
-/// jumps: those fall back) and reports with up to seven values, branch
-/// tests among them (automata that do not reset).
+/// jumps) and reports with up to nine values, branch tests among them
+/// (automata that do not reset), and residue.
 #[test]
 fn lifted_stages_are_the_stages_searched() {
     use postmortem_core::staged::{recover_staged, Staging};
@@ -1617,11 +1618,41 @@ fn lifted_stages_are_the_stages_searched() {
         ..lifted
     };
     let (mut compared, mut stages, mut lifts, mut decided) = (0, 0u64, 0u64, 0);
+    let (mut residue_lifts, mut jump_lifts) = (0u64, 0u64);
     for seed in 0..cases() {
         let mut rng = Rng::new(seed ^ 0x11F7);
-        let g = random_icfg(&mut rng, &shape);
+        let jumps = seed % 2 == 1;
+        let g = if jumps {
+            postmortem_testkit::testgen::random_icfg_with_jumps(&mut rng, &shape)
+        } else {
+            random_icfg(&mut rng, &shape)
+        };
         let mut r = cs_report(&mut rng, &g, true);
         random_values(&mut rng, &g, &mut r, 10);
+        if jumps {
+            // Jumps' landing nodes among the writes: an escape record's
+            // state is its landing node's reading.
+            let mut landings: Vec<NodeId> = Vec::new();
+            for v in (0..g.num_nodes()).map(NodeId::new) {
+                for (w, k) in g.succs(v) {
+                    if k == EdgeKind::Local && g.func_of(w) != g.func_of(v) {
+                        landings.push(w);
+                    }
+                }
+            }
+            for val in &mut r.values {
+                if !landings.is_empty() && rng.chance(60) {
+                    let at = landings[rng.below(landings.len())];
+                    let mut writes = val.writes.nodes().to_vec();
+                    writes.push(at);
+                    val.writes = NodeSet::new(writes).expect("non-empty");
+                    if rng.chance(50) && !val.bad.contains(&at) {
+                        val.bad.push(at);
+                        val.bad.sort_unstable();
+                    }
+                }
+            }
+        }
         let ctx = || format!("seed {seed}\n{}", describe(&g, &r));
         let want = recover_staged(&best, &g, &r, searched);
         let got = recover_staged(&best, &g, &r, lifted);
@@ -1639,12 +1670,20 @@ fn lifted_stages_are_the_stages_searched() {
         compared += 1;
         stages += got.stat("value_stages_refined");
         lifts += got.stat("value_stages_lifted");
+        if jumps {
+            jump_lifts += got.stat("value_stages_lifted") + got.stat("residue_lifted");
+        }
+        residue_lifts += got.stat("residue_lifted");
         decided += got.labels.iter().filter(|&&l| l != Label::Maybe).count();
     }
-    eprintln!("{compared} reports compared, {lifts} of {stages} refined value stages lifted, {decided} labels decided");
+    eprintln!("{compared} reports compared, {lifts} of {stages} refined value stages lifted, {residue_lifts} residue refinements lifted ({jump_lifts} lifts on graphs with jumps), {decided} labels decided");
     assert!(
-        compared > cases() as usize / 4 && lifts > cases() / 10 && decided > 0,
-        "{compared} {lifts} {stages} {decided}"
+        compared > cases() as usize / 4
+            && lifts > cases() / 10
+            && residue_lifts > cases() / 20
+            && jump_lifts > cases() / 20
+            && decided > 0,
+        "{compared} {lifts} {stages} {residue_lifts} {jump_lifts} {decided}"
     );
 }
 

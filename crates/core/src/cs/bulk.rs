@@ -986,7 +986,6 @@ pub(crate) fn refine(
         }
     }
     let t = Instant::now();
-    let removed_in = removed.clone();
     let Some(p) = Prepared::with_removed(g, report, limits, deadline, removed) else {
         out.partial = Some("the report's automata could not be built".into());
         return out;
@@ -994,15 +993,14 @@ pub(crate) fn refine(
     out.relaxed = p.relaxed().len();
     out.ms[0] = millis(t);
     let t = Instant::now();
-    // With the report's automata; past the budget, without them (every
-    // state a node of a frame, one context per function), the known nodes
-    // bringing them back pairwise. (A quarter of the budget for the first
-    // attempt lost Yes labels on Lua's log analyses.)
-    // A value stage's exploration lifted from the one its stages share,
-    // where that applies (see `lift`).
-    let lifted = lean.and_then(|_| {
-        super::lift::lifted(g, report, &p, &removed_in, (limits, deadline, max_states))
-    });
+    // An evidence stage's exploration lifted from one kept before it,
+    // where that applies (see `super::lift`). Else with the report's
+    // automata; past the budget, without them (every state a node of a
+    // frame, one context per function), the known nodes bringing them
+    // back pairwise. (A quarter of the budget for the first attempt lost
+    // Yes labels on Lua's log analyses.)
+    let lifted =
+        lean.and_then(|_| super::lift::lifted(g, report, &p, (limits, deadline, max_states)));
     out.lifted = lifted.is_some();
     let attempt = if let Some(h) = lifted {
         Ok(h)
@@ -1051,6 +1049,11 @@ pub(crate) fn refine(
         ),
         &mut out,
     );
+    // Searched with every automaton: kept for the evidence stages after
+    // it (`super::lift`).
+    if !out.lifted && out.automata_dropped == 0 {
+        super::lift::keep(g, report, &p, max_states, h);
+    }
     out
 }
 

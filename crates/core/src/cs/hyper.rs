@@ -31,6 +31,9 @@ pub(crate) struct Hyper {
     /// are the top-level states below this number, then the path edges,
     /// then the escape records. `None` elsewhere.
     pub(super) tops: Option<usize>,
+    /// From a search: each escape record's landing node (the escape
+    /// records are the last states).
+    pub(super) jumps: Vec<NodeId>,
 }
 
 impl Hyper {
@@ -85,6 +88,7 @@ impl Hyper {
             ins,
             accepting,
             tops: None,
+            jumps: Vec::new(),
         }
     }
 

@@ -359,6 +359,7 @@ impl<'a> Search<'a> {
             log.accepting.into_iter().map(top).collect(),
         );
         h.tops = Some(nt);
+        h.jumps = (0..ne).map(|i| self.esc[EscId::new(i)].node).collect();
         h
     }
 
