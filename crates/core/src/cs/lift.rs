@@ -286,6 +286,8 @@ pub(super) struct Index {
     /// The node a step into each state reads: its node, or an escape
     /// record's landing node.
     reads: Vec<NodeId>,
+    /// One past the largest of `reads`.
+    nodes: usize,
     /// `outs[out_start[s]..out_start[s + 1]]`: the steps `s` is a source
     /// of, and whether as `a`.
     out_start: Vec<u32>,
@@ -345,6 +347,7 @@ impl Index {
         }
         Some(Index {
             live,
+            nodes: reads.iter().map(|w| w.index() + 1).max().unwrap_or(0),
             reads,
             out_start,
             outs,
@@ -467,12 +470,20 @@ pub(super) fn lift(
     let n0 = h0.len();
     // Per live state, the class of the node its steps read; none where
     // that node is removed (no state there).
+    // (`V`'s classes by node first: a map lookup per state was a fifth
+    // of a lift.)
     const GONE: u32 = u32::MAX;
+    let mut by_node = vec![0u32; ix.nodes];
+    for w in v.mentioned() {
+        if let Some(c) = by_node.get_mut(w as usize) {
+            *c = v.class_of(w);
+        }
+    }
     let mut class = vec![GONE; n0];
     for s in ix.live.iter() {
-        let w = ix.reads[s].as_u32();
-        if !removed.contains(w as usize) {
-            class[s] = v.class_of(w);
+        let w = ix.reads[s].index();
+        if !removed.contains(w) {
+            class[s] = by_node[w];
         }
     }
     let mut vals = Values::new(v);
