@@ -67,8 +67,9 @@ pub struct StageBases {
 }
 
 /// At most this many explorations are kept (the base's, and with
-/// asynchronous code one per round's weakened report).
-const MAX_KEPT: usize = 4;
+/// asynchronous code a round's weakened report's), each at most the
+/// bulk pass's states: the oldest goes first.
+const MAX_KEPT: usize = 2;
 
 /// One report's exploration, and what its preparation made of it.
 struct Kept {
