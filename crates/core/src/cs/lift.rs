@@ -50,7 +50,7 @@ use crate::icfg::Icfg;
 use crate::ids::NodeId;
 use crate::report::{Origin, Report};
 use std::cell::RefCell;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -64,6 +64,8 @@ pub struct StageBases {
     /// Whether value stages explore the report they share when no
     /// exploration of it was kept ([`StageBases::share_stages`]).
     share: AtomicBool,
+    /// How many times value stages explored the report they share.
+    shared_explorations: AtomicUsize,
 }
 
 /// At most this many explorations are kept (the base's, and with
@@ -118,7 +120,8 @@ impl StageBases {
 
     /// A kept exploration of `report` as prepared in `p` (same automata
     /// but `extra`, relaxed observations and targets; removed nodes a
-    /// subset of `p`'s), the smallest.
+    /// subset of `p`'s), the smallest; one that could not be built only
+    /// where no other matches (so that it is not tried again).
     fn find(
         &self,
         g: &Icfg,
@@ -134,7 +137,6 @@ impl StageBases {
             .filter(|k| {
                 k.graph == graph
                     && k.max_states == max_states
-                    && k.h0.is_some()
                     && k.report == *report
                     && k.targets.as_deref() == targets
                     && k.relaxed == p.relaxed()
@@ -145,7 +147,7 @@ impl StageBases {
                     })
                     && subset(&k.removed, removed)
             })
-            .max_by_key(|k| k.removed.count())
+            .max_by_key(|k| (k.h0.is_some(), k.removed.count()))
             .cloned()
     }
 
@@ -214,6 +216,8 @@ pub(super) fn lifted(
         values: Vec::new(),
         ..report.clone()
     };
+    // A kept exploration that could not be built stops here too: the
+    // stage searches on its own rather than try it again.
     let k = match bases.find(g, &shared, p, max_states, true) {
         Some(k) => k,
         None if bases.share.load(Ordering::Relaxed) => {
@@ -224,6 +228,7 @@ pub(super) fn lifted(
                 Some(k) => k,
                 None => {
                     let sp = Prepared::with_removed(g, &shared, limits, deadline, removed.clone())?;
+                    bases.shared_explorations.fetch_add(1, Ordering::Relaxed);
                     let h = sp.explode(true, max_states).ok();
                     bases.keep(g, &shared, &sp, max_states, h);
                     bases.find(g, &shared, p, max_states, true)?
@@ -799,5 +804,43 @@ mod tests {
             compared > 1000 && feasible > 300 && fewer > 300 && jumps > 100,
             "{compared} {feasible} {fewer} {jumps}"
         );
+    }
+
+    /// Value stages explore the report they share once, whether that
+    /// exploration fits the limits or not: a later stage never tries a
+    /// failed one again (it searches on its own).
+    #[test]
+    fn the_shared_exploration_is_tried_once() {
+        let limits = CsLimits::default();
+        let (mut failed, mut fitted) = (0, 0);
+        for seed in 0..400u64 {
+            let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+            let Some(g) = graph(&mut rng) else { continue };
+            let r = report(&mut rng, g.num_nodes(), true);
+            for max_states in [1, 1 << 16] {
+                let bases = Arc::new(StageBases::default());
+                bases.share_stages(true);
+                let lifts = bases.scope(|| {
+                    (0..3)
+                        .filter_map(|_| {
+                            let removed = BitSet::new(g.num_nodes());
+                            let p = Prepared::with_removed(&g, &r, &limits, None, removed)?;
+                            Some(lifted(&g, &r, &p, (&limits, None, max_states)).is_some())
+                        })
+                        .collect::<Vec<_>>()
+                });
+                let explored = bases.shared_explorations.load(Ordering::Relaxed);
+                if lifts.len() < 3 || explored == 0 {
+                    continue;
+                }
+                assert_eq!(explored, 1, "seed {seed}, {max_states} states");
+                if lifts.iter().all(|&l| !l) && max_states == 1 {
+                    failed += 1;
+                } else if lifts.iter().all(|&l| l) {
+                    fitted += 1;
+                }
+            }
+        }
+        assert!(failed > 100 && fitted > 100, "{failed} {fitted}");
     }
 }
