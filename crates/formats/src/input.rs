@@ -191,7 +191,14 @@ fn open_fifo(path: &Path) -> io::Result<File> {
 /// Reads all of `path` (see [`open_bounded`]) into memory.
 pub fn read_bounded(path: &Path, limit: &Limit) -> Result<Vec<u8>, FormatError> {
     let mut r = open_bounded(path, limit)?;
-    let mut out = Vec::new();
+    // A regular file's size is known: one allocation instead of doubling
+    // from 8 KiB (a 4 MiB graph cache took 10 ms of copies and page
+    // faults that way).
+    let size = metadata(path)
+        .ok()
+        .filter(|m| m.is_file())
+        .map_or(0, |m| m.len().min(limit.bytes));
+    let mut out = Vec::with_capacity(usize::try_from(size).unwrap_or(0).saturating_add(1));
     match r.read_to_end(&mut out) {
         Ok(_) => Ok(out),
         Err(e) => Err(r.error(e)),
