@@ -155,6 +155,13 @@ impl Hyper {
             }
             let w = chunk.len().div_ceil(64);
             flow.pre(self, &bit, w, &mut pre);
+            // Without known nodes, the closure starts from the candidates
+            // on every accepting derivation: with none, it proves none,
+            // and the backward pass is not needed (most of bzip2's value
+            // stages).
+            if known.is_empty() && flow.on_every_derivation(&pre).iter().all(|&x| x == 0) {
+                continue;
+            }
             flow.post(self, &bit, &pre, &mut post);
             let yes = flow.closure(&pre, &post, chunk, known);
             proved.extend(
@@ -677,9 +684,25 @@ impl Flow {
     /// intersection does. Linear in states and steps. `None` if some live
     /// state has no derivation or continuation (never, for a live state;
     /// then nothing is filtered).
-    fn provable(&self, h: &Hyper, num_nodes: usize, known: &[NodeId]) -> Option<BitSet> {
+    fn provable(
+        &self,
+        h: &Hyper,
+        num_nodes: usize,
+        known: &[NodeId],
+        (candidates, enough): (&[NodeId], usize),
+    ) -> Option<BitSet> {
         let index = self.step_index()?;
         let one = self.trees(h, num_nodes, known, &index, false)?;
+        // At most `enough` candidates left (one word of the must pass):
+        // the other order could only leave out more, at no gain.
+        if candidates
+            .iter()
+            .filter(|v| one.contains(v.index()))
+            .count()
+            <= enough
+        {
+            return Some(one);
+        }
         let other = self.trees(h, num_nodes, known, &index, true)?;
         let mut on = BitSet::new(num_nodes);
         for v in one.iter().filter(|&v| other.contains(v)) {
@@ -872,16 +895,22 @@ impl Flow {
         Some(nodes)
     }
 
-    /// The candidates on every accepting derivation, then on every one
-    /// through a node of `known` or a candidate so proved, to a fixpoint.
-    fn closure(&self, pre: &Sets, post: &Sets, chunk: &[NodeId], known: &[NodeId]) -> Vec<u64> {
-        let w = pre.w;
-        let mut yes = vec![!0u64; w];
+    /// The candidates on every accepting derivation (of `pre`'s chunk).
+    fn on_every_derivation(&self, pre: &Sets) -> Vec<u64> {
+        let mut yes = vec![!0u64; pre.w];
         for &a in &self.accepting {
             for (y, x) in yes.iter_mut().zip(pre.get(a)) {
                 *y &= x;
             }
         }
+        yes
+    }
+
+    /// The candidates on every accepting derivation, then on every one
+    /// through a node of `known` or a candidate so proved, to a fixpoint.
+    fn closure(&self, pre: &Sets, post: &Sets, chunk: &[NodeId], known: &[NodeId]) -> Vec<u64> {
+        let w = pre.w;
+        let mut yes = self.on_every_derivation(pre);
         let mut acc = vec![0u64; w];
         let mut through = |v: NodeId, out: &mut [u64]| {
             let Some(states) = self.at(v) else {
@@ -1163,8 +1192,8 @@ fn apply(
     // Only candidates the must pass can prove (see `Flow::provable`):
     // the budget then reaches as far, or further. Only past
     // `CsLimits::must_filter_over` of them.
-    if filter.is_some_and(|over| candidates.len() > over) {
-        if let Some(on) = flow.provable(h, n, &known) {
+    if let Some(over) = filter.filter(|&over| candidates.len() > over) {
+        if let Some(on) = flow.provable(h, n, &known, (&candidates, over)) {
             let before = candidates.len();
             candidates.retain(|v| on.contains(v.index()));
             out.must_off = before - candidates.len();
