@@ -176,8 +176,8 @@ impl Hyper {
             let w = chunk.len().div_ceil(64);
             let states = flow.order.len();
             let (parts, threads) = split(states, w, chunk.len() + known.len());
-            if parts > 1 {
-                let yes = flow.closure_in_parts(
+            let yes = if parts > 1 {
+                flow.closure_in_parts(
                     self,
                     num_nodes,
                     chunk,
@@ -185,27 +185,20 @@ impl Hyper {
                     parts,
                     threads,
                     (&mut pre, &mut post),
-                );
-                proved.extend(
-                    chunk
-                        .iter()
-                        .enumerate()
-                        .filter(|&(i, _)| yes[i / 64] & (1 << (i % 64)) != 0)
-                        .map(|(_, &v)| v),
-                );
-                continue;
-            }
-            let bit = candidate_bits(num_nodes, chunk);
-            flow.pre(self, &bit, w, &mut pre);
-            // Without known nodes, the closure starts from the candidates
-            // on every accepting derivation: with none, it proves none,
-            // and the backward pass is not needed (most of bzip2's value
-            // stages).
-            if known.is_empty() && flow.on_every_derivation(&pre).iter().all(|&x| x == 0) {
-                continue;
-            }
-            flow.post(self, &bit, &pre, &mut post);
-            let yes = flow.closure(&pre, &post, chunk, known);
+                )
+            } else {
+                let bit = candidate_bits(num_nodes, chunk);
+                flow.pre(self, &bit, w, &mut pre);
+                // Without known nodes, the closure starts from the
+                // candidates on every accepting derivation: with none, it
+                // proves none, and the backward pass is not needed (most
+                // of bzip2's value stages).
+                if known.is_empty() && flow.on_every_derivation(&pre).iter().all(|&x| x == 0) {
+                    continue;
+                }
+                flow.post(self, &bit, &pre, &mut post);
+                flow.closure(&pre, &post, chunk, known)
+            };
             proved.extend(
                 chunk
                     .iter()
