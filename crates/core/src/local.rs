@@ -105,12 +105,11 @@ fn must_pass(
     succ: &crate::graph::Csr,
     open: Option<&[bool]>,
 ) -> Vec<bool> {
-    // One bit per node asked about (`open`; all of them without it): the
-    // bits are independent (the meet is per bit), so the others are
-    // left out, not answered.
-    // A node on every path is on any one of them: only the nodes of one
-    // are asked about (in `luaV_execute`'s walks, 1,380 of whose 1,403
-    // nodes were open, a few dozen).
+    // One bit per node asked about: those of `open` (all without it) on
+    // one path, since a node on every path is on that one (in
+    // `luaV_execute`'s walks, 1,380 of whose 1,403 nodes were open: a few
+    // dozen). The meet is per bit, so the others are left out, not
+    // answered.
     let Some(path) = one_path(n, q, live, starts, succ, targets) else {
         return vec![false; n];
     };
