@@ -289,10 +289,10 @@ pub struct Staging {
     /// base recovery's end (the analysis without evidence, as its user
     /// waits for it). `None`: of the base recovery alone.
     pub started: Option<std::time::Instant>,
-    /// The least time a value stage takes, under which none starts
-    /// before the deadline: the base recovery's context-sensitive bulk
-    /// pass, which each stage repeats with one more automaton (set by the
-    /// staging itself; zero elsewhere).
+    /// The time a value stage is expected to take, under which none
+    /// starts before the deadline (set by the staging itself from what
+    /// the base recovery and the residue's refinement measured, see
+    /// `least_stage_cost`; zero elsewhere).
     pub stage_cost: std::time::Duration,
     /// With [`Staging::lean`], the evidence stages' bulk passes (the
     /// residue's refinement, each value's) lift their explorations from
