@@ -292,7 +292,7 @@ pub struct Staging {
     /// The time a value stage is expected to take, under which none
     /// starts before the deadline (set by the staging itself from what
     /// the base recovery and the residue's refinement measured, see
-    /// `least_stage_cost`; zero elsewhere).
+    /// `expected_stage_cost`; zero elsewhere).
     pub stage_cost: std::time::Duration,
     /// With [`Staging::lean`], the evidence stages' bulk passes (the
     /// residue's refinement, each value's) lift their explorations from
@@ -418,7 +418,7 @@ impl Slowest {
 /// labels (7% of the evidence's) out in 4 of 8 runs; on SQLite's
 /// function-flag core two value stages at once took 90-140 ms each,
 /// the refinement 60-72 ms.
-fn least_stage_cost(rec: &Recovery, how: Staging) -> std::time::Duration {
+fn expected_stage_cost(rec: &Recovery, how: Staging) -> std::time::Duration {
     let bulk = rec.stat("cs_bulk_ms");
     let ms = if how.lift && how.lean && how.hints && rec.stat("residue_lifted") > 0 {
         rec.stat("residue_refine_ms").saturating_mul(2).min(bulk)
@@ -662,7 +662,7 @@ fn staged_evidence(
             .push(("values_budget_ms", left.as_millis() as u64));
     }
     let how = Staging {
-        stage_cost: least_stage_cost(&rec, how),
+        stage_cost: expected_stage_cost(&rec, how),
         ..how
     };
     // The Local lift reads the frames' labels under the staged labels.
@@ -1868,36 +1868,33 @@ mod budget_tests {
     /// most the base's bulk pass; the base's bulk pass otherwise.
     #[test]
     fn a_lifted_stage_costs_what_a_lifted_refinement_took() {
-        let rec = |stats: Vec<(&'static str, u64)>| Recovery {
-            labels: Vec::new(),
-            weakened: Vec::new(),
-            undecided: Vec::new(),
-            stats,
-        };
         let how = Staging::default();
-        let ms = Duration::from_millis;
-        let lifted = rec(vec![
-            ("cs_bulk_ms", 90),
-            ("residue_lifted", 1),
-            ("residue_refine_ms", 20),
-        ]);
-        assert_eq!(least_stage_cost(&lifted, how), ms(40));
-        let searched = rec(vec![
-            ("cs_bulk_ms", 90),
-            ("residue_lifted", 0),
-            ("residue_refine_ms", 20),
-        ]);
-        assert_eq!(least_stage_cost(&searched, how), ms(90));
-        let none = rec(vec![("cs_bulk_ms", 90)]);
-        assert_eq!(least_stage_cost(&none, how), ms(90));
-        let slow = rec(vec![
-            ("cs_bulk_ms", 60),
-            ("residue_lifted", 1),
-            ("residue_refine_ms", 40),
-        ]);
-        assert_eq!(least_stage_cost(&slow, how), ms(60));
         let unlifted = Staging { lift: false, ..how };
-        assert_eq!(least_stage_cost(&lifted, unlifted), ms(90));
+        // (base bulk pass, residue refinement lifted, its time), the
+        // staging, the cost expected (ms).
+        let cases = [
+            ((90, Some(1), Some(20)), how, 40),
+            ((90, Some(0), Some(20)), how, 90),
+            ((90, None, None), how, 90),
+            ((60, Some(1), Some(40)), how, 60),
+            ((90, Some(1), Some(20)), unlifted, 90),
+        ];
+        for ((bulk, lifted, refine), how, want) in cases {
+            let mut stats = vec![("cs_bulk_ms", bulk)];
+            stats.extend(lifted.map(|l| ("residue_lifted", l)));
+            stats.extend(refine.map(|r| ("residue_refine_ms", r)));
+            let rec = Recovery {
+                labels: Vec::new(),
+                weakened: Vec::new(),
+                undecided: Vec::new(),
+                stats,
+            };
+            assert_eq!(
+                expected_stage_cost(&rec, how),
+                Duration::from_millis(want),
+                "{bulk} {lifted:?} {refine:?}"
+            );
+        }
     }
 
     /// The residue's budget is a multiple of the analysis so far when it
